@@ -1,0 +1,208 @@
+# animd build: the core library (libanimd.a), the formats, store and server
+# layers, the animd daemon, the Check test runner and the benchmarks.
+#
+#   make              build/release/animd and libanimd.a
+#   make SAN=1        the same under build/asan with ASan + UBSan
+#   make run          install what is missing, build, start on 127.0.0.1:8080
+#   make check        install what is missing, run the whole suite with
+#                     sanitizers and then without (the CI command)
+#   make bench        core benchmarks (bench-http, bench-ws: server ones)
+#   make install      PREFIX=/usr/local DESTDIR=
+#
+# Every .c file under src/<layer>/ is picked up by wildcard; files ending in
+# _avx2.c are compiled with -mavx2 -mfma and must only be called after a
+# run-time CPU check.
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+SAN ?=
+
+ifeq ($(SAN),1)
+B := build/asan
+OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+       -fno-omit-frame-pointer
+LDSAN := -fsanitize=address,undefined
+else
+B := build/release
+OPT := -O2 -g
+LDSAN :=
+endif
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS_ALL := -Iinclude -Isrc -I/usr/share/include/llhttp -D_GNU_SOURCE
+CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
+
+# ---- external libraries (Debian package in brackets) -----------------------
+# pkg-config name : Debian package
+PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
+            libcrypto:libssl-dev
+LLHTTP_DIR := /usr/share/llhttp
+LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
+WSLAY_H := /usr/include/wslay/wslay.h
+
+NODEPS_GOALS := deps clean distclean run check help
+ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+else
+  ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
+    $(error pkg-config is missing: install Debian package pkg-config (make deps))
+  endif
+  $(foreach pd,$(PKG_DEBS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(pd))) && echo y),,\
+    $(error library $(word 1,$(subst :, ,$(pd))) is missing: install Debian package $(word 2,$(subst :, ,$(pd))) (make deps))))
+  ifeq ($(wildcard $(LLHTTP_DIR)/llhttp.c),)
+    $(error llhttp sources are missing: install Debian package node-llhttp (make deps))
+  endif
+  ifeq ($(wildcard $(WSLAY_H)),)
+    $(error wslay is missing: install Debian package libwslay-dev (make deps))
+  endif
+  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto)
+  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto) -lwslay
+  CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
+  CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
+endif
+
+# ---- sources ----------------------------------------------------------------
+CORE_SRC := $(sort $(wildcard src/core/*.c))
+FORMATS_SRC := $(sort $(wildcard src/formats/*.c))
+STORE_SRC := $(sort $(wildcard src/store/*.c))
+SERVER_SRC := $(sort $(wildcard src/server/*.c))
+SERVER_ASM := $(sort $(wildcard src/server/*.S))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+FORMATS_OBJ := $(call obj,$(FORMATS_SRC))
+STORE_OBJ := $(call obj,$(STORE_SRC))
+SERVER_OBJ := $(call obj,$(SERVER_SRC)) $(patsubst %.S,$(B)/%.o,$(SERVER_ASM))
+LLHTTP_OBJ := $(patsubst $(LLHTTP_DIR)/%.c,$(B)/llhttp/%.o,$(LLHTTP_SRC))
+UNIT_OBJ := $(call obj,$(UNIT_SRC))
+BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+
+LIBANIMD := $(B)/libanimd.a
+LIBFORMATS := $(B)/libanimd_formats.a
+LIBSTORE := $(B)/libanimd_store.a
+LIBSERVER := $(B)/libanimd_server.a
+ANIMD := $(B)/animd
+UNIT := $(B)/tests/run_unit
+
+# Layers link top-down: server, store, formats, core.
+APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
+SYS_LIBS := $(PKG_LIBS) -lpthread -lm
+
+.PHONY: all lib deps run check test bench bench-http bench-ws install \
+        clean distclean help
+.DEFAULT_GOAL := all
+
+all: $(ANIMD) $(LIBANIMD)
+lib: $(LIBANIMD)
+
+# ---- compile ------------------------------------------------------------------
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/src/core/%_avx2.o: src/core/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
+
+# The core sees only libc and libm: no package include paths.
+$(B)/src/core/%.o: src/core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# Debian's llhttp C sources are compiled into the build as they are.
+$(B)/llhttp/%.o: $(LLHTTP_DIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) -I/usr/share/include/llhttp -std=c11 $(OPT) -w -c $< -o $@
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -I$(B)/tests $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) \
+	  $(CFLAGS_ALL) -Wno-missing-prototypes -c $< -o $@
+
+# ---- archives and programs -----------------------------------------------------
+$(LIBANIMD): $(CORE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(LIBFORMATS): $(FORMATS_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(LIBSTORE): $(STORE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(LIBSERVER): $(SERVER_OBJ) $(LLHTTP_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(ANIMD): $(B)/src/main.o $(APP_LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(SYS_LIBS)
+
+# Each tests/unit file defines one or more "Suite *name_suite(void)"; the
+# runner calls them all, so the run ends with one Check summary line.
+$(B)/tests/suites.inc: $(UNIT_SRC)
+	@mkdir -p $(@D)
+	sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void).*/ANIMD_SUITE(\1)/p' \
+	  $(filter-out tests/unit/run_unit.c,$(UNIT_SRC)) > $@.tmp
+	mv $@.tmp $@
+
+$(B)/tests/unit/run_unit.o: $(B)/tests/suites.inc
+
+$(UNIT): $(UNIT_OBJ) $(APP_LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(APP_LIBS) $(CHECK_LIBS) \
+	  $(SYS_LIBS)
+
+$(B)/bench/%: $(B)/tests/bench/%.o $(APP_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(SYS_LIBS)
+
+# ---- workflows ------------------------------------------------------------------
+deps:
+	scripts/install-deps
+
+run: deps
+	$(MAKE) all
+	$(B)/animd --config config/animd.conf --listen 127.0.0.1:8080 --demo
+
+# Runs the unit and end-to-end suites; ANIMD_BIN tells the e2e suite which
+# daemon to start.
+test: $(UNIT) $(ANIMD)
+	ANIMD_BIN=$(abspath $(ANIMD)) ANIMD_BUILD=$(abspath $(B)) $(UNIT)
+
+check: deps
+	$(MAKE) SAN=1 test
+	$(MAKE) test
+
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+bench-http: $(ANIMD)
+	scripts/bench-http $(abspath $(ANIMD))
+
+bench-ws: $(ANIMD)
+	scripts/bench-ws $(abspath $(ANIMD))
+
+install: $(ANIMD)
+	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
+	install -D -m 0644 config/animd.conf $(DESTDIR)/etc/animd/animd.conf
+	install -D -m 0644 systemd/animd.service \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
+	install -d $(DESTDIR)$(PREFIX)/include/animd
+	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf tests/e2e/node_modules
+
+help:
+	@sed -n '1,/^$$/p' Makefile
+
+-include $(shell find $(B) -name "*.d" 2>/dev/null)

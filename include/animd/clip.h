@@ -1,0 +1,112 @@
+/* animd core: animation clips, built once from a validated raw form.
+ *
+ * A clip is a set of tracks, each animating one joint's translation,
+ * rotation or scale with keys (times in seconds, strictly increasing, >= 0)
+ * and one interpolation. anim_clip_build checks the raw form against its
+ * skeleton and produces an immutable runtime clip whose tracks refer to
+ * joints in the skeleton's storage order. Tracks whose keys sit on a fixed
+ * frame grid (BVH, MD5) are detected and sampled in O(1).
+ *
+ * Sampling is a job (anim_sampling_job_t in animd/sampling.h). */
+#ifndef ANIMD_CLIP_H
+#define ANIMD_CLIP_H
+
+#include "animd/skeleton.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum anim_path {
+  ANIM_PATH_TRANSLATION = 0, /* 3 components per value. */
+  ANIM_PATH_ROTATION = 1,    /* 4 components, [x, y, z, w]. */
+  ANIM_PATH_SCALE = 2        /* 3 components. */
+} anim_path;
+
+typedef enum anim_interp {
+  ANIM_INTERP_LINEAR = 0, /* lerp; rotations: shortest-path slerp. */
+  ANIM_INTERP_STEP,       /* The value of the key at or before t. */
+  /* glTF 2.0 Hermite spline: per key in-tangent, value, out-tangent;
+   * tangents scaled by the key interval; rotations normalized after. */
+  ANIM_INTERP_CUBICSPLINE,
+  /* Per-key cubic easing curve (x1, y1, x2, y2 in [0, 1]) on the segment
+   * that starts at that key: the curve parameter s solving x(s) = u is
+   * found, and y(s) becomes the lerp/slerp factor (seed keyframe code). */
+  ANIM_INTERP_BEZIER,
+  /* D3DX squad through the keys with squad-setup control points
+   * (neighbours clamped at the ends); vectors use Catmull-Rom. */
+  ANIM_INTERP_SQUAD,
+  ANIM_INTERP_COUNT_
+} anim_interp;
+
+typedef enum anim_wrap {
+  ANIM_WRAP_CLAMP = 0, /* min(max(t, 0), d). */
+  ANIM_WRAP_LOOP,      /* t - d * floor(t / d): t = d gives the first pose. */
+  ANIM_WRAP_PINGPONG,  /* Forward then backward, period 2d. */
+  ANIM_WRAP_COUNT_
+} anim_wrap;
+
+typedef struct anim_raw_track_s {
+  uint32_t joint;   /* Caller-order joint index of the skeleton. */
+  anim_path path;
+  anim_interp interpolation;
+  const float *times; /* key_count entries, strictly increasing, >= 0. */
+  size_t key_count;   /* >= 1. */
+  /* key_count * components values, or 3 * key_count * components for
+   * CUBICSPLINE (in-tangent, value, out-tangent per key). */
+  const float *values;
+  size_t value_count; /* Number of floats in values (checked). */
+  /* BEZIER only: 4 floats per key (x1, y1, x2, y2), each in [0, 1]. */
+  const float *bezier;
+} anim_raw_track_t;
+
+typedef struct anim_raw_clip_s {
+  const char *name; /* May be NULL or empty. */
+  const anim_raw_track_t *tracks;
+  size_t track_count; /* May be 0: the clip holds the rest pose. */
+  /* 0 means: the latest key time of any track. A larger value extends the
+   * clip; a smaller positive one is refused. */
+  float duration;
+} anim_raw_clip_t;
+
+/* One runtime track: its keys are copied and owned by the clip. */
+typedef struct anim_track_s {
+  uint32_t joint;       /* Storage-order joint index. */
+  uint8_t path;         /* anim_path */
+  uint8_t interpolation; /* anim_interp */
+  uint8_t components;   /* 3 or 4 */
+  uint8_t fixed_rate;   /* Keys on a grid: key i at times[0] + i / rate. */
+  uint32_t key_count;
+  float rate;           /* Keys per second when fixed_rate. */
+  const float *times;
+  const float *values;  /* As in the raw form. */
+  const float *bezier;  /* BEZIER only. */
+  const anim_quat_t *squad_controls; /* SQUAD rotations: a, b per segment. */
+} anim_track_t;
+
+typedef struct anim_clip_s {
+  char *name;            /* Never NULL. */
+  float duration;        /* Seconds, >= 0. */
+  uint32_t joint_count;  /* Of the skeleton it was built for. */
+  uint32_t track_count;
+  anim_track_t *tracks;  /* Sorted by (joint, path). */
+  /* private */
+  anim_allocator_t _alloc;
+} anim_clip_t;
+
+/* Validates raw against skeleton and builds a clip. On failure *out is NULL
+ * and err (optional) names the track, key and field at fault. */
+anim_result anim_clip_build(const anim_raw_clip_t *raw,
+                            const anim_skeleton_t *skeleton,
+                            const anim_allocator_t *alloc, anim_clip_t **out,
+                            anim_build_error_t *err);
+void anim_clip_free(anim_clip_t *clip);
+
+/* The clip time actually sampled for time t (DESIGN.md wrap rules). A
+ * duration of 0 always gives 0; non-finite t gives 0. */
+float anim_wrap_time(float t, float duration, anim_wrap wrap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,135 @@
+/* The end-to-end suite: runs every tests/e2e/t_* script (shell, Python with
+ * Debian's /usr/bin/python3, or Node) as one Check test each, so e2e
+ * results land in the same Check summary as the unit tests.
+ *
+ * A script gets ANIMD_BIN (the daemon to start), ANIMD_SHARED (the shared
+ * assets folder) and ANIMD_E2E_DIR in its environment; it starts the daemon
+ * on an ephemeral loopback port and stops it by PID. Its output goes to
+ * $ANIMD_BUILD/e2e/<name>.log; the tail is shown on failure. Each script
+ * runs in its own process group, killed whole when it overruns its time.
+ * ANIMD_E2E=substring runs only the scripts whose name contains it. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define E2E_DIR "tests/e2e"
+#define E2E_MAX_SCRIPTS 128
+#define E2E_TIMEOUT_S 240
+
+static char e2e_names[E2E_MAX_SCRIPTS][128];
+static int e2e_count;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+static void e2e_discover(void) {
+  DIR *d = opendir(E2E_DIR);
+  if (d == NULL) return;
+  const char *only = getenv("ANIMD_E2E");
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && e2e_count < E2E_MAX_SCRIPTS) {
+    if (strncmp(e->d_name, "t_", 2) != 0) continue;
+    const char *dot = strrchr(e->d_name, '.');
+    if (dot == NULL || (strcmp(dot, ".sh") && strcmp(dot, ".py") &&
+                        strcmp(dot, ".js")))
+      continue;
+    if (only != NULL && strstr(e->d_name, only) == NULL) continue;
+    if (strlen(e->d_name) >= sizeof e2e_names[0]) continue;
+    strcpy(e2e_names[e2e_count++], e->d_name);
+  }
+  closedir(d);
+  qsort(e2e_names, (size_t)e2e_count, sizeof e2e_names[0], by_name);
+}
+
+static void print_tail(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, size > 4000 ? size - 4000 : 0, SEEK_SET);
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  fprintf(stderr, "---- tail of %s ----\n%s\n----\n", path, buf);
+}
+
+START_TEST(test_e2e_script) {
+  const char *name = e2e_names[_i];
+  const char *bin = getenv("ANIMD_BIN");
+  ck_assert_msg(bin != NULL, "ANIMD_BIN is not set (run through make test)");
+  const char *build = getenv("ANIMD_BUILD");
+  char log_dir[4096], log_path[4096 + 160], script[256];
+  snprintf(log_dir, sizeof log_dir, "%s/e2e", build ? build : "build");
+  mkdir(log_dir, 0755);
+  snprintf(log_path, sizeof log_path, "%s/%s.log", log_dir, name);
+  snprintf(script, sizeof script, "%s/%s", E2E_DIR, name);
+
+  const char *dot = strrchr(name, '.');
+  const char *interp = strcmp(dot, ".py") == 0   ? "/usr/bin/python3"
+                       : strcmp(dot, ".js") == 0 ? "node"
+                                                 : "bash";
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    if (getenv("ANIMD_SHARED") == NULL) setenv("ANIMD_SHARED", "../shared", 1);
+    setenv("ANIMD_E2E_DIR", E2E_DIR, 1);
+    execlp(interp, interp, script, (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    ck_assert_int_eq(r, 0);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > E2E_TIMEOUT_S) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      print_tail(log_path);
+      ck_abort_msg("%s overran %d s", name, E2E_TIMEOUT_S);
+    }
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  /* Whatever the script left behind in its group goes too. */
+  kill(-pid, SIGKILL);
+  int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok) print_tail(log_path);
+  ck_assert_msg(ok, "%s failed (exit %d, signal %d), log: %s", name,
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0, log_path);
+}
+END_TEST
+
+Suite *e2e_suite(void) {
+  Suite *s = suite_create("e2e");
+  TCase *tc = tcase_create("scripts");
+  tcase_set_timeout(tc, E2E_TIMEOUT_S + 30);
+  e2e_discover();
+  if (e2e_count > 0) tcase_add_loop_test(tc, test_e2e_script, 0, e2e_count);
+  suite_add_tcase(s, tc);
+  return s;
+}
