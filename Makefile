@@ -91,7 +91,7 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps run check test bench bench-http bench-ws install \
+.PHONY: all lib deps run check test build-tests bench bench-http bench-ws install \
         clean distclean help
 .DEFAULT_GOAL := all
 
@@ -166,17 +166,22 @@ deps:
 	scripts/install-deps
 
 run: deps
-	$(MAKE) all
+	$(MAKE) --no-print-directory -j2 all
 	$(B)/animd --config config/animd.conf --listen 127.0.0.1:8080 --demo
 
 # Runs the unit and end-to-end suites; ANIMD_BIN tells the e2e suite which
 # daemon to start.
+build-tests: all $(UNIT) $(BENCH_BIN)
+
 test: $(UNIT) $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
+# Sanitizers first, release last: the output ends with Check's summary line.
 check: deps
-	$(MAKE) SAN=1 test
-	$(MAKE) test
+	$(MAKE) --no-print-directory -j2 SAN=1 build-tests
+	$(MAKE) --no-print-directory SAN=1 test
+	$(MAKE) --no-print-directory -j2 build-tests
+	$(MAKE) --no-print-directory test
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done

@@ -1,0 +1,210 @@
+/* formats: pose, skin, range, upload/list and error answer bodies, printed
+ * directly into a fmt_buf_t (no JSON trees: they run per request). */
+#include "formats/answer.h"
+
+#include <string.h>
+
+int fmt_space_parse(const char *s, size_t len) {
+  if (s == NULL) return -1;
+  if (len == 5 && memcmp(s, "local", 5) == 0) return FMT_SPACE_LOCAL;
+  if (len == 5 && memcmp(s, "model", 5) == 0) return FMT_SPACE_MODEL;
+  if (len == 4 && memcmp(s, "skin", 4) == 0) return FMT_SPACE_SKIN;
+  return -1;
+}
+
+const char *fmt_space_name(fmt_space space) {
+  switch (space) {
+    case FMT_SPACE_LOCAL: return "local";
+    case FMT_SPACE_MODEL: return "model";
+    case FMT_SPACE_SKIN: return "skin";
+  }
+  return "unknown";
+}
+
+const char *fmt_layout_name(fmt_space space) {
+  return space == FMT_SPACE_LOCAL ? "trs10" : "mat4";
+}
+
+static int done(fmt_buf_t *b) { return b->failed ? -1 : 0; }
+
+/* Prints `"key":[` then count floats taken every `stride` floats from v
+ * in groups of `width` (the split of interleaved trs10 data). */
+static void strided(fmt_buf_t *b, const char *key, const float *v,
+                    size_t groups, size_t width, size_t stride) {
+  fmt_buf_putc(b, '"');
+  fmt_buf_puts(b, key);
+  fmt_buf_puts(b, "\":[");
+  for (size_t g = 0; g < groups; g++) {
+    if (!fmt_buf_reserve(b, width * (FMT_FLOAT_MAX + 1))) return;
+    for (size_t k = 0; k < width; k++) {
+      if (g || k) b->data[b->len++] = ',';
+      b->len += fmt_float_str(b->data + b->len, v[g * stride + k]);
+    }
+  }
+  fmt_buf_putc(b, ']');
+}
+
+/* The common head: {"<owner_key>":S,"clip":C,"t":T,"<count_key>":N
+ * [,"frame":F] */
+static void head(fmt_buf_t *b, const char *owner_key, const char *owner,
+                 const char *clip, float t, const char *count_key,
+                 uint32_t count, int64_t frame) {
+  fmt_buf_puts(b, "{\"");
+  fmt_buf_puts(b, owner_key);
+  fmt_buf_puts(b, "\":");
+  fmt_buf_json_string(b, owner);
+  fmt_buf_puts(b, ",\"clip\":");
+  fmt_buf_json_string(b, clip);
+  fmt_buf_puts(b, ",\"t\":");
+  fmt_buf_float(b, t);
+  fmt_buf_puts(b, ",\"");
+  fmt_buf_puts(b, count_key);
+  fmt_buf_puts(b, "\":");
+  fmt_buf_uint(b, count);
+  if (frame >= 0) {
+    fmt_buf_puts(b, ",\"frame\":");
+    fmt_buf_int(b, frame);
+  }
+}
+
+int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
+  if (b == NULL || a == NULL || (a->data == NULL && a->joint_count))
+    return -1;
+  size_t n = a->joint_count;
+  /* A rough size so that most answers need one allocation. */
+  fmt_buf_reserve(b, 128 + n * (a->space == FMT_SPACE_LOCAL ? 10 : 16) * 12);
+  head(b, "skeleton", a->skeleton, a->clip, a->t, "joints", a->joint_count,
+       a->frame);
+  fmt_buf_putc(b, ',');
+  if (a->space == FMT_SPACE_LOCAL) {
+    strided(b, "translation", a->data, n, 3, 10);
+    fmt_buf_putc(b, ',');
+    strided(b, "rotation", a->data + 3, n, 4, 10);
+    fmt_buf_putc(b, ',');
+    strided(b, "scale", a->data + 7, n, 3, 10);
+  } else {
+    strided(b, "matrices", a->data, n, 16, 16);
+  }
+  fmt_buf_putc(b, '}');
+  return done(b);
+}
+
+int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a) {
+  if (b == NULL || a == NULL || (a->positions == NULL && a->vertex_count))
+    return -1;
+  size_t n = a->vertex_count;
+  fmt_buf_reserve(b, 128 + n * (a->normals ? 6 : 3) * 12);
+  head(b, "mesh", a->mesh, a->clip, a->t, "vertices", a->vertex_count,
+       a->frame);
+  fmt_buf_putc(b, ',');
+  strided(b, "positions", a->positions, n, 3, 3);
+  if (a->normals) {
+    fmt_buf_putc(b, ',');
+    strided(b, "normals", a->normals, n, 3, 3);
+  }
+  fmt_buf_putc(b, '}');
+  return done(b);
+}
+
+int fmt_answer_floats_bin(fmt_buf_t *b, const float *v, size_t count) {
+  if (b == NULL || (v == NULL && count)) return -1;
+  fmt_buf_f32le(b, v, count);
+  return done(b);
+}
+
+int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
+                            double t) {
+  if (b == NULL) return -1;
+  fmt_buf_u32le(b, frame);
+  fmt_buf_u32le(b, floats);
+  fmt_buf_f64le(b, t);
+  return done(b);
+}
+
+int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
+                     const char *at) {
+  if (b == NULL) return -1;
+  fmt_buf_puts(b, "{\"error\":{\"code\":");
+  fmt_buf_json_string(b, code ? code : "internal");
+  fmt_buf_puts(b, ",\"message\":");
+  fmt_buf_json_string(b, message ? message : "");
+  fmt_buf_puts(b, ",\"at\":");
+  fmt_buf_json_string(b, at && at[0] ? at : NULL);
+  fmt_buf_puts(b, "}}");
+  return done(b);
+}
+
+static void assets_body(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                        size_t count) {
+  static const char *const lists[] = {"{\"skeletons\":[", "],\"clips\":[",
+                                      "],\"meshes\":["};
+  for (int kind = FMT_ASSET_SKELETON; kind <= FMT_ASSET_MESH; kind++) {
+    fmt_buf_puts(b, lists[kind]);
+    bool first = true;
+    for (size_t i = 0; i < count; i++) {
+      const fmt_asset_summary_t *s = &items[i];
+      if ((int)s->kind != kind) continue;
+      fmt_buf_puts(b, first ? "{\"id\":" : ",{\"id\":");
+      first = false;
+      fmt_buf_json_string(b, s->id);
+      fmt_buf_puts(b, ",\"name\":");
+      fmt_buf_json_string(b, s->name ? s->name : "");
+      if (kind == FMT_ASSET_SKELETON) {
+        fmt_buf_puts(b, ",\"joints\":");
+        fmt_buf_uint(b, s->count);
+      } else {
+        fmt_buf_puts(b, ",\"skeleton\":");
+        fmt_buf_json_string(b, s->skeleton);
+        if (kind == FMT_ASSET_CLIP) {
+          fmt_buf_puts(b, ",\"duration\":");
+          fmt_buf_float(b, s->duration);
+        } else {
+          fmt_buf_puts(b, ",\"vertices\":");
+          fmt_buf_uint(b, s->count);
+        }
+      }
+      fmt_buf_putc(b, '}');
+    }
+  }
+  fmt_buf_putc(b, ']');
+}
+
+int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                      size_t count) {
+  if (b == NULL || (items == NULL && count)) return -1;
+  assets_body(b, items, count);
+  fmt_buf_putc(b, '}');
+  return done(b);
+}
+
+int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                      size_t count, const char *warnings,
+                      size_t warnings_len) {
+  if (b == NULL || (items == NULL && count)) return -1;
+  assets_body(b, items, count);
+  if (warnings != NULL && warnings_len > 0) {
+    fmt_buf_puts(b, ",\"warnings\":[");
+    size_t off = 0;
+    bool first = true;
+    while (off < warnings_len) {
+      const char *line = warnings + off;
+      size_t n = strnlen(line, warnings_len - off);
+      if (!first) fmt_buf_putc(b, ',');
+      first = false;
+      /* Lines are NUL-terminated by fmt_bundle_warn; a last one that is
+       * not is cut at the end of the buffer. */
+      if (off + n < warnings_len) {
+        fmt_buf_json_string(b, line);
+      } else {
+        fmt_buf_t tmp = FMT_BUF_INIT;
+        fmt_buf_append(&tmp, line, n);
+        fmt_buf_json_string(b, fmt_buf_cstr(&tmp) ? tmp.data : "");
+        fmt_buf_free(&tmp);
+      }
+      off += n + 1;
+    }
+    fmt_buf_putc(b, ']');
+  }
+  fmt_buf_putc(b, '}');
+  return done(b);
+}

@@ -1,0 +1,107 @@
+/* formats: the answer bodies of the API (DESIGN.md "Answers, exactly"):
+ * JSON and binary poses, skinned vertices, range frames, upload and list
+ * answers, and the error body.
+ *
+ * These run once per request (or per frame of a range), so they print
+ * straight into a fmt_buf_t: no JSON object trees. Every function appends
+ * to b and returns 0, or -1 when b has failed (out of memory) or an
+ * argument is invalid; a JSON answer is one object with no trailing
+ * newline (range lines: the caller appends '\n').
+ *
+ * Pose answers carry "joints" as the joint COUNT, as upload answers do:
+ *   local:       {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F],
+ *                 "translation":[3N],"rotation":[4N],"scale":[3N]}
+ *   model, skin: {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F],
+ *                 "matrices":[16N]}
+ * Skin answers (GET /v1/skin):
+ *                {"mesh":M,"clip":C,"t":T,"vertices":V[,"frame":F],
+ *                 "positions":[3V][,"normals":[3V]]}
+ * Numbers are in the caller's joint order as given (the server converts
+ * from storage order with anim_pose_to_caller_trs10 / anim_mat4_to_caller);
+ * floats use the shortest round-tripping form. */
+#ifndef ANIMD_FORMATS_ANSWER_H
+#define ANIMD_FORMATS_ANSWER_H
+
+#include "formats/buf.h"
+
+typedef enum fmt_space {
+  FMT_SPACE_LOCAL = 0, /* data: trs10 per joint (10 floats). */
+  FMT_SPACE_MODEL,     /* data: 16 column-major floats per joint. */
+  FMT_SPACE_SKIN       /* data: 16 column-major floats per joint. */
+} fmt_space;
+
+/* Parses "local" / "model" / "skin"; -1 when unknown. */
+int fmt_space_parse(const char *s, size_t len);
+const char *fmt_space_name(fmt_space space);
+
+typedef struct fmt_pose_answer_s {
+  const char *skeleton; /* Skeleton id (or name as asked). */
+  const char *clip;     /* Clip id (or name as asked); NULL prints null. */
+  float t;              /* The clip time actually sampled. */
+  int64_t frame;        /* Frame index of a range line, or -1 for none. */
+  uint32_t joint_count;
+  fmt_space space;
+  /* 10 * joint_count floats (local, trs10) or 16 * joint_count (model,
+   * skin), caller order. */
+  const float *data;
+} fmt_pose_answer_t;
+
+int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
+
+typedef struct fmt_skin_answer_s {
+  const char *mesh;
+  const char *clip;
+  float t;
+  int64_t frame;        /* -1 for none. */
+  uint32_t vertex_count;
+  const float *positions; /* 3 * vertex_count. */
+  const float *normals;   /* 3 * vertex_count, or NULL. */
+} fmt_skin_answer_t;
+
+int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);
+
+/* Binary answers: count floats as little-endian float32 (layouts trs10,
+ * mat4, positions; positions+normals is positions then normals, two
+ * calls). */
+int fmt_answer_floats_bin(fmt_buf_t *b, const float *v, size_t count);
+/* Layout names for X-Animd-Layout. */
+const char *fmt_layout_name(fmt_space space); /* "trs10" or "mat4". */
+
+/* The 16-byte header of a binary range frame: u32 frame index, u32 float
+ * count, f64 clip time, little-endian. */
+#define FMT_FRAME_HEADER_SIZE 16
+int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
+                            double t);
+
+/* {"error":{"code":C,"message":M,"at":A}}; at NULL or "" prints null. */
+int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
+                     const char *at);
+
+/* One line of an upload or list answer. */
+typedef enum fmt_asset_kind {
+  FMT_ASSET_SKELETON = 0,
+  FMT_ASSET_CLIP,
+  FMT_ASSET_MESH
+} fmt_asset_kind;
+
+typedef struct fmt_asset_summary_s {
+  fmt_asset_kind kind;
+  const char *id;
+  const char *name;
+  const char *skeleton; /* Clip, mesh: the skeleton's id. */
+  uint32_t count;       /* Skeleton: joints; mesh: vertices. */
+  float duration;       /* Clip: seconds. */
+} fmt_asset_summary_t;
+
+/* {"skeletons":[{"id","name","joints"}],"clips":[{"id","name","skeleton",
+ * "duration"}],"meshes":[{"id","name","skeleton","vertices"}]}, each list
+ * in the order given; all three keys always present. */
+int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                      size_t count);
+/* The upload answer: fmt_answer_assets plus, when the decoder left remarks
+ * (bundle warnings, NUL-separated), "warnings":[strings] at the end. */
+int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                      size_t count, const char *warnings,
+                      size_t warnings_len);
+
+#endif

@@ -1,0 +1,237 @@
+/* formats: the growable answer buffer, with JSON string escaping and
+ * shortest round-tripping float printing.
+ *
+ * Floats: an integer-valued float below 2^24 is printed as an integer;
+ * anything else with the first of %.6g, %.7g, %.8g, %.9g that strtof reads
+ * back as the same float (9 significant digits always suffice for
+ * float32). */
+#include "formats/buf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fmt_buf_init(fmt_buf_t *b) { memset(b, 0, sizeof *b); }
+
+void fmt_buf_free(fmt_buf_t *b) {
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+void fmt_buf_reset(fmt_buf_t *b) {
+  b->len = 0;
+  b->failed = false;
+}
+
+bool fmt_buf_reserve(fmt_buf_t *b, size_t extra) {
+  if (b->failed) return false;
+  if (extra <= b->cap - b->len) return true;
+  if (extra > SIZE_MAX / 2 - b->len) {
+    b->failed = true;
+    return false;
+  }
+  size_t need = b->len + extra;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < need) cap *= 2;
+  char *grown = realloc(b->data, cap);
+  if (grown == NULL) {
+    b->failed = true;
+    return false;
+  }
+  b->data = grown;
+  b->cap = cap;
+  return true;
+}
+
+char *fmt_buf_steal(fmt_buf_t *b, size_t *len) {
+  char *data = b->failed ? NULL : b->data;
+  if (len) *len = data ? b->len : 0;
+  if (data == NULL) free(b->data);
+  memset(b, 0, sizeof *b);
+  return data;
+}
+
+const char *fmt_buf_cstr(fmt_buf_t *b) {
+  if (!fmt_buf_reserve(b, 1)) return NULL;
+  b->data[b->len] = '\0';
+  return b->data;
+}
+
+void fmt_buf_append(fmt_buf_t *b, const void *data, size_t len) {
+  if (len == 0 || !fmt_buf_reserve(b, len)) return;
+  memcpy(b->data + b->len, data, len);
+  b->len += len;
+}
+
+void fmt_buf_puts(fmt_buf_t *b, const char *s) {
+  fmt_buf_append(b, s, strlen(s));
+}
+
+void fmt_buf_putc(fmt_buf_t *b, char c) {
+  if (!fmt_buf_reserve(b, 1)) return;
+  b->data[b->len++] = c;
+}
+
+void fmt_buf_printf(fmt_buf_t *b, const char *fmt, ...) {
+  if (b->failed) return;
+  va_list ap;
+  va_start(ap, fmt);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->failed = true;
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    fmt_buf_append(b, small, (size_t)n);
+    return;
+  }
+  if (!fmt_buf_reserve(b, (size_t)n + 1)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* Digits of v, most significant first, into out; returns the count. */
+static size_t utoa(char *out, uint64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+  return n;
+}
+
+void fmt_buf_uint(fmt_buf_t *b, uint64_t v) {
+  char tmp[24];
+  fmt_buf_append(b, tmp, utoa(tmp, v));
+}
+
+void fmt_buf_int(fmt_buf_t *b, int64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  uint64_t u = (uint64_t)v;
+  if (v < 0) {
+    tmp[n++] = '-';
+    u = 0 - u;
+  }
+  n += utoa(tmp + n, u);
+  fmt_buf_append(b, tmp, n);
+}
+
+size_t fmt_float_str(char *out, float f) {
+  if (!isfinite(f)) {
+    memcpy(out, "null", 5);
+    return 4;
+  }
+  if (f == 0.0f) {
+    /* -0 keeps its sign so that it round-trips bit for bit. */
+    if (signbit(f)) {
+      memcpy(out, "-0", 3);
+      return 2;
+    }
+    memcpy(out, "0", 2);
+    return 1;
+  }
+  float a = fabsf(f);
+  if (a < 16777216.0f && a == floorf(a)) {
+    size_t n = 0;
+    if (f < 0) out[n++] = '-';
+    n += utoa(out + n, (uint64_t)a);
+    out[n] = '\0';
+    return n;
+  }
+  int n = 0;
+  for (int precision = 6; precision <= 9; precision++) {
+    n = snprintf(out, FMT_FLOAT_MAX, "%.*g", precision, (double)f);
+    if (precision == 9 || strtof(out, NULL) == f) break;
+  }
+  return (size_t)n;
+}
+
+void fmt_buf_float(fmt_buf_t *b, float f) {
+  if (!fmt_buf_reserve(b, FMT_FLOAT_MAX)) return;
+  b->len += fmt_float_str(b->data + b->len, f);
+}
+
+void fmt_buf_float_array(fmt_buf_t *b, const float *v, size_t n) {
+  fmt_buf_putc(b, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (!fmt_buf_reserve(b, FMT_FLOAT_MAX + 1)) return;
+    if (i) b->data[b->len++] = ',';
+    b->len += fmt_float_str(b->data + b->len, v[i]);
+  }
+  fmt_buf_putc(b, ']');
+}
+
+void fmt_buf_json_string(fmt_buf_t *b, const char *s) {
+  if (s == NULL) {
+    fmt_buf_puts(b, "null");
+    return;
+  }
+  static const char hex[] = "0123456789abcdef";
+  fmt_buf_putc(b, '"');
+  const char *run = s;
+  for (const char *p = s;; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c != 0 && c >= 0x20 && c != '"' && c != '\\') continue;
+    fmt_buf_append(b, run, (size_t)(p - run));
+    if (c == 0) break;
+    run = p + 1;
+    char esc[7] = {'\\', 0};
+    size_t n = 2;
+    switch (c) {
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      default:
+        memcpy(esc, "\\u00", 4);
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 15];
+        n = 6;
+    }
+    fmt_buf_append(b, esc, n);
+  }
+  fmt_buf_putc(b, '"');
+}
+
+void fmt_buf_f32le(fmt_buf_t *b, const float *v, size_t n) {
+  if (n > SIZE_MAX / 4) {
+    b->failed = true;
+    return;
+  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  fmt_buf_append(b, v, n * 4);
+#else
+  if (!fmt_buf_reserve(b, n * 4)) return;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &v[i], 4);
+    fmt_buf_u32le(b, u);
+  }
+#endif
+}
+
+void fmt_buf_u32le(fmt_buf_t *b, uint32_t v) {
+  unsigned char out[4] = {(unsigned char)v, (unsigned char)(v >> 8),
+                          (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+  fmt_buf_append(b, out, 4);
+}
+
+void fmt_buf_f64le(fmt_buf_t *b, double v) {
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  unsigned char out[8];
+  for (int i = 0; i < 8; i++) out[i] = (unsigned char)(u >> (8 * i));
+  fmt_buf_append(b, out, 8);
+}

@@ -1,0 +1,202 @@
+/* store: the registry of uploaded assets (skeletons, clips, meshes), in
+ * memory and optionally on disk.
+ *
+ * Assets are immutable and reference-counted (atomic counts): a lookup
+ * returns a retained asset that the caller releases when done, so worker
+ * threads read assets without locks and deleting an asset never frees
+ * memory a running job holds. A clip or mesh retains its skeleton asset.
+ *
+ * Identity: an asset's id is the content id of its canonical encoding
+ * (formats/native_json.h: lowercase hex SHA-256 of the canonical native
+ * JSON text; a clip's and a mesh's text holds its skeleton's id). Equal
+ * content gives an equal id on every node, so uploading again is a no-op
+ * (created = false, HTTP 200; 201 when anything was created).
+ *
+ * Names: a clip or mesh name is unique within its skeleton (non-empty
+ * names only): an upload that brings a different clip under a name its
+ * skeleton already has fails with 409 name_conflict. Skeleton names need
+ * not be unique; looking a skeleton up by a name that several skeletons
+ * share finds none (the id must be used).
+ *
+ * Delete: a skeleton that still has clips or meshes is refused with 409
+ * conflict (delete them first); there is no cascade.
+ *
+ * Persistence (data_dir set): each asset is one file
+ * <data_dir>/<kind>-<id>.json (kind: skeleton, clip, mesh) holding exactly
+ * its canonical encoding, so sha256sum of the file is its id. Files are
+ * written atomically (temp file ".tmp-*", fsync, rename, fsync of the
+ * directory) before store_ingest returns; store_open loads skeletons first,
+ * then clips and meshes, and skips (reporting through the log hook) temp
+ * files, files whose hash is not their name, files that do not decode, and
+ * clips or meshes whose skeleton is missing. A missing data_dir is
+ * created. DELETE removes the file.
+ *
+ * Memory: bytes counts the arrays each asset owns (an estimate of its
+ * heap). With max_bytes set, an ingest that would go beyond it fails with
+ * 507 insufficient_storage and stores nothing.
+ *
+ * Threads: every function is thread-safe. One mutex guards the tables and
+ * is never held across disk I/O; a second one serializes the disk writes
+ * of ingests and deletes (lock order: io, then table). */
+#ifndef ANIMD_STORE_STORE_H
+#define ANIMD_STORE_STORE_H
+
+#include <stdatomic.h>
+
+#include "animd/animd.h"
+#include "formats/answer.h"
+#include "formats/bundle.h"
+#include "formats/buf.h"
+#include "formats/native_json.h"
+
+typedef enum store_kind {
+  STORE_SKELETON = 0,
+  STORE_CLIP = 1,
+  STORE_MESH = 2
+} store_kind;
+
+typedef struct store_asset_s store_asset_t;
+
+/* Everything here is immutable once the asset is published. */
+struct store_asset_s {
+  store_kind kind;
+  char id[FMT_ID_LEN + 1];
+  const char *name; /* Never NULL: the core object's name. */
+  /* Exactly one is set, by kind. */
+  anim_skeleton_t *skeleton;
+  anim_clip_t *clip;
+  anim_mesh_t *mesh;
+  /* Clip and mesh: the skeleton asset (retained); NULL for a skeleton. */
+  store_asset_t *skeleton_asset;
+  size_t bytes; /* Counted against the memory limit. */
+  /* private */
+  atomic_uint_fast32_t _refs;
+  bool _removed; /* Guarded by the store lock. */
+};
+
+typedef struct store_s store_t;
+
+typedef struct store_options_s {
+  /* Directory of the asset files; NULL or "" keeps assets in memory only. */
+  const char *data_dir;
+  /* Upper bound of store_stats().bytes; 0 means none. */
+  size_t max_bytes;
+  /* Reports of files skipped at open and of disk errors (one sentence each);
+   * NULL means stderr. */
+  void (*log)(void *user_data, const char *message);
+  void *log_user_data;
+  /* Decoder limits for files loaded at open (zero: the decoder's). */
+  fmt_decode_options_t decode;
+} store_options_t;
+
+/* Opens a store, loading every asset of data_dir. Returns 0, or a negative
+ * errno (the data dir cannot be created or read; err says why). Unreadable
+ * or corrupt files are skipped and reported, never fatal. */
+int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err);
+/* Frees the store. Assets still retained by callers stay valid until their
+ * last release. */
+void store_close(store_t *store);
+
+void store_asset_retain(store_asset_t *asset);
+/* Drops one reference; the last one frees the asset (and releases its
+ * skeleton asset). NULL is ignored. */
+void store_asset_release(store_asset_t *asset);
+
+/* One ingested asset: retained (release it), and whether this upload
+ * created it. */
+typedef struct store_entry_s {
+  store_asset_t *asset;
+  bool created;
+} store_entry_t;
+
+typedef struct store_ingest_result_s {
+  store_entry_t *entries; /* Skeletons, then clips, then meshes, each in
+                             bundle order. */
+  size_t count;
+  bool any_created;       /* 201 rather than 200. */
+} store_ingest_result_t;
+
+/* Stores a decoded bundle whole or not at all, taking ownership of its
+ * objects (the bundle is left empty in both cases). external is the
+ * skeleton asset the bundle's FMT_EXTERNAL_SKELETON members were built for
+ * (from store_lookup or a store_resolver_t), or NULL. Returns 0 with out
+ * filled, or -1 with err: 409 name_conflict, 409 skeleton_deleted (external
+ * was deleted meanwhile), 507 insufficient_storage, 500 io_error or
+ * internal. */
+int store_ingest(store_t *store, fmt_bundle_t *bundle,
+                 store_asset_t *external, store_ingest_result_t *out,
+                 fmt_error_t *err);
+/* Releases the entries and frees the array. */
+void store_ingest_result_free(store_ingest_result_t *result);
+
+/* Finds an asset of kind by id, or by name: a skeleton by a name no other
+ * skeleton has; a clip or mesh by name within skeleton (when skeleton is
+ * not NULL) or, without one, by a name only one clip/mesh has. Returns it
+ * retained, or NULL. */
+store_asset_t *store_lookup(store_t *store, store_kind kind,
+                            const char *id_or_name,
+                            const store_asset_t *skeleton);
+
+/* Deletes the asset of kind with that id (names are not taken here).
+ * Returns 0, or -1 with err: 404 not_found, 409 conflict (a skeleton that
+ * still has clips or meshes; the message counts them), 500 io_error (the
+ * file could not be removed; the asset stays). */
+int store_delete(store_t *store, store_kind kind, const char *id,
+                 fmt_error_t *err);
+
+/* A snapshot of every asset, retained, skeletons first then clips then
+ * meshes, each kind sorted by id. Returns 0 or -ENOMEM. */
+int store_list(store_t *store, store_asset_t ***out, size_t *count);
+/* Releases the assets and frees the array. */
+void store_list_free(store_asset_t **assets, size_t count);
+
+/* The summary line of an upload or list answer (formats/answer.h). The
+ * strings point into the asset. */
+void store_asset_summary(const store_asset_t *asset,
+                         fmt_asset_summary_t *out);
+/* The describe answer of GET /v1/{skeletons,clips,meshes}/{id}. */
+int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b);
+
+typedef struct store_stats_s {
+  size_t skeletons, clips, meshes;
+  size_t bytes;      /* Sum of the stored assets' bytes. */
+  size_t max_bytes;  /* 0: no limit. */
+  uint64_t ingested; /* Assets created since open (loaded ones excluded). */
+  uint64_t loaded;   /* Assets loaded from data_dir at open. */
+  uint64_t skipped;  /* Files skipped at open. */
+  uint64_t deleted;
+  uint64_t refused_full; /* Ingests refused with 507. */
+} store_stats_t;
+
+void store_stats(store_t *store, store_stats_t *out);
+
+/* Kind names: "skeleton", "clip", "mesh"; and from the plural URL segment
+ * ("skeletons", ...), -1 when unknown. */
+const char *store_kind_name(store_kind kind);
+int store_kind_parse_plural(const char *s, size_t len);
+
+/* Resolves skeletons named by native JSON uploads ("skeleton" at clip or
+ * mesh level) to stored ones, keeping each one retained until
+ * store_resolver_release. Use it as fmt_decode_options_t.resolve with the
+ * resolver as resolve_user_data; after decoding, pass
+ * store_resolver_external() to store_ingest. */
+#define STORE_RESOLVER_MAX 4
+typedef struct store_resolver_s {
+  store_t *store;
+  store_asset_t *found[STORE_RESOLVER_MAX];
+  size_t found_count;
+} store_resolver_t;
+
+void store_resolver_init(store_resolver_t *r, store_t *store);
+/* An fmt_skeleton_resolver: user_data is a store_resolver_t. */
+const anim_skeleton_t *store_resolve(const char *id_or_name, void *user_data);
+/* The stored skeleton asset whose skeleton is s (one of those resolved),
+ * or NULL. */
+store_asset_t *store_resolver_asset(const store_resolver_t *r,
+                                    const anim_skeleton_t *s);
+/* The first resolved skeleton asset, or NULL (native JSON decodes refuse
+ * uploads that refer to more than one stored skeleton). */
+store_asset_t *store_resolver_external(const store_resolver_t *r);
+void store_resolver_release(store_resolver_t *r);
+
+#endif
