@@ -901,7 +901,10 @@ void srv_ws_hub_shutdown(srv_ws_hub_t *h, uint16_t code, const char *reason) {
   srv_ws_client_t *c = h->clients;
   while (c != NULL) {
     srv_ws_client_t *next = c->next;
+    enter(c);
     client_close(c, code, reason);
+    transport_close(c);
+    leave(c);
     c = next;
   }
 }
