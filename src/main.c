@@ -1,14 +1,98 @@
-/* animd: the daemon and the offline `animd eval` command. */
+/* animd: the daemon (HTTP API v1 on one libuv loop) and the offline
+ * `animd eval` command.
+ *
+ * main owns process policy: flags and config, signals (SIGTERM/SIGINT
+ * drain then exit 0, SIGHUP reopens the access log, SIGPIPE ignored), and
+ * the decision that a failure at start is fatal (exit 1, message on
+ * stderr). */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "animd/animd.h"
+#include "server/config.h"
+#include "server/eval.h"
+#include "server/server.h"
+
+static uv_signal_t sig_term, sig_int, sig_hup;
+static srv_server_t *server;
+
+static void close_signals(void) {
+  uv_close((uv_handle_t *)&sig_term, NULL);
+  uv_close((uv_handle_t *)&sig_int, NULL);
+  uv_close((uv_handle_t *)&sig_hup, NULL);
+}
+
+static void on_drained(srv_server_t *s) {
+  (void)s;
+  close_signals();
+}
+
+static void on_stop_signal(uv_signal_t *h, int signum) {
+  (void)h;
+  fprintf(stderr, "animd: signal %d: draining\n", signum);
+  srv_server_drain(server, on_drained);
+}
+
+static void on_hup(uv_signal_t *h, int signum) {
+  (void)h;
+  (void)signum;
+  int rc = srv_server_reopen_log(server);
+  if (rc != 0)
+    fprintf(stderr, "animd: reopening the access log: %s\n",
+            uv_strerror(rc));
+}
 
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--version") == 0) {
     printf("animd %s\n", ANIMD_VERSION);
     return 0;
   }
-  fprintf(stderr, "animd %s: the server is not built yet\n", ANIMD_VERSION);
-  return 2;
+  if (argc > 1 && strcmp(argv[1], "eval") == 0)
+    return srv_eval_main(argc - 1, argv + 1, stdout, stderr);
+
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  char err[1024];
+  int rc = srv_config_parse_args(&cfg, argc, argv, stdout, err, sizeof err);
+  if (rc == 1) return 0;
+  if (rc != 0) {
+    fprintf(stderr, "animd: %s\n", err);
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+
+  uv_loop_t *loop = uv_default_loop();
+  rc = srv_server_new(loop, &cfg, &server, err, sizeof err);
+  if (rc != 0) {
+    fprintf(stderr, "animd: %s\n", err);
+    return 1;
+  }
+  rc = srv_server_listen(server);
+  if (rc != 0) {
+    fprintf(stderr, "animd: listen %s: %s\n", cfg.listen, uv_strerror(rc));
+    srv_server_drain(server, NULL);
+    uv_run(loop, UV_RUN_DEFAULT);
+    srv_server_free(server);
+    return 1;
+  }
+  fprintf(stderr, "animd %s listening on %s\n", ANIMD_VERSION,
+          srv_server_address(server));
+
+  uv_signal_init(loop, &sig_term);
+  uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
+  uv_signal_init(loop, &sig_int);
+  uv_signal_start(&sig_int, on_stop_signal, SIGINT);
+  uv_signal_init(loop, &sig_hup);
+  uv_signal_start(&sig_hup, on_hup, SIGHUP);
+
+  uv_run(loop, UV_RUN_DEFAULT);
+  srv_server_free(server);
+  rc = uv_loop_close(loop);
+  if (rc != 0) fprintf(stderr, "animd: loop close: %s\n", uv_strerror(rc));
+  fprintf(stderr, "animd: stopped\n");
+  return 0;
 }

@@ -1,0 +1,342 @@
+/* server: configuration defaults, file and flag parsing (see config.h).
+ *
+ * One table describes every setting; the parsers, --help and the
+ * documentation in config/animd.conf follow it. */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum cfg_type { CFG_STR, CFG_UINT, CFG_SIZE, CFG_MS, CFG_BOOL } cfg_type;
+
+typedef struct cfg_entry_s {
+  const char *key;
+  cfg_type type;
+  size_t offset;
+  size_t size; /* For strings: the buffer size. */
+  const char *help;
+} cfg_entry_t;
+
+#define F(name) offsetof(srv_config_t, name)
+#define S(name) sizeof(((srv_config_t *)0)->name)
+
+static const cfg_entry_t entries[] = {
+    {"listen", CFG_STR, F(listen), S(listen),
+     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any)"},
+    {"ready_file", CFG_STR, F(ready_file), S(ready_file),
+     "write the bound host:port to this file once listening"},
+    {"data_dir", CFG_STR, F(data_dir), S(data_dir),
+     "directory of the persistent store (empty: memory only)"},
+    {"access_log", CFG_STR, F(access_log), S(access_log),
+     "access log: a file path, - for stderr, empty for none"},
+    {"workers", CFG_UINT, F(workers), 0,
+     "worker pool threads (0 = one per CPU)"},
+    {"queue_max", CFG_UINT, F(queue_max), 0,
+     "pool jobs allowed to wait; beyond it requests get 503"},
+    {"max_connections", CFG_UINT, F(max_connections), 0,
+     "open client connections; beyond it: 503 and close"},
+    {"max_header_size", CFG_SIZE, F(max_header_size), 0,
+     "request line plus headers, bytes (431 beyond)"},
+    {"max_body_size", CFG_SIZE, F(max_body_size), 0,
+     "request body, bytes (413 beyond)"},
+    {"header_timeout", CFG_MS, F(header_timeout_ms), 0,
+     "time from a request's first byte to the end of its headers (408)"},
+    {"idle_timeout", CFG_MS, F(idle_timeout_ms), 0,
+     "silence allowed while waiting for a request or its body"},
+    {"drain_timeout", CFG_MS, F(drain_timeout_ms), 0,
+     "on SIGTERM, how long in-flight requests may take to finish"},
+    {"max_frames", CFG_UINT, F(max_frames), 0,
+     "frames one range request may ask for (400 beyond)"},
+    {"memory_limit", CFG_SIZE, F(memory_limit), 0,
+     "bytes of assets the store may hold (507 beyond; 0 = no limit)"},
+    {"inline_cost", CFG_UINT, F(inline_cost), 0,
+     "work cheaper than this (joints + vertices x influences) runs on the "
+     "loop thread instead of the pool"},
+    {"stream_high_water", CFG_SIZE, F(stream_high_water), 0,
+     "bytes queued to a client before a streamed answer waits"},
+    {"demo", CFG_BOOL, F(demo), 0,
+     "load the built-in demo rig, clip and mesh at start"},
+};
+
+#define ENTRY_COUNT (sizeof entries / sizeof entries[0])
+
+void srv_config_defaults(srv_config_t *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
+  snprintf(cfg->access_log, sizeof cfg->access_log, "-");
+  cfg->workers = 0;
+  cfg->queue_max = 1024;
+  cfg->max_connections = 4096;
+  cfg->max_header_size = 16 * 1024;
+  cfg->max_body_size = 64 * 1024 * 1024;
+  cfg->header_timeout_ms = 10000;
+  cfg->idle_timeout_ms = 60000;
+  cfg->drain_timeout_ms = 10000;
+  cfg->max_frames = 100000;
+  cfg->memory_limit = (size_t)1 << 30;
+  cfg->inline_cost = 2000;
+  cfg->stream_high_water = 256 * 1024;
+  cfg->demo = false;
+}
+
+static const cfg_entry_t *find_entry(const char *key) {
+  for (size_t i = 0; i < ENTRY_COUNT; i++)
+    if (strcmp(entries[i].key, key) == 0) return &entries[i];
+  return NULL;
+}
+
+static int parse_u64(const char *v, uint64_t *out, const char **rest) {
+  if (!isdigit((unsigned char)*v)) return -1;
+  errno = 0;
+  char *end;
+  unsigned long long x = strtoull(v, &end, 10);
+  if (errno != 0) return -1;
+  *out = x;
+  *rest = end;
+  return 0;
+}
+
+static int parse_size(const char *v, uint64_t *out) {
+  const char *rest;
+  uint64_t x;
+  if (parse_u64(v, &x, &rest) != 0) return -1;
+  uint64_t mul = 1;
+  if (*rest == '\0' || strcmp(rest, "B") == 0) mul = 1;
+  else if (!strcmp(rest, "k") || !strcmp(rest, "K") || !strcmp(rest, "KiB"))
+    mul = 1024;
+  else if (!strcmp(rest, "M") || !strcmp(rest, "MiB"))
+    mul = 1024 * 1024;
+  else if (!strcmp(rest, "G") || !strcmp(rest, "GiB"))
+    mul = 1024ull * 1024 * 1024;
+  else
+    return -1;
+  if (x > UINT64_MAX / mul) return -1;
+  *out = x * mul;
+  return 0;
+}
+
+static int parse_ms(const char *v, uint64_t *out) {
+  const char *rest;
+  uint64_t x;
+  if (parse_u64(v, &x, &rest) != 0) return -1;
+  if (strcmp(rest, "ms") == 0) *out = x;
+  else if (*rest == '\0' || strcmp(rest, "s") == 0) {
+    if (x > UINT64_MAX / 1000) return -1;
+    *out = x * 1000;
+  } else
+    return -1;
+  return 0;
+}
+
+static int parse_bool(const char *v, bool *out) {
+  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
+      !strcmp(v, "on"))
+    *out = true;
+  else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
+           !strcmp(v, "off"))
+    *out = false;
+  else
+    return -1;
+  return 0;
+}
+
+int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
+                   char *err, size_t err_len) {
+  const cfg_entry_t *e = find_entry(key);
+  if (e == NULL) {
+    snprintf(err, err_len, "unknown setting '%s'", key);
+    return -1;
+  }
+  char *base = (char *)cfg + e->offset;
+  uint64_t x;
+  switch (e->type) {
+  case CFG_STR:
+    if (strlen(value) >= e->size) {
+      snprintf(err, err_len, "%s: value too long", key);
+      return -1;
+    }
+    memcpy(base, value, strlen(value) + 1);
+    return 0;
+  case CFG_UINT: {
+    const char *rest;
+    if (parse_u64(value, &x, &rest) != 0 || *rest != '\0' ||
+        x > UINT32_MAX)
+      break;
+    *(unsigned *)base = (unsigned)x;
+    return 0;
+  }
+  case CFG_SIZE:
+    if (parse_size(value, &x) != 0 || x > SIZE_MAX) break;
+    *(size_t *)base = (size_t)x;
+    return 0;
+  case CFG_MS:
+    if (parse_ms(value, &x) != 0) break;
+    *(uint64_t *)base = x;
+    return 0;
+  case CFG_BOOL:
+    if (parse_bool(value, (bool *)base) != 0) break;
+    return 0;
+  }
+  snprintf(err, err_len, "%s: bad value '%s'", key, value);
+  return -1;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
+int srv_config_load(srv_config_t *cfg, const char *path, char *err,
+                    size_t err_len) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    snprintf(err, err_len, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  char line[2048];
+  int lineno = 0, rc = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    lineno++;
+    char *s = trim(line);
+    if (*s == '\0' || *s == '#') continue;
+    char *eq = strchr(s, '=');
+    if (eq == NULL) {
+      snprintf(err, err_len, "%s:%d: expected key = value", path, lineno);
+      rc = -1;
+      break;
+    }
+    *eq = '\0';
+    char *key = trim(s), *value = trim(eq + 1);
+    /* A value may be quoted to keep spaces or to be empty. */
+    size_t vn = strlen(value);
+    if (vn >= 2 && value[0] == '"' && value[vn - 1] == '"') {
+      value[vn - 1] = '\0';
+      value++;
+    }
+    char msg[512];
+    if (srv_config_set(cfg, key, value, msg, sizeof msg) != 0) {
+      snprintf(err, err_len, "%s:%d: %s", path, lineno, msg);
+      rc = -1;
+      break;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+/* "--max-body-size" -> "max_body_size"; NULL when not a setting flag. */
+static const cfg_entry_t *flag_entry(const char *arg) {
+  if (strncmp(arg, "--", 2) != 0) return NULL;
+  char key[64];
+  size_t n = strlen(arg + 2);
+  if (n >= sizeof key) return NULL;
+  for (size_t i = 0; i <= n; i++)
+    key[i] = arg[2 + i] == '-' ? '_' : arg[2 + i];
+  return find_entry(key);
+}
+
+int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv,
+                          FILE *out, char *err, size_t err_len) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      srv_config_print_help(out);
+      return 1;
+    }
+  }
+  /* The file first, so flags override it wherever they appear. */
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--config") == 0) {
+      if (i + 1 >= argc) {
+        snprintf(err, err_len, "--config needs a file");
+        return -1;
+      }
+      if (srv_config_load(cfg, argv[i + 1], err, err_len) != 0) return -1;
+      i++;
+    }
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--config") == 0) {
+      i++;
+      continue;
+    }
+    const cfg_entry_t *e = flag_entry(argv[i]);
+    if (e == NULL) {
+      snprintf(err, err_len, "unknown option '%s' (see --help)", argv[i]);
+      return -1;
+    }
+    const char *value;
+    if (e->type == CFG_BOOL) {
+      value = "true";
+      if (i + 1 < argc && (!strcmp(argv[i + 1], "true") ||
+                           !strcmp(argv[i + 1], "false")))
+        value = argv[++i];
+    } else {
+      if (i + 1 >= argc) {
+        snprintf(err, err_len, "%s needs a value", argv[i]);
+        return -1;
+      }
+      value = argv[++i];
+    }
+    if (srv_config_set(cfg, e->key, value, err, err_len) != 0) return -1;
+  }
+  return 0;
+}
+
+void srv_config_print_help(FILE *out) {
+  srv_config_t d;
+  srv_config_defaults(&d);
+  fprintf(out,
+          "usage: animd [--config FILE] [--OPTION VALUE]...\n"
+          "       animd eval FILE --clip NAME --t T [--space local|model|skin]"
+          "\n                  [--format json|bin] [--wrap clamp|loop|"
+          "pingpong]\n"
+          "       animd --version | --help\n\n"
+          "Options (each is also a key of the config file, with _ for -):\n"
+          "  --config FILE            read settings from FILE first\n");
+  for (size_t i = 0; i < ENTRY_COUNT; i++) {
+    char flag[80];
+    snprintf(flag, sizeof flag, "--%s", entries[i].key);
+    for (char *p = flag + 2; *p; p++)
+      if (*p == '_') *p = '-';
+    const char *arg = entries[i].type == CFG_BOOL   ? ""
+                      : entries[i].type == CFG_STR  ? " S"
+                      : entries[i].type == CFG_SIZE ? " BYTES"
+                      : entries[i].type == CFG_MS   ? " MS"
+                                                    : " N";
+    char left[96];
+    snprintf(left, sizeof left, "%s%s", flag, arg);
+    fprintf(out, "  %-24s %s\n", left, entries[i].help);
+  }
+}
+
+int srv_parse_host_port(const char *s, char *host, size_t host_len,
+                        int *port) {
+  const char *colon;
+  const char *h = s;
+  size_t hn;
+  if (*s == '[') {
+    const char *close = strchr(s, ']');
+    if (close == NULL || close[1] != ':') return -1;
+    h = s + 1;
+    hn = (size_t)(close - h);
+    colon = close + 1;
+  } else {
+    colon = strrchr(s, ':');
+    if (colon == NULL) return -1;
+    hn = (size_t)(colon - s);
+  }
+  if (hn == 0 || hn >= host_len) return -1;
+  memcpy(host, h, hn);
+  host[hn] = '\0';
+  char *end;
+  errno = 0;
+  long p = strtol(colon + 1, &end, 10);
+  if (errno || *end != '\0' || end == colon + 1 || p < 0 || p > 65535)
+    return -1;
+  *port = (int)p;
+  return 0;
+}

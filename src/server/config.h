@@ -1,0 +1,61 @@
+/* server: the daemon's configuration: defaults, the key = value file
+ * (config/animd.conf) and the command-line flags that override it.
+ *
+ * Every setting has one entry in a table (key, flag, type, help), so the
+ * file parser, the flag parser, --help and /v1/info cannot drift apart.
+ * Sizes accept k/K/KiB, M/MiB, G/GiB suffixes; durations ms or s. */
+#ifndef ANIMD_SERVER_CONFIG_H
+#define ANIMD_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct srv_config_s {
+  char listen[256];          /* host:port; port 0 picks a free one. */
+  char ready_file[1024];     /* Written with the bound host:port. "" off. */
+  char data_dir[1024];       /* Persistent store; "" keeps it in memory. */
+  char access_log[1024];     /* "-" stderr, "" off, else a file path. */
+  unsigned workers;          /* Pool threads; 0 = one per CPU. */
+  unsigned queue_max;        /* Pool jobs waiting; beyond: 503. */
+  unsigned max_connections;  /* Beyond: 503 and close. */
+  size_t max_header_size;    /* Bytes of request line + headers (16 KiB). */
+  size_t max_body_size;      /* Bytes (64 MiB). */
+  uint64_t header_timeout_ms; /* First byte to end of headers. */
+  uint64_t idle_timeout_ms;   /* Silence while waiting for bytes. */
+  uint64_t drain_timeout_ms;  /* SIGTERM: wait this long for in-flight. */
+  unsigned max_frames;        /* Frames per range request (100,000). */
+  size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
+  unsigned inline_cost;       /* Work below this cost runs on the loop. */
+  size_t stream_high_water;   /* Bytes queued before a stream pauses. */
+  bool demo;                  /* Load the embedded demo asset. */
+} srv_config_t;
+
+/* Fills the built-in defaults. */
+void srv_config_defaults(srv_config_t *cfg);
+
+/* Applies one setting by its file key ("max_body_size") and text value.
+ * Returns 0, or -1 with a message in err (err_len bytes). */
+int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
+                   char *err, size_t err_len);
+
+/* Reads a key = value file ('#' comments, blank lines). Returns 0 or -1
+ * with "path:line: message" in err. */
+int srv_config_load(srv_config_t *cfg, const char *path, char *err,
+                    size_t err_len);
+
+/* Parses flags: --config FILE is applied first, then every other flag in
+ * order (each setting has a flag --key-with-dashes VALUE; booleans take no
+ * value). Returns 0, 1 when --help was given (help printed to out), or -1
+ * with a message in err. */
+int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv,
+                          FILE *out, char *err, size_t err_len);
+
+void srv_config_print_help(FILE *out);
+
+/* Parses "host:port" or "[v6]:port". Returns 0 or -1. */
+int srv_parse_host_port(const char *s, char *host, size_t host_len,
+                        int *port);
+
+#endif

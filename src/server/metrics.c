@@ -1,0 +1,182 @@
+/* server: Prometheus counters and histograms (see metrics.h).
+ *
+ * Rendering builds the whole text in one growing buffer; it runs on the
+ * loop thread per scrape, which is cheap next to the counters' bounded
+ * size (routes x statuses + routes x buckets lines). */
+#include "server/metrics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+static const char *route_names[SRV_ROUTE_COUNT_] = {
+    [SRV_ROUTE_NONE] = "none",
+    [SRV_ROUTE_ASSETS_POST] = "assets_upload",
+    [SRV_ROUTE_ASSETS_LIST] = "assets_list",
+    [SRV_ROUTE_SKELETON] = "skeleton",
+    [SRV_ROUTE_CLIP] = "clip",
+    [SRV_ROUTE_MESH] = "mesh",
+    [SRV_ROUTE_POSE_GET] = "pose",
+    [SRV_ROUTE_POSE_POST] = "pose_blend",
+    [SRV_ROUTE_SKIN] = "skin",
+    [SRV_ROUTE_SOLVE] = "solve",
+    [SRV_ROUTE_STREAM] = "stream",
+    [SRV_ROUTE_HEALTHZ] = "healthz",
+    [SRV_ROUTE_METRICS] = "metrics",
+    [SRV_ROUTE_INFO] = "info",
+};
+
+const double srv_latency_bounds[SRV_METRICS_BUCKETS] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+    0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,   10.0};
+
+const char *srv_route_name(int route) {
+  if (route < 0 || route >= SRV_ROUTE_COUNT_) return "none";
+  return route_names[route];
+}
+
+void srv_metrics_record(srv_metrics_t *m, int route, int status,
+                        uint64_t latency_ns) {
+  if (route < 0 || route >= SRV_ROUTE_COUNT_) route = SRV_ROUTE_NONE;
+  unsigned slot = SRV_METRICS_STATUSES; /* "other" when the table is full */
+  for (unsigned i = 0; i < m->status_count; i++)
+    if (m->statuses[i] == status) {
+      slot = i;
+      break;
+    }
+  if (slot == SRV_METRICS_STATUSES && m->status_count < SRV_METRICS_STATUSES) {
+    slot = m->status_count++;
+    m->statuses[slot] = status;
+  }
+  m->requests[route][slot]++;
+  double s = (double)latency_ns / 1e9;
+  unsigned b = 0;
+  while (b < SRV_METRICS_BUCKETS && s > srv_latency_bounds[b]) b++;
+  m->latency[route][b]++;
+  m->latency_sum[route] += s;
+}
+
+typedef struct text_s {
+  char *p;
+  size_t len, cap;
+  int failed;
+} text_t;
+
+static void put(text_t *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(text_t *t, const char *fmt, ...) {
+  if (t->failed) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      t->failed = 1;
+      return;
+    }
+    if ((size_t)n < t->cap - t->len) {
+      t->len += (size_t)n;
+      return;
+    }
+    size_t cap = t->cap * 2 + (size_t)n;
+    char *p = realloc(t->p, cap);
+    if (p == NULL) {
+      t->failed = 1;
+      return;
+    }
+    t->p = p;
+    t->cap = cap;
+  }
+}
+
+int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
+                       char **out, size_t *len) {
+  text_t t = {.cap = 8192};
+  t.p = malloc(t.cap);
+  if (t.p == NULL) return UV_ENOMEM;
+  put(&t, "# HELP animd_requests_total HTTP requests answered, by route "
+          "and status.\n# TYPE animd_requests_total counter\n");
+  for (int r = 0; r < SRV_ROUTE_COUNT_; r++)
+    for (unsigned s = 0; s <= SRV_METRICS_STATUSES; s++) {
+      if (m->requests[r][s] == 0) continue;
+      char code[16];
+      if (s == SRV_METRICS_STATUSES) snprintf(code, sizeof code, "other");
+      else snprintf(code, sizeof code, "%d", m->statuses[s]);
+      put(&t, "animd_requests_total{route=\"%s\",status=\"%s\"} %llu\n",
+          route_names[r], code, (unsigned long long)m->requests[r][s]);
+    }
+  put(&t, "# HELP animd_request_duration_seconds Time from a request's "
+          "first byte to its answer being queued.\n"
+          "# TYPE animd_request_duration_seconds histogram\n");
+  for (int r = 0; r < SRV_ROUTE_COUNT_; r++) {
+    uint64_t total = 0;
+    for (unsigned b = 0; b <= SRV_METRICS_BUCKETS; b++)
+      total += m->latency[r][b];
+    if (total == 0) continue;
+    uint64_t cum = 0;
+    for (unsigned b = 0; b < SRV_METRICS_BUCKETS; b++) {
+      cum += m->latency[r][b];
+      put(&t,
+          "animd_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} "
+          "%llu\n",
+          route_names[r], srv_latency_bounds[b], (unsigned long long)cum);
+    }
+    put(&t,
+        "animd_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} "
+        "%llu\n",
+        route_names[r], (unsigned long long)total);
+    put(&t, "animd_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
+        route_names[r], m->latency_sum[r]);
+    put(&t, "animd_request_duration_seconds_count{route=\"%s\"} %llu\n",
+        route_names[r], (unsigned long long)total);
+  }
+  put(&t,
+      "# HELP animd_open_connections Client connections open now.\n"
+      "# TYPE animd_open_connections gauge\nanimd_open_connections %u\n"
+      "# HELP animd_connections_total Client connections accepted.\n"
+      "# TYPE animd_connections_total counter\n"
+      "animd_connections_total %llu\n"
+      "# HELP animd_connections_rejected_total Connections refused with "
+      "503 (max_connections).\n"
+      "# TYPE animd_connections_rejected_total counter\n"
+      "animd_connections_rejected_total %llu\n",
+      g->connections, (unsigned long long)m->connections_total,
+      (unsigned long long)m->connections_rejected);
+  put(&t,
+      "# HELP animd_pool_threads Worker pool threads.\n"
+      "# TYPE animd_pool_threads gauge\nanimd_pool_threads %u\n"
+      "# HELP animd_pool_queue_depth Jobs waiting for a worker.\n"
+      "# TYPE animd_pool_queue_depth gauge\nanimd_pool_queue_depth %u\n"
+      "# HELP animd_pool_busy_workers Workers running a job now.\n"
+      "# TYPE animd_pool_busy_workers gauge\nanimd_pool_busy_workers %u\n"
+      "# HELP animd_pool_rejected_total Jobs refused because the queue "
+      "was full (503).\n# TYPE animd_pool_rejected_total counter\n"
+      "animd_pool_rejected_total %llu\n",
+      g->pool_threads, g->pool_queue, g->pool_busy,
+      (unsigned long long)m->pool_rejected);
+  put(&t,
+      "# HELP animd_assets Assets stored, by kind.\n"
+      "# TYPE animd_assets gauge\n"
+      "animd_assets{kind=\"skeleton\"} %llu\n"
+      "animd_assets{kind=\"clip\"} %llu\n"
+      "animd_assets{kind=\"mesh\"} %llu\n"
+      "# HELP animd_store_bytes Bytes held by stored assets.\n"
+      "# TYPE animd_store_bytes gauge\nanimd_store_bytes %llu\n"
+      "# HELP animd_uptime_seconds Seconds since start.\n"
+      "# TYPE animd_uptime_seconds gauge\nanimd_uptime_seconds %.3f\n",
+      (unsigned long long)g->assets_skeletons,
+      (unsigned long long)g->assets_clips,
+      (unsigned long long)g->assets_meshes,
+      (unsigned long long)g->store_bytes, g->uptime_s);
+  if (t.failed) {
+    free(t.p);
+    return UV_ENOMEM;
+  }
+  *out = t.p;
+  *len = t.len;
+  return 0;
+}

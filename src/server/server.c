@@ -1,0 +1,245 @@
+/* server: the daemon object: listener, the list of connections, the pool,
+ * the store, metrics, the access log and the drain sequence (server.h).
+ *
+ * Key choice: connections over max_connections are still accepted, so the
+ * client gets a 503 with Retry-After and a clean close instead of a
+ * silent backlog timeout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/internal.h"
+#include "server/server.h"
+#include "server/ws.h"
+#include "server/store_glue.h"
+
+static void check_drained(srv_server_t *s);
+
+/* ---- access log -------------------------------------------------------------- */
+
+int srv_server_reopen_log(srv_server_t *s) {
+  const char *path = s->cfg.access_log;
+  FILE *f = NULL;
+  if (strcmp(path, "-") == 0) {
+    f = stderr;
+  } else if (path[0] != '\0') {
+    f = fopen(path, "a");
+    if (f == NULL) return -errno;
+    setvbuf(f, NULL, _IOLBF, 0);
+  }
+  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  s->access_log = f;
+  return 0;
+}
+
+void srv__server_request_done(srv_server_t *s, srv_request_t *r) {
+  uint64_t now = uv_hrtime();
+  uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
+  int status = r->_status ? r->_status : 500;
+  srv_metrics_record(&s->metrics, r->route, status, ns);
+  if (s->access_log == NULL) return;
+  char when[64];
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  fprintf(s->access_log, "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s\n",
+          when, srv_conn_peer(r->conn), r->method_name, r->target,
+          r->http_minor, status, (unsigned long long)r->_bytes_out,
+          (double)ns / 1e6, srv_route_name(r->route));
+}
+
+/* ---- connections -------------------------------------------------------------- */
+
+static void on_connection(uv_stream_t *l, int status) {
+  srv_server_t *s = l->data;
+  if (status < 0 || s->draining) return;
+  srv_conn_t *c;
+  if (srv__conn_accept(s, &c) != 0) return;
+  if (s->conn_count > s->cfg.max_connections) {
+    s->metrics.connections_rejected++;
+    srv__http_reject(c, 503, "too_many_connections",
+                     "the server has reached max_connections");
+  }
+}
+
+void srv__server_conn_closed(srv_server_t *s, srv_conn_t *c) {
+  if (c->prev) c->prev->next = c->next;
+  else s->conns = c->next;
+  if (c->next) c->next->prev = c->prev;
+  c->prev = c->next = NULL;
+  s->conn_count--;
+  if (s->draining && s->conn_count == 0) check_drained(s);
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
+                   srv_server_t **out, char *err, size_t err_len) {
+  srv_server_t *s = calloc(1, sizeof *s);
+  if (s == NULL) return UV_ENOMEM;
+  s->loop = loop;
+  s->cfg = *cfg;
+  s->start_ns = uv_hrtime();
+  int rc = srv_server_reopen_log(s);
+  if (rc != 0) {
+    snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
+             uv_strerror(rc));
+    goto fail;
+  }
+  rc = srv__store_open(s, err, err_len);
+  if (rc != 0) goto fail_log;
+  rc = srv_pool_init(&s->pool, loop, cfg->workers, cfg->queue_max);
+  if (rc != 0) {
+    snprintf(err, err_len, "worker pool: %s", uv_strerror(rc));
+    goto fail_store;
+  }
+  s->pool_open = true;
+  uv_tcp_init(loop, &s->listener);
+  s->listener.data = s;
+  uv_timer_init(loop, &s->drain_timer);
+  s->drain_timer.data = s;
+  *out = s;
+  return 0;
+
+fail_store:
+  srv__store_close(s);
+fail_log:
+  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+fail:
+  free(s);
+  return rc;
+}
+
+static int write_ready_file(const char *path, const char *text) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return -errno;
+  size_t n = strlen(text);
+  ssize_t w = write(fd, text, n);
+  close(fd);
+  if (w != (ssize_t)n) return UV_EIO;
+  if (rename(tmp, path) != 0) return -errno;
+  return 0;
+}
+
+int srv_server_listen(srv_server_t *s) {
+  char host[256];
+  int port;
+  if (srv_parse_host_port(s->cfg.listen, host, sizeof host, &port) != 0)
+    return UV_EINVAL;
+  struct sockaddr_storage addr;
+  int rc;
+  if (strchr(host, ':') != NULL)
+    rc = uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr);
+  else
+    rc = uv_ip4_addr(host, port, (struct sockaddr_in *)&addr);
+  if (rc != 0) return rc;
+  rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
+  if (rc != 0) return rc;
+  rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_connection);
+  if (rc != 0) return rc;
+  s->listening = true;
+  struct sockaddr_storage bound;
+  int len = sizeof bound;
+  uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &len);
+  char ip[64];
+  if (bound.ss_family == AF_INET6) {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
+    uv_ip6_name(a, ip, sizeof ip);
+    snprintf(s->address, sizeof s->address, "[%s]:%d", ip,
+             ntohs(a->sin6_port));
+  } else {
+    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
+    uv_ip4_name(a, ip, sizeof ip);
+    snprintf(s->address, sizeof s->address, "%s:%d", ip, ntohs(a->sin_port));
+  }
+  if (s->cfg.ready_file[0] != '\0') {
+    rc = write_ready_file(s->cfg.ready_file, s->address);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
+const char *srv_server_address(const srv_server_t *s) {
+  return s->address;
+}
+
+static void on_drain_timeout(uv_timer_t *t) {
+  srv_server_t *s = t->data;
+  /* Whatever is still running past the deadline is cut off. */
+  srv_conn_t *c = s->conns;
+  while (c != NULL) {
+    srv_conn_t *next = c->next;
+    srv_conn_close(c, NULL, NULL);
+    c = next;
+  }
+  check_drained(s);
+}
+
+static void on_drained(uv_timer_t *t) {
+  srv_server_t *s = t->data;
+  if (s->pool_open) {
+    srv_pool_close(&s->pool);
+    s->pool_open = false;
+  }
+  uv_close((uv_handle_t *)&s->drain_timer, NULL);
+  void (*done)(srv_server_t *) = s->drain_done;
+  s->drain_done = NULL;
+  if (done) done(s);
+}
+
+static void check_drained(srv_server_t *s) {
+  if (s->conn_count > 0 || s->drain_done == NULL) return;
+  /* Finish on the next loop turn, outside any close callback. */
+  uv_timer_start(&s->drain_timer, on_drained, 0, 0);
+}
+
+void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
+  if (s->draining) return;
+  s->draining = true;
+  s->drain_done = done;
+  uv_close((uv_handle_t *)&s->listener, NULL);
+  s->listening = false;
+  /* WebSocket streams get a close frame (1001) and close once it is
+   * written; the drain timeout cuts any that cannot finish. */
+  srv_ws_drain(s);
+  srv_conn_t *c = s->conns;
+  while (c != NULL) {
+    srv_conn_t *next = c->next;
+    if (c->proto == &srv__http_proto) srv__http_drain(c);
+    else if (!c->close_when_drained) srv_conn_close(c, NULL, NULL);
+    c = next;
+  }
+  if (s->conn_count == 0) check_drained(s);
+  else
+    uv_timer_start(&s->drain_timer, on_drain_timeout,
+                   s->cfg.drain_timeout_ms, 0);
+}
+
+void srv_server_free(srv_server_t *s) {
+  if (s == NULL) return;
+  srv__store_close(s);
+  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  free(s);
+}
+
+const srv_config_t *srv_server_config(const srv_server_t *s) {
+  return &s->cfg;
+}
+srv_pool_t *srv_server_pool(srv_server_t *s) {
+  return &s->pool;
+}
+srv_metrics_t *srv_server_metrics(srv_server_t *s) {
+  return &s->metrics;
+}
+uv_loop_t *srv_server_loop(const srv_server_t *s) {
+  return s->loop;
+}
+struct store_s *srv_server_store(srv_server_t *s) {
+  return s->store;
+}
