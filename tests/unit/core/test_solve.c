@@ -345,7 +345,7 @@ static void model_positions(const anim_skeleton_t *sk, const anim_quat_t *rot,
 START_TEST(test_solve_round_trip_local_to_model) {
   enum { N = 12, F = 5 };
   anim_raw_joint_t raw[N];
-  char names[N][8];
+  char names[N][16];
   memset(raw, 0, sizeof raw);
   for (int c = 0; c < N; c++) {
     /* Caller c's parent is c + 1 within each chain of 6; 5 and 11 are
