@@ -29,7 +29,7 @@
  *                                         unit axis and an angle in [0, pi]
  * Results agree with D3DX to float rounding, except where D3DX is
  * degenerate: its slerp switches to unnormalized lerp when 1 - |dot| is
- * below 0.001 (ours: normalized lerp below 5e-4, so always unit length),
+ * below 0.001 (ours: normalized lerp below 5e-5, so always unit length),
  * and its barycentric divides by f + g = 0 (ours returns q1). */
 #ifndef ANIMD_MATH_H
 #define ANIMD_MATH_H
