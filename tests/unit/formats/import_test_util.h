@@ -103,3 +103,49 @@ static inline int32_t joint_parent(const anim_skeleton_t *s, uint32_t i) {
 }
 
 #endif
+
+static inline uint32_t lcg_next(uint32_t *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return *seed >> 8;
+}
+
+/* Decodes n deterministic mutations of a file (a few bytes replaced by
+ * characters that matter to parsers, or a cut at a random length): each
+ * must decode or fail with 400/413, never crash or leak. */
+static inline void mutate_decode(const char *rel, const char *ct,
+                                 const fmt_decode_options_t *opts, int n) {
+  static const char alphabet[] = "0123456789-.e{}[]\",: \n\t(x\377";
+  size_t len;
+  char *orig = asset_read(rel, &len);
+  char *buf = malloc(len + 1);
+  uint32_t seed = 12345;
+#define NEXT() lcg_next(&seed)
+  for (int i = 0; i < n; i++) {
+    memcpy(buf, orig, len);
+    size_t used = len;
+    if (i % 8 == 7) {
+      used = NEXT() % len;
+    } else {
+      int edits = 1 + (int)(NEXT() % 4);
+      for (int k = 0; k < edits; k++)
+        {
+        size_t at = NEXT() % len;
+        buf[at] = alphabet[NEXT() % (sizeof alphabet - 1)];
+      }
+    }
+    fmt_bundle_t b;
+    fmt_error_t e;
+    memset(&e, 0, sizeof e);
+    if (fmt_decode(ct, buf, used, opts, &b, &e) == 0) {
+      fmt_bundle_free(&b);
+    } else {
+      ck_assert_msg(e.status == 400 || e.status == 413,
+                    "%s mutation %d: status %d (%s)", rel, i, e.status,
+                    e.message);
+      ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
+    }
+  }
+#undef NEXT
+  free(buf);
+  free(orig);
+}

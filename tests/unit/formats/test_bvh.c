@@ -322,6 +322,13 @@ START_TEST(test_empty_and_garbage) {
 }
 END_TEST
 
+START_TEST(test_mutations) {
+  mutate_decode("bvh/makehuman/walk1.bvh", BVH, NULL, 300);
+  mutate_decode("bvh/bandai-namco/dataset-1_run_normal_001.bvh", BVH, NULL,
+                100);
+}
+END_TEST
+
 Suite *bvh_suite(void) {
   Suite *s = suite_create("bvh");
   TCase *tc = tcase_create("samples");
@@ -338,6 +345,7 @@ Suite *bvh_suite(void) {
   tcase_add_loop_test(tc, test_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_empty_and_garbage);
+  tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -311,6 +311,18 @@ START_TEST(test_bob_truncated) {
 }
 END_TEST
 
+START_TEST(test_mutations) {
+  fmt_bundle_t mesh;
+  decode_bob(&mesh);
+  fmt_decode_options_t o;
+  memset(&o, 0, sizeof o);
+  o.skeleton = mesh.skeletons[0];
+  mutate_decode("md5/bob/Bob.md5mesh", MESH, NULL, 100);
+  mutate_decode("md5/bob/Bob.md5anim", ANIM, &o, 100);
+  fmt_bundle_free(&mesh);
+}
+END_TEST
+
 Suite *md5_suite(void) {
   Suite *s = suite_create("md5");
   TCase *tc = tcase_create("bob");
@@ -321,6 +333,7 @@ Suite *md5_suite(void) {
   tcase_add_test(tc, test_bob_anim);
   tcase_add_test(tc, test_anim_hierarchy_mismatch);
   tcase_add_test(tc, test_bob_truncated);
+  tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);
   tc = tcase_create("invalid");
   tcase_add_loop_test(tc, test_invalid_files, 0,
