@@ -19,7 +19,7 @@
 static srv_ws_hub_t *hub;
 static bool draining;
 
-/* ---- transport over a connection ---------------------------------------------- */
+/* ---- transport over a connection ----------------------------------------- */
 
 static int t_write(void *ctx, const uint8_t *data, size_t len) {
   return srv_conn_write(ctx, data, len, NULL, NULL);
@@ -54,7 +54,7 @@ static void on_close(srv_conn_t *conn, void *user) {
 
 static const srv_conn_proto_t ws_proto = {on_read, on_close};
 
-/* ---- upgrade -------------------------------------------------------------------- */
+/* ---- upgrade ------------------------------------------------------------- */
 
 int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
   srv_request_t *r = (srv_request_t *)req;

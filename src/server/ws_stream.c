@@ -97,7 +97,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->close_timeout_ms = 2000;
 }
 
-/* ---- heap -------------------------------------------------------------------- */
+/* ---- heap ---------------------------------------------------------------- */
 
 static void heap_set(srv_ws_hub_t *h, unsigned i, stream_t *s) {
   h->heap[i] = s;
@@ -170,7 +170,7 @@ static void arm(srv_ws_hub_t *h) {
   uv_timer_start(&h->tick, on_tick, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
-/* ---- client calls and deferred free --------------------------------------------- */
+/* ---- client calls and deferred free -------------------------------------- */
 
 static void client_release(srv_ws_client_t *c);
 
@@ -191,7 +191,7 @@ static void check_done(srv_ws_client_t *c) {
   if (srv_ws_session_done(&c->session)) transport_close(c);
 }
 
-/* ---- messages to the client ------------------------------------------------------- */
+/* ---- messages to the client ---------------------------------------------- */
 
 static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   if (b->failed) return;
@@ -232,7 +232,7 @@ static fmt_buf_t *ack_begin(srv_ws_client_t *c, const char *op,
   return b;
 }
 
-/* ---- streams ---------------------------------------------------------------------- */
+/* ---- streams ------------------------------------------------------------- */
 
 static stream_t *find_stream(srv_ws_client_t *c, const char *id) {
   for (unsigned i = 0; i < c->stream_count; i++)
@@ -419,7 +419,7 @@ static void on_tick(uv_timer_t *timer) {
   arm(h);
 }
 
-/* ---- control messages --------------------------------------------------------------- */
+/* ---- control messages ---------------------------------------------------- */
 
 static char *dup_str(const char *s) {
   if (s == NULL) return NULL;
@@ -771,7 +771,7 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
   srv_ws_cmd_free(&cmd);
 }
 
-/* ---- session I/O ---------------------------------------------------------------------- */
+/* ---- session I/O --------------------------------------------------------- */
 
 static void on_pong(void *user) {
   srv_ws_client_t *c = user;
@@ -858,7 +858,7 @@ static void client_close(srv_ws_client_t *c, uint16_t code,
   leave(c);
 }
 
-/* ---- hub -------------------------------------------------------------------------------- */
+/* ---- hub ----------------------------------------------------------------- */
 
 /* Once a second: keep-alive pings, dead peers, unanswered closes. */
 static void on_sweep(uv_timer_t *timer) {

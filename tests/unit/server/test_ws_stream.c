@@ -244,7 +244,8 @@ START_TEST(test_json_frames_with_mask) {
     ck_assert_ptr_nonnull(strstr(s, "\"joints\":1,"));
     ck_assert_ptr_nonnull(strstr(s, "\"translation\":[0,2,0]"));
     ck_assert_ptr_nonnull(strstr(s, "\"rotation\":[0,0,0,1]"));
-    if (strstr(s, "\"frame\":0,")) ck_assert_ptr_nonnull(strstr(s, "\"t\":0.5,"));
+    if (strstr(s, "\"frame\":0,"))
+      ck_assert_ptr_nonnull(strstr(s, "\"t\":0.5,"));
     /* Frame 2: t = 0.5 - 2 / 40 = 0.45 (loop wrap inside the clip). */
     if (strstr(s, "\"frame\":2,"))
       ck_assert_ptr_nonnull(strstr(s, "\"t\":0.45,"));
