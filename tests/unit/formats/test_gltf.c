@@ -583,6 +583,37 @@ START_TEST(test_doc_sparse) {
 }
 END_TEST
 
+START_TEST(test_doc_eight_influences) {
+  /* JOINTS_1/WEIGHTS_1 repeat the first set: 8 influences, vertex 0 has
+   * four 0.5 weights renormalized to 0.25 each. */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  json_t *at = json_object_get(
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
+                          "primitives"),
+          0),
+      "attributes");
+  json_object_set_new(at, "JOINTS_1", json_integer(3));
+  json_object_set_new(at, "WEIGHTS_1", json_integer(4));
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_uint_eq(m->influences, 8);
+  float sum = 0;
+  int quarters = 0;
+  for (uint32_t i = 0; i < 8; i++) {
+    sum += m->weights[i];
+    quarters += fabsf(m->weights[i] - 0.25f) < 1e-6f;
+  }
+  ck_assert_float_eq_tol(sum, 1, EPS);
+  ck_assert_int_eq(quarters, 4);
+  fmt_bundle_free(&b);
+  json_decref(d);
+}
+END_TEST
+
 START_TEST(test_doc_glb_roundtrip) {
   uint8_t buf[BUF_LEN];
   make_buffer(buf);
@@ -792,6 +823,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_normalized_stride);
   tcase_add_test(tc, test_doc_sparse);
   tcase_add_test(tc, test_doc_glb_roundtrip);
+  tcase_add_test(tc, test_doc_eight_influences);
   tcase_add_loop_test(tc, test_doc_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_not_json);

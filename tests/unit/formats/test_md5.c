@@ -273,6 +273,82 @@ START_TEST(test_five_weights) {
 }
 END_TEST
 
+/* An md5anim for the five-joint mesh above: joint a animates Tx only
+ * (flags 1, component 0 of each frame); b..e animate nothing and keep
+ * their base frame. */
+static const char *five_anim =
+    "MD5Version 10\n"
+    "commandline \"\"\n"
+    "numFrames 2\n"
+    "numJoints 5\n"
+    "frameRate 10\n"
+    "numAnimatedComponents 1\n"
+    "hierarchy {\n"
+    "\t\"a\"\t-1 1 0\n"
+    "\t\"b\"\t0 0 1\n"
+    "\t\"c\"\t0 0 1\n"
+    "\t\"d\"\t0 0 1\n"
+    "\t\"e\"\t0 0 1\n"
+    "}\n"
+    "bounds {\n"
+    "\t( 0 0 0 ) ( 1 1 1 )\n"
+    "\t( 0 0 0 ) ( 1 1 1 )\n"
+    "}\n"
+    "baseframe {\n"
+    "\t( 0 2 3 ) ( 0 0 0 )\n"
+    "\t( 1 0 0 ) ( 0.6 0 0 )\n"
+    "\t( 2 0 0 ) ( 0 0 0 )\n"
+    "\t( 3 0 0 ) ( 0 0 0 )\n"
+    "\t( 4 0 0 ) ( 0 0 0 )\n"
+    "}\n"
+    "frame 0 {\n"
+    "\t5\n"
+    "}\n"
+    "frame 1 {\n"
+    "\t7\n"
+    "}\n";
+
+START_TEST(test_partial_flags) {
+  fmt_bundle_t mesh, b;
+  fmt_error_t e;
+  ck_assert_int_eq(fmt_decode(MESH, five, strlen(five), NULL, &mesh, &e), 0);
+  fmt_decode_options_t o;
+  memset(&o, 0, sizeof o);
+  o.skeleton = mesh.skeletons[0];
+  ck_assert_int_eq(fmt_decode(ANIM, five_anim, strlen(five_anim), &o, &b, &e),
+                   0);
+  const anim_clip_t *c = b.clips[0].clip;
+  ck_assert_float_eq_tol(c->duration, 0.1f, 1e-6f);
+  int32_t ja = anim_skeleton_find(o.skeleton, "a");
+  int32_t jb = anim_skeleton_find(o.skeleton, "b");
+  for (uint32_t i = 0; i < c->track_count; i++) {
+    const anim_track_t *t = &c->tracks[i];
+    if (t->joint == (uint32_t)ja && t->path == ANIM_PATH_TRANSLATION) {
+      /* x from the frames (5, 7); y, z from the base frame (2, 3). */
+      ck_assert_uint_eq(t->key_count, 2);
+      ck_assert_float_eq(t->values[0], 5);
+      ck_assert_float_eq(t->values[1], 2);
+      ck_assert_float_eq(t->values[2], 3);
+      ck_assert_float_eq(t->values[3], 7);
+    }
+    if (t->joint == (uint32_t)jb && t->path == ANIM_PATH_ROTATION) {
+      /* Base frame (0.6, 0, 0): w = -sqrt(1 - 0.36) = -0.8, one key. */
+      ck_assert_uint_eq(t->key_count, 1);
+      float sg = t->values[3] < 0 ? 1.0f : -1.0f;
+      ck_assert_float_eq_tol(sg * t->values[0], 0.6f, 1e-6f);
+      ck_assert_float_eq_tol(sg * t->values[3], -0.8f, 1e-6f);
+    }
+  }
+  fmt_bundle_free(&b);
+  /* More components than numAnimatedComponents: line 8. */
+  char bad[2048];
+  snprintf(bad, sizeof bad, "%s", five_anim);
+  memcpy(strstr(bad, "-1 1 0"), "-1 3 0", 6);
+  ck_decode_fails(ANIM, bad, strlen(bad), &o, 400, "line 8");
+  fmt_bundle_free(&mesh);
+}
+END_TEST
+
 static const struct {
   const char *from, *to, *at;
 } broken_mesh[] = {
@@ -339,6 +415,7 @@ Suite *md5_suite(void) {
   tcase_add_loop_test(tc, test_invalid_files, 0,
                       (int)(sizeof invalid / sizeof invalid[0]));
   tcase_add_test(tc, test_five_weights);
+  tcase_add_test(tc, test_partial_flags);
   tcase_add_loop_test(tc, test_broken_mesh, 0,
                       (int)(sizeof broken_mesh / sizeof broken_mesh[0]));
   suite_add_tcase(s, tc);
