@@ -44,24 +44,24 @@ static const struct {
   int mesh, vertex;
   float x, y, z;
 } bob_ref[] = {
-  {0, 0, 0.00002f, 7.60284f, 46.23835f},
-  {0, 247, 5.64003f, -10.41049f, 29.23836f},
-  {0, 493, 8.97237f, 2.57951f, 52.22659f},
-  {1, 0, -0.71885f, -7.77049f, 54.93820f},
-  {1, 55, -2.74987f, -6.78053f, 54.33822f},
-  {1, 109, 2.46999f, -0.36050f, 58.03839f},
-  {2, 0, -0.03116f, -4.33072f, 60.33822f},
-  {2, 40, -3.05969f, -8.16065f, 55.93803f},
-  {2, 79, -0.03100f, -7.91066f, 58.93804f},
-  {3, 0, -39.96087f, -7.83235f, 42.32935f},
-  {3, 9, -41.83775f, -3.30120f, 33.93992f},
-  {3, 17, -37.30660f, -5.17807f, 33.93991f},
-  {4, 0, -39.59413f, -2.68120f, 47.01059f},
-  {4, 19, -42.03803f, -3.09843f, 42.31743f},
-  {4, 37, -37.30660f, -5.17807f, 33.93991f},
-  {5, 0, 11.40001f, -0.36047f, 33.67011f},
-  {5, 67, 11.60002f, -9.36047f, 40.87012f},
-  {5, 134, 10.80002f, -4.29048f, 30.97011f},
+    {0, 0, 0.00002f, 7.60284f, 46.23835f},
+    {0, 247, 5.64003f, -10.41049f, 29.23836f},
+    {0, 493, 8.97237f, 2.57951f, 52.22659f},
+    {1, 0, -0.71885f, -7.77049f, 54.93820f},
+    {1, 55, -2.74987f, -6.78053f, 54.33822f},
+    {1, 109, 2.46999f, -0.36050f, 58.03839f},
+    {2, 0, -0.03116f, -4.33072f, 60.33822f},
+    {2, 40, -3.05969f, -8.16065f, 55.93803f},
+    {2, 79, -0.03100f, -7.91066f, 58.93804f},
+    {3, 0, -39.96087f, -7.83235f, 42.32935f},
+    {3, 9, -41.83775f, -3.30120f, 33.93992f},
+    {3, 17, -37.30660f, -5.17807f, 33.93991f},
+    {4, 0, -39.59413f, -2.68120f, 47.01059f},
+    {4, 19, -42.03803f, -3.09843f, 42.31743f},
+    {4, 37, -37.30660f, -5.17807f, 33.93991f},
+    {5, 0, 11.40001f, -0.36047f, 33.67011f},
+    {5, 67, 11.60002f, -9.36047f, 40.87012f},
+    {5, 134, 10.80002f, -4.29048f, 30.97011f},
 };
 
 START_TEST(test_bob_bind_pose_vertices) {
@@ -90,8 +90,9 @@ START_TEST(test_bob_model_space_joints) {
   for (uint32_t j = 0; j < k->joint_count; j++) {
     int p = k->parents[j];
     anim_transform_t t = k->rest[j];
-    wp[j] = p < 0 ? t.translation
-                  : anim_vec3_add(wp[p], anim_quat_rotate(wr[p], t.translation));
+    wp[j] = p < 0
+                ? t.translation
+                : anim_vec3_add(wp[p], anim_quat_rotate(wr[p], t.translation));
     wr[j] = p < 0 ? t.rotation : anim_quat_mul(wr[p], t.rotation);
   }
   int32_t f = anim_skeleton_find(k, "forearm.L");
@@ -203,10 +204,10 @@ END_TEST
 static const struct {
   const char *file, *at;
 } invalid[] = {
-  {"md5/invalid/InvalidBoneIndex.md5mesh", "line 23"},
-  {"md5/invalid/OverflowingTriangleIndex.md5mesh", "line 18"},
-  {"md5/invalid/OverflowingVertexIndex.md5mesh", "line 15"},
-  {"md5/invalid/OverflowingWeightIndex.md5mesh", "line 21"},
+    {"md5/invalid/InvalidBoneIndex.md5mesh", "line 23"},
+    {"md5/invalid/OverflowingTriangleIndex.md5mesh", "line 18"},
+    {"md5/invalid/OverflowingVertexIndex.md5mesh", "line 15"},
+    {"md5/invalid/OverflowingWeightIndex.md5mesh", "line 21"},
 };
 
 START_TEST(test_invalid_files) {
@@ -352,16 +353,16 @@ END_TEST
 static const struct {
   const char *from, *to, *at;
 } broken_mesh[] = {
-  {"numJoints 5", "numJoints 6", "line 11"},   /* "}" where a name belongs */
-  {"numJoints 5", "numJoints 99999999999", "line 3"},
-  {"\"b\"\t0", "\"b\"\t7", "line 7"},          /* parent out of range */
-  {"\"b\"\t0", "\"b\"\t1", "line 7"},          /* own parent */
-  {"( 1 0 0 )", "( 1 0 )", "line 7"},
-  {"0 5\n", "3 5\n", "line 15"},                /* weights past the end */
-  {"tri 0 0 0 0", "tri 0 0 0 1", "line 17"},
-  {"0.15 ( 0 1 0 )", "-0.15 ( 0 1 0 )", "line 23"},
-  {"MD5Version 10", "MD5Version 11", "line 1"},
-  {"numweights 5", "numweights 6", "line 24"},
+    {"numJoints 5", "numJoints 6", "line 11"}, /* "}" where a name belongs */
+    {"numJoints 5", "numJoints 99999999999", "line 3"},
+    {"\"b\"\t0", "\"b\"\t7", "line 7"}, /* parent out of range */
+    {"\"b\"\t0", "\"b\"\t1", "line 7"}, /* own parent */
+    {"( 1 0 0 )", "( 1 0 )", "line 7"},
+    {"0 5\n", "3 5\n", "line 15"}, /* weights past the end */
+    {"tri 0 0 0 0", "tri 0 0 0 1", "line 17"},
+    {"0.15 ( 0 1 0 )", "-0.15 ( 0 1 0 )", "line 23"},
+    {"MD5Version 10", "MD5Version 11", "line 1"},
+    {"numweights 5", "numweights 6", "line 24"},
 };
 
 START_TEST(test_broken_mesh) {
