@@ -76,6 +76,9 @@ typedef struct anim_track_s {
   uint8_t interpolation; /* anim_interp */
   uint8_t components;   /* 3 or 4 */
   uint8_t fixed_rate;   /* Keys on a grid: key i at times[0] + i / rate. */
+  /* private: 1 when times is the previous track's array (equal key times
+   * are stored once, and the sampler finds their segment once). */
+  uint8_t _same_times;
   uint32_t key_count;
   float rate;           /* Keys per second when fixed_rate. */
   const float *times;
