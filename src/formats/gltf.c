@@ -314,7 +314,9 @@ static int type_comps(const char *t) {
 
 /* Resolves a bufferView range [off, off + need) to memory, checked. */
 static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
-                      size_t *stride, const uint8_t **out, const char *at) {
+                      size_t *stride, const uint8_t **out, const char *at_in) {
+  char at[200];
+  snprintf(at, sizeof at, "%s", at_in);
   json_t *v = json_array_get(c->views, view);
   if (!json_is_object(v))
     return bad(c, "bad_type", atf(c, "bufferViews[%zu]", view),
@@ -349,8 +351,11 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
   return 0;
 }
 
-/* Opens accessor index for reading; use names the referring spot. */
-static int acc_open(gl_ctx_t *c, size_t index, gl_acc_t *a) {
+/* Opens accessor index for reading. use names the referring spot;
+ * want_comps (0: any) and type_mask (bit per component type - 5120)
+ * restrict what that spot accepts. */
+static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
+                    unsigned type_mask, gl_acc_t *a) {
   char aat[48];
   snprintf(aat, sizeof aat, "accessors[%zu]", index);
   json_t *j = json_array_get(c->accessors, index);
@@ -366,6 +371,14 @@ static int acc_open(gl_ctx_t *c, size_t index, gl_acc_t *a) {
     return bad(c, "bad_type", atf(c, "%s.type", aat), "unknown type");
   a->ctype = (int)json_integer_value(ct);
   a->comps = type_comps(json_string_value(ty));
+  if (want_comps != 0 && a->comps != want_comps)
+    return fmt_fail(c->err, 400, "bad_type", use,
+                    "%s: accessors[%zu] has %d components, %d expected", use,
+                    index, a->comps, want_comps);
+  if (!(type_mask & (1u << (a->ctype - CT_I8))))
+    return fmt_fail(c->err, 400, "bad_component_type", use,
+                    "%s: accessors[%zu] has a component type (%d) not "
+                    "allowed here", use, index, a->ctype);
   a->normalized = json_is_true(json_object_get(j, "normalized"));
   if (get_size(c, j, "count", 0, true, &a->count, atf(c, "%s.count", aat)))
     return -1;
@@ -396,8 +409,10 @@ static int acc_open(gl_ctx_t *c, size_t index, gl_acc_t *a) {
         __builtin_add_overflow(need, a->elem, &need))
       return bad(c, "out_of_bounds", atf(c, "%s.count", aat),
                  "overflows the buffer view");
-    if (view_range(c, (size_t)view, off, need, NULL, &a->base,
-                   atf(c, "%s.byteOffset", aat)))
+    if (view_range(c, (size_t)view, off, 0, NULL, &a->base,
+                   atf(c, "%s.byteOffset", aat)) ||
+        view_range(c, (size_t)view, off, need, NULL, &a->base,
+                   atf(c, "%s.count", aat)))
       return -1;
     a->stride = stride;
   }
@@ -508,15 +523,7 @@ static int acc_floats(gl_ctx_t *c, size_t index, const char *use,
   gl_acc_t a;
   char u[200];
   snprintf(u, sizeof u, "%s", use);
-  if (acc_open(c, index, &a)) return -1;
-  if (want_comps != 0 && a.comps != want_comps)
-    return fmt_fail(c->err, 400, "bad_type", u,
-                    "%s: accessors[%zu] has %d components, %d expected", u,
-                    index, a.comps, want_comps);
-  if (!(type_mask & (1u << (a.ctype - CT_I8))))
-    return fmt_fail(c->err, 400, "bad_component_type", u,
-                    "%s: accessors[%zu] has a component type (%d) not "
-                    "allowed here", u, index, a.ctype);
+  if (acc_open(c, index, u, want_comps, type_mask, &a)) return -1;
   size_t n = a.count * (size_t)a.comps;
   double *tmp = malloc(n * sizeof *tmp);
   float *f = malloc(n * sizeof *f);
@@ -1336,7 +1343,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                    TM_FLOAT | TM_NORM, &nrm, &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, 400, "count_mismatch", c->at,
+      fmt_fail(c->err, 400, "count_mismatch",
+               atf(c, "%s.attributes.NORMAL", pat),
                "%s: %zu normals for %zu positions", c->at, n2, nv);
       goto done;
     }

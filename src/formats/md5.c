@@ -487,18 +487,19 @@ int fmt_decode_md5anim(const void *body, size_t len,
   int rc = -1;
   if (header(&m) ||
       count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
-      count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj) ||
-      expect(&m, "frameRate") ||
+      count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj))
+    goto done;
+  if (nj != sk->joint_count) {
+    fail(&m, "skeleton_mismatch",
+         "numJoints differs from the skeleton's joint count");
+    goto done;
+  }
+  if (expect(&m, "frameRate") ||
       integer(&m, 1, 100000, &rate, "frameRate must be within 1..100000") ||
       count(&m, "numAnimatedComponents", 6 * nj, 2, &ncomp))
     goto done;
   if (nf == 0) {
     fail(&m, "bad_frames", "numFrames must be at least 1");
-    goto done;
-  }
-  if (nj != sk->joint_count) {
-    fail(&m, "skeleton_mismatch",
-         "numJoints differs from the skeleton's joint count");
     goto done;
   }
   if (nf > SIZE_MAX / 16 / (nj + 1) || nf * nj > fmt__max_keys(m.opts) ||
