@@ -230,6 +230,82 @@ START_TEST(test_dqs_twist_keeps_volume) {
 }
 END_TEST
 
+/* Eight influences, all on joints carrying the same rigid transform: the
+ * result is that transform, M p, computed here in closed form. */
+START_TEST(test_dqs_eight_influences) {
+  float pos[6] = {1, 2, 3, -1, 0.5f, 2}, nrm[6] = {0, 1, 0, 1, 0, 0};
+  uint32_t j[16] = {0, 1, 2, 3, 0, 1, 2, 3, 3, 2, 1, 0, 3, 2, 1, 0};
+  float w[16] = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1};
+  anim_mesh_t *m = build(2, pos, nrm, 8, j, w);
+  const double ax[3] = {0, 0, 1}, t[3] = {0.5, -1, 2};
+  double r[3][3];
+  axis_angle(ax, M_PI / 3, r);
+  anim_mat4_t mats[NJ];
+  for (int i = 0; i < NJ; i++)
+    mats[i] = from_rows(r, t);
+  float op[6], on[6];
+  run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_LINEAR, op, on);
+  for (int v = 0; v < 2; v++)
+    for (int c = 0; c < 3; c++) {
+      const float *p = pos + 3 * v, *n = nrm + 3 * v;
+      double e = r[c][0] * p[0] + r[c][1] * p[1] + r[c][2] * p[2] + t[c];
+      double en = r[c][0] * n[0] + r[c][1] * n[1] + r[c][2] * n[2];
+      ck_assert_double_eq_tol(op[3 * v + c], e, 1e-5);
+      ck_assert_double_eq_tol(on[3 * v + c], en, 1e-5);
+    }
+  anim_mesh_free(m);
+}
+END_TEST
+
+/* Sign alignment: A = 100 degrees about x and B = 170 degrees about
+ * (-0.6, 0.8, 0) have unit quaternions (largest component positive, as any
+ * matrix-to-quaternion conversion gives) with a negative dot product. The
+ * spec blends 0.5 qA + 0.5 (-qB), normalized; the expected point is that
+ * rotation applied in closed form (q p q* in double). Without alignment
+ * the blend would be 0.5 (qA + qB), a different rotation. */
+static void quat_of(const double ax[3], double a, double q[4]) {
+  double l = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  for (int i = 0; i < 3; i++)
+    q[i] = ax[i] / l * sin(a / 2);
+  q[3] = cos(a / 2);
+}
+
+START_TEST(test_dqs_sign_alignment) {
+  float pos[3] = {1, 2, 3};
+  uint32_t j[2] = {0, 1};
+  float w[2] = {1, 1};
+  anim_mesh_t *m = build(1, pos, NULL, 2, j, w);
+  const double axa[3] = {1, 0, 0}, axb[3] = {-0.6, 0.8, 0}, t0[3] = {0, 0, 0};
+  const double aa = 100 * M_PI / 180, ab = 170 * M_PI / 180;
+  double r[3][3], qa[4], qb[4], q[4];
+  anim_mat4_t mats[NJ] = {identity4(), identity4(), identity4(), identity4()};
+  axis_angle(axa, aa, r);
+  mats[0] = from_rows(r, t0);
+  axis_angle(axb, ab, r);
+  mats[1] = from_rows(r, t0);
+  quat_of(axa, aa, qa);
+  quat_of(axb, ab, qb);
+  double dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+  ck_assert(dot < 0);
+  double len = 0;
+  for (int i = 0; i < 4; i++)
+    q[i] = qa[i] - qb[i], len += q[i] * q[i];
+  for (int i = 0; i < 4; i++)
+    q[i] /= sqrt(len);
+  /* p' = p + 2w (u x p) + 2 u x (u x p), u = vector part. */
+  const double p[3] = {1, 2, 3};
+  double c1[3] = {q[1] * p[2] - q[2] * p[1], q[2] * p[0] - q[0] * p[2],
+                  q[0] * p[1] - q[1] * p[0]};
+  double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
+                  q[0] * c1[1] - q[1] * c1[0]};
+  float op[3];
+  run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_NONE, op, NULL);
+  for (int c = 0; c < 3; c++)
+    ck_assert_double_eq_tol(op[c], p[c] + 2 * q[3] * c1[c] + 2 * c2[c], 1e-5);
+  anim_mesh_free(m);
+}
+END_TEST
+
 START_TEST(test_dqs_scratch_and_range) {
   float pos[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0};
   uint32_t j[4] = {0, 1, 2, 3};
@@ -263,6 +339,8 @@ Suite *dqs_suite(void) {
   tcase_add_test(tc, test_dqs_single_influence_equals_lbs);
   tcase_add_test(tc, test_dqs_translations_blend_linearly);
   tcase_add_test(tc, test_dqs_twist_keeps_volume);
+  tcase_add_test(tc, test_dqs_eight_influences);
+  tcase_add_test(tc, test_dqs_sign_alignment);
   tcase_add_test(tc, test_dqs_scratch_and_range);
   suite_add_tcase(s, tc);
   return s;

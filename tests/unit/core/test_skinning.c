@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animd/hierarchy.h"
 #include "animd/skinning.h"
 
 /* ---- fixtures -------------------------------------------------------------- */
@@ -123,6 +124,71 @@ START_TEST(test_bind_pose_exact) {
     }
     anim_mesh_free(m);
   }
+}
+END_TEST
+
+/* Through the real pipeline: a built skeleton's rest pose, local-to-model
+ * and skinning matrices (model * inverse bind, computed by the builder)
+ * give matrices within float rounding of the identity, so LBS and DQS
+ * return the rest mesh within 1e-5. */
+START_TEST(test_bind_pose_through_pipeline) {
+  enum { J = 5, N = 64 };
+  anim_raw_joint_t raw[J];
+  const char *names[J] = {"hand", "hips", "spine", "arm", "head"};
+  const int32_t parents[J] = {3, -1, 1, 2, 2};
+  memset(raw, 0, sizeof raw);
+  for (int c = 0; c < J; c++) {
+    raw[c].name = names[c];
+    raw[c].parent = parents[c];
+    raw[c].rest.translation = (anim_vec3_t){(float)urand(), 1.0f,
+                                            (float)urand()};
+    float x = (float)urand(), y = (float)urand(), z = (float)urand(), w = 1.5f;
+    float l = sqrtf(x * x + y * y + z * z + w * w);
+    raw[c].rest.rotation = (anim_quat_t){x / l, y / l, z / l, w / l};
+    raw[c].rest.scale = (anim_vec3_t){1.0f, 0.5f + c * 0.25f, 1.0f};
+  }
+  anim_raw_skeleton_t rs = {.joints = raw, .joint_count = J};
+  anim_skeleton_t *sk = NULL;
+  anim_build_error_t err;
+  ck_assert_msg(anim_skeleton_build(&rs, NULL, &sk, &err) == ANIM_OK, "%s",
+                err.message);
+  anim_vec3_t t[J], sc[J];
+  anim_quat_t r[J];
+  anim_mat4_t model[J], skinm[J];
+  anim_pose_t pose = {t, r, sc, J};
+  ck_assert_int_eq(anim_pose_set_rest(sk, &pose), ANIM_OK);
+  anim_local_to_model_job_t l2m = {.skeleton = sk, .input = pose,
+                                   .output = model, .output_count = J};
+  ck_assert_int_eq(anim_local_to_model_job_run(&l2m), ANIM_OK);
+  anim_skinning_matrices_job_t smj = {.skeleton = sk, .model = model,
+                                      .output = skinm, .output_count = J};
+  ck_assert_int_eq(anim_skinning_matrices_job_run(&smj), ANIM_OK);
+  float pos[3 * N], nrm[3 * N], w[4 * N], op[3 * N], on[3 * N];
+  uint32_t j[4 * N];
+  for (int i = 0; i < 3 * N; i++)
+    pos[i] = (float)(2 * urand()), nrm[i] = (float)urand();
+  for (int i = 0; i < 4 * N; i++)
+    j[i] = (uint32_t)i % J, w[i] = (float)(1.01 + urand());
+  anim_raw_mesh_t rm = {.vertex_count = N, .positions = pos, .normals = nrm,
+                        .influences = 4, .joints = j, .weights = w};
+  anim_mesh_t *m = NULL;
+  ck_assert_int_eq(anim_mesh_build(&rm, sk, NULL, &m, &err), ANIM_OK);
+  float scratch[8 * J];
+  for (int method = ANIM_SKIN_LBS; method <= ANIM_SKIN_DQS; method++) {
+    anim_skinning_job_t job = {.mesh = m, .matrices = skinm,
+                               .matrix_count = J,
+                               .method = (anim_skin_method)method,
+                               .normals = ANIM_NORMALS_INVERSE_TRANSPOSE,
+                               .out_positions = op, .out_normals = on,
+                               .scratch = scratch, .scratch_count = 8 * J};
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    for (int i = 0; i < 3 * N; i++) {
+      ck_assert_double_eq_tol(op[i], pos[i], 1e-5);
+      ck_assert_double_eq_tol(on[i], m->normals[i], 1e-5);
+    }
+  }
+  anim_mesh_free(m);
+  anim_skeleton_free(sk);
 }
 END_TEST
 
@@ -711,6 +777,7 @@ Suite *skinning_suite(void) {
   TCase *tc = tcase_create("lbs");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_bind_pose_exact);
+  tcase_add_test(tc, test_bind_pose_through_pipeline);
   tcase_add_test(tc, test_single_joint_rigid);
   tcase_add_test(tc, test_two_joint_half_blend);
   tcase_add_test(tc, test_normals_nonuniform_scale);
