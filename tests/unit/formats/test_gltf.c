@@ -170,6 +170,133 @@ START_TEST(test_girl_five_roots) {
 }
 END_TEST
 
+/* ---- InterpolationTest: sampled node values by hand from the spec --------
+ *
+ * Key times (float32 in the file): scale clips t = 1/24, 10/24, 21/24,
+ * 30/24, 40/24 = 0.0416667, 0.4166667, 0.875, 1.25, 1.6666667; rotation
+ * clips 0, 0.4166667, 0.875, 1.25, 1.7083334; Step Translation 0,
+ * 0.4583333, 0.8333333, 1.2916666, 1.7083334; the other translations 0,
+ * 0.4166667, 0.8333333, 1.25, 1.6666667. Values (CUBICSPLINE: the middle
+ * of each in-tangent, value, out-tangent triple):
+ *   scale 1, .5, 1, .5, 1 (cubic tangents all 0);
+ *   rotation about z by 0, -45, -90, -135, -180 degrees:
+ *     (0,0,-sin(a/2),cos(a/2)) = (0,0,0,1), (0,0,-.382683,.92388),
+ *     (0,0,-.707107,.707107), (0,0,-.92388,.382683), (0,0,-1,0);
+ *   Step Translation y 6.665226, 10, 6, 10, 6;
+ *   CubicSpline Translation (3.30518, y) with y 6.640117, 10, 6, 10, 6 and
+ *   zero tangents; Linear Translation (-3.297581, y), y 6.621015, 10, 6, 10,
+ *   6.
+ * Hermite basis at s: h00 = 2s^3-3s^2+1, h10 = s^3-2s^2+s, h01 = -2s^3+3s^2,
+ * h11 = s^3-s^2; p = h00 v_k + h10 d b_k + h01 v_k+1 + h11 d a_k+1 with d the
+ * key interval, b the out-tangent and a the in-tangent (glTF 2.0 Appendix C).
+ * s = 0.5: h00 = h01 = 0.5, h10 = 0.125, h11 = -0.125.
+ * s = 0.25: h00 = 0.84375, h01 = 0.15625. */
+typedef struct interp_case_s {
+  const char *clip;
+  uint32_t node;
+  float t;
+  int path;
+  float v[4];
+} interp_case_t;
+
+#define MID_SCALE 0.6458333f  /* (0.4166667 + 0.875) / 2 */
+#define MID_TRANS 0.625f      /* (0.4166667 + 0.8333333) / 2 */
+static const interp_case_t interp_cases[] = {
+  /* Step Scale: the key at or before t. */
+  {"Step Scale", 0, 0.4166666567f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+  {"Step Scale", 0, MID_SCALE, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+  {"Step Scale", 0, 1.0f, ANIM_PATH_SCALE, {1, 1, 1}},
+  /* Linear Scale: lerp(.5, 1, .5) = .75; at s = .25: .5 + .25 * .5 =
+   * .625 (t = 0.4166667 + 0.25 * 0.4583333 = 0.53125). */
+  {"Linear Scale", 3, 0.875f, ANIM_PATH_SCALE, {1, 1, 1}},
+  {"Linear Scale", 3, MID_SCALE, ANIM_PATH_SCALE, {0.75f, 0.75f, 0.75f}},
+  {"Linear Scale", 3, 0.53125f, ANIM_PATH_SCALE, {0.625f, 0.625f, 0.625f}},
+  /* CubicSpline Scale, zero tangents: .5 * .5 + .5 * 1 = .75; at s = .25:
+   * .84375 * .5 + .15625 * 1 = .578125. */
+  {"CubicSpline Scale", 4, 1.25f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+  {"CubicSpline Scale", 4, MID_SCALE, ANIM_PATH_SCALE,
+   {0.75f, 0.75f, 0.75f}},
+  {"CubicSpline Scale", 4, 0.53125f, ANIM_PATH_SCALE,
+   {0.578125f, 0.578125f, 0.578125f}},
+  /* Step Rotation between keys 1 and 2: key 1. */
+  {"Step Rotation", 5, MID_SCALE, ANIM_PATH_ROTATION,
+   {0, 0, -0.382683f, 0.92388f}},
+  {"Step Rotation", 5, 1.25f, ANIM_PATH_ROTATION,
+   {0, 0, -0.92388f, 0.382683f}},
+  /* Linear Rotation: slerp of -45 and -90 degrees at .5 is -67.5 degrees:
+   * (0, 0, -sin(33.75 deg), cos(33.75 deg)) = (0, 0, -.5555702, .8314696). */
+  {"Linear Rotation", 7, MID_SCALE, ANIM_PATH_ROTATION,
+   {0, 0, -0.5555702f, 0.8314696f}},
+  {"Linear Rotation", 7, 0.875f, ANIM_PATH_ROTATION,
+   {0, 0, -0.707107f, 0.707107f}},
+  /* CubicSpline Rotation, segment 1-2, d = 0.4583333, s = .5:
+   *   v1 = (0,0,-.382683,.92388), b1 = (0,0,-.047891,.998853),
+   *   a2 = (0,0,-.035464,.999371), v2 = (0,0,-.707107,.707107);
+   *   z = .5(-.382683) + .125(.4583333)(-.047891) + .5(-.707107)
+   *       - .125(.4583333)(-.035464)
+   *     = -.1913415 - .0027437 - .3535535 + .0020318 = -.5456070
+   *   w = .5(.92388) + .125(.4583333)(.998853) + .5(.707107)
+   *       - .125(.4583333)(.999371)
+   *     = .46194 + .0572260 + .3535535 - .0572557 = .8154638
+   *   normalized: |p| = sqrt(.5456070^2 + .8154638^2) = .9811566,
+   *   (0, 0, -.5560855, .8311251). */
+  {"CubicSpline Rotation", 6, MID_SCALE, ANIM_PATH_ROTATION,
+   {0, 0, -0.5560855f, 0.8311251f}},
+  {"CubicSpline Rotation", 6, 0.4166666567f, ANIM_PATH_ROTATION,
+   {0, 0, -0.382683f, 0.92388f}},
+  /* Step Translation at .6458333 (keys .4583333 and .8333333): key 1. */
+  {"Step Translation", 8, MID_SCALE, ANIM_PATH_TRANSLATION, {0, 10, 0}},
+  {"Step Translation", 8, 0.8333333f, ANIM_PATH_TRANSLATION, {0, 6, 0}},
+  /* CubicSpline Translation, zero tangents, y: .5(10) + .5(6) = 8; s = .25:
+   * .84375(10) + .15625(6) = 9.375 at t = .4166667 + .25(.4166667) =
+   * .5208333. */
+  {"CubicSpline Translation", 9, MID_TRANS, ANIM_PATH_TRANSLATION,
+   {3.30518f, 8, 0}},
+  {"CubicSpline Translation", 9, 0.5208333f, ANIM_PATH_TRANSLATION,
+   {3.30518f, 9.375f, 0}},
+  /* Linear Translation: y = (10 + 6) / 2 = 8. */
+  {"Linear Translation", 10, MID_TRANS, ANIM_PATH_TRANSLATION,
+   {-3.297581f, 8, 0}},
+  {"Linear Translation", 10, 1.25f, ANIM_PATH_TRANSLATION,
+   {-3.297581f, 10, 0}},
+};
+
+START_TEST(test_interpolation_values) {
+  const interp_case_t *k = &interp_cases[_i];
+  fmt_bundle_t b;
+  asset_decode("gltf/khronos/InterpolationTest.glb", GLB, NULL, &b);
+  const anim_skeleton_t *sk = b.skeletons[0];
+  const anim_clip_t *clip = NULL;
+  for (size_t i = 0; i < b.clip_count; i++)
+    if (strcmp(b.clips[i].clip->name, k->clip) == 0) clip = b.clips[i].clip;
+  ck_assert_ptr_nonnull(clip);
+  uint32_t n = sk->joint_count;
+  anim_vec3_t *tr = malloc(n * sizeof *tr), *sc = malloc(n * sizeof *sc);
+  anim_quat_t *rot = malloc(n * sizeof *rot);
+  anim_sampling_job_t job = {.skeleton = sk, .clip = clip, .time = k->t,
+                             .output = {tr, rot, sc, n}};
+  ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
+  uint32_t j = sk->from_caller[k->node];
+  const float tol = 2e-5f;
+  if (k->path == ANIM_PATH_ROTATION) {
+    float s = rot[j].w * k->v[3] + rot[j].z * k->v[2] < 0 ? -1.0f : 1.0f;
+    ck_assert_float_eq_tol(s * rot[j].x, k->v[0], tol);
+    ck_assert_float_eq_tol(s * rot[j].y, k->v[1], tol);
+    ck_assert_float_eq_tol(s * rot[j].z, k->v[2], tol);
+    ck_assert_float_eq_tol(s * rot[j].w, k->v[3], tol);
+  } else {
+    anim_vec3_t v = k->path == ANIM_PATH_SCALE ? sc[j] : tr[j];
+    ck_assert_float_eq_tol(v.x, k->v[0], tol);
+    ck_assert_float_eq_tol(v.y, k->v[1], tol);
+    ck_assert_float_eq_tol(v.z, k->v[2], tol);
+  }
+  free(tr);
+  free(sc);
+  free(rot);
+  fmt_bundle_free(&b);
+}
+END_TEST
+
 /* ---- a small hand-made document -------------------------------------------- */
 
 /* Buffer layout (little-endian):
@@ -652,6 +779,8 @@ Suite *gltf_suite(void) {
                       (int)(sizeof files / sizeof files[0]));
   tcase_add_test(tc, test_fox_clips);
   tcase_add_test(tc, test_interpolation_test_clips);
+  tcase_add_loop_test(tc, test_interpolation_values, 0,
+                      (int)(sizeof interp_cases / sizeof interp_cases[0]));
   tcase_add_test(tc, test_recursive_skeletons);
   tcase_add_test(tc, test_girl_five_roots);
   tcase_add_test(tc, test_fox_truncated);
