@@ -15,7 +15,8 @@
 #include "server/ws_stream.h"
 
 /* Two joints: "a" at the root moves along x from 0 to 1 over 1 s; "b" is
- * its child at (0, 2, 0) and has no track. */
+ * its child at (0, 2, 0) and has no track. The mesh has one vertex on each
+ * joint, so at time t its vertices are (t, 0, 0) and (t, 2, 0). */
 static const char asset[] =
     "{\"skeleton\":{\"name\":\"line\",\"joints\":["
     "{\"name\":\"a\",\"parent\":-1,\"translation\":[0,0,0],"
@@ -24,7 +25,9 @@ static const char asset[] =
     "\"rotation\":[0,0,0,1],\"scale\":[1,1,1]}]},"
     "\"clips\":[{\"name\":\"slide\",\"tracks\":[{\"joint\":\"a\","
     "\"path\":\"translation\",\"interpolation\":\"LINEAR\","
-    "\"times\":[0,1],\"values\":[0,0,0,1,0,0]}]}]}";
+    "\"times\":[0,1],\"values\":[0,0,0,1,0,0]}]}],"
+    "\"meshes\":[{\"name\":\"pair\",\"positions\":[0,0,0,0,2,0],"
+    "\"joints\":[0,0,0,0,1,0,0,0],\"weights\":[1,0,0,0,1,0,0,0]}]}";
 
 typedef struct msg_s {
   uint8_t opcode;
@@ -88,6 +91,8 @@ static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
 static uv_loop_t loop;
 static store_t *store;
 static srv_ws_hub_t *hub;
+static srv_pool_t pool;
+static bool with_pool;
 
 static void setup(void) {
   ck_assert_int_eq(uv_loop_init(&loop), 0);
@@ -100,7 +105,8 @@ static void setup(void) {
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
   store_ingest_result_free(&res);
-  hub = srv_ws_hub_new(&loop, store, NULL);
+  if (with_pool) ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 16), 0);
+  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL, NULL);
   ck_assert_ptr_nonnull(hub);
 }
 
@@ -111,6 +117,7 @@ static void peer_free(peer_t *p) {
 
 static void teardown_loop(void) {
   srv_ws_hub_free(hub);
+  if (with_pool) srv_pool_close(&pool);
   uv_run(&loop, UV_RUN_DEFAULT);
   ck_assert_int_eq(uv_loop_close(&loop), 0);
   store_close(store);
@@ -237,7 +244,8 @@ START_TEST(test_json_frames_with_mask) {
     ck_assert_ptr_nonnull(strstr(s, "\"joints\":1,"));
     ck_assert_ptr_nonnull(strstr(s, "\"translation\":[0,2,0]"));
     ck_assert_ptr_nonnull(strstr(s, "\"rotation\":[0,0,0,1]"));
-    if (strstr(s, "\"frame\":0,")) ck_assert_ptr_nonnull(strstr(s, "\"t\":0.5,"));
+    if (strstr(s, "\"frame\":0,"))
+      ck_assert_ptr_nonnull(strstr(s, "\"t\":0.5,"));
     /* Frame 2: t = 0.5 - 2 / 40 = 0.45 (loop wrap inside the clip). */
     if (strstr(s, "\"frame\":2,"))
       ck_assert_ptr_nonnull(strstr(s, "\"t\":0.45,"));
@@ -374,6 +382,41 @@ START_TEST(test_shutdown_sends_1001) {
 }
 END_TEST
 
+START_TEST(test_mesh_frames_on_the_pool) {
+  with_pool = true;
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"m\",\"mesh\":\"pair\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+                "\"wrap\":\"clamp\"}");
+  ck_assert_int_eq(count_text_with(&p, "\"layout\":\"positions\""), 1);
+  run_until(has_six_binary, &p);
+  for (int i = 0; i < p.count; i++) {
+    const msg_t *m = &p.msgs[i];
+    if (m->opcode != 2) continue;
+    ck_assert_uint_eq(u32(m->data + 4), 2); /* positions */
+    ck_assert_uint_eq(u32(m->data + 24), 6);
+    ck_assert_uint_eq(u32(m->data + 28), 2);
+    double t;
+    memcpy(&t, m->data + 16, 8);
+    float f[6];
+    memcpy(f, m->data + 32, sizeof f);
+    ck_assert_float_eq_tol(f[0], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[1], 0, 1e-6);
+    ck_assert_float_eq_tol(f[3], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[4], 2, 1e-6);
+  }
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  /* Every frame after the first was asked of the pool ahead of time. */
+  ck_assert_uint_ge(st.prefetched, 5);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
 Suite *ws_stream_suite(void) {
   Suite *s = suite_create("ws_stream");
   TCase *tc = tcase_create("stream");
@@ -384,6 +427,7 @@ Suite *ws_stream_suite(void) {
   tcase_add_test(tc, test_backpressure_drops);
   tcase_add_test(tc, test_errors_beside_a_stream);
   tcase_add_test(tc, test_shutdown_sends_1001);
+  tcase_add_test(tc, test_mesh_frames_on_the_pool);
   suite_add_tcase(s, tc);
   return s;
 }
