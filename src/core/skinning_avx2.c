@@ -10,9 +10,9 @@
  * Measured on this machine (positions+normals, 4 influences, J=67): an
  * 8-lane SoA variant with 12 gathers per influence per 8 vertices ran at
  * about 45 M vertices/s even with SoA input, this kernel at about 200 M;
- * pairing vertices gained about 15% over one vertex per 128-bit register. The kernel is
- * specialised per influence count and normals mode, so the inner loop has
- * no mode branches, and it runs the scalar kernel's operations in the same
+ * pairing vertices gained about 15% over one vertex per 128-bit register. The
+ * kernel is specialised per influence count and normals mode, so the inner loop
+ * has no mode branches, and it runs the scalar kernel's operations in the same
  * order, so the two differ only by FMA and rsqrt rounding. */
 #include <float.h>
 #include <immintrin.h>
@@ -78,9 +78,12 @@ static ALWAYS_INLINE __m256 apply_pair(const float *in, __m256 c0, __m256 c1,
   /* 8 floats when a third vertex follows, else exactly 6. */
   const __m256i six = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
   __m256 v = more ? _mm256_loadu_ps(in) : _mm256_maskload_ps(in, six);
-  __m256 x = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3));
-  __m256 y = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4));
-  __m256 z = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5));
+  __m256 x =
+      _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3));
+  __m256 y =
+      _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4));
+  __m256 z =
+      _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5));
   __m256 r = point ? _mm256_fmadd_ps(x, c0, c3) : _mm256_mul_ps(x, c0);
   r = _mm256_fmadd_ps(y, c1, r);
   return _mm256_fmadd_ps(z, c2, r);
@@ -98,9 +101,8 @@ static ALWAYS_INLINE void store_pair(float *out, __m256 r, bool more) {
                         r);
 }
 
-static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job,
-                                 uint32_t first, uint32_t count,
-                                 const uint32_t k,
+static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
+                                 uint32_t count, const uint32_t k,
                                  const anim_skin_normals mode) {
   const anim_mesh_t *m = job->mesh;
   const float *mats = job->matrices[0].m;
@@ -136,8 +138,8 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job,
       __m256 x = _mm256_permutevar8x32_ps(pv, _mm256_set1_epi32(0));
       __m256 y = _mm256_permutevar8x32_ps(pv, _mm256_set1_epi32(1));
       __m256 z = _mm256_permutevar8x32_ps(pv, _mm256_set1_epi32(2));
-      r = _mm256_fmadd_ps(z, c2, _mm256_fmadd_ps(y, c1,
-                                                 _mm256_fmadd_ps(x, c0, c3)));
+      r = _mm256_fmadd_ps(z, c2,
+                          _mm256_fmadd_ps(y, c1, _mm256_fmadd_ps(x, c0, c3)));
       __m128 h = _mm256_castps256_ps128(r);
       _mm_storel_pi((__m64 *)(out_p + 3 * (size_t)o), h);
       _mm_store_ss(out_p + 3 * (size_t)o + 2, _mm_movehl_ps(h, h));
@@ -155,9 +157,8 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job,
       __m256 d = _mm256_and_ps(_mm256_mul_ps(c0, n0), xyz_mask());
       d = _mm256_hadd_ps(d, d);
       d = _mm256_hadd_ps(d, d);
-      const __m256 flip =
-          _mm256_and_ps(_mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_LT_OQ),
-                        sign);
+      const __m256 flip = _mm256_and_ps(
+          _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_LT_OQ), sign);
       n0 = _mm256_xor_ps(n0, flip);
       n1 = _mm256_xor_ps(n1, flip);
       n2 = _mm256_xor_ps(n2, flip);
@@ -178,10 +179,10 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job,
   }
 }
 
-#define KERNEL_FOR(K, MODE)                                                 \
-  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,          \
-                                  uint32_t first, uint32_t count) {        \
-    kernel(job, first, count, K, MODE);                                     \
+#define KERNEL_FOR(K, MODE)                                                    \
+  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,              \
+                                  uint32_t first, uint32_t count) {            \
+    kernel(job, first, count, K, MODE);                                        \
   }
 KERNEL_FOR(4, ANIM_NORMALS_NONE)
 KERNEL_FOR(4, ANIM_NORMALS_LINEAR)

@@ -18,11 +18,14 @@
 
 /* ---- per-joint conversion ------------------------------------------------ */
 
-typedef struct dmat3_s { double c[3][3]; } dmat3_t; /* c[column][row] */
+typedef struct dmat3_s {
+  double c[3][3];
+} dmat3_t; /* c[column][row] */
 
 static double det3(const dmat3_t *m) {
   const double *a = m->c[0], *b = m->c[1], *c = m->c[2];
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - b[0] * (a[1] * c[2] - a[2] * c[1]) +
+  return a[0] * (b[1] * c[2] - b[2] * c[1]) -
+         b[0] * (a[1] * c[2] - a[2] * c[1]) +
          c[0] * (a[1] * b[2] - a[2] * b[1]);
 }
 
@@ -250,9 +253,10 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
       b[e] /= len;
     const float *q = b, *d = b + 4;
     /* t = 2 * vec(d * conj(q)) */
-    float t[3] = {2.0f * (q[3] * d[0] - d[3] * q[0] + (q[1] * d[2] - q[2] * d[1])),
-                  2.0f * (q[3] * d[1] - d[3] * q[1] + (q[2] * d[0] - q[0] * d[2])),
-                  2.0f * (q[3] * d[2] - d[3] * q[2] + (q[0] * d[1] - q[1] * d[0]))};
+    float t[3] = {
+        2.0f * (q[3] * d[0] - d[3] * q[0] + (q[1] * d[2] - q[2] * d[1])),
+        2.0f * (q[3] * d[1] - d[3] * q[1] + (q[2] * d[0] - q[0] * d[2])),
+        2.0f * (q[3] * d[2] - d[3] * q[2] + (q[0] * d[1] - q[1] * d[0]))};
     const float *p = m->positions + 3 * v;
     float ps[3], r[3];
     if (rigid)

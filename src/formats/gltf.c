@@ -33,7 +33,11 @@
 #define GLB_BIN 0x004E4942u
 /* Accessors without a bufferView are zero-filled: bound their size. */
 #define GL_MAX_ZERO_ELEMENTS ((size_t)1 << 24)
-#define GL_MAX_MESHES 65536
+#define GL_MAX_MESHES 4096
+/* Joints over all skeletons, and parent-link steps spent assembling them:
+ * bounds on memory and time for hostile node trees. */
+#define GL_MAX_TOTAL_JOINTS ((size_t)1 << 20)
+#define GL_MAX_WALK_STEPS ((size_t)1 << 24)
 
 enum { CT_I8 = 5120, CT_U8 = 5121, CT_I16 = 5122, CT_U16 = 5123,
        CT_U32 = 5125, CT_F32 = 5126 };
@@ -86,7 +90,7 @@ typedef struct gl_ctx_s {
   size_t nskels;
   gl_nj_t *nj;
   size_t nnj;
-  size_t total_keys, total_vertices;
+  size_t total_keys, total_vertices, total_joints, walk_steps;
   char at[256];            /* Scratch for error paths. */
 } gl_ctx_t;
 
@@ -392,7 +396,7 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
                atf(c, "%s.byteOffset", aat)))
     return -1;
   if (view < 0) {
-    if (a->count > GL_MAX_ZERO_ELEMENTS)
+    if (a->count > GL_MAX_ZERO_ELEMENTS / (size_t)a->comps)
       return fmt_fail(c->err, 413, "too_large", atf(c, "%s.count", aat),
                       "%s: too many elements", c->at);
   } else {
@@ -448,18 +452,26 @@ static double comp_get(const uint8_t *p, int ctype, bool norm) {
   }
 }
 
-/* Reads all elements of an opened accessor as doubles into out
- * (count * comps), applying sparse substitution. */
-static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, double *out) {
+/* Stores element i of an accessor read as floats (f) or integers (u). */
+static inline void acc_put(float *f, uint32_t *u, size_t i, double v) {
+  if (f != NULL) f[i] = (float)v;
+  else u[i] = (uint32_t)v;
+}
+
+/* Reads all elements of an opened accessor into f (floats) or u (integer
+ * component types only), count * comps entries, applying sparse
+ * substitution. */
+static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
+                    uint32_t *u) {
   size_t cs = ctype_size(a->ctype), n = a->count * (size_t)a->comps;
   if (a->base == NULL) {
-    for (size_t i = 0; i < n; i++) out[i] = 0;
+    for (size_t i = 0; i < n; i++) acc_put(f, u, i, 0);
   } else {
     for (size_t e = 0; e < a->count; e++) {
       const uint8_t *p = a->base + e * a->stride;
       for (int k = 0; k < a->comps; k++)
-        out[e * (size_t)a->comps + (size_t)k] =
-            comp_get(p + (size_t)k * cs, a->ctype, a->normalized);
+        acc_put(f, u, e * (size_t)a->comps + (size_t)k,
+                comp_get(p + (size_t)k * cs, a->ctype, a->normalized));
     }
   }
   if (a->sparse == NULL) return 0;
@@ -508,8 +520,9 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, double *out) {
                       "increasing", c->at, s, ix);
     prev = ix;
     for (int k = 0; k < a->comps; k++)
-      out[(size_t)ix * (size_t)a->comps + (size_t)k] =
-          comp_get(vp + s * a->elem + (size_t)k * cs, a->ctype, a->normalized);
+      acc_put(f, u, (size_t)ix * (size_t)a->comps + (size_t)k,
+              comp_get(vp + s * a->elem + (size_t)k * cs, a->ctype,
+                       a->normalized));
   }
   return 0;
 }
@@ -525,31 +538,22 @@ static int acc_floats(gl_ctx_t *c, size_t index, const char *use,
   snprintf(u, sizeof u, "%s", use);
   if (acc_open(c, index, u, want_comps, type_mask, &a)) return -1;
   size_t n = a.count * (size_t)a.comps;
-  double *tmp = malloc(n * sizeof *tmp);
   float *f = malloc(n * sizeof *f);
-  if (tmp == NULL || f == NULL) {
-    free(tmp);
-    free(f);
-    return fmt__nomem(c->err, u);
-  }
-  if (acc_fill(c, index, &a, tmp)) {
-    free(tmp);
+  if (f == NULL) return fmt__nomem(c->err, u);
+  if (acc_fill(c, index, &a, f, NULL)) {
     free(f);
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    if (!isfinite(tmp[i]) || fabs(tmp[i]) > 3.0e38) {
+    if (!isfinite(f[i])) {
       fmt_fail(c->err, 400, "not_finite", u,
                "%s: accessors[%zu] element %zu component %zu is not a "
                "finite number", u, index, i / (size_t)a.comps,
                i % (size_t)a.comps);
-      free(tmp);
       free(f);
       return -1;
     }
-    f[i] = (float)tmp[i];
   }
-  free(tmp);
   *out = f;
   *count = a.count;
   return 0;
@@ -566,27 +570,22 @@ static int acc_floats(gl_ctx_t *c, size_t index, const char *use,
 static int acc_uints(gl_ctx_t *c, size_t index, const char *use,
                      int want_comps, unsigned type_mask, uint32_t **out,
                      size_t *count) {
-  float *f;
+  gl_acc_t a;
   char u[200];
   snprintf(u, sizeof u, "%s", use);
-  json_t *j = json_array_get(c->accessors, index);
-  if (json_is_true(json_object_get(j, "normalized")))
+  if (acc_open(c, index, u, want_comps, type_mask & TM_UINT, &a)) return -1;
+  if (a.normalized)
     return fmt_fail(c->err, 400, "bad_value", u,
                     "%s: accessors[%zu] must not be normalized", u, index);
-  /* u32 values above 2^24 lose precision as floats: read them as doubles
-   * through the float path only when they are small, which indices and
-   * joints are checked to be anyway (against counts below 2^24). */
-  if (acc_floats(c, index, u, want_comps, type_mask, &f, count)) return -1;
-  size_t n = *count * (size_t)want_comps;
-  uint32_t *v = malloc((n ? n : 1) * sizeof *v);
-  if (v == NULL) {
-    free(f);
-    return fmt__nomem(c->err, u);
+  size_t n = a.count * (size_t)a.comps;
+  uint32_t *v = malloc(n * sizeof *v);
+  if (v == NULL) return fmt__nomem(c->err, u);
+  if (acc_fill(c, index, &a, NULL, v)) {
+    free(v);
+    return -1;
   }
-  for (size_t i = 0; i < n; i++) v[i] = f[i] >= 4294967295.0f ? UINT32_MAX
-                                                               : (uint32_t)f[i];
-  free(f);
   *out = v;
+  *count = a.count;
   return 0;
 }
 
@@ -873,6 +872,12 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     int32_t p = c->parent[k->node[i]];
     bool animated = false;
     while (p >= 0 && jmap[p] < 0) {
+      if (++c->walk_steps > GL_MAX_WALK_STEPS) {
+        fmt_fail(c->err, 413, "too_complex", atf(c, "skins[%zu]", s),
+                 "%s: the node tree is too deep for the skins' joints",
+                 c->at);
+        goto done;
+      }
       chain[len++] = (uint32_t)p;
       animated |= c->animated[p];
       p = c->parent[p];
@@ -1026,6 +1031,14 @@ static int load_skeletons(gl_ctx_t *c) {
     for (size_t s = 0; s < c->nskins && rc == 0; s++) {
       rc = assemble_skin(c, s, chain, jmap);
       if (rc) break;
+      c->total_joints += c->skels[s].count;
+      if (c->total_joints > GL_MAX_TOTAL_JOINTS) {
+        rc = fmt_fail(c->err, 413, "too_many_joints",
+                      atf(c, "skins[%zu]", s),
+                      "%s: the skeletons hold more than %zu joints", c->at,
+                      GL_MAX_TOTAL_JOINTS);
+        break;
+      }
       json_t *skin = json_array_get(c->skins, s);
       int64_t acc;
       float *ibm = NULL;
@@ -1461,10 +1474,15 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   if (nprims > 1) snprintf(name, sizeof name, "%s_%zu", base, p);
   else snprintf(name, sizeof name, "%s", base);
   if (mesh_name_taken(c, (uint32_t)skin, name)) {
+    /* Several nodes share the mesh: the node index makes it unique. */
     char b2[256];
     snprintf(b2, sizeof b2, "%s", name);
-    for (size_t i = 1; mesh_name_taken(c, (uint32_t)skin, name); i++)
-      snprintf(name, sizeof name, "%.200s.%zu", b2, i);
+    snprintf(name, sizeof name, "%.200s.%zu", b2, node);
+    if (mesh_name_taken(c, (uint32_t)skin, name)) {
+      fmt_fail(c->err, 400, "duplicate_name", pat,
+               "%s: mesh name %s is already used by this skin", pat, name);
+      goto done;
+    }
   }
   anim_raw_mesh_t raw = {.name = name, .vertex_count = nv, .positions = pos,
                          .normals = nrm, .influences = (uint32_t)inf,

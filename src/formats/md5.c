@@ -229,13 +229,25 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     fmt__nomem(m->err, "mesh");
     goto done;
   }
+  /* The shader names the mesh; a repeated shader gets ".<n>", n counting
+   * the meshes before it with that shader. */
   char name[128];
-  snprintf(name, sizeof name, "%s", shader[0] ? shader : "mesh");
-  for (size_t i = 0, k = 1; i < m->out->mesh_count; i++)
+  const char *base = shader[0] ? shader : "mesh";
+  size_t same = 0;
+  for (size_t i = 0; i < m->out->mesh_count; i++) {
+    const char *o = m->out->meshes[i].mesh->name;
+    size_t bl = strlen(base);
+    if (strncmp(o, base, bl) == 0 && (o[bl] == '\0' || o[bl] == '.')) same++;
+  }
+  if (same == 0) snprintf(name, sizeof name, "%s", base);
+  else snprintf(name, sizeof name, "%.100s.%zu", base, same);
+  for (size_t i = 0; i < m->out->mesh_count; i++)
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
-      snprintf(name, sizeof name, "%.100s.%zu", shader[0] ? shader : "mesh",
-               k++);
-      i = (size_t)-1;
+      char at[32];
+      snprintf(at, sizeof at, "meshes[%zu]", mi);
+      fmt_fail(m->err, 400, "duplicate_name", at,
+               "%s: mesh name %s is already used", at, name);
+      goto done;
     }
   anim_raw_mesh_t raw = {.name = name, .vertex_count = nv, .positions = pos,
                          .influences = 4, .joints = jt, .weights = wt,
@@ -396,7 +408,7 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   int rc = -1;
   if (header(&m) ||
       count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
-      count(&m, "numMeshes", 65536, 16, &nmeshes))
+      count(&m, "numMeshes", 4096, 16, &nmeshes))
     goto done;
   if (nj == 0) {
     fail(&m, "bad_value", "numJoints must be at least 1");

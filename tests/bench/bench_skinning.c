@@ -63,8 +63,8 @@ static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
     raw[j].rest.rotation = random_quat(0.2f);
     raw[j].rest.scale = (anim_vec3_t){1, 1, 1};
   }
-  anim_raw_skeleton_t rs = {.name = "bench", .joints = raw,
-                            .joint_count = JOINTS};
+  anim_raw_skeleton_t rs = {
+      .name = "bench", .joints = raw, .joint_count = JOINTS};
   anim_skeleton_t *sk = NULL;
   anim_build_error_t err;
   if (anim_skeleton_build(&rs, NULL, &sk, &err) != ANIM_OK) {
@@ -78,10 +78,10 @@ static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
   anim_pose_set_rest(sk, &pose);
   for (int j = 0; j < JOINTS; j++)
     r[j] = random_quat(0.5f);
-  anim_local_to_model_job_t l2m = {.skeleton = sk, .input = pose,
-                                   .output = model, .output_count = JOINTS};
-  anim_skinning_matrices_job_t smj = {.skeleton = sk, .model = model,
-                                      .output = mats, .output_count = JOINTS};
+  anim_local_to_model_job_t l2m = {
+      .skeleton = sk, .input = pose, .output = model, .output_count = JOINTS};
+  anim_skinning_matrices_job_t smj = {
+      .skeleton = sk, .model = model, .output = mats, .output_count = JOINTS};
   if (anim_local_to_model_job_run(&l2m) != ANIM_OK ||
       anim_skinning_matrices_job_run(&smj) != ANIM_OK) {
     fprintf(stderr, "pose failed\n");
@@ -90,8 +90,7 @@ static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
   return sk;
 }
 
-static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n,
-                              uint32_t k) {
+static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
   float *pos = malloc(n * 3 * sizeof(float));
   float *nrm = malloc(n * 3 * sizeof(float));
   uint32_t *jnt = malloc(n * k * sizeof(uint32_t));
@@ -104,8 +103,12 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n,
     jnt[i] = rng_u32() % JOINTS;
     wgt[i] = 0.05f + (rng_unit() + 1.0f);
   }
-  anim_raw_mesh_t raw = {.vertex_count = n, .positions = pos, .normals = nrm,
-                         .influences = k, .joints = jnt, .weights = wgt};
+  anim_raw_mesh_t raw = {.vertex_count = n,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = k,
+                         .joints = jnt,
+                         .weights = wgt};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t err;
   if (anim_mesh_build(&raw, sk, NULL, &mesh, &err) != ANIM_OK) {
@@ -163,9 +166,12 @@ int main(void) {
     anim_mesh_t *m8 = make_mesh(sk, n, 8);
     float *op = malloc(n * 3 * sizeof(float));
     float *on = malloc(n * 3 * sizeof(float));
-    anim_skinning_job_t base = {.mesh = m4, .matrices = mats,
-                                .matrix_count = JOINTS, .out_positions = op,
-                                .out_normals = on, .scratch = scratch,
+    anim_skinning_job_t base = {.mesh = m4,
+                                .matrices = mats,
+                                .matrix_count = JOINTS,
+                                .out_positions = op,
+                                .out_normals = on,
+                                .scratch = scratch,
                                 .scratch_count = sizeof scratch / 4};
     anim_skinning_job_t j = base;
     j.normals = ANIM_NORMALS_LINEAR;

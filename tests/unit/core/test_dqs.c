@@ -12,7 +12,8 @@
 #define NJ 4
 
 static uint32_t g_order[NJ] = {0, 1, 2, 3};
-static anim_skeleton_t g_skel = {.name = "dqs", .joint_count = NJ,
+static anim_skeleton_t g_skel = {.name = "dqs",
+                                 .joint_count = NJ,
                                  .to_caller = g_order,
                                  .from_caller = g_order};
 static float g_scratch[8 * NJ];
@@ -52,8 +53,12 @@ static anim_mat4_t from_rows(const double a[3][3], const double t[3]) {
 
 static anim_mesh_t *build(size_t n, const float *pos, const float *nrm,
                           uint32_t k, const uint32_t *j, const float *w) {
-  anim_raw_mesh_t raw = {.vertex_count = n, .positions = pos, .normals = nrm,
-                         .influences = k, .joints = j, .weights = w};
+  anim_raw_mesh_t raw = {.vertex_count = n,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = k,
+                         .joints = j,
+                         .weights = w};
   anim_mesh_t *m = NULL;
   ck_assert_int_eq(anim_mesh_build(&raw, &g_skel, NULL, &m, NULL), ANIM_OK);
   return m;
@@ -62,9 +67,13 @@ static anim_mesh_t *build(size_t n, const float *pos, const float *nrm,
 static void run(const anim_mesh_t *m, const anim_mat4_t *mats,
                 anim_skin_method method, anim_skin_normals mode, float *op,
                 float *on) {
-  anim_skinning_job_t job = {.mesh = m, .matrices = mats, .matrix_count = NJ,
-                             .method = method, .normals = mode,
-                             .out_positions = op, .out_normals = on,
+  anim_skinning_job_t job = {.mesh = m,
+                             .matrices = mats,
+                             .matrix_count = NJ,
+                             .method = method,
+                             .normals = mode,
+                             .out_positions = op,
+                             .out_normals = on,
                              .scratch = g_scratch,
                              .scratch_count = 8 * NJ};
   ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
@@ -120,8 +129,8 @@ START_TEST(test_dqs_single_influence_equals_lbs) {
         s[1][1] = -1.0;
       for (int r_ = 0; r_ < 3; r_++)
         for (int c = 0; c < 3; c++)
-          a[i][r_][c] = r[r_][0] * s[0][c] + r[r_][1] * s[1][c] +
-                        r[r_][2] * s[2][c];
+          a[i][r_][c] =
+              r[r_][0] * s[0][c] + r[r_][1] * s[1][c] + r[r_][2] * s[2][c];
       mats[i] = from_rows(a[i], t[i]);
     }
     for (int mode = ANIM_NORMALS_LINEAR; mode <= ANIM_NORMALS_INVERSE_TRANSPOSE;
@@ -207,8 +216,7 @@ START_TEST(test_dqs_twist_keeps_volume) {
   for (int v = 0; v < N; v++) {
     double ra[3][3];
     const double a = alpha[v];
-    axis_angle(xa,
-               2 * atan2(a * sin(M_PI / 4), 1 - a + a * cos(M_PI / 4)), ra);
+    axis_angle(xa, 2 * atan2(a * sin(M_PI / 4), 1 - a + a * cos(M_PI / 4)), ra);
     const float *p = pos + 3 * v;
     for (int c = 0; c < 3; c++) {
       double e = ra[c][0] * p[0] + ra[c][1] * p[1] + ra[c][2] * p[2];
@@ -314,9 +322,13 @@ START_TEST(test_dqs_scratch_and_range) {
   anim_mat4_t mats[NJ] = {identity4(), identity4(), identity4(), identity4()};
   mats[2].m[13] = 5.0f;
   float op[6];
-  anim_skinning_job_t job = {.mesh = m, .matrices = mats, .matrix_count = NJ,
-                             .method = ANIM_SKIN_DQS, .first_vertex = 2,
-                             .vertex_count = 2, .out_positions = op,
+  anim_skinning_job_t job = {.mesh = m,
+                             .matrices = mats,
+                             .matrix_count = NJ,
+                             .method = ANIM_SKIN_DQS,
+                             .first_vertex = 2,
+                             .vertex_count = 2,
+                             .out_positions = op,
                              .out_positions_count = 6};
   ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_ERR_BUFFER_TOO_SMALL);
   job.scratch = g_scratch;

@@ -13,9 +13,12 @@
 #include "animd/hierarchy.h"
 #include "animd/solve.h"
 
-/* ---- double quaternions (independent of the core) ------------------------- */
+/* ---- double quaternions (independent of the core) -------------------------
+ */
 
-typedef struct { double x, y, z, w; } dq_t;
+typedef struct {
+  double x, y, z, w;
+} dq_t;
 
 static dq_t dq_mul(dq_t a, dq_t b) {
   dq_t r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
@@ -52,7 +55,8 @@ static double urand(void) { /* [-1, 1) */
   return (double)(rng >> 11) / 4503599627370496.0 - 1.0;
 }
 
-/* ---- a hand-built skeleton -------------------------------------------------- */
+/* ---- a hand-built skeleton --------------------------------------------------
+ */
 
 #define MAXJ 40
 
@@ -88,9 +92,11 @@ static void fixture_init(fixture_t *f, uint32_t n, const int16_t *parents,
 static anim_result solve(const fixture_t *f, const float *pos, size_t frames,
                          anim_quat_t *local, anim_quat_t *delta) {
   float scratch[ANIM_SOLVE_SCRATCH_PER_JOINT * MAXJ];
-  anim_solve_job_t job = {.skeleton = &f->sk, .positions = pos,
+  anim_solve_job_t job = {.skeleton = &f->sk,
+                          .positions = pos,
                           .position_count = frames * f->sk.joint_count * 3,
-                          .frame_count = frames, .local_rotations = local,
+                          .frame_count = frames,
+                          .local_rotations = local,
                           .delta_rotations = delta,
                           .output_count = frames * f->sk.joint_count,
                           .scratch = scratch,
@@ -110,7 +116,8 @@ static bool quat_finite(anim_quat_t q) {
   return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
 }
 
-/* ---- hand-built chain -------------------------------------------------------- */
+/* ---- hand-built chain
+ * -------------------------------------------------------- */
 
 /* Chain root -> a -> b, rest offsets (0,1,0), identity rest rotations.
  * Caller order: b, root, a (storage: root 0, a 1, b 2).
@@ -130,12 +137,12 @@ START_TEST(test_solve_hand_chain) {
   /* Positions per frame in caller order (b, root, a). */
   const float nanf_ = NAN;
   const float pos[F][9] = {
-      {0, 2, 0, 0, 0, 0, 0, 1, 0},          /* rest */
-      {-1, 0, 1, 0, 0, 0, -1, 0, 0},        /* frame 1 */
-      {0, 0, 1, 0, 0, 0, 0, 0, 0},          /* root bone zero length */
-      {0, -1, 1, 0, 0, 0, 0, -1, 0},        /* root bone anti-parallel */
-      {nanf_, 0, 1, 0, 0, 0, -1, 0, 0},     /* b not a number */
-      {5, 5, 5, 5, 5, 5, 5, 5, 5},          /* everything collapsed */
+      {0, 2, 0, 0, 0, 0, 0, 1, 0},      /* rest */
+      {-1, 0, 1, 0, 0, 0, -1, 0, 0},    /* frame 1 */
+      {0, 0, 1, 0, 0, 0, 0, 0, 0},      /* root bone zero length */
+      {0, -1, 1, 0, 0, 0, 0, -1, 0},    /* root bone anti-parallel */
+      {nanf_, 0, 1, 0, 0, 0, -1, 0, 0}, /* b not a number */
+      {5, 5, 5, 5, 5, 5, 5, 5, 5},      /* everything collapsed */
   };
   anim_quat_t local[F * 3], delta[F * 3];
   ck_assert_int_eq(solve(&f, &pos[0][0], F, local, delta), ANIM_OK);
@@ -197,7 +204,8 @@ START_TEST(test_solve_aim_child_rule) {
 }
 END_TEST
 
-/* ---- random trees -------------------------------------------------------------- */
+/* ---- random trees
+ * -------------------------------------------------------------- */
 
 START_TEST(test_solve_random_trees) {
   for (int trial = 0; trial < 8; trial++) {
@@ -224,21 +232,21 @@ START_TEST(test_solve_random_trees) {
         for (int c = 0; c < 3; c++)
           t[c] = urand();
       } while (sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) < 0.3);
-      f.rest[j].translation = (anim_vec3_t){(float)t[0], (float)t[1],
-                                            (float)t[2]};
+      f.rest[j].translation =
+          (anim_vec3_t){(float)t[0], (float)t[1], (float)t[2]};
       const double ax[3] = {urand(), urand(), urand() + 0.01};
       dq_t r = dq_axis_angle(ax, 3 * urand());
-      f.rest[j].rotation = (anim_quat_t){(float)r.x, (float)r.y, (float)r.z,
-                                         (float)r.w};
+      f.rest[j].rotation =
+          (anim_quat_t){(float)r.x, (float)r.y, (float)r.z, (float)r.w};
       if (j % 3 == 1) {
         const double ox[3] = {urand() + 0.01, urand(), urand()};
         dq_t o = dq_axis_angle(ox, urand());
-        f.orient[j] = (anim_quat_t){(float)o.x, (float)o.y, (float)o.z,
-                                    (float)o.w};
+        f.orient[j] =
+            (anim_quat_t){(float)o.x, (float)o.y, (float)o.z, (float)o.w};
       }
       sigma[j] = 1.25 + 0.75 * urand(); /* uniform scale in [0.5, 2) */
-      f.rest[j].scale = (anim_vec3_t){(float)sigma[j], (float)sigma[j],
-                                      (float)sigma[j]};
+      f.rest[j].scale =
+          (anim_vec3_t){(float)sigma[j], (float)sigma[j], (float)sigma[j]};
     }
     /* Aim child by the rule, computed independently here. */
     int aim[MAXJ];
@@ -317,7 +325,8 @@ START_TEST(test_solve_random_trees) {
 }
 END_TEST
 
-/* ---- round trip through the skeleton builder and local-to-model ----------- */
+/* ---- round trip through the skeleton builder and local-to-model -----------
+ */
 
 /* Model positions (caller order) of a pose through anim_local_to_model. */
 static void model_positions(const anim_skeleton_t *sk, const anim_quat_t *rot,
@@ -329,8 +338,8 @@ static void model_positions(const anim_skeleton_t *sk, const anim_quat_t *rot,
   anim_pose_t pose = {t, r, sc, n};
   ck_assert_int_eq(anim_pose_set_rest(sk, &pose), ANIM_OK);
   memcpy(r, rot, n * sizeof *r);
-  anim_local_to_model_job_t job = {.skeleton = sk, .input = pose,
-                                   .output = model, .output_count = n};
+  anim_local_to_model_job_t job = {
+      .skeleton = sk, .input = pose, .output = model, .output_count = n};
   ck_assert_int_eq(anim_local_to_model_job_run(&job), ANIM_OK);
   for (uint32_t c = 0; c < n; c++)
     for (int k = 0; k < 3; k++)
@@ -353,12 +362,12 @@ START_TEST(test_solve_round_trip_local_to_model) {
     snprintf(names[c], sizeof names[c], "j%d", c);
     raw[c].name = names[c];
     raw[c].parent = (c % 6 == 5) ? -1 : c + 1;
-    raw[c].rest.translation = (anim_vec3_t){(float)urand(), 0.5f,
-                                            (float)urand()};
+    raw[c].rest.translation =
+        (anim_vec3_t){(float)urand(), 0.5f, (float)urand()};
     const double ax[3] = {urand(), urand(), urand() + 0.01};
     dq_t q = dq_axis_angle(ax, 2 * urand());
-    raw[c].rest.rotation = (anim_quat_t){(float)q.x, (float)q.y, (float)q.z,
-                                         (float)q.w};
+    raw[c].rest.rotation =
+        (anim_quat_t){(float)q.x, (float)q.y, (float)q.z, (float)q.w};
     raw[c].rest.scale = (anim_vec3_t){1.2f, 1.2f, 1.2f};
     if (c % 4 == 0)
       raw[c].orient = (anim_quat_t){0.0f, 0.0f, 0.38268343f, 0.92387953f};
@@ -374,18 +383,21 @@ START_TEST(test_solve_round_trip_local_to_model) {
     for (int j = 0; j < N; j++) {
       const double ax[3] = {urand(), urand(), urand() + 0.01};
       dq_t q = dq_axis_angle(ax, 3 * urand());
-      truth[j] = (anim_quat_t){(float)q.x, (float)q.y, (float)q.z,
-                               (float)q.w};
+      truth[j] = (anim_quat_t){(float)q.x, (float)q.y, (float)q.z, (float)q.w};
     }
     model_positions(sk, truth, pos + fr * N * 3);
   }
   anim_quat_t local[F * N], delta[F * N];
   float scratch[ANIM_SOLVE_SCRATCH_PER_JOINT * N];
-  anim_solve_job_t job = {.skeleton = sk, .positions = pos,
+  anim_solve_job_t job = {.skeleton = sk,
+                          .positions = pos,
                           .position_count = sizeof pos / sizeof *pos,
-                          .frame_count = F, .local_rotations = local,
-                          .delta_rotations = delta, .output_count = F * N,
-                          .scratch = scratch, .scratch_count = 5 * N};
+                          .frame_count = F,
+                          .local_rotations = local,
+                          .delta_rotations = delta,
+                          .output_count = F * N,
+                          .scratch = scratch,
+                          .scratch_count = 5 * N};
   ck_assert_int_eq(anim_solve_job_run(&job), ANIM_OK);
   for (int fr = 0; fr < F; fr++) {
     anim_quat_t storage[N];
@@ -401,7 +413,8 @@ START_TEST(test_solve_round_trip_local_to_model) {
 }
 END_TEST
 
-/* ---- validation ------------------------------------------------------------------ */
+/* ---- validation
+ * ------------------------------------------------------------------ */
 
 START_TEST(test_solve_validate_rejects) {
   const int16_t par[2] = {-1, 0};
@@ -412,21 +425,25 @@ START_TEST(test_solve_validate_rejects) {
   float pos[12] = {0};
   anim_quat_t local[4], delta[4];
   float scratch[10];
-  const anim_solve_job_t good = {.skeleton = &f.sk, .positions = pos,
-                                 .position_count = 12, .frame_count = 2,
+  const anim_solve_job_t good = {.skeleton = &f.sk,
+                                 .positions = pos,
+                                 .position_count = 12,
+                                 .frame_count = 2,
                                  .local_rotations = local,
-                                 .delta_rotations = delta, .output_count = 4,
-                                 .scratch = scratch, .scratch_count = 10};
+                                 .delta_rotations = delta,
+                                 .output_count = 4,
+                                 .scratch = scratch,
+                                 .scratch_count = 10};
   ck_assert_int_eq(anim_solve_job_validate(&good), ANIM_OK);
   ck_assert_int_eq(anim_solve_job_run(&good), ANIM_OK);
   ck_assert_int_eq(anim_solve_job_validate(NULL), ANIM_ERR_INVALID_ARGUMENT);
   anim_solve_job_t j;
-#define REJECT(code, stmt)                                         \
-  do {                                                             \
-    j = good;                                                      \
-    stmt;                                                          \
-    ck_assert_int_eq(anim_solve_job_validate(&j), code);           \
-    ck_assert_int_eq(anim_solve_job_run(&j), code);                \
+#define REJECT(code, stmt)                                                     \
+  do {                                                                         \
+    j = good;                                                                  \
+    stmt;                                                                      \
+    ck_assert_int_eq(anim_solve_job_validate(&j), code);                       \
+    ck_assert_int_eq(anim_solve_job_run(&j), code);                            \
   } while (0)
   REJECT(ANIM_ERR_INVALID_ARGUMENT, j.skeleton = NULL);
   REJECT(ANIM_ERR_INVALID_ARGUMENT, j.positions = NULL);

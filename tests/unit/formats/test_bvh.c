@@ -305,6 +305,28 @@ START_TEST(test_broken) {
 }
 END_TEST
 
+START_TEST(test_onto_existing_skeleton) {
+  /* With opts->skeleton the motion targets that rig by joint name: no new
+   * skeleton, the clip refers to the external one. */
+  fmt_bundle_t rig, b;
+  decode_text(tiny, NULL, &rig);
+  fmt_decode_options_t o;
+  memset(&o, 0, sizeof o);
+  o.skeleton = rig.skeletons[0];
+  decode_text(tiny, &o, &b);
+  ck_assert_uint_eq(b.skeleton_count, 0);
+  ck_assert_uint_eq(b.clip_count, 1);
+  ck_assert_uint_eq(b.clips[0].skeleton, FMT_EXTERNAL_SKELETON);
+  ck_assert_uint_eq(b.clips[0].clip->track_count, 3);
+  fmt_bundle_free(&b);
+  /* A joint the rig does not have: refused at its line. */
+  char *s = tiny_with("JOINT arm", "JOINT leg");
+  ck_decode_fails(BVH, s, strlen(s), &o, 400, "line 6");
+  free(s);
+  fmt_bundle_free(&rig);
+}
+END_TEST
+
 START_TEST(test_empty_and_garbage) {
   ck_decode_fails(BVH, "", 0, NULL, 400, "line 1");
   ck_decode_fails(BVH, "HIERARCHY\nROOT", 14, NULL, 400, "line 2");
@@ -345,6 +367,7 @@ Suite *bvh_suite(void) {
   tcase_add_loop_test(tc, test_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_empty_and_garbage);
+  tcase_add_test(tc, test_onto_existing_skeleton);
   tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);
   return s;
