@@ -34,17 +34,17 @@ int fmt__build_fail(fmt_error_t *err, const char *at,
 /* Out-of-memory while decoding. */
 int fmt__nomem(fmt_error_t *err, const char *at);
 
-/* ---- text cursor ------------------------------------------------------- */
+/* ---- text cursor --------------------------------------------------------- */
 /* A token is a run of non-blank bytes, or a double-quoted string (without
  * its quotes), or one of the single-byte tokens { } ( ). Newlines count
  * lines; CR, tab and space are blanks. Comments start with "//" and run to
  * the end of the line. */
 typedef struct fmt_text_s {
   const char *p, *end;
-  size_t line;        /* 1-based line of the current position. */
-  bool quoted;        /* The last token was a quoted string. */
-  size_t tok_line;    /* Line of the last token. */
-  const char *tok;    /* The last token (not NUL-terminated). */
+  size_t line;     /* 1-based line of the current position. */
+  bool quoted;     /* The last token was a quoted string. */
+  size_t tok_line; /* Line of the last token. */
+  const char *tok; /* The last token (not NUL-terminated). */
   size_t tok_len;
 } fmt_text_t;
 
@@ -55,7 +55,7 @@ bool fmt__text_next(fmt_text_t *t);
 bool fmt__text_at_eol(fmt_text_t *t);
 /* Token comparisons and conversions of the last token. */
 bool fmt__tok_is(const fmt_text_t *t, const char *word);
-bool fmt__tok_float(const fmt_text_t *t, double *out);  /* Finite only. */
+bool fmt__tok_float(const fmt_text_t *t, double *out);   /* Finite only. */
 bool fmt__tok_long(const fmt_text_t *t, long long *out); /* Decimal. */
 /* "line N" and the token (truncated, printable) for messages. */
 int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,

@@ -58,8 +58,7 @@ static int num(md5_t *m, double *v) {
 /* An integer within [lo, hi]. */
 static int integer(md5_t *m, long long lo, long long hi, long long *v,
                    const char *what) {
-  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo ||
-      *v > hi)
+  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo || *v > hi)
     return fail(m, "bad_value", what);
   return 0;
 }
@@ -83,8 +82,8 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu",
-                    at, key, v, max);
+    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu", at,
+                    key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
     return fail(m, "truncated", "the count exceeds the data that follows");
@@ -117,7 +116,7 @@ static int header(md5_t *m) {
   return 0;
 }
 
-/* ---- md5mesh ---------------------------------------------------------------- */
+/* ---- md5mesh ------------------------------------------------------------- */
 
 typedef struct md5_joint_s {
   char *name;
@@ -153,7 +152,8 @@ static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
                 "parent must be -1 or a joint index") ||
         vec(m, p, 3) || vec(m, q, 3))
       return -1;
-    if (parent == (long long)i) return fail(m, "cycle", "joint is its own parent");
+    if (parent == (long long)i)
+      return fail(m, "cycle", "joint is its own parent");
     js[i].parent = (int32_t)parent;
     js[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
     js[i].rot = md5_quat(q);
@@ -194,9 +194,9 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
       const md5_weight_t *w = &ws[vt->start + k];
       const md5_joint_t *j = &js[w->joint];
       p = anim_vec3_add(
-          p, anim_vec3_scale(anim_vec3_add(j->pos, anim_quat_rotate(j->rot,
-                                                                    w->pos)),
-                             w->bias));
+          p, anim_vec3_scale(
+                 anim_vec3_add(j->pos, anim_quat_rotate(j->rot, w->pos)),
+                 w->bias));
       size_t at4 = nt4 < 4 ? nt4++ : 4;
       if (at4 == 4 && !(w->bias > ws[top[3]].bias)) continue;
       if (at4 == 4) at4 = 3;
@@ -224,8 +224,8 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   if (dropped > 0 &&
       fmt_bundle_warn(m->out,
                       "meshes[%zu]: %zu vertices had more than 4 MD5 weights; "
-                      "the 4 largest were kept and renormalized", mi,
-                      dropped)) {
+                      "the 4 largest were kept and renormalized",
+                      mi, dropped)) {
     fmt__nomem(m->err, "mesh");
     goto done;
   }
@@ -239,8 +239,10 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     size_t bl = strlen(base);
     if (strncmp(o, base, bl) == 0 && (o[bl] == '\0' || o[bl] == '.')) same++;
   }
-  if (same == 0) snprintf(name, sizeof name, "%s", base);
-  else snprintf(name, sizeof name, "%.100s.%zu", base, same);
+  if (same == 0)
+    snprintf(name, sizeof name, "%s", base);
+  else
+    snprintf(name, sizeof name, "%.100s.%zu", base, same);
   for (size_t i = 0; i < m->out->mesh_count; i++)
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
       char at[32];
@@ -249,9 +251,14 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
-  anim_raw_mesh_t raw = {.name = name, .vertex_count = nv, .positions = pos,
-                         .influences = 4, .joints = jt, .weights = wt,
-                         .indices = tris, .index_count = 3 * nt};
+  anim_raw_mesh_t raw = {.name = name,
+                         .vertex_count = nv,
+                         .positions = pos,
+                         .influences = 4,
+                         .joints = jt,
+                         .weights = wt,
+                         .indices = tris,
+                         .index_count = 3 * nt};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -324,8 +331,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
       goto done;
     }
     vs[i].line = m->t.tok_line;
-    if (vec(m, uv, 2) ||
-        integer(m, 0, INT32_MAX, &start, "bad startWeight") ||
+    if (vec(m, uv, 2) || integer(m, 0, INT32_MAX, &start, "bad startWeight") ||
         integer(m, 1, INT32_MAX, &cnt, "countWeight must be >= 1"))
       goto done;
     vs[i].start = (size_t)start;
@@ -381,8 +387,8 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
     ws[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
   }
   if (expect(m, "}")) goto done;
-  rc = build_mesh(m, mi, shader ? shader : "", js, nj, vs, nv, tris, nt, ws,
-                  nw);
+  rc =
+      build_mesh(m, mi, shader ? shader : "", js, nj, vs, nv, tris, nt, ws, nw);
 done:
   free(shader);
   free(vs);
@@ -406,8 +412,7 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   anim_raw_joint_t *rj = NULL;
   size_t nj = 0, nmeshes, total_vertices = 0;
   int rc = -1;
-  if (header(&m) ||
-      count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
+  if (header(&m) || count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
       count(&m, "numMeshes", 4096, 16, &nmeshes))
     goto done;
   if (nj == 0) {
@@ -437,17 +442,17 @@ int fmt_decode_md5mesh(const void *body, size_t len,
       rj[i].rest.rotation = anim_quat_normalize(anim_quat_mul(inv, js[i].rot));
     }
   }
-  anim_raw_skeleton_t raw = {.name = "md5mesh", .joints = rj,
-                             .joint_count = nj};
+  anim_raw_skeleton_t raw = {
+      .name = "md5mesh", .joints = rj, .joint_count = nj};
   anim_skeleton_t *skel = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
   anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
   if (r != ANIM_OK) {
     char at[32];
-    snprintf(at, sizeof at, "line %zu",
-             be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line
-                                                    : (size_t)1);
+    snprintf(
+        at, sizeof at, "line %zu",
+        be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line : (size_t)1);
     fmt__build_fail(err, at, &be, r);
     goto done;
   }
@@ -467,7 +472,7 @@ done:
   return rc;
 }
 
-/* ---- md5anim ------------------------------------------------------------------ */
+/* ---- md5anim ------------------------------------------------------------- */
 
 typedef struct md5_hier_s {
   int32_t parent;
@@ -497,8 +502,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
   size_t nf, nj, ncomp;
   long long rate;
   int rc = -1;
-  if (header(&m) ||
-      count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
+  if (header(&m) || count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
       count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj))
     goto done;
   if (nj != sk->joint_count) {
@@ -552,8 +556,9 @@ int fmt_decode_md5anim(const void *body, size_t len,
       goto done;
     size_t used = (size_t)__builtin_popcountll((unsigned long long)flags);
     if ((size_t)start + used > ncomp) {
-      fail(&m, "bad_value", "startIndex + animated components exceed "
-                            "numAnimatedComponents");
+      fail(&m, "bad_value",
+           "startIndex + animated components exceed "
+           "numAnimatedComponents");
       goto done;
     }
     h[i].parent = (int32_t)parent;
@@ -612,16 +617,23 @@ int fmt_decode_md5anim(const void *body, size_t len,
   }
   for (size_t i = 0; i < nj; i++) {
     size_t kt = (h[i].flags & 7) ? nf : 1, kr = (h[i].flags & 56) ? nf : 1;
-    tr[2 * i] = (anim_raw_track_t){
-        .joint = (uint32_t)i, .path = ANIM_PATH_TRANSLATION,
-        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kt,
-        .values = vals + i * nf * 7, .value_count = 3 * kt};
-    tr[2 * i + 1] = (anim_raw_track_t){
-        .joint = (uint32_t)i, .path = ANIM_PATH_ROTATION,
-        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kr,
-        .values = vals + i * nf * 7 + 3 * nf, .value_count = 4 * kr};
+    tr[2 * i] = (anim_raw_track_t){.joint = (uint32_t)i,
+                                   .path = ANIM_PATH_TRANSLATION,
+                                   .interpolation = ANIM_INTERP_LINEAR,
+                                   .times = times,
+                                   .key_count = kt,
+                                   .values = vals + i * nf * 7,
+                                   .value_count = 3 * kt};
+    tr[2 * i + 1] = (anim_raw_track_t){.joint = (uint32_t)i,
+                                       .path = ANIM_PATH_ROTATION,
+                                       .interpolation = ANIM_INTERP_LINEAR,
+                                       .times = times,
+                                       .key_count = kr,
+                                       .values = vals + i * nf * 7 + 3 * nf,
+                                       .value_count = 4 * kr};
   }
-  anim_raw_clip_t raw = {.name = "md5anim", .tracks = tr,
+  anim_raw_clip_t raw = {.name = "md5anim",
+                         .tracks = tr,
                          .track_count = 2 * nj,
                          .duration = (float)((double)(nf - 1) / (double)rate)};
   anim_clip_t *clip = NULL;

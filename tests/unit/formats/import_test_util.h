@@ -65,24 +65,24 @@ static inline void asset_decode(const char *rel, const char *ct,
 }
 
 /* Decodes a buffer expecting failure with status and at. */
-#define ck_decode_fails(ct, body, len, opts, status_, at_)                  \
-  do {                                                                      \
-    fmt_bundle_t b_;                                                        \
-    fmt_error_t e_;                                                         \
-    memset(&e_, 0, sizeof e_);                                              \
-    int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);            \
-    ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",       \
-                  (status_), (at_));                                        \
-    ck_assert_msg(e_.status == (status_) && strcmp(e_.at, (at_)) == 0,      \
-                  "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",       \
-                  e_.status, e_.at, e_.code, e_.message, (status_), (at_)); \
-    ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count,    \
-                      0);                                                   \
+#define ck_decode_fails(ct, body, len, opts, status_, at_)                   \
+  do {                                                                       \
+    fmt_bundle_t b_;                                                         \
+    fmt_error_t e_;                                                          \
+    memset(&e_, 0, sizeof e_);                                               \
+    int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);             \
+    ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",        \
+                  (status_), (at_));                                         \
+    ck_assert_msg(e_.status == (status_) && strcmp(e_.at, (at_)) == 0,       \
+                  "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",        \
+                  e_.status, e_.at, e_.code, e_.message, (status_), (at_));  \
+    ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count, 0); \
   } while (0)
 
 static inline size_t bundle_vertices(const fmt_bundle_t *b) {
   size_t n = 0;
-  for (size_t i = 0; i < b->mesh_count; i++) n += b->meshes[i].mesh->vertex_count;
+  for (size_t i = 0; i < b->mesh_count; i++)
+    n += b->meshes[i].mesh->vertex_count;
   return n;
 }
 
@@ -127,8 +127,7 @@ static inline void mutate_decode(const char *rel, const char *ct,
       used = NEXT() % len;
     } else {
       int edits = 1 + (int)(NEXT() % 4);
-      for (int k = 0; k < edits; k++)
-        {
+      for (int k = 0; k < edits; k++) {
         size_t at = NEXT() % len;
         buf[at] = alphabet[NEXT() % (sizeof alphabet - 1)];
       }

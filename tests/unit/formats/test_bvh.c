@@ -25,13 +25,13 @@ typedef struct bvh_expect_s {
  * joint plus a translation track per joint with position channels (CMU and
  * MakeHuman: the root only; Bandai: every joint). */
 static const bvh_expect_t files[] = {
-  {"bvh/cmu/01_01.bvh", 31, 2752, 32, 0.0083333f},
-  {"bvh/cmu/131_01.bvh", 31, 994, 32, 0.0083333f},
-  {"bvh/cmu/131_03.bvh", 31, 1102, 32, 0.0083333f},
-  {"bvh/makehuman/walk1.bvh", 75, 14, 76, 0.041667f},
-  {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", 22, 24, 44, 0.033333f},
-  {"bvh/bandai-namco/dataset-1_walk-back_normal_001.bvh", 22, 31, 44,
-   0.033333f},
+    {"bvh/cmu/01_01.bvh", 31, 2752, 32, 0.0083333f},
+    {"bvh/cmu/131_01.bvh", 31, 994, 32, 0.0083333f},
+    {"bvh/cmu/131_03.bvh", 31, 1102, 32, 0.0083333f},
+    {"bvh/makehuman/walk1.bvh", 75, 14, 76, 0.041667f},
+    {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", 22, 24, 44, 0.033333f},
+    {"bvh/bandai-namco/dataset-1_walk-back_normal_001.bvh", 22, 31, 44,
+     0.033333f},
 };
 
 START_TEST(test_sample_counts) {
@@ -92,27 +92,27 @@ typedef struct ref_pos_s {
  * joint R.from_euler(order of its rotation channels, values, degrees=True),
  * world = parent_world * local) for frame 0. */
 static const ref_pos_t refs[] = {
-  {"bvh/cmu/01_01.bvh", "Hips", 9.37220f, 17.86930f, -17.31980f},
-  {"bvh/cmu/01_01.bvh", "LeftToeBase", 11.52606f, 0.98530f, -14.15796f},
-  {"bvh/cmu/01_01.bvh", "LeftShoulder", 9.45719f, 21.95374f, -17.55593f},
-  {"bvh/cmu/01_01.bvh", "LThumb", 21.25394f, 22.41672f, -17.86714f},
-  {"bvh/cmu/01_01.bvh", "RFingers", -2.95259f, 22.51649f, -17.96058f},
-  {"bvh/cmu/131_01.bvh", "LeftToe", 8.85480f, 1.33211f, -33.49421f},
-  {"bvh/cmu/131_01.bvh", "LeftCollar", 5.34906f, 20.82181f, -33.25640f},
-  {"bvh/cmu/131_01.bvh", "LThumb", 7.62888f, 17.55466f, -32.65511f},
-  {"bvh/cmu/131_01.bvh", "RFingers", 2.52966f, 13.85028f, -32.39511f},
-  {"bvh/makehuman/walk1.bvh", "Head", -0.10869f, -0.86857f, 5.51744f},
-  {"bvh/makehuman/walk1.bvh", "Thumb2_L", 2.19658f, -2.32676f, 0.02132f},
-  {"bvh/makehuman/walk1.bvh", "Ring3_R", -2.77226f, -0.20150f, -1.80610f},
-  {"bvh/makehuman/walk1.bvh", "UpLeg_R", -0.99158f, -0.38074f, -0.59247f},
-  {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "joint_Root", 0, 0,
-   -0.00015f},
-  {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "Head", -0.07427f,
-   132.78086f, 7.93517f},
-  {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "UpperArm_R", -10.31924f,
-   123.06696f, 4.34076f},
-  {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "Toes_L", 1.94327f,
-   4.15381f, -4.52160f},
+    {"bvh/cmu/01_01.bvh", "Hips", 9.37220f, 17.86930f, -17.31980f},
+    {"bvh/cmu/01_01.bvh", "LeftToeBase", 11.52606f, 0.98530f, -14.15796f},
+    {"bvh/cmu/01_01.bvh", "LeftShoulder", 9.45719f, 21.95374f, -17.55593f},
+    {"bvh/cmu/01_01.bvh", "LThumb", 21.25394f, 22.41672f, -17.86714f},
+    {"bvh/cmu/01_01.bvh", "RFingers", -2.95259f, 22.51649f, -17.96058f},
+    {"bvh/cmu/131_01.bvh", "LeftToe", 8.85480f, 1.33211f, -33.49421f},
+    {"bvh/cmu/131_01.bvh", "LeftCollar", 5.34906f, 20.82181f, -33.25640f},
+    {"bvh/cmu/131_01.bvh", "LThumb", 7.62888f, 17.55466f, -32.65511f},
+    {"bvh/cmu/131_01.bvh", "RFingers", 2.52966f, 13.85028f, -32.39511f},
+    {"bvh/makehuman/walk1.bvh", "Head", -0.10869f, -0.86857f, 5.51744f},
+    {"bvh/makehuman/walk1.bvh", "Thumb2_L", 2.19658f, -2.32676f, 0.02132f},
+    {"bvh/makehuman/walk1.bvh", "Ring3_R", -2.77226f, -0.20150f, -1.80610f},
+    {"bvh/makehuman/walk1.bvh", "UpLeg_R", -0.99158f, -0.38074f, -0.59247f},
+    {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "joint_Root", 0, 0,
+     -0.00015f},
+    {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "Head", -0.07427f,
+     132.78086f, 7.93517f},
+    {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "UpperArm_R", -10.31924f,
+     123.06696f, 4.34076f},
+    {"bvh/bandai-namco/dataset-1_run_normal_001.bvh", "Toes_L", 1.94327f,
+     4.15381f, -4.52160f},
 };
 
 START_TEST(test_first_frame_positions) {
@@ -280,22 +280,22 @@ static char *tiny_with(const char *from, const char *to) {
 static const struct {
   const char *from, *to, *at;
 } broken[] = {
-  /* Row 1 short of one value: the next row's first value is on line 20. */
-  {"30 -45 60\n", "30 -45\n", "line 19"},
-  {"30 -45 60\n", "30 -45 60 7\n", "line 19"},
-  {"4 5 6 0 0 0 0 0 0\n", "", "line 20"},             /* truncated */
-  {"4 5 6 0 0 0 0 0 0\n", "4 5 6 0 0 0 0 0 0\n1\n", "line 21"},
-  {"90 90 0", "90 9x0 0", "line 19"},                   /* bad number */
-  {"90 90 0", "90 nan 0", "line 19"},
-  {"CHANNELS 3", "CHANNELS 7", "line 9"},
-  {"CHANNELS 3 Zrotation", "CHANNELS 3 Wrotation", "line 9"},
-  {"CHANNELS 3 Zrotation Xrotation", "CHANNELS 3 Zrotation Zrotation",
-   "line 9"},
-  {"Frames: 2", "Frames: -2", "line 17"},
-  {"Frame Time: .5", "Frame Time: 0", "line 18"},
-  {"\t}\n}\n", "\t}\n", "line 15"},                    /* missing brace */
-  {"JOINT arm", "JOINT hips", "line 6"},              /* duplicate name */
-  {"OFFSET 0 0 1", "OFFSET 0 0", "line 9"},
+    /* Row 1 short of one value: the next row's first value is on line 20. */
+    {"30 -45 60\n", "30 -45\n", "line 19"},
+    {"30 -45 60\n", "30 -45 60 7\n", "line 19"},
+    {"4 5 6 0 0 0 0 0 0\n", "", "line 20"}, /* truncated */
+    {"4 5 6 0 0 0 0 0 0\n", "4 5 6 0 0 0 0 0 0\n1\n", "line 21"},
+    {"90 90 0", "90 9x0 0", "line 19"}, /* bad number */
+    {"90 90 0", "90 nan 0", "line 19"},
+    {"CHANNELS 3", "CHANNELS 7", "line 9"},
+    {"CHANNELS 3 Zrotation", "CHANNELS 3 Wrotation", "line 9"},
+    {"CHANNELS 3 Zrotation Xrotation", "CHANNELS 3 Zrotation Zrotation",
+     "line 9"},
+    {"Frames: 2", "Frames: -2", "line 17"},
+    {"Frame Time: .5", "Frame Time: 0", "line 18"},
+    {"\t}\n}\n", "\t}\n", "line 15"},      /* missing brace */
+    {"JOINT arm", "JOINT hips", "line 6"}, /* duplicate name */
+    {"OFFSET 0 0 1", "OFFSET 0 0", "line 9"},
 };
 
 START_TEST(test_broken) {

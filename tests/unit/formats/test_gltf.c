@@ -18,7 +18,7 @@
 #define GLTF "model/gltf+json"
 #define EPS 1e-5f
 
-/* ---- shared sample files -------------------------------------------------- */
+/* ---- shared sample files ------------------------------------------------- */
 
 typedef struct expect_s {
   const char *file;
@@ -30,28 +30,29 @@ typedef struct expect_s {
 
 /* From assets/README.md section 1. */
 static const expect_t files[] = {
-  {"gltf/khronos/SimpleSkin.gltf", 1, 2, 1, 1, 10, 8, "animation_0", 1, 12, 0},
-  {"gltf/khronos/RiggedSimple.glb", 1, 2, 1, 1, 160, 188, "animation_0", 3, 50,
-   1},
-  {"gltf/khronos/RiggedFigure.glb", 1, 19, 1, 1, 370, 256, "animation_0", 57,
-   2, 1},
-  {"gltf/khronos/CesiumMan.glb", 1, 19, 1, 1, 3273, 4672, "animation_0", 57,
-   48, 1},
-  {"gltf/khronos/Fox.glb", 1, 24, 3, 1, 1728, 0, "Survey", 21, 83, 0},
-  {"gltf/khronos/InterpolationTest.glb", 1, 12, 9, 0, 0, 0, "Step Scale", 1,
-   5, -1},
-  /* 84 skins; the first hangs off nothing, so it keeps its 10 joints. */
-  {"gltf/khronos/RecursiveSkeletons.glb", 84, 10, 84, 84, 84 * 40, 84 * 76,
-   "Track0", 10, 3, 0},
-  {"gltf/khronos/BoxAnimated.glb", 1, 4, 1, 0, 0, 0, "animation_0", 2, 4, -1},
-  {"gltf/khronos/AnimatedTriangle.gltf", 1, 1, 1, 0, 0, 0, "animation_0", 1,
-   5, -1},
-  /* 14 skinned mesh nodes; 3 of them have 2 or 3 primitives: 19 meshes. */
-  {"gltf/extra/robot_quaternius.glb", 1, 43, 14, 19, 7218, 3238,
-   "Robot_Dance", 129, 81, 1},
-  {"gltf/extra/girl.glb", 1, 23, 2, 2, 496, 561, "IdleTrack", 69, 40, 1},
-  {"gltf/extra/RiggedSimple_blender_reexport.glb", 1, 4, 1, 1, 960, 892,
-   "Anim_0_Armature", 12, 0, 1},
+    {"gltf/khronos/SimpleSkin.gltf", 1, 2, 1, 1, 10, 8, "animation_0", 1, 12,
+     0},
+    {"gltf/khronos/RiggedSimple.glb", 1, 2, 1, 1, 160, 188, "animation_0", 3,
+     50, 1},
+    {"gltf/khronos/RiggedFigure.glb", 1, 19, 1, 1, 370, 256, "animation_0", 57,
+     2, 1},
+    {"gltf/khronos/CesiumMan.glb", 1, 19, 1, 1, 3273, 4672, "animation_0", 57,
+     48, 1},
+    {"gltf/khronos/Fox.glb", 1, 24, 3, 1, 1728, 0, "Survey", 21, 83, 0},
+    {"gltf/khronos/InterpolationTest.glb", 1, 12, 9, 0, 0, 0, "Step Scale", 1,
+     5, -1},
+    /* 84 skins; the first hangs off nothing, so it keeps its 10 joints. */
+    {"gltf/khronos/RecursiveSkeletons.glb", 84, 10, 84, 84, 84 * 40, 84 * 76,
+     "Track0", 10, 3, 0},
+    {"gltf/khronos/BoxAnimated.glb", 1, 4, 1, 0, 0, 0, "animation_0", 2, 4, -1},
+    {"gltf/khronos/AnimatedTriangle.gltf", 1, 1, 1, 0, 0, 0, "animation_0", 1,
+     5, -1},
+    /* 14 skinned mesh nodes; 3 of them have 2 or 3 primitives: 19 meshes. */
+    {"gltf/extra/robot_quaternius.glb", 1, 43, 14, 19, 7218, 3238,
+     "Robot_Dance", 129, 81, 1},
+    {"gltf/extra/girl.glb", 1, 23, 2, 2, 496, 561, "IdleTrack", 69, 40, 1},
+    {"gltf/extra/RiggedSimple_blender_reexport.glb", 1, 4, 1, 1, 960, 892,
+     "Anim_0_Armature", 12, 0, 1},
 };
 
 /* The largest key count of a clip's tracks. */
@@ -90,9 +91,13 @@ END_TEST
 START_TEST(test_fox_clips) {
   /* README: Survey 83 keys (0-3.417 s), Walk 18 (0-0.708 s), Run 25
    * (0-1.158 s); 21 channels each. Fox is not indexed (1728 = 576 * 3). */
-  static const struct { const char *name; uint32_t keys; float end; } c[] = {
-    {"Survey", 83, 3.4166667f}, {"Walk", 18, 0.7083333f},
-    {"Run", 25, 1.1583333f}};
+  static const struct {
+    const char *name;
+    uint32_t keys;
+    float end;
+  } c[] = {{"Survey", 83, 3.4166667f},
+           {"Walk", 18, 0.7083333f},
+           {"Run", 25, 1.1583333f}};
   fmt_bundle_t b;
   asset_decode("gltf/khronos/Fox.glb", GLB, NULL, &b);
   ck_assert_uint_eq(b.clip_count, 3);
@@ -109,13 +114,15 @@ END_TEST
 
 START_TEST(test_interpolation_test_clips) {
   static const char *const names[9] = {
-    "Step Scale", "Linear Scale", "CubicSpline Scale",
-    "Step Rotation", "CubicSpline Rotation", "Linear Rotation",
-    "Step Translation", "CubicSpline Translation", "Linear Translation"};
+      "Step Scale",           "Linear Scale",
+      "CubicSpline Scale",    "Step Rotation",
+      "CubicSpline Rotation", "Linear Rotation",
+      "Step Translation",     "CubicSpline Translation",
+      "Linear Translation"};
   static const uint8_t interp[9] = {
-    ANIM_INTERP_STEP, ANIM_INTERP_LINEAR, ANIM_INTERP_CUBICSPLINE,
-    ANIM_INTERP_STEP, ANIM_INTERP_CUBICSPLINE, ANIM_INTERP_LINEAR,
-    ANIM_INTERP_STEP, ANIM_INTERP_CUBICSPLINE, ANIM_INTERP_LINEAR};
+      ANIM_INTERP_STEP, ANIM_INTERP_LINEAR,      ANIM_INTERP_CUBICSPLINE,
+      ANIM_INTERP_STEP, ANIM_INTERP_CUBICSPLINE, ANIM_INTERP_LINEAR,
+      ANIM_INTERP_STEP, ANIM_INTERP_CUBICSPLINE, ANIM_INTERP_LINEAR};
   fmt_bundle_t b;
   asset_decode("gltf/khronos/InterpolationTest.glb", GLB, NULL, &b);
   ck_assert_uint_eq(b.clip_count, 9);
@@ -170,7 +177,7 @@ START_TEST(test_girl_five_roots) {
 }
 END_TEST
 
-/* ---- InterpolationTest: sampled node values by hand from the spec --------
+/* ---- InterpolationTest: sampled node values by hand from the spec ----
  *
  * Key times (float32 in the file): scale clips t = 1/24, 10/24, 21/24,
  * 30/24, 40/24 = 0.0416667, 0.4166667, 0.875, 1.25, 1.6666667; rotation
@@ -199,66 +206,98 @@ typedef struct interp_case_s {
   float v[4];
 } interp_case_t;
 
-#define MID_SCALE 0.6458333f  /* (0.4166667 + 0.875) / 2 */
-#define MID_TRANS 0.625f      /* (0.4166667 + 0.8333333) / 2 */
+#define MID_SCALE 0.6458333f /* (0.4166667 + 0.875) / 2 */
+#define MID_TRANS 0.625f     /* (0.4166667 + 0.8333333) / 2 */
 static const interp_case_t interp_cases[] = {
-  /* Step Scale: the key at or before t. */
-  {"Step Scale", 0, 0.4166666567f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
-  {"Step Scale", 0, MID_SCALE, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
-  {"Step Scale", 0, 1.0f, ANIM_PATH_SCALE, {1, 1, 1}},
-  /* Linear Scale: lerp(.5, 1, .5) = .75; at s = .25: .5 + .25 * .5 =
-   * .625 (t = 0.4166667 + 0.25 * 0.4583333 = 0.53125). */
-  {"Linear Scale", 3, 0.875f, ANIM_PATH_SCALE, {1, 1, 1}},
-  {"Linear Scale", 3, MID_SCALE, ANIM_PATH_SCALE, {0.75f, 0.75f, 0.75f}},
-  {"Linear Scale", 3, 0.53125f, ANIM_PATH_SCALE, {0.625f, 0.625f, 0.625f}},
-  /* CubicSpline Scale, zero tangents: .5 * .5 + .5 * 1 = .75; at s = .25:
-   * .84375 * .5 + .15625 * 1 = .578125. */
-  {"CubicSpline Scale", 4, 1.25f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
-  {"CubicSpline Scale", 4, MID_SCALE, ANIM_PATH_SCALE,
-   {0.75f, 0.75f, 0.75f}},
-  {"CubicSpline Scale", 4, 0.53125f, ANIM_PATH_SCALE,
-   {0.578125f, 0.578125f, 0.578125f}},
-  /* Step Rotation between keys 1 and 2: key 1. */
-  {"Step Rotation", 5, MID_SCALE, ANIM_PATH_ROTATION,
-   {0, 0, -0.382683f, 0.92388f}},
-  {"Step Rotation", 5, 1.25f, ANIM_PATH_ROTATION,
-   {0, 0, -0.92388f, 0.382683f}},
-  /* Linear Rotation: slerp of -45 and -90 degrees at .5 is -67.5 degrees:
-   * (0, 0, -sin(33.75 deg), cos(33.75 deg)) = (0, 0, -.5555702, .8314696). */
-  {"Linear Rotation", 7, MID_SCALE, ANIM_PATH_ROTATION,
-   {0, 0, -0.5555702f, 0.8314696f}},
-  {"Linear Rotation", 7, 0.875f, ANIM_PATH_ROTATION,
-   {0, 0, -0.707107f, 0.707107f}},
-  /* CubicSpline Rotation, segment 1-2, d = 0.4583333, s = .5:
-   *   v1 = (0,0,-.382683,.92388), b1 = (0,0,-.047891,.998853),
-   *   a2 = (0,0,-.035464,.999371), v2 = (0,0,-.707107,.707107);
-   *   z = .5(-.382683) + .125(.4583333)(-.047891) + .5(-.707107)
-   *       - .125(.4583333)(-.035464)
-   *     = -.1913415 - .0027437 - .3535535 + .0020318 = -.5456070
-   *   w = .5(.92388) + .125(.4583333)(.998853) + .5(.707107)
-   *       - .125(.4583333)(.999371)
-   *     = .46194 + .0572260 + .3535535 - .0572557 = .8154638
-   *   normalized: |p| = sqrt(.5456070^2 + .8154638^2) = .9811566,
-   *   (0, 0, -.5560855, .8311251). */
-  {"CubicSpline Rotation", 6, MID_SCALE, ANIM_PATH_ROTATION,
-   {0, 0, -0.5560855f, 0.8311251f}},
-  {"CubicSpline Rotation", 6, 0.4166666567f, ANIM_PATH_ROTATION,
-   {0, 0, -0.382683f, 0.92388f}},
-  /* Step Translation at .6458333 (keys .4583333 and .8333333): key 1. */
-  {"Step Translation", 8, MID_SCALE, ANIM_PATH_TRANSLATION, {0, 10, 0}},
-  {"Step Translation", 8, 0.8333333f, ANIM_PATH_TRANSLATION, {0, 6, 0}},
-  /* CubicSpline Translation, zero tangents, y: .5(10) + .5(6) = 8; s = .25:
-   * .84375(10) + .15625(6) = 9.375 at t = .4166667 + .25(.4166667) =
-   * .5208333. */
-  {"CubicSpline Translation", 9, MID_TRANS, ANIM_PATH_TRANSLATION,
-   {3.30518f, 8, 0}},
-  {"CubicSpline Translation", 9, 0.5208333f, ANIM_PATH_TRANSLATION,
-   {3.30518f, 9.375f, 0}},
-  /* Linear Translation: y = (10 + 6) / 2 = 8. */
-  {"Linear Translation", 10, MID_TRANS, ANIM_PATH_TRANSLATION,
-   {-3.297581f, 8, 0}},
-  {"Linear Translation", 10, 1.25f, ANIM_PATH_TRANSLATION,
-   {-3.297581f, 10, 0}},
+    /* Step Scale: the key at or before t. */
+    {"Step Scale", 0, 0.4166666567f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+    {"Step Scale", 0, MID_SCALE, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+    {"Step Scale", 0, 1.0f, ANIM_PATH_SCALE, {1, 1, 1}},
+    /* Linear Scale: lerp(.5, 1, .5) = .75; at s = .25: .5 + .25 * .5 =
+     * .625 (t = 0.4166667 + 0.25 * 0.4583333 = 0.53125). */
+    {"Linear Scale", 3, 0.875f, ANIM_PATH_SCALE, {1, 1, 1}},
+    {"Linear Scale", 3, MID_SCALE, ANIM_PATH_SCALE, {0.75f, 0.75f, 0.75f}},
+    {"Linear Scale", 3, 0.53125f, ANIM_PATH_SCALE, {0.625f, 0.625f, 0.625f}},
+    /* CubicSpline Scale, zero tangents: .5 * .5 + .5 * 1 = .75; at s = .25:
+     * .84375 * .5 + .15625 * 1 = .578125. */
+    {"CubicSpline Scale", 4, 1.25f, ANIM_PATH_SCALE, {0.5f, 0.5f, 0.5f}},
+    {"CubicSpline Scale", 4, MID_SCALE, ANIM_PATH_SCALE, {0.75f, 0.75f, 0.75f}},
+    {"CubicSpline Scale",
+     4,
+     0.53125f,
+     ANIM_PATH_SCALE,
+     {0.578125f, 0.578125f, 0.578125f}},
+    /* Step Rotation between keys 1 and 2: key 1. */
+    {"Step Rotation",
+     5,
+     MID_SCALE,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.382683f, 0.92388f}},
+    {"Step Rotation",
+     5,
+     1.25f,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.92388f, 0.382683f}},
+    /* Linear Rotation: slerp of -45 and -90 degrees at .5 is -67.5 degrees:
+     * (0, 0, -sin(33.75 deg), cos(33.75 deg)) = (0, 0, -.5555702, .8314696). */
+    {"Linear Rotation",
+     7,
+     MID_SCALE,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.5555702f, 0.8314696f}},
+    {"Linear Rotation",
+     7,
+     0.875f,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.707107f, 0.707107f}},
+    /* CubicSpline Rotation, segment 1-2, d = 0.4583333, s = .5:
+     *   v1 = (0,0,-.382683,.92388), b1 = (0,0,-.047891,.998853),
+     *   a2 = (0,0,-.035464,.999371), v2 = (0,0,-.707107,.707107);
+     *   z = .5(-.382683) + .125(.4583333)(-.047891) + .5(-.707107)
+     *       - .125(.4583333)(-.035464)
+     *     = -.1913415 - .0027437 - .3535535 + .0020318 = -.5456070
+     *   w = .5(.92388) + .125(.4583333)(.998853) + .5(.707107)
+     *       - .125(.4583333)(.999371)
+     *     = .46194 + .0572260 + .3535535 - .0572557 = .8154638
+     *   normalized: |p| = sqrt(.5456070^2 + .8154638^2) = .9811566,
+     *   (0, 0, -.5560855, .8311251). */
+    {"CubicSpline Rotation",
+     6,
+     MID_SCALE,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.5560855f, 0.8311251f}},
+    {"CubicSpline Rotation",
+     6,
+     0.4166666567f,
+     ANIM_PATH_ROTATION,
+     {0, 0, -0.382683f, 0.92388f}},
+    /* Step Translation at .6458333 (keys .4583333 and .8333333): key 1. */
+    {"Step Translation", 8, MID_SCALE, ANIM_PATH_TRANSLATION, {0, 10, 0}},
+    {"Step Translation", 8, 0.8333333f, ANIM_PATH_TRANSLATION, {0, 6, 0}},
+    /* CubicSpline Translation, zero tangents, y: .5(10) + .5(6) = 8; s = .25:
+     * .84375(10) + .15625(6) = 9.375 at t = .4166667 + .25(.4166667) =
+     * .5208333. */
+    {"CubicSpline Translation",
+     9,
+     MID_TRANS,
+     ANIM_PATH_TRANSLATION,
+     {3.30518f, 8, 0}},
+    {"CubicSpline Translation",
+     9,
+     0.5208333f,
+     ANIM_PATH_TRANSLATION,
+     {3.30518f, 9.375f, 0}},
+    /* Linear Translation: y = (10 + 6) / 2 = 8. */
+    {"Linear Translation",
+     10,
+     MID_TRANS,
+     ANIM_PATH_TRANSLATION,
+     {-3.297581f, 8, 0}},
+    {"Linear Translation",
+     10,
+     1.25f,
+     ANIM_PATH_TRANSLATION,
+     {-3.297581f, 10, 0}},
 };
 
 START_TEST(test_interpolation_values) {
@@ -273,8 +312,8 @@ START_TEST(test_interpolation_values) {
   uint32_t n = sk->joint_count;
   anim_vec3_t *tr = malloc(n * sizeof *tr), *sc = malloc(n * sizeof *sc);
   anim_quat_t *rot = malloc(n * sizeof *rot);
-  anim_sampling_job_t job = {.skeleton = sk, .clip = clip, .time = k->t,
-                             .output = {tr, rot, sc, n}};
+  anim_sampling_job_t job = {
+      .skeleton = sk, .clip = clip, .time = k->t, .output = {tr, rot, sc, n}};
   ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
   uint32_t j = sk->from_caller[k->node];
   const float tol = 2e-5f;
@@ -297,7 +336,7 @@ START_TEST(test_interpolation_values) {
 }
 END_TEST
 
-/* ---- a small hand-made document -------------------------------------------- */
+/* ---- a small hand-made document ------------------------------------------ */
 
 /* Buffer layout (little-endian):
  *   0  times     f32[2]      {0, 1}                         view 0
@@ -365,12 +404,14 @@ static const char *base_json =
     " {\"buffer\":0,\"byteOffset\":148,\"byteLength\":16},"
     " {\"buffer\":0,\"byteOffset\":164,\"byteLength\":24,\"byteStride\":12}],"
     "\"accessors\":["
-    " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}"
+    ","
     " {\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"},"
     " {\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
     " {\"bufferView\":3,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
     " {\"bufferView\":4,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
-    " {\"bufferView\":5,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}]"
+    " {\"bufferView\":5,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}"
+    "]"
     "}";
 
 static json_t *doc_new(void) {
@@ -492,17 +533,16 @@ START_TEST(test_doc_animated_ancestor_kept) {
   make_buffer(buf);
   json_t *d = doc_new();
   json_t *an = json_array_get(json_object_get(d, "animations"), 0);
-  json_array_append_new(
-      json_object_get(an, "channels"),
-      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target", "node", 0,
-                "path", "translation"));
+  json_array_append_new(json_object_get(an, "channels"),
+                        json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target",
+                                  "node", 0, "path", "translation"));
   json_array_append_new(json_object_get(an, "samplers"),
                         json_pack("{s:i,s:i}", "input", 0, "output", 2));
   /* Output: accessor 2 has 3 VEC3 for 2 times: make it 2 by a new one. */
-  json_array_append_new(json_object_get(d, "accessors"),
-                        json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2,
-                                  "componentType", 5126, "count", 2, "type",
-                                  "VEC3"));
+  json_array_append_new(
+      json_object_get(d, "accessors"),
+      json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
+                "count", 2, "type", "VEC3"));
   json_object_set_new(json_array_get(json_object_get(an, "samplers"), 1),
                       "output", json_integer(6));
   fmt_bundle_t b;
@@ -535,16 +575,15 @@ START_TEST(test_doc_normalized_stride) {
   make_buffer(buf);
   json_t *d = doc_new();
   json_t *an = json_array_get(json_object_get(d, "animations"), 0);
-  json_array_append_new(
-      json_object_get(an, "channels"),
-      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target", "node", 1,
-                "path", "translation"));
+  json_array_append_new(json_object_get(an, "channels"),
+                        json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target",
+                                  "node", 1, "path", "translation"));
   json_array_append_new(json_object_get(an, "samplers"),
                         json_pack("{s:i,s:i}", "input", 0, "output", 6));
-  json_array_append_new(json_object_get(d, "accessors"),
-                        json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 8,
-                                  "componentType", 5122, "normalized", 1,
-                                  "count", 2, "type", "VEC3"));
+  json_array_append_new(
+      json_object_get(d, "accessors"),
+      json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 8, "componentType", 5122,
+                "normalized", 1, "count", 2, "type", "VEC3"));
   fmt_bundle_t b;
   decode_doc(d, buf, &b);
   const anim_clip_t *c = b.clips[0].clip;
@@ -568,16 +607,47 @@ START_TEST(test_doc_sparse) {
   uint8_t buf[BUF_LEN];
   make_buffer(buf);
   json_t *d = doc_new();
-  json_object_set_new(
-      json_array_get(json_object_get(d, "accessors"), 1), "sparse",
-      json_pack("{s:i,s:{s:i,s:i},s:{s:i}}", "count", 1, "indices",
-                "bufferView", 6, "componentType", 5121, "values",
-                "bufferView", 7));
+  json_object_set_new(json_array_get(json_object_get(d, "accessors"), 1),
+                      "sparse",
+                      json_pack("{s:i,s:{s:i,s:i},s:{s:i}}", "count", 1,
+                                "indices", "bufferView", 6, "componentType",
+                                5121, "values", "bufferView", 7));
   fmt_bundle_t b;
   decode_doc(d, buf, &b);
   anim_quat_t q = key1(&b);
   ck_assert_float_eq_tol(q.y, S2, EPS);
   ck_assert_float_eq_tol(q.z, 0, EPS);
+  fmt_bundle_free(&b);
+  json_decref(d);
+}
+END_TEST
+
+START_TEST(test_doc_eight_influences) {
+  /* JOINTS_1/WEIGHTS_1 repeat the first set: 8 influences, vertex 0 has
+   * four 0.5 weights renormalized to 0.25 each. */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  json_t *at = json_object_get(
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
+                          "primitives"),
+          0),
+      "attributes");
+  json_object_set_new(at, "JOINTS_1", json_integer(3));
+  json_object_set_new(at, "WEIGHTS_1", json_integer(4));
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_uint_eq(m->influences, 8);
+  float sum = 0;
+  int quarters = 0;
+  for (uint32_t i = 0; i < 8; i++) {
+    sum += m->weights[i];
+    quarters += fabsf(m->weights[i] - 0.25f) < 1e-6f;
+  }
+  ck_assert_float_eq_tol(sum, 1, EPS);
+  ck_assert_int_eq(quarters, 4);
   fmt_bundle_free(&b);
   json_decref(d);
 }
@@ -670,8 +740,8 @@ static void m_external_uri(json_t *d, uint8_t *buf) {
                       json_string("../../etc/passwd"));
 }
 static void m_skin_joint_range(json_t *d, uint8_t *buf) {
-  json_object_set_new(json_array_get(json_object_get(d, "skins"), 0),
-                      "joints", json_pack("[i,i]", 1, 99));
+  json_object_set_new(json_array_get(json_object_get(d, "skins"), 0), "joints",
+                      json_pack("[i,i]", 1, 99));
 }
 static void m_vertex_joint_range(json_t *d, uint8_t *buf) {
   buf[76 + 1] = 7; /* Vertex 0, second influence (weight 0.5). */
@@ -691,16 +761,16 @@ static void m_stride(json_t *d, uint8_t *buf) {
 }
 static void m_normal_count(json_t *d, uint8_t *buf) {
   json_t *at = json_object_get(
-      json_array_get(json_object_get(json_array_get(json_object_get(d, "meshes"),
-                                                    0),
-                                     "primitives"),
-                     0),
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
+                          "primitives"),
+          0),
       "attributes");
   json_object_set_new(at, "NORMAL", json_integer(6));
-  json_array_append_new(json_object_get(d, "accessors"),
-                        json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2,
-                                  "componentType", 5126, "count", 2, "type",
-                                  "VEC3"));
+  json_array_append_new(
+      json_object_get(d, "accessors"),
+      json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
+                "count", 2, "type", "VEC3"));
 }
 static void m_bad_base64(json_t *d, uint8_t *buf) {
   json_object_set_new(json_array_get(json_object_get(d, "buffers"), 0), "uri",
@@ -712,25 +782,25 @@ static const struct {
   int status;
   const char *at;
 } broken[] = {
-  {m_out_of_bounds, 400, "accessors[2].count"},
-  {m_offset_out, 400, "accessors[2].byteOffset"},
-  {m_view_out, 400, "bufferViews[4].byteLength"},
-  {m_counts_disagree, 400, "animations[0].samplers[0].output"},
-  {m_bad_component, 400, "accessors[1].componentType"},
-  {m_joint_float, 400, "meshes[0].primitives[0].attributes.JOINTS_0"},
-  {m_nan, 400, "animations[0].samplers[0].output"},
-  {m_times_order, 400, "animations[0].samplers[0].input"},
-  {m_cycle, 400, "nodes[1].children"},
-  {m_two_parents, 400, "nodes[3].children[0]"},
-  {m_required_ext, 400, "extensionsRequired[0]"},
-  {m_external_uri, 400, "buffers[0].uri"},
-  {m_skin_joint_range, 400, "skins[0].joints[1]"},
-  {m_vertex_joint_range, 400, "meshes[0].primitives[0].attributes.JOINTS_0"},
-  {m_sampler_index, 400, "animations[0].samplers[0].output"},
-  {m_index_range, 400, "meshes[0].primitives[0].indices"},
-  {m_stride, 400, "bufferViews[1].byteStride"},
-  {m_normal_count, 400, "meshes[0].primitives[0].attributes.NORMAL"},
-  {m_bad_base64, 400, "buffers[0].uri"},
+    {m_out_of_bounds, 400, "accessors[2].count"},
+    {m_offset_out, 400, "accessors[2].byteOffset"},
+    {m_view_out, 400, "bufferViews[4].byteLength"},
+    {m_counts_disagree, 400, "animations[0].samplers[0].output"},
+    {m_bad_component, 400, "accessors[1].componentType"},
+    {m_joint_float, 400, "meshes[0].primitives[0].attributes.JOINTS_0"},
+    {m_nan, 400, "animations[0].samplers[0].output"},
+    {m_times_order, 400, "animations[0].samplers[0].input"},
+    {m_cycle, 400, "nodes[1].children"},
+    {m_two_parents, 400, "nodes[3].children[0]"},
+    {m_required_ext, 400, "extensionsRequired[0]"},
+    {m_external_uri, 400, "buffers[0].uri"},
+    {m_skin_joint_range, 400, "skins[0].joints[1]"},
+    {m_vertex_joint_range, 400, "meshes[0].primitives[0].attributes.JOINTS_0"},
+    {m_sampler_index, 400, "animations[0].samplers[0].output"},
+    {m_index_range, 400, "meshes[0].primitives[0].indices"},
+    {m_stride, 400, "bufferViews[1].byteStride"},
+    {m_normal_count, 400, "meshes[0].primitives[0].attributes.NORMAL"},
+    {m_bad_base64, 400, "buffers[0].uri"},
 };
 
 START_TEST(test_doc_broken) {
@@ -792,6 +862,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_normalized_stride);
   tcase_add_test(tc, test_doc_sparse);
   tcase_add_test(tc, test_doc_glb_roundtrip);
+  tcase_add_test(tc, test_doc_eight_influences);
   tcase_add_loop_test(tc, test_doc_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_not_json);

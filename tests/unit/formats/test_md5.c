@@ -44,24 +44,24 @@ static const struct {
   int mesh, vertex;
   float x, y, z;
 } bob_ref[] = {
-  {0, 0, 0.00002f, 7.60284f, 46.23835f},
-  {0, 247, 5.64003f, -10.41049f, 29.23836f},
-  {0, 493, 8.97237f, 2.57951f, 52.22659f},
-  {1, 0, -0.71885f, -7.77049f, 54.93820f},
-  {1, 55, -2.74987f, -6.78053f, 54.33822f},
-  {1, 109, 2.46999f, -0.36050f, 58.03839f},
-  {2, 0, -0.03116f, -4.33072f, 60.33822f},
-  {2, 40, -3.05969f, -8.16065f, 55.93803f},
-  {2, 79, -0.03100f, -7.91066f, 58.93804f},
-  {3, 0, -39.96087f, -7.83235f, 42.32935f},
-  {3, 9, -41.83775f, -3.30120f, 33.93992f},
-  {3, 17, -37.30660f, -5.17807f, 33.93991f},
-  {4, 0, -39.59413f, -2.68120f, 47.01059f},
-  {4, 19, -42.03803f, -3.09843f, 42.31743f},
-  {4, 37, -37.30660f, -5.17807f, 33.93991f},
-  {5, 0, 11.40001f, -0.36047f, 33.67011f},
-  {5, 67, 11.60002f, -9.36047f, 40.87012f},
-  {5, 134, 10.80002f, -4.29048f, 30.97011f},
+    {0, 0, 0.00002f, 7.60284f, 46.23835f},
+    {0, 247, 5.64003f, -10.41049f, 29.23836f},
+    {0, 493, 8.97237f, 2.57951f, 52.22659f},
+    {1, 0, -0.71885f, -7.77049f, 54.93820f},
+    {1, 55, -2.74987f, -6.78053f, 54.33822f},
+    {1, 109, 2.46999f, -0.36050f, 58.03839f},
+    {2, 0, -0.03116f, -4.33072f, 60.33822f},
+    {2, 40, -3.05969f, -8.16065f, 55.93803f},
+    {2, 79, -0.03100f, -7.91066f, 58.93804f},
+    {3, 0, -39.96087f, -7.83235f, 42.32935f},
+    {3, 9, -41.83775f, -3.30120f, 33.93992f},
+    {3, 17, -37.30660f, -5.17807f, 33.93991f},
+    {4, 0, -39.59413f, -2.68120f, 47.01059f},
+    {4, 19, -42.03803f, -3.09843f, 42.31743f},
+    {4, 37, -37.30660f, -5.17807f, 33.93991f},
+    {5, 0, 11.40001f, -0.36047f, 33.67011f},
+    {5, 67, 11.60002f, -9.36047f, 40.87012f},
+    {5, 134, 10.80002f, -4.29048f, 30.97011f},
 };
 
 START_TEST(test_bob_bind_pose_vertices) {
@@ -90,8 +90,9 @@ START_TEST(test_bob_model_space_joints) {
   for (uint32_t j = 0; j < k->joint_count; j++) {
     int p = k->parents[j];
     anim_transform_t t = k->rest[j];
-    wp[j] = p < 0 ? t.translation
-                  : anim_vec3_add(wp[p], anim_quat_rotate(wr[p], t.translation));
+    wp[j] = p < 0
+                ? t.translation
+                : anim_vec3_add(wp[p], anim_quat_rotate(wr[p], t.translation));
     wr[j] = p < 0 ? t.rotation : anim_quat_mul(wr[p], t.rotation);
   }
   int32_t f = anim_skeleton_find(k, "forearm.L");
@@ -203,10 +204,10 @@ END_TEST
 static const struct {
   const char *file, *at;
 } invalid[] = {
-  {"md5/invalid/InvalidBoneIndex.md5mesh", "line 23"},
-  {"md5/invalid/OverflowingTriangleIndex.md5mesh", "line 18"},
-  {"md5/invalid/OverflowingVertexIndex.md5mesh", "line 15"},
-  {"md5/invalid/OverflowingWeightIndex.md5mesh", "line 21"},
+    {"md5/invalid/InvalidBoneIndex.md5mesh", "line 23"},
+    {"md5/invalid/OverflowingTriangleIndex.md5mesh", "line 18"},
+    {"md5/invalid/OverflowingVertexIndex.md5mesh", "line 15"},
+    {"md5/invalid/OverflowingWeightIndex.md5mesh", "line 21"},
 };
 
 START_TEST(test_invalid_files) {
@@ -273,19 +274,95 @@ START_TEST(test_five_weights) {
 }
 END_TEST
 
+/* An md5anim for the five-joint mesh above: joint a animates Tx only
+ * (flags 1, component 0 of each frame); b..e animate nothing and keep
+ * their base frame. */
+static const char *five_anim =
+    "MD5Version 10\n"
+    "commandline \"\"\n"
+    "numFrames 2\n"
+    "numJoints 5\n"
+    "frameRate 10\n"
+    "numAnimatedComponents 1\n"
+    "hierarchy {\n"
+    "\t\"a\"\t-1 1 0\n"
+    "\t\"b\"\t0 0 1\n"
+    "\t\"c\"\t0 0 1\n"
+    "\t\"d\"\t0 0 1\n"
+    "\t\"e\"\t0 0 1\n"
+    "}\n"
+    "bounds {\n"
+    "\t( 0 0 0 ) ( 1 1 1 )\n"
+    "\t( 0 0 0 ) ( 1 1 1 )\n"
+    "}\n"
+    "baseframe {\n"
+    "\t( 0 2 3 ) ( 0 0 0 )\n"
+    "\t( 1 0 0 ) ( 0.6 0 0 )\n"
+    "\t( 2 0 0 ) ( 0 0 0 )\n"
+    "\t( 3 0 0 ) ( 0 0 0 )\n"
+    "\t( 4 0 0 ) ( 0 0 0 )\n"
+    "}\n"
+    "frame 0 {\n"
+    "\t5\n"
+    "}\n"
+    "frame 1 {\n"
+    "\t7\n"
+    "}\n";
+
+START_TEST(test_partial_flags) {
+  fmt_bundle_t mesh, b;
+  fmt_error_t e;
+  ck_assert_int_eq(fmt_decode(MESH, five, strlen(five), NULL, &mesh, &e), 0);
+  fmt_decode_options_t o;
+  memset(&o, 0, sizeof o);
+  o.skeleton = mesh.skeletons[0];
+  ck_assert_int_eq(fmt_decode(ANIM, five_anim, strlen(five_anim), &o, &b, &e),
+                   0);
+  const anim_clip_t *c = b.clips[0].clip;
+  ck_assert_float_eq_tol(c->duration, 0.1f, 1e-6f);
+  int32_t ja = anim_skeleton_find(o.skeleton, "a");
+  int32_t jb = anim_skeleton_find(o.skeleton, "b");
+  for (uint32_t i = 0; i < c->track_count; i++) {
+    const anim_track_t *t = &c->tracks[i];
+    if (t->joint == (uint32_t)ja && t->path == ANIM_PATH_TRANSLATION) {
+      /* x from the frames (5, 7); y, z from the base frame (2, 3). */
+      ck_assert_uint_eq(t->key_count, 2);
+      ck_assert_float_eq(t->values[0], 5);
+      ck_assert_float_eq(t->values[1], 2);
+      ck_assert_float_eq(t->values[2], 3);
+      ck_assert_float_eq(t->values[3], 7);
+    }
+    if (t->joint == (uint32_t)jb && t->path == ANIM_PATH_ROTATION) {
+      /* Base frame (0.6, 0, 0): w = -sqrt(1 - 0.36) = -0.8, one key. */
+      ck_assert_uint_eq(t->key_count, 1);
+      float sg = t->values[3] < 0 ? 1.0f : -1.0f;
+      ck_assert_float_eq_tol(sg * t->values[0], 0.6f, 1e-6f);
+      ck_assert_float_eq_tol(sg * t->values[3], -0.8f, 1e-6f);
+    }
+  }
+  fmt_bundle_free(&b);
+  /* More components than numAnimatedComponents: line 8. */
+  char bad[2048];
+  snprintf(bad, sizeof bad, "%s", five_anim);
+  memcpy(strstr(bad, "-1 1 0"), "-1 3 0", 6);
+  ck_decode_fails(ANIM, bad, strlen(bad), &o, 400, "line 8");
+  fmt_bundle_free(&mesh);
+}
+END_TEST
+
 static const struct {
   const char *from, *to, *at;
 } broken_mesh[] = {
-  {"numJoints 5", "numJoints 6", "line 11"},   /* "}" where a name belongs */
-  {"numJoints 5", "numJoints 99999999999", "line 3"},
-  {"\"b\"\t0", "\"b\"\t7", "line 7"},          /* parent out of range */
-  {"\"b\"\t0", "\"b\"\t1", "line 7"},          /* own parent */
-  {"( 1 0 0 )", "( 1 0 )", "line 7"},
-  {"0 5\n", "3 5\n", "line 15"},                /* weights past the end */
-  {"tri 0 0 0 0", "tri 0 0 0 1", "line 17"},
-  {"0.15 ( 0 1 0 )", "-0.15 ( 0 1 0 )", "line 23"},
-  {"MD5Version 10", "MD5Version 11", "line 1"},
-  {"numweights 5", "numweights 6", "line 24"},
+    {"numJoints 5", "numJoints 6", "line 11"}, /* "}" where a name belongs */
+    {"numJoints 5", "numJoints 99999999999", "line 3"},
+    {"\"b\"\t0", "\"b\"\t7", "line 7"}, /* parent out of range */
+    {"\"b\"\t0", "\"b\"\t1", "line 7"}, /* own parent */
+    {"( 1 0 0 )", "( 1 0 )", "line 7"},
+    {"0 5\n", "3 5\n", "line 15"}, /* weights past the end */
+    {"tri 0 0 0 0", "tri 0 0 0 1", "line 17"},
+    {"0.15 ( 0 1 0 )", "-0.15 ( 0 1 0 )", "line 23"},
+    {"MD5Version 10", "MD5Version 11", "line 1"},
+    {"numweights 5", "numweights 6", "line 24"},
 };
 
 START_TEST(test_broken_mesh) {
@@ -339,6 +416,7 @@ Suite *md5_suite(void) {
   tcase_add_loop_test(tc, test_invalid_files, 0,
                       (int)(sizeof invalid / sizeof invalid[0]));
   tcase_add_test(tc, test_five_weights);
+  tcase_add_test(tc, test_partial_flags);
   tcase_add_loop_test(tc, test_broken_mesh, 0,
                       (int)(sizeof broken_mesh / sizeof broken_mesh[0]));
   suite_add_tcase(s, tc);
