@@ -7,14 +7,22 @@
  * singular), d = 0.5 * (t, 0) * q. Per vertex, the non-rigid parts
  * S_i = R_i^T A_i are blended linearly and applied first, then the blended,
  * sign-aligned and normalized dual quaternion. Key design choice: when
- * every matrix is rigid (S_i = I within 1e-6) the per-vertex S blend is
- * skipped entirely, which is the common case for real rigs; the non-rigid
- * path is exact but slower and stays scalar. */
+ * every matrix is rigid (S_i = I within RIGID_TOLERANCE) the per-vertex
+ * S blend is
+ * skipped entirely, which is the common case for real rigs, and the AVX2
+ * kernel (skinning_dqs_avx2.c) takes over when the CPU has it; the
+ * non-rigid path is exact but slower and stays scalar. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "skinning_internal.h"
+
+/* A 3x3 part whose columns are orthonormal within this (|a_i . a_j -
+ * delta_ij|) and whose determinant is positive counts as rigid: S = I. That
+ * is about 10x the rounding of a 13-deep chain of float matrices, and the
+ * S dropped is then at most this far from I. */
+#define RIGID_TOLERANCE 1e-5
 
 /* ---- per-joint conversion ------------------------------------------------ */
 
@@ -124,7 +132,7 @@ static anim_quat_t quat_from_rotation(const dmat3_t *r) {
 }
 
 /* Fills scratch with (q, d) per joint; returns whether every matrix is
- * rigid (orthonormal 3x3 with det > 0, within 1e-6). */
+ * rigid (orthonormal 3x3 with det > 0, within RIGID_TOLERANCE). */
 static bool convert_joints(const anim_skinning_job_t *job) {
   bool all_rigid = true;
   const uint32_t n = job->mesh->joint_count;
@@ -139,7 +147,7 @@ static bool convert_joints(const anim_skinning_job_t *job) {
       for (int e = c; e < 3; e++) {
         double dot = a.c[c][0] * a.c[e][0] + a.c[c][1] * a.c[e][1] +
                      a.c[c][2] * a.c[e][2];
-        if (fabs(dot - (c == e ? 1.0 : 0.0)) > 1e-6 || !(det > 0.0))
+        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE || !(det > 0.0))
           all_rigid = false;
       }
     if (det < 0.0)
@@ -219,6 +227,10 @@ static void apply_inverse_transpose(const float s[3][3], const float v[3],
 void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
                     uint32_t count) {
   const bool rigid = convert_joints(job);
+  if (rigid && !job->force_scalar && anim__cpu_has_avx2()) {
+    anim__skin_dqs_rigid_avx2(job, first, count);
+    return;
+  }
   const anim_mesh_t *m = job->mesh;
   const uint32_t k = m->influences;
   const float *dq = job->scratch;

@@ -6,8 +6,8 @@
  * 4 (or 8) influences on random joints with random weights.
  * Figures: LBS positions+normals and positions only on the AVX2 path and
  * the scalar path, the inverse-transpose normals mode, 8 influences, and
- * DQS. Each figure is the median (and the best) of 9 runs of at least
- * 20 ms each. */
+ * DQS (AVX2 and scalar for rigid matrices; the non-rigid path). Each
+ * figure is the median (and the best) of 9 runs of at least 20 ms each. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,9 +195,22 @@ int main(void) {
     j = base;
     j.method = ANIM_SKIN_DQS;
     j.normals = ANIM_NORMALS_LINEAR;
-    bench("DQS 4 infl positions+normals (scalar)", j);
+    bench("DQS 4 infl positions+normals", j);
     j.normals = ANIM_NORMALS_NONE;
-    bench("DQS 4 infl positions only (scalar)", j);
+    bench("DQS 4 infl positions only", j);
+    j.force_scalar = true;
+    j.normals = ANIM_NORMALS_LINEAR;
+    bench("DQS 4 infl positions+normals, scalar path", j);
+    /* A uniform scale of 1.5 on every matrix: the non-rigid path. */
+    anim_mat4_t scaled[JOINTS];
+    for (int k = 0; k < JOINTS; k++) {
+      scaled[k] = mats[k];
+      for (int e = 0; e < 12; e++)
+        scaled[k].m[e] *= 1.5f;
+    }
+    j.force_scalar = false;
+    j.matrices = scaled;
+    bench("DQS 4 infl positions+normals, scaled matrices", j);
     free(op);
     free(on);
     anim_mesh_free(m4);

@@ -343,6 +343,82 @@ START_TEST(test_dqs_scratch_and_range) {
 }
 END_TEST
 
+/* The AVX2 kernel (rigid matrices) against the scalar one on random meshes,
+ * 4 and 8 influences, whole meshes and ranges, with guards after the
+ * outputs: equal within ANIM_EPS_SKIN and no write past the range. */
+static void compare_dqs_paths(size_t n, uint32_t k, uint32_t first,
+                              uint32_t count) {
+  float *pos = malloc(3 * n * sizeof(float));
+  float *nrm = malloc(3 * n * sizeof(float));
+  float *w = malloc(k * n * sizeof(float));
+  uint32_t *j = malloc(k * n * sizeof(uint32_t));
+  for (size_t i = 0; i < 3 * n; i++)
+    pos[i] = (float)(3 * urand()), nrm[i] = (float)urand();
+  for (size_t i = 0; i < k * n; i++)
+    j[i] = (uint32_t)((urand() + 1) * 0.5 * NJ) % NJ,
+    w[i] = (float)(urand() + 1.01);
+  anim_mesh_t *m = build(n, pos, nrm, k, j, w);
+  anim_mat4_t mats[NJ];
+  for (int i = 0; i < NJ; i++) {
+    const double ax[3] = {urand(), urand(), urand() + 0.01};
+    const double t[3] = {urand(), urand(), urand()};
+    double r[3][3];
+    axis_angle(ax, 3.1 * urand(), r);
+    mats[i] = from_rows(r, t);
+  }
+  const uint32_t span = count ? count : (uint32_t)n - first;
+  const size_t sz = 3 * (size_t)span + 4;
+  float *a_p = malloc(sz * 4), *a_n = malloc(sz * 4);
+  float *s_p = malloc(sz * 4), *s_n = malloc(sz * 4);
+  for (int mode = ANIM_NORMALS_NONE; mode <= ANIM_NORMALS_INVERSE_TRANSPOSE;
+       mode++) {
+    for (size_t i = 0; i < sz; i++)
+      a_p[i] = a_n[i] = s_p[i] = s_n[i] = 777.0f;
+    anim_skinning_job_t job = {.mesh = m,
+                               .matrices = mats,
+                               .matrix_count = NJ,
+                               .method = ANIM_SKIN_DQS,
+                               .normals = (anim_skin_normals)mode,
+                               .first_vertex = first,
+                               .vertex_count = count,
+                               .out_positions = a_p,
+                               .out_normals = a_n,
+                               .scratch = g_scratch,
+                               .scratch_count = 8 * NJ};
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    job.force_scalar = true;
+    job.out_positions = s_p;
+    job.out_normals = s_n;
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    for (size_t i = 0; i < 3 * (size_t)span; i++) {
+      size_t b = i - i % 3;
+      float mag = fabsf(s_p[b]) + fabsf(s_p[b + 1]) + fabsf(s_p[b + 2]) + 1;
+      ck_assert_msg(fabsf(a_p[i] - s_p[i]) <= ANIM_EPS_SKIN * mag,
+                    "n=%zu i=%zu %.9g vs %.9g", n, i, a_p[i], s_p[i]);
+      if (mode != ANIM_NORMALS_NONE)
+        ck_assert_msg(fabsf(a_n[i] - s_n[i]) <= ANIM_EPS_SKIN,
+                      "n=%zu i=%zu %.9g vs %.9g", n, i, a_n[i], s_n[i]);
+    }
+    for (size_t i = 3 * (size_t)span; i < sz; i++)
+      ck_assert(a_p[i] == 777.0f && a_n[i] == 777.0f && s_p[i] == 777.0f &&
+                s_n[i] == 777.0f);
+  }
+  free(a_p), free(a_n), free(s_p), free(s_n);
+  free(pos), free(nrm), free(w), free(j);
+  anim_mesh_free(m);
+}
+
+START_TEST(test_dqs_simd_matches_scalar) {
+  const size_t sizes[] = {1, 2, 3, 7, 8, 9, 17, 500};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    compare_dqs_paths(sizes[i], 4, 0, 0);
+    compare_dqs_paths(sizes[i], 8, 0, 0);
+  }
+  compare_dqs_paths(500, 4, 3, 7);
+  compare_dqs_paths(500, 8, 499, 0);
+}
+END_TEST
+
 Suite *dqs_suite(void) {
   Suite *s = suite_create("dqs");
   TCase *tc = tcase_create("dqs");
@@ -354,6 +430,7 @@ Suite *dqs_suite(void) {
   tcase_add_test(tc, test_dqs_eight_influences);
   tcase_add_test(tc, test_dqs_sign_alignment);
   tcase_add_test(tc, test_dqs_scratch_and_range);
+  tcase_add_test(tc, test_dqs_simd_matches_scalar);
   suite_add_tcase(s, tc);
   return s;
 }
