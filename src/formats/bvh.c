@@ -6,7 +6,9 @@
  * intrinsic, so "Zrotation Xrotation Yrotation" is Rz * Rx * Ry) and one
  * translation track per joint with position channels, whose values replace
  * the OFFSET (missing components keep it). Offsets become rest
- * translations. Options scale lengths and turn a Z-up file Y-up by
+ * translations. The clip is named "motion-" plus 8 hex digits of the
+ * file's SHA-256 (BVH names nothing), so many takes fit one rig. Options
+ * scale lengths and turn a Z-up file Y-up by
  * conjugating every transform with a -90 degree turn about X.
  *
  * Key design choice: one forward pass over the text with a bounded explicit
@@ -203,7 +205,7 @@ static int32_t target_index(const anim_skeleton_t *s, const char *name) {
 }
 
 static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
-                 fmt_bundle_t *out) {
+                 const char *clip_name, fmt_bundle_t *out) {
   const anim_skeleton_t *target = b->opts->skeleton;
   size_t nj = b->nj;
   anim_quat_t up = b->opts->z_up ? anim_quat(-0.70710678f, 0, 0, 0.70710678f)
@@ -309,7 +311,7 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     skel = s;
     skel_index = 0;
   }
-  anim_raw_clip_t rc_raw = {.name = "motion",
+  anim_raw_clip_t rc_raw = {.name = clip_name,
                             .tracks = tr,
                             .track_count = ntr,
                             .duration = (float)((frames - 1) * frame_time)};
@@ -427,7 +429,9 @@ int fmt_decode_bvh(const void *body, size_t len,
                    "more frame rows than Frames: says");
     goto done;
   }
-  if (build(&b, (size_t)frames, ft, rows, out)) goto done;
+  char clip_name[32];
+  fmt__content_name("motion", body, len, clip_name, sizeof clip_name);
+  if (build(&b, (size_t)frames, ft, rows, clip_name, out)) goto done;
   rc = 0;
 done:
   if (rc != 0) fmt_bundle_free(out);

@@ -31,6 +31,13 @@ int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
 int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r);
 
+/* A clip name for formats that carry none (BVH, md5anim): prefix, '-' and
+ * the first 8 hex digits of the SHA-256 of the body, so two takes on one
+ * rig never collide and re-uploading a file gives the same name. out must
+ * hold at least strlen(prefix) + 10 bytes. */
+void fmt__content_name(const char *prefix, const void *body, size_t len,
+                       char *out, size_t size);
+
 /* Out-of-memory while decoding. */
 int fmt__nomem(fmt_error_t *err, const char *at);
 

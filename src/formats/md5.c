@@ -13,7 +13,8 @@
  * joints with the same parents in the same order; the base frame plus each
  * frame's animated components (hierarchy flags) give parent-relative
  * transforms on a fixed frame grid: one translation and one rotation track
- * per joint (a single key where the flags animate nothing).
+ * per joint (a single key where the flags animate nothing). The clip is
+ * named "md5anim-" plus 8 hex digits of the file's SHA-256.
  *
  * Key design choice: a strict token reader. Every declared count is
  * checked against the limits and against the bytes left before anything is
@@ -632,7 +633,9 @@ int fmt_decode_md5anim(const void *body, size_t len,
                                        .values = vals + i * nf * 7 + 3 * nf,
                                        .value_count = 4 * kr};
   }
-  anim_raw_clip_t raw = {.name = "md5anim",
+  char clip_name[32];
+  fmt__content_name("md5anim", body, len, clip_name, sizeof clip_name);
+  anim_raw_clip_t raw = {.name = clip_name,
                          .tracks = tr,
                          .track_count = 2 * nj,
                          .duration = (float)((double)(nf - 1) / (double)rate)};

@@ -193,8 +193,22 @@ static void check_done(srv_ws_client_t *c) {
 
 /* ---- messages to the client ---------------------------------------------- */
 
+static void client_close(srv_ws_client_t *c, uint16_t code,
+                         const char *reason);
+
+/* Answers to control messages are never dropped, so a client that sends
+ * messages without reading the answers is cut off (1008) once its unsent
+ * data passes WS_UNREAD_FACTOR high-water marks. */
+#define WS_UNREAD_FACTOR 16
+
 static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   if (b->failed) return;
+  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  if (queued > WS_UNREAD_FACTOR * c->hub->lim.high_water) {
+    client_close(c, 1008, "too much unread data");
+    transport_close(c);
+    return;
+  }
   srv_ws_session_send(&c->session, WSLAY_TEXT_FRAME, b->data, b->len);
   check_done(c);
 }

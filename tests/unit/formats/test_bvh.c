@@ -156,6 +156,9 @@ static const char *tiny =
     "4 5 6 90 90 0 30 -45 60\n"
     "4 5 6 0 0 0 0 0 0\n";
 
+/* printf '%s' "$tiny" | sha256sum | cut -c1-8, prefixed with "motion-". */
+static const char *tiny_name = "motion-d6611128";
+
 static void decode_text(const char *s, const fmt_decode_options_t *o,
                         fmt_bundle_t *b) {
   fmt_error_t e;
@@ -192,6 +195,9 @@ START_TEST(test_tiny_channels) {
   ck_assert_uint_eq(k->joint_count, 2); /* The End Site is not a joint. */
   ck_assert_int_eq(joint_parent(k, 1), 0);
   ck_assert_float_eq_tol(b.clips[0].clip->duration, 0.5f, 1e-6f);
+  /* BVH names no clip: "motion-" and 8 hex digits of the body's SHA-256
+   * (printf HIERARCHY... | sha256sum gives the same first 8 digits). */
+  ck_assert_str_eq(b.clips[0].clip->name, tiny_name);
   /* Rest translations are the offsets. */
   ck_assert_float_eq_tol(k->rest[anim_skeleton_find(k, "hips")].translation.z,
                          3, 1e-6f);

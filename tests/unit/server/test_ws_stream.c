@@ -93,6 +93,8 @@ static store_t *store;
 static srv_ws_hub_t *hub;
 static srv_pool_t pool;
 static bool with_pool;
+static srv_ws_limits_t limits;
+static bool with_limits;
 
 static void setup(void) {
   ck_assert_int_eq(uv_loop_init(&loop), 0);
@@ -106,7 +108,8 @@ static void setup(void) {
   ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
   store_ingest_result_free(&res);
   if (with_pool) ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 16), 0);
-  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL, NULL);
+  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL,
+                       with_limits ? &limits : NULL);
   ck_assert_ptr_nonnull(hub);
 }
 
@@ -162,10 +165,18 @@ static int count_text_with(const peer_t *p, const char *needle) {
   return n;
 }
 
-/* Runs the loop until pred holds, at most 3 s. */
+static void on_keep(uv_timer_t *t) { (void)t; }
+
+/* Runs the loop until pred holds, at most 3 s. A timer keeps the loop
+ * alive meanwhile (the hub's housekeeping timer does not, by design). */
 static void run_until(bool (*pred)(void *), void *arg) {
+  uv_timer_t keep;
+  uv_timer_init(&loop, &keep);
+  uv_timer_start(&keep, on_keep, 10, 10);
   uint64_t end = uv_hrtime() + 3000000000ull;
   while (!pred(arg) && uv_hrtime() < end) uv_run(&loop, UV_RUN_ONCE);
+  uv_close((uv_handle_t *)&keep, NULL);
+  uv_run(&loop, UV_RUN_NOWAIT);
   ck_assert_msg(pred(arg), "condition not reached in 3 s");
 }
 
@@ -305,7 +316,7 @@ START_TEST(test_backpressure_drops) {
   setup();
   peer_t p;
   connect_peer(&p);
-  p.queued = 10u << 20; /* 10 MiB unsent: over any high-water mark. */
+  p.queued = 1u << 20; /* 1 MiB unsent: over the 256 KiB mark. */
   send_text(&p, "{\"op\":\"play\",\"id\":\"d\",\"skeleton\":\"line\","
                 "\"clip\":\"slide\",\"fps\":100,\"format\":\"bin\"}");
   run_until(hub_dropped_five, NULL);
@@ -417,6 +428,57 @@ START_TEST(test_mesh_frames_on_the_pool) {
 }
 END_TEST
 
+static bool got_opcode(void *arg) {
+  peer_t *p = arg;
+  for (int i = 0; i < p->count; i++)
+    if (p->msgs[i].opcode == p->msgs[511].opcode) return true;
+  return false;
+}
+
+START_TEST(test_keepalive_ping_then_timeout) {
+  srv_ws_limits_defaults(&limits);
+  limits.ping_interval_ms = 1; /* Ping at the first sweep (1 s). */
+  with_limits = true;
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  p.msgs[511].opcode = 9; /* Wait for a ping. */
+  run_until(got_opcode, &p);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+
+  limits.ping_timeout_ms = 1; /* Silent: closed at the first sweep. */
+  setup();
+  connect_peer(&p);
+  p.msgs[511].opcode = 8;
+  run_until(got_opcode, &p);
+  const msg_t *c = &p.msgs[p.count - 1];
+  ck_assert_uint_eq(c->opcode, 8);
+  ck_assert_uint_eq((unsigned)(c->data[0] << 8 | c->data[1]), 1001);
+  ck_assert_int_eq(p.closes, 1);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+START_TEST(test_unread_answers_cut_off) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  p.queued = 64u << 20; /* The client reads nothing. */
+  send_text(&p, "{\"op\":\"stats\"}");
+  const msg_t *c = &p.msgs[p.count - 1];
+  ck_assert_uint_eq(c->opcode, 8);
+  ck_assert_uint_eq((unsigned)(c->data[0] << 8 | c->data[1]), 1008);
+  ck_assert_int_eq(p.closes, 1);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
 Suite *ws_stream_suite(void) {
   Suite *s = suite_create("ws_stream");
   TCase *tc = tcase_create("stream");
@@ -428,6 +490,8 @@ Suite *ws_stream_suite(void) {
   tcase_add_test(tc, test_errors_beside_a_stream);
   tcase_add_test(tc, test_shutdown_sends_1001);
   tcase_add_test(tc, test_mesh_frames_on_the_pool);
+  tcase_add_test(tc, test_keepalive_ping_then_timeout);
+  tcase_add_test(tc, test_unread_answers_cut_off);
   suite_add_tcase(s, tc);
   return s;
 }
