@@ -30,9 +30,10 @@
  * p' = q p_s q* + t. Normals use S_blend = sum_i w_i * S_i the same way as
  * LBS uses L (linear part or inverse-transpose), then the blended rotation.
  * For rigid matrices (S_i = I) this is classic DQS; with one influence it
- * equals LBS. When every matrix's 3x3 part is orthonormal within 1e-5
- * (|a_i . a_j - delta_ij| <= 1e-5, det > 0), S_i is taken as I, which
- * skips the non-rigid blend (a relative error of at most about 1e-5). */
+ * equals LBS. A matrix whose 3x3 part is orthonormal within 1e-5
+ * (|a_i . a_j - delta_ij| <= 1e-5, det > 0) counts as rigid and its S_i is
+ * taken as I (a relative error of at most about 1e-5); when all are rigid
+ * the non-rigid blend is skipped (and AVX2 is used when available). */
 #ifndef ANIMD_SKINNING_H
 #define ANIMD_SKINNING_H
 

@@ -6,12 +6,12 @@
  * with its first column negated when det A < 0; identity when A is
  * singular), d = 0.5 * (t, 0) * q. Per vertex, the non-rigid parts
  * S_i = R_i^T A_i are blended linearly and applied first, then the blended,
- * sign-aligned and normalized dual quaternion. Key design choice: when
- * every matrix is rigid (S_i = I within RIGID_TOLERANCE) the per-vertex
- * S blend is
- * skipped entirely, which is the common case for real rigs, and the AVX2
- * kernel (skinning_dqs_avx2.c) takes over when the CPU has it; the
- * non-rigid path is exact but slower and stays scalar. */
+ * sign-aligned and normalized dual quaternion. Key design choice: rigid
+ * joints (S_i = I within RIGID_TOLERANCE) are marked in the scratch and
+ * cost nothing in the S blend; when every matrix is rigid, the common case
+ * for real rigs, the S blend is skipped entirely and the AVX2 kernel
+ * (skinning_dqs_avx2.c) takes over when the CPU has it. The non-rigid path
+ * is exact but slower and stays scalar. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -132,7 +132,11 @@ static anim_quat_t quat_from_rotation(const dmat3_t *r) {
 }
 
 /* Fills scratch with (q, d) per joint; returns whether every matrix is
- * rigid (orthonormal 3x3 with det > 0, within RIGID_TOLERANCE). */
+ * rigid (orthonormal 3x3 with det > 0, within RIGID_TOLERANCE). Since
+ * (q, d) and (-q, -d) are the same transform, the sign bit of q's w marks
+ * each joint: clear for a rigid one, set for a non-rigid one, so the
+ * per-vertex blend only pays for the non-rigid part of joints that have
+ * one. */
 static bool convert_joints(const anim_skinning_job_t *job) {
   bool all_rigid = true;
   const uint32_t n = job->mesh->joint_count;
@@ -143,19 +147,23 @@ static bool convert_joints(const anim_skinning_job_t *job) {
       for (int i = 0; i < 3; i++)
         a.c[c][i] = m[4 * c + i];
     double det = det3(&a);
-    for (int c = 0; c < 3 && all_rigid; c++)
+    bool rigid = det > 0.0;
+    for (int c = 0; c < 3 && rigid; c++)
       for (int e = c; e < 3; e++) {
         double dot = a.c[c][0] * a.c[e][0] + a.c[c][1] * a.c[e][1] +
                      a.c[c][2] * a.c[e][2];
-        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE || !(det > 0.0))
-          all_rigid = false;
+        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE)
+          rigid = false;
       }
+    all_rigid = all_rigid && rigid;
     if (det < 0.0)
       for (int i = 0; i < 3; i++)
         a.c[0][i] = -a.c[0][i];
     dmat3_t r;
     polar_rotation(&a, &r);
     anim_quat_t q = quat_from_rotation(&r);
+    if ((signbit(q.w) != 0) == rigid)
+      q = (anim_quat_t){-q.x, -q.y, -q.z, -q.w};
     float tx = m[12], ty = m[13], tz = m[14];
     float *s = job->scratch + (size_t)ANIM_DQS_SCRATCH_PER_MATRIX * j;
     s[0] = q.x;
@@ -257,8 +265,15 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
         w = -w;
       for (int e = 0; e < 8; e++)
         b[e] += w * qi[e];
-      if (!rigid)
+      if (rigid)
+        continue;
+      if (signbit(qi[3])) {
         add_nonrigid(s, wv[i], job->matrices[jv[i]].m, qi);
+      } else {
+        s[0][0] += wv[i];
+        s[1][1] += wv[i];
+        s[2][2] += wv[i];
+      }
     }
     float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
     for (int e = 0; e < 8; e++)

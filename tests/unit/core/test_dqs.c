@@ -278,6 +278,16 @@ static void quat_of(const double ax[3], double a, double q[4]) {
   q[3] = cos(a / 2);
 }
 
+/* p' = q p q* for a unit q, in double. */
+static void rotate_d(const double q[4], const double p[3], double out[3]) {
+  double c1[3] = {q[1] * p[2] - q[2] * p[1], q[2] * p[0] - q[0] * p[2],
+                  q[0] * p[1] - q[1] * p[0]};
+  double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
+                  q[0] * c1[1] - q[1] * c1[0]};
+  for (int c = 0; c < 3; c++)
+    out[c] = p[c] + 2 * q[3] * c1[c] + 2 * c2[c];
+}
+
 START_TEST(test_dqs_sign_alignment) {
   float pos[3] = {1, 2, 3};
   uint32_t j[2] = {0, 1};
@@ -310,6 +320,52 @@ START_TEST(test_dqs_sign_alignment) {
   run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_NONE, op, NULL);
   for (int c = 0; c < 3; c++)
     ck_assert_double_eq_tol(op[c], p[c] + 2 * q[3] * c1[c] + 2 * c2[c], 1e-5);
+  anim_mesh_free(m);
+}
+END_TEST
+
+/* A rig mixing a rigid joint (60 degrees about z) and a non-rigid one
+ * (A = Rx(40) diag(2, 0.5, 1): its polar rotation is Rx(40) and its
+ * non-rigid part diag(2, 0.5, 1) exactly). For weights (0.3, 0.7), by the
+ * definition: p_s = 0.3 p + 0.7 diag(2, 0.5, 1) p, q = normalize(0.3 q1 +
+ * 0.7 q2), p' = q p_s q*; the normal is normalize(q (S_blend n) q*). */
+START_TEST(test_dqs_mixed_rigid_and_scaled) {
+  float pos[3] = {1, 2, 3}, nrm[3] = {0.6f, 0, 0.8f};
+  uint32_t j[2] = {0, 1};
+  float w[2] = {0.3f, 0.7f};
+  anim_mesh_t *m = build(1, pos, nrm, 2, j, w);
+  const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, t0[3] = {0, 0, 0};
+  const double sd[3] = {2, 0.5, 1};
+  double r1[3][3], r2[3][3], a2[3][3], q1[4], q2[4], q[4];
+  axis_angle(z, M_PI / 3, r1);
+  axis_angle(x, 40 * M_PI / 180, r2);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      a2[r][c] = r2[r][c] * sd[c];
+  anim_mat4_t mats[NJ] = {identity4(), identity4(), identity4(), identity4()};
+  mats[0] = from_rows(r1, t0);
+  mats[1] = from_rows(a2, t0);
+  quat_of(z, M_PI / 3, q1);
+  quat_of(x, 40 * M_PI / 180, q2);
+  double len = 0;
+  for (int i = 0; i < 4; i++)
+    q[i] = 0.3 * q1[i] + 0.7 * q2[i], len += q[i] * q[i];
+  for (int i = 0; i < 4; i++)
+    q[i] /= sqrt(len);
+  double ps[3], ns[3], e[3], en[3];
+  for (int c = 0; c < 3; c++) {
+    ps[c] = (0.3 + 0.7 * sd[c]) * pos[c];
+    ns[c] = (0.3 + 0.7 * sd[c]) * nrm[c];
+  }
+  rotate_d(q, ps, e);
+  rotate_d(q, ns, en);
+  double nl = sqrt(en[0] * en[0] + en[1] * en[1] + en[2] * en[2]);
+  float op[3], on[3];
+  run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_LINEAR, op, on);
+  for (int c = 0; c < 3; c++) {
+    ck_assert_double_eq_tol(op[c], e[c], 1e-5);
+    ck_assert_double_eq_tol(on[c], en[c] / nl, 1e-5);
+  }
   anim_mesh_free(m);
 }
 END_TEST
@@ -429,6 +485,7 @@ Suite *dqs_suite(void) {
   tcase_add_test(tc, test_dqs_twist_keeps_volume);
   tcase_add_test(tc, test_dqs_eight_influences);
   tcase_add_test(tc, test_dqs_sign_alignment);
+  tcase_add_test(tc, test_dqs_mixed_rigid_and_scaled);
   tcase_add_test(tc, test_dqs_scratch_and_range);
   tcase_add_test(tc, test_dqs_simd_matches_scalar);
   suite_add_tcase(s, tc);
