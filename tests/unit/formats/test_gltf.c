@@ -772,6 +772,13 @@ static void m_normal_count(json_t *d, uint8_t *buf) {
       json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
                 "count", 2, "type", "VEC3"));
 }
+static void m_duplicate_channel(json_t *d, uint8_t *buf) {
+  json_t *an = json_array_get(json_object_get(d, "animations"), 0);
+  json_array_append_new(
+      json_object_get(an, "channels"),
+      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 0, "target", "node", 2,
+                "path", "rotation"));
+}
 static void m_bad_base64(json_t *d, uint8_t *buf) {
   json_object_set_new(json_array_get(json_object_get(d, "buffers"), 0), "uri",
                       json_string("data:application/octet-stream;base64,A$=="));
@@ -801,6 +808,7 @@ static const struct {
     {m_stride, 400, "bufferViews[1].byteStride"},
     {m_normal_count, 400, "meshes[0].primitives[0].attributes.NORMAL"},
     {m_bad_base64, 400, "buffers[0].uri"},
+    {m_duplicate_channel, 400, "animations[0].channels[1]"},
 };
 
 START_TEST(test_doc_broken) {
