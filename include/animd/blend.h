@@ -1,13 +1,19 @@
 /* animd core: the blending job (weighted and additive layers -> pose).
  *
- * Normal layers are blended with normalized weights (per joint: layer
- * weight times the layer's mask weight for that joint); rotations are
- * sign-aligned to the first contributing layer, summed, then normalized.
- * Joints where the total weight is below the threshold take the rest pose.
- * Additive layers are then applied on top: each contributes the difference
- * between its pose and its reference pose, scaled by its weight
- * (translation += w * (p - r); rotation = slerp(I, p * r^-1, w) * rotation;
- * scale *= lerp(1, p / r, w)). */
+ * Per joint j, each normal layer contributes with w = layer weight times
+ * its mask weight for j (clamped to [0, 1]). Translations and scales are
+ * weighted averages; rotations are sign-aligned to the first contributing
+ * layer (negated when their dot with it is negative), summed with their
+ * weights, then normalized. When the total weight is below the threshold
+ * the rest pose (orient applied) joins with weight threshold - total, so a
+ * joint no layer covers takes the rest pose and weights fading to zero
+ * fade into it without a jump. Additive layers are then applied on top, in
+ * order: each contributes the difference between its pose p and its
+ * reference pose r, scaled by its (masked) weight w:
+ *   translation += w * (p - r);
+ *   rotation = slerp(I, p * r^-1, w) * rotation   (shortest arc);
+ *   scale *= lerp(1, p / r, w)   per component (a zero r component: 1).
+ * The output may be the same arrays as one of the layers' poses. */
 #ifndef ANIMD_BLEND_H
 #define ANIMD_BLEND_H
 
@@ -19,7 +25,7 @@ extern "C" {
 
 typedef struct anim_blend_layer_s {
   anim_pose_t pose;
-  float weight;               /* >= 0. */
+  float weight;               /* Finite, >= 0. */
   /* Optional per-joint weights in [0, 1], storage order (a mask: 0 leaves
    * the joint out). NULL means 1 everywhere. */
   const float *joint_weights;
@@ -34,7 +40,9 @@ typedef struct anim_blend_job_s {
   size_t layer_count;
   const anim_blend_layer_t *additive_layers;
   size_t additive_count;
-  float threshold; /* Zero means 0.1: below it the rest pose is mixed in. */
+  /* Zero means 0.1. Below it the rest pose is mixed in with weight
+   * threshold - total. Must be finite and >= 0. */
+  float threshold;
   anim_pose_t output; /* joint_count entries, storage order. */
 } anim_blend_job_t;
 

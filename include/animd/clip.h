@@ -81,7 +81,10 @@ typedef struct anim_track_s {
   const float *times;
   const float *values;  /* As in the raw form. */
   const float *bezier;  /* BEZIER only. */
-  const anim_quat_t *squad_controls; /* SQUAD rotations: a, b per segment. */
+  /* SQUAD rotations: a, b, c per segment k (keys k, k + 1), from
+   * anim_quat_squad_setup with neighbours clamped at the ends, so the
+   * segment is anim_quat_squad(q_k, a, b, c, u). NULL otherwise. */
+  const anim_quat_t *squad_controls;
 } anim_track_t;
 
 typedef struct anim_clip_s {
@@ -91,11 +94,26 @@ typedef struct anim_clip_s {
   uint32_t track_count;
   anim_track_t *tracks;  /* Sorted by (joint, path). */
   /* private */
+  /* (joint * 4 + path) for every joint and path no track animates, in
+   * storage order: the sampler copies the rest value there. */
+  uint32_t *_missing;
+  uint32_t _missing_count;
   anim_allocator_t _alloc;
 } anim_clip_t;
 
-/* Validates raw against skeleton and builds a clip. On failure *out is NULL
- * and err (optional) names the track, key and field at fault. */
+/* Validates raw against skeleton and builds a clip (one block from alloc,
+ * or malloc when alloc is NULL). Keys are copied; rotation values (not
+ * CUBICSPLINE tangents) are normalized; fixed-rate tracks are detected
+ * (every key within 1% of an interval of its grid time) and SQUAD controls
+ * precomputed. On failure *out is NULL and err (optional) names the first
+ * problem: track (caller order), joint (the track's raw joint index, -1 if
+ * out of range), key, component and field ("tracks", "joint", "path",
+ * "interpolation", "times", "values", "bezier", "duration"). For "values",
+ * component is the offset within the key's floats (so the flat index is
+ * key * stride + component, stride = components, or 3 * components for
+ * CUBICSPLINE); for "bezier" it is 0..3 (x1, y1, x2, y2). Tracks are
+ * checked in caller order, field by field, then duplicate (joint, path)
+ * pairs (the later track of the pair is named, field "path"). */
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *skeleton,
                             const anim_allocator_t *alloc, anim_clip_t **out,

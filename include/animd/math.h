@@ -29,7 +29,7 @@
  *                                         unit axis and an angle in [0, pi]
  * Results agree with D3DX to float rounding, except where D3DX is
  * degenerate: its slerp switches to unnormalized lerp when 1 - |dot| is
- * below 0.001 (ours: normalized lerp below 5e-4, so always unit length),
+ * below 0.001 (ours: normalized lerp below 5e-5, so always unit length),
  * and its barycentric divides by f + g = 0 (ours returns q1). */
 #ifndef ANIMD_MATH_H
 #define ANIMD_MATH_H
@@ -137,8 +137,9 @@ anim_quat_t anim_quat_from_mat4(const anim_mat4_t *m);
 anim_quat_t anim_quat_from_yaw_pitch_roll(float yaw, float pitch, float roll);
 /* The shortest rotation taking direction from to direction to. Inputs need
  * not be unit length; parallel gives the identity, anti-parallel a 180 degree
- * turn about an axis perpendicular to from, and a zero-length input gives
- * the identity. Never NaN for finite input. */
+ * turn about an axis perpendicular to from (from x e_k, e_k the coordinate
+ * axis least aligned with from), and an input shorter than ANIM_EPS_LENGTH
+ * (or not finite) gives the identity. Never NaN. */
 anim_quat_t anim_quat_from_to(anim_vec3_t from, anim_vec3_t to);
 /* Arcball rotation between two points on the unit ball (seed 003's
  * QuatFromBallPoints): axis from x to, angle twice the arc, as the classic
@@ -158,19 +159,24 @@ anim_quat_t anim_quat_flip_handedness(anim_quat_t q);
  * axis: a position negates that coordinate; a rotation keeps its component
  * along the axis and w and negates the other two (R' = S R S); a matrix
  * becomes S M S with S = diag of the mirror. Each is its own inverse. */
-typedef enum anim_axis { ANIM_AXIS_X = 0, ANIM_AXIS_Y = 1, ANIM_AXIS_Z = 2 } anim_axis;
+typedef enum anim_axis {
+  ANIM_AXIS_X = 0,
+  ANIM_AXIS_Y = 1,
+  ANIM_AXIS_Z = 2
+} anim_axis;
 anim_vec3_t anim_vec3_mirror(anim_vec3_t v, anim_axis axis);
 anim_quat_t anim_quat_mirror(anim_quat_t q, anim_axis axis);
 anim_mat4_t anim_mat4_mirror(const anim_mat4_t *m, anim_axis axis);
 
-/* ---- mat4 ----------------------------------------------------------------- */
+/* ---- mat4 --------------------------------------------------------------- */
 anim_mat4_t anim_mat4_identity(void);
 anim_mat4_t anim_mat4_mul(const anim_mat4_t *a, const anim_mat4_t *b);
 anim_mat4_t anim_mat4_transpose(const anim_mat4_t *m);
 anim_mat4_t anim_mat4_from_quat(anim_quat_t q);
 anim_mat4_t anim_mat4_from_transform(const anim_transform_t *t); /* T*R*S */
 /* Decompose an affine matrix into T, R, S (positive scale unless the
- * determinant is negative, in which case x scale is negated). Returns
+ * determinant is negative, in which case x scale is negated). Shear cannot
+ * be represented: R is then the rotation of the normalized columns. Returns
  * ANIM_ERR_SINGULAR for a scale axis shorter than ANIM_EPS_LENGTH; t is
  * still filled (translation, scale, identity rotation). */
 anim_result anim_mat4_decompose(const anim_mat4_t *m, anim_transform_t *t);

@@ -32,7 +32,8 @@ typedef struct anim_raw_skeleton_s {
   const anim_raw_joint_t *joints; /* joint_count entries, caller order. */
   size_t joint_count;             /* 1 .. ANIM_MAX_JOINTS. */
   /* 16 floats per joint (column-major), caller order, or NULL to compute
-   * them as the inverses of the rest model matrices (seed 002). */
+   * them as the inverses of the rest model matrices (seed 002), where the
+   * rest local matrix is T * (orient * R) * S. */
   const float *inverse_bind;
 } anim_raw_skeleton_t;
 
@@ -51,19 +52,29 @@ typedef struct anim_skeleton_s {
   uint32_t *to_caller;
   uint32_t *from_caller;
   /* private */
+  uint32_t *_by_name;  /* Storage indices sorted by name (strcmp order). */
   anim_allocator_t _alloc;
 } anim_skeleton_t;
 
 /* Validates raw and builds a skeleton. On success *out owns everything it
- * points to (names are copied). On failure *out is NULL and err (optional)
- * says which joint and why. */
+ * points to (names are copied; one block from alloc, or malloc when alloc
+ * is NULL). Rest and orient rotations are stored normalized. On failure
+ * *out is NULL and err (optional) names the first problem found: the
+ * caller-order joint, the field ("name", "parent", "translation",
+ * "rotation", "scale", "orient", "inverse_bind", "joints") and, for a
+ * non-finite number, the component. Checks run per joint in caller order
+ * (name, parent range, numbers), then duplicate names (the later joint of
+ * the pair is named), then cycles (the smallest index on the first cycle
+ * found). ANIM_ERR_SINGULAR means a rest model matrix cannot be inverted
+ * (a zero scale) when inverse_bind is NULL. */
 anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                                 const anim_allocator_t *alloc,
                                 anim_skeleton_t **out,
                                 anim_build_error_t *err);
 void anim_skeleton_free(anim_skeleton_t *skeleton);
 
-/* Storage index of the joint with that name, or -1. O(log n) or better. */
+/* Storage index of the joint with that name, or -1 (also for NULL).
+ * Binary search over the name index: O(log n). */
 int32_t anim_skeleton_find(const anim_skeleton_t *skeleton, const char *name);
 
 #ifdef __cplusplus

@@ -16,8 +16,8 @@ anim_mat4_t anim_mat4_identity(void) {
 }
 
 anim_mat4_t anim_mat4_mul(const anim_mat4_t *a, const anim_mat4_t *b) {
-  anim_mat4_t r, ca = *a, cb = *b;
-  anim_mat4_mul_inl(&r, &ca, &cb);
+  anim_mat4_t r; /* A local: never aliases a or b. */
+  anim_mat4_mul_inl(&r, a, b);
   return r;
 }
 

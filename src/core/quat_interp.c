@@ -12,9 +12,11 @@
 #include "animd/math.h"
 #include "core/math_inline.h"
 
-/* Below this angle between the inputs (1 - cos = 5e-4, about 1.8 degrees)
- * slerp and normalized lerp differ by less than float precision. */
-#define SLERP_NLERP_DOT 0.9995f
+/* Above this cosine (an angle of 0.01 between the inputs as 4-vectors, a
+ * rotation of 0.02 rad) normalized lerp departs from slerp by at most
+ * 1.6e-8 rad, below float precision, and sin(theta) no longer needs to be
+ * divided by. */
+#define SLERP_NLERP_DOT 0.99995f
 
 static anim_quat_t quat_neg(anim_quat_t q) {
   return anim_quat(-q.x, -q.y, -q.z, -q.w);

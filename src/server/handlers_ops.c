@@ -10,6 +10,7 @@
 #include "server/internal.h"
 #include "server/server.h"
 #include "server/store_glue.h"
+#include "server/ws.h"
 
 static void respond_json(srv_request_t *req, int status, json_t *o) {
   char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -75,6 +76,11 @@ void srv__handle_metrics(srv_request_t *req) {
   char *text;
   size_t len;
   if (srv_metrics_render(&s->metrics, &g, &text, &len) != 0) {
+    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    return;
+  }
+  if (srv_ws_metrics_render(&text, &len) != 0) {
+    free(text);
     srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
     return;
   }

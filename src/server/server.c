@@ -13,6 +13,7 @@
 
 #include "server/internal.h"
 #include "server/server.h"
+#include "server/ws.h"
 #include "server/store_glue.h"
 
 static void check_drained(srv_server_t *s);
@@ -204,11 +205,14 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   s->drain_done = done;
   uv_close((uv_handle_t *)&s->listener, NULL);
   s->listening = false;
+  /* WebSocket streams get a close frame (1001) and close once it is
+   * written; the drain timeout cuts any that cannot finish. */
+  srv_ws_drain(s);
   srv_conn_t *c = s->conns;
   while (c != NULL) {
     srv_conn_t *next = c->next;
     if (c->proto == &srv__http_proto) srv__http_drain(c);
-    else srv_conn_close(c, NULL, NULL); /* Upgraded streams end now. */
+    else if (!c->close_when_drained) srv_conn_close(c, NULL, NULL);
     c = next;
   }
   if (s->conn_count == 0) check_drained(s);

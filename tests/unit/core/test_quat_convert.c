@@ -181,6 +181,26 @@ START_TEST(test_from_to) {
                  anim_quat_identity(), TOL_EXACT);
   ck_assert_quat(anim_quat_from_to(anim_vec3(0, 0, 0), anim_vec3(0, 0, 0)),
                  anim_quat_identity(), TOL_EXACT);
+  /* The documented perpendicular for opposite directions: x picks y, so the
+   * axis is x cross y = z; z picks x, so the axis is z cross x = y. */
+  ck_assert_quat(anim_quat_from_to(anim_vec3(2, 0, 0), anim_vec3(-1, 0, 0)),
+                 anim_quat(0, 0, 1, 0), TOL_EXACT);
+  ck_assert_quat(anim_quat_from_to(anim_vec3(0, 0, 1), anim_vec3(0, 0, -1)),
+                 anim_quat(0, 1, 0, 0), TOL_EXACT);
+  /* Extreme magnitudes and non-finite input. */
+  ck_assert_quat(anim_quat_from_to(anim_vec3(3e38f, 0, 0),
+                                   anim_vec3(0, 3e38f, 0)),
+                 ref_quat(0, 0, 1, TEST_PI / 2), TOL_Q);
+  ck_assert_quat(anim_quat_from_to(anim_vec3(1e-5f, 0, 0),
+                                   anim_vec3(0, 0, 1e-5f)),
+                 ref_quat(0, -1, 0, TEST_PI / 2), TOL_Q);
+  ck_assert_quat(anim_quat_from_to(anim_vec3(1e-7f, 0, 0), anim_vec3(0, 1, 0)),
+                 anim_quat_identity(), TOL_EXACT);
+  ck_assert_quat(anim_quat_from_to(anim_vec3(NAN, 0, 0), anim_vec3(0, 1, 0)),
+                 anim_quat_identity(), TOL_EXACT);
+  ck_assert_quat(anim_quat_from_to(anim_vec3(1, 0, 0),
+                                   anim_vec3(INFINITY, 1, 0)),
+                 anim_quat_identity(), TOL_EXACT);
   /* Non-unit inputs: the same rotation as their directions (the seed's
    * acos(dot) of unnormalized vectors gets this wrong). */
   ck_assert_quat(anim_quat_from_to(anim_vec3(5, 0, 0), anim_vec3(0, 0.01f, 0)),

@@ -65,6 +65,20 @@ START_TEST(test_slerp_random_properties) {
 }
 END_TEST
 
+START_TEST(test_slerp_small_angles) {
+  /* Across the switch to normalized lerp, slerp stays on the exact arc:
+   * 0 to angle about z, at t, is t * angle about z. */
+  static const double angles[] = {0.5,    0.1,  0.063, 0.03, 0.0201,
+                                  0.0199, 0.01, 1e-3,  1e-4, 1e-5};
+  for (size_t i = 0; i < sizeof angles / sizeof angles[0]; i++)
+    for (int k = 0; k <= 16; k++) {
+      float t = k / 16.0f;
+      anim_quat_t s = anim_quat_slerp(rot_z(0), rot_z(angles[i]), t);
+      ck_assert_quat(s, rot_z(t * angles[i]), 2e-7f);
+    }
+}
+END_TEST
+
 START_TEST(test_slerp_nearly_equal) {
   anim_quat_t a = anim_quat_normalize(anim_quat(0.1f, 0.2f, 0.3f, 0.9f));
   anim_quat_t b = anim_quat_normalize(anim_quat(0.1f, 0.2f, 0.3f + 1e-6f,
@@ -204,6 +218,7 @@ Suite *quat_interp_suite(void) {
   tcase_add_test(tc, test_slerp_endpoints_exact);
   tcase_add_test(tc, test_slerp_closed_form);
   tcase_add_test(tc, test_slerp_random_properties);
+  tcase_add_test(tc, test_slerp_small_angles);
   tcase_add_test(tc, test_slerp_nearly_equal);
   tcase_add_test(tc, test_nlerp);
   tcase_add_test(tc, test_exp_ln);

@@ -1,0 +1,80 @@
+/* animd core (private): allocation and error reporting for the builders.
+ *
+ * Skeleton and clip builders allocate through the caller's optional
+ * anim_allocator_t (NULL, or both hooks NULL, means malloc/free) and report
+ * their first problem in an anim_build_error_t. Blocks are assumed to be
+ * aligned for any type, as malloc's are. */
+#ifndef ANIMD_CORE_BUILDER_H
+#define ANIMD_CORE_BUILDER_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "animd/base.h"
+
+static inline anim_allocator_t builder_allocator(const anim_allocator_t *a) {
+  anim_allocator_t r = {0, 0, 0};
+  if (a != NULL && a->alloc != NULL && a->free != NULL)
+    r = *a;
+  return r;
+}
+
+static inline void *builder_alloc(const anim_allocator_t *a, size_t size) {
+  if (size == 0)
+    size = 1;
+  return a->alloc != NULL ? a->alloc(size, a->user_data) : malloc(size);
+}
+
+static inline void builder_free(const anim_allocator_t *a, void *p) {
+  if (p == NULL)
+    return;
+  if (a->free != NULL)
+    a->free(p, a->user_data);
+  else
+    free(p);
+}
+
+/* Rounds n up to a multiple of 16 bytes. */
+static inline size_t builder_align(size_t n) {
+  return (n + 15u) & ~(size_t)15u;
+}
+
+static inline void builder_error_clear(anim_build_error_t *err) {
+  if (err == NULL)
+    return;
+  err->code = ANIM_OK;
+  err->joint = err->track = err->key = err->component = -1;
+  err->field = "";
+  err->message[0] = '\0';
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 7, 8)))
+#endif
+static inline anim_result
+builder_fail(anim_build_error_t *err, anim_result code, const char *field,
+             long joint, long track, long key, const char *fmt, ...) {
+  if (err != NULL) {
+    err->code = code;
+    err->field = field;
+    err->joint = (int32_t)joint;
+    err->track = (int32_t)track;
+    err->key = (int32_t)key;
+    err->component = -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static inline anim_result builder_component(anim_build_error_t *err,
+                                            anim_result code, long c) {
+  if (err != NULL)
+    err->component = (int32_t)c;
+  return code;
+}
+
+#endif

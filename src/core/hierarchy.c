@@ -1,0 +1,134 @@
+/* animd core: the local-to-model and skinning-matrix jobs.
+ *
+ * One forward loop over storage order: every parent is final before its
+ * children read it, so no recursion and no scratch memory. The 4x4
+ * products run in SSE2 columns (the portable kernel) or, when the CPU has
+ * them, in the AVX2+FMA kernel of hierarchy_avx2.c, chosen per call with
+ * __builtin_cpu_supports (a cached CPU-feature read: no locks, no state). */
+#include "animd/hierarchy.h"
+#include "hierarchy_simd.h"
+#include "pose_kernels.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+bool anim__have_avx2(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* out = a * b, where b is affine when affine_b (its last row 0 0 0 1). */
+static inline void mul_portable(float *restrict out, const float *a,
+                                const float *b, bool affine_b) {
+#if defined(__SSE2__)
+  __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4);
+  __m128 a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
+  for (int c = 0; c < 4; c++) {
+    const float *bc = b + 4 * c;
+    __m128 r = _mm_add_ps(
+        _mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])),
+                   _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
+        _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+    if (!affine_b)
+      r = _mm_add_ps(r, _mm_mul_ps(a3, _mm_set1_ps(bc[3])));
+    else if (c == 3)
+      r = _mm_add_ps(r, a3);
+    _mm_storeu_ps(out + 4 * c, r);
+  }
+#else
+  (void)affine_b;
+  pk_mat4_mul(out, a, b);
+#endif
+}
+
+void anim__local_to_model_portable(const anim_skeleton_t *sk,
+                                   const anim_pose_t *in,
+                                   const anim_mat4_t *root, uint32_t from,
+                                   uint32_t to, anim_mat4_t *out) {
+  for (uint32_t j = from; j <= to; j++) {
+    int p = sk->parents[j];
+    if (p < 0 && root == NULL) {
+      pk_mat4_from_trs(out[j].m, in->translation[j], in->rotation[j],
+                       in->scale[j]);
+      continue;
+    }
+    float local[16];
+    pk_mat4_from_trs(local, in->translation[j], in->rotation[j],
+                     in->scale[j]);
+    mul_portable(out[j].m, p < 0 ? root->m : out[p].m, local, true);
+  }
+}
+
+void anim__skinning_matrices_portable(const anim_mat4_t *model,
+                                      const anim_mat4_t *inverse_bind,
+                                      uint32_t count, anim_mat4_t *out) {
+  for (uint32_t j = 0; j < count; j++)
+    mul_portable(out[j].m, model[j].m, inverse_bind[j].m, false);
+}
+
+/* ---- local to model ------------------------------------------------------ */
+
+anim_result anim_local_to_model_job_validate(
+    const anim_local_to_model_job_t *job) {
+  if (job == NULL || job->skeleton == NULL || job->output == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  const anim_pose_t *in = &job->input;
+  if (in->translation == NULL || in->rotation == NULL || in->scale == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  uint32_t n = job->skeleton->joint_count;
+  if (in->joint_count < n || job->output_count < n)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if ((job->from != 0 || job->to != 0) &&
+      (job->from > job->to || job->to >= n))
+    return ANIM_ERR_INVALID_ARGUMENT;
+  return ANIM_OK;
+}
+
+anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
+  anim_result r = anim_local_to_model_job_validate(job);
+  if (r != ANIM_OK)
+    return r;
+  uint32_t from = job->from, to = job->to;
+  if (from == 0 && to == 0)
+    to = job->skeleton->joint_count - 1;
+  if (anim__have_avx2())
+    anim__local_to_model_avx2(job->skeleton, &job->input, job->root, from, to,
+                              job->output);
+  else
+    anim__local_to_model_portable(job->skeleton, &job->input, job->root, from,
+                                  to, job->output);
+  return ANIM_OK;
+}
+
+/* ---- skinning matrices --------------------------------------------------- */
+
+anim_result anim_skinning_matrices_job_validate(
+    const anim_skinning_matrices_job_t *job) {
+  if (job == NULL || job->skeleton == NULL || job->model == NULL ||
+      job->output == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->output_count < job->skeleton->joint_count)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  return ANIM_OK;
+}
+
+anim_result anim_skinning_matrices_job_run(
+    const anim_skinning_matrices_job_t *job) {
+  anim_result r = anim_skinning_matrices_job_validate(job);
+  if (r != ANIM_OK)
+    return r;
+  const anim_skeleton_t *sk = job->skeleton;
+  if (anim__have_avx2())
+    anim__skinning_matrices_avx2(job->model, sk->inverse_bind, sk->joint_count,
+                                 job->output);
+  else
+    anim__skinning_matrices_portable(job->model, sk->inverse_bind,
+                                     sk->joint_count, job->output);
+  return ANIM_OK;
+}

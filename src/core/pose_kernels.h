@@ -1,0 +1,139 @@
+/* animd core (private): small inline kernels for the pose jobs.
+ *
+ * The sampling, blending and hierarchy loops run these once per joint and
+ * per track, so they live here as static inline functions the compiler can
+ * fold into each loop instead of out-of-line calls into the math module.
+ * Each kernel states the formula it computes; the public math functions in
+ * animd/math.h remain the reference implementations. */
+#ifndef ANIMD_CORE_POSE_KERNELS_H
+#define ANIMD_CORE_POSE_KERNELS_H
+
+#include <math.h>
+
+#include "animd/math.h"
+
+static inline anim_quat_t pk_quat_mul(anim_quat_t a, anim_quat_t b) {
+  anim_quat_t r;
+  r.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
+  r.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
+  r.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
+  r.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
+  return r;
+}
+
+static inline float pk_quat_dot(anim_quat_t a, anim_quat_t b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+
+/* q / |q|; a (near) zero quaternion becomes the identity. */
+static inline anim_quat_t pk_quat_normalize(anim_quat_t q) {
+  float l2 = pk_quat_dot(q, q);
+  if (!(l2 > 1e-24f)) {
+    anim_quat_t id = {0.f, 0.f, 0.f, 1.f};
+    return id;
+  }
+  float s = 1.f / sqrtf(l2);
+  q.x *= s;
+  q.y *= s;
+  q.z *= s;
+  q.w *= s;
+  return q;
+}
+
+static inline anim_vec3_t pk_vec3_lerp(anim_vec3_t a, anim_vec3_t b,
+                                       float t) {
+  anim_vec3_t r = {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
+                   a.z + (b.z - a.z) * t};
+  return r;
+}
+
+/* The slerp weights sin((1-t)th)/sin(th) and sin(t th)/sin(th) for
+ * cos(th) = x in [0, 1]. For x >= 0.7 (keys less than about 91 degrees of
+ * rotation apart) the product series of Eberly ("A fast and accurate
+ * algorithm for computing SLERP", 2011), f(t) = t (1 + b1 (1 + b2 (...)))
+ * with b_i = (t^2 - i^2) (x - 1) / (i (2i + 1)), is used with seven terms:
+ * its error is below 3e-8 there (checked against the closed form). Wider
+ * arcs use the closed form. */
+static inline void pk_slerp_weights(float x, float t, float *w0, float *w1) {
+  if (x >= 0.7f) {
+    float xm1 = x - 1.f;
+    float d = 1.f - t;
+    float t2 = t * t, d2 = d * d;
+    float at = 1.f, ad = 1.f;
+    /* i = 7 .. 1: (t^2 - i^2) / (i (2i + 1)). */
+    static const float inv[7] = {1.f / 3.f,  1.f / 10.f, 1.f / 21.f,
+                                 1.f / 36.f, 1.f / 55.f, 1.f / 78.f,
+                                 1.f / 105.f};
+    for (int i = 7; i >= 1; i--) {
+      float ii = (float)(i * i);
+      at = 1.f + (t2 - ii) * inv[i - 1] * xm1 * at;
+      ad = 1.f + (d2 - ii) * inv[i - 1] * xm1 * ad;
+    }
+    *w0 = d * ad;
+    *w1 = t * at;
+    return;
+  }
+  float th = acosf(x);
+  float s = 1.f / sinf(th);
+  *w0 = sinf((1.f - t) * th) * s;
+  *w1 = sinf(t * th) * s;
+}
+
+/* Shortest-path slerp: b is negated when dot(a, b) < 0. Exact at t = 0
+ * (gives a) and t = 1 (gives b or -b). Inputs are unit quaternions. */
+static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
+                                        float t) {
+  float x = pk_quat_dot(a, b);
+  if (x < 0.f) {
+    x = -x;
+    b.x = -b.x;
+    b.y = -b.y;
+    b.z = -b.z;
+    b.w = -b.w;
+  }
+  if (x > 1.f)
+    x = 1.f;
+  float w0, w1;
+  pk_slerp_weights(x, t, &w0, &w1);
+  anim_quat_t r = {w0 * a.x + w1 * b.x, w0 * a.y + w1 * b.y,
+                   w0 * a.z + w1 * b.z, w0 * a.w + w1 * b.w};
+  return r;
+}
+
+/* M = T * R * S for a unit quaternion R, column-major. */
+static inline void pk_mat4_from_trs(float *m, anim_vec3_t t, anim_quat_t q,
+                                    anim_vec3_t s) {
+  float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+  float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  m[0] = (1.f - 2.f * (yy + zz)) * s.x;
+  m[1] = 2.f * (xy + wz) * s.x;
+  m[2] = 2.f * (xz - wy) * s.x;
+  m[3] = 0.f;
+  m[4] = 2.f * (xy - wz) * s.y;
+  m[5] = (1.f - 2.f * (xx + zz)) * s.y;
+  m[6] = 2.f * (yz + wx) * s.y;
+  m[7] = 0.f;
+  m[8] = 2.f * (xz + wy) * s.z;
+  m[9] = 2.f * (yz - wx) * s.z;
+  m[10] = (1.f - 2.f * (xx + yy)) * s.z;
+  m[11] = 0.f;
+  m[12] = t.x;
+  m[13] = t.y;
+  m[14] = t.z;
+  m[15] = 1.f;
+}
+
+/* out = a * b for column-major 4x4 matrices (out must not alias a or b). */
+static inline void pk_mat4_mul(float *restrict out, const float *a,
+                               const float *b) {
+  for (int c = 0; c < 4; c++) {
+    float b0 = b[c * 4 + 0], b1 = b[c * 4 + 1];
+    float b2 = b[c * 4 + 2], b3 = b[c * 4 + 3];
+    for (int r = 0; r < 4; r++)
+      out[c * 4 + r] =
+          a[r] * b0 + a[4 + r] * b1 + a[8 + r] * b2 + a[12 + r] * b3;
+  }
+}
+
+#endif

@@ -1,0 +1,204 @@
+/* animd core: the sampling job, time wrapping and the sampling context.
+ *
+ * For each track the segment holding t is found in O(1) when the track is
+ * fixed-rate (a grid guess corrected against the real key times), from the
+ * context's cursor when playback moves forward, and by binary search
+ * otherwise; all three find the same unique segment, so results never
+ * depend on the path taken. LINEAR and STEP are evaluated inline; the other
+ * interpolations call into clip_interp.c. */
+#include <math.h>
+
+#include "animd/sampling.h"
+#include "clip_interp.h"
+#include "pose_kernels.h"
+
+float anim_wrap_time(float t, float d, anim_wrap wrap) {
+  if (!isfinite(t) || !(d > 0.f) || !isfinite(d))
+    return 0.f;
+  switch (wrap) {
+  case ANIM_WRAP_LOOP: {
+    float r = t - d * floorf(t / d);
+    return r >= 0.f && r < d ? r : 0.f;
+  }
+  case ANIM_WRAP_PINGPONG: {
+    float p = 2.f * d;
+    float r = t - p * floorf(t / p);
+    if (!(r >= 0.f && r < p))
+      r = 0.f;
+    return r > d ? p - r : r;
+  }
+  default:
+    return t < 0.f ? 0.f : (t > d ? d : t);
+  }
+}
+
+anim_result anim_sampling_context_init(anim_sampling_context_t *ctx,
+                                       const anim_clip_t *clip,
+                                       uint32_t *cursors, uint32_t count) {
+  if (ctx == NULL || clip == NULL ||
+      (cursors == NULL && clip->track_count > 0))
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (count < clip->track_count)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  ctx->clip = clip;
+  ctx->cursors = cursors;
+  ctx->cursor_count = count;
+  for (uint32_t i = 0; i < count; i++)
+    cursors[i] = 0;
+  return ANIM_OK;
+}
+
+anim_result anim_sampling_job_validate(const anim_sampling_job_t *job) {
+  if (job == NULL || job->skeleton == NULL || job->clip == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->clip->joint_count != job->skeleton->joint_count)
+    return ANIM_ERR_MISMATCH;
+  if ((unsigned)job->wrap >= ANIM_WRAP_COUNT_)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  const anim_pose_t *o = &job->output;
+  if (o->translation == NULL || o->rotation == NULL || o->scale == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (o->joint_count < job->skeleton->joint_count)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  const anim_sampling_context_t *c = job->context;
+  if (c != NULL) {
+    if (c->clip != job->clip)
+      return ANIM_ERR_MISMATCH;
+    if (c->cursors == NULL && job->clip->track_count > 0)
+      return ANIM_ERR_INVALID_ARGUMENT;
+    if (c->cursor_count < job->clip->track_count)
+      return ANIM_ERR_BUFFER_TOO_SMALL;
+  }
+  return ANIM_OK;
+}
+
+/* The largest k in [0, n - 2] with times[k] <= t, for times[0] < t <
+ * times[n - 1]. */
+static uint32_t search(const float *times, uint32_t n, float t) {
+  uint32_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (times[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Segment k and fraction u in [0, 1) of t; u == 0 means "key k exactly"
+ * (also before the first key and after the last). */
+static inline uint32_t locate(const anim_track_t *tr, float t,
+                              uint32_t *cursor, float *u) {
+  const float *times = tr->times;
+  uint32_t n = tr->key_count;
+  *u = 0.f;
+  if (!(t > times[0]))
+    return 0;
+  if (t >= times[n - 1])
+    return n - 1;
+  uint32_t k;
+  if (tr->fixed_rate) {
+    float g = (t - times[0]) * tr->rate;
+    k = g < (float)(n - 2) ? (uint32_t)g : n - 2;
+    while (k > 0 && t < times[k])
+      k--;
+    while (k + 2 < n && t >= times[k + 1])
+      k++;
+  } else if (cursor != NULL) {
+    k = *cursor;
+    if (k + 1 < n && times[k] <= t) {
+      if (!(t < times[k + 1])) {
+        if (k + 2 < n && t < times[k + 2])
+          k++;
+        else
+          k = search(times, n, t);
+      }
+    } else {
+      k = search(times, n, t);
+    }
+    *cursor = k;
+  } else {
+    k = search(times, n, t);
+  }
+  *u = (t - times[k]) / (times[k + 1] - times[k]);
+  return k;
+}
+
+static inline anim_quat_t quat_at(const float *v) {
+  anim_quat_t q = {v[0], v[1], v[2], v[3]};
+  return q;
+}
+
+static inline anim_vec3_t vec3_at(const float *v) {
+  anim_vec3_t r = {v[0], v[1], v[2]};
+  return r;
+}
+
+anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
+  anim_result r = anim_sampling_job_validate(job);
+  if (r != ANIM_OK)
+    return r;
+  const anim_skeleton_t *sk = job->skeleton;
+  const anim_clip_t *clip = job->clip;
+  const anim_pose_t *o = &job->output;
+  float t = anim_wrap_time(job->time, clip->duration, job->wrap);
+  if (job->sampled_time != NULL)
+    *job->sampled_time = t;
+
+  for (uint32_t m = 0; m < clip->_missing_count; m++) {
+    uint32_t j = clip->_missing[m] >> 2;
+    switch (clip->_missing[m] & 3u) {
+    case ANIM_PATH_TRANSLATION:
+      o->translation[j] = sk->rest[j].translation;
+      break;
+    case ANIM_PATH_ROTATION:
+      o->rotation[j] = sk->has_orient
+                           ? pk_quat_mul(sk->orient[j], sk->rest[j].rotation)
+                           : sk->rest[j].rotation;
+      break;
+    default:
+      o->scale[j] = sk->rest[j].scale;
+      break;
+    }
+  }
+
+  uint32_t *cursors = job->context != NULL ? job->context->cursors : NULL;
+  for (uint32_t i = 0; i < clip->track_count; i++) {
+    const anim_track_t *tr = &clip->tracks[i];
+    float u;
+    uint32_t k = locate(tr, t, cursors != NULL ? &cursors[i] : NULL, &u);
+    uint32_t j = tr->joint;
+    if (tr->path == ANIM_PATH_ROTATION) {
+      anim_quat_t q;
+      if (u == 0.f || tr->interpolation == ANIM_INTERP_STEP) {
+        q = quat_at(ci_key_value(tr, k));
+      } else if (tr->interpolation == ANIM_INTERP_LINEAR) {
+        const float *a = tr->values + 4u * k;
+        q = pk_quat_slerp(quat_at(a), quat_at(a + 4), u);
+      } else {
+        float v[4];
+        anim__track_segment(tr, k, u, v);
+        q = quat_at(v);
+      }
+      o->rotation[j] = sk->has_orient ? pk_quat_mul(sk->orient[j], q) : q;
+    } else {
+      anim_vec3_t v;
+      if (u == 0.f || tr->interpolation == ANIM_INTERP_STEP) {
+        v = vec3_at(ci_key_value(tr, k));
+      } else if (tr->interpolation == ANIM_INTERP_LINEAR) {
+        const float *a = tr->values + 3u * k;
+        v = pk_vec3_lerp(vec3_at(a), vec3_at(a + 3), u);
+      } else {
+        float w[3];
+        anim__track_segment(tr, k, u, w);
+        v = vec3_at(w);
+      }
+      if (tr->path == ANIM_PATH_TRANSLATION)
+        o->translation[j] = v;
+      else
+        o->scale[j] = v;
+    }
+  }
+  return ANIM_OK;
+}

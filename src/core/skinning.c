@@ -1,0 +1,152 @@
+/* animd core: the skinning job (validate, dispatch) and the scalar LBS path.
+ *
+ * The scalar kernel is the reference the SIMD kernel is tested against: one
+ * vertex at a time, blend the 3x4 part of the influencing matrices with the
+ * weights (in slot order, so identity matrices give the bind pose exactly),
+ * transform the position and the normal, renormalize. Key design choice:
+ * the kernel is picked per run with __builtin_cpu_supports, so one binary
+ * runs everywhere and uses AVX2 + FMA where the CPU has them. */
+#include <float.h>
+#include <math.h>
+
+#include "skinning_internal.h"
+
+/* ---- validate and dispatch ----------------------------------------------- */
+
+static bool range_of(const anim_skinning_job_t *job, uint32_t *count) {
+  const anim_mesh_t *m = job->mesh;
+  if (job->first_vertex > m->vertex_count)
+    return false;
+  uint32_t left = m->vertex_count - job->first_vertex;
+  if (job->vertex_count > left)
+    return false;
+  *count = job->vertex_count ? job->vertex_count : left;
+  return true;
+}
+
+anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
+  if (!job || !job->mesh || !job->matrices || !job->out_positions)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  const anim_mesh_t *m = job->mesh;
+  if ((unsigned)job->method > ANIM_SKIN_DQS ||
+      (unsigned)job->normals > ANIM_NORMALS_INVERSE_TRANSPOSE)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (m->influences != 4 && m->influences != 8)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->normals != ANIM_NORMALS_NONE && (!m->normals || !job->out_normals))
+    return ANIM_ERR_INVALID_ARGUMENT;
+  uint32_t count = 0;
+  if (!range_of(job, &count))
+    return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->matrix_count < m->joint_count)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  const size_t need = (size_t)count * 3;
+  if (job->out_positions_count && job->out_positions_count < need)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count &&
+      job->out_normals_count < need)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->method == ANIM_SKIN_DQS &&
+      (!job->scratch || job->scratch_count < (size_t)m->joint_count *
+                                                 ANIM_DQS_SCRATCH_PER_MATRIX))
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  return ANIM_OK;
+}
+
+static bool cpu_has_avx2(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+const char *anim_skinning_backend(void) {
+  return cpu_has_avx2() ? "avx2" : "scalar";
+}
+
+anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
+  anim_result r = anim_skinning_job_validate(job);
+  if (r != ANIM_OK)
+    return r;
+  uint32_t count = 0;
+  range_of(job, &count);
+  if (count == 0)
+    return ANIM_OK;
+  if (job->method == ANIM_SKIN_DQS)
+    anim__skin_dqs(job, job->first_vertex, count);
+  else if (!job->force_scalar && cpu_has_avx2())
+    anim__skin_lbs_avx2(job, job->first_vertex, count);
+  else
+    anim__skin_lbs_scalar(job, job->first_vertex, count);
+  return ANIM_OK;
+}
+
+/* ---- scalar LBS ---------------------------------------------------------- */
+
+/* Writes v / |v|, or zero when v is zero. Same formula as the SIMD path:
+ * v / sqrt(max(|v|^2, FLT_MIN)). */
+static void put_normal(float *out, float x, float y, float z) {
+  float d = x * x + y * y + z * z;
+  float len = sqrtf(d > FLT_MIN ? d : FLT_MIN);
+  out[0] = x / len;
+  out[1] = y / len;
+  out[2] = z / len;
+}
+
+void anim__skin_lbs_scalar(const anim_skinning_job_t *job, uint32_t first,
+                           uint32_t count) {
+  const anim_mesh_t *m = job->mesh;
+  const uint32_t k = m->influences;
+  const anim_mat4_t *mats = job->matrices;
+  const anim_skin_normals mode = job->normals;
+  for (uint32_t o = 0; o < count; o++) {
+    const size_t v = (size_t)first + o;
+    const uint16_t *jv = m->joints + v * k;
+    const float *wv = m->weights + v * k;
+    /* b: columns 0..3 of the blended matrix, rows 0..2 (b[4c + r]). */
+    float b[16];
+    const float *m0 = mats[jv[0]].m;
+    for (int e = 0; e < 16; e++)
+      b[e] = wv[0] * m0[e];
+    for (uint32_t i = 1; i < k; i++) {
+      const float *mi = mats[jv[i]].m;
+      const float w = wv[i];
+      for (int e = 0; e < 16; e++)
+        b[e] = b[e] + w * mi[e];
+    }
+    const float *p = m->positions + 3 * v;
+    float *op = job->out_positions + 3 * (size_t)o;
+    for (int r = 0; r < 3; r++)
+      op[r] = ((b[12 + r] + p[0] * b[r]) + p[1] * b[4 + r]) + p[2] * b[8 + r];
+    if (mode == ANIM_NORMALS_NONE)
+      continue;
+    const float *n = m->normals + 3 * v;
+    float *on = job->out_normals + 3 * (size_t)o;
+    if (mode == ANIM_NORMALS_LINEAR) {
+      float t[3];
+      for (int r = 0; r < 3; r++)
+        t[r] = (n[0] * b[r] + n[1] * b[4 + r]) + n[2] * b[8 + r];
+      put_normal(on, t[0], t[1], t[2]);
+    } else {
+      /* inverse(L)^T = cofactor(L) / det L; columns of the cofactor
+       * matrix are a1 x a2, a2 x a0, a0 x a1 for L's columns a0, a1, a2. */
+      const float *a0 = b, *a1 = b + 4, *a2 = b + 8;
+      float c0[3] = {a1[1] * a2[2] - a1[2] * a2[1],
+                     a1[2] * a2[0] - a1[0] * a2[2],
+                     a1[0] * a2[1] - a1[1] * a2[0]};
+      float c1[3] = {a2[1] * a0[2] - a2[2] * a0[1],
+                     a2[2] * a0[0] - a2[0] * a0[2],
+                     a2[0] * a0[1] - a2[1] * a0[0]};
+      float c2[3] = {a0[1] * a1[2] - a0[2] * a1[1],
+                     a0[2] * a1[0] - a0[0] * a1[2],
+                     a0[0] * a1[1] - a0[1] * a1[0]};
+      float det = a0[0] * c0[0] + a0[1] * c0[1] + a0[2] * c0[2];
+      float s = det < 0.0f ? -1.0f : 1.0f;
+      float t[3];
+      for (int r = 0; r < 3; r++)
+        t[r] = s * ((n[0] * c0[r] + n[1] * c1[r]) + n[2] * c2[r]);
+      put_normal(on, t[0], t[1], t[2]);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/* formats: helpers shared by the glTF, BVH and MD5 importers.
+ *
+ * Growing the bundle one object at a time, the default limits the
+ * importers enforce (413 beyond them), building core objects with their
+ * build errors turned into decoder errors, and a bounds-checked text
+ * cursor for the two line-oriented formats (BVH, MD5) that reports every
+ * problem as "line N" plus the offending token. */
+#ifndef ANIMD_FORMATS_IMPORT_COMMON_H
+#define ANIMD_FORMATS_IMPORT_COMMON_H
+
+#include "formats/bundle.h"
+
+/* Limits used when the options leave them at zero. */
+#define FMT_IMPORT_MAX_KEYS ((size_t)16 * 1024 * 1024)
+#define FMT_IMPORT_MAX_VERTICES ((size_t)4 * 1024 * 1024)
+
+size_t fmt__max_joints(const fmt_decode_options_t *opts);
+size_t fmt__max_keys(const fmt_decode_options_t *opts);
+size_t fmt__max_vertices(const fmt_decode_options_t *opts);
+
+/* Append an object to the bundle; on failure the object is freed and -1
+ * returned with err filled (500-class out of memory is reported as 413:
+ * the input was too large to hold). */
+int fmt__push_skeleton(fmt_bundle_t *b, anim_skeleton_t *s, fmt_error_t *err);
+int fmt__push_clip(fmt_bundle_t *b, anim_clip_t *c, uint32_t skeleton,
+                   fmt_error_t *err);
+int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
+                   fmt_error_t *err);
+
+/* Reports a core build failure as a 400 at `at`. */
+int fmt__build_fail(fmt_error_t *err, const char *at,
+                    const anim_build_error_t *be, anim_result r);
+
+/* Out-of-memory while decoding. */
+int fmt__nomem(fmt_error_t *err, const char *at);
+
+/* ---- text cursor ------------------------------------------------------- */
+/* A token is a run of non-blank bytes, or a double-quoted string (without
+ * its quotes), or one of the single-byte tokens { } ( ). Newlines count
+ * lines; CR, tab and space are blanks. Comments start with "//" and run to
+ * the end of the line. */
+typedef struct fmt_text_s {
+  const char *p, *end;
+  size_t line;        /* 1-based line of the current position. */
+  bool quoted;        /* The last token was a quoted string. */
+  size_t tok_line;    /* Line of the last token. */
+  const char *tok;    /* The last token (not NUL-terminated). */
+  size_t tok_len;
+} fmt_text_t;
+
+void fmt__text_init(fmt_text_t *t, const void *body, size_t len);
+/* Next token; false at the end of the input. */
+bool fmt__text_next(fmt_text_t *t);
+/* Skips blanks (not newlines) and reports whether the line ends here. */
+bool fmt__text_at_eol(fmt_text_t *t);
+/* Token comparisons and conversions of the last token. */
+bool fmt__tok_is(const fmt_text_t *t, const char *word);
+bool fmt__tok_float(const fmt_text_t *t, double *out);  /* Finite only. */
+bool fmt__tok_long(const fmt_text_t *t, long long *out); /* Decimal. */
+/* "line N" and the token (truncated, printable) for messages. */
+int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
+                   const char *what);
+
+#endif

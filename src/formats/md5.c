@@ -1,0 +1,632 @@
+/* formats: the Doom 3 MD5 importers (.md5mesh and .md5anim, version 10).
+ *
+ * md5mesh: joints are given in model space (position, and an orientation
+ * whose w Doom 3 recomputes as w = -sqrt(max(0, 1 - x^2 - y^2 - z^2))); they
+ * become local rest transforms relative to their parents. Each mesh's
+ * weights (joint, bias, position in that joint's space) become bind-pose
+ * vertices, p = sum(bias * (joint_pos + joint_rot * weight_pos)), plus up to
+ * 4 linear-blend influences: the 4 largest biases, renormalized, with a
+ * warning when more were dropped. So skinning at the bind pose returns the
+ * file's vertices.
+ *
+ * md5anim (with opts->skeleton): the hierarchy must name the skeleton's
+ * joints with the same parents in the same order; the base frame plus each
+ * frame's animated components (hierarchy flags) give parent-relative
+ * transforms on a fixed frame grid: one translation and one rotation track
+ * per joint (a single key where the flags animate nothing).
+ *
+ * Key design choice: a strict token reader. Every declared count is
+ * checked against the limits and against the bytes left before anything is
+ * allocated, every element index must be the next one in sequence (the
+ * overflowing indices of hostile files fail there), and every error says
+ * "line N" and the token. */
+#include "formats/import_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct md5_s {
+  fmt_text_t t;
+  const fmt_decode_options_t *opts;
+  fmt_error_t *err;
+  fmt_bundle_t *out;
+} md5_t;
+
+/* ---- token helpers ------------------------------------------------------- */
+
+static int fail(md5_t *m, const char *code, const char *what) {
+  return fmt__text_fail(m->err, &m->t, code, what);
+}
+
+static int expect(md5_t *m, const char *word) {
+  if (!fmt__text_next(&m->t) || !fmt__tok_is(&m->t, word)) {
+    char what[64];
+    snprintf(what, sizeof what, "expected \"%s\"", word);
+    return fail(m, "md5_syntax", what);
+  }
+  return 0;
+}
+
+static int num(md5_t *m, double *v) {
+  if (!fmt__text_next(&m->t) || !fmt__tok_float(&m->t, v))
+    return fail(m, "bad_number", "expected a finite number");
+  return 0;
+}
+
+/* An integer within [lo, hi]. */
+static int integer(md5_t *m, long long lo, long long hi, long long *v,
+                   const char *what) {
+  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo ||
+      *v > hi)
+    return fail(m, "bad_value", what);
+  return 0;
+}
+
+/* "( a b c )" into v[0..n). */
+static int vec(md5_t *m, double *v, int n) {
+  if (expect(m, "(")) return -1;
+  for (int i = 0; i < n; i++)
+    if (num(m, &v[i])) return -1;
+  return expect(m, ")");
+}
+
+/* A count declared as "<key> N": bounded by max and by the bytes left
+ * (each element needs at least min_bytes). */
+static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
+                 size_t *n) {
+  long long v;
+  if (expect(m, key)) return -1;
+  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &v) || v < 0)
+    return fail(m, "bad_value", "expected a count >= 0");
+  if ((unsigned long long)v > max) {
+    char at[32];
+    snprintf(at, sizeof at, "line %zu", m->t.tok_line);
+    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu",
+                    at, key, v, max);
+  }
+  if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
+    return fail(m, "truncated", "the count exceeds the data that follows");
+  *n = (size_t)v;
+  return 0;
+}
+
+/* Doom 3's unit quaternion from x, y, z. */
+static anim_quat_t md5_quat(const double *v) {
+  double t = 1.0 - v[0] * v[0] - v[1] * v[1] - v[2] * v[2];
+  return anim_quat((float)v[0], (float)v[1], (float)v[2],
+                   (float)-sqrt(t > 0 ? t : 0));
+}
+
+static int header(md5_t *m) {
+  long long ver;
+  if (expect(m, "MD5Version") ||
+      integer(m, 10, 10, &ver, "only MD5Version 10 is supported"))
+    return -1;
+  /* commandline "..." is optional. */
+  const char *save = m->t.p;
+  size_t line = m->t.line;
+  if (fmt__text_next(&m->t) && fmt__tok_is(&m->t, "commandline")) {
+    if (!fmt__text_next(&m->t) || !m->t.quoted)
+      return fail(m, "md5_syntax", "commandline needs a quoted string");
+  } else {
+    m->t.p = save;
+    m->t.line = line;
+  }
+  return 0;
+}
+
+/* ---- md5mesh ---------------------------------------------------------------- */
+
+typedef struct md5_joint_s {
+  char *name;
+  int32_t parent;
+  size_t line;
+  anim_vec3_t pos;
+  anim_quat_t rot;
+} md5_joint_t;
+
+typedef struct md5_weight_s {
+  uint32_t joint;
+  float bias;
+  anim_vec3_t pos;
+} md5_weight_t;
+
+typedef struct md5_vert_s {
+  size_t start, count;
+  size_t line;
+} md5_vert_t;
+
+static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
+  if (expect(m, "joints") || expect(m, "{")) return -1;
+  for (size_t i = 0; i < nj; i++) {
+    long long parent;
+    double p[3], q[3];
+    if (!fmt__text_next(&m->t) || !m->t.quoted)
+      return fail(m, "md5_syntax", "expected a quoted joint name");
+    if (m->t.tok_len == 0) return fail(m, "md5_syntax", "empty joint name");
+    js[i].line = m->t.tok_line;
+    js[i].name = strndup(m->t.tok, m->t.tok_len);
+    if (js[i].name == NULL) return fmt__nomem(m->err, "joints");
+    if (integer(m, -1, (long long)nj - 1, &parent,
+                "parent must be -1 or a joint index") ||
+        vec(m, p, 3) || vec(m, q, 3))
+      return -1;
+    if (parent == (long long)i) return fail(m, "cycle", "joint is its own parent");
+    js[i].parent = (int32_t)parent;
+    js[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
+    js[i].rot = md5_quat(q);
+  }
+  return expect(m, "}");
+}
+
+/* Builds one mesh: weights -> bind-pose positions and 4 influences. */
+static int build_mesh(md5_t *m, size_t mi, const char *shader,
+                      const md5_joint_t *js, size_t nj, const md5_vert_t *vs,
+                      size_t nv, const uint32_t *tris, size_t nt,
+                      const md5_weight_t *ws, size_t nw) {
+  float *pos = malloc((nv ? nv : 1) * 3 * sizeof *pos);
+  float *wt = malloc((nv ? nv : 1) * 4 * sizeof *wt);
+  uint32_t *jt = malloc((nv ? nv : 1) * 4 * sizeof *jt);
+  size_t dropped = 0;
+  int rc = -1;
+  if (!pos || !wt || !jt) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    const md5_vert_t *vt = &vs[v];
+    char at[32];
+    snprintf(at, sizeof at, "line %zu", vt->line);
+    if (vt->start > nw || vt->count > nw - vt->start) {
+      fmt_fail(m->err, 400, "weight_range", at,
+               "%s: weights %zu..%zu+%zu lie beyond numweights %zu", at,
+               vt->start, vt->start, vt->count, nw);
+      goto done;
+    }
+    anim_vec3_t p = anim_vec3(0, 0, 0);
+    /* The 4 largest biases, by insertion into a sorted top-4. */
+    size_t top[4];
+    size_t nt4 = 0;
+    float sum = 0;
+    for (size_t k = 0; k < vt->count; k++) {
+      const md5_weight_t *w = &ws[vt->start + k];
+      const md5_joint_t *j = &js[w->joint];
+      p = anim_vec3_add(
+          p, anim_vec3_scale(anim_vec3_add(j->pos, anim_quat_rotate(j->rot,
+                                                                    w->pos)),
+                             w->bias));
+      size_t at4 = nt4 < 4 ? nt4++ : 4;
+      if (at4 == 4 && !(w->bias > ws[top[3]].bias)) continue;
+      if (at4 == 4) at4 = 3;
+      while (at4 > 0 && ws[top[at4 - 1]].bias < w->bias) {
+        top[at4] = top[at4 - 1];
+        at4--;
+      }
+      top[at4] = vt->start + k;
+    }
+    if (vt->count > 4) dropped++;
+    for (size_t k = 0; k < 4; k++) {
+      jt[4 * v + k] = k < nt4 ? ws[top[k]].joint : 0;
+      wt[4 * v + k] = k < nt4 ? ws[top[k]].bias : 0;
+      sum += wt[4 * v + k];
+    }
+    if (!(sum > 0)) {
+      fmt_fail(m->err, 400, "bad_weight", at,
+               "%s: vertex %zu has no positive weight", at, v);
+      goto done;
+    }
+    for (size_t k = 0; k < 4; k++) wt[4 * v + k] /= sum;
+    pos[3 * v] = p.x, pos[3 * v + 1] = p.y, pos[3 * v + 2] = p.z;
+  }
+  (void)nj;
+  if (dropped > 0 &&
+      fmt_bundle_warn(m->out,
+                      "meshes[%zu]: %zu vertices had more than 4 MD5 weights; "
+                      "the 4 largest were kept and renormalized", mi,
+                      dropped)) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  char name[128];
+  snprintf(name, sizeof name, "%s", shader[0] ? shader : "mesh");
+  for (size_t i = 0, k = 1; i < m->out->mesh_count; i++)
+    if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
+      snprintf(name, sizeof name, "%.100s.%zu", shader[0] ? shader : "mesh",
+               k++);
+      i = (size_t)-1;
+    }
+  anim_raw_mesh_t raw = {.name = name, .vertex_count = nv, .positions = pos,
+                         .influences = 4, .joints = jt, .weights = wt,
+                         .indices = tris, .index_count = 3 * nt};
+  anim_mesh_t *mesh = NULL;
+  anim_build_error_t be;
+  memset(&be, 0, sizeof be);
+  anim_result r = anim_mesh_build(&raw, m->out->skeletons[0], NULL, &mesh, &be);
+  if (r != ANIM_OK) {
+    char at[32];
+    snprintf(at, sizeof at, "meshes[%zu]", mi);
+    fmt__build_fail(m->err, at, &be, r);
+    goto done;
+  }
+  if (fmt__push_mesh(m->out, mesh, 0, m->err)) goto done;
+  rc = 0;
+done:
+  free(pos);
+  free(wt);
+  free(jt);
+  return rc;
+}
+
+static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
+                      size_t *total_vertices) {
+  md5_vert_t *vs = NULL;
+  uint32_t *tris = NULL;
+  md5_weight_t *ws = NULL;
+  char *shader = NULL;
+  size_t nv, nt, nw;
+  int rc = -1;
+  size_t maxv = fmt__max_vertices(m->opts);
+  if (expect(m, "mesh") || expect(m, "{")) goto done;
+  /* "shader" is optional. */
+  if (!fmt__text_next(&m->t)) {
+    fail(m, "truncated", "expected numverts");
+    goto done;
+  }
+  if (fmt__tok_is(&m->t, "shader")) {
+    if (!fmt__text_next(&m->t) || !m->t.quoted) {
+      fail(m, "md5_syntax", "shader needs a quoted string");
+      goto done;
+    }
+    shader = strndup(m->t.tok, m->t.tok_len);
+    if (shader == NULL) {
+      fmt__nomem(m->err, "mesh");
+      goto done;
+    }
+  } else {
+    m->t.p = m->t.tok - (m->t.quoted ? 1 : 0);
+    m->t.line = m->t.tok_line;
+  }
+  if (count(m, "numverts", maxv, 8, &nv)) goto done;
+  *total_vertices += nv;
+  if (*total_vertices > maxv) {
+    char at[32];
+    snprintf(at, sizeof at, "line %zu", m->t.tok_line);
+    fmt_fail(m->err, 413, "too_many_vertices", at,
+             "%s: the upload holds more than %zu vertices", at, maxv);
+    goto done;
+  }
+  vs = malloc((nv ? nv : 1) * sizeof *vs);
+  if (vs == NULL) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    long long idx, start, cnt;
+    double uv[2];
+    if (expect(m, "vert")) goto done;
+    if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
+        idx != (long long)i) {
+      fail(m, "index_range", "vertex index out of sequence");
+      goto done;
+    }
+    vs[i].line = m->t.tok_line;
+    if (vec(m, uv, 2) ||
+        integer(m, 0, INT32_MAX, &start, "bad startWeight") ||
+        integer(m, 1, INT32_MAX, &cnt, "countWeight must be >= 1"))
+      goto done;
+    vs[i].start = (size_t)start;
+    vs[i].count = (size_t)cnt;
+  }
+  if (count(m, "numtris", 4 * maxv, 8, &nt)) goto done;
+  tris = malloc((nt ? nt : 1) * 3 * sizeof *tris);
+  if (tris == NULL) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  for (size_t i = 0; i < nt; i++) {
+    long long idx, v;
+    if (expect(m, "tri")) goto done;
+    if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
+        idx != (long long)i) {
+      fail(m, "index_range", "triangle index out of sequence");
+      goto done;
+    }
+    for (int k = 0; k < 3; k++) {
+      if (integer(m, 0, (long long)nv - 1, &v,
+                  "triangle vertex index out of range"))
+        goto done;
+      tris[3 * i + (size_t)k] = (uint32_t)v;
+    }
+  }
+  if (count(m, "numweights", 8 * maxv, 10, &nw)) goto done;
+  ws = malloc((nw ? nw : 1) * sizeof *ws);
+  if (ws == NULL) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  for (size_t i = 0; i < nw; i++) {
+    long long idx, joint;
+    double bias, p[3];
+    if (expect(m, "weight")) goto done;
+    if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
+        idx != (long long)i) {
+      fail(m, "index_range", "weight index out of sequence");
+      goto done;
+    }
+    if (integer(m, 0, (long long)nj - 1, &joint,
+                "weight joint index out of range") ||
+        num(m, &bias))
+      goto done;
+    if (bias < 0) {
+      fail(m, "bad_weight", "negative bias");
+      goto done;
+    }
+    if (vec(m, p, 3)) goto done;
+    ws[i].joint = (uint32_t)joint;
+    ws[i].bias = (float)bias;
+    ws[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
+  }
+  if (expect(m, "}")) goto done;
+  rc = build_mesh(m, mi, shader ? shader : "", js, nj, vs, nv, tris, nt, ws,
+                  nw);
+done:
+  free(shader);
+  free(vs);
+  free(tris);
+  free(ws);
+  return rc;
+}
+
+int fmt_decode_md5mesh(const void *body, size_t len,
+                       const fmt_decode_options_t *opts, fmt_bundle_t *out,
+                       fmt_error_t *err) {
+  static const fmt_decode_options_t defaults;
+  md5_t m;
+  memset(&m, 0, sizeof m);
+  memset(out, 0, sizeof *out);
+  m.opts = opts ? opts : &defaults;
+  m.err = err;
+  m.out = out;
+  fmt__text_init(&m.t, body, body ? len : 0);
+  md5_joint_t *js = NULL;
+  anim_raw_joint_t *rj = NULL;
+  size_t nj = 0, nmeshes, total_vertices = 0;
+  int rc = -1;
+  if (header(&m) ||
+      count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
+      count(&m, "numMeshes", 65536, 16, &nmeshes))
+    goto done;
+  if (nj == 0) {
+    fail(&m, "bad_value", "numJoints must be at least 1");
+    goto done;
+  }
+  js = calloc(nj, sizeof *js);
+  rj = calloc(nj, sizeof *rj);
+  if (!js || !rj) {
+    fmt__nomem(err, "joints");
+    goto done;
+  }
+  if (parse_joints(&m, js, nj)) goto done;
+  /* Model-space joints to local rest transforms. */
+  for (size_t i = 0; i < nj; i++) {
+    rj[i].name = js[i].name;
+    rj[i].parent = js[i].parent;
+    rj[i].rest = anim_transform_identity();
+    if (js[i].parent < 0) {
+      rj[i].rest.translation = js[i].pos;
+      rj[i].rest.rotation = js[i].rot;
+    } else {
+      const md5_joint_t *p = &js[js[i].parent];
+      anim_quat_t inv = anim_quat(-p->rot.x, -p->rot.y, -p->rot.z, p->rot.w);
+      rj[i].rest.translation =
+          anim_quat_rotate(inv, anim_vec3_sub(js[i].pos, p->pos));
+      rj[i].rest.rotation = anim_quat_normalize(anim_quat_mul(inv, js[i].rot));
+    }
+  }
+  anim_raw_skeleton_t raw = {.name = "md5mesh", .joints = rj,
+                             .joint_count = nj};
+  anim_skeleton_t *skel = NULL;
+  anim_build_error_t be;
+  memset(&be, 0, sizeof be);
+  anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
+  if (r != ANIM_OK) {
+    char at[32];
+    snprintf(at, sizeof at, "line %zu",
+             be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line
+                                                    : (size_t)1);
+    fmt__build_fail(err, at, &be, r);
+    goto done;
+  }
+  if (fmt__push_skeleton(out, skel, err)) goto done;
+  for (size_t i = 0; i < nmeshes; i++)
+    if (parse_mesh(&m, i, js, nj, &total_vertices)) goto done;
+  if (fmt__text_next(&m.t)) {
+    fail(&m, "md5_syntax", "unexpected data after the last mesh");
+    goto done;
+  }
+  rc = 0;
+done:
+  if (rc != 0) fmt_bundle_free(out);
+  for (size_t i = 0; js && i < nj; i++) free(js[i].name);
+  free(js);
+  free(rj);
+  return rc;
+}
+
+/* ---- md5anim ------------------------------------------------------------------ */
+
+typedef struct md5_hier_s {
+  int32_t parent;
+  uint32_t flags;
+  size_t start;
+  double base[6];
+} md5_hier_t;
+
+int fmt_decode_md5anim(const void *body, size_t len,
+                       const fmt_decode_options_t *opts, fmt_bundle_t *out,
+                       fmt_error_t *err) {
+  static const fmt_decode_options_t defaults;
+  md5_t m;
+  memset(&m, 0, sizeof m);
+  memset(out, 0, sizeof *out);
+  m.opts = opts ? opts : &defaults;
+  m.err = err;
+  m.out = out;
+  fmt__text_init(&m.t, body, body ? len : 0);
+  const anim_skeleton_t *sk = m.opts->skeleton;
+  if (sk == NULL)
+    return fmt_fail(err, 400, "skeleton_required", "skeleton",
+                    "an md5anim needs ?skeleton=ID of its md5mesh skeleton");
+  md5_hier_t *h = NULL;
+  float *times = NULL, *vals = NULL, *frame = NULL;
+  anim_raw_track_t *tr = NULL;
+  size_t nf, nj, ncomp;
+  long long rate;
+  int rc = -1;
+  if (header(&m) ||
+      count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
+      count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj) ||
+      expect(&m, "frameRate") ||
+      integer(&m, 1, 100000, &rate, "frameRate must be within 1..100000") ||
+      count(&m, "numAnimatedComponents", 6 * nj, 2, &ncomp))
+    goto done;
+  if (nf == 0) {
+    fail(&m, "bad_frames", "numFrames must be at least 1");
+    goto done;
+  }
+  if (nj != sk->joint_count) {
+    fail(&m, "skeleton_mismatch",
+         "numJoints differs from the skeleton's joint count");
+    goto done;
+  }
+  if (nf > SIZE_MAX / 16 / (nj + 1) || nf * nj > fmt__max_keys(m.opts) ||
+      (ncomp > 0 && nf > (size_t)(m.t.end - m.t.p) / (2 * ncomp) + 1)) {
+    fail(&m, "truncated", "numFrames exceeds the data or the key limit");
+    goto done;
+  }
+  h = calloc(nj, sizeof *h);
+  if (h == NULL) {
+    fmt__nomem(err, "hierarchy");
+    goto done;
+  }
+  if (expect(&m, "hierarchy") || expect(&m, "{")) goto done;
+  for (size_t i = 0; i < nj; i++) {
+    long long parent, flags, start;
+    if (!fmt__text_next(&m.t) || !m.t.quoted) {
+      fail(&m, "md5_syntax", "expected a quoted joint name");
+      goto done;
+    }
+    /* The skeleton's joint i (caller order) must have this name. */
+    uint32_t st = sk->from_caller[i];
+    if (strlen(sk->names[st]) != m.t.tok_len ||
+        memcmp(sk->names[st], m.t.tok, m.t.tok_len) != 0) {
+      fail(&m, "skeleton_mismatch", "joint name differs from the skeleton's");
+      goto done;
+    }
+    int32_t sp = sk->parents[st];
+    int32_t want = sp < 0 ? -1 : (int32_t)sk->to_caller[sp];
+    if (integer(&m, -1, (long long)nj - 1, &parent,
+                "parent must be -1 or a joint index"))
+      goto done;
+    if (parent != want) {
+      fail(&m, "skeleton_mismatch", "parent differs from the skeleton's");
+      goto done;
+    }
+    if (integer(&m, 0, 63, &flags, "flags must be within 0..63") ||
+        integer(&m, 0, (long long)ncomp, &start, "bad startIndex"))
+      goto done;
+    size_t used = (size_t)__builtin_popcountll((unsigned long long)flags);
+    if ((size_t)start + used > ncomp) {
+      fail(&m, "bad_value", "startIndex + animated components exceed "
+                            "numAnimatedComponents");
+      goto done;
+    }
+    h[i].parent = (int32_t)parent;
+    h[i].flags = (uint32_t)flags;
+    h[i].start = (size_t)start;
+  }
+  if (expect(&m, "}") || expect(&m, "bounds") || expect(&m, "{")) goto done;
+  for (size_t f = 0; f < nf; f++) {
+    double b[3];
+    if (vec(&m, b, 3) || vec(&m, b, 3)) goto done;
+  }
+  if (expect(&m, "}") || expect(&m, "baseframe") || expect(&m, "{")) goto done;
+  for (size_t i = 0; i < nj; i++)
+    if (vec(&m, h[i].base, 3) || vec(&m, h[i].base + 3, 3)) goto done;
+  if (expect(&m, "}")) goto done;
+  /* Values: per joint, nf translations then nf rotations. */
+  times = malloc(nf * sizeof *times);
+  vals = malloc(nf * nj * 7 * sizeof *vals);
+  frame = malloc((ncomp ? ncomp : 1) * sizeof *frame);
+  tr = calloc(2 * nj, sizeof *tr);
+  if (!times || !vals || !frame || !tr) {
+    fmt__nomem(err, "frames");
+    goto done;
+  }
+  for (size_t f = 0; f < nf; f++) times[f] = (float)((double)f / (double)rate);
+  for (size_t f = 0; f < nf; f++) {
+    long long idx;
+    if (expect(&m, "frame")) goto done;
+    if (!fmt__text_next(&m.t) || !fmt__tok_long(&m.t, &idx) ||
+        idx != (long long)f) {
+      fail(&m, "index_range", "frame index out of sequence");
+      goto done;
+    }
+    if (expect(&m, "{")) goto done;
+    for (size_t k = 0; k < ncomp; k++) {
+      double v;
+      if (num(&m, &v)) goto done;
+      frame[k] = (float)v;
+    }
+    if (expect(&m, "}")) goto done;
+    for (size_t i = 0; i < nj; i++) {
+      double c[6];
+      size_t at = h[i].start;
+      for (int k = 0; k < 6; k++)
+        c[k] = (h[i].flags & (1u << k)) ? frame[at++] : h[i].base[k];
+      float *t = vals + i * nf * 7 + 3 * f;
+      float *q = vals + i * nf * 7 + 3 * nf + 4 * f;
+      t[0] = (float)c[0], t[1] = (float)c[1], t[2] = (float)c[2];
+      anim_quat_t r = md5_quat(c + 3);
+      q[0] = r.x, q[1] = r.y, q[2] = r.z, q[3] = r.w;
+    }
+  }
+  if (fmt__text_next(&m.t)) {
+    fail(&m, "md5_syntax", "unexpected data after the last frame");
+    goto done;
+  }
+  for (size_t i = 0; i < nj; i++) {
+    size_t kt = (h[i].flags & 7) ? nf : 1, kr = (h[i].flags & 56) ? nf : 1;
+    tr[2 * i] = (anim_raw_track_t){
+        .joint = (uint32_t)i, .path = ANIM_PATH_TRANSLATION,
+        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kt,
+        .values = vals + i * nf * 7, .value_count = 3 * kt};
+    tr[2 * i + 1] = (anim_raw_track_t){
+        .joint = (uint32_t)i, .path = ANIM_PATH_ROTATION,
+        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kr,
+        .values = vals + i * nf * 7 + 3 * nf, .value_count = 4 * kr};
+  }
+  anim_raw_clip_t raw = {.name = "md5anim", .tracks = tr,
+                         .track_count = 2 * nj,
+                         .duration = (float)((double)(nf - 1) / (double)rate)};
+  anim_clip_t *clip = NULL;
+  anim_build_error_t be;
+  memset(&be, 0, sizeof be);
+  anim_result r = anim_clip_build(&raw, sk, NULL, &clip, &be);
+  if (r != ANIM_OK) {
+    fmt__build_fail(err, "frames", &be, r);
+    goto done;
+  }
+  if (fmt__push_clip(out, clip, FMT_EXTERNAL_SKELETON, err)) goto done;
+  rc = 0;
+done:
+  if (rc != 0) fmt_bundle_free(out);
+  free(h);
+  free(times);
+  free(vals);
+  free(frame);
+  free(tr);
+  return rc;
+}

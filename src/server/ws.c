@@ -1,0 +1,162 @@
+/* server: the WebSocket endpoint: handshake over the HTTP request, then
+ * the connection carries a streaming client (ws_stream.h).
+ *
+ * Key design choice: one streaming hub per process, created on the first
+ * upgrade on the server's loop and closed after the drain has ended its
+ * last connection; a connection is only a transport for its client, so
+ * the streaming code never sees conn.h. */
+#include "server/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/config.h"
+#include "server/server.h"
+#include "server/ws_handshake.h"
+#include "server/ws_stream.h"
+
+static srv_ws_hub_t *hub;
+static bool draining;
+
+/* ---- transport over a connection ---------------------------------------------- */
+
+static int t_write(void *ctx, const uint8_t *data, size_t len) {
+  return srv_conn_write(ctx, data, len, NULL, NULL);
+}
+
+static size_t t_queued(void *ctx) { return srv_conn_queued(ctx); }
+
+static void t_close(void *ctx) { srv_conn_close_after_writes(ctx); }
+
+static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
+
+static void maybe_free_hub(void) {
+  srv_ws_hub_stats_t st;
+  if (hub == NULL || !draining) return;
+  srv_ws_hub_stats(hub, &st);
+  if (st.clients > 0) return;
+  srv_ws_hub_free(hub);
+  hub = NULL;
+}
+
+static void on_read(srv_conn_t *conn, ssize_t nread, const char *data,
+                    void *user) {
+  srv_ws_client_t *c = user;
+  if (nread < 0) srv_ws_client_eof(c);
+  else if (nread > 0) srv_ws_client_feed(c, data, (size_t)nread);
+}
+
+static void on_close(srv_conn_t *conn, void *user) {
+  srv_ws_client_free(user);
+  maybe_free_hub();
+}
+
+static const srv_conn_proto_t ws_proto = {on_read, on_close};
+
+/* ---- upgrade -------------------------------------------------------------------- */
+
+int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
+  srv_request_t *r = (srv_request_t *)req;
+  srv_ws_handshake_req_t hr = {
+      .is_get = req->method == SRV_GET,
+      .http_major = 1,
+      .http_minor = req->http_minor,
+      .upgrade = srv_request_header(req, "Upgrade"),
+      .connection = srv_request_header(req, "Connection"),
+      .key = srv_request_header(req, "Sec-WebSocket-Key"),
+      .version = srv_request_header(req, "Sec-WebSocket-Version"),
+  };
+  srv_ws_handshake_t hs;
+  if (srv_ws_handshake_check(&hr, &hs) != 101) {
+    r->upgrade = true; /* No more HTTP on this connection. */
+    srv_respond_error_h(r, hs.status, hs.extra_headers, hs.code, hs.at, "%s",
+                        hs.message);
+    return 0;
+  }
+  srv_server_t *server = srv_conn_server(conn);
+  if (draining) {
+    r->upgrade = true;
+    srv_respond_error_h(r, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
+                        "the server is shutting down");
+    return 0;
+  }
+  if (hub == NULL) {
+    srv_ws_limits_t lim;
+    srv_ws_limits_defaults(&lim);
+    const srv_config_t *cfg = srv_server_config(server);
+    if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
+    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server), &lim);
+    if (hub == NULL) return UV_ENOMEM;
+  }
+  char head[256];
+  size_t n = srv_ws_handshake_response(hs.accept, head, sizeof head);
+  srv_ws_client_t *c = srv_ws_client_new(hub, &transport, conn);
+  if (c == NULL) return UV_ENOMEM;
+  int rc = srv_conn_write(conn, head, n, NULL, NULL);
+  if (rc != 0) {
+    srv_ws_client_free(c);
+    return rc;
+  }
+  srv_conn_set_proto(conn, &ws_proto, c);
+  return 0;
+}
+
+void srv_ws_drain(srv_server_t *server) {
+  (void)server;
+  draining = true;
+  if (hub == NULL) return;
+  srv_ws_hub_shutdown(hub, 1001, "server shutting down");
+  maybe_free_hub();
+}
+
+int srv_ws_metrics_render(char **text, size_t *len) {
+  srv_ws_hub_stats_t st;
+  memset(&st, 0, sizeof st);
+  if (hub != NULL) srv_ws_hub_stats(hub, &st);
+  char buf[2048];
+  int n = snprintf(
+      buf, sizeof buf,
+      "# HELP animd_ws_connections Open WebSocket connections.\n"
+      "# TYPE animd_ws_connections gauge\n"
+      "animd_ws_connections %llu\n"
+      "# HELP animd_ws_streams Streams playing or paused.\n"
+      "# TYPE animd_ws_streams gauge\n"
+      "animd_ws_streams %llu\n"
+      "# HELP animd_ws_frames_sent_total Frames sent to stream clients.\n"
+      "# TYPE animd_ws_frames_sent_total counter\n"
+      "animd_ws_frames_sent_total %llu\n"
+      "# HELP animd_ws_frames_dropped_total Frames dropped because a client "
+      "had too much unsent data.\n"
+      "# TYPE animd_ws_frames_dropped_total counter\n"
+      "animd_ws_frames_dropped_total %llu\n"
+      "# HELP animd_ws_frames_skipped_total Frames skipped by late ticks.\n"
+      "# TYPE animd_ws_frames_skipped_total counter\n"
+      "animd_ws_frames_skipped_total %llu\n"
+      "# HELP animd_ws_evaluations_total Stream frames evaluated.\n"
+      "# TYPE animd_ws_evaluations_total counter\n"
+      "animd_ws_evaluations_total %llu\n"
+      "# HELP animd_ws_eval_shared_total Stream frames shared from an "
+      "evaluation made for another subscriber.\n"
+      "# TYPE animd_ws_eval_shared_total counter\n"
+      "animd_ws_eval_shared_total %llu\n"
+      "# HELP animd_ws_messages_total Control messages received.\n"
+      "# TYPE animd_ws_messages_total counter\n"
+      "animd_ws_messages_total %llu\n"
+      "# HELP animd_ws_errors_total Error messages sent to clients.\n"
+      "# TYPE animd_ws_errors_total counter\n"
+      "animd_ws_errors_total %llu\n",
+      (unsigned long long)st.clients, (unsigned long long)st.streams,
+      (unsigned long long)st.frames_sent,
+      (unsigned long long)st.frames_dropped,
+      (unsigned long long)st.frames_skipped,
+      (unsigned long long)st.evaluations, (unsigned long long)st.cache_hits,
+      (unsigned long long)st.messages_in, (unsigned long long)st.errors);
+  if (n < 0 || (size_t)n >= sizeof buf) return UV_ENOMEM;
+  char *p = realloc(*text, *len + (size_t)n + 1);
+  if (p == NULL) return UV_ENOMEM;
+  memcpy(p + *len, buf, (size_t)n + 1);
+  *text = p;
+  *len += (size_t)n;
+  return 0;
+}

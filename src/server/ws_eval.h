@@ -1,0 +1,66 @@
+/* server: evaluation of stream frames, shared between subscribers.
+ *
+ * A frame's numbers depend only on (skeleton, clip, mesh, sampled clip
+ * time, wrap, space, joint mask, normals, skinning method), so a small
+ * cache keyed by exactly those lets every subscriber of the same
+ * animation at the same clip time reuse one evaluation: a thousand viewers
+ * of one clip cost one evaluation per distinct frame time. Entries retain
+ * their assets, so a key's pointers can never be reused by another asset
+ * while the entry lives. The numbers are produced with the same core jobs,
+ * in the same order, as the HTTP pose and skin answers, so they are equal
+ * bit for bit. Loop thread only. */
+#ifndef ANIMD_SERVER_WS_EVAL_H
+#define ANIMD_SERVER_WS_EVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef struct srv_ws_eval_key_s {
+  store_asset_t *skeleton; /* Always set (a mesh's skeleton for meshes). */
+  store_asset_t *clip;
+  store_asset_t *mesh;     /* NULL for poses. */
+  float t;                 /* Sampled clip time (after wrapping). */
+  uint8_t wrap;            /* anim_wrap */
+  uint8_t space;           /* fmt_space (poses). */
+  uint8_t normals;         /* Meshes: also normals. */
+  uint8_t method;          /* anim_skin_method (meshes). */
+  /* Caller-order joint indices to send, in order, or NULL for all. */
+  const uint32_t *mask;
+  uint32_t mask_count;
+} srv_ws_eval_key_t;
+
+/* One evaluated frame: count floats (in the HTTP binary layout), shared
+ * read-only by the subscribers that asked for it. */
+typedef struct srv_ws_frame_data_s {
+  const float *floats;
+  uint32_t count;
+  uint32_t elements; /* Joints or vertices sent. */
+} srv_ws_frame_data_t;
+
+typedef struct srv_ws_eval_s srv_ws_eval_t;
+
+/* A cache of at most entries frames. Returns NULL on ENOMEM. */
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries);
+void srv_ws_eval_free(srv_ws_eval_t *e);
+
+/* The frame for key, evaluated now or found in the cache. The data stays
+ * valid until the next call. Returns 0, or a negative errno (UV_ENOMEM;
+ * UV_EINVAL when a core job refused the inputs). */
+int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                    srv_ws_frame_data_t *out);
+
+/* Counters since creation. */
+typedef struct srv_ws_eval_stats_s {
+  uint64_t evaluations; /* Frames computed. */
+  uint64_t hits;        /* Frames served from the cache. */
+} srv_ws_eval_stats_t;
+
+void srv_ws_eval_stats(const srv_ws_eval_t *e, srv_ws_eval_stats_t *out);
+
+/* Drops every entry (and the assets they retain). */
+void srv_ws_eval_clear(srv_ws_eval_t *e);
+
+#endif

@@ -1,0 +1,89 @@
+/* server: WebSocket pose streaming: clients, their streams, and the one
+ * scheduler that paces every stream of the loop.
+ *
+ * A hub (one per loop) owns a min-heap of streams ordered by the due time
+ * of their next frame and one timer armed for the earliest; a tick sends
+ * each due stream's latest due frame (skipping, and counting, the ones it
+ * is too late for), evaluated through the shared frame cache (ws_eval.h).
+ * A client is one WebSocket connection: its session (ws_session.h), its
+ * streams (client-chosen ids) and a transport that moves bytes; the
+ * transport is abstract so the HTTP connection (conn.h) and tests can
+ * both carry it. Frames are dropped, and counted, while the transport
+ * holds more than high_water bytes: never unbounded buffering.
+ *
+ * Ownership: the transport's owner creates a client after the handshake
+ * and calls srv_ws_client_free exactly once when the transport is gone;
+ * the client asks for that through transport.close. Loop thread only. */
+#ifndef ANIMD_SERVER_WS_STREAM_H
+#define ANIMD_SERVER_WS_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "store/store.h"
+
+typedef struct srv_ws_hub_s srv_ws_hub_t;
+typedef struct srv_ws_client_s srv_ws_client_t;
+
+typedef struct srv_ws_transport_s {
+  /* Sends bytes (copied). Returns 0 or a negative errno. */
+  int (*write)(void *ctx, const uint8_t *data, size_t len);
+  /* Bytes accepted and not yet written out. */
+  size_t (*queued)(void *ctx);
+  /* Ends the transport once its queued bytes are out; its owner then
+   * calls srv_ws_client_free (possibly from inside this call). */
+  void (*close)(void *ctx);
+} srv_ws_transport_t;
+
+typedef struct srv_ws_limits_s {
+  size_t high_water;         /* Bytes queued before frames drop (256 KiB). */
+  size_t max_message;        /* Largest client message (64 KiB). */
+  unsigned max_streams;      /* Per connection (64). */
+  uint64_t ping_interval_ms; /* Silence before a ping (15 s). */
+  uint64_t ping_timeout_ms;  /* Silence before giving up (45 s). */
+  uint64_t close_timeout_ms; /* Wait for the peer's close (2 s). */
+} srv_ws_limits_t;
+
+/* Fills the defaults above. */
+void srv_ws_limits_defaults(srv_ws_limits_t *lim);
+
+/* Creates the hub of loop over store (not owned). Returns NULL on ENOMEM. */
+srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
+                             const srv_ws_limits_t *lim);
+/* Closes every client with code (1001 on shutdown) and a reason: their
+ * transports close once the close frame is written. */
+void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code,
+                         const char *reason);
+/* Closes the hub's timers and frees it once they are closed. Clients must
+ * all be freed first. */
+void srv_ws_hub_free(srv_ws_hub_t *hub);
+
+typedef struct srv_ws_hub_stats_s {
+  uint64_t clients;        /* Open now. */
+  uint64_t streams;        /* Playing or paused now. */
+  uint64_t frames_sent;    /* Since start. */
+  uint64_t frames_dropped; /* Backpressure. */
+  uint64_t frames_skipped; /* Ticks too late for a frame. */
+  uint64_t evaluations;    /* Frames computed. */
+  uint64_t cache_hits;     /* Frames shared from the cache. */
+  uint64_t messages_in;    /* Control messages. */
+  uint64_t errors;         /* Error messages sent. */
+} srv_ws_hub_stats_t;
+
+void srv_ws_hub_stats(const srv_ws_hub_t *hub, srv_ws_hub_stats_t *out);
+
+/* A client on transport t (ctx passed back). Returns NULL on ENOMEM. */
+srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
+                                   const srv_ws_transport_t *t, void *ctx);
+/* Bytes from the peer. */
+void srv_ws_client_feed(srv_ws_client_t *c, const void *data, size_t len);
+/* The peer is gone (EOF or a read error): the transport is closed. */
+void srv_ws_client_eof(srv_ws_client_t *c);
+/* The transport is gone: stops the streams and frees the client (at once,
+ * or when the client's own call on the stack returns). */
+void srv_ws_client_free(srv_ws_client_t *c);
+
+#endif

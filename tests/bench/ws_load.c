@@ -1,0 +1,319 @@
+/* ws_load: the WebSocket load client of `make bench-ws`.
+ *
+ * Opens N connections to animd's /v1/stream on one libuv loop, has each
+ * play the same clip (binary frames), and measures for a fixed window:
+ * frames received per second, frames the server skipped (gaps in frame
+ * numbers) or dropped (its stats message), and the lateness of each frame
+ * against its due time. The due time of frame n of a connection is
+ * origin + n / fps, where origin is the earliest arrival minus n / fps
+ * over the window (the stream's own schedule as the client can best know
+ * it), so lateness is measured from the least late frame of the stream.
+ *
+ * Framing uses wslay's client context; the handshake is a fixed request.
+ *
+ * Usage: ws_load HOST PORT N SECONDS SKELETON CLIP [FPS]
+ * Prints one line of key=value results. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+#include <wslay/wslay.h>
+
+typedef struct client_s {
+  uv_tcp_t tcp;
+  uv_connect_t connect;
+  wslay_event_context_ptr ctx;
+  char hs[4096];
+  size_t hs_len;
+  bool upgraded;
+  bool closed;
+  const char *in;
+  size_t in_len;
+  int64_t last_frame;
+  uint64_t frames, gaps, dropped_reported;
+  bool stats_seen;
+  /* Arrivals in the window: frame number and time. */
+  int64_t *n;
+  uint64_t *at;
+  size_t count, cap;
+} client_t;
+
+static uv_loop_t *loop;
+static client_t *clients;
+static int nclients;
+static double fps = 60;
+static const char *skeleton, *clip;
+static uint64_t window_start, window_end;
+static int phase; /* 0 ramp, 1 measuring, 2 asking stats, 3 done */
+static int connected, failed;
+static char play_msg[512];
+
+static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
+                       int flags, void *user) {
+  client_t *c = user;
+  (void)flags;
+  if (c->in_len == 0) {
+    wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+    return -1;
+  }
+  size_t n = len < c->in_len ? len : c->in_len;
+  memcpy(buf, c->in, n);
+  c->in += n;
+  c->in_len -= n;
+  return (ssize_t)n;
+}
+
+typedef struct wreq_s {
+  uv_write_t req;
+  char data[];
+} wreq_t;
+
+static void on_written(uv_write_t *req, int status) {
+  (void)status;
+  free(req);
+}
+
+static void send_bytes(client_t *c, const void *data, size_t len) {
+  if (c->closed) return;
+  wreq_t *w = malloc(sizeof *w + len);
+  memcpy(w->data, data, len);
+  uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+  if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0)
+    free(w);
+}
+
+static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data,
+                       size_t len, int flags, void *user) {
+  (void)ctx, (void)flags;
+  send_bytes(user, data, len);
+  return (ssize_t)len;
+}
+
+static int on_genmask(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
+                      void *user) {
+  (void)ctx, (void)user;
+  for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rand();
+  return 0;
+}
+
+static void on_msg(wslay_event_context_ptr ctx,
+                   const struct wslay_event_on_msg_recv_arg *arg,
+                   void *user) {
+  (void)ctx;
+  client_t *c = user;
+  if (arg->opcode == WSLAY_BINARY_FRAME && arg->msg_length >= 32) {
+    uint64_t now = uv_hrtime();
+    uint32_t lo, hi;
+    memcpy(&lo, arg->msg + 8, 4);
+    memcpy(&hi, arg->msg + 12, 4);
+    int64_t n = (int64_t)lo | (int64_t)hi << 32;
+    if (c->last_frame >= 0 && n > c->last_frame + 1 && phase == 1)
+      c->gaps += (uint64_t)(n - c->last_frame - 1);
+    c->last_frame = n;
+    if (phase == 1 && now >= window_start && now < window_end) {
+      c->frames++;
+      if (c->count == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->n = realloc(c->n, c->cap * sizeof *c->n);
+        c->at = realloc(c->at, c->cap * sizeof *c->at);
+      }
+      c->n[c->count] = n;
+      c->at[c->count] = now;
+      c->count++;
+    }
+  } else if (arg->opcode == WSLAY_TEXT_FRAME) {
+    const char *m = (const char *)arg->msg;
+    if (strstr(m, "\"error\"") != NULL) {
+      fprintf(stderr, "ws_load: error message: %.*s\n", (int)arg->msg_length,
+              m);
+    } else if (strncmp(m, "{\"op\":\"stats\"", 13) == 0) {
+      const char *d = strstr(m, "\"dropped\":");
+      if (d != NULL) c->dropped_reported = strtoull(d + 10, NULL, 10);
+      c->stats_seen = true;
+    }
+  }
+}
+
+static const struct wslay_event_callbacks cbs = {
+    on_recv, on_send, on_genmask, NULL, NULL, NULL, on_msg};
+
+static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf) {
+  (void)h;
+  static char slab[1 << 16];
+  (void)size;
+  *buf = uv_buf_init(slab, sizeof slab);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  client_t *c = s->data;
+  if (nread < 0) {
+    if (!c->closed) {
+      c->closed = true;
+      if (phase < 2) failed++;
+      uv_close((uv_handle_t *)&c->tcp, NULL);
+    }
+    return;
+  }
+  const char *data = buf->base;
+  size_t len = (size_t)nread;
+  if (!c->upgraded) {
+    size_t take = len < sizeof c->hs - 1 - c->hs_len
+                      ? len : sizeof c->hs - 1 - c->hs_len;
+    memcpy(c->hs + c->hs_len, data, take);
+    c->hs_len += take;
+    c->hs[c->hs_len] = '\0';
+    char *end = strstr(c->hs, "\r\n\r\n");
+    if (end == NULL) return;
+    if (strncmp(c->hs, "HTTP/1.1 101", 12) != 0) {
+      fprintf(stderr, "ws_load: handshake refused: %.60s\n", c->hs);
+      failed++;
+      c->closed = true;
+      uv_close((uv_handle_t *)&c->tcp, NULL);
+      return;
+    }
+    size_t head = (size_t)(end + 4 - c->hs);
+    size_t before = c->hs_len - take;
+    c->upgraded = true;
+    connected++;
+    data += head - before;
+    len -= head - before;
+    wslay_event_context_client_init(&c->ctx, &cbs, c);
+    struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)play_msg,
+                                strlen(play_msg)};
+    wslay_event_queue_msg(c->ctx, &m);
+    wslay_event_send(c->ctx);
+  }
+  c->in = data;
+  c->in_len = len;
+  wslay_event_recv(c->ctx);
+  if (wslay_event_want_write(c->ctx)) wslay_event_send(c->ctx);
+}
+
+static void on_connect(uv_connect_t *req, int status) {
+  client_t *c = req->data;
+  if (status != 0) {
+    fprintf(stderr, "ws_load: connect: %s\n", uv_strerror(status));
+    failed++;
+    c->closed = true;
+    uv_close((uv_handle_t *)&c->tcp, NULL);
+    return;
+  }
+  static const char req_text[] =
+      "GET /v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+      "Sec-WebSocket-Version: 13\r\n\r\n";
+  send_bytes(c, req_text, sizeof req_text - 1);
+  uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_read);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void on_phase(uv_timer_t *t) {
+  if (phase == 1) {
+    phase = 2;
+    static const char stats[] = "{\"op\":\"stats\"}";
+    for (int i = 0; i < nclients; i++) {
+      client_t *c = &clients[i];
+      if (!c->upgraded || c->closed) continue;
+      struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)stats,
+                                  sizeof stats - 1};
+      wslay_event_queue_msg(c->ctx, &m);
+      wslay_event_send(c->ctx);
+    }
+    uv_timer_start(t, on_phase, 1000, 0);
+    return;
+  }
+  phase = 3;
+  uv_stop(loop);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 7) {
+    fprintf(stderr, "usage: ws_load HOST PORT N SECONDS SKELETON CLIP "
+                    "[FPS]\n");
+    return 2;
+  }
+  const char *host = argv[1];
+  int port = atoi(argv[2]);
+  nclients = atoi(argv[3]);
+  double seconds = atof(argv[4]);
+  skeleton = argv[5];
+  clip = argv[6];
+  if (argc > 7) fps = atof(argv[7]);
+  snprintf(play_msg, sizeof play_msg,
+           "{\"op\":\"play\",\"id\":1,\"skeleton\":\"%s\",\"clip\":\"%s\","
+           "\"fps\":%g,\"format\":\"bin\",\"space\":\"model\","
+           "\"wrap\":\"loop\"}",
+           skeleton, clip, fps);
+  loop = uv_default_loop();
+  clients = calloc((size_t)nclients, sizeof *clients);
+  struct sockaddr_in sa;
+  uv_ip4_addr(host, port, &sa);
+  uint64_t t0 = uv_hrtime();
+  for (int i = 0; i < nclients; i++) {
+    client_t *c = &clients[i];
+    c->last_frame = -1;
+    uv_tcp_init(loop, &c->tcp);
+    uv_tcp_nodelay(&c->tcp, 1);
+    c->tcp.data = c;
+    c->connect.data = c;
+    uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&sa,
+                   on_connect);
+    /* Connect in batches so the listen backlog keeps up. */
+    if (i % 100 == 99) uv_run(loop, UV_RUN_NOWAIT);
+  }
+  /* Ramp: wait for every handshake (at most 10 s), then one second of
+   * warm-up, then the measured window. */
+  while (connected + failed < nclients && uv_hrtime() - t0 < 10000000000ull)
+    uv_run(loop, UV_RUN_ONCE);
+  uint64_t ramp_s = (uv_hrtime() - t0) / 1000000;
+  window_start = uv_hrtime() + 1000000000ull;
+  window_end = window_start + (uint64_t)(seconds * 1e9);
+  phase = 1;
+  uv_timer_t timer;
+  uv_timer_init(loop, &timer);
+  uv_timer_start(&timer, on_phase,
+                 (uint64_t)(1000 + seconds * 1000 + 100), 0);
+  uv_run(loop, UV_RUN_DEFAULT);
+
+  uint64_t frames = 0, gaps = 0, dropped = 0, stats = 0, total = 0;
+  for (int i = 0; i < nclients; i++) total += clients[i].count;
+  uint64_t *late = malloc((total ? total : 1) * sizeof *late);
+  size_t k = 0;
+  for (int i = 0; i < nclients; i++) {
+    client_t *c = &clients[i];
+    frames += c->frames;
+    gaps += c->gaps;
+    dropped += c->dropped_reported;
+    stats += c->stats_seen;
+    if (c->count == 0) continue;
+    double step = 1e9 / fps;
+    double origin = 1e300;
+    for (size_t j = 0; j < c->count; j++) {
+      double o = (double)c->at[j] - (double)c->n[j] * step;
+      if (o < origin) origin = o;
+    }
+    for (size_t j = 0; j < c->count; j++)
+      late[k++] = (uint64_t)((double)c->at[j] - (double)c->n[j] * step -
+                             origin);
+  }
+  qsort(late, k, sizeof *late, cmp_u64);
+  double p50 = k ? late[k / 2] / 1e6 : 0;
+  double p99 = k ? late[(size_t)(k * 0.99)] / 1e6 : 0;
+  double mx = k ? late[k - 1] / 1e6 : 0;
+  printf("connections=%d connected=%d failed=%d ramp_ms=%llu "
+         "frames_per_s=%.0f expected_per_s=%.0f skipped=%llu "
+         "dropped=%llu stats_answers=%llu lateness_p50_ms=%.2f "
+         "lateness_p99_ms=%.2f lateness_max_ms=%.2f\n",
+         nclients, connected, failed, (unsigned long long)ramp_s,
+         frames / seconds, nclients * fps, (unsigned long long)gaps,
+         (unsigned long long)dropped, (unsigned long long)stats, p50, p99,
+         mx);
+  return 0;
+}
