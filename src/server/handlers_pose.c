@@ -23,6 +23,7 @@ static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
 /* The headers of a pose answer. */
 static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
                          uint32_t joints, const char *etag) {
+  out[0] = '\0';
   int n = 0;
   if (bin)
     n = snprintf(out, cap, "X-Animd-Joints: %u\r\nX-Animd-Layout: %s\r\n",

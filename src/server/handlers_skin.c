@@ -91,6 +91,7 @@ static int skin_encode(const skin_params_t *p, float *buf, float sampled,
 
 static void skin_headers(const skin_params_t *p, char *out, size_t cap,
                          const char *etag) {
+  out[0] = '\0';
   int n = 0;
   if (p->bin)
     n = snprintf(out, cap,

@@ -33,14 +33,20 @@ static void solve_work(srv_task_t *t) {
   size_t count = s->frames * n;
   anim_quat_t *local = malloc(count * sizeof *local);
   anim_quat_t *delta = malloc(count * sizeof *delta);
+  float *scratch = malloc((size_t)ANIM_SOLVE_SCRATCH_PER_JOINT * n *
+                          sizeof(float));
   s->result = ANIM_ERR_OUT_OF_MEMORY;
-  if (local && delta) {
+  if (local && delta && scratch) {
     anim_solve_job_t job = {.skeleton = s->skel->skeleton,
                             .positions = s->positions,
                             .frame_count = s->frames,
                             .local_rotations = local,
                             .delta_rotations = delta,
-                            .output_count = count};
+                            .output_count = count,
+                            .position_count = count * 3,
+                            .scratch = scratch,
+                            .scratch_count =
+                                (size_t)ANIM_SOLVE_SCRATCH_PER_JOINT * n};
     s->result = anim_solve_job_run(&job);
   }
   if (s->result == ANIM_OK) {
@@ -62,6 +68,7 @@ static void solve_work(srv_task_t *t) {
   }
   free(local);
   free(delta);
+  free(scratch);
 }
 
 static void solve_respond(srv_task_t *t) {
