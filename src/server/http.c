@@ -667,8 +667,15 @@ void srv__http_drive(srv_conn_t *c) {
   if (!c->closing && h->state == HTTP_IDLE) {
     arm_timer(c);
     if (h->peer_eof && !h->waiting_drain) {
-      h->state = HTTP_DONE;
-      srv_conn_close_after_writes(c);
+      if (h->in_message) {
+        respond_error_and_close(c, 400, "truncated_request",
+                                h->headers_done ? "body" : "headers",
+                                "the connection ended in the middle of the "
+                                "request");
+      } else {
+        h->state = HTTP_DONE;
+        srv_conn_close_after_writes(c);
+      }
     }
   }
   h->driving = false;
