@@ -24,12 +24,35 @@ static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
 static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
                          uint32_t joints, const char *etag) {
   out[0] = '\0';
-  int n = 0;
-  if (bin)
-    n = snprintf(out, cap, "X-Animd-Joints: %u\r\nX-Animd-Layout: %s\r\n",
-                 joints, fmt_layout_name(space));
-  if (etag && n >= 0 && (size_t)n < cap)
-    snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
+  size_t n = 0;
+  if (bin) {
+    char num[16];
+    int k = 15;
+    num[k] = '\0';
+    uint32_t v = joints;
+    do {
+      num[--k] = (char)('0' + v % 10);
+      v /= 10;
+    } while (v > 0);
+    const char *parts[] = {"X-Animd-Joints: ", num + k,
+                           "\r\nX-Animd-Layout: ", fmt_layout_name(space),
+                           "\r\n"};
+    for (size_t i = 0; i < 5; i++) {
+      size_t l = strlen(parts[i]);
+      if (n + l >= cap) return;
+      memcpy(out + n, parts[i], l);
+      n += l;
+    }
+  }
+  if (etag) {
+    size_t l = strlen(etag);
+    if (n + l + 9 >= cap) return;
+    memcpy(out + n, "ETag: ", 6);
+    memcpy(out + n + 6, etag, l);
+    memcpy(out + n + 6 + l, "\r\n", 3);
+    n += l + 8;
+  }
+  out[n] = '\0';
 }
 
 /* ---- one pose ------------------------------------------------------------- */
