@@ -27,7 +27,13 @@ static void on_written(srv_conn_t *c, int status, void *arg) {
     maybe_free(r);
     return;
   }
-  if (status < 0) return; /* The connection closes; pump sees it. */
+  if (status < 0 || srv_conn_is_closing(c)) {
+    /* The client is gone. A job in flight finds out when it completes;
+     * otherwise nothing else will come back to this range. */
+    r->_dead = true;
+    maybe_free(r);
+    return;
+  }
   if (r->_waiting &&
       srv_conn_queued(c) <= c->server->cfg.stream_high_water / 2) {
     r->_waiting = false;
