@@ -94,7 +94,7 @@ static void pump(srv_range_t *r) {
     r->_n = r->frame_count - r->_next;
     if (r->_n > r->batch) r->_n = r->batch;
     unsigned long cost = r->frame_cost * r->_n;
-    if (cost >= s->cfg.inline_cost) {
+    if (!srv__inline_ok(s, cost)) {
       r->_busy = true;
       if (srv_pool_submit(&s->pool, &r->job) == 0) return;
       /* A full pool: this range keeps going on the loop thread rather than

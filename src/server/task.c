@@ -22,7 +22,7 @@ int srv__task_submit(srv_task_t *t, unsigned long cost) {
   t->job.work = task_work;
   t->job.done = task_done;
   srv_conn_ref(c);
-  if (cost < s->cfg.inline_cost) {
+  if (srv__inline_ok(s, cost)) {
     t->work(t);
     task_done(&t->job, 0);
     return 0;
