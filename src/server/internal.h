@@ -95,6 +95,7 @@ struct srv_server_s {
   unsigned conn_count;
   FILE *access_log;
   bool draining;
+  bool drained; /* The final close is scheduled. */
   uv_timer_t drain_timer;
   void (*drain_done)(srv_server_t *);
   uint64_t start_ns;

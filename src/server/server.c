@@ -212,7 +212,8 @@ static void on_drained(uv_timer_t *t) {
 }
 
 static void check_drained(srv_server_t *s) {
-  if (s->conn_count > 0 || s->drain_done == NULL) return;
+  if (!s->draining || s->conn_count > 0 || s->drained) return;
+  s->drained = true;
   /* Finish on the next loop turn, outside any close callback. */
   uv_timer_start(&s->drain_timer, on_drained, 0, 0);
 }
