@@ -195,6 +195,7 @@ static int on_message_begin(llhttp_t *p) {
   h->blen = 0;
   h->head_only = false;
   h->chunked = false;
+  h->err_status = 0;
   /* Only the scalar fields: the header and parameter tables are filled
    * up to their counts. */
   srv_request_t *r = &h->req;
