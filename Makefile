@@ -94,6 +94,8 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 .PHONY: all lib deps run check test build-tests bench bench-http bench-ws install \
         clean distclean help
 .DEFAULT_GOAL := all
+# Keep intermediate objects (bench programs' .o) so a second make does nothing.
+.SECONDARY:
 
 all: $(ANIMD) $(LIBANIMD)
 lib: $(LIBANIMD)

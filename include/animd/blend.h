@@ -46,6 +46,11 @@ typedef struct anim_blend_job_s {
   anim_pose_t output; /* joint_count entries, storage order. */
 } anim_blend_job_t;
 
+/* ANIM_ERR_INVALID_ARGUMENT: NULL job or skeleton, NULL layer arrays with a
+ * non-zero count, a NULL pose array, a negative or non-finite weight or
+ * threshold, a reference pose with only some arrays set;
+ * ANIM_ERR_BUFFER_TOO_SMALL: a pose (output, layer or reference) with
+ * fewer joints than the skeleton. */
 anim_result anim_blend_job_validate(const anim_blend_job_t *job);
 anim_result anim_blend_job_run(const anim_blend_job_t *job);
 

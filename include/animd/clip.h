@@ -75,11 +75,16 @@ typedef struct anim_track_s {
   uint8_t path;         /* anim_path */
   uint8_t interpolation; /* anim_interp */
   uint8_t components;   /* 3 or 4 */
-  uint8_t fixed_rate;   /* Keys on a grid: key i at times[0] + i / rate. */
+  /* Keys on a grid: key i within 1% of an interval of times[0] + i / rate
+   * (the sampler guesses the segment from the grid, then checks times). */
+  uint8_t fixed_rate;
+  /* private: 1 when times is the previous track's array (equal key times
+   * are stored once, and the sampler finds their segment once). */
+  uint8_t _same_times;
   uint32_t key_count;
   float rate;           /* Keys per second when fixed_rate. */
   const float *times;
-  const float *values;  /* As in the raw form. */
+  const float *values;  /* As in the raw form, rotation values normalized. */
   const float *bezier;  /* BEZIER only. */
   /* SQUAD rotations: a, b, c per segment k (keys k, k + 1), from
    * anim_quat_squad_setup with neighbours clamped at the ends, so the

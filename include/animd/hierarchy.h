@@ -2,8 +2,14 @@
  *
  * local-to-model: M_model[j] = M_model[parent] * T * R * S over storage
  * order in one forward loop (parents come first), with an optional root
- * transform applied to roots and an optional partial range [from, to].
- * skinning matrices: M_skin[j] = M_model[j] * inverseBind[j]. */
+ * transform applied to roots (M_model[root] = root * T * R * S) and an
+ * optional partial range [from, to]. The pose rotation is the full local
+ * rotation (orient already applied, as the sampler and blender output it).
+ * skinning matrices: M_skin[j] = M_model[j] * inverseBind[j].
+ *
+ * Both run an SSE2 kernel, or an AVX2+FMA one when the CPU has it (chosen
+ * per call); the two agree within 1e-5 relative. Neither allocates nor
+ * takes locks. */
 #ifndef ANIMD_HIERARCHY_H
 #define ANIMD_HIERARCHY_H
 
@@ -26,6 +32,9 @@ typedef struct anim_local_to_model_job_s {
   size_t output_count;
 } anim_local_to_model_job_t;
 
+/* ANIM_ERR_INVALID_ARGUMENT: NULL job, skeleton, input array or output, or
+ * a range with from > to or to >= joint_count; ANIM_ERR_BUFFER_TOO_SMALL:
+ * input.joint_count or output_count below the skeleton's joint count. */
 anim_result anim_local_to_model_job_validate(const anim_local_to_model_job_t *job);
 anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job);
 
@@ -36,6 +45,9 @@ typedef struct anim_skinning_matrices_job_s {
   size_t output_count;
 } anim_skinning_matrices_job_t;
 
+/* ANIM_ERR_INVALID_ARGUMENT: NULL job, skeleton, model or output;
+ * ANIM_ERR_BUFFER_TOO_SMALL: output_count below the joint count. The
+ * inverse bind matrices are the skeleton's. */
 anim_result anim_skinning_matrices_job_validate(const anim_skinning_matrices_job_t *job);
 anim_result anim_skinning_matrices_job_run(const anim_skinning_matrices_job_t *job);
 

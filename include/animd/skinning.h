@@ -30,7 +30,10 @@
  * p' = q p_s q* + t. Normals use S_blend = sum_i w_i * S_i the same way as
  * LBS uses L (linear part or inverse-transpose), then the blended rotation.
  * For rigid matrices (S_i = I) this is classic DQS; with one influence it
- * equals LBS. */
+ * equals LBS. A matrix whose 3x3 part is orthonormal within 1e-5
+ * (|a_i . a_j - delta_ij| <= 1e-5, det > 0) counts as rigid and its S_i is
+ * taken as I (a relative error of at most about 1e-5); when all are rigid
+ * the non-rigid blend is skipped (and AVX2 is used when available). */
 #ifndef ANIMD_SKINNING_H
 #define ANIMD_SKINNING_H
 
@@ -59,11 +62,11 @@ extern "C" {
  * indices: index_count a multiple of 3 and every index < vertex_count
  * ("indices", ANIM_ERR_INVALID_ARGUMENT, key = position in indices). */
 typedef struct anim_raw_mesh_s {
-  const char *name;        /* May be NULL. */
+  const char *name; /* May be NULL. */
   size_t vertex_count;
-  const float *positions;  /* 3 per vertex. */
-  const float *normals;    /* 3 per vertex, or NULL. */
-  uint32_t influences;     /* Per vertex: 1..8 (0 means 4). */
+  const float *positions; /* 3 per vertex. */
+  const float *normals;   /* 3 per vertex, or NULL. */
+  uint32_t influences;    /* Per vertex: 1..8 (0 means 4). */
   /* influences entries per vertex: caller-order joint indices and weights
    * (any non-negative weights with a positive sum; renormalized). */
   const uint32_t *joints;
@@ -75,21 +78,21 @@ typedef struct anim_raw_mesh_s {
 typedef struct anim_mesh_s {
   char *name;
   uint32_t vertex_count;
-  uint32_t influences;     /* 4 or 8 after build (1..3 are padded to 4). */
-  uint32_t joint_count;    /* Of the skeleton it was built for. */
-  float *positions;        /* 3 per vertex, bind pose. */
-  float *normals;          /* 3 per vertex (unit length, or zero), or NULL. */
+  uint32_t influences;  /* 4 or 8 after build (1..3 are padded to 4). */
+  uint32_t joint_count; /* Of the skeleton it was built for. */
+  float *positions;     /* 3 per vertex, bind pose. */
+  float *normals;       /* 3 per vertex (unit length, or zero), or NULL. */
   /* influences per vertex, storage order; padding slots hold joint 0 with
    * weight 0. The slots of a vertex may be reordered (the largest weight
    * last) so that the weights, added in slot order in float, give exactly
    * 1: skinning with identity matrices then returns the bind pose exactly. */
   uint16_t *joints;
-  float *weights;          /* influences per vertex, summing to 1. */
-  uint32_t *indices;       /* May be NULL. */
+  float *weights;    /* influences per vertex, summing to 1. */
+  uint32_t *indices; /* May be NULL. */
   uint32_t index_count;
   /* private */
   anim_allocator_t _alloc;
-  void *_block;            /* The one allocation holding all of the above. */
+  void *_block; /* The one allocation holding all of the above. */
 } anim_mesh_t;
 
 /* Validates raw against skeleton and builds a mesh (one allocation through
@@ -107,8 +110,8 @@ typedef enum anim_skin_method {
 } anim_skin_method;
 
 typedef enum anim_skin_normals {
-  ANIM_NORMALS_NONE = 0,  /* Positions only. */
-  ANIM_NORMALS_LINEAR,    /* Blended matrix's 3x3, renormalized. */
+  ANIM_NORMALS_NONE = 0,         /* Positions only. */
+  ANIM_NORMALS_LINEAR,           /* Blended matrix's 3x3, renormalized. */
   ANIM_NORMALS_INVERSE_TRANSPOSE /* Its inverse-transpose, renormalized. */
 } anim_skin_normals;
 
@@ -133,14 +136,14 @@ typedef struct anim_skinning_job_s {
    * below 3 * range gives ANIM_ERR_BUFFER_TOO_SMALL. */
   float *out_positions;
   size_t out_positions_count;
-  float *out_normals;          /* Required unless normals is NONE. */
+  float *out_normals; /* Required unless normals is NONE. */
   size_t out_normals_count;
   /* DQS only: caller scratch of ANIM_DQS_SCRATCH_PER_MATRIX floats per
    * joint of the mesh (scratch_count >= 8 * mesh->joint_count), overwritten
    * by run(). */
   float *scratch;
   size_t scratch_count;
-  bool force_scalar;           /* Tests: skip the SIMD path. */
+  bool force_scalar; /* Tests: skip the SIMD path. */
 } anim_skinning_job_t;
 
 /* ANIM_OK, or: ANIM_ERR_INVALID_ARGUMENT for a NULL job, mesh, matrices or

@@ -49,12 +49,12 @@ extern "C" {
 /* The caller owns every array; run() never allocates. */
 typedef struct anim_solve_job_s {
   const anim_skeleton_t *skeleton;
-  const float *positions;     /* frame_count * joint_count * 3, caller order. */
-  size_t position_count;      /* Floats in positions; 0: caller vouches. */
-  size_t frame_count;         /* >= 1. */
+  const float *positions; /* frame_count * joint_count * 3, caller order. */
+  size_t position_count;  /* Floats in positions; 0: caller vouches. */
+  size_t frame_count;     /* >= 1. */
   anim_quat_t *local_rotations; /* frame_count * joint_count, caller order. */
   anim_quat_t *delta_rotations; /* frame_count * joint_count, caller order. */
-  size_t output_count;        /* Entries in each output array. */
+  size_t output_count;          /* Entries in each output array. */
   /* ANIM_SOLVE_SCRATCH_PER_JOINT * joint_count floats, overwritten. */
   float *scratch;
   size_t scratch_count;

@@ -244,7 +244,9 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   size_t off_controls = builder_align(off_missing + missing * 4);
   size_t off_floats =
       builder_align(off_controls + controls * sizeof(anim_quat_t));
-  size_t off_name = off_floats + floats * sizeof(float);
+  /* Four zero floats after the keys let the sampler load a 3-component
+   * value as 4 floats anywhere in the key data. */
+  size_t off_name = off_floats + (floats + 4) * sizeof(float);
   char *block = builder_alloc(&alloc, off_name + name_len + 1);
   if (block == NULL) {
     res = builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
@@ -265,6 +267,7 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
 
   anim_quat_t *ctl = (anim_quat_t *)(block + off_controls);
   float *f = (float *)(block + off_floats);
+  memset(f + floats, 0, 4 * sizeof(float));
   for (size_t i = 0; i < tc; i++) {
     const anim_raw_track_t *t = &raw->tracks[refs[i].index];
     anim_track_t *d = &c->tracks[i];
@@ -310,6 +313,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     if (detect_fixed_rate(times, n, &rate)) {
       d->fixed_rate = 1;
       d->rate = rate;
+    }
+    if (i > 0 && d[-1].key_count == n &&
+        memcmp(d[-1].times, times, n * sizeof(float)) == 0) {
+      d->times = d[-1].times;
+      d->_same_times = 1;
     }
   }
   /* Untracked pairs in (joint, path) order: merge against sorted tracks. */

@@ -23,9 +23,9 @@ bool anim__have_avx2(void) {
 
 /* ---- kernels ------------------------------------------------------------- */
 
-/* out = a * b, where b is affine when affine_b (its last row 0 0 0 1). */
+/* out = a * b. */
 static inline void mul_portable(float *restrict out, const float *a,
-                                const float *b, bool affine_b) {
+                                const float *b) {
 #if defined(__SSE2__)
   __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4);
   __m128 a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
@@ -35,15 +35,43 @@ static inline void mul_portable(float *restrict out, const float *a,
         _mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])),
                    _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
         _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
-    if (!affine_b)
-      r = _mm_add_ps(r, _mm_mul_ps(a3, _mm_set1_ps(bc[3])));
-    else if (c == 3)
-      r = _mm_add_ps(r, a3);
+    r = _mm_add_ps(r, _mm_mul_ps(a3, _mm_set1_ps(bc[3])));
     _mm_storeu_ps(out + 4 * c, r);
   }
 #else
-  (void)affine_b;
   pk_mat4_mul(out, a, b);
+#endif
+}
+
+/* out = p * (T * R * S): the local matrix's columns are scale * (rotation
+ * column, 0) and (t, 1), so each result column is a sum of p's columns
+ * weighted by the local matrix's elements. */
+static inline void mul_trs_portable(float *restrict out, const float *p,
+                                    anim_vec3_t t, anim_quat_t q,
+                                    anim_vec3_t s) {
+#if defined(__SSE2__)
+  __m128 p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4);
+  __m128 p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+  float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+  float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+#define COL(a, b, c)                                                          \
+  _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)),                       \
+                        _mm_mul_ps(p1, _mm_set1_ps(b))),                      \
+             _mm_mul_ps(p2, _mm_set1_ps(c)))
+  _mm_storeu_ps(out, COL((1.f - 2.f * (yy + zz)) * s.x, 2.f * (xy + wz) * s.x,
+                         2.f * (xz - wy) * s.x));
+  _mm_storeu_ps(out + 4, COL(2.f * (xy - wz) * s.y,
+                             (1.f - 2.f * (xx + zz)) * s.y,
+                             2.f * (yz + wx) * s.y));
+  _mm_storeu_ps(out + 8, COL(2.f * (xz + wy) * s.z, 2.f * (yz - wx) * s.z,
+                             (1.f - 2.f * (xx + yy)) * s.z));
+  _mm_storeu_ps(out + 12, _mm_add_ps(COL(t.x, t.y, t.z), p3));
+#undef COL
+#else
+  float local[16];
+  pk_mat4_from_trs(local, t, q, s);
+  pk_mat4_mul(out, p, local);
 #endif
 }
 
@@ -53,15 +81,12 @@ void anim__local_to_model_portable(const anim_skeleton_t *sk,
                                    uint32_t to, anim_mat4_t *out) {
   for (uint32_t j = from; j <= to; j++) {
     int p = sk->parents[j];
-    if (p < 0 && root == NULL) {
+    if (p < 0 && root == NULL)
       pk_mat4_from_trs(out[j].m, in->translation[j], in->rotation[j],
                        in->scale[j]);
-      continue;
-    }
-    float local[16];
-    pk_mat4_from_trs(local, in->translation[j], in->rotation[j],
-                     in->scale[j]);
-    mul_portable(out[j].m, p < 0 ? root->m : out[p].m, local, true);
+    else
+      mul_trs_portable(out[j].m, p < 0 ? root->m : out[p].m,
+                       in->translation[j], in->rotation[j], in->scale[j]);
   }
 }
 
@@ -69,7 +94,7 @@ void anim__skinning_matrices_portable(const anim_mat4_t *model,
                                       const anim_mat4_t *inverse_bind,
                                       uint32_t count, anim_mat4_t *out) {
   for (uint32_t j = 0; j < count; j++)
-    mul_portable(out[j].m, model[j].m, inverse_bind[j].m, false);
+    mul_portable(out[j].m, model[j].m, inverse_bind[j].m);
 }
 
 /* ---- local to model ------------------------------------------------------ */

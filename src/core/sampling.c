@@ -12,6 +12,10 @@
 #include "clip_interp.h"
 #include "pose_kernels.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 float anim_wrap_time(float t, float d, anim_wrap wrap) {
   if (!isfinite(t) || !(d > 0.f) || !isfinite(d))
     return 0.f;
@@ -135,6 +139,45 @@ static inline anim_vec3_t vec3_at(const float *v) {
   return r;
 }
 
+/* LINEAR kernels on keys a and the next one. The SSE2 versions load four
+ * floats per value (the clip pads its key data so a 3-component load may
+ * run one float past the last key) and compute the same formulas. */
+#if defined(__SSE2__)
+static inline void lerp3(anim_vec3_t *dst, const float *a, float u) {
+  __m128 va = _mm_loadu_ps(a), vb = _mm_loadu_ps(a + 3);
+  __m128 r = _mm_add_ps(va, _mm_mul_ps(_mm_sub_ps(vb, va), _mm_set1_ps(u)));
+  _mm_storel_pi((__m64 *)(void *)dst, r);
+  _mm_store_ss(&dst->z, _mm_movehl_ps(r, r));
+}
+
+static inline void slerp4(anim_quat_t *dst, const float *a, float u) {
+  __m128 va = _mm_loadu_ps(a), vb = _mm_loadu_ps(a + 4);
+  __m128 m = _mm_mul_ps(va, vb);
+  m = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  float x = _mm_cvtss_f32(m);
+  if (x < 0.f) {
+    x = -x;
+    vb = _mm_xor_ps(vb, _mm_set1_ps(-0.f));
+  }
+  if (x > 1.f)
+    x = 1.f;
+  float w0, w1;
+  pk_slerp_weights(x, u, &w0, &w1);
+  __m128 r = _mm_add_ps(_mm_mul_ps(va, _mm_set1_ps(w0)),
+                        _mm_mul_ps(vb, _mm_set1_ps(w1)));
+  _mm_storeu_ps(&dst->x, r);
+}
+#else
+static inline void lerp3(anim_vec3_t *dst, const float *a, float u) {
+  *dst = pk_vec3_lerp(vec3_at(a), vec3_at(a + 3), u);
+}
+
+static inline void slerp4(anim_quat_t *dst, const float *a, float u) {
+  *dst = pk_quat_slerp(quat_at(a), quat_at(a + 4), u);
+}
+#endif
+
 anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
   anim_result r = anim_sampling_job_validate(job);
   if (r != ANIM_OK)
@@ -164,40 +207,42 @@ anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
   }
 
   uint32_t *cursors = job->context != NULL ? job->context->cursors : NULL;
+  uint32_t k = 0;
+  float u = 0.f;
   for (uint32_t i = 0; i < clip->track_count; i++) {
     const anim_track_t *tr = &clip->tracks[i];
-    float u;
-    uint32_t k = locate(tr, t, cursors != NULL ? &cursors[i] : NULL, &u);
+    /* Tracks sharing the previous track's times share its segment. */
+    if (!tr->_same_times)
+      k = locate(tr, t, cursors != NULL ? &cursors[i] : NULL, &u);
     uint32_t j = tr->joint;
+    bool key = u == 0.f || tr->interpolation == ANIM_INTERP_STEP;
+    bool linear = tr->interpolation == ANIM_INTERP_LINEAR;
     if (tr->path == ANIM_PATH_ROTATION) {
-      anim_quat_t q;
-      if (u == 0.f || tr->interpolation == ANIM_INTERP_STEP) {
-        q = quat_at(ci_key_value(tr, k));
-      } else if (tr->interpolation == ANIM_INTERP_LINEAR) {
-        const float *a = tr->values + 4u * k;
-        q = pk_quat_slerp(quat_at(a), quat_at(a + 4), u);
+      anim_quat_t *dst = &o->rotation[j];
+      if (key) {
+        *dst = quat_at(ci_key_value(tr, k));
+      } else if (linear) {
+        slerp4(dst, tr->values + 4u * k, u);
       } else {
         float v[4];
         anim__track_segment(tr, k, u, v);
-        q = quat_at(v);
+        *dst = quat_at(v);
       }
-      o->rotation[j] = sk->has_orient ? pk_quat_mul(sk->orient[j], q) : q;
+      if (sk->has_orient)
+        *dst = pk_quat_mul(sk->orient[j], *dst);
     } else {
-      anim_vec3_t v;
-      if (u == 0.f || tr->interpolation == ANIM_INTERP_STEP) {
-        v = vec3_at(ci_key_value(tr, k));
-      } else if (tr->interpolation == ANIM_INTERP_LINEAR) {
-        const float *a = tr->values + 3u * k;
-        v = pk_vec3_lerp(vec3_at(a), vec3_at(a + 3), u);
+      anim_vec3_t *dst = tr->path == ANIM_PATH_TRANSLATION
+                             ? &o->translation[j]
+                             : &o->scale[j];
+      if (key) {
+        *dst = vec3_at(ci_key_value(tr, k));
+      } else if (linear) {
+        lerp3(dst, tr->values + 3u * k, u);
       } else {
         float w[3];
         anim__track_segment(tr, k, u, w);
-        v = vec3_at(w);
+        *dst = vec3_at(w);
       }
-      if (tr->path == ANIM_PATH_TRANSLATION)
-        o->translation[j] = v;
-      else
-        o->scale[j] = v;
     }
   }
   return ANIM_OK;

@@ -53,7 +53,7 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
   return ANIM_OK;
 }
 
-static bool cpu_has_avx2(void) {
+bool anim__cpu_has_avx2(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
@@ -62,7 +62,7 @@ static bool cpu_has_avx2(void) {
 }
 
 const char *anim_skinning_backend(void) {
-  return cpu_has_avx2() ? "avx2" : "scalar";
+  return anim__cpu_has_avx2() ? "avx2" : "scalar";
 }
 
 anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
@@ -75,7 +75,7 @@ anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
     return ANIM_OK;
   if (job->method == ANIM_SKIN_DQS)
     anim__skin_dqs(job, job->first_vertex, count);
-  else if (!job->force_scalar && cpu_has_avx2())
+  else if (!job->force_scalar && anim__cpu_has_avx2())
     anim__skin_lbs_avx2(job, job->first_vertex, count);
   else
     anim__skin_lbs_scalar(job, job->first_vertex, count);

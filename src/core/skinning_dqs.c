@@ -6,23 +6,34 @@
  * with its first column negated when det A < 0; identity when A is
  * singular), d = 0.5 * (t, 0) * q. Per vertex, the non-rigid parts
  * S_i = R_i^T A_i are blended linearly and applied first, then the blended,
- * sign-aligned and normalized dual quaternion. Key design choice: when
- * every matrix is rigid (S_i = I within 1e-6) the per-vertex S blend is
- * skipped entirely, which is the common case for real rigs; the non-rigid
- * path is exact but slower and stays scalar. */
+ * sign-aligned and normalized dual quaternion. Key design choice: rigid
+ * joints (S_i = I within RIGID_TOLERANCE) are marked in the scratch and
+ * cost nothing in the S blend; when every matrix is rigid, the common case
+ * for real rigs, the S blend is skipped entirely and the AVX2 kernel
+ * (skinning_dqs_avx2.c) takes over when the CPU has it. The non-rigid path
+ * is exact but slower and stays scalar. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "skinning_internal.h"
 
+/* A 3x3 part whose columns are orthonormal within this (|a_i . a_j -
+ * delta_ij|) and whose determinant is positive counts as rigid: S = I. That
+ * is about 10x the rounding of a 13-deep chain of float matrices, and the
+ * S dropped is then at most this far from I. */
+#define RIGID_TOLERANCE 1e-5
+
 /* ---- per-joint conversion ------------------------------------------------ */
 
-typedef struct dmat3_s { double c[3][3]; } dmat3_t; /* c[column][row] */
+typedef struct dmat3_s {
+  double c[3][3];
+} dmat3_t; /* c[column][row] */
 
 static double det3(const dmat3_t *m) {
   const double *a = m->c[0], *b = m->c[1], *c = m->c[2];
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - b[0] * (a[1] * c[2] - a[2] * c[1]) +
+  return a[0] * (b[1] * c[2] - b[2] * c[1]) -
+         b[0] * (a[1] * c[2] - a[2] * c[1]) +
          c[0] * (a[1] * b[2] - a[2] * b[1]);
 }
 
@@ -121,7 +132,11 @@ static anim_quat_t quat_from_rotation(const dmat3_t *r) {
 }
 
 /* Fills scratch with (q, d) per joint; returns whether every matrix is
- * rigid (orthonormal 3x3 with det > 0, within 1e-6). */
+ * rigid (orthonormal 3x3 with det > 0, within RIGID_TOLERANCE). Since
+ * (q, d) and (-q, -d) are the same transform, the sign bit of q's w marks
+ * each joint: clear for a rigid one, set for a non-rigid one, so the
+ * per-vertex blend only pays for the non-rigid part of joints that have
+ * one. */
 static bool convert_joints(const anim_skinning_job_t *job) {
   bool all_rigid = true;
   const uint32_t n = job->mesh->joint_count;
@@ -132,19 +147,23 @@ static bool convert_joints(const anim_skinning_job_t *job) {
       for (int i = 0; i < 3; i++)
         a.c[c][i] = m[4 * c + i];
     double det = det3(&a);
-    for (int c = 0; c < 3 && all_rigid; c++)
+    bool rigid = det > 0.0;
+    for (int c = 0; c < 3 && rigid; c++)
       for (int e = c; e < 3; e++) {
         double dot = a.c[c][0] * a.c[e][0] + a.c[c][1] * a.c[e][1] +
                      a.c[c][2] * a.c[e][2];
-        if (fabs(dot - (c == e ? 1.0 : 0.0)) > 1e-6 || !(det > 0.0))
-          all_rigid = false;
+        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE)
+          rigid = false;
       }
+    all_rigid = all_rigid && rigid;
     if (det < 0.0)
       for (int i = 0; i < 3; i++)
         a.c[0][i] = -a.c[0][i];
     dmat3_t r;
     polar_rotation(&a, &r);
     anim_quat_t q = quat_from_rotation(&r);
+    if ((signbit(q.w) != 0) == rigid)
+      q = (anim_quat_t){-q.x, -q.y, -q.z, -q.w};
     float tx = m[12], ty = m[13], tz = m[14];
     float *s = job->scratch + (size_t)ANIM_DQS_SCRATCH_PER_MATRIX * j;
     s[0] = q.x;
@@ -216,6 +235,10 @@ static void apply_inverse_transpose(const float s[3][3], const float v[3],
 void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
                     uint32_t count) {
   const bool rigid = convert_joints(job);
+  if (rigid && !job->force_scalar && anim__cpu_has_avx2()) {
+    anim__skin_dqs_rigid_avx2(job, first, count);
+    return;
+  }
   const anim_mesh_t *m = job->mesh;
   const uint32_t k = m->influences;
   const float *dq = job->scratch;
@@ -242,17 +265,25 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
         w = -w;
       for (int e = 0; e < 8; e++)
         b[e] += w * qi[e];
-      if (!rigid)
+      if (rigid)
+        continue;
+      if (signbit(qi[3])) {
         add_nonrigid(s, wv[i], job->matrices[jv[i]].m, qi);
+      } else {
+        s[0][0] += wv[i];
+        s[1][1] += wv[i];
+        s[2][2] += wv[i];
+      }
     }
     float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
     for (int e = 0; e < 8; e++)
       b[e] /= len;
     const float *q = b, *d = b + 4;
     /* t = 2 * vec(d * conj(q)) */
-    float t[3] = {2.0f * (q[3] * d[0] - d[3] * q[0] + (q[1] * d[2] - q[2] * d[1])),
-                  2.0f * (q[3] * d[1] - d[3] * q[1] + (q[2] * d[0] - q[0] * d[2])),
-                  2.0f * (q[3] * d[2] - d[3] * q[2] + (q[0] * d[1] - q[1] * d[0]))};
+    float t[3] = {
+        2.0f * (q[3] * d[0] - d[3] * q[0] + (q[1] * d[2] - q[2] * d[1])),
+        2.0f * (q[3] * d[1] - d[3] * q[1] + (q[2] * d[0] - q[0] * d[2])),
+        2.0f * (q[3] * d[2] - d[3] * q[2] + (q[0] * d[1] - q[1] * d[0]))};
     const float *p = m->positions + 3 * v;
     float ps[3], r[3];
     if (rigid)

@@ -73,14 +73,14 @@ static anim_result check_raw(const anim_raw_mesh_t *raw,
       uint32_t j = raw->joints[(size_t)k * v + i];
       float w = raw->weights[(size_t)k * v + i];
       if (j >= skel->joint_count)
-        return fail(err, ANIM_ERR_JOINT_RANGE, "joints", (int64_t)v,
-                    (int32_t)i, j, "joint index is not in the skeleton");
+        return fail(err, ANIM_ERR_JOINT_RANGE, "joints", (int64_t)v, (int32_t)i,
+                    j, "joint index is not in the skeleton");
       if (!isfinite(w))
-        return fail(err, ANIM_ERR_NOT_FINITE, "weights", (int64_t)v,
-                    (int32_t)i, -1, "weight is not a finite number");
+        return fail(err, ANIM_ERR_NOT_FINITE, "weights", (int64_t)v, (int32_t)i,
+                    -1, "weight is not a finite number");
       if (w < 0.0f)
-        return fail(err, ANIM_ERR_WEIGHT, "weights", (int64_t)v, (int32_t)i,
-                    -1, "weight is negative");
+        return fail(err, ANIM_ERR_WEIGHT, "weights", (int64_t)v, (int32_t)i, -1,
+                    "weight is negative");
       sum += w;
     }
     if (!(sum > 0.0f) || !isfinite(sum))
@@ -95,8 +95,8 @@ static anim_result check_raw(const anim_raw_mesh_t *raw,
                 "too many indices");
   for (size_t i = 0; i < raw->index_count; i++)
     if (raw->indices[i] >= n)
-      return fail(err, ANIM_ERR_INVALID_ARGUMENT, "indices", (int64_t)i, -1,
-                  -1, "index is not a vertex of the mesh");
+      return fail(err, ANIM_ERR_INVALID_ARGUMENT, "indices", (int64_t)i, -1, -1,
+                  "index is not a vertex of the mesh");
   return ANIM_OK;
 }
 
@@ -219,8 +219,8 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
     for (size_t v = 0; v < n; v++) {
       const float *s = raw->normals + 3 * v;
       float *d = m->normals + 3 * v;
-      double len = sqrt((double)s[0] * s[0] + (double)s[1] * s[1] +
-                        (double)s[2] * s[2]);
+      double len =
+          sqrt((double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2]);
       double inv = len > 0.0 ? 1.0 / len : 0.0;
       for (int c = 0; c < 3; c++)
         d[c] = (float)(s[c] * inv);

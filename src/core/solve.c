@@ -105,8 +105,8 @@ anim_result anim_solve_job_run(const anim_solve_job_t *job) {
     for (uint32_t j = 0; j < n; j++) {
       const uint32_t cj = sk->to_caller[j];
       const int32_t p = sk->parents[j];
-      const anim_quat_t gp = p < 0 ? anim_quat_identity()
-                                   : get_quat(slot(job, (uint32_t)p));
+      const anim_quat_t gp =
+          p < 0 ? anim_quat_identity() : get_quat(slot(job, (uint32_t)p));
       const anim_quat_t r0 = anim_quat_mul(sk->orient[j], sk->rest[j].rotation);
       anim_quat_t l = prev ? prev[cj] : r0;
       const float aim = slot(job, j)[4];

@@ -2,9 +2,10 @@
  * shortest round-tripping float printing.
  *
  * Floats: an integer-valued float below 2^24 is printed as an integer;
- * anything else with the first of %.6g, %.7g, %.8g, %.9g that strtof reads
- * back as the same float (9 significant digits always suffice for
- * float32). */
+ * anything else with the first of %.6g, %.7g, %.8g, %.9g that reads back
+ * as the same float through strtod and a cast to float, the path JSON
+ * parsers (jansson, JavaScript + Float32Array) take; 9 significant digits
+ * always suffice for float32. */
 #include "formats/buf.h"
 
 #include <math.h>
@@ -150,7 +151,7 @@ size_t fmt_float_str(char *out, float f) {
   int n = 0;
   for (int precision = 6; precision <= 9; precision++) {
     n = snprintf(out, FMT_FLOAT_MAX, "%.*g", precision, (double)f);
-    if (precision == 9 || strtof(out, NULL) == f) break;
+    if (precision == 9 || (float)strtod(out, NULL) == f) break;
   }
   return (size_t)n;
 }

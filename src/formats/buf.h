@@ -5,7 +5,7 @@
  * appends are ignored, and the caller checks `failed` once at the end (the
  * style of a sticky error flag keeps the printing code free of checks).
  * Floats are printed in the shortest form that parses back to the same
- * float32 (%.6g .. %.9g, checked with strtof), so every number in an
+ * float32 (%.6g .. %.9g, checked by reading it back), so every number in an
  * answer or encoding round-trips exactly. */
 #ifndef ANIMD_FORMATS_BUF_H
 #define ANIMD_FORMATS_BUF_H
@@ -45,7 +45,8 @@ void fmt_buf_printf(fmt_buf_t *b, const char *fmt, ...)
 void fmt_buf_int(fmt_buf_t *b, int64_t v);
 void fmt_buf_uint(fmt_buf_t *b, uint64_t v);
 
-/* The shortest decimal that strtof reads back as exactly f ("0.1", "1",
+/* The shortest decimal (of %.6g .. %.9g) that strtod then a cast to float
+ * reads back as exactly f ("0.1", "1",
  * "-2.5e-07"). NaN and infinities (never produced for valid assets) are
  * printed as null, keeping the JSON valid. */
 void fmt_buf_float(fmt_buf_t *b, float f);

@@ -6,7 +6,9 @@
  * intrinsic, so "Zrotation Xrotation Yrotation" is Rz * Rx * Ry) and one
  * translation track per joint with position channels, whose values replace
  * the OFFSET (missing components keep it). Offsets become rest
- * translations. Options scale lengths and turn a Z-up file Y-up by
+ * translations. The clip is named "motion-" plus 8 hex digits of the
+ * file's SHA-256 (BVH names nothing), so many takes fit one rig. Options
+ * scale lengths and turn a Z-up file Y-up by
  * conjugating every transform with a -90 degree turn about X.
  *
  * Key design choice: one forward pass over the text with a bounded explicit
@@ -70,7 +72,7 @@ static int read_offset(bvh_t *b, anim_vec3_t *o) {
 
 static int parse_channels(bvh_t *b, bvh_joint_t *j) {
   static const char *const names[6] = {"Xposition", "Yposition", "Zposition",
-                                        "Xrotation", "Yrotation", "Zrotation"};
+                                       "Xrotation", "Yrotation", "Zrotation"};
   long long n;
   if (expect(b, "CHANNELS")) return -1;
   if (!fmt__text_next(&b->t) || !fmt__tok_long(&b->t, &n) || n < 0 || n > 6)
@@ -175,8 +177,7 @@ static int parse_hierarchy(bvh_t *b) {
           rc = 0;
           goto done;
         }
-        fmt__text_fail(b->err, &b->t, "bvh_syntax",
-                       "expected ROOT or MOTION");
+        fmt__text_fail(b->err, &b->t, "bvh_syntax", "expected ROOT or MOTION");
         goto done;
       }
       fmt__text_fail(b->err, &b->t, "bvh_syntax",
@@ -192,8 +193,9 @@ done:
 static anim_quat_t axis_quat(int axis, double deg) {
   double h = deg * (M_PI / 360.0);
   float s = (float)sin(h), c = (float)cos(h);
-  return axis == 0 ? anim_quat(s, 0, 0, c)
-         : axis == 1 ? anim_quat(0, s, 0, c) : anim_quat(0, 0, s, c);
+  return axis == 0   ? anim_quat(s, 0, 0, c)
+         : axis == 1 ? anim_quat(0, s, 0, c)
+                     : anim_quat(0, 0, s, c);
 }
 
 /* The caller-order index of joint name in the target skeleton, or -1. */
@@ -203,7 +205,7 @@ static int32_t target_index(const anim_skeleton_t *s, const char *name) {
 }
 
 static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
-                 fmt_bundle_t *out) {
+                 const char *clip_name, fmt_bundle_t *out) {
   const anim_skeleton_t *target = b->opts->skeleton;
   size_t nj = b->nj;
   anim_quat_t up = b->opts->z_up ? anim_quat(-0.70710678f, 0, 0, 0.70710678f)
@@ -225,7 +227,8 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
   float *vp = vals;
   for (size_t i = 0; i < nj; i++) {
     bvh_joint_t *j = &b->j[i];
-    anim_vec3_t off = anim_quat_rotate(up, anim_vec3_scale(j->offset, b->scale));
+    anim_vec3_t off =
+        anim_quat_rotate(up, anim_vec3_scale(j->offset, b->scale));
     rj[i].name = j->name;
     rj[i].parent = j->parent;
     rj[i].rest = anim_transform_identity();
@@ -244,8 +247,10 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     }
     bool has_pos = false, has_rot = false;
     for (int c = 0; c < j->nch; c++) {
-      if (j->ch[c] <= CH_ZPOS) has_pos = true;
-      else has_rot = true;
+      if (j->ch[c] <= CH_ZPOS)
+        has_pos = true;
+      else
+        has_rot = true;
     }
     if (has_pos) {
       for (size_t f = 0; f < frames; f++) {
@@ -260,8 +265,10 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
       tr[ntr++] = (anim_raw_track_t){.joint = joint,
                                      .path = ANIM_PATH_TRANSLATION,
                                      .interpolation = ANIM_INTERP_LINEAR,
-                                     .times = times, .key_count = frames,
-                                     .values = vp, .value_count = 3 * frames};
+                                     .times = times,
+                                     .key_count = frames,
+                                     .values = vp,
+                                     .value_count = 3 * frames};
       vp += 3 * frames;
     }
     if (has_rot) {
@@ -278,8 +285,10 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
       tr[ntr++] = (anim_raw_track_t){.joint = joint,
                                      .path = ANIM_PATH_ROTATION,
                                      .interpolation = ANIM_INTERP_LINEAR,
-                                     .times = times, .key_count = frames,
-                                     .values = vp, .value_count = 4 * frames};
+                                     .times = times,
+                                     .key_count = frames,
+                                     .values = vp,
+                                     .value_count = 4 * frames};
       vp += 4 * frames;
     }
   }
@@ -287,8 +296,8 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
   uint32_t skel_index = FMT_EXTERNAL_SKELETON;
   if (target == NULL) {
     anim_skeleton_t *s = NULL;
-    anim_raw_skeleton_t raw = {.name = b->j[0].name, .joints = rj,
-                               .joint_count = nj};
+    anim_raw_skeleton_t raw = {
+        .name = b->j[0].name, .joints = rj, .joint_count = nj};
     anim_result r = anim_skeleton_build(&raw, NULL, &s, &be);
     if (r != ANIM_OK) {
       char at[32];
@@ -302,7 +311,9 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     skel = s;
     skel_index = 0;
   }
-  anim_raw_clip_t rc_raw = {.name = "motion", .tracks = tr, .track_count = ntr,
+  anim_raw_clip_t rc_raw = {.name = clip_name,
+                            .tracks = tr,
+                            .track_count = ntr,
                             .duration = (float)((frames - 1) * frame_time)};
   anim_clip_t *clip = NULL;
   memset(&be, 0, sizeof be);
@@ -347,17 +358,16 @@ int fmt_decode_bvh(const void *body, size_t len,
   if (expect(&b, "Frame") || expect(&b, "Time:")) goto done;
   if (read_float(&b, &ft, "Frame Time: needs a number")) goto done;
   if (!(ft > 0) || ft > 3600) {
-    fmt__text_fail(err, &b.t, "bad_frame_time",
-                   "Frame Time must be positive");
+    fmt__text_fail(err, &b.t, "bad_frame_time", "Frame Time must be positive");
     goto done;
   }
   size_t keys;
   if ((unsigned long long)frames > SIZE_MAX / (b.nj + 1) ||
       (keys = (size_t)frames * b.nj) > fmt__max_keys(b.opts) ||
       (size_t)frames > SIZE_MAX / (b.channels + 1) / sizeof(float)) {
-    fmt_fail(err, 413, "too_many_keys", "Frames:",
-             "%lld frames of %zu joints exceed the key limit %zu", frames,
-             b.nj, fmt__max_keys(b.opts));
+    fmt_fail(err, 413, "too_many_keys",
+             "Frames:", "%lld frames of %zu joints exceed the key limit %zu",
+             frames, b.nj, fmt__max_keys(b.opts));
     goto done;
   }
   /* Every row holds at least 2 bytes per channel: a cheap bound on
@@ -375,7 +385,8 @@ int fmt_decode_bvh(const void *body, size_t len,
   }
   if (!fmt__text_at_eol(&b.t)) {
     fmt__text_next(&b.t);
-    fmt__text_fail(err, &b.t, "bvh_syntax", "unexpected token after Frame Time");
+    fmt__text_fail(err, &b.t, "bvh_syntax",
+                   "unexpected token after Frame Time");
     goto done;
   }
   for (size_t f = 0; f < (size_t)frames; f++) {
@@ -418,7 +429,9 @@ int fmt_decode_bvh(const void *body, size_t len,
                    "more frame rows than Frames: says");
     goto done;
   }
-  if (build(&b, (size_t)frames, ft, rows, out)) goto done;
+  char clip_name[32];
+  fmt__content_name("motion", body, len, clip_name, sizeof clip_name);
+  if (build(&b, (size_t)frames, ft, rows, clip_name, out)) goto done;
   rc = 0;
 done:
   if (rc != 0) fmt_bundle_free(out);

@@ -4,6 +4,7 @@
 #include "formats/import_common.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,20 @@ size_t fmt__max_keys(const fmt_decode_options_t *opts) {
 size_t fmt__max_vertices(const fmt_decode_options_t *opts) {
   return opts != NULL && opts->max_vertices != 0 ? opts->max_vertices
                                                  : FMT_IMPORT_MAX_VERTICES;
+}
+
+void fmt__content_name(const char *prefix, const void *body, size_t len,
+                       char *out, size_t size) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(body ? body : "", body ? len : 0, md, &n, EVP_sha256(),
+                 NULL) != 1 ||
+      n < 4) {
+    snprintf(out, size, "%s", prefix);
+    return;
+  }
+  snprintf(out, size, "%s-%02x%02x%02x%02x", prefix, md[0], md[1], md[2],
+           md[3]);
 }
 
 int fmt__nomem(fmt_error_t *err, const char *at) {

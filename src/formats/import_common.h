@@ -31,20 +31,27 @@ int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
 int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r);
 
+/* A clip name for formats that carry none (BVH, md5anim): prefix, '-' and
+ * the first 8 hex digits of the SHA-256 of the body, so two takes on one
+ * rig never collide and re-uploading a file gives the same name. out must
+ * hold at least strlen(prefix) + 10 bytes. */
+void fmt__content_name(const char *prefix, const void *body, size_t len,
+                       char *out, size_t size);
+
 /* Out-of-memory while decoding. */
 int fmt__nomem(fmt_error_t *err, const char *at);
 
-/* ---- text cursor ------------------------------------------------------- */
+/* ---- text cursor --------------------------------------------------------- */
 /* A token is a run of non-blank bytes, or a double-quoted string (without
  * its quotes), or one of the single-byte tokens { } ( ). Newlines count
  * lines; CR, tab and space are blanks. Comments start with "//" and run to
  * the end of the line. */
 typedef struct fmt_text_s {
   const char *p, *end;
-  size_t line;        /* 1-based line of the current position. */
-  bool quoted;        /* The last token was a quoted string. */
-  size_t tok_line;    /* Line of the last token. */
-  const char *tok;    /* The last token (not NUL-terminated). */
+  size_t line;     /* 1-based line of the current position. */
+  bool quoted;     /* The last token was a quoted string. */
+  size_t tok_line; /* Line of the last token. */
+  const char *tok; /* The last token (not NUL-terminated). */
   size_t tok_len;
 } fmt_text_t;
 
@@ -55,7 +62,7 @@ bool fmt__text_next(fmt_text_t *t);
 bool fmt__text_at_eol(fmt_text_t *t);
 /* Token comparisons and conversions of the last token. */
 bool fmt__tok_is(const fmt_text_t *t, const char *word);
-bool fmt__tok_float(const fmt_text_t *t, double *out);  /* Finite only. */
+bool fmt__tok_float(const fmt_text_t *t, double *out);   /* Finite only. */
 bool fmt__tok_long(const fmt_text_t *t, long long *out); /* Decimal. */
 /* "line N" and the token (truncated, printable) for messages. */
 int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,

@@ -13,7 +13,8 @@
  * joints with the same parents in the same order; the base frame plus each
  * frame's animated components (hierarchy flags) give parent-relative
  * transforms on a fixed frame grid: one translation and one rotation track
- * per joint (a single key where the flags animate nothing).
+ * per joint (a single key where the flags animate nothing). The clip is
+ * named "md5anim-" plus 8 hex digits of the file's SHA-256.
  *
  * Key design choice: a strict token reader. Every declared count is
  * checked against the limits and against the bytes left before anything is
@@ -58,8 +59,7 @@ static int num(md5_t *m, double *v) {
 /* An integer within [lo, hi]. */
 static int integer(md5_t *m, long long lo, long long hi, long long *v,
                    const char *what) {
-  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo ||
-      *v > hi)
+  if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo || *v > hi)
     return fail(m, "bad_value", what);
   return 0;
 }
@@ -83,8 +83,8 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu",
-                    at, key, v, max);
+    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu", at,
+                    key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
     return fail(m, "truncated", "the count exceeds the data that follows");
@@ -117,7 +117,7 @@ static int header(md5_t *m) {
   return 0;
 }
 
-/* ---- md5mesh ---------------------------------------------------------------- */
+/* ---- md5mesh ------------------------------------------------------------- */
 
 typedef struct md5_joint_s {
   char *name;
@@ -153,7 +153,8 @@ static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
                 "parent must be -1 or a joint index") ||
         vec(m, p, 3) || vec(m, q, 3))
       return -1;
-    if (parent == (long long)i) return fail(m, "cycle", "joint is its own parent");
+    if (parent == (long long)i)
+      return fail(m, "cycle", "joint is its own parent");
     js[i].parent = (int32_t)parent;
     js[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
     js[i].rot = md5_quat(q);
@@ -194,9 +195,9 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
       const md5_weight_t *w = &ws[vt->start + k];
       const md5_joint_t *j = &js[w->joint];
       p = anim_vec3_add(
-          p, anim_vec3_scale(anim_vec3_add(j->pos, anim_quat_rotate(j->rot,
-                                                                    w->pos)),
-                             w->bias));
+          p, anim_vec3_scale(
+                 anim_vec3_add(j->pos, anim_quat_rotate(j->rot, w->pos)),
+                 w->bias));
       size_t at4 = nt4 < 4 ? nt4++ : 4;
       if (at4 == 4 && !(w->bias > ws[top[3]].bias)) continue;
       if (at4 == 4) at4 = 3;
@@ -224,22 +225,41 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   if (dropped > 0 &&
       fmt_bundle_warn(m->out,
                       "meshes[%zu]: %zu vertices had more than 4 MD5 weights; "
-                      "the 4 largest were kept and renormalized", mi,
-                      dropped)) {
+                      "the 4 largest were kept and renormalized",
+                      mi, dropped)) {
     fmt__nomem(m->err, "mesh");
     goto done;
   }
+  /* The shader names the mesh; a repeated shader gets ".<n>", n counting
+   * the meshes before it with that shader. */
   char name[128];
-  snprintf(name, sizeof name, "%s", shader[0] ? shader : "mesh");
-  for (size_t i = 0, k = 1; i < m->out->mesh_count; i++)
+  const char *base = shader[0] ? shader : "mesh";
+  size_t same = 0;
+  for (size_t i = 0; i < m->out->mesh_count; i++) {
+    const char *o = m->out->meshes[i].mesh->name;
+    size_t bl = strlen(base);
+    if (strncmp(o, base, bl) == 0 && (o[bl] == '\0' || o[bl] == '.')) same++;
+  }
+  if (same == 0)
+    snprintf(name, sizeof name, "%s", base);
+  else
+    snprintf(name, sizeof name, "%.100s.%zu", base, same);
+  for (size_t i = 0; i < m->out->mesh_count; i++)
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
-      snprintf(name, sizeof name, "%.100s.%zu", shader[0] ? shader : "mesh",
-               k++);
-      i = (size_t)-1;
+      char at[32];
+      snprintf(at, sizeof at, "meshes[%zu]", mi);
+      fmt_fail(m->err, 400, "duplicate_name", at,
+               "%s: mesh name %s is already used", at, name);
+      goto done;
     }
-  anim_raw_mesh_t raw = {.name = name, .vertex_count = nv, .positions = pos,
-                         .influences = 4, .joints = jt, .weights = wt,
-                         .indices = tris, .index_count = 3 * nt};
+  anim_raw_mesh_t raw = {.name = name,
+                         .vertex_count = nv,
+                         .positions = pos,
+                         .influences = 4,
+                         .joints = jt,
+                         .weights = wt,
+                         .indices = tris,
+                         .index_count = 3 * nt};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -312,8 +332,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
       goto done;
     }
     vs[i].line = m->t.tok_line;
-    if (vec(m, uv, 2) ||
-        integer(m, 0, INT32_MAX, &start, "bad startWeight") ||
+    if (vec(m, uv, 2) || integer(m, 0, INT32_MAX, &start, "bad startWeight") ||
         integer(m, 1, INT32_MAX, &cnt, "countWeight must be >= 1"))
       goto done;
     vs[i].start = (size_t)start;
@@ -369,8 +388,8 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
     ws[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
   }
   if (expect(m, "}")) goto done;
-  rc = build_mesh(m, mi, shader ? shader : "", js, nj, vs, nv, tris, nt, ws,
-                  nw);
+  rc =
+      build_mesh(m, mi, shader ? shader : "", js, nj, vs, nv, tris, nt, ws, nw);
 done:
   free(shader);
   free(vs);
@@ -394,9 +413,8 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   anim_raw_joint_t *rj = NULL;
   size_t nj = 0, nmeshes, total_vertices = 0;
   int rc = -1;
-  if (header(&m) ||
-      count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
-      count(&m, "numMeshes", 65536, 16, &nmeshes))
+  if (header(&m) || count(&m, "numJoints", fmt__max_joints(m.opts), 16, &nj) ||
+      count(&m, "numMeshes", 4096, 16, &nmeshes))
     goto done;
   if (nj == 0) {
     fail(&m, "bad_value", "numJoints must be at least 1");
@@ -425,17 +443,17 @@ int fmt_decode_md5mesh(const void *body, size_t len,
       rj[i].rest.rotation = anim_quat_normalize(anim_quat_mul(inv, js[i].rot));
     }
   }
-  anim_raw_skeleton_t raw = {.name = "md5mesh", .joints = rj,
-                             .joint_count = nj};
+  anim_raw_skeleton_t raw = {
+      .name = "md5mesh", .joints = rj, .joint_count = nj};
   anim_skeleton_t *skel = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
   anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
   if (r != ANIM_OK) {
     char at[32];
-    snprintf(at, sizeof at, "line %zu",
-             be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line
-                                                    : (size_t)1);
+    snprintf(
+        at, sizeof at, "line %zu",
+        be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line : (size_t)1);
     fmt__build_fail(err, at, &be, r);
     goto done;
   }
@@ -455,7 +473,7 @@ done:
   return rc;
 }
 
-/* ---- md5anim ------------------------------------------------------------------ */
+/* ---- md5anim ------------------------------------------------------------- */
 
 typedef struct md5_hier_s {
   int32_t parent;
@@ -485,20 +503,20 @@ int fmt_decode_md5anim(const void *body, size_t len,
   size_t nf, nj, ncomp;
   long long rate;
   int rc = -1;
-  if (header(&m) ||
-      count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
-      count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj) ||
-      expect(&m, "frameRate") ||
+  if (header(&m) || count(&m, "numFrames", fmt__max_keys(m.opts), 8, &nf) ||
+      count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj))
+    goto done;
+  if (nj != sk->joint_count) {
+    fail(&m, "skeleton_mismatch",
+         "numJoints differs from the skeleton's joint count");
+    goto done;
+  }
+  if (expect(&m, "frameRate") ||
       integer(&m, 1, 100000, &rate, "frameRate must be within 1..100000") ||
       count(&m, "numAnimatedComponents", 6 * nj, 2, &ncomp))
     goto done;
   if (nf == 0) {
     fail(&m, "bad_frames", "numFrames must be at least 1");
-    goto done;
-  }
-  if (nj != sk->joint_count) {
-    fail(&m, "skeleton_mismatch",
-         "numJoints differs from the skeleton's joint count");
     goto done;
   }
   if (nf > SIZE_MAX / 16 / (nj + 1) || nf * nj > fmt__max_keys(m.opts) ||
@@ -539,8 +557,9 @@ int fmt_decode_md5anim(const void *body, size_t len,
       goto done;
     size_t used = (size_t)__builtin_popcountll((unsigned long long)flags);
     if ((size_t)start + used > ncomp) {
-      fail(&m, "bad_value", "startIndex + animated components exceed "
-                            "numAnimatedComponents");
+      fail(&m, "bad_value",
+           "startIndex + animated components exceed "
+           "numAnimatedComponents");
       goto done;
     }
     h[i].parent = (int32_t)parent;
@@ -599,16 +618,25 @@ int fmt_decode_md5anim(const void *body, size_t len,
   }
   for (size_t i = 0; i < nj; i++) {
     size_t kt = (h[i].flags & 7) ? nf : 1, kr = (h[i].flags & 56) ? nf : 1;
-    tr[2 * i] = (anim_raw_track_t){
-        .joint = (uint32_t)i, .path = ANIM_PATH_TRANSLATION,
-        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kt,
-        .values = vals + i * nf * 7, .value_count = 3 * kt};
-    tr[2 * i + 1] = (anim_raw_track_t){
-        .joint = (uint32_t)i, .path = ANIM_PATH_ROTATION,
-        .interpolation = ANIM_INTERP_LINEAR, .times = times, .key_count = kr,
-        .values = vals + i * nf * 7 + 3 * nf, .value_count = 4 * kr};
+    tr[2 * i] = (anim_raw_track_t){.joint = (uint32_t)i,
+                                   .path = ANIM_PATH_TRANSLATION,
+                                   .interpolation = ANIM_INTERP_LINEAR,
+                                   .times = times,
+                                   .key_count = kt,
+                                   .values = vals + i * nf * 7,
+                                   .value_count = 3 * kt};
+    tr[2 * i + 1] = (anim_raw_track_t){.joint = (uint32_t)i,
+                                       .path = ANIM_PATH_ROTATION,
+                                       .interpolation = ANIM_INTERP_LINEAR,
+                                       .times = times,
+                                       .key_count = kr,
+                                       .values = vals + i * nf * 7 + 3 * nf,
+                                       .value_count = 4 * kr};
   }
-  anim_raw_clip_t raw = {.name = "md5anim", .tracks = tr,
+  char clip_name[32];
+  fmt__content_name("md5anim", body, len, clip_name, sizeof clip_name);
+  anim_raw_clip_t raw = {.name = clip_name,
+                         .tracks = tr,
                          .track_count = 2 * nj,
                          .duration = (float)((double)(nf - 1) / (double)rate)};
   anim_clip_t *clip = NULL;

@@ -50,29 +50,194 @@ const char *fmt_interp_name(anim_interp interp) {
   return "unknown";
 }
 
-/* Not implemented yet: the encoders answer -1. */
+static bool quat_is_identity(anim_quat_t q) {
+  return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
+}
+
+static void key(fmt_buf_t *b, const char *name) {
+  fmt_buf_putc(b, '"');
+  fmt_buf_puts(b, name);
+  fmt_buf_puts(b, "\":");
+}
+
+static void float_array_key(fmt_buf_t *b, const char *name, const float *v,
+                            size_t n) {
+  fmt_buf_putc(b, ',');
+  key(b, name);
+  fmt_buf_float_array(b, v, n);
+}
+
+/* The fields of the skeleton object after "name" (and the optional id). */
+static void skeleton_body(fmt_buf_t *b, const anim_skeleton_t *s) {
+  fmt_buf_puts(b, ",\"joints\":[");
+  for (uint32_t c = 0; c < s->joint_count; c++) {
+    uint32_t j = s->from_caller[c];
+    int32_t parent = s->parents[j] < 0 ? -1
+                                       : (int32_t)s->to_caller[s->parents[j]];
+    const anim_transform_t *r = &s->rest[j];
+    if (c) fmt_buf_putc(b, ',');
+    fmt_buf_puts(b, "{\"name\":");
+    fmt_buf_json_string(b, s->names[j]);
+    fmt_buf_puts(b, ",\"parent\":");
+    fmt_buf_int(b, parent);
+    float_array_key(b, "translation", &r->translation.x, 3);
+    float_array_key(b, "rotation", &r->rotation.x, 4);
+    float_array_key(b, "scale", &r->scale.x, 3);
+    if (s->orient != NULL && !quat_is_identity(s->orient[j]))
+      float_array_key(b, "orient", &s->orient[j].x, 4);
+    fmt_buf_putc(b, '}');
+  }
+  fmt_buf_puts(b, "],\"inverseBindMatrices\":[");
+  for (uint32_t c = 0; c < s->joint_count; c++) {
+    const float *m = s->inverse_bind[s->from_caller[c]].m;
+    for (int k = 0; k < 16; k++) {
+      if (c || k) fmt_buf_putc(b, ',');
+      fmt_buf_float(b, m[k]);
+    }
+  }
+  fmt_buf_puts(b, "]}");
+}
+
+static bool skeleton_ok(const anim_skeleton_t *s) {
+  return s != NULL && s->from_caller != NULL && s->to_caller != NULL &&
+         s->names != NULL && s->rest != NULL && s->parents != NULL &&
+         s->inverse_bind != NULL;
+}
+
 int fmt_encode_skeleton(fmt_buf_t *b, const anim_skeleton_t *skeleton) {
-  return -1;
+  if (b == NULL || !skeleton_ok(skeleton)) return -1;
+  fmt_buf_puts(b, "{\"skeleton\":{\"name\":");
+  fmt_buf_json_string(b, skeleton->name ? skeleton->name : "");
+  skeleton_body(b, skeleton);
+  fmt_buf_putc(b, '}');
+  return b->failed ? -1 : 0;
 }
-int fmt_encode_clip(fmt_buf_t *b, const anim_clip_t *clip,
-                    const anim_skeleton_t *skeleton, const char *skeleton_id) {
-  return -1;
-}
-int fmt_encode_mesh(fmt_buf_t *b, const anim_mesh_t *mesh,
-                    const anim_skeleton_t *skeleton, const char *skeleton_id) {
-  return -1;
-}
+
 int fmt_describe_skeleton(fmt_buf_t *b, const char *id,
                           const anim_skeleton_t *skeleton) {
-  return -1;
+  if (b == NULL || id == NULL || !skeleton_ok(skeleton)) return -1;
+  fmt_buf_puts(b, "{\"id\":");
+  fmt_buf_json_string(b, id);
+  fmt_buf_puts(b, ",\"name\":");
+  fmt_buf_json_string(b, skeleton->name ? skeleton->name : "");
+  skeleton_body(b, skeleton);
+  return b->failed ? -1 : 0;
 }
+
+static int clip_object(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
+                       const anim_skeleton_t *s, const char *skeleton_id) {
+  if (b == NULL || clip == NULL || !skeleton_ok(s) || skeleton_id == NULL)
+    return -1;
+  fmt_buf_putc(b, '{');
+  if (id != NULL) {
+    fmt_buf_puts(b, "\"id\":");
+    fmt_buf_json_string(b, id);
+    fmt_buf_putc(b, ',');
+  }
+  fmt_buf_puts(b, "\"name\":");
+  fmt_buf_json_string(b, clip->name ? clip->name : "");
+  fmt_buf_puts(b, ",\"skeleton\":");
+  fmt_buf_json_string(b, skeleton_id);
+  fmt_buf_puts(b, ",\"duration\":");
+  fmt_buf_float(b, clip->duration);
+  fmt_buf_puts(b, ",\"tracks\":[");
+  for (uint32_t i = 0; i < clip->track_count; i++) {
+    const anim_track_t *t = &clip->tracks[i];
+    if (t->joint >= s->joint_count) return -1;
+    size_t per_key = t->components;
+    if (t->interpolation == ANIM_INTERP_CUBICSPLINE) per_key *= 3;
+    if (i) fmt_buf_putc(b, ',');
+    fmt_buf_puts(b, "{\"joint\":");
+    fmt_buf_json_string(b, s->names[t->joint]);
+    fmt_buf_puts(b, ",\"path\":\"");
+    fmt_buf_puts(b, fmt_path_name((anim_path)t->path));
+    fmt_buf_puts(b, "\",\"interpolation\":\"");
+    fmt_buf_puts(b, fmt_interp_name((anim_interp)t->interpolation));
+    fmt_buf_putc(b, '"');
+    float_array_key(b, "times", t->times, t->key_count);
+    float_array_key(b, "values", t->values, t->key_count * per_key);
+    if (t->interpolation == ANIM_INTERP_BEZIER && t->bezier != NULL)
+      float_array_key(b, "bezier", t->bezier, (size_t)t->key_count * 4);
+    fmt_buf_putc(b, '}');
+  }
+  fmt_buf_puts(b, "]}");
+  return b->failed ? -1 : 0;
+}
+
+int fmt_encode_clip(fmt_buf_t *b, const anim_clip_t *clip,
+                    const anim_skeleton_t *skeleton, const char *skeleton_id) {
+  if (b == NULL) return -1;
+  fmt_buf_puts(b, "{\"clips\":[");
+  if (clip_object(b, NULL, clip, skeleton, skeleton_id) != 0) return -1;
+  fmt_buf_puts(b, "]}");
+  return b->failed ? -1 : 0;
+}
+
 int fmt_describe_clip(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
                       const anim_skeleton_t *skeleton,
                       const char *skeleton_id) {
-  return -1;
+  if (id == NULL) return -1;
+  return clip_object(b, id, clip, skeleton, skeleton_id);
 }
+
+static int mesh_object(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
+                       const anim_skeleton_t *s, const char *skeleton_id) {
+  if (b == NULL || mesh == NULL || !skeleton_ok(s) || skeleton_id == NULL)
+    return -1;
+  size_t n = mesh->vertex_count;
+  size_t k = mesh->influences;
+  fmt_buf_putc(b, '{');
+  if (id != NULL) {
+    fmt_buf_puts(b, "\"id\":");
+    fmt_buf_json_string(b, id);
+    fmt_buf_putc(b, ',');
+  }
+  fmt_buf_puts(b, "\"name\":");
+  fmt_buf_json_string(b, mesh->name ? mesh->name : "");
+  fmt_buf_puts(b, ",\"skeleton\":");
+  fmt_buf_json_string(b, skeleton_id);
+  if (id != NULL) {
+    fmt_buf_puts(b, ",\"vertices\":");
+    fmt_buf_uint(b, n);
+  }
+  fmt_buf_puts(b, ",\"influences\":");
+  fmt_buf_uint(b, k);
+  float_array_key(b, "positions", mesh->positions, n * 3);
+  if (mesh->normals != NULL)
+    float_array_key(b, "normals", mesh->normals, n * 3);
+  fmt_buf_puts(b, ",\"joints\":[");
+  for (size_t i = 0; i < n * k; i++) {
+    uint16_t j = mesh->joints[i];
+    if (j >= s->joint_count) return -1;
+    if (i) fmt_buf_putc(b, ',');
+    fmt_buf_uint(b, s->to_caller[j]);
+  }
+  fmt_buf_putc(b, ']');
+  float_array_key(b, "weights", mesh->weights, n * k);
+  if (mesh->indices != NULL) {
+    fmt_buf_puts(b, ",\"indices\":[");
+    for (size_t i = 0; i < mesh->index_count; i++) {
+      if (i) fmt_buf_putc(b, ',');
+      fmt_buf_uint(b, mesh->indices[i]);
+    }
+    fmt_buf_putc(b, ']');
+  }
+  fmt_buf_putc(b, '}');
+  return b->failed ? -1 : 0;
+}
+
+int fmt_encode_mesh(fmt_buf_t *b, const anim_mesh_t *mesh,
+                    const anim_skeleton_t *skeleton, const char *skeleton_id) {
+  if (b == NULL) return -1;
+  fmt_buf_puts(b, "{\"meshes\":[");
+  if (mesh_object(b, NULL, mesh, skeleton, skeleton_id) != 0) return -1;
+  fmt_buf_puts(b, "]}");
+  return b->failed ? -1 : 0;
+}
+
 int fmt_describe_mesh(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
                       const anim_skeleton_t *skeleton,
                       const char *skeleton_id) {
-  return -1;
+  if (id == NULL) return -1;
+  return mesh_object(b, id, mesh, skeleton, skeleton_id);
 }

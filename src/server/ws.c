@@ -19,7 +19,7 @@
 static srv_ws_hub_t *hub;
 static bool draining;
 
-/* ---- transport over a connection ---------------------------------------------- */
+/* ---- transport over a connection ----------------------------------------- */
 
 static int t_write(void *ctx, const uint8_t *data, size_t len) {
   return srv_conn_write(ctx, data, len, NULL, NULL);
@@ -54,7 +54,7 @@ static void on_close(srv_conn_t *conn, void *user) {
 
 static const srv_conn_proto_t ws_proto = {on_read, on_close};
 
-/* ---- upgrade -------------------------------------------------------------------- */
+/* ---- upgrade ------------------------------------------------------------- */
 
 int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
   srv_request_t *r = (srv_request_t *)req;
@@ -86,7 +86,8 @@ int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
     srv_ws_limits_defaults(&lim);
     const srv_config_t *cfg = srv_server_config(server);
     if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
-    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server), &lim);
+    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server),
+                         srv_conn_pool(conn), &lim);
     if (hub == NULL) return UV_ENOMEM;
   }
   char head[256];
@@ -140,6 +141,10 @@ int srv_ws_metrics_render(char **text, size_t *len) {
       "evaluation made for another subscriber.\n"
       "# TYPE animd_ws_eval_shared_total counter\n"
       "animd_ws_eval_shared_total %llu\n"
+      "# HELP animd_ws_prefetched_total Skinned-mesh frames computed ahead "
+      "on the worker pool.\n"
+      "# TYPE animd_ws_prefetched_total counter\n"
+      "animd_ws_prefetched_total %llu\n"
       "# HELP animd_ws_messages_total Control messages received.\n"
       "# TYPE animd_ws_messages_total counter\n"
       "animd_ws_messages_total %llu\n"
@@ -151,7 +156,8 @@ int srv_ws_metrics_render(char **text, size_t *len) {
       (unsigned long long)st.frames_dropped,
       (unsigned long long)st.frames_skipped,
       (unsigned long long)st.evaluations, (unsigned long long)st.cache_hits,
-      (unsigned long long)st.messages_in, (unsigned long long)st.errors);
+      (unsigned long long)st.prefetched, (unsigned long long)st.messages_in,
+      (unsigned long long)st.errors);
   if (n < 0 || (size_t)n >= sizeof buf) return UV_ENOMEM;
   char *p = realloc(*text, *len + (size_t)n + 1);
   if (p == NULL) return UV_ENOMEM;

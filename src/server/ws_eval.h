@@ -8,7 +8,10 @@
  * their assets, so a key's pointers can never be reused by another asset
  * while the entry lives. The numbers are produced with the same core jobs,
  * in the same order, as the HTTP pose and skin answers, so they are equal
- * bit for bit. Loop thread only. */
+ * bit for bit. Skinned-mesh frames are computed one frame ahead on the
+ * server's worker pool (srv_ws_eval_prefetch); an entry a job is writing
+ * is never read or reused until the job is back. Loop thread only (the
+ * jobs touch only their entry and the immutable assets). */
 #ifndef ANIMD_SERVER_WS_EVAL_H
 #define ANIMD_SERVER_WS_EVAL_H
 
@@ -16,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/pool.h"
 #include "store/store.h"
 
 typedef struct srv_ws_eval_key_s {
@@ -42,8 +46,11 @@ typedef struct srv_ws_frame_data_s {
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;
 
-/* A cache of at most entries frames. Returns NULL on ENOMEM. */
-srv_ws_eval_t *srv_ws_eval_new(unsigned entries);
+/* A cache of at most entries frames; pool (may be NULL) runs prefetches.
+ * Returns NULL on ENOMEM. */
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool);
+/* Frees the cache, or marks it to be freed when the last prefetch job
+ * comes back from the pool. */
 void srv_ws_eval_free(srv_ws_eval_t *e);
 
 /* The frame for key, evaluated now or found in the cache. The data stays
@@ -52,10 +59,20 @@ void srv_ws_eval_free(srv_ws_eval_t *e);
 int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
                     srv_ws_frame_data_t *out);
 
+/* Starts computing the frame of key on the worker pool, so a later
+ * srv_ws_eval_get finds it ready: heavy frames (skinned meshes) are
+ * computed off the loop, one frame ahead of their due time. Returns 0
+ * (submitted, or already cached), UV_ENOSYS without a pool, UV_EBUSY or
+ * UV_EAGAIN when the cache or the pool is full (the frame will then be
+ * computed when asked for). */
+int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key);
+
 /* Counters since creation. */
 typedef struct srv_ws_eval_stats_s {
-  uint64_t evaluations; /* Frames computed. */
+  uint64_t evaluations; /* Frames computed (on the loop or the pool). */
   uint64_t hits;        /* Frames served from the cache. */
+  uint64_t prefetched;  /* Jobs submitted to the pool. */
+  uint64_t late;        /* Asked for while their job was still running. */
 } srv_ws_eval_stats_t;
 
 void srv_ws_eval_stats(const srv_ws_eval_t *e, srv_ws_eval_stats_t *out);

@@ -15,7 +15,7 @@
 
 #include <uv.h>
 
-/* ---- wslay callbacks ------------------------------------------------------ */
+/* ---- wslay callbacks ----------------------------------------------------- */
 
 static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
                        int flags, void *user) {
@@ -70,7 +70,7 @@ static void on_msg(wslay_event_context_ptr ctx,
   }
 }
 
-/* ---- raw close for framing errors -------------------------------------------- */
+/* ---- raw close for framing errors ---------------------------------------- */
 
 static ssize_t raw_send(const uint8_t *data, size_t len, int flags,
                         void *user) {
@@ -105,7 +105,7 @@ static void send_raw_close(srv_ws_session_t *s, uint16_t code) {
   wslay_frame_context_free(fctx);
 }
 
-/* ---- public ------------------------------------------------------------------ */
+/* ---- public -------------------------------------------------------------- */
 
 int srv_ws_session_init(srv_ws_session_t *s, const srv_ws_session_io_t *io,
                         void *user, size_t max_message) {

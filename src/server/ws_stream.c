@@ -97,7 +97,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->close_timeout_ms = 2000;
 }
 
-/* ---- heap -------------------------------------------------------------------- */
+/* ---- heap ---------------------------------------------------------------- */
 
 static void heap_set(srv_ws_hub_t *h, unsigned i, stream_t *s) {
   h->heap[i] = s;
@@ -170,7 +170,7 @@ static void arm(srv_ws_hub_t *h) {
   uv_timer_start(&h->tick, on_tick, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
-/* ---- client calls and deferred free --------------------------------------------- */
+/* ---- client calls and deferred free -------------------------------------- */
 
 static void client_release(srv_ws_client_t *c);
 
@@ -191,10 +191,24 @@ static void check_done(srv_ws_client_t *c) {
   if (srv_ws_session_done(&c->session)) transport_close(c);
 }
 
-/* ---- messages to the client ------------------------------------------------------- */
+/* ---- messages to the client ---------------------------------------------- */
+
+static void client_close(srv_ws_client_t *c, uint16_t code,
+                         const char *reason);
+
+/* Answers to control messages are never dropped, so a client that sends
+ * messages without reading the answers is cut off (1008) once its unsent
+ * data passes WS_UNREAD_FACTOR high-water marks. */
+#define WS_UNREAD_FACTOR 16
 
 static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   if (b->failed) return;
+  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  if (queued > WS_UNREAD_FACTOR * c->hub->lim.high_water) {
+    client_close(c, 1008, "too much unread data");
+    transport_close(c);
+    return;
+  }
   srv_ws_session_send(&c->session, WSLAY_TEXT_FRAME, b->data, b->len);
   check_done(c);
 }
@@ -232,7 +246,7 @@ static fmt_buf_t *ack_begin(srv_ws_client_t *c, const char *op,
   return b;
 }
 
-/* ---- streams ---------------------------------------------------------------------- */
+/* ---- streams ------------------------------------------------------------- */
 
 static stream_t *find_stream(srv_ws_client_t *c, const char *id) {
   for (unsigned i = 0; i < c->stream_count; i++)
@@ -281,10 +295,7 @@ static float sampled_time(const stream_t *s, double t) {
                         (anim_wrap)s->wrap);
 }
 
-/* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
- * hub->out. Returns 0 or a negative errno. */
-static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
-                       int64_t frame, float t) {
+static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
   srv_ws_eval_key_t key = {
       .skeleton = s->skeleton,
       .clip = s->clip,
@@ -297,6 +308,14 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
       .mask = s->mask,
       .mask_count = s->mask_count,
   };
+  return key;
+}
+
+/* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
+ * hub->out. Returns 0 or a negative errno. */
+static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
+                       int64_t frame, float t) {
+  srv_ws_eval_key_t key = stream_key(s, t);
   srv_ws_frame_data_t fd;
   int r = srv_ws_eval_get(h->eval, &key, &fd);
   if (r != 0) return r;
@@ -386,6 +405,14 @@ static void stream_tick(stream_t *s, uint64_t now) {
     s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
     send_frame(s, t.frame);
     s->next = t.frame + 1;
+    /* Skinning is heavy: have the pool compute the next frame while this
+     * one travels. */
+    if (s->mesh != NULL) {
+      srv_ws_eval_key_t key =
+          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock,
+                                                          s->next)));
+      srv_ws_eval_prefetch(s->client->hub->eval, &key);
+    }
   }
   s->due = srv_ws_clock_due(&s->clock, s->next);
 }
@@ -406,7 +433,7 @@ static void on_tick(uv_timer_t *timer) {
   arm(h);
 }
 
-/* ---- control messages --------------------------------------------------------------- */
+/* ---- control messages ---------------------------------------------------- */
 
 static char *dup_str(const char *s) {
   if (s == NULL) return NULL;
@@ -758,7 +785,7 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
   srv_ws_cmd_free(&cmd);
 }
 
-/* ---- session I/O ---------------------------------------------------------------------- */
+/* ---- session I/O --------------------------------------------------------- */
 
 static void on_pong(void *user) {
   srv_ws_client_t *c = user;
@@ -845,7 +872,7 @@ static void client_close(srv_ws_client_t *c, uint16_t code,
   leave(c);
 }
 
-/* ---- hub -------------------------------------------------------------------------------- */
+/* ---- hub ----------------------------------------------------------------- */
 
 /* Once a second: keep-alive pings, dead peers, unanswered closes. */
 static void on_sweep(uv_timer_t *timer) {
@@ -873,14 +900,14 @@ static void on_sweep(uv_timer_t *timer) {
 }
 
 srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             const srv_ws_limits_t *lim) {
+                             srv_pool_t *pool, const srv_ws_limits_t *lim) {
   srv_ws_hub_t *h = calloc(1, sizeof *h);
   if (h == NULL) return NULL;
   h->loop = loop;
   h->store = store;
   if (lim != NULL) h->lim = *lim;
   else srv_ws_limits_defaults(&h->lim);
-  h->eval = srv_ws_eval_new(64);
+  h->eval = srv_ws_eval_new(64, pool);
   if (h->eval == NULL) {
     free(h);
     return NULL;
@@ -938,4 +965,5 @@ void srv_ws_hub_stats(const srv_ws_hub_t *h, srv_ws_hub_stats_t *out) {
   srv_ws_eval_stats(h->eval, &es);
   out->evaluations = es.evaluations;
   out->cache_hits = es.hits;
+  out->prefetched = es.prefetched;
 }

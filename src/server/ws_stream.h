@@ -23,6 +23,7 @@
 
 #include <uv.h>
 
+#include "server/pool.h"
 #include "store/store.h"
 
 typedef struct srv_ws_hub_s srv_ws_hub_t;
@@ -50,9 +51,10 @@ typedef struct srv_ws_limits_s {
 /* Fills the defaults above. */
 void srv_ws_limits_defaults(srv_ws_limits_t *lim);
 
-/* Creates the hub of loop over store (not owned). Returns NULL on ENOMEM. */
+/* Creates the hub of loop over store (not owned); pool (may be NULL)
+ * computes skinned-mesh frames ahead of time. Returns NULL on ENOMEM. */
 srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             const srv_ws_limits_t *lim);
+                             srv_pool_t *pool, const srv_ws_limits_t *lim);
 /* Closes every client with code (1001 on shutdown) and a reason: their
  * transports close once the close frame is written. */
 void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code,
@@ -69,6 +71,7 @@ typedef struct srv_ws_hub_stats_s {
   uint64_t frames_skipped; /* Ticks too late for a frame. */
   uint64_t evaluations;    /* Frames computed. */
   uint64_t cache_hits;     /* Frames shared from the cache. */
+  uint64_t prefetched;     /* Frames computed ahead on the worker pool. */
   uint64_t messages_in;    /* Control messages. */
   uint64_t errors;         /* Error messages sent. */
 } srv_ws_hub_stats_t;

@@ -1,16 +1,20 @@
 /* Skinning benchmark: vertices per second, single thread, median of runs.
  *
- * A J=67 skeleton with random rigid skinning matrices and meshes of 10,000
- * and 100,000 vertices with 4 (or 8) random influences of random weights.
+ * A built J=67 skeleton (five chains of 13 under one root, so depth ~13)
+ * posed with random rotations, its skinning matrices from local-to-model
+ * and model * inverse bind, and meshes of 10,000 and 100,000 vertices with
+ * 4 (or 8) influences on random joints with random weights.
  * Figures: LBS positions+normals and positions only on the AVX2 path and
  * the scalar path, the inverse-transpose normals mode, 8 influences, and
- * DQS. Each figure is the median of 9 runs of at least 20 ms each. */
+ * DQS (AVX2 and scalar for rigid matrices; the non-rigid path). Each
+ * figure is the median (and the best) of 9 runs of at least 20 ms each. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "animd/hierarchy.h"
 #include "animd/skinning.h"
 
 #define JOINTS 67
@@ -38,22 +42,55 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A random rotation (from a random unit quaternion) and translation. */
-static anim_mat4_t random_rigid(void) {
-  float x = rng_unit(), y = rng_unit(), z = rng_unit(), w = rng_unit();
+static anim_quat_t random_quat(float max_xyz) {
+  float x = max_xyz * rng_unit(), y = max_xyz * rng_unit();
+  float z = max_xyz * rng_unit(), w = 1.0f;
   float l = sqrtf(x * x + y * y + z * z + w * w);
-  x /= l, y /= l, z /= l, w /= l;
-  anim_mat4_t m = {{1 - 2 * (y * y + z * z), 2 * (x * y + z * w),
-                    2 * (x * z - y * w), 0, 2 * (x * y - z * w),
-                    1 - 2 * (x * x + z * z), 2 * (y * z + x * w), 0,
-                    2 * (x * z + y * w), 2 * (y * z - x * w),
-                    1 - 2 * (x * x + y * y), 0, rng_unit(), rng_unit(),
-                    rng_unit(), 1}};
-  return m;
+  anim_quat_t q = {x / l, y / l, z / l, w / l};
+  return q;
 }
 
-static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n,
-                              uint32_t k) {
+/* Builds the skeleton and fills mats with skinning matrices of a random
+ * pose (storage order). */
+static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
+  static anim_raw_joint_t raw[JOINTS];
+  static char names[JOINTS][16];
+  for (int j = 0; j < JOINTS; j++) {
+    snprintf(names[j], sizeof names[j], "joint%d", j);
+    raw[j].name = names[j];
+    raw[j].parent = j == 0 ? -1 : (j - 1) % 13 == 0 ? 0 : j - 1;
+    raw[j].rest.translation = (anim_vec3_t){0.02f * rng_unit(), 0.1f, 0.0f};
+    raw[j].rest.rotation = random_quat(0.2f);
+    raw[j].rest.scale = (anim_vec3_t){1, 1, 1};
+  }
+  anim_raw_skeleton_t rs = {
+      .name = "bench", .joints = raw, .joint_count = JOINTS};
+  anim_skeleton_t *sk = NULL;
+  anim_build_error_t err;
+  if (anim_skeleton_build(&rs, NULL, &sk, &err) != ANIM_OK) {
+    fprintf(stderr, "skeleton build failed: %s\n", err.message);
+    exit(1);
+  }
+  anim_vec3_t t[JOINTS], sc[JOINTS];
+  anim_quat_t r[JOINTS];
+  anim_mat4_t model[JOINTS];
+  anim_pose_t pose = {t, r, sc, JOINTS};
+  anim_pose_set_rest(sk, &pose);
+  for (int j = 0; j < JOINTS; j++)
+    r[j] = random_quat(0.5f);
+  anim_local_to_model_job_t l2m = {
+      .skeleton = sk, .input = pose, .output = model, .output_count = JOINTS};
+  anim_skinning_matrices_job_t smj = {
+      .skeleton = sk, .model = model, .output = mats, .output_count = JOINTS};
+  if (anim_local_to_model_job_run(&l2m) != ANIM_OK ||
+      anim_skinning_matrices_job_run(&smj) != ANIM_OK) {
+    fprintf(stderr, "pose failed\n");
+    exit(1);
+  }
+  return sk;
+}
+
+static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
   float *pos = malloc(n * 3 * sizeof(float));
   float *nrm = malloc(n * 3 * sizeof(float));
   uint32_t *jnt = malloc(n * k * sizeof(uint32_t));
@@ -66,8 +103,12 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n,
     jnt[i] = rng_u32() % JOINTS;
     wgt[i] = 0.05f + (rng_unit() + 1.0f);
   }
-  anim_raw_mesh_t raw = {.vertex_count = n, .positions = pos, .normals = nrm,
-                         .influences = k, .joints = jnt, .weights = wgt};
+  anim_raw_mesh_t raw = {.vertex_count = n,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = k,
+                         .joints = jnt,
+                         .weights = wgt};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t err;
   if (anim_mesh_build(&raw, sk, NULL, &mesh, &err) != ANIM_OK) {
@@ -105,21 +146,15 @@ static void bench(const char *label, anim_skinning_job_t job) {
     rate[k] = n * reps / dt;
   }
   qsort(rate, RUNS, sizeof rate[0], cmp_double);
-  printf("%-46s V=%-7.0f %8.1f M vertices/s  (%.2f ns/vertex)\n", label, n,
-         rate[RUNS / 2] / 1e6, 1e9 / rate[RUNS / 2]);
+  printf("%-46s V=%-7.0f median %7.1f M vertices/s (%.2f ns/vertex), "
+         "best %7.1f M vertices/s\n",
+         label, n, rate[RUNS / 2] / 1e6, 1e9 / rate[RUNS / 2],
+         rate[RUNS - 1] / 1e6);
 }
 
 int main(void) {
-  /* Only what mesh build and the jobs read of a skeleton: a joint count
-   * and the caller-to-storage map (identity here). */
-  uint32_t order[JOINTS];
-  for (uint32_t j = 0; j < JOINTS; j++)
-    order[j] = j;
-  anim_skeleton_t sk = {.name = "bench", .joint_count = JOINTS,
-                        .to_caller = order, .from_caller = order};
   anim_mat4_t mats[JOINTS];
-  for (int j = 0; j < JOINTS; j++)
-    mats[j] = random_rigid();
+  anim_skeleton_t *sk = make_skeleton(mats);
   static float scratch[JOINTS * ANIM_DQS_SCRATCH_PER_MATRIX];
 
   printf("skinning backend: %s, J=%d, single thread, median of %d runs\n",
@@ -127,13 +162,16 @@ int main(void) {
   const size_t sizes[2] = {10000, 100000};
   for (int si = 0; si < 2; si++) {
     size_t n = sizes[si];
-    anim_mesh_t *m4 = make_mesh(&sk, n, 4);
-    anim_mesh_t *m8 = make_mesh(&sk, n, 8);
+    anim_mesh_t *m4 = make_mesh(sk, n, 4);
+    anim_mesh_t *m8 = make_mesh(sk, n, 8);
     float *op = malloc(n * 3 * sizeof(float));
     float *on = malloc(n * 3 * sizeof(float));
-    anim_skinning_job_t base = {.mesh = m4, .matrices = mats,
-                                .matrix_count = JOINTS, .out_positions = op,
-                                .out_normals = on, .scratch = scratch,
+    anim_skinning_job_t base = {.mesh = m4,
+                                .matrices = mats,
+                                .matrix_count = JOINTS,
+                                .out_positions = op,
+                                .out_normals = on,
+                                .scratch = scratch,
                                 .scratch_count = sizeof scratch / 4};
     anim_skinning_job_t j = base;
     j.normals = ANIM_NORMALS_LINEAR;
@@ -157,13 +195,27 @@ int main(void) {
     j = base;
     j.method = ANIM_SKIN_DQS;
     j.normals = ANIM_NORMALS_LINEAR;
-    bench("DQS 4 infl positions+normals (scalar)", j);
+    bench("DQS 4 infl positions+normals", j);
     j.normals = ANIM_NORMALS_NONE;
-    bench("DQS 4 infl positions only (scalar)", j);
+    bench("DQS 4 infl positions only", j);
+    j.force_scalar = true;
+    j.normals = ANIM_NORMALS_LINEAR;
+    bench("DQS 4 infl positions+normals, scalar path", j);
+    /* A uniform scale of 1.5 on every matrix: the non-rigid path. */
+    anim_mat4_t scaled[JOINTS];
+    for (int k = 0; k < JOINTS; k++) {
+      scaled[k] = mats[k];
+      for (int e = 0; e < 12; e++)
+        scaled[k].m[e] *= 1.5f;
+    }
+    j.force_scalar = false;
+    j.matrices = scaled;
+    bench("DQS 4 infl positions+normals, scaled matrices", j);
     free(op);
     free(on);
     anim_mesh_free(m4);
     anim_mesh_free(m8);
   }
+  anim_skeleton_free(sk);
   return 0;
 }

@@ -402,8 +402,13 @@ static void big_make(big_t *b, uint32_t n, uint64_t seed) {
   anim_raw_track_t *tr = calloc(tc, sizeof *tr);
   b->mem = calloc((size_t)tc * 50 * 20, sizeof(float));
   float *m = b->mem;
+  uint32_t keys = 0;
+  const float *prev_times = NULL;
   for (uint32_t i = 0; i < tc; i++) {
-    uint32_t keys = 1 + (uint32_t)(tf_next(&rng) % 40);
+    /* Every fourth track repeats the previous track's key times. */
+    bool same = i % 4 == 1;
+    if (!same)
+      keys = 1 + (uint32_t)(tf_next(&rng) % 40);
     anim_path path = (anim_path)(i % 3);
     anim_interp ip = (anim_interp)(tf_next(&rng) % ANIM_INTERP_COUNT_);
     uint32_t comp = path == ANIM_PATH_ROTATION ? 4 : 3;
@@ -412,13 +417,14 @@ static void big_make(big_t *b, uint32_t n, uint64_t seed) {
     m = bez + 4 * keys;
     float t = tf_range(&rng, 0.f, 0.2f);
     for (uint32_t k = 0; k < keys; k++) {
-      times[k] = (i % 2 == 0) ? (float)k / 30.f : t;
+      times[k] = same ? prev_times[k] : (i % 2 == 0) ? (float)k / 30.f : t;
       t += tf_range(&rng, 0.01f, 0.1f);
       for (uint32_t e = 0; e < stride; e++)
         values[k * stride + e] = tf_range(&rng, -1.f, 1.f);
       for (int e = 0; e < 4; e++)
         bez[4 * k + e] = tf_range(&rng, 0.f, 1.f);
     }
+    prev_times = times;
     /* (joint, path) = (i / 3, i % 3) is unique, and i / 3 < n. */
     tr[i] = (anim_raw_track_t){i / 3, path, ip, times, keys, values,
                                keys * stride, bez};
@@ -511,21 +517,25 @@ START_TEST(test_context_identical) {
 }
 END_TEST
 
-/* The O(1) grid lookup gives bit-identical results to binary search: the
- * same clip with fixed_rate cleared (a copy of its track table) is sampled
- * at random times and at the keys. */
+/* The O(1) grid lookup gives bit-identical results to binary search, and
+ * sharing the previous track's segment to locating every track: the same
+ * clip with fixed_rate and _same_times cleared (a copy of its track table)
+ * is sampled at random times and at the keys. */
 START_TEST(test_fixed_rate_equals_search) {
   big_t b;
   big_make(&b, 40, 0x99u);
   anim_clip_t copy = *b.clip;
   anim_track_t *tracks = malloc(copy.track_count * sizeof *tracks);
   memcpy(tracks, b.clip->tracks, copy.track_count * sizeof *tracks);
-  uint32_t fixed = 0;
+  uint32_t fixed = 0, shared = 0;
   for (uint32_t i = 0; i < copy.track_count; i++) {
     fixed += tracks[i].fixed_rate;
+    shared += tracks[i]._same_times;
     tracks[i].fixed_rate = 0;
+    tracks[i]._same_times = 0;
   }
   ck_assert_uint_gt(fixed, copy.track_count / 3);
+  ck_assert_uint_ge(shared, copy.track_count / 8);
   copy.tracks = tracks;
   poses_t p0, p1;
   poses_init(&p0, 40);

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animd/hierarchy.h"
 #include "animd/skinning.h"
 
-/* ---- fixtures -------------------------------------------------------------- */
+/* ---- fixtures --------------------------------------------------------------
+ */
 
 #define NJ 6
 
@@ -61,8 +63,12 @@ static void rot_z(double a, double r[3][4], double tx, double ty, double tz) {
 /* Builds a mesh (k influences) or fails the test. */
 static anim_mesh_t *build(size_t n, const float *pos, const float *nrm,
                           uint32_t k, const uint32_t *j, const float *w) {
-  anim_raw_mesh_t raw = {.name = "m", .vertex_count = n, .positions = pos,
-                         .normals = nrm, .influences = k, .joints = j,
+  anim_raw_mesh_t raw = {.name = "m",
+                         .vertex_count = n,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = k,
+                         .joints = j,
                          .weights = w};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t err;
@@ -74,9 +80,12 @@ static anim_mesh_t *build(size_t n, const float *pos, const float *nrm,
 /* Runs LBS over the whole mesh on one path; mats in storage order. */
 static void skin(const anim_mesh_t *m, const anim_mat4_t *mats,
                  anim_skin_normals mode, bool scalar, float *op, float *on) {
-  anim_skinning_job_t job = {.mesh = m, .matrices = mats,
-                             .matrix_count = NJ, .normals = mode,
-                             .out_positions = op, .out_normals = on,
+  anim_skinning_job_t job = {.mesh = m,
+                             .matrices = mats,
+                             .matrix_count = NJ,
+                             .normals = mode,
+                             .out_positions = op,
+                             .out_normals = on,
                              .force_scalar = scalar};
   ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
 }
@@ -95,7 +104,8 @@ static void random_mesh_data(size_t n, uint32_t k, float *pos, float *nrm,
     w[k * v] += 0.01f; /* Keep every sum positive. */
 }
 
-/* ---- bind pose --------------------------------------------------------------- */
+/* ---- bind pose
+ * --------------------------------------------------------------- */
 
 START_TEST(test_bind_pose_exact) {
   setup_skel();
@@ -126,7 +136,80 @@ START_TEST(test_bind_pose_exact) {
 }
 END_TEST
 
-/* ---- closed forms ------------------------------------------------------------ */
+/* Through the real pipeline: a built skeleton's rest pose, local-to-model
+ * and skinning matrices (model * inverse bind, computed by the builder)
+ * give matrices within float rounding of the identity, so LBS and DQS
+ * return the rest mesh within 1e-5. */
+START_TEST(test_bind_pose_through_pipeline) {
+  enum { J = 5, N = 64 };
+  anim_raw_joint_t raw[J];
+  const char *names[J] = {"hand", "hips", "spine", "arm", "head"};
+  const int32_t parents[J] = {3, -1, 1, 2, 2};
+  memset(raw, 0, sizeof raw);
+  for (int c = 0; c < J; c++) {
+    raw[c].name = names[c];
+    raw[c].parent = parents[c];
+    raw[c].rest.translation =
+        (anim_vec3_t){(float)urand(), 1.0f, (float)urand()};
+    float x = (float)urand(), y = (float)urand(), z = (float)urand(), w = 1.5f;
+    float l = sqrtf(x * x + y * y + z * z + w * w);
+    raw[c].rest.rotation = (anim_quat_t){x / l, y / l, z / l, w / l};
+    raw[c].rest.scale = (anim_vec3_t){1.0f, 0.5f + c * 0.25f, 1.0f};
+  }
+  anim_raw_skeleton_t rs = {.joints = raw, .joint_count = J};
+  anim_skeleton_t *sk = NULL;
+  anim_build_error_t err;
+  ck_assert_msg(anim_skeleton_build(&rs, NULL, &sk, &err) == ANIM_OK, "%s",
+                err.message);
+  anim_vec3_t t[J], sc[J];
+  anim_quat_t r[J];
+  anim_mat4_t model[J], skinm[J];
+  anim_pose_t pose = {t, r, sc, J};
+  ck_assert_int_eq(anim_pose_set_rest(sk, &pose), ANIM_OK);
+  anim_local_to_model_job_t l2m = {
+      .skeleton = sk, .input = pose, .output = model, .output_count = J};
+  ck_assert_int_eq(anim_local_to_model_job_run(&l2m), ANIM_OK);
+  anim_skinning_matrices_job_t smj = {
+      .skeleton = sk, .model = model, .output = skinm, .output_count = J};
+  ck_assert_int_eq(anim_skinning_matrices_job_run(&smj), ANIM_OK);
+  float pos[3 * N], nrm[3 * N], w[4 * N], op[3 * N], on[3 * N];
+  uint32_t j[4 * N];
+  for (int i = 0; i < 3 * N; i++)
+    pos[i] = (float)(2 * urand()), nrm[i] = (float)urand();
+  for (int i = 0; i < 4 * N; i++)
+    j[i] = (uint32_t)i % J, w[i] = (float)(1.01 + urand());
+  anim_raw_mesh_t rm = {.vertex_count = N,
+                        .positions = pos,
+                        .normals = nrm,
+                        .influences = 4,
+                        .joints = j,
+                        .weights = w};
+  anim_mesh_t *m = NULL;
+  ck_assert_int_eq(anim_mesh_build(&rm, sk, NULL, &m, &err), ANIM_OK);
+  float scratch[8 * J];
+  for (int method = ANIM_SKIN_LBS; method <= ANIM_SKIN_DQS; method++) {
+    anim_skinning_job_t job = {.mesh = m,
+                               .matrices = skinm,
+                               .matrix_count = J,
+                               .method = (anim_skin_method)method,
+                               .normals = ANIM_NORMALS_INVERSE_TRANSPOSE,
+                               .out_positions = op,
+                               .out_normals = on,
+                               .scratch = scratch,
+                               .scratch_count = 8 * J};
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    for (int i = 0; i < 3 * N; i++) {
+      ck_assert_double_eq_tol(op[i], pos[i], 1e-5);
+      ck_assert_double_eq_tol(on[i], m->normals[i], 1e-5);
+    }
+  }
+  anim_mesh_free(m);
+  anim_skeleton_free(sk);
+}
+END_TEST
+
+/* ---- closed forms
+ * ------------------------------------------------------------ */
 
 START_TEST(test_single_joint_rigid) {
   setup_skel();
@@ -260,7 +343,8 @@ START_TEST(test_inverse_transpose_perpendicular) {
   uint32_t j[N];
   double tan_[N][3];
   for (size_t v = 0; v < N; v++) {
-    double a[3] = {urand(), urand(), urand()}, b[3] = {urand(), urand(), urand()};
+    double a[3] = {urand(), urand(), urand()},
+           b[3] = {urand(), urand(), urand()};
     /* n = a x b, tangent = a (perpendicular to n). */
     double n3[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                     a[0] * b[1] - a[1] * b[0]};
@@ -288,8 +372,8 @@ START_TEST(test_inverse_transpose_perpendicular) {
       double(*r)[4] = rows[g_from[v % NJ]];
       double lt[3], dot = 0, len = 0;
       for (int i = 0; i < 3; i++) {
-        lt[i] = r[i][0] * tan_[v][0] + r[i][1] * tan_[v][1] +
-                r[i][2] * tan_[v][2];
+        lt[i] =
+            r[i][0] * tan_[v][0] + r[i][1] * tan_[v][1] + r[i][2] * tan_[v][2];
         len += lt[i] * lt[i];
       }
       for (int i = 0; i < 3; i++)
@@ -334,7 +418,8 @@ START_TEST(test_eight_influences_closed_form) {
 }
 END_TEST
 
-/* ---- AVX2 against scalar ------------------------------------------------------ */
+/* ---- AVX2 against scalar
+ * ------------------------------------------------------ */
 
 static void compare_paths(size_t n, uint32_t k, uint32_t first,
                           uint32_t count) {
@@ -362,10 +447,12 @@ static void compare_paths(size_t n, uint32_t k, uint32_t first,
        mode++) {
     for (size_t i = 0; i < sz; i++)
       a_p[i] = a_n[i] = s_p[i] = s_n[i] = 12345.0f;
-    anim_skinning_job_t job = {.mesh = m, .matrices = mats,
+    anim_skinning_job_t job = {.mesh = m,
+                               .matrices = mats,
                                .matrix_count = NJ,
                                .normals = (anim_skin_normals)mode,
-                               .first_vertex = first, .vertex_count = count,
+                               .first_vertex = first,
+                               .vertex_count = count,
                                .out_positions = a_p,
                                .out_positions_count = 3 * (size_t)span,
                                .out_normals = a_n,
@@ -428,11 +515,13 @@ START_TEST(test_range_matches_whole) {
   /* Three workers: [0, 33), [33, 66), [66, 100). */
   const uint32_t cuts[4] = {0, 33, 66, N};
   for (int k = 0; k < 3; k++) {
-    anim_skinning_job_t job = {.mesh = m, .matrices = mats,
+    anim_skinning_job_t job = {.mesh = m,
+                               .matrices = mats,
                                .matrix_count = NJ,
                                .normals = ANIM_NORMALS_LINEAR,
                                .first_vertex = cuts[k],
-                               .vertex_count = k == 2 ? 0 : cuts[k + 1] - cuts[k],
+                               .vertex_count =
+                                   k == 2 ? 0 : cuts[k + 1] - cuts[k],
                                .out_positions = part_p + 3 * cuts[k],
                                .out_normals = part_n + 3 * cuts[k]};
     ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
@@ -443,7 +532,8 @@ START_TEST(test_range_matches_whole) {
 }
 END_TEST
 
-/* ---- mesh build --------------------------------------------------------------- */
+/* ---- mesh build
+ * --------------------------------------------------------------- */
 
 START_TEST(test_mesh_build_remaps_and_pads) {
   setup_skel();
@@ -451,9 +541,15 @@ START_TEST(test_mesh_build_remaps_and_pads) {
   uint32_t j[4] = {1, 4, 5, 2};
   float w[4] = {1, 3, 0, 0.5f};
   uint32_t idx[3] = {0, 1, 1};
-  anim_raw_mesh_t raw = {.name = "body", .vertex_count = 2, .positions = pos,
-                         .normals = nrm, .influences = 2, .joints = j,
-                         .weights = w, .indices = idx, .index_count = 3};
+  anim_raw_mesh_t raw = {.name = "body",
+                         .vertex_count = 2,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = 2,
+                         .joints = j,
+                         .weights = w,
+                         .indices = idx,
+                         .index_count = 3};
   anim_mesh_t *m = NULL;
   ck_assert_int_eq(anim_mesh_build(&raw, &g_skel, NULL, &m, NULL), ANIM_OK);
   ck_assert_str_eq(m->name, "body");
@@ -519,9 +615,13 @@ START_TEST(test_mesh_build_rejects) {
   uint32_t j[6] = {0, 1, 2, 3, 4, 5};
   float w[6] = {1, 1, 1, 1, 1, 1};
   uint32_t idx[3] = {0, 1, 2};
-  const anim_raw_mesh_t good = {.vertex_count = 3, .positions = pos,
-                                .normals = nrm, .influences = 2, .joints = j,
-                                .weights = w, .indices = idx,
+  const anim_raw_mesh_t good = {.vertex_count = 3,
+                                .positions = pos,
+                                .normals = nrm,
+                                .influences = 2,
+                                .joints = j,
+                                .weights = w,
+                                .indices = idx,
                                 .index_count = 3};
   anim_mesh_t *m = NULL;
   ck_assert_int_eq(anim_mesh_build(&good, &g_skel, NULL, &m, NULL), ANIM_OK);
@@ -535,11 +635,11 @@ START_TEST(test_mesh_build_rejects) {
   expect_bad(&r, (bad_case_t){"no positions", ANIM_ERR_INVALID_ARGUMENT,
                               "positions", -1, -1});
   r = good, r.influences = 9;
-  expect_bad(&r, (bad_case_t){"9 influences", ANIM_ERR_INFLUENCES,
-                              "influences", -1, -1});
+  expect_bad(&r, (bad_case_t){"9 influences", ANIM_ERR_INFLUENCES, "influences",
+                              -1, -1});
   r = good, r.joints = NULL;
-  expect_bad(&r, (bad_case_t){"no joints", ANIM_ERR_INVALID_ARGUMENT,
-                              "joints", -1, -1});
+  expect_bad(&r, (bad_case_t){"no joints", ANIM_ERR_INVALID_ARGUMENT, "joints",
+                              -1, -1});
   r = good, r.weights = NULL;
   expect_bad(&r, (bad_case_t){"no weights", ANIM_ERR_INVALID_ARGUMENT,
                               "weights", -1, -1});
@@ -551,26 +651,26 @@ START_TEST(test_mesh_build_rejects) {
   memcpy(bad_pos, pos, sizeof pos);
   bad_pos[5] = NAN;
   r = good, r.positions = bad_pos;
-  expect_bad(&r, (bad_case_t){"NaN position", ANIM_ERR_NOT_FINITE,
-                              "positions", 1, 2});
+  expect_bad(
+      &r, (bad_case_t){"NaN position", ANIM_ERR_NOT_FINITE, "positions", 1, 2});
   float bad_nrm[9];
   memcpy(bad_nrm, nrm, sizeof nrm);
   bad_nrm[6] = INFINITY;
   r = good, r.normals = bad_nrm;
-  expect_bad(&r, (bad_case_t){"Inf normal", ANIM_ERR_NOT_FINITE, "normals", 2,
-                              0});
+  expect_bad(&r,
+             (bad_case_t){"Inf normal", ANIM_ERR_NOT_FINITE, "normals", 2, 0});
   uint32_t bad_j[6] = {0, 1, 2, NJ, 4, 5};
   r = good, r.joints = bad_j;
-  expect_bad(&r, (bad_case_t){"joint range", ANIM_ERR_JOINT_RANGE, "joints",
-                              1, 1});
+  expect_bad(&r,
+             (bad_case_t){"joint range", ANIM_ERR_JOINT_RANGE, "joints", 1, 1});
   float neg_w[6] = {1, 1, 1, 1, 1, -0.5f};
   r = good, r.weights = neg_w;
-  expect_bad(&r, (bad_case_t){"negative weight", ANIM_ERR_WEIGHT, "weights",
-                              2, 1});
+  expect_bad(&r,
+             (bad_case_t){"negative weight", ANIM_ERR_WEIGHT, "weights", 2, 1});
   float nan_w[6] = {1, NAN, 1, 1, 1, 1};
   r = good, r.weights = nan_w;
-  expect_bad(&r, (bad_case_t){"NaN weight", ANIM_ERR_NOT_FINITE, "weights", 0,
-                              1});
+  expect_bad(&r,
+             (bad_case_t){"NaN weight", ANIM_ERR_NOT_FINITE, "weights", 0, 1});
   float zero_w[6] = {1, 1, 0, 0, 1, 1};
   r = good, r.weights = zero_w;
   expect_bad(&r, (bad_case_t){"zero sum", ANIM_ERR_WEIGHT, "weights", 1, -1});
@@ -610,8 +710,11 @@ START_TEST(test_mesh_build_allocator) {
   float pos[3] = {1, 2, 3};
   uint32_t j[1] = {0};
   float w[1] = {1};
-  anim_raw_mesh_t raw = {.vertex_count = 1, .positions = pos,
-                         .influences = 1, .joints = j, .weights = w};
+  anim_raw_mesh_t raw = {.vertex_count = 1,
+                         .positions = pos,
+                         .influences = 1,
+                         .joints = j,
+                         .weights = w};
   anim_allocator_t a = {count_alloc, count_free, &g_allocs};
   anim_mesh_t *m = NULL;
   g_allocs = g_frees = 0;
@@ -634,7 +737,8 @@ START_TEST(test_mesh_build_allocator) {
 }
 END_TEST
 
-/* ---- job validation ------------------------------------------------------------- */
+/* ---- job validation
+ * ------------------------------------------------------------- */
 
 START_TEST(test_job_validate_rejects) {
   setup_skel();
@@ -647,7 +751,8 @@ START_TEST(test_job_validate_rejects) {
   for (int i = 0; i < NJ; i++)
     mats[i] = identity4();
   float op[12], on[12], scratch[8 * NJ];
-  const anim_skinning_job_t good = {.mesh = m, .matrices = mats,
+  const anim_skinning_job_t good = {.mesh = m,
+                                    .matrices = mats,
                                     .matrix_count = NJ,
                                     .normals = ANIM_NORMALS_LINEAR,
                                     .out_positions = op,
@@ -658,12 +763,12 @@ START_TEST(test_job_validate_rejects) {
                                     .scratch_count = 8 * NJ};
   ck_assert_int_eq(anim_skinning_job_validate(&good), ANIM_OK);
   anim_skinning_job_t jb;
-#define REJECT(code, stmt)                                              \
-  do {                                                                  \
-    jb = good;                                                          \
-    stmt;                                                               \
-    ck_assert_int_eq(anim_skinning_job_validate(&jb), code);            \
-    ck_assert_int_eq(anim_skinning_job_run(&jb), code);                 \
+#define REJECT(code, stmt)                                                     \
+  do {                                                                         \
+    jb = good;                                                                 \
+    stmt;                                                                      \
+    ck_assert_int_eq(anim_skinning_job_validate(&jb), code);                   \
+    ck_assert_int_eq(anim_skinning_job_run(&jb), code);                        \
   } while (0)
   ck_assert_int_eq(anim_skinning_job_validate(NULL), ANIM_ERR_INVALID_ARGUMENT);
   REJECT(ANIM_ERR_INVALID_ARGUMENT, jb.mesh = NULL);
@@ -678,10 +783,10 @@ START_TEST(test_job_validate_rejects) {
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.matrix_count = NJ - 1);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_positions_count = 11);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_normals_count = 11);
-  REJECT(ANIM_ERR_BUFFER_TOO_SMALL, (jb.method = ANIM_SKIN_DQS,
-                                     jb.scratch = NULL));
-  REJECT(ANIM_ERR_BUFFER_TOO_SMALL, (jb.method = ANIM_SKIN_DQS,
-                                     jb.scratch_count = 8 * NJ - 1));
+  REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
+         (jb.method = ANIM_SKIN_DQS, jb.scratch = NULL));
+  REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
+         (jb.method = ANIM_SKIN_DQS, jb.scratch_count = 8 * NJ - 1));
 #undef REJECT
   /* Accepted edge cases: no normals without out_normals, an empty range at
    * the end, a range given with exactly sized outputs. */
@@ -711,6 +816,7 @@ Suite *skinning_suite(void) {
   TCase *tc = tcase_create("lbs");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_bind_pose_exact);
+  tcase_add_test(tc, test_bind_pose_through_pipeline);
   tcase_add_test(tc, test_single_joint_rigid);
   tcase_add_test(tc, test_two_joint_half_blend);
   tcase_add_test(tc, test_normals_nonuniform_scale);

@@ -2,18 +2,23 @@
  * quaternions (including zero-length, anti-parallel and NaN bones), random
  * trees whose positions are generated here by forward kinematics from
  * known rotations (in double, with quaternion helpers of this file), the
- * delta rotations, and validation field by field. */
+ * delta rotations, a round trip through the real skeleton builder and
+ * local-to-model job, and validation field by field. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "animd/hierarchy.h"
 #include "animd/solve.h"
 
-/* ---- double quaternions (independent of the core) ------------------------- */
+/* ---- double quaternions (independent of the core) -------------------------
+ */
 
-typedef struct { double x, y, z, w; } dq_t;
+typedef struct {
+  double x, y, z, w;
+} dq_t;
 
 static dq_t dq_mul(dq_t a, dq_t b) {
   dq_t r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
@@ -50,7 +55,8 @@ static double urand(void) { /* [-1, 1) */
   return (double)(rng >> 11) / 4503599627370496.0 - 1.0;
 }
 
-/* ---- a hand-built skeleton -------------------------------------------------- */
+/* ---- a hand-built skeleton --------------------------------------------------
+ */
 
 #define MAXJ 40
 
@@ -86,9 +92,11 @@ static void fixture_init(fixture_t *f, uint32_t n, const int16_t *parents,
 static anim_result solve(const fixture_t *f, const float *pos, size_t frames,
                          anim_quat_t *local, anim_quat_t *delta) {
   float scratch[ANIM_SOLVE_SCRATCH_PER_JOINT * MAXJ];
-  anim_solve_job_t job = {.skeleton = &f->sk, .positions = pos,
+  anim_solve_job_t job = {.skeleton = &f->sk,
+                          .positions = pos,
                           .position_count = frames * f->sk.joint_count * 3,
-                          .frame_count = frames, .local_rotations = local,
+                          .frame_count = frames,
+                          .local_rotations = local,
                           .delta_rotations = delta,
                           .output_count = frames * f->sk.joint_count,
                           .scratch = scratch,
@@ -108,7 +116,8 @@ static bool quat_finite(anim_quat_t q) {
   return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
 }
 
-/* ---- hand-built chain -------------------------------------------------------- */
+/* ---- hand-built chain
+ * -------------------------------------------------------- */
 
 /* Chain root -> a -> b, rest offsets (0,1,0), identity rest rotations.
  * Caller order: b, root, a (storage: root 0, a 1, b 2).
@@ -128,12 +137,12 @@ START_TEST(test_solve_hand_chain) {
   /* Positions per frame in caller order (b, root, a). */
   const float nanf_ = NAN;
   const float pos[F][9] = {
-      {0, 2, 0, 0, 0, 0, 0, 1, 0},          /* rest */
-      {-1, 0, 1, 0, 0, 0, -1, 0, 0},        /* frame 1 */
-      {0, 0, 1, 0, 0, 0, 0, 0, 0},          /* root bone zero length */
-      {0, -1, 1, 0, 0, 0, 0, -1, 0},        /* root bone anti-parallel */
-      {nanf_, 0, 1, 0, 0, 0, -1, 0, 0},     /* b not a number */
-      {5, 5, 5, 5, 5, 5, 5, 5, 5},          /* everything collapsed */
+      {0, 2, 0, 0, 0, 0, 0, 1, 0},      /* rest */
+      {-1, 0, 1, 0, 0, 0, -1, 0, 0},    /* frame 1 */
+      {0, 0, 1, 0, 0, 0, 0, 0, 0},      /* root bone zero length */
+      {0, -1, 1, 0, 0, 0, 0, -1, 0},    /* root bone anti-parallel */
+      {nanf_, 0, 1, 0, 0, 0, -1, 0, 0}, /* b not a number */
+      {5, 5, 5, 5, 5, 5, 5, 5, 5},      /* everything collapsed */
   };
   anim_quat_t local[F * 3], delta[F * 3];
   ck_assert_int_eq(solve(&f, &pos[0][0], F, local, delta), ANIM_OK);
@@ -195,7 +204,8 @@ START_TEST(test_solve_aim_child_rule) {
 }
 END_TEST
 
-/* ---- random trees -------------------------------------------------------------- */
+/* ---- random trees
+ * -------------------------------------------------------------- */
 
 START_TEST(test_solve_random_trees) {
   for (int trial = 0; trial < 8; trial++) {
@@ -222,21 +232,21 @@ START_TEST(test_solve_random_trees) {
         for (int c = 0; c < 3; c++)
           t[c] = urand();
       } while (sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) < 0.3);
-      f.rest[j].translation = (anim_vec3_t){(float)t[0], (float)t[1],
-                                            (float)t[2]};
+      f.rest[j].translation =
+          (anim_vec3_t){(float)t[0], (float)t[1], (float)t[2]};
       const double ax[3] = {urand(), urand(), urand() + 0.01};
       dq_t r = dq_axis_angle(ax, 3 * urand());
-      f.rest[j].rotation = (anim_quat_t){(float)r.x, (float)r.y, (float)r.z,
-                                         (float)r.w};
+      f.rest[j].rotation =
+          (anim_quat_t){(float)r.x, (float)r.y, (float)r.z, (float)r.w};
       if (j % 3 == 1) {
         const double ox[3] = {urand() + 0.01, urand(), urand()};
         dq_t o = dq_axis_angle(ox, urand());
-        f.orient[j] = (anim_quat_t){(float)o.x, (float)o.y, (float)o.z,
-                                    (float)o.w};
+        f.orient[j] =
+            (anim_quat_t){(float)o.x, (float)o.y, (float)o.z, (float)o.w};
       }
       sigma[j] = 1.25 + 0.75 * urand(); /* uniform scale in [0.5, 2) */
-      f.rest[j].scale = (anim_vec3_t){(float)sigma[j], (float)sigma[j],
-                                      (float)sigma[j]};
+      f.rest[j].scale =
+          (anim_vec3_t){(float)sigma[j], (float)sigma[j], (float)sigma[j]};
     }
     /* Aim child by the rule, computed independently here. */
     int aim[MAXJ];
@@ -315,7 +325,96 @@ START_TEST(test_solve_random_trees) {
 }
 END_TEST
 
-/* ---- validation ------------------------------------------------------------------ */
+/* ---- round trip through the skeleton builder and local-to-model -----------
+ */
+
+/* Model positions (caller order) of a pose through anim_local_to_model. */
+static void model_positions(const anim_skeleton_t *sk, const anim_quat_t *rot,
+                            float *out) {
+  const uint32_t n = sk->joint_count;
+  anim_vec3_t t[16], sc[16];
+  anim_quat_t r[16];
+  anim_mat4_t model[16];
+  anim_pose_t pose = {t, r, sc, n};
+  ck_assert_int_eq(anim_pose_set_rest(sk, &pose), ANIM_OK);
+  memcpy(r, rot, n * sizeof *r);
+  anim_local_to_model_job_t job = {
+      .skeleton = sk, .input = pose, .output = model, .output_count = n};
+  ck_assert_int_eq(anim_local_to_model_job_run(&job), ANIM_OK);
+  for (uint32_t c = 0; c < n; c++)
+    for (int k = 0; k < 3; k++)
+      out[3 * c + k] = model[sk->from_caller[c]].m[12 + k];
+}
+
+/* Two chains (every joint has at most one child), joints listed children
+ * first so the builder reorders them. Positions made by local-to-model from
+ * random rotations (twist included) are solved, and the solved rotations
+ * put back through local-to-model give the same positions: on a chain every
+ * bone is an aim bone, so the solver's rotations must reproduce it. */
+START_TEST(test_solve_round_trip_local_to_model) {
+  enum { N = 12, F = 5 };
+  anim_raw_joint_t raw[N];
+  char names[N][16];
+  memset(raw, 0, sizeof raw);
+  for (int c = 0; c < N; c++) {
+    /* Caller c's parent is c + 1 within each chain of 6; 5 and 11 are
+     * roots. */
+    snprintf(names[c], sizeof names[c], "j%d", c);
+    raw[c].name = names[c];
+    raw[c].parent = (c % 6 == 5) ? -1 : c + 1;
+    raw[c].rest.translation =
+        (anim_vec3_t){(float)urand(), 0.5f, (float)urand()};
+    const double ax[3] = {urand(), urand(), urand() + 0.01};
+    dq_t q = dq_axis_angle(ax, 2 * urand());
+    raw[c].rest.rotation =
+        (anim_quat_t){(float)q.x, (float)q.y, (float)q.z, (float)q.w};
+    raw[c].rest.scale = (anim_vec3_t){1.2f, 1.2f, 1.2f};
+    if (c % 4 == 0)
+      raw[c].orient = (anim_quat_t){0.0f, 0.0f, 0.38268343f, 0.92387953f};
+  }
+  anim_raw_skeleton_t rs = {.name = "chains", .joints = raw, .joint_count = N};
+  anim_skeleton_t *sk = NULL;
+  anim_build_error_t err;
+  ck_assert_msg(anim_skeleton_build(&rs, NULL, &sk, &err) == ANIM_OK, "%s",
+                err.message);
+  float pos[F * N * 3], again[N * 3];
+  anim_quat_t truth[N];
+  for (int fr = 0; fr < F; fr++) {
+    for (int j = 0; j < N; j++) {
+      const double ax[3] = {urand(), urand(), urand() + 0.01};
+      dq_t q = dq_axis_angle(ax, 3 * urand());
+      truth[j] = (anim_quat_t){(float)q.x, (float)q.y, (float)q.z, (float)q.w};
+    }
+    model_positions(sk, truth, pos + fr * N * 3);
+  }
+  anim_quat_t local[F * N], delta[F * N];
+  float scratch[ANIM_SOLVE_SCRATCH_PER_JOINT * N];
+  anim_solve_job_t job = {.skeleton = sk,
+                          .positions = pos,
+                          .position_count = sizeof pos / sizeof *pos,
+                          .frame_count = F,
+                          .local_rotations = local,
+                          .delta_rotations = delta,
+                          .output_count = F * N,
+                          .scratch = scratch,
+                          .scratch_count = 5 * N};
+  ck_assert_int_eq(anim_solve_job_run(&job), ANIM_OK);
+  for (int fr = 0; fr < F; fr++) {
+    anim_quat_t storage[N];
+    for (uint32_t s = 0; s < N; s++)
+      storage[s] = local[fr * N + sk->to_caller[s]];
+    model_positions(sk, storage, again);
+    for (int i = 0; i < N * 3; i++)
+      ck_assert_msg(fabsf(again[i] - pos[fr * N * 3 + i]) < 1e-4f,
+                    "frame %d float %d: %.6f vs %.6f", fr, i, again[i],
+                    pos[fr * N * 3 + i]);
+  }
+  anim_skeleton_free(sk);
+}
+END_TEST
+
+/* ---- validation
+ * ------------------------------------------------------------------ */
 
 START_TEST(test_solve_validate_rejects) {
   const int16_t par[2] = {-1, 0};
@@ -326,21 +425,25 @@ START_TEST(test_solve_validate_rejects) {
   float pos[12] = {0};
   anim_quat_t local[4], delta[4];
   float scratch[10];
-  const anim_solve_job_t good = {.skeleton = &f.sk, .positions = pos,
-                                 .position_count = 12, .frame_count = 2,
+  const anim_solve_job_t good = {.skeleton = &f.sk,
+                                 .positions = pos,
+                                 .position_count = 12,
+                                 .frame_count = 2,
                                  .local_rotations = local,
-                                 .delta_rotations = delta, .output_count = 4,
-                                 .scratch = scratch, .scratch_count = 10};
+                                 .delta_rotations = delta,
+                                 .output_count = 4,
+                                 .scratch = scratch,
+                                 .scratch_count = 10};
   ck_assert_int_eq(anim_solve_job_validate(&good), ANIM_OK);
   ck_assert_int_eq(anim_solve_job_run(&good), ANIM_OK);
   ck_assert_int_eq(anim_solve_job_validate(NULL), ANIM_ERR_INVALID_ARGUMENT);
   anim_solve_job_t j;
-#define REJECT(code, stmt)                                         \
-  do {                                                             \
-    j = good;                                                      \
-    stmt;                                                          \
-    ck_assert_int_eq(anim_solve_job_validate(&j), code);           \
-    ck_assert_int_eq(anim_solve_job_run(&j), code);                \
+#define REJECT(code, stmt)                                                     \
+  do {                                                                         \
+    j = good;                                                                  \
+    stmt;                                                                      \
+    ck_assert_int_eq(anim_solve_job_validate(&j), code);                       \
+    ck_assert_int_eq(anim_solve_job_run(&j), code);                            \
   } while (0)
   REJECT(ANIM_ERR_INVALID_ARGUMENT, j.skeleton = NULL);
   REJECT(ANIM_ERR_INVALID_ARGUMENT, j.positions = NULL);
@@ -368,6 +471,7 @@ Suite *solve_suite(void) {
   tcase_add_test(tc, test_solve_hand_chain);
   tcase_add_test(tc, test_solve_aim_child_rule);
   tcase_add_test(tc, test_solve_random_trees);
+  tcase_add_test(tc, test_solve_round_trip_local_to_model);
   tcase_add_test(tc, test_solve_validate_rejects);
   suite_add_tcase(s, tc);
   return s;

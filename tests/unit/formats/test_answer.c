@@ -34,7 +34,7 @@ START_TEST(test_float_shortest) {
 }
 END_TEST
 
-/* Every float of a pseudo-random bit sweep prints to text that strtof
+/* Every float of a pseudo-random bit sweep prints to text that strtod
  * reads back to the same bits, in at most 9 significant digits. */
 START_TEST(test_float_round_trip_sweep) {
   uint32_t x = 12345u;
@@ -45,7 +45,7 @@ START_TEST(test_float_round_trip_sweep) {
     if (!isfinite(f)) continue;
     char out[FMT_FLOAT_MAX];
     fmt_float_str(out, f);
-    float back = strtof(out, NULL);
+    float back = (float)strtod(out, NULL);
     ck_assert_int_eq(memcmp(&back, &f, 4), 0);
   }
 }

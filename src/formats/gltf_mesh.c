@@ -1,0 +1,272 @@
+/* formats: glTF skinned meshes: one mesh per primitive of every node that
+ * has a mesh and a skin.
+ *
+ * POSITION, optional NORMAL, JOINTS_0 (u8/u16) with WEIGHTS_0 (float or
+ * normalized u8/u16) and an optional second set for 8 influences; counts
+ * must agree, joint indices must lie within the skin, weights must be
+ * non-negative with a positive sum (the core renormalizes them); triangle
+ * list indices are kept. Names are unique within a skeleton. */
+#include <stdlib.h>
+
+#include "formats/gltf_internal.h"
+
+/* ---- meshes -------------------------------------------------------------- */
+
+/* Reads attribute key of a primitive (-1 index when absent). */
+static int prim_attr(gl_ctx_t *c, json_t *attrs, const char *key, int64_t *acc,
+                     const char *pat) {
+  return get_index(c, attrs, key, c->naccessors, false, acc,
+                   atf(c, "%s.attributes.%s", pat, key));
+}
+
+static bool mesh_name_taken(const gl_ctx_t *c, uint32_t skel,
+                            const char *name) {
+  for (size_t i = 0; i < c->out->mesh_count; i++)
+    if (c->out->meshes[i].skeleton == skel &&
+        strcmp(c->out->meshes[i].mesh->name, name) == 0)
+      return true;
+  return false;
+}
+
+static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
+                          json_t *mesh, size_t p, size_t nprims) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "meshes[%zu].primitives[%zu]", m, p);
+  json_t *prim = json_array_get(json_object_get(mesh, "primitives"), p);
+  if (!json_is_object(prim)) return bad(c, "bad_type", pat, "not an object");
+  json_t *attrs = json_object_get(prim, "attributes");
+  if (!json_is_object(attrs))
+    return bad(c, "missing", atf(c, "%s.attributes", pat), "is required");
+  int64_t apos, anrm, aj[2], aw[2], aind;
+  if (prim_attr(c, attrs, "POSITION", &apos, pat) ||
+      prim_attr(c, attrs, "NORMAL", &anrm, pat) ||
+      prim_attr(c, attrs, "JOINTS_0", &aj[0], pat) ||
+      prim_attr(c, attrs, "WEIGHTS_0", &aw[0], pat) ||
+      prim_attr(c, attrs, "JOINTS_1", &aj[1], pat) ||
+      prim_attr(c, attrs, "WEIGHTS_1", &aw[1], pat) ||
+      get_index(c, prim, "indices", c->naccessors, false, &aind,
+                atf(c, "%s.indices", pat)))
+    return -1;
+  if (apos < 0)
+    return bad(c, "missing", atf(c, "%s.attributes.POSITION", pat),
+               "is required");
+  if (aj[0] < 0 || aw[0] < 0) {
+    return fmt_bundle_warn(c->out,
+                           "%s: no JOINTS_0/WEIGHTS_0 on a skinned "
+                           "node; left out",
+                           pat)
+               ? fmt__nomem(c->err, pat)
+               : 0;
+  }
+  int sets = (aj[1] >= 0 && aw[1] >= 0) ? 2 : 1;
+  float *pos = NULL, *nrm = NULL, *w[2] = {NULL, NULL}, *wt = NULL;
+  uint32_t *jn[2] = {NULL, NULL}, *jt = NULL, *idx = NULL;
+  size_t nv, n2, nidx = 0;
+  int rc = -1;
+  size_t skel_joints = c->skels[skin].skin_joints;
+  if (fmt__gl_acc_floats(c, (size_t)apos, atf(c, "%s.attributes.POSITION", pat),
+                         3, TM_ANY, &pos, &nv))
+    goto done;
+  c->total_vertices += nv;
+  if (c->total_vertices > fmt__max_vertices(c->opts)) {
+    fmt_fail(c->err, 413, "too_many_vertices", pat,
+             "%s: the upload holds more than %zu vertices", pat,
+             fmt__max_vertices(c->opts));
+    goto done;
+  }
+  if (anrm >= 0) {
+    if (fmt__gl_acc_floats(c, (size_t)anrm, atf(c, "%s.attributes.NORMAL", pat),
+                           3, TM_FLOAT | TM_NORM, &nrm, &n2))
+      goto done;
+    if (n2 != nv) {
+      fmt_fail(c->err, 400, "count_mismatch",
+               atf(c, "%s.attributes.NORMAL", pat),
+               "%s: %zu normals for %zu positions", c->at, n2, nv);
+      goto done;
+    }
+  }
+  for (int s = 0; s < sets; s++) {
+    char jat[96], wat[96];
+    snprintf(jat, sizeof jat, "%s.attributes.JOINTS_%d", pat, s);
+    snprintf(wat, sizeof wat, "%s.attributes.WEIGHTS_%d", pat, s);
+    if (fmt__gl_acc_uints(c, (size_t)aj[s], jat, 4,
+                          (1u << (CT_U8 - CT_I8)) | (1u << (CT_U16 - CT_I8)),
+                          &jn[s], &n2))
+      goto done;
+    if (n2 != nv) {
+      fmt_fail(c->err, 400, "count_mismatch", jat,
+               "%s: %zu entries for %zu positions", jat, n2, nv);
+      goto done;
+    }
+    json_t *wacc = json_array_get(c->accessors, (size_t)aw[s]);
+    json_t *wct = json_object_get(wacc, "componentType");
+    if (json_integer_value(wct) != CT_F32 &&
+        !json_is_true(json_object_get(wacc, "normalized"))) {
+      fmt_fail(c->err, 400, "bad_component_type", wat,
+               "%s: integer weights must be normalized", wat);
+      goto done;
+    }
+    if (fmt__gl_acc_floats(
+            c, (size_t)aw[s], wat, 4,
+            TM_FLOAT | (1u << (CT_U8 - CT_I8)) | (1u << (CT_U16 - CT_I8)),
+            &w[s], &n2))
+      goto done;
+    if (n2 != nv) {
+      fmt_fail(c->err, 400, "count_mismatch", wat,
+               "%s: %zu entries for %zu positions", wat, n2, nv);
+      goto done;
+    }
+  }
+  size_t inf = 4 * (size_t)sets;
+  jt = malloc(nv * inf * sizeof *jt);
+  wt = malloc(nv * inf * sizeof *wt);
+  if (!jt || !wt) {
+    fmt__nomem(c->err, pat);
+    goto done;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    float sum = 0;
+    for (size_t k = 0; k < inf; k++) {
+      uint32_t j = jn[k / 4][v * 4 + k % 4];
+      float wk = w[k / 4][v * 4 + k % 4];
+      if (wk < 0) {
+        fmt_fail(c->err, 400, "bad_weight",
+                 atf(c, "%s.attributes.WEIGHTS_%zu", pat, k / 4),
+                 "%s: vertex %zu has a negative weight", c->at, v);
+        goto done;
+      }
+      if (j >= skel_joints) {
+        if (wk == 0)
+          j = 0; /* Unused slot: any valid joint. */
+        else {
+          fmt_fail(c->err, 400, "joint_range",
+                   atf(c, "%s.attributes.JOINTS_%zu", pat, k / 4),
+                   "%s: vertex %zu names joint %u of a %zu-joint skin", c->at,
+                   v, j, skel_joints);
+          goto done;
+        }
+      }
+      jt[v * inf + k] = j;
+      wt[v * inf + k] = wk;
+      sum += wk;
+    }
+    if (!(sum > 0)) {
+      fmt_fail(c->err, 400, "bad_weight",
+               atf(c, "%s.attributes.WEIGHTS_0", pat),
+               "%s: the weights of vertex %zu sum to zero", c->at, v);
+      goto done;
+    }
+  }
+  json_t *mode = json_object_get(prim, "mode");
+  int64_t md =
+      mode ? (json_is_integer(mode) ? json_integer_value(mode) : -1) : 4;
+  if (md < 0 || md > 6) {
+    bad(c, "bad_value", atf(c, "%s.mode", pat), "must be within 0..6");
+    goto done;
+  }
+  if (aind >= 0 && md == 4) {
+    if (fmt__gl_acc_uints(c, (size_t)aind, atf(c, "%s.indices", pat), 1,
+                          TM_UINT, &idx, &nidx))
+      goto done;
+    if (nidx % 3 != 0) {
+      fmt_fail(c->err, 400, "count_mismatch", atf(c, "%s.indices", pat),
+               "%s: %zu indices do not make whole triangles", c->at, nidx);
+      goto done;
+    }
+    for (size_t i = 0; i < nidx; i++)
+      if (idx[i] >= nv) {
+        fmt_fail(c->err, 400, "index_range", atf(c, "%s.indices", pat),
+                 "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i],
+                 nv);
+        goto done;
+      }
+  } else if (md != 4 && fmt_bundle_warn(c->out,
+                                        "%s: mode %lld is not a triangle list; "
+                                        "its indices were left out",
+                                        pat, (long long)md)) {
+    fmt__nomem(c->err, pat);
+    goto done;
+  }
+  /* A name unique within the skeleton. */
+  json_t *nd = json_array_get(c->nodes, node);
+  const char *base = json_string_value(json_object_get(mesh, "name"));
+  if (base == NULL || !base[0])
+    base = json_string_value(json_object_get(nd, "name"));
+  char name[256], dflt[32];
+  snprintf(dflt, sizeof dflt, "mesh_%zu", m);
+  if (base == NULL || !base[0]) base = dflt;
+  if (nprims > 1)
+    snprintf(name, sizeof name, "%s_%zu", base, p);
+  else
+    snprintf(name, sizeof name, "%s", base);
+  if (mesh_name_taken(c, (uint32_t)skin, name)) {
+    /* Several nodes share the mesh: the node index makes it unique. */
+    char b2[256];
+    snprintf(b2, sizeof b2, "%s", name);
+    snprintf(name, sizeof name, "%.200s.%zu", b2, node);
+    if (mesh_name_taken(c, (uint32_t)skin, name)) {
+      fmt_fail(c->err, 400, "duplicate_name", pat,
+               "%s: mesh name %s is already used by this skin", pat, name);
+      goto done;
+    }
+  }
+  anim_raw_mesh_t raw = {.name = name,
+                         .vertex_count = nv,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = (uint32_t)inf,
+                         .joints = jt,
+                         .weights = wt,
+                         .indices = idx,
+                         .index_count = nidx};
+  anim_mesh_t *mh = NULL;
+  anim_build_error_t be;
+  memset(&be, 0, sizeof be);
+  anim_result r =
+      anim_mesh_build(&raw, c->out->skeletons[skin], NULL, &mh, &be);
+  if (r != ANIM_OK) {
+    fmt__build_fail(c->err, pat, &be, r);
+    goto done;
+  }
+  if (fmt__push_mesh(c->out, mh, (uint32_t)skin, c->err)) goto done;
+  rc = 0;
+done:
+  free(pos);
+  free(nrm);
+  for (int s = 0; s < 2; s++) {
+    free(w[s]);
+    free(jn[s]);
+  }
+  free(jt);
+  free(wt);
+  free(idx);
+  return rc;
+}
+
+int fmt__gl_load_meshes(gl_ctx_t *c) {
+  for (size_t n = 0; n < c->nnodes; n++) {
+    json_t *nd = json_array_get(c->nodes, n);
+    int64_t skin, mesh;
+    if (get_index(c, nd, "skin", c->nskins, false, &skin,
+                  atf(c, "nodes[%zu].skin", n)) ||
+        get_index(c, nd, "mesh", c->nmeshes, false, &mesh,
+                  atf(c, "nodes[%zu].mesh", n)))
+      return -1;
+    if (skin < 0 || mesh < 0) continue;
+    json_t *m = json_array_get(c->meshes, (size_t)mesh), *prims;
+    size_t np;
+    if (!json_is_object(m))
+      return bad(c, "bad_type", atf(c, "meshes[%lld]", (long long)mesh),
+                 "not an object");
+    if (get_array(c, m, "primitives", &prims, &np,
+                  atf(c, "meshes[%lld].primitives", (long long)mesh)))
+      return -1;
+    for (size_t p = 0; p < np; p++) {
+      if (c->out->mesh_count >= GL_MAX_MESHES)
+        return fmt_fail(c->err, 413, "too_many_meshes", "meshes",
+                        "more than %d skinned primitives", GL_MAX_MESHES);
+      if (load_primitive(c, n, (size_t)skin, (size_t)mesh, m, p, np)) return -1;
+    }
+  }
+  return 0;
+}

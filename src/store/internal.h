@@ -1,0 +1,60 @@
+/* store: private structure shared by the registry (store.c) and its disk
+ * persistence (store_disk.c). */
+#ifndef ANIMD_STORE_INTERNAL_H
+#define ANIMD_STORE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "store/store.h"
+
+struct store_s {
+  /* Lock order: io_lock, then lock. lock guards everything below it and
+   * is never held across disk I/O; io_lock serializes the mutations
+   * (ingest, delete) with their file writes. */
+  pthread_mutex_t io_lock;
+  pthread_mutex_t lock;
+  store_asset_t **items; /* Every published asset, in ingest order. */
+  size_t count, cap;
+  size_t kind_count[3];
+  size_t bytes;
+  store_stats_t stats;
+  /* Settings. */
+  char *data_dir; /* NULL: memory only. */
+  int dir_fd;
+  size_t max_bytes;
+  void (*log)(void *user_data, const char *message);
+  void *log_user_data;
+  fmt_decode_options_t decode;
+  unsigned long tmp_counter; /* Guarded by io_lock. */
+};
+
+/* Logs one sentence through the store's hook. */
+void store__log(store_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Disk: writes each text to <dir>/<kind>-<id>.json atomically; all or
+ * nothing (files written before a failure are removed). Called with
+ * io_lock held. Returns 0 or a negative errno (err filled). */
+int store__write_files(store_t *s, store_asset_t *const *assets,
+                       const fmt_buf_t *texts, size_t count,
+                       fmt_error_t *err);
+/* Removes the file of an asset (ENOENT counts as done). */
+int store__remove_file(store_t *s, const store_asset_t *asset);
+/* Loads every asset file of the data dir into s (at open). */
+int store__load_dir(store_t *s, fmt_error_t *err);
+
+/* Builds an unpublished asset around an object (taking it), computing its
+ * canonical text (into text, when not NULL) and id. forced_id, when not
+ * NULL, is used instead of the computed id (files loaded at open keep the
+ * id they were stored under). Returns NULL on ENOMEM (the object is then
+ * freed). */
+store_asset_t *store__asset_new(store_kind kind, void *object,
+                                store_asset_t *skeleton_asset,
+                                const char *forced_id, fmt_buf_t *text);
+
+/* Publishes one decoded bundle; files are written unless from_disk. */
+int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
+                  const char *forced_id, bool from_disk,
+                  store_ingest_result_t *out, fmt_error_t *err);
+
+#endif

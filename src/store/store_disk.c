@@ -1,0 +1,273 @@
+/* store: persistence of assets as content-addressed files.
+ *
+ * One file per asset, <data_dir>/<kind>-<id>.json, holding exactly its
+ * canonical encoding, so the file's SHA-256 is its name. A file is written
+ * under a temporary name (".tmp-..."), fsynced, renamed into place, and
+ * the directory is fsynced once per upload before the upload is
+ * acknowledged: a crash at any moment leaves either no file or a whole one
+ * (plus perhaps a temp file, which start-up removes). At start-up every
+ * file is read, its hash checked against its name, decoded and stored
+ * (skeletons first); anything else is reported and skipped. */
+#include "store/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TMP_PREFIX ".tmp-"
+
+static void file_name(char *out, size_t size, const store_asset_t *a) {
+  snprintf(out, size, "%s-%s.json", store_kind_name(a->kind), a->id);
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Writes one file atomically except for the directory fsync. */
+static int write_one(store_t *s, const store_asset_t *a, const fmt_buf_t *t) {
+  char name[128], tmp[160];
+  file_name(name, sizeof name, a);
+  snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld-%lu-%s", (long)getpid(),
+           s->tmp_counter++, name);
+  int fd = openat(s->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  0644);
+  if (fd < 0) return -errno;
+  int r = write_all(fd, t->data, t->len);
+  if (r == 0 && fsync(fd) != 0) r = -errno;
+  if (close(fd) != 0 && r == 0) r = -errno;
+  if (r == 0 && renameat(s->dir_fd, tmp, s->dir_fd, name) != 0) r = -errno;
+  if (r != 0) unlinkat(s->dir_fd, tmp, 0);
+  return r;
+}
+
+int store__write_files(store_t *s, store_asset_t *const *assets,
+                       const fmt_buf_t *texts, size_t count,
+                       fmt_error_t *err) {
+  size_t i;
+  int r = 0;
+  for (i = 0; i < count; i++) {
+    if (texts[i].failed || texts[i].data == NULL) {
+      r = -ENOMEM;
+      break;
+    }
+    r = write_one(s, assets[i], &texts[i]);
+    if (r != 0) break;
+  }
+  if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
+  if (r == 0) return 0;
+  store__log(s, "cannot write %s %s in %s: %s",
+             i < count ? store_kind_name(assets[i]->kind) : "directory",
+             i < count ? assets[i]->id : "", s->data_dir, strerror(-r));
+  for (size_t j = 0; j < i; j++) store__remove_file(s, assets[j]);
+  fmt_fail(err, r == -ENOSPC ? 507 : 500,
+           r == -ENOSPC ? "insufficient_storage" : "io_error", "",
+           "the asset could not be saved: %s", strerror(-r));
+  return r;
+}
+
+int store__remove_file(store_t *s, const store_asset_t *asset) {
+  char name[128];
+  file_name(name, sizeof name, asset);
+  if (unlinkat(s->dir_fd, name, 0) != 0 && errno != ENOENT) return -errno;
+  if (fsync(s->dir_fd) != 0) return -errno;
+  return 0;
+}
+
+/* Reads a whole file relative to the data dir. */
+static int read_file(store_t *s, const char *name, char **out, size_t *len) {
+  int fd = openat(s->dir_fd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EINVAL;
+  }
+  size_t size = (size_t)st.st_size;
+  char *data = malloc(size ? size : 1);
+  if (data == NULL) {
+    close(fd);
+    return -ENOMEM;
+  }
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, data + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (got != size) {
+    free(data);
+    return -EIO;
+  }
+  *out = data;
+  *len = size;
+  return 0;
+}
+
+/* The kind of an asset file name "<kind>-<id>.json", with the id copied
+ * out; -1 when the name has another shape. */
+static int parse_name(const char *name, char id[FMT_ID_LEN + 1]) {
+  for (int k = STORE_SKELETON; k <= STORE_MESH; k++) {
+    const char *kind = store_kind_name((store_kind)k);
+    size_t kl = strlen(kind);
+    if (strncmp(name, kind, kl) != 0 || name[kl] != '-') continue;
+    const char *p = name + kl + 1;
+    if (strlen(p) != FMT_ID_LEN + 5 || strcmp(p + FMT_ID_LEN, ".json") != 0)
+      return -1;
+    memcpy(id, p, FMT_ID_LEN);
+    id[FMT_ID_LEN] = '\0';
+    return fmt_is_content_id(id) ? k : -1;
+  }
+  return -1;
+}
+
+/* Loads one asset file; failures are reported and skipped. */
+static void load_one(store_t *s, const char *name, store_kind kind,
+                     const char *id) {
+  char *data = NULL;
+  size_t len = 0;
+  int r = read_file(s, name, &data, &len);
+  if (r != 0) {
+    store__log(s, "skipped %s: cannot read it (%s)", name, strerror(-r));
+    s->stats.skipped++;
+    return;
+  }
+  char hash[FMT_ID_LEN + 1];
+  if (fmt_content_id(data, len, hash) != 0 || strcmp(hash, id) != 0) {
+    store__log(s, "skipped %s: its content does not match its name "
+               "(truncated or damaged)", name);
+    s->stats.skipped++;
+    free(data);
+    return;
+  }
+  store_resolver_t resolver;
+  store_resolver_init(&resolver, s);
+  fmt_decode_options_t opts = s->decode;
+  opts.skeleton = NULL;
+  opts.resolve = store_resolve;
+  opts.resolve_user_data = &resolver;
+  fmt_bundle_t bundle;
+  fmt_error_t err = {0};
+  r = fmt_decode_native_json(data, len, &opts, &bundle, &err);
+  free(data);
+  size_t count = bundle.skeleton_count + bundle.clip_count +
+                 bundle.mesh_count;
+  bool shape_ok = r == 0 && count == 1 &&
+                  (kind == STORE_SKELETON ? bundle.skeleton_count == 1
+                   : kind == STORE_CLIP   ? bundle.clip_count == 1
+                                          : bundle.mesh_count == 1);
+  if (!shape_ok) {
+    if (r != 0)
+      store__log(s, "skipped %s: %s (at %s)", name, err.message, err.at);
+    else
+      store__log(s, "skipped %s: it does not hold exactly one %s", name,
+                 store_kind_name(kind));
+    s->stats.skipped++;
+    fmt_bundle_free(&bundle);
+    store_resolver_release(&resolver);
+    return;
+  }
+  store_ingest_result_t res;
+  r = store__ingest(s, &bundle, store_resolver_external(&resolver), id, true,
+                    &res, &err);
+  store_resolver_release(&resolver);
+  if (r != 0) {
+    store__log(s, "skipped %s: %s", name, err.message);
+    s->stats.skipped++;
+    return;
+  }
+  store_ingest_result_free(&res);
+}
+
+int store__load_dir(store_t *s, fmt_error_t *err) {
+  if (mkdir(s->data_dir, 0750) != 0 && errno != EEXIST) {
+    int r = -errno;
+    fmt_fail(err, 500, "io_error", "data_dir", "cannot create %s: %s",
+             s->data_dir, strerror(errno));
+    return r;
+  }
+  s->dir_fd = open(s->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (s->dir_fd < 0) {
+    int r = -errno;
+    fmt_fail(err, 500, "io_error", "data_dir", "cannot open %s: %s",
+             s->data_dir, strerror(errno));
+    return r;
+  }
+  int fd = dup(s->dir_fd);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (dir == NULL) {
+    int r = -errno;
+    if (fd >= 0) close(fd);
+    fmt_fail(err, 500, "io_error", "data_dir", "cannot list %s: %s",
+             s->data_dir, strerror(-r));
+    return r;
+  }
+  /* Collect the names first; load skeletons, then the rest. */
+  char **names = NULL;
+  size_t count = 0, cap = 0;
+  struct dirent *d;
+  int r = 0;
+  while ((d = readdir(dir)) != NULL) {
+    if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+      continue;
+    if (strncmp(d->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
+      store__log(s, "removed %s: an unfinished write", d->d_name);
+      unlinkat(s->dir_fd, d->d_name, 0);
+      s->stats.skipped++;
+      continue;
+    }
+    if (count == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **grown = realloc(names, cap * sizeof *grown);
+      if (grown == NULL) {
+        r = -ENOMEM;
+        break;
+      }
+      names = grown;
+    }
+    names[count] = strdup(d->d_name);
+    if (names[count] == NULL) {
+      r = -ENOMEM;
+      break;
+    }
+    count++;
+  }
+  closedir(dir);
+  for (int pass = 0; r == 0 && pass < 2; pass++) {
+    for (size_t i = 0; i < count; i++) {
+      char id[FMT_ID_LEN + 1];
+      int kind = parse_name(names[i], id);
+      if (kind < 0) {
+        if (pass == 0) {
+          store__log(s, "skipped %s: not an asset file name", names[i]);
+          s->stats.skipped++;
+        }
+        continue;
+      }
+      if ((kind == STORE_SKELETON) != (pass == 0)) continue;
+      load_one(s, names[i], (store_kind)kind, id);
+    }
+  }
+  for (size_t i = 0; i < count; i++) free(names[i]);
+  free(names);
+  if (r != 0)
+    fmt_fail(err, 500, "out_of_memory", "", "out of memory loading %s",
+             s->data_dir);
+  return r;
+}

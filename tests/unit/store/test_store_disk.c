@@ -1,0 +1,234 @@
+/* Tests for store persistence: a missing data dir is created; every
+ * ingested asset is a file named by its id whose SHA-256 (checked with the
+ * system's sha256sum) is that id; reopening loads everything back with the
+ * same encodings; temp, truncated and stray files are reported and skipped;
+ * delete removes the file; a refused upload leaves no file. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+typedef struct log_s {
+  char text[4096];
+} log_t;
+
+static void capture(void *user, const char *message) {
+  log_t *l = user;
+  strncat(l->text, message, sizeof l->text - strlen(l->text) - 2);
+  strcat(l->text, "\n");
+}
+
+static char *demo_text(size_t *len) {
+  FILE *f = fopen("config/demo.json", "rb");
+  ck_assert_msg(f != NULL, "config/demo.json (run from the repository root)");
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n);
+  ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *len = (size_t)n;
+  return data;
+}
+
+static store_t *open_dir(const char *dir, size_t max_bytes, log_t *log) {
+  store_options_t o = {.data_dir = dir, .max_bytes = max_bytes,
+                       .log = capture, .log_user_data = log};
+  store_t *s = NULL;
+  fmt_error_t err = {0};
+  int rc = store_open(&o, &s, &err);
+  ck_assert_msg(rc == 0, "open %s: %s", dir, err.message);
+  return s;
+}
+
+static int upload_demo(store_t *s, store_ingest_result_t *res,
+                       fmt_error_t *err) {
+  size_t len;
+  char *text = demo_text(&len);
+  fmt_bundle_t b;
+  int rc = fmt_decode_native_json(text, len, NULL, &b, err);
+  free(text);
+  if (rc != 0) return rc;
+  return store_ingest(s, &b, NULL, res, err);
+}
+
+static size_t count_files(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+/* The describe text of every asset, concatenated in list order. */
+static char *snapshot_text(store_t *s) {
+  store_asset_t **list;
+  size_t n;
+  ck_assert_int_eq(store_list(s, &list, &n), 0);
+  fmt_buf_t b = FMT_BUF_INIT;
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(store_asset_describe(list[i], &b), 0);
+    fmt_buf_putc(&b, '\n');
+  }
+  store_list_free(list, n);
+  fmt_buf_cstr(&b);
+  return fmt_buf_steal(&b, NULL);
+}
+
+static void make_temp_dir(char *out, size_t size) {
+  snprintf(out, size, "/tmp/animd-store-test-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(out));
+}
+
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return;
+  struct dirent *e;
+  char path[512];
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+START_TEST(test_persist_and_reload) {
+  char root[128], dir[160];
+  make_temp_dir(root, sizeof root);
+  snprintf(dir, sizeof dir, "%s/data", root); /* Not there yet. */
+  log_t log = {{0}};
+  store_t *s = open_dir(dir, 0, &log);
+  store_ingest_result_t r;
+  fmt_error_t err = {0};
+  ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+  ck_assert_uint_eq(count_files(dir), 4);
+  /* The clip's file hashes to its id (the system's sha256sum). */
+  char cmd[512], line[160];
+  snprintf(cmd, sizeof cmd, "sha256sum %s/clip-%s.json", dir,
+           r.entries[1].asset->id);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, p));
+  pclose(p);
+  ck_assert_int_eq(memcmp(line, r.entries[1].asset->id, 64), 0);
+  store_ingest_result_free(&r);
+  char *before = snapshot_text(s);
+  store_close(s);
+
+  s = open_dir(dir, 0, &log);
+  store_stats_t st;
+  store_stats(s, &st);
+  ck_assert_uint_eq(st.loaded, 4);
+  ck_assert_uint_eq(st.skipped, 0);
+  char *after = snapshot_text(s);
+  ck_assert_str_eq(before, after);
+  ck_assert_str_eq(log.text, "");
+  /* Uploading again creates nothing and writes nothing new. */
+  ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+  ck_assert(!r.any_created);
+  store_ingest_result_free(&r);
+  store_close(s);
+  free(before);
+  free(after);
+  remove_dir(dir);
+  rmdir(root);
+}
+END_TEST
+
+START_TEST(test_partial_and_stray_files_skipped) {
+  char dir[128];
+  make_temp_dir(dir, sizeof dir);
+  log_t log = {{0}};
+  store_t *s = open_dir(dir, 0, &log);
+  store_ingest_result_t r;
+  fmt_error_t err = {0};
+  ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+  char mesh_file[256], path[256];
+  snprintf(mesh_file, sizeof mesh_file, "%s/mesh-%s.json", dir,
+           r.entries[3].asset->id);
+  store_ingest_result_free(&r);
+  store_close(s);
+  /* A crash mid-write: the mesh file cut in half, a temp file left over,
+   * and a file that is no asset at all. */
+  struct stat sb;
+  ck_assert_int_eq(stat(mesh_file, &sb), 0);
+  ck_assert_int_eq(truncate(mesh_file, sb.st_size / 2), 0);
+  snprintf(path, sizeof path, "%s/.tmp-1-0-skeleton-%064d.json", dir, 0);
+  FILE *f = fopen(path, "w");
+  fputs("{\"skeleton\":{\"joi", f);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/notes.txt", dir);
+  f = fopen(path, "w");
+  fputs("hello", f);
+  fclose(f);
+
+  s = open_dir(dir, 0, &log);
+  store_stats_t st;
+  store_stats(s, &st);
+  ck_assert_uint_eq(st.loaded, 3);
+  ck_assert_uint_eq(st.meshes, 0);
+  ck_assert_uint_eq(st.skipped, 3);
+  ck_assert_ptr_nonnull(strstr(log.text, "does not match its name"));
+  ck_assert_ptr_nonnull(strstr(log.text, ".tmp-1-0-skeleton-"));
+  ck_assert_ptr_nonnull(strstr(log.text, "notes.txt"));
+  /* The temp file is gone; the damaged mesh file stays for inspection. */
+  snprintf(path, sizeof path, "%s/.tmp-1-0-skeleton-%064d.json", dir, 0);
+  ck_assert_int_eq(access(path, F_OK), -1);
+  ck_assert_int_eq(access(mesh_file, F_OK), 0);
+  store_close(s);
+  remove_dir(dir);
+}
+END_TEST
+
+START_TEST(test_delete_removes_file_and_limit_writes_nothing) {
+  char dir[128];
+  make_temp_dir(dir, sizeof dir);
+  log_t log = {{0}};
+  store_t *s = open_dir(dir, 4096, &log);
+  store_ingest_result_t r;
+  fmt_error_t err = {0};
+  ck_assert_int_eq(upload_demo(s, &r, &err), -1);
+  ck_assert_int_eq(err.status, 507);
+  ck_assert_uint_eq(count_files(dir), 0);
+  store_close(s);
+
+  s = open_dir(dir, 0, &log);
+  ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+  ck_assert_uint_eq(count_files(dir), 4);
+  char id[65];
+  memcpy(id, r.entries[3].asset->id, 65);
+  store_ingest_result_free(&r);
+  ck_assert_int_eq(store_delete(s, STORE_MESH, id, &err), 0);
+  ck_assert_uint_eq(count_files(dir), 3);
+  store_close(s);
+  s = open_dir(dir, 0, &log);
+  store_stats_t st;
+  store_stats(s, &st);
+  ck_assert_uint_eq(st.loaded, 3);
+  ck_assert_uint_eq(st.meshes, 0);
+  store_close(s);
+  remove_dir(dir);
+}
+END_TEST
+
+Suite *store_disk_suite(void) {
+  Suite *s = suite_create("store_disk");
+  TCase *tc = tcase_create("store_disk");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_persist_and_reload);
+  tcase_add_test(tc, test_partial_and_stray_files_skipped);
+  tcase_add_test(tc, test_delete_removes_file_and_limit_writes_nothing);
+  suite_add_tcase(s, tc);
+  return s;
+}
