@@ -35,7 +35,8 @@ typedef struct anim_local_to_model_job_s {
 /* ANIM_ERR_INVALID_ARGUMENT: NULL job, skeleton, input array or output, or
  * a range with from > to or to >= joint_count; ANIM_ERR_BUFFER_TOO_SMALL:
  * input.joint_count or output_count below the skeleton's joint count. */
-anim_result anim_local_to_model_job_validate(const anim_local_to_model_job_t *job);
+anim_result
+anim_local_to_model_job_validate(const anim_local_to_model_job_t *job);
 anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job);
 
 typedef struct anim_skinning_matrices_job_s {
@@ -48,8 +49,10 @@ typedef struct anim_skinning_matrices_job_s {
 /* ANIM_ERR_INVALID_ARGUMENT: NULL job, skeleton, model or output;
  * ANIM_ERR_BUFFER_TOO_SMALL: output_count below the joint count. The
  * inverse bind matrices are the skeleton's. */
-anim_result anim_skinning_matrices_job_validate(const anim_skinning_matrices_job_t *job);
-anim_result anim_skinning_matrices_job_run(const anim_skinning_matrices_job_t *job);
+anim_result
+anim_skinning_matrices_job_validate(const anim_skinning_matrices_job_t *job);
+anim_result
+anim_skinning_matrices_job_run(const anim_skinning_matrices_job_t *job);
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,8 @@ typedef struct anim_skeleton_s {
   /* Storage order (parents before children): */
   int16_t *parents;        /* -1 for roots. */
   char **names;
-  anim_transform_t *rest;  /* Rest local transforms (rotation excludes orient). */
+  /* Rest local transforms (the rotation excludes orient). */
+  anim_transform_t *rest;
   anim_quat_t *orient;     /* Identity where none was given. */
   bool has_orient;         /* Any joint has a non-identity orient. */
   anim_mat4_t *inverse_bind;

@@ -214,7 +214,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   qsort(refs, tc, sizeof *refs, track_ref_cmp);
   long dup = -1;
   for (size_t i = 1; i < tc; i++)
-    if (refs[i].joint == refs[i - 1].joint && refs[i].path == refs[i - 1].path &&
+    if (refs[i].joint == refs[i - 1].joint &&
+        refs[i].path == refs[i - 1].path &&
         (dup < 0 || refs[i].index < (uint32_t)dup))
       dup = (long)refs[i].index;
   if (dup >= 0) {

@@ -5,11 +5,12 @@
  *
  *   sequential: t += 1/60 s with a sampling context, sample + local-to-model
  *   random:     t uniform in [0, 2] each call, no context, the same work
+ *
  * All tracks share one key grid (as BVH and MD5 clips do), so the sampler
  * locates the segment once per run of tracks with equal key times. For
- * reference it also prints sampling alone, and random queries that
- * locate every track on its own, by the grid and by binary search. Times are thread
- * CPU time; the fastest run is printed next to the median. */
+ * reference it also prints sampling alone, and random queries that locate
+ * every track on its own, by the grid and by binary search. Times are
+ * thread CPU time; the fastest run is printed next to the median. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

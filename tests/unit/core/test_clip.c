@@ -309,7 +309,8 @@ Suite *clip_suite(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("build");
   tcase_add_test(tc, test_build_valid);
-  tcase_add_loop_test(tc, test_bad_field, 0, (int)(sizeof bads / sizeof bads[0]));
+  tcase_add_loop_test(tc, test_bad_field, 0,
+                      (int)(sizeof bads / sizeof bads[0]));
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_fixed_rate_detection);
   tcase_add_test(tc, test_wrap_time);

@@ -276,7 +276,10 @@ END_TEST
  *   a = phi1 - (phi2 + phi0 - 2 phi1) / 4 = 10 - 2.5 = 7.5
  *   b = phi2 - (phi3 + phi1 - 2 phi2) / 4 = 30 + 1.25 = 31.25
  * and at u = 0.5: A = 20, B = 19.375, A + 2u(1-u)(B - A) = 19.6875 deg
- * half-angle. Vectors: uniform Catmull-Rom through 0, 1, 4, 9 gives 2.25
+ * half-angle. The ends clamp their missing neighbour to the end key:
+ * segment 0 (phi0 := phi1 = 0): a = -2.5, b = 7.5, A = 5, B = 2.5, 3.75;
+ * segment 2 (phi3 := phi2 = 45): a = 31.25, b = 48.75, A = 37.5, B = 40,
+ * 38.75. Vectors: uniform Catmull-Rom through 0, 1, 4, 9 gives 2.25
  * halfway between 1 and 4. Both pass through their keys. */
 START_TEST(test_squad) {
   anim_skeleton_t *s = skel2(NULL);
@@ -294,8 +297,12 @@ START_TEST(test_squad) {
                              times, 4, rv, 16, NULL);
   out2_t o;
   sample(s, c, 1.5f, &o);
-  double r = 19.6875 * M_PI / 180;
-  assert_quat(o.q[1], 0, 0, sin(r), cos(r), 2e-5);
+  const double mid[3] = {3.75, 19.6875, 38.75};
+  for (int seg = 0; seg < 3; seg++) {
+    sample(s, c, (float)seg + 0.5f, &o);
+    double r = mid[seg] * M_PI / 180;
+    assert_quat(o.q[1], 0, 0, sin(r), cos(r), 2e-5);
+  }
   for (int k = 0; k < 4; k++) {
     double q[4] = {rv[4 * k], rv[4 * k + 1], rv[4 * k + 2], rv[4 * k + 3]};
     for (int side = -1; side <= 1; side++) {

@@ -347,8 +347,9 @@ END_TEST
  * 136  indices   u16[3]      0 1 2 (+2 pad)                  view 5
  * 144  sparse index u8 [1] (+3 pad)                          view 6
  * 148  sparse value f32 vec4 (0, s, 0, s)                    view 7
- * 164  i16 vec4[2], stride 12: (0,0,0,32767) (0,0,23170,23170) view 8 */
-#define BUF_LEN 188
+ * 164  i16 vec4[2], stride 12: (0,0,0,32767) (0,0,23170,23170) view 8
+ * 188  unorm8 weights vec4[3]: [255,0,0,0] [128,127,0,0] [0,255,0,0] view 9 */
+#define BUF_LEN 200
 #define S2 0.70710677f
 
 static void put_f(uint8_t *b, size_t off, const float *v, size_t n) {
@@ -375,6 +376,8 @@ static void make_buffer(uint8_t *b) {
   put_f(b, 148, sv, 4);
   memcpy(b + 164, q16a, 8);
   memcpy(b + 176, q16b, 8);
+  const uint8_t w8[12] = {255, 0, 0, 0, 128, 127, 0, 0, 0, 255, 0, 0};
+  memcpy(b + 188, w8, 12);
 }
 
 static const char *base_json =
@@ -392,7 +395,7 @@ static const char *base_json =
     "\"animations\":[{\"name\":\"turn\",\"channels\":[{\"sampler\":0,"
     " \"target\":{\"node\":2,\"path\":\"rotation\"}}],"
     " \"samplers\":[{\"input\":0,\"output\":1}]}],"
-    "\"buffers\":[{\"byteLength\":188}],"
+    "\"buffers\":[{\"byteLength\":200}],"
     "\"bufferViews\":["
     " {\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},"
     " {\"buffer\":0,\"byteOffset\":8,\"byteLength\":32},"
@@ -402,7 +405,8 @@ static const char *base_json =
     " {\"buffer\":0,\"byteOffset\":136,\"byteLength\":6},"
     " {\"buffer\":0,\"byteOffset\":144,\"byteLength\":1},"
     " {\"buffer\":0,\"byteOffset\":148,\"byteLength\":16},"
-    " {\"buffer\":0,\"byteOffset\":164,\"byteLength\":24,\"byteStride\":12}],"
+    " {\"buffer\":0,\"byteOffset\":164,\"byteLength\":24,\"byteStride\":12},"
+    " {\"buffer\":0,\"byteOffset\":188,\"byteLength\":12}],"
     "\"accessors\":["
     " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}"
     ","
@@ -653,6 +657,36 @@ START_TEST(test_doc_eight_influences) {
 }
 END_TEST
 
+START_TEST(test_doc_unorm8_weights) {
+  /* WEIGHTS_0 as normalized u8: vertex 1 has 128/255 and 127/255 (sum 1),
+   * i.e. 0.5019608 and 0.4980392 on joints 1 and 0. */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  json_array_set_new(json_object_get(d, "accessors"), 4,
+                     json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 9,
+                               "componentType", 5121, "normalized", 1,
+                               "count", 3, "type", "VEC4"));
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  const anim_skeleton_t *k = b.skeletons[0];
+  float w[2] = {0, 0};
+  for (uint32_t i = 0; i < m->influences; i++) {
+    uint32_t j = k->to_caller[m->joints[m->influences + i]];
+    if (j < 2) w[j] += m->weights[m->influences + i];
+  }
+  ck_assert_float_eq_tol(w[1], 128.0f / 255.0f, 1e-6f);
+  ck_assert_float_eq_tol(w[0], 127.0f / 255.0f, 1e-6f);
+  fmt_bundle_free(&b);
+  /* Integer weights that are not normalized are refused. */
+  json_object_set_new(json_array_get(json_object_get(d, "accessors"), 4),
+                      "normalized", json_false());
+  doc_fails(d, buf, 400, "meshes[0].primitives[0].attributes.WEIGHTS_0");
+  json_decref(d);
+}
+END_TEST
+
 START_TEST(test_doc_glb_roundtrip) {
   uint8_t buf[BUF_LEN];
   make_buffer(buf);
@@ -772,6 +806,13 @@ static void m_normal_count(json_t *d, uint8_t *buf) {
       json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
                 "count", 2, "type", "VEC3"));
 }
+static void m_duplicate_channel(json_t *d, uint8_t *buf) {
+  json_t *an = json_array_get(json_object_get(d, "animations"), 0);
+  json_array_append_new(
+      json_object_get(an, "channels"),
+      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 0, "target", "node", 2,
+                "path", "rotation"));
+}
 static void m_bad_base64(json_t *d, uint8_t *buf) {
   json_object_set_new(json_array_get(json_object_get(d, "buffers"), 0), "uri",
                       json_string("data:application/octet-stream;base64,A$=="));
@@ -801,6 +842,7 @@ static const struct {
     {m_stride, 400, "bufferViews[1].byteStride"},
     {m_normal_count, 400, "meshes[0].primitives[0].attributes.NORMAL"},
     {m_bad_base64, 400, "buffers[0].uri"},
+    {m_duplicate_channel, 400, "animations[0].channels[1]"},
 };
 
 START_TEST(test_doc_broken) {
@@ -863,6 +905,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_sparse);
   tcase_add_test(tc, test_doc_glb_roundtrip);
   tcase_add_test(tc, test_doc_eight_influences);
+  tcase_add_test(tc, test_doc_unorm8_weights);
   tcase_add_loop_test(tc, test_doc_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_not_json);
