@@ -78,8 +78,9 @@ typedef struct anim_track_s {
   /* Keys on a grid: key i within 1% of an interval of times[0] + i / rate
    * (the sampler guesses the segment from the grid, then checks times). */
   uint8_t fixed_rate;
-  /* private: 1 when times is the previous track's array (equal key times
-   * are stored once, and the sampler finds their segment once). */
+  /* private: 1 when the key times equal the previous track's; times then
+   * points at that track's array and the sampler locates the segment once
+   * for both. */
   uint8_t _same_times;
   uint32_t key_count;
   float rate;           /* Keys per second when fixed_rate. */
@@ -97,7 +98,7 @@ typedef struct anim_clip_s {
   float duration;        /* Seconds, >= 0. */
   uint32_t joint_count;  /* Of the skeleton it was built for. */
   uint32_t track_count;
-  anim_track_t *tracks;  /* Sorted by (joint, path). */
+  anim_track_t *tracks;  /* Sorted by (storage joint, path). */
   /* private */
   /* (joint * 4 + path) for every joint and path no track animates, in
    * storage order: the sampler copies the rest value there. */
@@ -118,7 +119,8 @@ typedef struct anim_clip_s {
  * key * stride + component, stride = components, or 3 * components for
  * CUBICSPLINE); for "bezier" it is 0..3 (x1, y1, x2, y2). Tracks are
  * checked in caller order, field by field, then duplicate (joint, path)
- * pairs (the later track of the pair is named, field "path"). */
+ * pairs (the later track of the pair is named, field "path"); more tracks
+ * than 3 per joint is ANIM_ERR_DUPLICATE_TRACK with field "tracks". */
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *skeleton,
                             const anim_allocator_t *alloc, anim_clip_t **out,

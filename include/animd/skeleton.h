@@ -21,7 +21,9 @@ extern "C" {
 typedef struct anim_raw_joint_s {
   const char *name;       /* Unique, non-empty, NUL-terminated. */
   int32_t parent;         /* Index into the raw joints, -1 for a root. */
-  anim_transform_t rest;  /* Rest (bind) local transform. */
+  /* Rest (bind) local transform; its rotation is the animated part, so
+   * the rest local rotation is orient * rest.rotation. */
+  anim_transform_t rest;
   /* Joint orient (seed 001): local rotation = orient * animated rotation.
    * All zero means identity. */
   anim_quat_t orient;
@@ -64,9 +66,9 @@ typedef struct anim_skeleton_s {
  * caller-order joint, the field ("name", "parent", "translation",
  * "rotation", "scale", "orient", "inverse_bind", "joints") and, for a
  * non-finite number, the component. Checks run per joint in caller order
- * (name, parent range, numbers), then duplicate names (the later joint of
- * the pair is named), then cycles (the smallest index on the first cycle
- * found). ANIM_ERR_SINGULAR means a rest model matrix cannot be inverted
+ * (name, parent range, numbers), then the inverse bind numbers, then
+ * duplicate names (the later joint of the pair is named), then cycles (the
+ * smallest index on the first cycle found). ANIM_ERR_SINGULAR means a rest model matrix cannot be inverted
  * (a zero scale) when inverse_bind is NULL. */
 anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                                 const anim_allocator_t *alloc,
