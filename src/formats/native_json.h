@@ -20,10 +20,13 @@
  *
  * Joints appear in the caller's order (parents and mesh joint indices are
  * caller indices); tracks in the built clip's order (by joint storage
- * index, then path). Decoding a canonical encoding (with the skeleton id
- * resolved) and building gives the same object bit for bit, so the text
- * is used for the content id, for the files of the data directory and, with
- * an "id" added, for GET /v1/{skeletons,clips,meshes}/{id}.
+ * index, then path). Every float is printed so that it reads back as the
+ * same float, so decoding a canonical encoding (with the skeleton id
+ * resolved) gives the built object's numbers back exactly; the builders
+ * then renormalize rotations, which moves about a third of them by one ulp
+ * (normalizing a unit quaternion in float is not always a fixed point).
+ * The text is used for the content id, for the files of the data directory
+ * and, with an "id" added, for GET /v1/{skeletons,clips,meshes}/{id}.
  *
  * The content id of an asset is the lowercase hex SHA-256 of its canonical
  * encoding (64 characters). A clip's and a mesh's encoding hold their

@@ -28,7 +28,9 @@
  * directory) before store_ingest returns; store_open loads skeletons first,
  * then clips and meshes, and skips (reporting through the log hook) temp
  * files, files whose hash is not their name, files that do not decode, and
- * clips or meshes whose skeleton is missing. A missing data_dir is
+ * clips or meshes whose skeleton is missing. A loaded asset keeps the id
+ * of its file name (its hash was checked), even where rebuilding moved a
+ * rotation by one ulp (see formats/native_json.h). A missing data_dir is
  * created. DELETE removes the file.
  *
  * Memory: bytes counts the arrays each asset owns (an estimate of its
