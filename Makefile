@@ -8,6 +8,9 @@
 #                     sanitizers and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws: server ones)
 #   make install      PREFIX=/usr/local DESTDIR=
+#   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
+#                     run each for FUZZ_SECONDS (60); not part of check
+#   make fuzz-build   only build them
 #
 # Every .c file under src/<layer>/ is picked up by wildcard; files ending in
 # _avx2.c are compiled with -mavx2 -mfma and must only be called after a
@@ -92,7 +95,7 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps run check test build-tests bench bench-http bench-ws install \
-        clean distclean help
+        clean distclean help fuzz fuzz-build fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
 .SECONDARY:
@@ -211,5 +214,45 @@ distclean: clean
 
 help:
 	@sed -n '1,/^$$/p' Makefile
+
+# ---- fuzzing --------------------------------------------------------------------
+# tests/fuzz/fuzz_<name>.c become libFuzzer programs build/fuzz/fuzz_<name>,
+# and tests/fuzz/fuzz_decode.c one program per decoder (fuzz_decode_<fmt>),
+# all built with clang, ASan and UBSan into build/fuzz (a separate tree).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+            -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LD := -fsanitize=fuzzer,address,undefined
+FUZZ_CT_native := application/json
+FUZZ_CT_glb := model/gltf-binary
+FUZZ_CT_gltf := model/gltf+json
+FUZZ_CT_bvh := application/x-bvh
+FUZZ_CT_md5mesh := application/x-md5mesh
+FUZZ_CT_md5anim := application/x-md5anim
+FUZZ_NAMES := $(addprefix decode_,native glb gltf bvh md5mesh md5anim) \
+  $(filter-out decode,$(patsubst tests/fuzz/fuzz_%.c,%,\
+    $(wildcard tests/fuzz/fuzz_*.c)))
+
+fuzz-build:
+	$(MAKE) --no-print-directory -j2 B=build/fuzz CC=$(FUZZ_CC) \
+	  OPT="$(FUZZ_OPT)" LDSAN="$(FUZZ_LD)" fuzz-programs
+
+FUZZ_BIN := $(addprefix $(B)/fuzz_,$(FUZZ_NAMES))
+FUZZ_DECODE_OBJ := $(patsubst decode_%,$(B)/tests/fuzz/fuzz_decode_%.o,\
+  $(filter decode_%,$(FUZZ_NAMES)))
+
+fuzz-programs: $(FUZZ_BIN)
+
+$(FUZZ_DECODE_OBJ): $(B)/tests/fuzz/fuzz_decode_%.o: tests/fuzz/fuzz_decode.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS_ALL) \
+	  -DFUZZ_CONTENT_TYPE='"$(FUZZ_CT_$*)"' -c $< -o $@
+
+$(FUZZ_BIN): $(B)/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(APP_LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(SYS_LIBS)
+
+fuzz: fuzz-build
+	scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 -include $(shell find $(B) -name "*.d" 2>/dev/null)

@@ -2,10 +2,15 @@
  * shortest round-tripping float printing.
  *
  * Floats: an integer-valued float below 2^24 is printed as an integer;
- * anything else with the first of %.6g, %.7g, %.8g, %.9g that reads back
- * as the same float through strtod and a cast to float, the path JSON
- * parsers (jansson, JavaScript + Float32Array) take; 9 significant digits
- * always suffice for float32. */
+ * anything else as the text "%.6g", "%.7g", "%.8g" or "%.9g" would give,
+ * the first that reads back as the same float through strtod and a cast to
+ * float (the path JSON parsers take: jansson, JavaScript + Float32Array;
+ * 9 significant digits always suffice for float32). printf is slow (about
+ * a microsecond a float for 3-4 tries), so the digits are found with
+ * double arithmetic: D = round(f * 10^k) with an exact power of ten, and
+ * the check D / 10^k, one correctly rounded operation, is exactly what
+ * strtod computes for that text. Exponents beyond the exact powers (|f|
+ * below about 1e-14 or above 1e22) use printf. */
 #include "formats/buf.h"
 
 #include <math.h>
@@ -126,6 +131,53 @@ void fmt_buf_int(fmt_buf_t *b, int64_t v) {
   fmt_buf_append(b, tmp, n);
 }
 
+/* The reference method: the first of %.6g .. %.9g that reads back as f. */
+size_t fmt_float_str_printf(char *out, float f) {
+  int n = 0;
+  for (int precision = 6; precision <= 9; precision++) {
+    n = snprintf(out, FMT_FLOAT_MAX, "%.*g", precision, (double)f);
+    if (precision == 9 || (float)strtod(out, NULL) == f) break;
+  }
+  return (size_t)n;
+}
+
+/* Exact powers of ten in double: 10^0 .. 10^22. */
+static const double pow10_exact[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Prints digits (n of them, no trailing zeros) times 10^x the way %g with
+ * precision P does, after the sign. */
+static size_t format_g(char *out, const char *digits, int n, int x, int P) {
+  size_t o = 0;
+  if (x < -4 || x >= P) {
+    out[o++] = digits[0];
+    if (n > 1) {
+      out[o++] = '.';
+      for (int i = 1; i < n; i++) out[o++] = digits[i];
+    }
+    out[o++] = 'e';
+    out[o++] = x < 0 ? '-' : '+';
+    int ax = x < 0 ? -x : x;
+    if (ax >= 10) out[o++] = (char)('0' + ax / 10);
+    else out[o++] = '0';
+    out[o++] = (char)('0' + ax % 10);
+  } else if (x >= 0) {
+    for (int i = 0; i <= x; i++) out[o++] = i < n ? digits[i] : '0';
+    if (n > x + 1) {
+      out[o++] = '.';
+      for (int i = x + 1; i < n; i++) out[o++] = digits[i];
+    }
+  } else {
+    out[o++] = '0';
+    out[o++] = '.';
+    for (int i = 0; i < -x - 1; i++) out[o++] = '0';
+    for (int i = 0; i < n; i++) out[o++] = digits[i];
+  }
+  out[o] = '\0';
+  return o;
+}
+
 size_t fmt_float_str(char *out, float f) {
   if (!isfinite(f)) {
     memcpy(out, "null", 5);
@@ -141,19 +193,38 @@ size_t fmt_float_str(char *out, float f) {
     return 1;
   }
   float a = fabsf(f);
+  size_t n = 0;
+  if (f < 0) out[n++] = '-';
   if (a < 16777216.0f && a == floorf(a)) {
-    size_t n = 0;
-    if (f < 0) out[n++] = '-';
     n += utoa(out + n, (uint64_t)a);
     out[n] = '\0';
     return n;
   }
-  int n = 0;
-  for (int precision = 6; precision <= 9; precision++) {
-    n = snprintf(out, FMT_FLOAT_MAX, "%.*g", precision, (double)f);
-    if (precision == 9 || (float)strtod(out, NULL) == f) break;
+  /* Shortest p digits D with D * 10^-k reading back as a, where the
+   * check (one correctly rounded double operation with an exact power of
+   * ten, then the cast) is what strtod + cast computes. */
+  double v = (double)a;
+  int e10 = (int)floor(log10(v));
+  for (int p = 1; p <= 9; p++) {
+    int k = p - 1 - e10;
+    if (k > 22 || k < -22) return n + fmt_float_str_printf(out + n, a);
+    double scaled = k >= 0 ? v * pow10_exact[k] : v / pow10_exact[-k];
+    double d = nearbyint(scaled);
+    double back = k >= 0 ? d / pow10_exact[k] : d * pow10_exact[-k];
+    if ((float)back != a) continue;
+    uint64_t digits = (uint64_t)d;
+    int x = e10;
+    if (digits == 0) continue;
+    /* log10 may be one off near powers of ten: digits then has p + 1 or
+     * p - 1 digits; the value is digits * 10^-k either way. */
+    char buf[24];
+    int len = (int)utoa(buf, digits);
+    x = len - 1 - k;
+    while (len > 1 && buf[len - 1] == '0') len--;
+    n += format_g(out + n, buf, len, x, p > 6 ? p : 6);
+    return n;
   }
-  return (size_t)n;
+  return n + fmt_float_str_printf(out + n, a);
 }
 
 void fmt_buf_float(fmt_buf_t *b, float f) {

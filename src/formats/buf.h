@@ -54,6 +54,9 @@ void fmt_buf_float(fmt_buf_t *b, float f);
  * length. */
 #define FMT_FLOAT_MAX 24
 size_t fmt_float_str(char *out, float f);
+/* The same text found with snprintf and strtod only (slow; the reference
+ * for tests and the fallback for extreme exponents). */
+size_t fmt_float_str_printf(char *out, float f);
 /* "[a,b,c]" of n floats. */
 void fmt_buf_float_array(fmt_buf_t *b, const float *v, size_t n);
 /* A JSON string: quoted, with ", \ and control characters escaped (\n,

@@ -7,7 +7,9 @@
  * vertices, p = sum(bias * (joint_pos + joint_rot * weight_pos)), plus up to
  * 4 linear-blend influences: the 4 largest biases, renormalized, with a
  * warning when more were dropped. So skinning at the bind pose returns the
- * file's vertices.
+ * file's vertices. Triangles are stored counter-clockwise (Doom 3 winds
+ * them clockwise) and vertex normals are the sums of the area-weighted
+ * normals of the triangles around them.
  *
  * md5anim (with opts->skeleton): the hierarchy must name the skeleton's
  * joints with the same parents in the same order; the base frame plus each
@@ -167,7 +169,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                       const md5_joint_t *js, size_t nj, const md5_vert_t *vs,
                       size_t nv, const uint32_t *tris, size_t nt,
                       const md5_weight_t *ws, size_t nw) {
-  float *pos = malloc((nv ? nv : 1) * 3 * sizeof *pos);
+  float *pos = malloc((nv ? nv : 1) * 3 * sizeof *pos), *nrm = NULL;
   float *wt = malloc((nv ? nv : 1) * 4 * sizeof *wt);
   uint32_t *jt = malloc((nv ? nv : 1) * 4 * sizeof *jt);
   size_t dropped = 0;
@@ -252,9 +254,32 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
+  /* Area-weighted face normals summed per vertex (the core normalizes;
+   * a vertex on no triangle keeps a zero normal). */
+  nrm = calloc(nv ? 3 * nv : 1, sizeof *nrm);
+  if (nrm == NULL) {
+    fmt__nomem(m->err, "mesh");
+    goto done;
+  }
+  for (size_t t = 0; t < nt; t++) {
+    const uint32_t *f = tris + 3 * t;
+    anim_vec3_t a =
+        anim_vec3(pos[3 * f[0]], pos[3 * f[0] + 1], pos[3 * f[0] + 2]);
+    anim_vec3_t b =
+        anim_vec3(pos[3 * f[1]], pos[3 * f[1] + 1], pos[3 * f[1] + 2]);
+    anim_vec3_t c =
+        anim_vec3(pos[3 * f[2]], pos[3 * f[2] + 1], pos[3 * f[2] + 2]);
+    anim_vec3_t n = anim_vec3_cross(anim_vec3_sub(b, a), anim_vec3_sub(c, a));
+    for (int k = 0; k < 3; k++) {
+      nrm[3 * f[k]] += n.x;
+      nrm[3 * f[k] + 1] += n.y;
+      nrm[3 * f[k] + 2] += n.z;
+    }
+  }
   anim_raw_mesh_t raw = {.name = name,
                          .vertex_count = nv,
                          .positions = pos,
+                         .normals = nrm,
                          .influences = 4,
                          .joints = jt,
                          .weights = wt,
@@ -274,6 +299,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   rc = 0;
 done:
   free(pos);
+  free(nrm);
   free(wt);
   free(jt);
   return rc;
@@ -356,7 +382,9 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
       if (integer(m, 0, (long long)nv - 1, &v,
                   "triangle vertex index out of range"))
         goto done;
-      tris[3 * i + (size_t)k] = (uint32_t)v;
+      /* Doom 3 winds front faces clockwise; store them counter-clockwise
+       * (glTF's convention): a, b, c becomes a, c, b. */
+      tris[3 * i + (size_t)(k == 0 ? 0 : 3 - k)] = (uint32_t)v;
     }
   }
   if (count(m, "numweights", 8 * maxv, 10, &nw)) goto done;

@@ -51,6 +51,46 @@ START_TEST(test_float_round_trip_sweep) {
 }
 END_TEST
 
+/* The fast digit search prints exactly what the printf method prints
+ * (%.6g .. %.9g checked with strtod), over random bit patterns and the
+ * awkward ones: powers of ten, their neighbours, subnormals, extremes. */
+START_TEST(test_float_matches_printf_method) {
+  uint32_t x = 987654321u;
+  char fast[FMT_FLOAT_MAX], slow[FMT_FLOAT_MAX];
+  for (int i = 0; i < 300000; i++) {
+    x = x * 1664525u + 1013904223u;
+    float f;
+    memcpy(&f, &x, 4);
+    if (!isfinite(f)) continue;
+    fmt_float_str(fast, f);
+    fmt_float_str_printf(slow, f);
+    if (f == floorf(f) && fabsf(f) < 16777216.0f) continue; /* Integers. */
+    ck_assert_msg(strcmp(fast, slow) == 0, "%a: %s vs %s", (double)f, fast,
+                  slow);
+  }
+  for (int e = -45; e <= 38; e++) {
+    float p10 = (float)pow(10.0, e);
+    float around[3] = {nextafterf(p10, 0), p10, nextafterf(p10, INFINITY)};
+    for (int k = 0; k < 3; k++) {
+      float f = around[k];
+      if (!isfinite(f) || f == 0 || (f == floorf(f) && f < 16777216.0f))
+        continue;
+      fmt_float_str(fast, f);
+      fmt_float_str_printf(slow, f);
+      ck_assert_msg(strcmp(fast, slow) == 0, "%a: %s vs %s", (double)f,
+                    fast, slow);
+    }
+  }
+  const float extremes[] = {1.401298464e-45f, 1.17549435e-38f, 3.4028235e38f,
+                            -2.5e-3f, 0.3f, 2.0e7f + 2.0f, 1e-5f, 123.456f};
+  for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
+    fmt_float_str(fast, extremes[i]);
+    fmt_float_str_printf(slow, extremes[i]);
+    ck_assert_str_eq(fast, slow);
+  }
+}
+END_TEST
+
 START_TEST(test_json_string_escaping) {
   fmt_buf_t b = FMT_BUF_INIT;
   fmt_buf_json_string(&b, "a\"b\\c\nd\te\x01\x1f/\xc3\xa9");
@@ -203,6 +243,7 @@ Suite *answer_suite(void) {
   TCase *tc = tcase_create("answer");
   tcase_add_test(tc, test_float_shortest);
   tcase_add_test(tc, test_float_round_trip_sweep);
+  tcase_add_test(tc, test_float_matches_printf_method);
   tcase_add_test(tc, test_json_string_escaping);
   tcase_add_test(tc, test_pose_local_json);
   tcase_add_test(tc, test_pose_model_json_with_frame);

@@ -111,6 +111,38 @@ START_TEST(test_bob_model_space_joints) {
 }
 END_TEST
 
+START_TEST(test_bob_normals_and_winding) {
+  /* Bob.md5mesh's first triangle is "tri 0 0 2 1" (clockwise in Doom 3);
+   * it is stored counter-clockwise as 0 1 2. Normals are unit length and
+   * point outwards: summed over each mesh, dot(normal, vertex - centroid)
+   * is positive (an independent numpy check of cross(c - a, b - a) on the
+   * file's winding gives the same sign). */
+  fmt_bundle_t b;
+  asset_decode("md5/bob/Bob.md5mesh", MESH, NULL, &b);
+  const anim_mesh_t *m0 = b.meshes[0].mesh;
+  ck_assert_uint_eq(m0->indices[0], 0);
+  ck_assert_uint_eq(m0->indices[1], 1);
+  ck_assert_uint_eq(m0->indices[2], 2);
+  for (size_t i = 0; i < b.mesh_count; i++) {
+    const anim_mesh_t *m = b.meshes[i].mesh;
+    ck_assert_ptr_nonnull(m->normals);
+    double cen[3] = {0, 0, 0}, score = 0;
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+      for (int k = 0; k < 3; k++) cen[k] += m->positions[3 * v + k];
+    for (int k = 0; k < 3; k++) cen[k] /= m->vertex_count;
+    for (uint32_t v = 0; v < m->vertex_count; v++) {
+      const float *n = m->normals + 3 * v;
+      float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      ck_assert_float_eq_tol(len, 1, 1e-5f);
+      for (int k = 0; k < 3; k++)
+        score += n[k] * (m->positions[3 * v + k] - cen[k]);
+    }
+    ck_assert_msg(score > 0, "mesh %zu normals point inwards", i);
+  }
+  fmt_bundle_free(&b);
+}
+END_TEST
+
 static void decode_bob(fmt_bundle_t *mesh) {
   asset_decode("md5/bob/Bob.md5mesh", MESH, NULL, mesh);
 }
@@ -407,6 +439,7 @@ Suite *md5_suite(void) {
   tcase_add_test(tc, test_bob_counts);
   tcase_add_test(tc, test_bob_bind_pose_vertices);
   tcase_add_test(tc, test_bob_model_space_joints);
+  tcase_add_test(tc, test_bob_normals_and_winding);
   tcase_add_test(tc, test_bob_anim);
   tcase_add_test(tc, test_anim_hierarchy_mismatch);
   tcase_add_test(tc, test_bob_truncated);
