@@ -121,6 +121,9 @@ $(B)/%.o: %.S
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
 
+# The demo asset is embedded with .incbin, which -MMD does not see.
+$(B)/src/server/demo.o: $(wildcard config/demo.json)
+
 # Debian's llhttp C sources are compiled into the build as they are.
 $(B)/llhttp/%.o: $(LLHTTP_DIR)/%.c
 	@mkdir -p $(@D)

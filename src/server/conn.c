@@ -154,12 +154,35 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
     return UV_EPIPE;
   size_t len = 0;
   for (unsigned i = 0; i < nbufs; i++) len += bufs[i].len;
+  /* Fast path: nothing queued and nobody waiting for a callback, so the
+   * bytes go straight to the socket with no copy and no request; only
+   * what the kernel does not take is copied and queued. */
+  size_t skip = 0;
+  if (cb == NULL && c->queued == 0 && len > 0) {
+    int n = uv_try_write((uv_stream_t *)&c->tcp, bufs, nbufs);
+    if (n > 0) {
+      if ((size_t)n == len) return 0;
+      skip = (size_t)n;
+    } else if (n != UV_EAGAIN) {
+      return n;
+    }
+  }
+  len -= skip;
   wreq_t *w = malloc(sizeof *w + len);
   if (w == NULL) return UV_ENOMEM;
   size_t off = 0;
   for (unsigned i = 0; i < nbufs; i++) {
-    if (bufs[i].len) memcpy(w->data + off, bufs[i].base, bufs[i].len);
-    off += bufs[i].len;
+    size_t bl = bufs[i].len;
+    const char *base = bufs[i].base;
+    if (skip >= bl) {
+      skip -= bl;
+      continue;
+    }
+    base += skip;
+    bl -= skip;
+    skip = 0;
+    memcpy(w->data + off, base, bl);
+    off += bl;
   }
   w->conn = c;
   w->cb = cb;

@@ -196,7 +196,20 @@ static int on_message_begin(llhttp_t *p) {
   h->blen = 0;
   h->head_only = false;
   h->chunked = false;
-  memset(&h->req, 0, sizeof h->req);
+  h->err_status = 0;
+  /* Only the scalar fields: the header and parameter tables are filled
+   * up to their counts. */
+  srv_request_t *r = &h->req;
+  r->header_count = 0;
+  r->param_count = 0;
+  r->body_len = 0;
+  r->http_minor = 1;
+  r->keep_alive = false;
+  r->upgrade = false;
+  r->method = SRV_OTHER;
+  r->route = 0;
+  r->_status = 0;
+  r->_bytes_out = 0;
   h->req.conn = c;
   h->req.start_ns = uv_hrtime();
   h->req.method_name = "-";
@@ -431,26 +444,61 @@ static void finish(srv_conn_t *c) {
   srv__http_drive(c);
 }
 
+/* Appends s to buf at *n when it fits (the caller sizes buf for the
+ * longest head: 512 bytes plus the extra headers). */
+static void put_str(char *buf, size_t cap, size_t *n, const char *s) {
+  size_t l = strlen(s);
+  if (*n + l < cap) {
+    memcpy(buf + *n, s, l);
+    *n += l;
+  }
+}
+
+static void put_uint(char *buf, size_t cap, size_t *n, unsigned long long v) {
+  char tmp[24];
+  int i = (int)sizeof tmp;
+  do {
+    tmp[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  size_t l = sizeof tmp - (size_t)i;
+  if (*n + l < cap) {
+    memcpy(buf + *n, tmp + i, l);
+    *n += l;
+  }
+}
+
+/* The status line and headers, built by hand: this runs once per answer
+ * and printf is measurably slower here. */
 static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
                           const char *ctype, const char *extra,
                           long long length) {
   srv_http_t *h = &r->conn->http;
   bool close = h->close_after || !r->keep_alive ||
                r->conn->server->draining || r->upgrade;
-  char len_line[64] = "";
-  if (length >= 0)
-    snprintf(len_line, sizeof len_line, "Content-Length: %lld\r\n", length);
-  else if (length == -1)
-    snprintf(len_line, sizeof len_line, "Transfer-Encoding: chunked\r\n");
-  int n = snprintf(buf, cap,
-                   "HTTP/1.1 %d %s\r\nServer: animd\r\n%s%s%s%s%s%s\r\n",
-                   status, srv_status_text(status),
-                   ctype ? "Content-Type: " : "", ctype ? ctype : "",
-                   ctype ? "\r\n" : "", len_line, extra ? extra : "",
-                   close ? "Connection: close\r\n"
-                   : r->http_minor == 0 ? "Connection: keep-alive\r\n"
-                                        : "");
-  return n < 0 ? 0 : (size_t)n;
+  size_t n = 0;
+  put_str(buf, cap, &n, "HTTP/1.1 ");
+  put_uint(buf, cap, &n, (unsigned)status);
+  put_str(buf, cap, &n, " ");
+  put_str(buf, cap, &n, srv_status_text(status));
+  put_str(buf, cap, &n, "\r\nServer: animd\r\n");
+  if (ctype) {
+    put_str(buf, cap, &n, "Content-Type: ");
+    put_str(buf, cap, &n, ctype);
+    put_str(buf, cap, &n, "\r\n");
+  }
+  if (length >= 0) {
+    put_str(buf, cap, &n, "Content-Length: ");
+    put_uint(buf, cap, &n, (unsigned long long)length);
+    put_str(buf, cap, &n, "\r\n");
+  } else if (length == -1) {
+    put_str(buf, cap, &n, "Transfer-Encoding: chunked\r\n");
+  }
+  if (extra) put_str(buf, cap, &n, extra);
+  if (close) put_str(buf, cap, &n, "Connection: close\r\n");
+  else if (r->http_minor == 0) put_str(buf, cap, &n, "Connection: keep-alive\r\n");
+  put_str(buf, cap, &n, "\r\n");
+  return n;
 }
 
 void srv_respond(srv_request_t *r, int status, const char *ctype,
@@ -668,8 +716,15 @@ void srv__http_drive(srv_conn_t *c) {
   if (!c->closing && h->state == HTTP_IDLE) {
     arm_timer(c);
     if (h->peer_eof && !h->waiting_drain) {
-      h->state = HTTP_DONE;
-      srv_conn_close_after_writes(c);
+      if (h->in_message) {
+        respond_error_and_close(c, 400, "truncated_request",
+                                h->headers_done ? "body" : "headers",
+                                "the connection ended in the middle of the "
+                                "request");
+      } else {
+        h->state = HTTP_DONE;
+        srv_conn_close_after_writes(c);
+      }
     }
   }
   h->driving = false;

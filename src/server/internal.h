@@ -95,10 +95,24 @@ struct srv_server_s {
   unsigned conn_count;
   FILE *access_log;
   bool draining;
+  bool drained; /* The final close is scheduled. */
   uv_timer_t drain_timer;
   void (*drain_done)(srv_server_t *);
   uint64_t start_ns;
+  /* Inline evaluations in this loop iteration (reset before each poll). */
+  unsigned tick_inline;
+  uv_prepare_t tick;
 };
+
+/* How many cheap evaluations one loop iteration runs inline; beyond it
+ * they go to the pool, so a burst of ready connections is spread over the
+ * workers while a lone request keeps the lower latency of running inline
+ * (scripts/bench-http measures both). */
+#define SRV_INLINE_PER_TICK 4
+
+/* True when work of that cost should run on the loop thread now; counts
+ * it. */
+bool srv__inline_ok(srv_server_t *server, unsigned long cost);
 
 /* conn.c */
 int srv__conn_accept(srv_server_t *server, srv_conn_t **out);

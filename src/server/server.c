@@ -52,6 +52,19 @@ void srv__server_request_done(srv_server_t *s, srv_request_t *r) {
           (double)ns / 1e6, srv_route_name(r->route));
 }
 
+/* ---- inline work budget ---------------------------------------------------- */
+
+static void on_tick(uv_prepare_t *h) {
+  ((srv_server_t *)h->data)->tick_inline = 0;
+}
+
+bool srv__inline_ok(srv_server_t *s, unsigned long cost) {
+  if (cost >= s->cfg.inline_cost || s->tick_inline >= SRV_INLINE_PER_TICK)
+    return false;
+  s->tick_inline++;
+  return true;
+}
+
 /* ---- connections -------------------------------------------------------------- */
 
 static void on_connection(uv_stream_t *l, int status) {
@@ -102,6 +115,10 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   s->listener.data = s;
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
+  uv_prepare_init(loop, &s->tick);
+  s->tick.data = s;
+  uv_prepare_start(&s->tick, on_tick);
+  uv_unref((uv_handle_t *)&s->tick);
   *out = s;
   return 0;
 
@@ -188,13 +205,15 @@ static void on_drained(uv_timer_t *t) {
     s->pool_open = false;
   }
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
+  uv_close((uv_handle_t *)&s->tick, NULL);
   void (*done)(srv_server_t *) = s->drain_done;
   s->drain_done = NULL;
   if (done) done(s);
 }
 
 static void check_drained(srv_server_t *s) {
-  if (s->conn_count > 0 || s->drain_done == NULL) return;
+  if (!s->draining || s->conn_count > 0 || s->drained) return;
+  s->drained = true;
   /* Finish on the next loop turn, outside any close callback. */
   uv_timer_start(&s->drain_timer, on_drained, 0, 0);
 }
