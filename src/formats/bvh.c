@@ -118,6 +118,9 @@ static int add_joint(bvh_t *b, int32_t parent) {
   if (!fmt__text_next(&b->t) || fmt__tok_is(&b->t, "{"))
     return fmt__text_fail(b->err, &b->t, "bvh_syntax", "expected a joint name");
   j->line = b->t.tok_line;
+  if (!fmt__utf8_valid(b->t.tok, b->t.tok_len))
+    return fmt__text_fail(b->err, &b->t, "bad_name",
+                          "joint name is not valid UTF-8");
   j->name = strndup(b->t.tok, b->t.tok_len);
   if (j->name == NULL) return fmt__nomem(b->err, "HIERARCHY");
   b->nj++;

@@ -195,15 +195,19 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   char name[256], dflt[32];
   snprintf(dflt, sizeof dflt, "mesh_%zu", m);
   if (base == NULL || !base[0]) base = dflt;
+  /* Long names are cut between characters, never inside one. */
   if (nprims > 1)
-    snprintf(name, sizeof name, "%s_%zu", base, p);
+    snprintf(name, sizeof name, "%.*s_%zu", (int)fmt__utf8_cut(base, 200),
+             base, p);
   else
-    snprintf(name, sizeof name, "%s", base);
+    snprintf(name, sizeof name, "%.*s",
+             (int)fmt__utf8_cut(base, sizeof name - 1), base);
   if (mesh_name_taken(c, (uint32_t)skin, name)) {
     /* Several nodes share the mesh: the node index makes it unique. */
     char b2[256];
     snprintf(b2, sizeof b2, "%s", name);
-    snprintf(name, sizeof name, "%.200s.%zu", b2, node);
+    snprintf(name, sizeof name, "%.*s.%zu", (int)fmt__utf8_cut(b2, 200),
+             b2, node);
     if (mesh_name_taken(c, (uint32_t)skin, name)) {
       fmt_fail(c->err, 400, "duplicate_name", pat,
                "%s: mesh name %s is already used by this skin", pat, name);

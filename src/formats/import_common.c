@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 size_t fmt__max_joints(const fmt_decode_options_t *opts) {
   if (opts != NULL && opts->max_joints != 0 &&
       opts->max_joints < ANIM_MAX_JOINTS)
@@ -219,4 +221,20 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
   tok[n] = '\0';
   return fmt_fail(err, 400, code, at, "line %zu: %s (found \"%s\"%s)",
                   t->tok_line, what, tok, t->tok_len > n ? "..." : "");
+}
+
+bool fmt__utf8_valid(const char *s, size_t len) {
+  json_t *j = json_stringn(s, len); /* NULL on invalid UTF-8. */
+  json_decref(j);
+  return j != NULL;
+}
+
+size_t fmt__utf8_cut(const char *s, size_t max) {
+  size_t n = strlen(s);
+  if (n <= max) return n;
+  n = max;
+  /* s[n] is the first byte left out: while it continues a sequence, the
+   * sequence's first bytes go too. */
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+  return n;
 }

@@ -41,6 +41,14 @@ void fmt__content_name(const char *prefix, const void *body, size_t len,
 /* Out-of-memory while decoding. */
 int fmt__nomem(fmt_error_t *err, const char *at);
 
+/* True when the len bytes at s are valid UTF-8: names end up in JSON
+ * answers and in the store's files, which must decode again. */
+bool fmt__utf8_valid(const char *s, size_t len);
+/* The length of the longest prefix of the NUL-terminated s that has at
+ * most max bytes and does not end inside a UTF-8 sequence (for names cut
+ * to fit a buffer). */
+size_t fmt__utf8_cut(const char *s, size_t max);
+
 /* ---- text cursor --------------------------------------------------------- */
 /* A token is a run of non-blank bytes, or a double-quoted string (without
  * its quotes), or one of the single-byte tokens { } ( ). Newlines count

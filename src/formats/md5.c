@@ -148,6 +148,8 @@ static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
     if (!fmt__text_next(&m->t) || !m->t.quoted)
       return fail(m, "md5_syntax", "expected a quoted joint name");
     if (m->t.tok_len == 0) return fail(m, "md5_syntax", "empty joint name");
+    if (!fmt__utf8_valid(m->t.tok, m->t.tok_len))
+      return fail(m, "bad_name", "joint name is not valid UTF-8");
     js[i].line = m->t.tok_line;
     js[i].name = strndup(m->t.tok, m->t.tok_len);
     if (js[i].name == NULL) return fmt__nomem(m->err, "joints");
@@ -233,19 +235,21 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     goto done;
   }
   /* The shader names the mesh; a repeated shader gets ".<n>", n counting
-   * the meshes before it with that shader. */
+   * the meshes before it with that shader. Long shaders are cut to 100
+   * bytes between characters, never inside one. */
   char name[128];
   const char *base = shader[0] ? shader : "mesh";
+  int bl = (int)fmt__utf8_cut(base, 100);
   size_t same = 0;
   for (size_t i = 0; i < m->out->mesh_count; i++) {
     const char *o = m->out->meshes[i].mesh->name;
-    size_t bl = strlen(base);
-    if (strncmp(o, base, bl) == 0 && (o[bl] == '\0' || o[bl] == '.')) same++;
+    if (strncmp(o, base, (size_t)bl) == 0 && (o[bl] == '\0' || o[bl] == '.'))
+      same++;
   }
   if (same == 0)
-    snprintf(name, sizeof name, "%s", base);
+    snprintf(name, sizeof name, "%.*s", bl, base);
   else
-    snprintf(name, sizeof name, "%.100s.%zu", base, same);
+    snprintf(name, sizeof name, "%.*s.%zu", bl, base, same);
   for (size_t i = 0; i < m->out->mesh_count; i++)
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
       char at[32];
@@ -323,6 +327,10 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
   if (fmt__tok_is(&m->t, "shader")) {
     if (!fmt__text_next(&m->t) || !m->t.quoted) {
       fail(m, "md5_syntax", "shader needs a quoted string");
+      goto done;
+    }
+    if (!fmt__utf8_valid(m->t.tok, m->t.tok_len)) {
+      fail(m, "bad_name", "shader name is not valid UTF-8");
       goto done;
     }
     shader = strndup(m->t.tok, m->t.tok_len);
