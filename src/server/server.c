@@ -46,8 +46,17 @@ void srv__server_request_done(srv_server_t *s, srv_request_t *r) {
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  /* The target is the client's: control bytes and quotes are masked so a
+   * request cannot forge log lines. */
+  char target[1024];
+  size_t n = 0;
+  for (const char *p = r->target; *p && n < sizeof target - 1; p++)
+    target[n++] = (unsigned char)*p < 0x20 || *p == 0x7f || *p == '"'
+                      ? '?'
+                      : *p;
+  target[n] = '\0';
   fprintf(s->access_log, "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s\n",
-          when, srv_conn_peer(r->conn), r->method_name, r->target,
+          when, srv_conn_peer(r->conn), r->method_name, target,
           r->http_minor, status, (unsigned long long)r->_bytes_out,
           (double)ns / 1e6, srv_route_name(r->route));
 }

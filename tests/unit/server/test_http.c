@@ -124,6 +124,26 @@ START_TEST(test_pipelined_in_order) {
 }
 END_TEST
 
+START_TEST(test_query_decoding_and_errors) {
+  char *got = converse(
+      "GET /v1/pose?clip=%6Eo+pe&t=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /v1/pose?clip=x&t=1&space=w%6Frld HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /v1/skin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  /* Parameters are checked before assets are looked up, and each error
+   * names its parameter; '+' and %XX are decoded. */
+  ck_assert_ptr_nonnull(strstr(
+      got, "{\"error\":{\"code\":\"not_found\",\"message\":\"no clip "
+           "'no pe'\",\"at\":\"clip\"}}"));
+  ck_assert_ptr_nonnull(strstr(got, "\"at\":\"space\""));
+  ck_assert_ptr_nonnull(
+      strstr(got, "{\"error\":{\"code\":\"missing_parameter\""));
+  ck_assert_ptr_nonnull(strstr(got, "\"at\":\"mesh\""));
+  ck_assert_int_eq(count(got, "HTTP/1.1 404"), 1);
+  ck_assert_int_eq(count(got, "HTTP/1.1 400"), 2);
+  free(got);
+}
+END_TEST
+
 START_TEST(test_http10_and_head) {
   char *got = converse("HEAD /healthz HTTP/1.0\r\n\r\n");
   ck_assert_ptr_nonnull(strstr(got, "HTTP/1.1 200 OK\r\n"));
@@ -164,6 +184,7 @@ Suite *server_http_suite(void) {
   TCase *tc = tcase_create("http");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_pipelined_in_order);
+  tcase_add_test(tc, test_query_decoding_and_errors);
   tcase_add_test(tc, test_http10_and_head);
   tcase_add_test(tc, test_etag_matching);
   suite_add_tcase(s, tc);
