@@ -135,6 +135,14 @@ try:
           "idle close after %.2fs (%r)" % (time.time() - t0, rest[:40]))
 
     # ---- max connections: the 9th gets 503 and is closed ----------------------
+    # Earlier connections may still be closing: wait (bounded) until only
+    # the scraper's own connection is open.
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        st, _, body = d.request("GET", "/metrics")
+        if b"\nanimd_open_connections 1\n" in body:
+            break
+        time.sleep(0.05)
     held = [d.connect() for _ in range(8)]
     for h in held:  # each is accepted and served
         h.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")

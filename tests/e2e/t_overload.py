@@ -27,19 +27,17 @@ try:
     statuses = []
     lock = threading.Lock()
 
-    def hammer():
-        for _ in range(30):
-            st, h, body = d.request(
-                "GET", "/v1/pose?clip=%s&from=0&to=300&fps=10&space=local"
-                "&format=json" % clip)
-            with lock:
-                statuses.append((st, h.get("retry-after"), body))
+    # A 1000-joint skeleton's pose in JSON takes the worker a while; many
+    # clients at once overflow the one-slot queue.
+    big = {"skeleton": {"name": "big", "joints": [
+        {"name": "j%d" % i, "parent": i - 1, "translation": [0, 0.01, 0]}
+        for i in range(1000)]}}
+    big_id = d.json("POST", "/v1/assets", big, expect=201)["skeletons"][0]["id"]
 
-    # Single poses go through the pool too; many at once overflow it.
     def singles():
-        for i in range(60):
-            st, h, body = d.request("GET", "/v1/pose?clip=%s&t=0.%d"
-                                    % (clip, i))
+        for i in range(40):
+            st, h, body = d.request("GET", "/v1/pose?skeleton=%s&t=0.%d"
+                                    % (big_id, i))
             with lock:
                 statuses.append((st, h.get("retry-after"), body))
 

@@ -282,6 +282,7 @@ END_TEST
 Suite *native_encode_suite(void) {
   Suite *s = suite_create("native_encode");
   TCase *tc = tcase_create("native_encode");
+  tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_demo_round_trip);
   tcase_add_test(tc, test_every_feature_round_trip);
   tcase_add_test(tc, test_tiny_canonical_text_and_id);

@@ -325,6 +325,7 @@ END_TEST
 Suite *native_json_suite(void) {
   Suite *s = suite_create("native_json");
   TCase *tc = tcase_create("native_json");
+  tcase_set_timeout(tc, 30);
   tcase_add_loop_test(tc, test_bad_input_matrix, 0,
                       (int)(sizeof bad_cases / sizeof bad_cases[0]));
   tcase_add_test(tc, test_weight_path_counts_influences);
