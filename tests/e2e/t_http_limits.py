@@ -135,16 +135,25 @@ try:
           "idle close after %.2fs (%r)" % (time.time() - t0, rest[:40]))
 
     # ---- max connections: the 9th gets 503 and is closed ----------------------
-    # Earlier connections may still be closing: wait (bounded) until only
-    # the scraper's own connection is open.
+    # One kept-alive connection watches /metrics until it is the only one
+    # open (earlier connections may still be closing), then seven more fill
+    # the limit of 8.
+    m = d.connect()
+    m.settimeout(5)
     deadline = time.time() + 10
     while time.time() < deadline:
-        st, _, body = d.request("GET", "/metrics")
-        if b"\nanimd_open_connections 1\n" in body:
+        m.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        buf = b""
+        while True:
+            buf += m.recv(65536)
+            ans = parse_responses(buf)
+            if ans and len(ans[0][2]) == int(ans[0][1]["content-length"]):
+                break
+        if b"\nanimd_open_connections 1\n" in ans[0][2]:
             break
         time.sleep(0.05)
-    held = [d.connect() for _ in range(8)]
-    for h in held:  # each is accepted and served
+    held = [m] + [d.connect() for _ in range(7)]
+    for h in held[1:]:  # each is accepted and served
         h.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         h.settimeout(5)
         check(h.recv(4096).startswith(b"HTTP/1.1 200"), "held conn served")
