@@ -167,15 +167,23 @@ int srv_ws_session_feed(srv_ws_session_t *s, const void *data, size_t len) {
   return flush(s);
 }
 
-int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode,
-                        const void *data, size_t len) {
+int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode,
+                         const void *data, size_t len) {
   if (srv_ws_session_closing(s)) return UV_EPIPE;
   struct wslay_event_msg msg = {opcode, data, len};
   int r = wslay_event_queue_msg(s->ctx, &msg);
   if (r == WSLAY_ERR_NOMEM) return UV_ENOMEM;
   if (r != 0) return UV_EPIPE;
-  return flush(s);
+  return 0;
 }
+
+int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode,
+                        const void *data, size_t len) {
+  int r = srv_ws_session_queue(s, opcode, data, len);
+  return r != 0 ? r : flush(s);
+}
+
+int srv_ws_session_flush(srv_ws_session_t *s) { return flush(s); }
 
 int srv_ws_session_ping(srv_ws_session_t *s) {
   if (srv_ws_session_closing(s)) return UV_EPIPE;

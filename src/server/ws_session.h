@@ -63,6 +63,13 @@ int srv_ws_session_feed(srv_ws_session_t *s, const void *data, size_t len);
 int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode,
                         const void *data, size_t len);
 
+/* Queues one message like srv_ws_session_send without writing it yet, so
+ * several messages go out in one write at the next flush. */
+int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode,
+                         const void *data, size_t len);
+/* Writes everything queued. Returns 0 or a negative errno. */
+int srv_ws_session_flush(srv_ws_session_t *s);
+
 /* Queues a ping with a short payload and flushes. */
 int srv_ws_session_ping(srv_ws_session_t *s);
 

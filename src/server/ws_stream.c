@@ -67,6 +67,8 @@ struct srv_ws_client_s {
   bool ping_out;
   bool transport_closed; /* transport.close was called. */
   int busy;              /* Calls of this client on the stack. */
+  srv_ws_client_t *dirty_next; /* In the tick's list of unflushed clients. */
+  bool dirty;
   bool free_pending;
   uint64_t sent, dropped;
 };
@@ -82,6 +84,7 @@ struct srv_ws_hub_s {
   stream_t **heap;
   unsigned heap_len, heap_cap;
   srv_ws_client_t *clients;
+  srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
   srv_ws_eval_t *eval;
   fmt_buf_t out;  /* The message being built. */
   fmt_buf_t tmp;
@@ -370,7 +373,7 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   return b->failed ? UV_ENOMEM : 0;
 }
 
-static void send_frame(stream_t *s, int64_t n) {
+static void send_frame(stream_t *s, int64_t n, bool in_tick) {
   srv_ws_client_t *c = s->client;
   srv_ws_hub_t *h = c->hub;
   if (srv_ws_session_closing(&c->session)) return;
@@ -387,14 +390,25 @@ static void send_frame(stream_t *s, int64_t n) {
     h->stats.frames_dropped++;
     return;
   }
-  srv_ws_session_send(&c->session,
-                      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                                     : WSLAY_TEXT_FRAME,
-                      h->out.data, h->out.len);
+  uint8_t opcode = s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                  : WSLAY_TEXT_FRAME;
+  if (!in_tick) {
+    srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
+    check_done(c);
+  } else if (srv_ws_session_queue(&c->session, opcode, h->out.data,
+                                  h->out.len) == 0 &&
+             !c->dirty) {
+    /* Written once at the end of the tick, with the frames of the
+     * client's other streams due in the same tick. The client stays
+     * entered until then, so it cannot be freed meanwhile. */
+    c->dirty = true;
+    c->dirty_next = h->dirty;
+    h->dirty = c;
+    enter(c);
+  }
   s->frames++;
   c->sent++;
   h->stats.frames_sent++;
-  check_done(c);
 }
 
 /* One stream's turn in a tick. */
@@ -403,7 +417,7 @@ static void stream_tick(stream_t *s, uint64_t now) {
   if (t.frame >= 0) {
     s->skipped += (uint64_t)t.skipped;
     s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
-    send_frame(s, t.frame);
+    send_frame(s, t.frame, true);
     s->next = t.frame + 1;
     /* Skinning is heavy: have the pool compute the next frame while this
      * one travels. */
@@ -428,6 +442,15 @@ static void on_tick(uv_timer_t *timer) {
     enter(c);
     stream_tick(s, now);
     if (s->heap_pos == 0) heap_down(h, 0);
+    leave(c);
+  }
+  /* One write per client for all its frames of this tick. */
+  while (h->dirty != NULL) {
+    srv_ws_client_t *c = h->dirty;
+    h->dirty = c->dirty_next;
+    c->dirty = false;
+    srv_ws_session_flush(&c->session);
+    check_done(c);
     leave(c);
   }
   arm(h);
@@ -645,7 +668,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       rebase(s, now, cmd->t);
       ack_stream(c, "seek", s);
       /* A paused stream shows the frame it was moved to, once. */
-      send_frame(s, s->next);
+      send_frame(s, s->next, false);
       s->next++;
       s->paused_t = srv_ws_clock_time(&s->clock, s->next);
     } else {

@@ -213,10 +213,6 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     len -= head - before;
     wslay_event_context_client_init(&c->ctx, &cbs, c);
     wslay_event_config_set_no_buffering(c->ctx, 1);
-    struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)play_msg,
-                                strlen(play_msg)};
-    wslay_event_queue_msg(c->ctx, &m);
-    wslay_event_send(c->ctx);
   }
   c->in = data;
   c->in_len = len;
@@ -240,6 +236,25 @@ static void on_connect(uv_connect_t *req, int status) {
       "Sec-WebSocket-Version: 13\r\n\r\n";
   send_bytes(c, req_text, sizeof req_text - 1);
   uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_read);
+}
+
+/* Starts the streams spread over one frame period, as viewers who join
+ * at random times would be: a slice of the connections every millisecond. */
+static int next_play;
+
+static void on_play_slice(uv_timer_t *t) {
+  int slices = (int)(1000.0 / fps);
+  if (slices < 1) slices = 1;
+  int per = (nclients + slices - 1) / slices;
+  for (int k = 0; k < per && next_play < nclients; k++, next_play++) {
+    client_t *c = &clients[next_play];
+    if (!c->upgraded || c->closed) continue;
+    struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)play_msg,
+                                strlen(play_msg)};
+    wslay_event_queue_msg(c->ctx, &m);
+    wslay_event_send(c->ctx);
+  }
+  if (next_play >= nclients) uv_timer_stop(t);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -301,11 +316,15 @@ int main(int argc, char **argv) {
     /* Connect in batches so the listen backlog keeps up. */
     if (i % 100 == 99) uv_run(loop, UV_RUN_NOWAIT);
   }
-  /* Ramp: wait for every handshake (at most 10 s), then one second of
-   * warm-up, then the measured window. */
+  /* Ramp: wait for every handshake (at most 10 s), start the streams over
+   * one frame period, then one second of warm-up, then the measured
+   * window. */
   while (connected + failed < nclients && uv_hrtime() - t0 < 10000000000ull)
     uv_run(loop, UV_RUN_ONCE);
   uint64_t ramp_s = (uv_hrtime() - t0) / 1000000;
+  uv_timer_t play_timer;
+  uv_timer_init(loop, &play_timer);
+  uv_timer_start(&play_timer, on_play_slice, 0, 1);
   window_start = uv_hrtime() + 1000000000ull;
   window_end = window_start + (uint64_t)(seconds * 1e9);
   phase = 1;

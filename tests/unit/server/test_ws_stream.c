@@ -42,11 +42,13 @@ typedef struct peer_s {
   int count;
   size_t queued; /* What transport.queued reports. */
   int closes;
+  int writes; /* Calls of transport.write. */
   srv_ws_client_t *client;
 } peer_t;
 
 static int t_write(void *ctx, const uint8_t *data, size_t len) {
   peer_t *p = ctx;
+  p->writes++;
   if (p->len + len > p->cap) {
     p->cap = (p->len + len) * 2;
     p->buf = realloc(p->buf, p->cap);
@@ -300,6 +302,36 @@ START_TEST(test_shared_evaluation) {
 }
 END_TEST
 
+static bool twenty_binary(void *arg) { return count_binary(arg) >= 20; }
+
+START_TEST(test_one_write_per_tick_per_client) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\"}");
+  send_text(&p, "{\"op\":\"play\",\"id\":2,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+                "\"space\":\"local\"}");
+  int before = p.writes;
+  run_until(twenty_binary, &p);
+  /* Both streams fall due in the same ticks: their frames share writes. */
+  int frames = count_binary(&p);
+  ck_assert_int_le(p.writes - before, frames / 2 + 2);
+  int one = 0, two = 0;
+  for (int i = 0; i < p.count; i++) {
+    if (p.msgs[i].opcode != 2) continue;
+    if (u32(p.msgs[i].data) == 0) one++;
+    else if (u32(p.msgs[i].data) == 1) two++;
+  }
+  ck_assert_int_ge(one, 9);
+  ck_assert_int_ge(two, 9);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
 static bool stats_answered(void *arg) {
   peer_t *p = arg;
   return count_text_with(p, "\"op\":\"stats\"") >= 1;
@@ -492,6 +524,7 @@ Suite *ws_stream_suite(void) {
   tcase_add_test(tc, test_mesh_frames_on_the_pool);
   tcase_add_test(tc, test_keepalive_ping_then_timeout);
   tcase_add_test(tc, test_unread_answers_cut_off);
+  tcase_add_test(tc, test_one_write_per_tick_per_client);
   suite_add_tcase(s, tc);
   return s;
 }
