@@ -348,8 +348,10 @@ END_TEST
  * 144  sparse index u8 [1] (+3 pad)                          view 6
  * 148  sparse value f32 vec4 (0, s, 0, s)                    view 7
  * 164  i16 vec4[2], stride 12: (0,0,0,32767) (0,0,23170,23170) view 8
- * 188  unorm8 weights vec4[3]: [255,0,0,0] [128,127,0,0] [0,255,0,0] view 9 */
-#define BUF_LEN 200
+ * 188  unorm8 weights vec4[3]: [255,0,0,0] [128,127,0,0] [0,255,0,0] view 9
+ * 200  cubic f32 vec3[6]: in (1,0,0) v (0,0,0) out (0,1,0),
+ *                         in (0,0,1) v (0,0,1) out (0,0,0)       view 10 */
+#define BUF_LEN 272
 #define S2 0.70710677f
 
 static void put_f(uint8_t *b, size_t off, const float *v, size_t n) {
@@ -378,6 +380,8 @@ static void make_buffer(uint8_t *b) {
   memcpy(b + 176, q16b, 8);
   const uint8_t w8[12] = {255, 0, 0, 0, 128, 127, 0, 0, 0, 255, 0, 0};
   memcpy(b + 188, w8, 12);
+  const float cub[18] = {1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+  put_f(b, 200, cub, 18);
 }
 
 static const char *base_json =
@@ -395,7 +399,7 @@ static const char *base_json =
     "\"animations\":[{\"name\":\"turn\",\"channels\":[{\"sampler\":0,"
     " \"target\":{\"node\":2,\"path\":\"rotation\"}}],"
     " \"samplers\":[{\"input\":0,\"output\":1}]}],"
-    "\"buffers\":[{\"byteLength\":200}],"
+    "\"buffers\":[{\"byteLength\":272}],"
     "\"bufferViews\":["
     " {\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},"
     " {\"buffer\":0,\"byteOffset\":8,\"byteLength\":32},"
@@ -406,7 +410,8 @@ static const char *base_json =
     " {\"buffer\":0,\"byteOffset\":144,\"byteLength\":1},"
     " {\"buffer\":0,\"byteOffset\":148,\"byteLength\":16},"
     " {\"buffer\":0,\"byteOffset\":164,\"byteLength\":24,\"byteStride\":12},"
-    " {\"buffer\":0,\"byteOffset\":188,\"byteLength\":12}],"
+    " {\"buffer\":0,\"byteOffset\":188,\"byteLength\":12},"
+    " {\"buffer\":0,\"byteOffset\":200,\"byteLength\":72}],"
     "\"accessors\":["
     " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}"
     ","
@@ -687,6 +692,46 @@ START_TEST(test_doc_unorm8_weights) {
 }
 END_TEST
 
+START_TEST(test_doc_cubic_fold) {
+  /* A CUBICSPLINE translation on "root" (times 0, 1; d = 1) under the
+   * folded Armature F = T(0,0,1) Rx(90), Rx(90)(x,y,z) = (x,-z,y).
+   * Unfolded at s = .5: p = .5 v0 + .125 d b0 + .5 v1 - .125 d a1
+   *   = .5(0,0,0) + .125(0,1,0) + .5(0,0,1) - .125(0,0,1) = (0,.125,.375);
+   * in scene space F p = (0,0,1) + (0,-.375,.125) = (0,-.375,1.125).
+   * Folding values as F v and tangents as Rx(90) t must give the same. */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  json_t *an = json_array_get(json_object_get(d, "animations"), 0);
+  json_array_append_new(
+      json_object_get(an, "channels"),
+      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target", "node", 1,
+                "path", "translation"));
+  json_array_append_new(json_object_get(an, "samplers"),
+                        json_pack("{s:i,s:i,s:s}", "input", 0, "output", 6,
+                                  "interpolation", "CUBICSPLINE"));
+  json_array_append_new(json_object_get(d, "accessors"),
+                        json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 10,
+                                  "componentType", 5126, "count", 6, "type",
+                                  "VEC3"));
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_skeleton_t *k = b.skeletons[0];
+  uint32_t n = k->joint_count;
+  anim_vec3_t tr[2], sc[2];
+  anim_quat_t rot[2];
+  anim_sampling_job_t job = {.skeleton = k, .clip = b.clips[0].clip,
+                             .time = 0.5f, .output = {tr, rot, sc, n}};
+  ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
+  anim_vec3_t p = tr[k->from_caller[0]];
+  ck_assert_float_eq_tol(p.x, 0, 1e-6f);
+  ck_assert_float_eq_tol(p.y, -0.375f, 1e-6f);
+  ck_assert_float_eq_tol(p.z, 1.125f, 1e-6f);
+  fmt_bundle_free(&b);
+  json_decref(d);
+}
+END_TEST
+
 START_TEST(test_doc_glb_roundtrip) {
   uint8_t buf[BUF_LEN];
   make_buffer(buf);
@@ -906,6 +951,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_glb_roundtrip);
   tcase_add_test(tc, test_doc_eight_influences);
   tcase_add_test(tc, test_doc_unorm8_weights);
+  tcase_add_test(tc, test_doc_cubic_fold);
   tcase_add_loop_test(tc, test_doc_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_not_json);
