@@ -104,10 +104,11 @@ struct srv_server_s {
   uv_prepare_t tick;
 };
 
-/* How many cheap evaluations one loop iteration runs inline; beyond it
- * they go to the pool, so a burst of ready connections is spread over the
- * workers while a lone request keeps the lower latency of running inline
- * (scripts/bench-http measures both). */
+/* How many cheap evaluations one loop iteration runs inline, and only
+ * while the pool is idle; beyond it they go to the pool, so a burst of
+ * ready connections is spread over the workers while a lone request keeps
+ * the lower latency of running inline (scripts/bench-http measures
+ * both). */
 #define SRV_INLINE_PER_TICK 4
 
 /* True when work of that cost should run on the loop thread now; counts

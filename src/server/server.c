@@ -68,7 +68,10 @@ static void on_tick(uv_prepare_t *h) {
 }
 
 bool srv__inline_ok(srv_server_t *s, unsigned long cost) {
-  if (cost >= s->cfg.inline_cost || s->tick_inline >= SRV_INLINE_PER_TICK)
+  /* Inline only while the pool is idle: under load the workers take the
+   * evaluations and the loop keeps to I/O. */
+  if (cost >= s->cfg.inline_cost || s->tick_inline >= SRV_INLINE_PER_TICK ||
+      srv_pool_busy(&s->pool) > 0 || srv_pool_queue_depth(&s->pool) > 0)
     return false;
   s->tick_inline++;
   return true;
