@@ -139,7 +139,7 @@ int srv__request_json_body(srv_request_t *req, json_t **root) {
   *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
   if (*root != NULL) return 0;
   char at[64];
-  snprintf(at, sizeof at, "line %d", jerr.line);
+  snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
   srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
   return -1;
 }
