@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "animd/base.h"
+#include <float.h>
+#include <math.h>
+
+#include "animd/math.h"
 
 static inline anim_allocator_t builder_allocator(const anim_allocator_t *a) {
   anim_allocator_t r = {0, 0, 0};
@@ -33,6 +36,28 @@ static inline void builder_free(const anim_allocator_t *a, void *p) {
     a->free(p, a->user_data);
   else
     free(p);
+}
+
+/* q scaled to unit length, leaving a quaternion that is already unit within
+ * float rounding exactly as it is, so that building from a built object's
+ * own numbers (a store reload, a re-upload of a describe answer) gives the
+ * same floats bit for bit: plain renormalization moves about a third of
+ * unit quaternions by one ulp. The length is taken in double and after
+ * scaling by the largest component, so huge or tiny inputs neither overflow
+ * nor underflow; a zero quaternion becomes the identity. */
+static inline anim_quat_t builder_unit_quat(anim_quat_t q) {
+  double m = fmax(fmax(fabs(q.x), fabs(q.y)), fmax(fabs(q.z), fabs(q.w)));
+  if (!(m > 0.0) || !isfinite(m)) {
+    anim_quat_t id = {0.f, 0.f, 0.f, 1.f};
+    return id;
+  }
+  double x = q.x / m, y = q.y / m, z = q.z / m, w = q.w / m;
+  double len = m * sqrt(x * x + y * y + z * z + w * w);
+  if (fabs(len - 1.0) <= 4.0 * FLT_EPSILON) return q;
+  double s = 1.0 / sqrt(x * x + y * y + z * z + w * w);
+  anim_quat_t r = {(float)(x * s), (float)(y * s), (float)(z * s),
+                   (float)(w * s)};
+  return r;
 }
 
 /* Rounds n up to a multiple of 16 bytes. */

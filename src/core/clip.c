@@ -297,13 +297,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
       uint32_t at = d->interpolation == ANIM_INTERP_CUBICSPLINE ? 4u : 0u;
       for (uint32_t k = 0; k < n; k++) {
         float *q = values + (size_t)k * stride + at;
-        /* Scaled by the largest component first: the squared length of a
-         * key such as (0, 0.7, 4e37, 0.7) overflows to infinity, and
-         * dividing by it would store a zero rotation. */
-        float m = fmaxf(fmaxf(fabsf(q[0]), fabsf(q[1])),
-                        fmaxf(fabsf(q[2]), fabsf(q[3])));
-        anim_quat_t u = pk_quat_normalize(
-            (anim_quat_t){q[0] / m, q[1] / m, q[2] / m, q[3] / m});
+        anim_quat_t u =
+            builder_unit_quat((anim_quat_t){q[0], q[1], q[2], q[3]});
         q[0] = u.x;
         q[1] = u.y;
         q[2] = u.z;

@@ -207,10 +207,6 @@ static void depth_first_order(const anim_raw_joint_t *joints, size_t n,
 
 /* ---- build --------------------------------------------------------------- */
 
-static anim_quat_t unit_or_identity(anim_quat_t q) {
-  return pk_quat_normalize(q);
-}
-
 anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                                 const anim_allocator_t *alloc_in,
                                 anim_skeleton_t **out,
@@ -287,11 +283,11 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
     s->names[k] = str;
     str += len;
     s->rest[k] = j->rest;
-    s->rest[k].rotation = unit_or_identity(j->rest.rotation);
+    s->rest[k].rotation = builder_unit_quat(j->rest.rotation);
     anim_quat_t o = j->orient;
     if (o.x == 0.f && o.y == 0.f && o.z == 0.f && o.w == 0.f)
       o.w = 1.f;
-    s->orient[k] = unit_or_identity(o);
+    s->orient[k] = builder_unit_quat(o);
     if (s->orient[k].x != 0.f || s->orient[k].y != 0.f ||
         s->orient[k].z != 0.f)
       s->has_orient = true;

@@ -7,6 +7,7 @@
  * that adding their weights in slot order in float gives exactly 1 (the
  * largest weight goes last and absorbs the rounding), which makes skinning
  * with identity matrices return the bind pose bit for bit. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,10 @@ static anim_result check_raw(const anim_raw_mesh_t *raw,
  * (k <= slots; the rest are padding), remapped to storage order, with the
  * largest weight in the last slot set to 1 minus the float sum of the
  * others. 1 - a rounds so that a + (1 - a) is exactly 1 for any a in
- * [0, 1], so the slot-order float sum is exactly 1. */
+ * [0, 1], so the slot-order float sum is exactly 1. A last slot within
+ * rounding of the largest weight stays where it is, so building again from
+ * a built mesh's own streams leaves them unchanged (ties such as 0.5/0.5
+ * would otherwise swap on every rebuild). */
 static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
                              uint32_t slots, const anim_skeleton_t *skel,
                              uint16_t *oj, float *ow) {
@@ -126,6 +130,8 @@ static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
       big = i;
   }
   const uint32_t last = slots - 1;
+  if (ow[last] >= ow[big] * (1.0f - 4.0f * FLT_EPSILON))
+    big = last;
   uint16_t tj = oj[big];
   float tw = ow[big];
   oj[big] = oj[last];

@@ -22,9 +22,9 @@
  * caller indices); tracks in the built clip's order (by joint storage
  * index, then path). Every float is printed so that it reads back as the
  * same float, so decoding a canonical encoding (with the skeleton id
- * resolved) gives the built object's numbers back exactly; the builders
- * then renormalize rotations, which moves about a third of them by one ulp
- * (normalizing a unit quaternion in float is not always a fixed point).
+ * resolved) gives the built object's numbers back exactly (the builders
+ * leave rotations that are already unit and influences already in their
+ * built order as they are, so a rebuild is a fixed point).
  * The text is used for the content id, for the files of the data directory
  * and, with an "id" added, for GET /v1/{skeletons,clips,meshes}/{id}.
  *

@@ -29,8 +29,8 @@
  * then clips and meshes, and skips (reporting through the log hook) temp
  * files, files whose hash is not their name, files that do not decode, and
  * clips or meshes whose skeleton is missing. A loaded asset keeps the id
- * of its file name (its hash was checked), even where rebuilding moved a
- * rotation by one ulp (see formats/native_json.h). A missing data_dir is
+ * of its file name (its hash was checked) and the same numbers, bit for
+ * bit (see formats/native_json.h). A missing data_dir is
  * created. DELETE removes the file.
  *
  * Memory: bytes counts the arrays each asset owns (an estimate of its
