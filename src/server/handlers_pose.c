@@ -4,7 +4,6 @@
  * Parameters are checked and assets looked up on the loop thread, so every
  * 4xx is answered before any work; the evaluation runs as a task (inline
  * when the skeleton is small, see task.h) or as a streamed range. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,14 +355,6 @@ static void blend_free(srv_task_t *t) {
   free(b);
 }
 
-static bool json_finite_number(json_t *v, double lo, double hi, double *out) {
-  if (!json_is_number(v)) return false;
-  double d = json_number_value(v);
-  if (!isfinite(d) || d < lo || d > hi) return false;
-  *out = d;
-  return true;
-}
-
 void srv__handle_pose_post(srv_request_t *req) {
   json_t *root;
   if (srv__request_json_body(req, &root) != 0) return;
@@ -464,7 +455,7 @@ void srv__handle_pose_post(srv_request_t *req) {
       srv_respond_error(req, 400, "missing_field", at, "\"t\" is required");
       goto fail;
     }
-    if (!json_finite_number(jt, -3e38, 3e38, &d)) {
+    if (!srv__json_number(jt, -3e38, 3e38, &d)) {
       srv_respond_error(req, 400, "wrong_type", at,
                         "\"t\" must be a finite number");
       goto fail;
@@ -474,7 +465,7 @@ void srv__handle_pose_post(srv_request_t *req) {
     bl->weight = 1.0f;
     if (jw != NULL) {
       snprintf(at, sizeof at, "layers[%zu].weight", i);
-      if (!json_finite_number(jw, 0, 1e6, &d)) {
+      if (!srv__json_number(jw, 0, 1e6, &d)) {
         srv_respond_error(req, 400, "bad_value", at,
                           "\"weight\" must be a number >= 0");
         goto fail;

@@ -5,7 +5,6 @@
  * numbers (x y z per joint, the skeleton's joint order) or N [x,y,z]
  * arrays. Answer: {"skeleton","joints":N,"frames":F,"rotations":[[4N]...],
  * "deltas":[[4N]...]} with quaternions [x,y,z,w] in the same joint order. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,10 +90,10 @@ static void solve_free(srv_task_t *t) {
   free(s);
 }
 
+/* A finite JSON number within float range, as a float. */
 static bool finite_value(json_t *v, float *out) {
-  if (!json_is_number(v)) return false;
-  double d = json_number_value(v);
-  if (!isfinite(d) || fabs(d) > 3.0e38) return false;
+  double d;
+  if (!srv__json_number(v, -3.0e38, 3.0e38, &d)) return false;
   *out = (float)d;
   return true;
 }

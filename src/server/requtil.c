@@ -144,6 +144,14 @@ int srv__request_json_body(srv_request_t *req, json_t **root) {
   return -1;
 }
 
+bool srv__json_number(const json_t *v, double lo, double hi, double *out) {
+  if (!json_is_number(v)) return false;
+  double d = json_number_value(v);
+  if (!isfinite(d) || d < lo || d > hi) return false;
+  *out = d;
+  return true;
+}
+
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
                       const char *ctype, const char *extra) {
   if (b->failed) {

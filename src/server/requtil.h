@@ -50,6 +50,8 @@ bool srv__respond_if_not_modified(srv_request_t *req, const char *etag);
 /* Parses the request body as JSON (duplicate keys rejected). Returns 0 with
  * *root owned by the caller, or -1 after answering 400 bad_json. */
 int srv__request_json_body(srv_request_t *req, json_t **root);
+/* True with *out set when v is a finite JSON number in [lo, hi]. */
+bool srv__json_number(const json_t *v, double lo, double hi, double *out);
 
 /* Answers with the buffer as application/json (500 if it failed). */
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
