@@ -128,7 +128,7 @@ anim_result anim_blend_job_run(const anim_blend_job_t *job) {
         /* The rest pose fills what the layers leave below the threshold. */
         w = threshold - total;
         lt = sk->rest[j].translation;
-        lq = pk_quat_mul(sk->orient[j], sk->rest[j].rotation);
+        lq = anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation);
         ls = sk->rest[j].scale;
       }
       if (!(w > 0.f))
@@ -177,7 +177,7 @@ anim_result anim_blend_job_run(const anim_blend_job_t *job) {
         rs = l->reference.scale[j];
       } else {
         rt = sk->rest[j].translation;
-        rq = pk_quat_mul(sk->orient[j], sk->rest[j].rotation);
+        rq = anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation);
         rs = sk->rest[j].scale;
       }
       t.x += w * (pt.x - rt.x);
@@ -185,8 +185,8 @@ anim_result anim_blend_job_run(const anim_blend_job_t *job) {
       t.z += w * (pt.z - rt.z);
       /* p * r^-1 with unit r: r^-1 is the conjugate. */
       anim_quat_t rc = {-rq.x, -rq.y, -rq.z, rq.w};
-      anim_quat_t d = pk_quat_normalize(pk_quat_mul(pq, rc));
-      q = pk_quat_normalize(pk_quat_mul(quat_pow(d, w), q));
+      anim_quat_t d = pk_quat_normalize(anim_quat_mul_inl(pq, rc));
+      q = pk_quat_normalize(anim_quat_mul_inl(quat_pow(d, w), q));
       s.x *= 1.f + (ratio(ps.x, rs.x) - 1.f) * w;
       s.y *= 1.f + (ratio(ps.y, rs.y) - 1.f) * w;
       s.z *= 1.f + (ratio(ps.z, rs.z) - 1.f) * w;

@@ -39,7 +39,9 @@ static inline void mul_portable(float *restrict out, const float *a,
     _mm_storeu_ps(out + 4 * c, r);
   }
 #else
-  pk_mat4_mul(out, a, b);
+  /* Every caller passes the m[] of an anim_mat4_t. */
+  anim_mat4_mul_inl((anim_mat4_t *)out, (const anim_mat4_t *)a,
+                    (const anim_mat4_t *)b);
 #endif
 }
 
@@ -69,9 +71,9 @@ static inline void mul_trs_portable(float *restrict out, const float *p,
   _mm_storeu_ps(out + 12, _mm_add_ps(COL(t.x, t.y, t.z), p3));
 #undef COL
 #else
-  float local[16];
-  pk_mat4_from_trs(local, t, q, s);
-  pk_mat4_mul(out, p, local);
+  anim_mat4_t local;
+  anim_mat4_from_trs_inl(&local, t, q, s);
+  mul_portable(out, p, local.m);
 #endif
 }
 
@@ -82,8 +84,8 @@ void anim__local_to_model_portable(const anim_skeleton_t *sk,
   for (uint32_t j = from; j <= to; j++) {
     int p = sk->parents[j];
     if (p < 0 && root == NULL)
-      pk_mat4_from_trs(out[j].m, in->translation[j], in->rotation[j],
-                       in->scale[j]);
+      anim_mat4_from_trs_inl(&out[j], in->translation[j], in->rotation[j],
+                             in->scale[j]);
     else
       mul_trs_portable(out[j].m, p < 0 ? root->m : out[p].m,
                        in->translation[j], in->rotation[j], in->scale[j]);

@@ -69,8 +69,8 @@ void anim__local_to_model_avx2(const anim_skeleton_t *sk,
   for (uint32_t j = from; j <= to; j++) {
     int p = sk->parents[j];
     if (p < 0 && root == NULL)
-      pk_mat4_from_trs(out[j].m, in->translation[j], in->rotation[j],
-                       in->scale[j]);
+      anim_mat4_from_trs_inl(&out[j], in->translation[j], in->rotation[j],
+                             in->scale[j]);
     else
       mul_trs_fma(out[j].m, p < 0 ? root->m : out[p].m, in->translation[j],
                   in->rotation[j], in->scale[j]);

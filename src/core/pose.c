@@ -21,7 +21,7 @@ anim_result anim_pose_set_rest(const anim_skeleton_t *sk, anim_pose_t *pose) {
     return ANIM_ERR_BUFFER_TOO_SMALL;
   for (uint32_t j = 0; j < sk->joint_count; j++) {
     pose->translation[j] = sk->rest[j].translation;
-    pose->rotation[j] = pk_quat_mul(sk->orient[j], sk->rest[j].rotation);
+    pose->rotation[j] = anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation);
     pose->scale[j] = sk->rest[j].scale;
   }
   return ANIM_OK;

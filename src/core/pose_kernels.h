@@ -4,22 +4,16 @@
  * per track, so they live here as static inline functions the compiler can
  * fold into each loop instead of out-of-line calls into the math module.
  * Each kernel states the formula it computes; the public math functions in
- * animd/math.h remain the reference implementations. */
+ * animd/math.h remain the reference implementations. The quaternion product
+ * and the matrix kernels shared with the math module come from
+ * core/math_inline.h. */
 #ifndef ANIMD_CORE_POSE_KERNELS_H
 #define ANIMD_CORE_POSE_KERNELS_H
 
 #include <math.h>
 
 #include "animd/math.h"
-
-static inline anim_quat_t pk_quat_mul(anim_quat_t a, anim_quat_t b) {
-  anim_quat_t r;
-  r.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
-  r.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
-  r.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
-  r.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
-  return r;
-}
+#include "core/math_inline.h"
 
 static inline float pk_quat_dot(anim_quat_t a, anim_quat_t b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
@@ -117,42 +111,6 @@ static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
   anim_quat_t r = {w0 * a.x + w1 * b.x, w0 * a.y + w1 * b.y,
                    w0 * a.z + w1 * b.z, w0 * a.w + w1 * b.w};
   return r;
-}
-
-/* M = T * R * S for a unit quaternion R, column-major. */
-static inline void pk_mat4_from_trs(float *m, anim_vec3_t t, anim_quat_t q,
-                                    anim_vec3_t s) {
-  float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-  float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-  float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  m[0] = (1.f - 2.f * (yy + zz)) * s.x;
-  m[1] = 2.f * (xy + wz) * s.x;
-  m[2] = 2.f * (xz - wy) * s.x;
-  m[3] = 0.f;
-  m[4] = 2.f * (xy - wz) * s.y;
-  m[5] = (1.f - 2.f * (xx + zz)) * s.y;
-  m[6] = 2.f * (yz + wx) * s.y;
-  m[7] = 0.f;
-  m[8] = 2.f * (xz + wy) * s.z;
-  m[9] = 2.f * (yz - wx) * s.z;
-  m[10] = (1.f - 2.f * (xx + yy)) * s.z;
-  m[11] = 0.f;
-  m[12] = t.x;
-  m[13] = t.y;
-  m[14] = t.z;
-  m[15] = 1.f;
-}
-
-/* out = a * b for column-major 4x4 matrices (out must not alias a or b). */
-static inline void pk_mat4_mul(float *restrict out, const float *a,
-                               const float *b) {
-  for (int c = 0; c < 4; c++) {
-    float b0 = b[c * 4 + 0], b1 = b[c * 4 + 1];
-    float b2 = b[c * 4 + 2], b3 = b[c * 4 + 3];
-    for (int r = 0; r < 4; r++)
-      out[c * 4 + r] =
-          a[r] * b0 + a[4 + r] * b1 + a[8 + r] * b2 + a[12 + r] * b3;
-  }
 }
 
 #endif

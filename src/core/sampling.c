@@ -196,9 +196,10 @@ anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
       o->translation[j] = sk->rest[j].translation;
       break;
     case ANIM_PATH_ROTATION:
-      o->rotation[j] = sk->has_orient
-                           ? pk_quat_mul(sk->orient[j], sk->rest[j].rotation)
-                           : sk->rest[j].rotation;
+      o->rotation[j] =
+          sk->has_orient
+              ? anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation)
+              : sk->rest[j].rotation;
       break;
     default:
       o->scale[j] = sk->rest[j].scale;
@@ -229,7 +230,7 @@ anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
         *dst = quat_at(v);
       }
       if (sk->has_orient)
-        *dst = pk_quat_mul(sk->orient[j], *dst);
+        *dst = anim_quat_mul_inl(sk->orient[j], *dst);
     } else {
       anim_vec3_t *dst = tr->path == ANIM_PATH_TRANSLATION
                              ? &o->translation[j]

@@ -310,13 +310,14 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
      * inverted in place. */
     for (size_t k = 0; k < n; k++) {
       anim_mat4_t local;
-      anim_quat_t r = pk_quat_mul(s->orient[k], s->rest[k].rotation);
-      pk_mat4_from_trs(local.m, s->rest[k].translation, r, s->rest[k].scale);
+      anim_quat_t r = anim_quat_mul_inl(s->orient[k], s->rest[k].rotation);
+      anim_mat4_from_trs_inl(&local, s->rest[k].translation, r,
+                             s->rest[k].scale);
       if (s->parents[k] < 0)
         s->inverse_bind[k] = local;
       else
-        pk_mat4_mul(s->inverse_bind[k].m, s->inverse_bind[s->parents[k]].m,
-                    local.m);
+        anim_mat4_mul_inl(&s->inverse_bind[k], &s->inverse_bind[s->parents[k]],
+                          &local);
     }
     for (size_t k = n; k > 0; k--) {
       anim_mat4_t inv;

@@ -791,8 +791,8 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   json_error_t jerr;
   c.root = json_loadb((const char *)json, json_len, 0, &jerr);
   if (c.root == NULL) {
-    char at[32];
-    snprintf(at, sizeof at, "line %d", jerr.line);
+    char at[48];
+    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
     fmt_fail(err, 400, "bad_json", at, "%s: %s", at, jerr.text);
     goto done;
   }

@@ -37,6 +37,19 @@ typedef struct md5_s {
   fmt_bundle_t *out;
 } md5_t;
 
+/* Starts a decode: an empty bundle and the tokenizer on the body. */
+static void md5_begin(md5_t *m, const void *body, size_t len,
+                      const fmt_decode_options_t *opts, fmt_bundle_t *out,
+                      fmt_error_t *err) {
+  static const fmt_decode_options_t defaults;
+  memset(m, 0, sizeof *m);
+  memset(out, 0, sizeof *out);
+  m->opts = opts ? opts : &defaults;
+  m->err = err;
+  m->out = out;
+  fmt__text_init(&m->t, body, body ? len : 0);
+}
+
 /* ---- token helpers ------------------------------------------------------- */
 
 static int fail(md5_t *m, const char *code, const char *what) {
@@ -437,14 +450,8 @@ done:
 int fmt_decode_md5mesh(const void *body, size_t len,
                        const fmt_decode_options_t *opts, fmt_bundle_t *out,
                        fmt_error_t *err) {
-  static const fmt_decode_options_t defaults;
   md5_t m;
-  memset(&m, 0, sizeof m);
-  memset(out, 0, sizeof *out);
-  m.opts = opts ? opts : &defaults;
-  m.err = err;
-  m.out = out;
-  fmt__text_init(&m.t, body, body ? len : 0);
+  md5_begin(&m, body, len, opts, out, err);
   md5_joint_t *js = NULL;
   anim_raw_joint_t *rj = NULL;
   size_t nj = 0, nmeshes, total_vertices = 0;
@@ -521,14 +528,8 @@ typedef struct md5_hier_s {
 int fmt_decode_md5anim(const void *body, size_t len,
                        const fmt_decode_options_t *opts, fmt_bundle_t *out,
                        fmt_error_t *err) {
-  static const fmt_decode_options_t defaults;
   md5_t m;
-  memset(&m, 0, sizeof m);
-  memset(out, 0, sizeof *out);
-  m.opts = opts ? opts : &defaults;
-  m.err = err;
-  m.out = out;
-  fmt__text_init(&m.t, body, body ? len : 0);
+  md5_begin(&m, body, len, opts, out, err);
   const anim_skeleton_t *sk = m.opts->skeleton;
   if (sk == NULL)
     return fmt_fail(err, 400, "skeleton_required", "skeleton",

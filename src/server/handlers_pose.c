@@ -223,12 +223,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   key.bin = bin;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
-  if (srv__etag_matches(req, etag)) {
-    char extra[80];
-    snprintf(extra, sizeof extra, "ETag: %s\r\n", etag);
-    srv_respond(req, 304, NULL, extra, NULL, 0);
-    goto fail;
-  }
+  if (srv__respond_if_not_modified(req, etag)) goto fail;
 
   pose_task_t *p = calloc(1, sizeof *p);
   if (p == NULL) {
@@ -370,15 +365,8 @@ static bool json_finite_number(json_t *v, double lo, double hi, double *out) {
 }
 
 void srv__handle_pose_post(srv_request_t *req) {
-  json_error_t jerr;
-  json_t *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES,
-                            &jerr);
-  if (root == NULL) {
-    char at[64];
-    snprintf(at, sizeof at, "line %d", jerr.line);
-    srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
-    return;
-  }
+  json_t *root;
+  if (srv__request_json_body(req, &root) != 0) return;
   blend_task_t *b = calloc(1, sizeof *b);
   if (b == NULL) {
     json_decref(root);

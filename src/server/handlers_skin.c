@@ -268,12 +268,7 @@ void srv__handle_skin(srv_request_t *req) {
   key.bin = p.bin;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
-  if (srv__etag_matches(req, etag)) {
-    char extra[80];
-    snprintf(extra, sizeof extra, "ETag: %s\r\n", etag);
-    srv_respond(req, 304, NULL, extra, NULL, 0);
-    goto fail;
-  }
+  if (srv__respond_if_not_modified(req, etag)) goto fail;
   skin_task_t *k = calloc(1, sizeof *k);
   if (k == NULL) {
     srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");

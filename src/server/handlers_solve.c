@@ -100,15 +100,8 @@ static bool finite_value(json_t *v, float *out) {
 }
 
 void srv__handle_solve(srv_request_t *req) {
-  json_error_t jerr;
-  json_t *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES,
-                            &jerr);
-  if (root == NULL) {
-    char at[64];
-    snprintf(at, sizeof at, "line %d", jerr.line);
-    srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
-    return;
-  }
+  json_t *root;
+  if (srv__request_json_body(req, &root) != 0) return;
   solve_task_t *s = calloc(1, sizeof *s);
   if (s == NULL) {
     json_decref(root);

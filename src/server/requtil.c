@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,24 @@ bool srv__etag_matches(const srv_request_t *req, const char *etag) {
     s = e;
   }
   return false;
+}
+
+bool srv__respond_if_not_modified(srv_request_t *req, const char *etag) {
+  if (!srv__etag_matches(req, etag)) return false;
+  char extra[80];
+  snprintf(extra, sizeof extra, "ETag: %s\r\n", etag);
+  srv_respond(req, 304, NULL, extra, NULL, 0);
+  return true;
+}
+
+int srv__request_json_body(srv_request_t *req, json_t **root) {
+  json_error_t jerr;
+  *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+  if (*root != NULL) return 0;
+  char at[64];
+  snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
+  srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
+  return -1;
 }
 
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,

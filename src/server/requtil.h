@@ -1,11 +1,14 @@
 /* server: helpers the handlers share: query parameter parsing that
  * answers 400 with "at" naming the parameter, asset lookups that answer
- * 404, ETags and conditional requests, and JSON answers from a fmt_buf_t. */
+ * 404, JSON request bodies that answer 400 bad_json, ETags and conditional
+ * requests, and JSON answers from a fmt_buf_t. */
 #ifndef ANIMD_SERVER_REQUTIL_H
 #define ANIMD_SERVER_REQUTIL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "formats/buf.h"
 #include "server/http.h"
@@ -40,6 +43,13 @@ int srv__param_asset(srv_request_t *req, const char *name, store_kind kind,
 void srv__etag(char *out, const void *parts, size_t len);
 /* True when If-None-Match lists etag (or "*"). */
 bool srv__etag_matches(const srv_request_t *req, const char *etag);
+/* When If-None-Match lists etag: answers 304 with the ETag and returns
+ * true; otherwise returns false and answers nothing. */
+bool srv__respond_if_not_modified(srv_request_t *req, const char *etag);
+
+/* Parses the request body as JSON (duplicate keys rejected). Returns 0 with
+ * *root owned by the caller, or -1 after answering 400 bad_json. */
+int srv__request_json_body(srv_request_t *req, json_t **root);
 
 /* Answers with the buffer as application/json (500 if it failed). */
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,

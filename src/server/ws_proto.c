@@ -144,8 +144,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   json_error_t jerr;
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
   if (root == NULL) {
-    char at[32];
-    snprintf(at, sizeof at, "position %d", jerr.position);
+    char at[48];
+    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
     return srv_ws_error_set(err, NULL, "bad_json", at, "%s", jerr.text);
   }
   cmd->root = root;

@@ -623,6 +623,16 @@ static void rebase(stream_t *s, uint64_t due, double t) {
   srv_ws_clock_rebase(&s->clock, s->next, due, t);
 }
 
+/* ,"frames":F,"skipped":S,"dropped":D of one stream (stop, stats). */
+static void put_counters(fmt_buf_t *b, const stream_t *s) {
+  fmt_buf_puts(b, ",\"frames\":");
+  fmt_buf_uint(b, s->frames);
+  fmt_buf_puts(b, ",\"skipped\":");
+  fmt_buf_uint(b, s->skipped);
+  fmt_buf_puts(b, ",\"dropped\":");
+  fmt_buf_uint(b, s->dropped);
+}
+
 static void ack_stream(srv_ws_client_t *c, const char *op, stream_t *s) {
   fmt_buf_t *b = ack_begin(c, op, s->id);
   fmt_buf_puts(b, ",\"frame\":");
@@ -681,12 +691,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     break;
   case SRV_WS_OP_STOP: {
     fmt_buf_t *b = ack_begin(c, "stop", s->id);
-    fmt_buf_puts(b, ",\"frames\":");
-    fmt_buf_uint(b, s->frames);
-    fmt_buf_puts(b, ",\"skipped\":");
-    fmt_buf_uint(b, s->skipped);
-    fmt_buf_puts(b, ",\"dropped\":");
-    fmt_buf_uint(b, s->dropped);
+    put_counters(b, s);
     fmt_buf_putc(b, '}');
     stream_remove(c, s);
     send_text(c, b);
@@ -763,12 +768,7 @@ static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     const stream_t *s = c->streams[i];
     fmt_buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
     fmt_buf_puts(b, s->id);
-    fmt_buf_puts(b, ",\"frames\":");
-    fmt_buf_uint(b, s->frames);
-    fmt_buf_puts(b, ",\"skipped\":");
-    fmt_buf_uint(b, s->skipped);
-    fmt_buf_puts(b, ",\"dropped\":");
-    fmt_buf_uint(b, s->dropped);
+    put_counters(b, s);
     fmt_buf_puts(b, ",\"paused\":");
     fmt_buf_puts(b, s->paused ? "true}" : "false}");
   }

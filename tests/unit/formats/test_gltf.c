@@ -902,7 +902,7 @@ END_TEST
 
 START_TEST(test_not_json) {
   const char *s = "{\"asset\": {\"version\": \"2.0\"},\n \"nodes\": [ }";
-  ck_decode_fails(GLTF, s, strlen(s), NULL, 400, "line 2");
+  ck_decode_fails(GLTF, s, strlen(s), NULL, 400, "line 2, column 13");
   const char *v1 = "{\"asset\":{\"version\":\"1.0\"}}";
   ck_decode_fails(GLTF, v1, strlen(v1), NULL, 400, "asset.version");
   ck_decode_fails(GLB, "glTF", 4, NULL, 400, "glb");

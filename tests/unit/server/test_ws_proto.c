@@ -108,7 +108,8 @@ static void expect_error(const char *text, const char *code, const char *at,
 }
 
 START_TEST(test_errors) {
-  expect_error("{\"op\":", "bad_json", "position 6", "");
+  expect_error("{\"op\":", "bad_json", "line 1, column 6", "");
+  expect_error("{\"op\":\n}", "bad_json", "line 2, column 1", "");
   expect_error("[1,2]", "bad_message", "", "");
   expect_error("{\"id\":\"a\"}", "missing_field", "op", "\"a\"");
   expect_error("{\"op\":3}", "bad_type", "op", "");
@@ -147,7 +148,7 @@ START_TEST(test_errors) {
   expect_error("{\"op\":\"set\",\"id\":\"a\",\"normals\":true}",
                "unknown_field", "normals", "\"a\"");
   expect_error("{\"op\":\"stop\",\"id\":\"a\",\"id\":\"b\"}", "bad_json",
-               "position 26", "");
+               "line 1, column 26", "");
 }
 END_TEST
 
