@@ -297,7 +297,10 @@ static int build_request(srv_conn_t *c) {
     while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t')) v[--n] = '\0';
   }
   size_t ulen = strlen(r->target);
-  size_t need = 2 * ulen + 16;
+  /* Decoded path, raw query, then each parameter's name and value with
+   * their NULs: a valueless parameter ("&b&") writes 2 bytes more than
+   * its text, so up to 2 * SRV_MAX_QUERY beyond twice the target. */
+  size_t need = 2 * ulen + 2 * SRV_MAX_QUERY + 16;
   if (need > h->pcap) {
     char *np = realloc(h->pbuf, need);
     if (np == NULL)
