@@ -531,14 +531,32 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
   if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(c);
 }
 
+/* A JSON string of s; when s is not valid UTF-8 (a name from the request,
+ * or a message cut in the middle of a character), its non-ASCII bytes
+ * become '?' rather than losing the whole answer. */
+static json_t *json_text(const char *s) {
+  json_t *j = json_string(s);
+  if (j != NULL) return j;
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", s);
+  for (char *p = copy; *p; p++)
+    if ((unsigned char)*p >= 0x80) *p = '?';
+  return json_string(copy);
+}
+
 static void respond_error_v(srv_request_t *r, int status, const char *extra,
                             const char *code, const char *at,
                             const char *fmt, va_list ap) {
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  json_t *o = json_pack("{s:{s:s,s:s,s:s?}}", "error", "code", code,
-                        "message", msg, "at", at);
-  char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+  /* json_object_set_new consumes its value even when it fails. */
+  json_t *e = json_object(), *o = json_object();
+  int bad = json_object_set_new(e, "code", json_string(code));
+  bad |= json_object_set_new(e, "message", json_text(msg));
+  bad |= json_object_set_new(e, "at", at ? json_text(at) : json_null());
+  if (o != NULL) bad |= json_object_set_new(o, "error", e);
+  else json_decref(e);
+  char *text = o != NULL && bad == 0 ? json_dumps(o, JSON_COMPACT) : NULL;
   json_decref(o);
   if (text == NULL) {
     static const char fallback[] =
