@@ -20,15 +20,29 @@ const char *srv_ws_op_name(srv_ws_op op) {
                                                              : "unknown";
 }
 
+/* Drops a last character that a cut left incomplete. The names put into
+ * errors come from a parsed message, so they are UTF-8 until cut, and a
+ * text frame must stay UTF-8 (RFC 6455 section 8.1). */
+static void utf8_trim(char *s) {
+  size_t n = strlen(s), i = n;
+  while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;
+  if (i == 0) return;
+  unsigned char lead = (unsigned char)s[i - 1];
+  size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (n - (i - 1) < need) s[i - 1] = '\0';
+}
+
 int srv_ws_error_set(srv_ws_error_t *err, const char *id, const char *code,
                      const char *at, const char *fmt, ...) {
   snprintf(err->code, sizeof err->code, "%s", code);
   snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
+  utf8_trim(err->at);
   snprintf(err->id, sizeof err->id, "%s", id != NULL ? id : "");
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
+  utf8_trim(err->message);
   return -1;
 }
 
@@ -168,8 +182,10 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   for (int i = 0; i < (int)(sizeof op_names / sizeof op_names[0]); i++)
     if (strcmp(json_string_value(op), op_names[i]) == 0) opi = i;
   if (opi < 0) {
-    srv_ws_error_set(err, id, "unknown_op", "op", "unknown op \"%.40s\"",
-                     json_string_value(op));
+    char name[41];
+    snprintf(name, sizeof name, "%s", json_string_value(op));
+    utf8_trim(name);
+    srv_ws_error_set(err, id, "unknown_op", "op", "unknown op \"%s\"", name);
     goto fail;
   }
   cmd->op = (srv_ws_op)opi;

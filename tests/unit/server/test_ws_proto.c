@@ -152,6 +152,34 @@ START_TEST(test_errors) {
 }
 END_TEST
 
+/* Names cut to fit an error stay whole characters: "\xc3\xa9" is U+00E9. */
+START_TEST(test_errors_cut_utf8) {
+  char text[256], want[128];
+  srv_ws_cmd_t c;
+  srv_ws_error_t e;
+  /* unknown op: the name is cut to 40 bytes, here 1 + 19 x 2 + 1. */
+  strcpy(text, "{\"op\":\"d");
+  for (int i = 0; i < 30; i++) strcat(text, "\xc3\xa9");
+  strcat(text, "\"}");
+  ck_assert_int_eq(parse(text, &c, &e), -1);
+  ck_assert_str_eq(e.code, "unknown_op");
+  strcpy(want, "unknown op \"d");
+  for (int i = 0; i < 19; i++) strcat(want, "\xc3\xa9");
+  strcat(want, "\"");
+  ck_assert_str_eq(e.message, want);
+  /* unknown field: "at" holds 63 bytes, 31 whole characters and a half. */
+  strcpy(text, "{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
+               "\"clip\":\"c\",\"");
+  for (int i = 0; i < 40; i++) strcat(text, "\xc3\xa9");
+  strcat(text, "\":1}");
+  ck_assert_int_eq(parse(text, &c, &e), -1);
+  ck_assert_str_eq(e.code, "unknown_field");
+  want[0] = '\0';
+  for (int i = 0; i < 31; i++) strcat(want, "\xc3\xa9");
+  ck_assert_str_eq(e.at, want);
+}
+END_TEST
+
 Suite *ws_proto_suite(void) {
   Suite *s = suite_create("ws_proto");
   TCase *tc = tcase_create("parse");
@@ -159,6 +187,7 @@ Suite *ws_proto_suite(void) {
   tcase_add_test(tc, test_play_all_fields);
   tcase_add_test(tc, test_other_ops);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_errors_cut_utf8);
   suite_add_tcase(s, tc);
   return s;
 }
