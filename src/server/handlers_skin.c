@@ -225,9 +225,10 @@ void srv__handle_skin(srv_request_t *req) {
     goto fail;
   }
   const anim_mesh_t *mesh = p.mesh->mesh;
-  unsigned long cost =
+  unsigned long cost = srv__answer_cost(
       (unsigned long)mesh->vertex_count * mesh->influences +
-      p.skel->skeleton->joint_count;
+          p.skel->skeleton->joint_count,
+      p.bin);
 
   if (range.is_range) {
     skin_range_t *k = calloc(1, sizeof *k);

@@ -68,12 +68,12 @@ static void on_tick(uv_prepare_t *h) {
 }
 
 bool srv__inline_ok(srv_server_t *s, unsigned long cost) {
-  /* Inline only while the pool is idle: under load the workers take the
-   * evaluations and the loop keeps to I/O. */
-  if (cost >= s->cfg.inline_cost || s->tick_inline >= SRV_INLINE_PER_TICK ||
-      srv_pool_busy(&s->pool) > 0 || srv_pool_queue_depth(&s->pool) > 0)
+  /* Cheap work runs here until this iteration's budget is spent, busy
+   * pool or not: a hand-off costs more than the work (internal.h). */
+  if (cost >= s->cfg.inline_cost ||
+      s->tick_inline + cost > SRV_INLINE_BUDGET)
     return false;
-  s->tick_inline++;
+  s->tick_inline += cost;
   return true;
 }
 
