@@ -59,6 +59,22 @@ static void on_async(uv_async_t *handle) {
   run_done(handle->data);
 }
 
+/* Stops and joins the workers; returns the jobs that never started. */
+static srv_job_t *stop_workers(srv_pool_t *pool) {
+  pthread_mutex_lock(&pool->_qlock);
+  pool->_stop = true;
+  srv_job_t *waiting = pool->_head;
+  pool->_head = pool->_tail = NULL;
+  pool->_queued = 0;
+  pthread_cond_broadcast(&pool->_qcond);
+  pthread_mutex_unlock(&pool->_qlock);
+  for (unsigned i = 0; i < pool->_thread_count; i++)
+    pthread_join(pool->_threads[i], NULL);
+  free(pool->_threads);
+  pool->_threads = NULL;
+  return waiting;
+}
+
 int srv_pool_init(srv_pool_t *pool, uv_loop_t *loop, unsigned threads,
                   unsigned queue_max) {
   *pool = (srv_pool_t){0};
@@ -93,14 +109,7 @@ int srv_pool_init(srv_pool_t *pool, uv_loop_t *loop, unsigned threads,
   return 0;
 
 fail_threads:
-  pthread_mutex_lock(&pool->_qlock);
-  pool->_stop = true;
-  pthread_cond_broadcast(&pool->_qcond);
-  pthread_mutex_unlock(&pool->_qlock);
-  for (unsigned i = 0; i < pool->_thread_count; i++)
-    pthread_join(pool->_threads[i], NULL);
-  free(pool->_threads);
-  pool->_threads = NULL;
+  stop_workers(pool); /* Nothing was submitted yet. */
 fail_async:
   uv_close((uv_handle_t *)&pool->_async, NULL);
 fail:
@@ -129,17 +138,7 @@ int srv_pool_submit(srv_pool_t *pool, srv_job_t *job) {
 
 void srv_pool_close(srv_pool_t *pool) {
   if (pool->_threads == NULL) return;
-  pthread_mutex_lock(&pool->_qlock);
-  pool->_stop = true;
-  srv_job_t *waiting = pool->_head;
-  pool->_head = pool->_tail = NULL;
-  pool->_queued = 0;
-  pthread_cond_broadcast(&pool->_qcond);
-  pthread_mutex_unlock(&pool->_qlock);
-  for (unsigned i = 0; i < pool->_thread_count; i++)
-    pthread_join(pool->_threads[i], NULL);
-  free(pool->_threads);
-  pool->_threads = NULL;
+  srv_job_t *waiting = stop_workers(pool);
   /* Jobs that finished before the stop, then the cancelled ones. */
   run_done(pool);
   while (waiting != NULL) {
