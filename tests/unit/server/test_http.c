@@ -3,93 +3,12 @@
  * a second thread. Checks pipelined answers in order, percent-decoding,
  * 404/405 with Allow, keep-alive versus Connection: close, and the
  * If-None-Match matcher. The loop closes clean after the drain. */
-#include <arpa/inet.h>
 #include <check.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "http_loopback.h"
 #include "server/requtil.h"
-#include "server/server.h"
-
-typedef struct client_s {
-  int port;
-  const char *send;
-  char *got;
-  size_t got_len;
-  uv_async_t *done;
-} client_t;
-
-static void *client_main(void *arg) {
-  client_t *cl = arg;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET,
-                          .sin_port = htons((uint16_t)cl->port)};
-  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-  struct timeval tv = {5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
-    size_t n = strlen(cl->send);
-    if (write(fd, cl->send, n) == (ssize_t)n) {
-      size_t cap = 1 << 16;
-      cl->got = malloc(cap);
-      ssize_t r;
-      while (cl->got_len < cap - 1 &&
-             (r = read(fd, cl->got + cl->got_len, cap - 1 - cl->got_len)) > 0)
-        cl->got_len += (size_t)r;
-      cl->got[cl->got_len] = '\0';
-    }
-  }
-  close(fd);
-  uv_async_send(cl->done);
-  return NULL;
-}
-
-static srv_server_t *server;
-static int drained;
-
-static void on_drained(srv_server_t *s) {
-  (void)s;
-  drained++;
-}
-
-static void on_client_done(uv_async_t *h) {
-  uv_close((uv_handle_t *)h, NULL);
-  srv_server_drain(server, on_drained);
-}
-
-/* Runs one client conversation against a fresh server; returns what the
- * client read (caller frees). */
-static char *converse(const char *send) {
-  uv_loop_t loop;
-  ck_assert_int_eq(uv_loop_init(&loop), 0);
-  srv_config_t cfg;
-  srv_config_defaults(&cfg);
-  snprintf(cfg.listen, sizeof cfg.listen, "127.0.0.1:0");
-  cfg.access_log[0] = '\0';
-  cfg.workers = 1;
-  char err[256];
-  ck_assert_int_eq(srv_server_new(&loop, &cfg, &server, err, sizeof err), 0);
-  ck_assert_int_eq(srv_server_listen(server), 0);
-  const char *addr = srv_server_address(server);
-  client_t cl = {.port = atoi(strrchr(addr, ':') + 1), .send = send};
-  uv_async_t done;
-  uv_async_init(&loop, &done, on_client_done);
-  cl.done = &done;
-  pthread_t th;
-  pthread_create(&th, NULL, client_main, &cl);
-  drained = 0;
-  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
-  pthread_join(th, NULL);
-  ck_assert_int_eq(drained, 1);
-  srv_server_free(server);
-  ck_assert_int_eq(uv_loop_close(&loop), 0);
-  ck_assert_ptr_nonnull(cl.got);
-  return cl.got;
-}
 
 static int count(const char *hay, const char *needle) {
   int n = 0;
@@ -98,7 +17,7 @@ static int count(const char *hay, const char *needle) {
 }
 
 START_TEST(test_pipelined_in_order) {
-  char *got = converse(
+  char *got = http_loopback_converse(
       "GET /v1/n%6Fpe?a=1 HTTP/1.1\r\nHost: x\r\n\r\n"
       "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
       "DELETE /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -125,7 +44,7 @@ START_TEST(test_pipelined_in_order) {
 END_TEST
 
 START_TEST(test_query_decoding_and_errors) {
-  char *got = converse(
+  char *got = http_loopback_converse(
       "GET /v1/pose?clip=%6Eo+pe&t=1 HTTP/1.1\r\nHost: x\r\n\r\n"
       "GET /v1/pose?clip=x&t=1&space=w%6Frld HTTP/1.1\r\nHost: x\r\n\r\n"
       "GET /v1/skin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -145,7 +64,7 @@ START_TEST(test_query_decoding_and_errors) {
 END_TEST
 
 START_TEST(test_http10_and_head) {
-  char *got = converse("HEAD /healthz HTTP/1.0\r\n\r\n");
+  char *got = http_loopback_converse("HEAD /healthz HTTP/1.0\r\n\r\n");
   ck_assert_ptr_nonnull(strstr(got, "HTTP/1.1 200 OK\r\n"));
   ck_assert_ptr_nonnull(strstr(got, "Content-Length: 16\r\n"));
   ck_assert_ptr_nonnull(strstr(got, "Connection: close\r\n"));
