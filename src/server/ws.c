@@ -115,7 +115,7 @@ int srv_ws_metrics_render(char **text, size_t *len) {
   srv_ws_hub_stats_t st;
   memset(&st, 0, sizeof st);
   if (hub != NULL) srv_ws_hub_stats(hub, &st);
-  char buf[2048];
+  char buf[4096];
   int n = snprintf(
       buf, sizeof buf,
       "# HELP animd_ws_connections Open WebSocket connections.\n"
@@ -159,6 +159,30 @@ int srv_ws_metrics_render(char **text, size_t *len) {
       (unsigned long long)st.prefetched, (unsigned long long)st.messages_in,
       (unsigned long long)st.errors);
   if (n < 0 || (size_t)n >= sizeof buf) return UV_ENOMEM;
+  int m = snprintf(buf + n, sizeof buf - (size_t)n,
+                   "# HELP animd_ws_frame_lateness_seconds Time from a "
+                   "frame's due time to its write to the socket.\n"
+                   "# TYPE animd_ws_frame_lateness_seconds histogram\n");
+  uint64_t cum = 0;
+  for (unsigned b = 0; m >= 0 && b <= SRV_WS_LATE_BUCKETS; b++) {
+    n += m;
+    if ((size_t)n >= sizeof buf) return UV_ENOMEM;
+    cum += st.late[b];
+    if (b < SRV_WS_LATE_BUCKETS)
+      m = snprintf(buf + n, sizeof buf - (size_t)n,
+                   "animd_ws_frame_lateness_seconds_bucket{le=\"%g\"} %llu\n",
+                   srv_ws_late_bounds[b], (unsigned long long)cum);
+    else
+      m = snprintf(buf + n, sizeof buf - (size_t)n,
+                   "animd_ws_frame_lateness_seconds_bucket{le=\"+Inf\"} "
+                   "%llu\nanimd_ws_frame_lateness_seconds_sum %.9f\n"
+                   "animd_ws_frame_lateness_seconds_count %llu\n",
+                   (unsigned long long)cum, st.late_sum,
+                   (unsigned long long)cum);
+  }
+  if (m < 0) return UV_ENOMEM;
+  n += m;
+  if ((size_t)n >= sizeof buf) return UV_ENOMEM;
   char *p = realloc(*text, *len + (size_t)n + 1);
   if (p == NULL) return UV_ENOMEM;
   memcpy(p + *len, buf, (size_t)n + 1);

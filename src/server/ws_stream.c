@@ -1,9 +1,10 @@
 /* server: WebSocket pose streaming: clients, streams and the scheduler.
  *
  * Key design choice: one timer per loop, not one per stream. Streams sit
- * in a min-heap keyed by the due time of their next frame; the timer is
- * armed for the earliest, in whole loop milliseconds rounded up so a wake
- * is never early. A tick pops every due stream, sends its latest due
+ * in a min-heap keyed by the due time of their next frame; the timer is a
+ * deadline (deadline.h) armed to the nanosecond for the earliest, so a
+ * wake is never early and, on Linux, late only by the kernel's slack. A
+ * tick pops every stream due within a short window, sends its latest due
  * frame (frames it is too late for are skipped and counted, never sent
  * as a burst) and pushes it back with its next due time. Due times come
  * from the stream's clock (ws_pace.h), never from the previous tick, so
@@ -17,6 +18,7 @@
 
 #include "formats/answer.h"
 #include "formats/buf.h"
+#include "server/deadline.h"
 #include "server/ws_eval.h"
 #include "server/ws_pace.h"
 #include "server/ws_proto.h"
@@ -69,6 +71,7 @@ struct srv_ws_client_s {
   int busy;              /* Calls of this client on the stack. */
   srv_ws_client_t *dirty_next; /* In the tick's list of unflushed clients. */
   bool dirty;
+  uint64_t dirty_due;    /* Earliest due time of the frames queued. */
   bool free_pending;
   uint64_t sent, dropped;
 };
@@ -77,7 +80,7 @@ struct srv_ws_hub_s {
   uv_loop_t *loop;
   store_t *store;
   srv_ws_limits_t lim;
-  uv_timer_t tick;
+  srv_deadline_t tick;
   uv_timer_t sweep;
   int open_handles;
   bool freeing;
@@ -157,20 +160,12 @@ static void heap_remove(srv_ws_hub_t *h, stream_t *s) {
   heap_up(h, (unsigned)h->heap[i]->heap_pos);
 }
 
-static void on_tick(uv_timer_t *timer);
+static void on_tick(srv_deadline_t *timer);
 
 static void arm(srv_ws_hub_t *h) {
   if (h->freeing) return;
-  if (h->heap_len == 0) {
-    uv_timer_stop(&h->tick);
-    return;
-  }
-  /* The timer fires once the loop's millisecond clock reaches the due
-   * millisecond rounded up, so it never fires before the frame is due. */
-  uv_update_time(h->loop);
-  uint64_t due_ms = (h->heap[0]->due + 999999) / 1000000;
-  uint64_t now_ms = uv_now(h->loop);
-  uv_timer_start(&h->tick, on_tick, due_ms > now_ms ? due_ms - now_ms : 0, 0);
+  if (h->heap_len == 0) srv_deadline_stop(&h->tick);
+  else srv_deadline_start(&h->tick, h->heap[0]->due, on_tick);
 }
 
 /* ---- client calls and deferred free -------------------------------------- */
@@ -373,6 +368,17 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   return b->failed ? UV_ENOMEM : 0;
 }
 
+const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {
+    0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032};
+
+static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
+  double late = now > due ? (double)(now - due) / 1e9 : 0;
+  unsigned b = 0;
+  while (b < SRV_WS_LATE_BUCKETS && late > srv_ws_late_bounds[b]) b++;
+  h->stats.late[b]++;
+  h->stats.late_sum += late;
+}
+
 static void send_frame(stream_t *s, int64_t n, bool in_tick) {
   srv_ws_client_t *c = s->client;
   srv_ws_hub_t *h = c->hub;
@@ -396,24 +402,29 @@ static void send_frame(stream_t *s, int64_t n, bool in_tick) {
     srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
     check_done(c);
   } else if (srv_ws_session_queue(&c->session, opcode, h->out.data,
-                                  h->out.len) == 0 &&
-             !c->dirty) {
-    /* Written once at the end of the tick, with the frames of the
-     * client's other streams due in the same tick. The client stays
-     * entered until then, so it cannot be freed meanwhile. */
-    c->dirty = true;
-    c->dirty_next = h->dirty;
-    h->dirty = c;
-    enter(c);
+                                  h->out.len) == 0) {
+    uint64_t due = srv_ws_clock_due(&s->clock, n);
+    if (!c->dirty) {
+      /* Written once at the end of the tick, with the frames of the
+       * client's other streams due in the same tick. The client stays
+       * entered until then, so it cannot be freed meanwhile. */
+      c->dirty = true;
+      c->dirty_due = due;
+      c->dirty_next = h->dirty;
+      h->dirty = c;
+      enter(c);
+    } else if (due < c->dirty_due) {
+      c->dirty_due = due;
+    }
   }
   s->frames++;
   c->sent++;
   h->stats.frames_sent++;
 }
 
-/* One stream's turn in a tick. */
-static void stream_tick(stream_t *s, uint64_t now) {
-  srv_ws_tick_t t = srv_ws_clock_tick(&s->clock, s->next, now);
+/* One stream's turn in a tick that serves what is due by horizon. */
+static void stream_tick(stream_t *s, uint64_t horizon) {
+  srv_ws_tick_t t = srv_ws_clock_tick(&s->clock, s->next, horizon);
   if (t.frame >= 0) {
     s->skipped += (uint64_t)t.skipped;
     s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
@@ -431,27 +442,47 @@ static void stream_tick(stream_t *s, uint64_t now) {
   s->due = srv_ws_clock_due(&s->clock, s->next);
 }
 
-static void on_tick(uv_timer_t *timer) {
+/* How long one tick may keep serving streams that come due while it
+ * runs before it returns to the loop (reads and control messages wait
+ * meanwhile). */
+#define TICK_BUDGET_NS 1000000
+/* A tick also serves the streams falling due this soon after it: their
+ * frames leave up to this much early, and in exchange streams due within
+ * a fraction of a millisecond (a client's several streams, most of all)
+ * share one wake-up and one write. */
+#define TICK_WINDOW_NS 250000
+
+static void on_tick(srv_deadline_t *timer) {
   srv_ws_hub_t *h = timer->data;
-  uint64_t now = uv_hrtime();
-  /* Each stream is popped at most once per tick: its next due time is
-   * always later than now. */
-  while (h->heap_len > 0 && h->heap[0]->due <= now) {
-    stream_t *s = h->heap[0];
-    srv_ws_client_t *c = s->client;
-    enter(c);
-    stream_tick(s, now);
-    if (s->heap_pos == 0) heap_down(h, 0);
-    leave(c);
-  }
-  /* One write per client for all its frames of this tick. */
-  while (h->dirty != NULL) {
-    srv_ws_client_t *c = h->dirty;
-    h->dirty = c->dirty_next;
-    c->dirty = false;
-    srv_ws_session_flush(&c->session);
-    check_done(c);
-    leave(c);
+  uint64_t start = uv_hrtime(), now = start;
+  /* In batches: the streams due by now (and the window), then one write
+   * per client for its frames of the batch, then the streams that came
+   * due meanwhile, which saves a timer wake-up per stream when the loop
+   * is busy. Each stream is popped at most once per batch: its next due
+   * time is later than the batch's horizon. */
+  for (;;) {
+    uint64_t horizon = now + TICK_WINDOW_NS;
+    while (h->heap_len > 0 && h->heap[0]->due <= horizon) {
+      stream_t *s = h->heap[0];
+      srv_ws_client_t *c = s->client;
+      enter(c);
+      stream_tick(s, horizon);
+      if (s->heap_pos == 0) heap_down(h, 0);
+      leave(c);
+    }
+    while (h->dirty != NULL) {
+      srv_ws_client_t *c = h->dirty;
+      h->dirty = c->dirty_next;
+      c->dirty = false;
+      srv_ws_session_flush(&c->session);
+      count_lateness(h, c->dirty_due, uv_hrtime());
+      check_done(c);
+      leave(c);
+    }
+    now = uv_hrtime();
+    if (h->heap_len == 0 || h->heap[0]->due > now + TICK_WINDOW_NS ||
+        now - start >= TICK_BUDGET_NS)
+      break;
   }
   arm(h);
 }
@@ -937,7 +968,11 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
   }
   fmt_buf_init(&h->out);
   fmt_buf_init(&h->tmp);
-  uv_timer_init(loop, &h->tick);
+  if (srv_deadline_init(loop, &h->tick) != 0) {
+    srv_ws_eval_free(h->eval);
+    free(h);
+    return NULL;
+  }
   uv_timer_init(loop, &h->sweep);
   h->tick.data = h->sweep.data = h;
   h->open_handles = 2;
@@ -959,8 +994,7 @@ void srv_ws_hub_shutdown(srv_ws_hub_t *h, uint16_t code, const char *reason) {
   }
 }
 
-static void on_hub_handle_closed(uv_handle_t *handle) {
-  srv_ws_hub_t *h = handle->data;
+static void hub_handle_closed(srv_ws_hub_t *h) {
   if (--h->open_handles > 0) return;
   srv_ws_eval_free(h->eval);
   fmt_buf_free(&h->out);
@@ -968,6 +1002,12 @@ static void on_hub_handle_closed(uv_handle_t *handle) {
   free(h->heap);
   free(h);
 }
+
+static void on_hub_handle_closed(uv_handle_t *handle) {
+  hub_handle_closed(handle->data);
+}
+
+static void on_tick_closed(srv_deadline_t *d) { hub_handle_closed(d->data); }
 
 void srv_ws_hub_free(srv_ws_hub_t *h) {
   if (h == NULL || h->freeing) return;
@@ -978,7 +1018,7 @@ void srv_ws_hub_free(srv_ws_hub_t *h) {
     if (h->clients == c) client_release(c);
   }
   srv_ws_eval_clear(h->eval);
-  uv_close((uv_handle_t *)&h->tick, on_hub_handle_closed);
+  srv_deadline_close(&h->tick, on_tick_closed);
   uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
 }
 

@@ -63,6 +63,11 @@ void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code,
  * all be freed first. */
 void srv_ws_hub_free(srv_ws_hub_t *hub);
 
+/* Upper bounds (seconds) of the frame lateness histogram's buckets; a
+ * last bucket counts the rest. */
+#define SRV_WS_LATE_BUCKETS 8
+extern const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS];
+
 typedef struct srv_ws_hub_stats_s {
   uint64_t clients;        /* Open now. */
   uint64_t streams;        /* Playing or paused now. */
@@ -74,6 +79,10 @@ typedef struct srv_ws_hub_stats_s {
   uint64_t prefetched;     /* Frames computed ahead on the worker pool. */
   uint64_t messages_in;    /* Control messages. */
   uint64_t errors;         /* Error messages sent. */
+  /* Frames by lateness when written to the socket (write time minus the
+   * frame's due time): counts per bucket, not cumulative. */
+  uint64_t late[SRV_WS_LATE_BUCKETS + 1];
+  double late_sum;         /* Seconds. */
 } srv_ws_hub_stats_t;
 
 void srv_ws_hub_stats(const srv_ws_hub_t *hub, srv_ws_hub_stats_t *out);
