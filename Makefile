@@ -3,9 +3,11 @@
 #
 #   make              build/release/animd and libanimd.a
 #   make SAN=1        the same under build/asan with ASan + UBSan
+#                     (SAN=thread: build/tsan with ThreadSanitizer)
 #   make run          install what is missing, build, start on 127.0.0.1:8080
-#   make check        install what is missing, run the whole suite with
-#                     sanitizers and then without (the CI command)
+#   make check        install what is missing, run the threaded suites with
+#                     ThreadSanitizer, then the whole suite with ASan+UBSan
+#                     and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws: server ones)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
@@ -26,6 +28,10 @@ B := build/asan
 OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
        -fno-omit-frame-pointer
 LDSAN := -fsanitize=address,undefined
+else ifeq ($(SAN),thread)
+B := build/tsan
+OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+LDSAN := -fsanitize=thread
 else
 B := build/release
 OPT := -O2 -g
@@ -94,8 +100,9 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps run check test build-tests bench bench-http bench-ws install \
-        clean distclean help fuzz fuzz-build fuzz-programs
+.PHONY: all lib deps run check check-threads test build-tests bench \
+        bench-http bench-ws install clean distclean help fuzz fuzz-build \
+        fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
 .SECONDARY:
@@ -188,8 +195,21 @@ test: $(UNIT) $(ANIMD)
 	CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-30} ANIMD_BIN=$(abspath $(ANIMD)) \
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
+# The suites whose code crosses threads (pool, store, stream loops, and
+# the daemon under WebSocket load), built with ThreadSanitizer; a race
+# report fails the test it happens in.
+TSAN_SUITES := server_pool store ws_loops
+check-threads:
+	$(MAKE) --no-print-directory -j2 SAN=thread build-tests
+	@for s in $(TSAN_SUITES); do \
+	  TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=$$s \
+	    $(MAKE) --no-print-directory SAN=thread test || exit 1; done
+	TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=e2e ANIMD_E2E=ws \
+	  $(MAKE) --no-print-directory SAN=thread test
+
 # Sanitizers first, release last: the output ends with Check's summary line.
 check: deps
+	$(MAKE) --no-print-directory check-threads
 	$(MAKE) --no-print-directory -j2 SAN=1 build-tests
 	$(MAKE) --no-print-directory SAN=1 test
 	$(MAKE) --no-print-directory -j2 build-tests

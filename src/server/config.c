@@ -56,6 +56,8 @@ static const cfg_entry_t entries[] = {
      "loop thread instead of the pool"},
     {"stream_high_water", CFG_SIZE, F(stream_high_water), 0,
      "bytes queued to a client before a streamed answer waits"},
+    {"stream_threads", CFG_UINT, F(stream_threads), 0,
+     "threads whose event loops carry WebSocket streams (0 = one per CPU)"},
     {"demo", CFG_BOOL, F(demo), 0,
      "load the built-in demo rig, clip and mesh at start"},
 };
@@ -78,6 +80,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
   cfg->stream_high_water = 256 * 1024;
+  cfg->stream_threads = 0;
   cfg->demo = false;
 }
 

@@ -5,11 +5,15 @@
  * timer) and is freed only when both have closed and no job holds a
  * reference, so a pool job finishing after its client left finds valid
  * memory and a closing flag instead of a dangling pointer. */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/internal.h"
 #include "server/server.h"
+#include "server/socket_write.h"
 
 #define READ_MIN_FREE 4096
 #define READ_INITIAL 16384
@@ -59,6 +63,21 @@ void srv_conn_close(srv_conn_t *c, srv_conn_close_cb cb, void *arg) {
 
 bool srv_conn_is_closing(const srv_conn_t *c) {
   return c->closing;
+}
+
+int srv_conn_dup_socket(const srv_conn_t *c, uv_os_sock_t *fd) {
+  uv_os_fd_t own;
+  int rc = uv_fileno((const uv_handle_t *)&c->tcp, &own);
+  if (rc != 0) return rc;
+  int d = fcntl(own, F_DUPFD_CLOEXEC, 0);
+  if (d < 0) return -errno;
+  *fd = d;
+  return 0;
+}
+
+void srv_conn_unread(const srv_conn_t *c, const char **data, size_t *len) {
+  *data = c->rbuf + c->roff;
+  *len = c->rlen - c->roff;
 }
 
 void srv_conn_ref(srv_conn_t *c) {
@@ -152,48 +171,19 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
                     srv_conn_write_cb cb, void *arg) {
   if (c->closing || c->lingering || c->shutdown_req.data != NULL)
     return UV_EPIPE;
-  size_t len = 0;
-  for (unsigned i = 0; i < nbufs; i++) len += bufs[i].len;
-  /* Fast path: nothing queued and nobody waiting for a callback, so the
-   * bytes go straight to the socket with no copy and no request; only
-   * what the kernel does not take is copied and queued. */
-  size_t skip = 0;
-  if (cb == NULL && c->queued == 0 && len > 0) {
-    int n = uv_try_write((uv_stream_t *)&c->tcp, bufs, nbufs);
-    if (n > 0) {
-      if ((size_t)n == len) return 0;
-      skip = (size_t)n;
-    } else if (n != UV_EAGAIN) {
-      return n;
-    }
-  }
-  len -= skip;
-  wreq_t *w = malloc(sizeof *w + len);
-  if (w == NULL) return UV_ENOMEM;
-  size_t off = 0;
-  for (unsigned i = 0; i < nbufs; i++) {
-    size_t bl = bufs[i].len;
-    const char *base = bufs[i].base;
-    if (skip >= bl) {
-      skip -= bl;
-      continue;
-    }
-    base += skip;
-    bl -= skip;
-    skip = 0;
-    memcpy(w->data + off, base, bl);
-    off += bl;
-  }
+  /* Straight to the socket when nothing is queued and nobody waits for a
+   * callback: no copy and no request. */
+  uv_write_t *r;
+  size_t len;
+  int rc = srv_socket_write((uv_stream_t *)&c->tcp, bufs, nbufs,
+                            cb == NULL && c->queued == 0,
+                            offsetof(wreq_t, data), on_write, &r, &len);
+  if (rc != 0 || r == NULL) return rc;
+  wreq_t *w = (wreq_t *)r;
   w->conn = c;
   w->cb = cb;
   w->arg = arg;
   w->len = len;
-  uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
-  int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
-  if (rc != 0) {
-    free(w);
-    return rc;
-  }
   c->queued += len;
   return 0;
 }

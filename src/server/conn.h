@@ -77,6 +77,14 @@ void srv_conn_close_after_writes(srv_conn_t *conn);
 
 bool srv_conn_is_closing(const srv_conn_t *conn);
 
+/* For handing the connection to another loop: a duplicate of its socket
+ * (close-on-exec; the caller owns it), and the bytes read from the peer
+ * but not consumed yet (valid until the connection is freed). Returns 0
+ * or a negative errno. */
+int srv_conn_dup_socket(const srv_conn_t *conn, uv_os_sock_t *fd);
+void srv_conn_unread(const srv_conn_t *conn, const char **data,
+                     size_t *len);
+
 /* Keeps the connection's memory alive past its close (for a job in
  * flight). Every ref needs one unref. */
 void srv_conn_ref(srv_conn_t *conn);

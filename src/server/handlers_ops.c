@@ -63,7 +63,7 @@ void srv__handle_metrics(srv_request_t *req) {
   srv_store_counts_t sc;
   srv__store_counts(s, &sc);
   srv_metrics_gauges_t g = {
-      .connections = s->conn_count,
+      .connections = s->conn_count + srv_ws_moved_connections(),
       .pool_threads = srv_pool_threads(&s->pool),
       .pool_queue = srv_pool_queue_depth(&s->pool),
       .pool_busy = srv_pool_busy(&s->pool),

@@ -1,15 +1,69 @@
 /* server: the worker pool (see pool.h).
  *
- * Workers sleep on a condition variable; a finished job is pushed on the
- * done list under its own lock and the loop is woken with uv_async_send,
- * which coalesces: the async callback swaps the whole list out and runs the
- * done callbacks unlocked, in completion order. */
+ * Workers sleep on a condition variable; a finished job is pushed on its
+ * inbox's done list under the inbox's lock and that loop is woken with
+ * uv_async_send, which coalesces: the async callback swaps the whole list
+ * out and runs the done callbacks unlocked, in completion order. The
+ * pool's own loop is served by an inbox like any other. */
 #include "server/pool.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+/* ---- inboxes: done callbacks on another loop ------------------------------ */
+
+/* Any thread. */
+static void inbox_push(srv_pool_inbox_t *in, srv_job_t *job) {
+  job->_next = NULL;
+  pthread_mutex_lock(&in->_lock);
+  if (in->_tail) in->_tail->_next = job;
+  else in->_head = job;
+  in->_tail = job;
+  pthread_mutex_unlock(&in->_lock);
+  uv_async_send(&in->_async);
+}
+
+/* Runs the done callbacks of what came back. Owner thread. */
+static void inbox_run(srv_pool_inbox_t *in) {
+  pthread_mutex_lock(&in->_lock);
+  srv_job_t *job = in->_head;
+  in->_head = in->_tail = NULL;
+  pthread_mutex_unlock(&in->_lock);
+  while (job != NULL) {
+    srv_job_t *next = job->_next;
+    in->_pending--;
+    job->done(job, job->_status);
+    job = next;
+  }
+}
+
+static void on_inbox(uv_async_t *handle) { inbox_run(handle->data); }
+
+int srv_pool_inbox_init(srv_pool_inbox_t *in, uv_loop_t *loop) {
+  *in = (srv_pool_inbox_t){0};
+  int rc = uv_async_init(loop, &in->_async, on_inbox);
+  if (rc != 0) return rc;
+  in->_async.data = in;
+  pthread_mutex_init(&in->_lock, NULL);
+  return 0;
+}
+
+unsigned srv_pool_inbox_pending(const srv_pool_inbox_t *in) {
+  return in->_pending;
+}
+
+static void on_inbox_closed(uv_handle_t *h) {
+  srv_pool_inbox_t *in = h->data;
+  pthread_mutex_destroy(&in->_lock);
+}
+
+void srv_pool_inbox_close(srv_pool_inbox_t *in) {
+  uv_close((uv_handle_t *)&in->_async, on_inbox_closed);
+}
+
+/* ---- workers ---------------------------------------------------------------- */
 
 static void *worker_main(void *arg) {
   srv_pool_t *pool = arg;
@@ -33,30 +87,8 @@ static void *worker_main(void *arg) {
     job->_next = NULL;
     __atomic_sub_fetch(&pool->_busy, 1, __ATOMIC_RELAXED);
 
-    pthread_mutex_lock(&pool->_dlock);
-    if (pool->_done_tail) pool->_done_tail->_next = job;
-    else pool->_done_head = job;
-    pool->_done_tail = job;
-    pthread_mutex_unlock(&pool->_dlock);
-    uv_async_send(&pool->_async);
+    inbox_push(job->_inbox, job); /* job may be gone from here on. */
   }
-}
-
-static void run_done(srv_pool_t *pool) {
-  pthread_mutex_lock(&pool->_dlock);
-  srv_job_t *job = pool->_done_head;
-  pool->_done_head = pool->_done_tail = NULL;
-  pthread_mutex_unlock(&pool->_dlock);
-  while (job != NULL) {
-    srv_job_t *next = job->_next;
-    pool->_completed++;
-    job->done(job, job->_status);
-    job = next;
-  }
-}
-
-static void on_async(uv_async_t *handle) {
-  run_done(handle->data);
 }
 
 /* Stops and joins the workers; returns the jobs that never started. */
@@ -85,11 +117,9 @@ int srv_pool_init(srv_pool_t *pool, uv_loop_t *loop, unsigned threads,
   pool->_loop = loop;
   pool->_queue_max = queue_max ? queue_max : 1;
   pthread_mutex_init(&pool->_qlock, NULL);
-  pthread_mutex_init(&pool->_dlock, NULL);
   pthread_cond_init(&pool->_qcond, NULL);
-  int rc = uv_async_init(loop, &pool->_async, on_async);
+  int rc = srv_pool_inbox_init(&pool->_own, loop);
   if (rc != 0) goto fail;
-  pool->_async.data = pool;
   pool->_threads = calloc(threads, sizeof *pool->_threads);
   if (pool->_threads == NULL) {
     rc = UV_ENOMEM;
@@ -111,15 +141,21 @@ int srv_pool_init(srv_pool_t *pool, uv_loop_t *loop, unsigned threads,
 fail_threads:
   stop_workers(pool); /* Nothing was submitted yet. */
 fail_async:
-  uv_close((uv_handle_t *)&pool->_async, NULL);
+  srv_pool_inbox_close(&pool->_own);
 fail:
   pthread_cond_destroy(&pool->_qcond);
   pthread_mutex_destroy(&pool->_qlock);
-  pthread_mutex_destroy(&pool->_dlock);
   return rc;
 }
 
 int srv_pool_submit(srv_pool_t *pool, srv_job_t *job) {
+  return srv_pool_submit_to(pool, job, NULL);
+}
+
+int srv_pool_submit_to(srv_pool_t *pool, srv_job_t *job,
+                       srv_pool_inbox_t *inbox) {
+  if (inbox == NULL) inbox = &pool->_own;
+  job->_inbox = inbox;
   pthread_mutex_lock(&pool->_qlock);
   if (pool->_stop || pool->_queued >= pool->_queue_max) {
     pthread_mutex_unlock(&pool->_qlock);
@@ -131,6 +167,7 @@ int srv_pool_submit(srv_pool_t *pool, srv_job_t *job) {
   else pool->_head = job;
   pool->_tail = job;
   pool->_queued++;
+  inbox->_pending++;
   pthread_cond_signal(&pool->_qcond);
   pthread_mutex_unlock(&pool->_qlock);
   return 0;
@@ -139,17 +176,23 @@ int srv_pool_submit(srv_pool_t *pool, srv_job_t *job) {
 void srv_pool_close(srv_pool_t *pool) {
   if (pool->_threads == NULL) return;
   srv_job_t *waiting = stop_workers(pool);
-  /* Jobs that finished before the stop, then the cancelled ones. */
-  run_done(pool);
+  /* Jobs that finished before the stop, then the cancelled ones: here for
+   * this loop's, through their inbox for other loops'. */
+  inbox_run(&pool->_own);
   while (waiting != NULL) {
     srv_job_t *next = waiting->_next;
-    waiting->done(waiting, UV_ECANCELED);
+    waiting->_status = UV_ECANCELED;
+    if (waiting->_inbox != &pool->_own) {
+      inbox_push(waiting->_inbox, waiting);
+    } else {
+      pool->_own._pending--;
+      waiting->done(waiting, UV_ECANCELED);
+    }
     waiting = next;
   }
-  uv_close((uv_handle_t *)&pool->_async, NULL);
+  srv_pool_inbox_close(&pool->_own);
   pthread_cond_destroy(&pool->_qcond);
   pthread_mutex_destroy(&pool->_qlock);
-  pthread_mutex_destroy(&pool->_dlock);
 }
 
 unsigned srv_pool_threads(const srv_pool_t *pool) {

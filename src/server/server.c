@@ -84,7 +84,7 @@ static void on_connection(uv_stream_t *l, int status) {
   if (status < 0 || s->draining) return;
   srv_conn_t *c;
   if (srv__conn_accept(s, &c) != 0) return;
-  if (s->conn_count > s->cfg.max_connections) {
+  if (s->conn_count + srv_ws_moved_connections() > s->cfg.max_connections) {
     s->metrics.connections_rejected++;
     srv__http_reject(c, 503, "too_many_connections",
                      "the server has reached max_connections");
@@ -212,6 +212,8 @@ static void on_drain_timeout(uv_timer_t *t) {
 
 static void on_drained(uv_timer_t *t) {
   srv_server_t *s = t->data;
+  /* The stream loops end first: they submit to the pool until then. */
+  srv_ws_release(s);
   if (s->pool_open) {
     srv_pool_close(&s->pool);
     s->pool_open = false;
@@ -254,6 +256,7 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
 
 void srv_server_free(srv_server_t *s) {
   if (s == NULL) return;
+  srv_ws_release(s);
   srv__store_close(s);
   if (s->access_log && s->access_log != stderr) fclose(s->access_log);
   free(s);

@@ -1,22 +1,30 @@
 /* server: the WebSocket endpoint: handshake over the HTTP request, then
  * the connection carries a streaming client (ws_stream.h).
  *
- * Key design choice: one streaming hub per process, created on the first
- * upgrade on the server's loop and closed after the drain has ended its
- * last connection; a connection is only a transport for its client, so
- * the streaming code never sees conn.h. */
+ * Key design choice: streaming clients live on the stream loops
+ * (ws_loops.h), started on the first upgrade: once the handshake is
+ * checked here, the socket is handed over with the answer still to write.
+ * A connection that cannot move (its HTTP answers still queued, or the
+ * loops failed to start) is served by a hub on the server's own loop,
+ * closed after the drain has ended its last connection; there a
+ * connection is only a transport for its client, so the streaming code
+ * never sees conn.h. */
 #include "server/ws.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "server/config.h"
 #include "server/server.h"
 #include "server/ws_handshake.h"
+#include "server/ws_loops.h"
 #include "server/ws_stream.h"
 
 static srv_ws_hub_t *hub;
+static srv_ws_loops_t *loops;
+static bool loops_failed; /* Tried once; streams stay on the server loop. */
 static bool draining;
 
 /* ---- transport over a connection ----------------------------------------- */
@@ -56,6 +64,12 @@ static const srv_conn_proto_t ws_proto = {on_read, on_close};
 
 /* ---- upgrade ------------------------------------------------------------- */
 
+static unsigned stream_threads(const srv_config_t *cfg) {
+  if (cfg->stream_threads > 0) return cfg->stream_threads;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
 int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
   srv_request_t *r = (srv_request_t *)req;
   srv_ws_handshake_req_t hr = {
@@ -81,17 +95,39 @@ int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
                         "the server is shutting down");
     return 0;
   }
-  if (hub == NULL) {
-    srv_ws_limits_t lim;
-    srv_ws_limits_defaults(&lim);
-    const srv_config_t *cfg = srv_server_config(server);
-    if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
-    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server),
-                         srv_conn_pool(conn), &lim);
-    if (hub == NULL) return UV_ENOMEM;
-  }
+  const srv_config_t *cfg = srv_server_config(server);
+  srv_ws_limits_t lim;
+  srv_ws_limits_defaults(&lim);
+  if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
   char head[256];
   size_t n = srv_ws_handshake_response(hs.accept, head, sizeof head);
+  if (loops == NULL && !loops_failed) {
+    int rc = srv_ws_loops_new(stream_threads(cfg), srv_server_store(server),
+                              srv_conn_pool(conn), &lim, &loops);
+    if (rc != 0) {
+      loops_failed = true;
+      fprintf(stderr, "animd: stream loops: %s; streams run on the HTTP "
+                      "loop\n", uv_strerror(rc));
+    }
+  }
+  uv_os_sock_t fd;
+  if (loops != NULL && srv_conn_queued(conn) == 0 &&
+      srv_conn_dup_socket(conn, &fd) == 0) {
+    const char *in;
+    size_t in_len;
+    srv_conn_unread(conn, &in, &in_len);
+    if (srv_ws_loops_hand_off(loops, fd, head, n, in, in_len) == 0) {
+      /* The stream loop owns the socket now: this side only lets go of
+       * its descriptor (no shutdown, nothing more written). */
+      srv_conn_close(conn, NULL, NULL);
+      return 0;
+    }
+  }
+  if (hub == NULL) {
+    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server),
+                         srv_conn_pool(conn), NULL, &lim);
+    if (hub == NULL) return UV_ENOMEM;
+  }
   srv_ws_client_t *c = srv_ws_client_new(hub, &transport, conn);
   if (c == NULL) return UV_ENOMEM;
   int rc = srv_conn_write(conn, head, n, NULL, NULL);
@@ -106,15 +142,29 @@ int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
 void srv_ws_drain(srv_server_t *server) {
   (void)server;
   draining = true;
+  if (loops != NULL) srv_ws_loops_drain(loops, 1001, "server shutting down");
   if (hub == NULL) return;
   srv_ws_hub_shutdown(hub, 1001, "server shutting down");
   maybe_free_hub();
+}
+
+void srv_ws_release(srv_server_t *server) {
+  (void)server;
+  srv_ws_loops_free(loops);
+  loops = NULL;
+  loops_failed = false;
+  draining = false;
+}
+
+unsigned srv_ws_moved_connections(void) {
+  return loops != NULL ? srv_ws_loops_clients(loops) : 0;
 }
 
 int srv_ws_metrics_render(char **text, size_t *len) {
   srv_ws_hub_stats_t st;
   memset(&st, 0, sizeof st);
   if (hub != NULL) srv_ws_hub_stats(hub, &st);
+  if (loops != NULL) srv_ws_loops_stats(loops, &st);
   char buf[4096];
   int n = snprintf(
       buf, sizeof buf,

@@ -27,6 +27,15 @@ int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req);
  * close when the last connection is gone, so the loop can end. */
 void srv_ws_drain(srv_server_t *server);
 
+/* After the server loop has ended: waits for the stream loops to finish
+ * (drained first if they were not) and frees them, so the store can
+ * close. */
+void srv_ws_release(srv_server_t *server);
+
+/* Connections handed over to the stream loops and still open (they count
+ * toward max_connections). */
+unsigned srv_ws_moved_connections(void);
+
 /* Appends the streaming metrics (Prometheus text) to the malloc'd buffer
  * *text of *len bytes, reallocating it. Returns 0 or UV_ENOMEM (the
  * buffer is then unchanged). */

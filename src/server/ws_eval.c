@@ -50,12 +50,14 @@ struct srv_ws_eval_s {
   unsigned next; /* Round-robin victim. */
   scratch_t scratch;
   srv_pool_t *pool;
+  srv_pool_inbox_t *inbox; /* NULL: jobs come back on the pool's loop. */
   unsigned pending; /* Jobs in flight. */
   bool freeing;     /* Free once the last job is back. */
   srv_ws_eval_stats_t stats;
 };
 
-srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool) {
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool,
+                               srv_pool_inbox_t *inbox) {
   srv_ws_eval_t *e = calloc(1, sizeof *e);
   if (e == NULL) return NULL;
   e->entries = calloc(entries, sizeof *e->entries);
@@ -65,6 +67,7 @@ srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool) {
   }
   e->count = entries;
   e->pool = pool;
+  e->inbox = inbox;
   return e;
 }
 
@@ -340,7 +343,7 @@ int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   j->e = e;
   j->en = en;
   en->pending = true;
-  int r = srv_pool_submit(e->pool, &j->job);
+  int r = srv_pool_submit_to(e->pool, &j->job, e->inbox);
   if (r != 0) {
     en->pending = false;
     entry_drop(en);

@@ -11,7 +11,8 @@
  * bit for bit. Skinned-mesh frames are computed one frame ahead on the
  * server's worker pool (srv_ws_eval_prefetch); an entry a job is writing
  * is never read or reused until the job is back. Loop thread only (the
- * jobs touch only their entry and the immutable assets). */
+ * jobs touch only their entry and the immutable assets; their results come
+ * back to the cache's loop). */
 #ifndef ANIMD_SERVER_WS_EVAL_H
 #define ANIMD_SERVER_WS_EVAL_H
 
@@ -46,9 +47,11 @@ typedef struct srv_ws_frame_data_s {
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;
 
-/* A cache of at most entries frames; pool (may be NULL) runs prefetches.
- * Returns NULL on ENOMEM. */
-srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool);
+/* A cache of at most entries frames; pool (may be NULL) runs prefetches,
+ * which come back through inbox when the cache lives on a loop other than
+ * the pool's (NULL: the pool's loop). Returns NULL on ENOMEM. */
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool,
+                               srv_pool_inbox_t *inbox);
 /* Frees the cache, or marks it to be freed when the last prefetch job
  * comes back from the pool. */
 void srv_ws_eval_free(srv_ws_eval_t *e);

@@ -954,14 +954,15 @@ static void on_sweep(uv_timer_t *timer) {
 }
 
 srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             srv_pool_t *pool, const srv_ws_limits_t *lim) {
+                             srv_pool_t *pool, srv_pool_inbox_t *inbox,
+                             const srv_ws_limits_t *lim) {
   srv_ws_hub_t *h = calloc(1, sizeof *h);
   if (h == NULL) return NULL;
   h->loop = loop;
   h->store = store;
   if (lim != NULL) h->lim = *lim;
   else srv_ws_limits_defaults(&h->lim);
-  h->eval = srv_ws_eval_new(64, pool);
+  h->eval = srv_ws_eval_new(64, pool, inbox);
   if (h->eval == NULL) {
     free(h);
     return NULL;
@@ -1020,6 +1021,21 @@ void srv_ws_hub_free(srv_ws_hub_t *h) {
   srv_ws_eval_clear(h->eval);
   srv_deadline_close(&h->tick, on_tick_closed);
   uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
+}
+
+void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b) {
+  a->clients += b->clients;
+  a->streams += b->streams;
+  a->frames_sent += b->frames_sent;
+  a->frames_dropped += b->frames_dropped;
+  a->frames_skipped += b->frames_skipped;
+  a->evaluations += b->evaluations;
+  a->cache_hits += b->cache_hits;
+  a->prefetched += b->prefetched;
+  a->messages_in += b->messages_in;
+  a->errors += b->errors;
+  for (unsigned i = 0; i <= SRV_WS_LATE_BUCKETS; i++) a->late[i] += b->late[i];
+  a->late_sum += b->late_sum;
 }
 
 void srv_ws_hub_stats(const srv_ws_hub_t *h, srv_ws_hub_stats_t *out) {

@@ -52,9 +52,11 @@ typedef struct srv_ws_limits_s {
 void srv_ws_limits_defaults(srv_ws_limits_t *lim);
 
 /* Creates the hub of loop over store (not owned); pool (may be NULL)
- * computes skinned-mesh frames ahead of time. Returns NULL on ENOMEM. */
+ * computes skinned-mesh frames ahead of time, and inbox brings them back
+ * when loop is not the pool's (NULL: it is). Returns NULL on ENOMEM. */
 srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             srv_pool_t *pool, const srv_ws_limits_t *lim);
+                             srv_pool_t *pool, srv_pool_inbox_t *inbox,
+                             const srv_ws_limits_t *lim);
 /* Closes every client with code (1001 on shutdown) and a reason: their
  * transports close once the close frame is written. */
 void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code,
@@ -86,6 +88,8 @@ typedef struct srv_ws_hub_stats_s {
 } srv_ws_hub_stats_t;
 
 void srv_ws_hub_stats(const srv_ws_hub_t *hub, srv_ws_hub_stats_t *out);
+/* Adds b's counters and gauges to a's (hubs of several loops). */
+void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b);
 
 /* A client on transport t (ctx passed back). Returns NULL on ENOMEM. */
 srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,

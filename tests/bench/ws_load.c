@@ -35,7 +35,7 @@ typedef struct client_s {
   const char *in;
   size_t in_len;
   int64_t last_frame;
-  uint64_t frames, gaps, dropped_reported;
+  uint64_t frames, gaps, warm_gaps, dropped_reported;
   bool stats_seen;
   /* The message being received: its opcode, first bytes, length so far. */
   uint8_t opcode;
@@ -140,8 +140,12 @@ static void on_msg(wslay_event_context_ptr ctx,
     memcpy(&lo, c->head + 8, 4);
     memcpy(&hi, c->head + 12, 4);
     int64_t n = (int64_t)lo | (int64_t)hi << 32;
-    if (c->last_frame >= 0 && n > c->last_frame + 1 && phase == 1)
-      c->gaps += (uint64_t)(n - c->last_frame - 1);
+    if (c->last_frame >= 0 && n > c->last_frame + 1 && phase == 1) {
+      if (now >= window_start && now < window_end)
+        c->gaps += (uint64_t)(n - c->last_frame - 1);
+      else
+        c->warm_gaps += (uint64_t)(n - c->last_frame - 1);
+    }
     c->last_frame = n;
     if (phase == 1 && now >= window_start && now < window_end) {
       c->frames++;
@@ -334,7 +338,7 @@ int main(int argc, char **argv) {
                  (uint64_t)(1000 + seconds * 1000 + 100), 0);
   uv_run(loop, UV_RUN_DEFAULT);
 
-  uint64_t frames = 0, gaps = 0, dropped = 0, stats = 0, total = 0;
+  uint64_t frames = 0, gaps = 0, warm_gaps = 0, dropped = 0, stats = 0, total = 0;
   for (int i = 0; i < nclients; i++) total += clients[i].count;
   uint64_t *late = malloc((total ? total : 1) * sizeof *late);
   size_t k = 0;
@@ -342,6 +346,7 @@ int main(int argc, char **argv) {
     client_t *c = &clients[i];
     frames += c->frames;
     gaps += c->gaps;
+    warm_gaps += c->warm_gaps;
     dropped += c->dropped_reported;
     stats += c->stats_seen;
     if (c->count == 0) continue;
@@ -360,11 +365,12 @@ int main(int argc, char **argv) {
   double p99 = k ? late[(size_t)(k * 0.99)] / 1e6 : 0;
   double mx = k ? late[k - 1] / 1e6 : 0;
   printf("connections=%d connected=%d failed=%d ramp_ms=%llu "
-         "frames_per_s=%.0f expected_per_s=%.0f skipped=%llu "
+         "frames_per_s=%.0f expected_per_s=%.0f skipped=%llu warmup_skipped=%llu "
          "dropped=%llu stats_answers=%llu lateness_p50_ms=%.2f "
          "lateness_p99_ms=%.2f lateness_max_ms=%.2f\n",
          nclients, connected, failed, (unsigned long long)ramp_s,
          frames / seconds, nclients * fps, (unsigned long long)gaps,
+         (unsigned long long)warm_gaps,
          (unsigned long long)dropped, (unsigned long long)stats, p50, p99,
          mx);
   return 0;

@@ -1,8 +1,11 @@
 /* Tests for the worker pool: every job runs once and completes on the loop
  * thread; a full queue refuses with UV_EAGAIN; closing cancels waiting
- * jobs with UV_ECANCELED; the loop closes clean. */
+ * jobs with UV_ECANCELED; jobs submitted through an inbox complete on the
+ * inbox's loop and thread, cancelled ones too; the loops close clean. */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -121,12 +124,132 @@ START_TEST(test_full_queue_and_cancel) {
 }
 END_TEST
 
+/* Another thread with a loop and an inbox, as a stream loop has. */
+enum { OTHER_JOBS = 40 };
+typedef struct other_s {
+  srv_pool_t *pool;
+  bool block_first; /* Job 0 waits on the gate; the main thread closes. */
+  atomic_int submitted;
+  pthread_t self;
+  uv_loop_t loop;
+  srv_pool_inbox_t inbox;
+  tjob_t jobs[OTHER_JOBS];
+  int done, wrong_thread, submit_errors;
+} other_t;
+
+static other_t *the_other;
+
+static void on_other_done(srv_job_t *j, int status) {
+  tjob_t *t = (tjob_t *)j;
+  other_t *o = the_other;
+  t->done_status = status;
+  t->done_count++;
+  if (!pthread_equal(pthread_self(), o->self)) o->wrong_thread++;
+  o->done++;
+  if (o->done == atomic_load(&o->submitted) && srv_pool_inbox_pending(&o->inbox) == 0)
+    srv_pool_inbox_close(&o->inbox);
+}
+
+static void *other_main(void *arg) {
+  other_t *o = arg;
+  o->self = pthread_self();
+  uv_loop_init(&o->loop);
+  srv_pool_inbox_init(&o->inbox, &o->loop);
+  int n = o->block_first ? 3 : OTHER_JOBS;
+  for (int i = 0; i < n; i++) {
+    tjob_t *t = &o->jobs[i];
+    t->job.work = o->block_first && i == 0 ? blocked : square;
+    t->job.done = on_other_done;
+    t->value = i;
+    if (srv_pool_submit_to(o->pool, &t->job, &o->inbox) != 0)
+      o->submit_errors++;
+    if (o->block_first && i == 0)
+      for (int k = 0; k < 200 && srv_pool_busy(o->pool) == 0; k++)
+        usleep(5000);
+  }
+  atomic_store(&o->submitted, n);
+  uv_run(&o->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&o->loop);
+  return NULL;
+}
+
+/* This thread's loop and pool, and the other thread's state. */
+static other_t *other_setup(uv_loop_t *loop, srv_pool_t *pool,
+                            unsigned threads, unsigned queue_max) {
+  ck_assert_int_eq(uv_loop_init(loop), 0);
+  loop_thread = pthread_self();
+  done_total = 0;
+  close_after_n_pool = NULL;
+  ck_assert_int_eq(srv_pool_init(pool, loop, threads, queue_max), 0);
+  other_t *o = calloc(1, sizeof *o);
+  o->pool = pool;
+  the_other = o;
+  return o;
+}
+
+START_TEST(test_inbox_on_another_loop) {
+  uv_loop_t loop;
+  srv_pool_t pool;
+  other_t *o = other_setup(&loop, &pool, 2, 100);
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, other_main, o), 0);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  ck_assert_int_eq(o->submit_errors, 0);
+  ck_assert_int_eq(o->done, OTHER_JOBS);
+  ck_assert_int_eq(o->wrong_thread, 0);
+  for (int i = 0; i < OTHER_JOBS; i++) {
+    ck_assert_int_eq(o->jobs[i].done_count, 1);
+    ck_assert_int_eq(o->jobs[i].done_status, 0);
+    ck_assert_int_eq(o->jobs[i].result, i * i);
+  }
+  /* Nothing came back to the pool's own loop. */
+  srv_pool_close(&pool);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(done_total, 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  free(o);
+}
+END_TEST
+
+START_TEST(test_inbox_gets_cancellations) {
+  uv_loop_t loop;
+  srv_pool_t pool;
+  other_t *o = other_setup(&loop, &pool, 1, 8);
+  o->block_first = true;
+  pthread_mutex_lock(&gate);
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, other_main, o), 0);
+  /* Once the other thread has queued its jobs behind the blocked one, the
+   * pool closes: what did not run is cancelled on the other loop. */
+  for (int k = 0; k < 400 && atomic_load(&o->submitted) == 0; k++)
+    usleep(5000);
+  ck_assert_int_eq(atomic_load(&o->submitted), 3);
+  pthread_mutex_unlock(&gate);
+  srv_pool_close(&pool);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  ck_assert_int_eq(o->done, 3);
+  ck_assert_int_eq(o->wrong_thread, 0);
+  ck_assert_int_eq(o->jobs[0].done_status, 0);
+  for (int i = 1; i < 3; i++) {
+    ck_assert_int_eq(o->jobs[i].done_count, 1);
+    ck_assert(o->jobs[i].done_status == 0 ||
+              o->jobs[i].done_status == UV_ECANCELED);
+  }
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(done_total, 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  free(o);
+}
+END_TEST
+
 Suite *server_pool_suite(void) {
   Suite *s = suite_create("server_pool");
   TCase *tc = tcase_create("pool");
   tcase_set_timeout(tc, 20);
   tcase_add_test(tc, test_jobs_complete_on_loop);
   tcase_add_test(tc, test_full_queue_and_cancel);
+  tcase_add_test(tc, test_inbox_on_another_loop);
+  tcase_add_test(tc, test_inbox_gets_cancellations);
   suite_add_tcase(s, tc);
   return s;
 }

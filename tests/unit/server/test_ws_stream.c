@@ -13,21 +13,7 @@
 #include <uv.h>
 
 #include "server/ws_stream.h"
-
-/* Two joints: "a" at the root moves along x from 0 to 1 over 1 s; "b" is
- * its child at (0, 2, 0) and has no track. The mesh has one vertex on each
- * joint, so at time t its vertices are (t, 0, 0) and (t, 2, 0). */
-static const char asset[] =
-    "{\"skeleton\":{\"name\":\"line\",\"joints\":["
-    "{\"name\":\"a\",\"parent\":-1,\"translation\":[0,0,0],"
-    "\"rotation\":[0,0,0,1],\"scale\":[1,1,1]},"
-    "{\"name\":\"b\",\"parent\":0,\"translation\":[0,2,0],"
-    "\"rotation\":[0,0,0,1],\"scale\":[1,1,1]}]},"
-    "\"clips\":[{\"name\":\"slide\",\"tracks\":[{\"joint\":\"a\","
-    "\"path\":\"translation\",\"interpolation\":\"LINEAR\","
-    "\"times\":[0,1],\"values\":[0,0,0,1,0,0]}]}],"
-    "\"meshes\":[{\"name\":\"pair\",\"positions\":[0,0,0,0,2,0],"
-    "\"joints\":[0,0,0,0,1,0,0,0],\"weights\":[1,0,0,0,1,0,0,0]}]}";
+#include "ws_test_fixtures.h"
 
 typedef struct msg_s {
   uint8_t opcode;
@@ -105,12 +91,14 @@ static void setup(void) {
   ck_assert_int_eq(store_open(&o, &store, &err), 0);
   fmt_bundle_t b;
   ck_assert_int_eq(
-      fmt_decode_native_json(asset, sizeof asset - 1, NULL, &b, &err), 0);
+      fmt_decode_native_json(ws_test_asset, sizeof ws_test_asset - 1, NULL,
+                             &b, &err),
+      0);
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
   store_ingest_result_free(&res);
   if (with_pool) ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 16), 0);
-  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL,
+  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL, NULL,
                        with_limits ? &limits : NULL);
   ck_assert_ptr_nonnull(hub);
 }
@@ -136,21 +124,8 @@ static void connect_peer(peer_t *p) {
 
 /* Sends text as one masked client frame. */
 static void send_text(peer_t *p, const char *text) {
-  size_t n = strlen(text), k = 0;
-  uint8_t *f = malloc(n + 8);
-  const uint8_t mask[4] = {1, 2, 3, 4};
-  f[k++] = 0x81;
-  if (n < 126) {
-    f[k++] = (uint8_t)(0x80 | n);
-  } else {
-    f[k++] = 0x80 | 126;
-    f[k++] = (uint8_t)(n >> 8);
-    f[k++] = (uint8_t)n;
-  }
-  memcpy(f + k, mask, 4);
-  k += 4;
-  for (size_t i = 0; i < n; i++) f[k + i] = (uint8_t)(text[i] ^ mask[i % 4]);
-  srv_ws_client_feed(p->client, f, k + n);
+  uint8_t *f = malloc(strlen(text) + 8);
+  srv_ws_client_feed(p->client, f, ws_test_client_frame(text, f));
   free(f);
 }
 
