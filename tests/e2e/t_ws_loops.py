@@ -1,9 +1,11 @@
 """WebSocket connections on the stream loops, with Python's websockets
 (Debian python3-websockets) and a raw socket: a client frame sent in the
-same write as the upgrade request is answered after the 101; streaming
-connections count toward max_connections and in /metrics; streams spread
-over the loops all keep their pace; SIGTERM closes every stream with 1001
-and the daemon exits 0."""
+same write as the upgrade request is answered after the 101, also when
+the upgrade is pipelined behind a large HTTP answer still being written
+(that connection stays on the HTTP loop); streaming connections count
+toward max_connections and in /metrics; streams spread over the loops all
+keep their pace; SIGTERM closes every stream with 1001 and the daemon
+exits 0."""
 import asyncio
 import base64
 import json
@@ -51,30 +53,45 @@ def read_frame(sock, buf):
         buf += chunk
 
 
-def raw_upgrade_with_frame(d):
-    """The upgrade request and a pose message in one write."""
-    key = base64.b64encode(os.urandom(16)).decode()
-    req = ("GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+UPGRADE = ("GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-           "Sec-WebSocket-Version: 13\r\n\r\n" % key).encode()
-    msg = masked_text(json.dumps({"op": "pose", "skeleton": "demo-humanoid",
-                                  "clip": "idle", "t": 0.25}))
-    s = d.connect(timeout=5)
-    s.sendall(req + msg)
+           "Sec-WebSocket-Version: 13\r\n\r\n")
+POSE = masked_text(json.dumps({"op": "pose", "skeleton": "demo-humanoid",
+                               "clip": "idle", "t": 0.25}))
+
+
+def upgrade_and_pose(d, before=b"", before_len=0):
+    """Sends before (pipelined HTTP requests), the upgrade request and a
+    pose message in one write; skips before_len bytes of answers at least,
+    then expects the 101 and the pose answer. Returns the socket."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    s = d.connect(timeout=10)
+    s.sendall(before + (UPGRADE % key).encode() + POSE)
     buf = b""
-    while b"\r\n\r\n" not in buf:
-        chunk = s.recv(4096)
-        check(chunk, "no handshake answer")
+    while True:
+        at = buf.find(b"HTTP/1.1 101", before_len)
+        if at >= 0 and buf.find(b"\r\n\r\n", at) >= 0:
+            break
+        chunk = s.recv(1 << 20)
+        check(chunk, "no handshake answer after %d bytes" % len(buf))
         buf += chunk
-    head, buf = buf.split(b"\r\n\r\n", 1)
-    check(head.startswith(b"HTTP/1.1 101"), "handshake: %r" % head[:40])
+    head, buf = buf[at:].split(b"\r\n\r\n", 1)
     op, payload, buf = read_frame(s, buf)
     check(op == 1, "pose answer opcode %d" % op)
     ans = json.loads(payload)
     check("error" not in ans, "pose answer: %r" % payload[:200])
     check(abs(ans["t"] - 0.25) < 1e-6, "pose answer t %r" % ans.get("t"))
-    print("ok: a frame sent with the upgrade request was answered")
     return s
+
+
+def pipelined_upgrade(d):
+    """A 5 MB range answer still queued when the upgrade request behind it
+    is read: the connection stays on the HTTP loop and streams there."""
+    rng = (b"GET /v1/pose?skeleton=demo-humanoid&clip=idle&from=0&to=100"
+           b"&fps=50&format=bin HTTP/1.1\r\nHost: x\r\n\r\n")
+    s = upgrade_and_pose(d, rng, 5001 * 17 * 64)
+    s.close()
+    print("ok: an upgrade pipelined behind a large answer streams too")
 
 
 async def count_frames(ws, seconds):
@@ -91,7 +108,9 @@ async def count_frames(ws, seconds):
 
 
 async def run(d):
-    raw = raw_upgrade_with_frame(d)
+    pipelined_upgrade(d)
+    raw = upgrade_and_pose(d)
+    print("ok: a frame sent with the upgrade request was answered")
     uri = "ws://%s:%d/v1/stream" % (d.host, d.port)
     a = await websockets.connect(uri, max_size=None)
     b = await websockets.connect(uri, max_size=None)
