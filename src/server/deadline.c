@@ -13,19 +13,23 @@
 #include <sys/timerfd.h>
 #endif
 
+#ifdef __linux__
 static void on_readable(uv_poll_t *p, int status, int events) {
   srv_deadline_t *d = p->data;
   (void)status, (void)events;
-#ifdef __linux__
   uint64_t expirations;
   /* Clears the readiness; EAGAIN means a re-arm raced the wake-up. */
   if (read(d->_fd, &expirations, sizeof expirations) < 0 && errno == EAGAIN)
     return;
-#endif
-  uv_poll_stop(&d->_h.poll);
   d->_armed = false;
   d->_cb(d);
+  /* The watcher stays on when the callback arms the next deadline. */
+  if (!d->_armed && d->_polling && !uv_is_closing((uv_handle_t *)p)) {
+    uv_poll_stop(p);
+    d->_polling = false;
+  }
 }
+#endif
 
 static void arm_fallback(srv_deadline_t *d);
 
@@ -52,7 +56,7 @@ static void arm_fallback(srv_deadline_t *d) {
 int srv_deadline_init(uv_loop_t *loop, srv_deadline_t *d) {
   d->_loop = loop;
   d->_fd = -1;
-  d->_armed = false;
+  d->_armed = d->_polling = false;
   d->_cb = d->_close_cb = NULL;
 #ifdef __linux__
   d->_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -72,7 +76,7 @@ int srv_deadline_init(uv_loop_t *loop, srv_deadline_t *d) {
 int srv_deadline_init_ms(uv_loop_t *loop, srv_deadline_t *d) {
   d->_loop = loop;
   d->_fd = -1;
-  d->_armed = false;
+  d->_armed = d->_polling = false;
   d->_cb = d->_close_cb = NULL;
   int rc = uv_timer_init(loop, &d->_h.timer);
   d->_h.timer.data = d;
@@ -91,7 +95,9 @@ void srv_deadline_start(srv_deadline_t *d, uint64_t due_ns,
                      (long)(due_ns % 1000000000u)},
     };
     timerfd_settime(d->_fd, TFD_TIMER_ABSTIME, &its, NULL);
-    if (!d->_armed) uv_poll_start(&d->_h.poll, UV_READABLE, on_readable);
+    if (!d->_polling)
+      d->_polling =
+          uv_poll_start(&d->_h.poll, UV_READABLE, on_readable) == 0;
     d->_armed = true;
     return;
   }
@@ -109,6 +115,7 @@ void srv_deadline_stop(srv_deadline_t *d) {
     struct itimerspec off = {{0, 0}, {0, 0}};
     timerfd_settime(d->_fd, 0, &off, NULL);
     uv_poll_stop(&d->_h.poll);
+    d->_polling = false;
     return;
   }
 #endif

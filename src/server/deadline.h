@@ -30,6 +30,7 @@ struct srv_deadline_s {
   uv_loop_t *_loop;
   int _fd; /* timerfd, or -1 with the uv_timer fallback. */
   bool _armed;
+  bool _polling; /* The poll watcher is started. */
   uint64_t _due; /* The fallback's deadline. */
   srv_deadline_cb _cb;
   srv_deadline_cb _close_cb;
