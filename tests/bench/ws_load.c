@@ -306,6 +306,21 @@ int main(int argc, char **argv) {
            skeleton, clip, fps);
   loop = uv_default_loop();
   clients = calloc((size_t)nclients, sizeof *clients);
+  /* Room for every arrival of the window up front: growing the arrays of
+   * all connections at once (they all reach the same count together)
+   * would stall this client for milliseconds and show as lateness. */
+  size_t room = (size_t)(fps * (seconds + 2)) + 64;
+  for (int i = 0; i < nclients; i++) {
+    clients[i].cap = room;
+    clients[i].n = malloc(room * sizeof *clients[i].n);
+    clients[i].at = malloc(room * sizeof *clients[i].at);
+    if (clients[i].n == NULL || clients[i].at == NULL) {
+      fprintf(stderr, "ws_load: out of memory\n");
+      return 1;
+    }
+    memset(clients[i].n, 0, room * sizeof *clients[i].n);
+    memset(clients[i].at, 0, room * sizeof *clients[i].at);
+  }
   struct sockaddr_in sa;
   uv_ip4_addr(host, port, &sa);
   uint64_t t0 = uv_hrtime();
