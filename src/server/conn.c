@@ -6,8 +6,8 @@
  * reference, so a pool job finishing after its client left finds valid
  * memory and a closing flag instead of a dangling pointer. */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -98,10 +98,18 @@ static void on_socket_gone(void *arg) {
 static void on_wake(uv_async_t *h) {
   stream_loop_t *l = h->data;
   pthread_mutex_lock(&l->lock);
-  handoff_t *items = l->inbox;
+  handoff_t *posted = l->inbox;
   l->inbox = NULL;
   bool drain = l->drain;
   pthread_mutex_unlock(&l->lock);
+  /* Posted newest first: served oldest first. */
+  handoff_t *items = NULL;
+  while (posted != NULL) {
+    handoff_t *next = posted->next;
+    posted->next = items;
+    items = posted;
+    posted = next;
+  }
   while (items != NULL) {
     handoff_t *next = items->next;
     int rc = UV_ESHUTDOWN;

@@ -449,7 +449,9 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
 /* A tick also serves the streams falling due this soon after it: their
  * frames leave up to this much early, and in exchange streams due within
  * a fraction of a millisecond (a client's several streams, most of all)
- * share one wake-up and one write. */
+ * share one wake-up and one write. Far below the shortest frame period
+ * (1 / SRV_WS_FPS_MAX, 4.2 ms), so a window never holds two frames of one
+ * stream. */
 #define TICK_WINDOW_NS 250000
 
 static void on_tick(srv_deadline_t *timer) {
