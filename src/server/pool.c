@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* ---- inboxes: done callbacks on another loop ------------------------------ */
+/* ---- inboxes: done callbacks back on the loop that submitted ------------- */
 
 /* Any thread. */
 static void inbox_push(srv_pool_inbox_t *in, srv_job_t *job) {
