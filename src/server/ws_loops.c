@@ -28,7 +28,6 @@ typedef struct handoff_s {
 } handoff_t;
 
 typedef struct stream_loop_s {
-  srv_ws_loops_t *owner;
   pthread_t thread;
   bool started;
   uv_loop_t loop;
@@ -150,10 +149,8 @@ static void *loop_main(void *arg) {
 
 /* ---- on the creating thread ---------------------------------------------- */
 
-static int loop_start(srv_ws_loops_t *owner, stream_loop_t *l, unsigned i,
-                      store_t *store, srv_pool_t *pool,
-                      const srv_ws_limits_t *lim) {
-  l->owner = owner;
+static int loop_start(stream_loop_t *l, unsigned i, store_t *store,
+                      srv_pool_t *pool, const srv_ws_limits_t *lim) {
   l->close_timeout_ms = lim->close_timeout_ms;
   atomic_init(&l->clients, 0);
   pthread_mutex_init(&l->lock, NULL);
@@ -227,7 +224,7 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
     return UV_ENOMEM;
   }
   for (unsigned i = 0; i < count; i++) {
-    int rc = loop_start(ls, &ls->loops[i], i, store, pool, lim);
+    int rc = loop_start(&ls->loops[i], i, store, pool, lim);
     if (rc != 0) {
       srv_ws_loops_free(ls);
       return rc;

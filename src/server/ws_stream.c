@@ -77,7 +77,6 @@ struct srv_ws_client_s {
 };
 
 struct srv_ws_hub_s {
-  uv_loop_t *loop;
   store_t *store;
   srv_ws_limits_t lim;
   srv_deadline_t tick;
@@ -960,7 +959,6 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
                              const srv_ws_limits_t *lim) {
   srv_ws_hub_t *h = calloc(1, sizeof *h);
   if (h == NULL) return NULL;
-  h->loop = loop;
   h->store = store;
   if (lim != NULL) h->lim = *lim;
   else srv_ws_limits_defaults(&h->lim);
