@@ -75,10 +75,12 @@ endif
 CORE_SRC := $(sort $(wildcard src/core/*.c))
 FORMATS_SRC := $(sort $(wildcard src/formats/*.c))
 STORE_SRC := $(sort $(wildcard src/store/*.c))
-SERVER_SRC := $(sort $(wildcard src/server/*.c))
+SERVER_SRC := $(sort $(wildcard src/server/*.c src/server/*/*.c))
 SERVER_ASM := $(sort $(wildcard src/server/*.S))
-UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c \
+                            tests/unit/*/*/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
@@ -155,8 +157,10 @@ $(LIBSERVER): $(SERVER_OBJ) $(LLHTTP_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(ANIMD): $(B)/src/main.o $(APP_LIBS)
-	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(SYS_LIBS)
+CLI_OBJ := $(call obj,$(CLI_SRC))
+$(ANIMD): $(B)/src/main.o $(CLI_OBJ) $(APP_LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(B)/src/main.o $(CLI_OBJ) $(APP_LIBS) \
+	  $(SYS_LIBS)
 
 # Each tests/unit file defines one or more "Suite *name_suite(void)"; the
 # runner calls them all, so the run ends with one Check summary line.

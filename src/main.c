@@ -14,7 +14,7 @@
 
 #include "animd/animd.h"
 #include "server/config.h"
-#include "server/eval.h"
+#include "cli/eval.h"
 #include "server/server.h"
 
 static uv_signal_t sig_term, sig_int, sig_hup;

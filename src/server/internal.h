@@ -10,8 +10,8 @@
 #include <uv.h>
 
 #include "server/config.h"
-#include "server/conn.h"
-#include "server/http.h"
+#include "server/net/conn.h"
+#include "server/http/http.h"
 #include "server/metrics.h"
 #include "server/pool.h"
 

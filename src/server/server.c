@@ -13,8 +13,8 @@
 
 #include "server/internal.h"
 #include "server/server.h"
-#include "server/ws.h"
-#include "server/store_glue.h"
+#include "server/ws/upgrade.h"
+#include "server/store_open.h"
 
 static void check_drained(srv_server_t *s);
 

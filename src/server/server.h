@@ -14,7 +14,7 @@
 #include <uv.h>
 
 #include "server/config.h"
-#include "server/conn.h"
+#include "server/net/conn.h"
 #include "server/metrics.h"
 #include "server/pool.h"
 

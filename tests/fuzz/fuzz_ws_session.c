@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ws_proto.h"
-#include "server/ws_session.h"
+#include "server/ws/proto.h"
+#include "server/ws/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,141 @@
+/* server: maps a request's method and path to its handler (API v1).
+ *
+ * A fixed table, matched in order: exact paths, then the three asset
+ * collections with one id segment. A known path with a method it does not
+ * take gets 405 with Allow; anything else 404. */
+#include <string.h>
+
+#include "server/api/handlers.h"
+#include "server/internal.h"
+#include "server/ws/upgrade.h"
+
+enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
+
+typedef struct route_s {
+  const char *path;
+  int route;
+  unsigned methods;
+  const char *allow;
+} route_t;
+
+static const route_t routes[] = {
+    {"/v1/pose", SRV_ROUTE_POSE_GET, M_GET | M_HEAD | M_POST,
+     "GET, HEAD, POST"},
+    {"/v1/skin", SRV_ROUTE_SKIN, M_GET | M_HEAD, "GET, HEAD"},
+    {"/v1/assets", SRV_ROUTE_ASSETS_LIST, M_GET | M_HEAD | M_POST,
+     "GET, HEAD, POST"},
+    {"/v1/solve", SRV_ROUTE_SOLVE, M_POST, "POST"},
+    {"/v1/stream", SRV_ROUTE_STREAM, M_GET, "GET"},
+    {"/healthz", SRV_ROUTE_HEALTHZ, M_GET | M_HEAD, "GET, HEAD"},
+    {"/metrics", SRV_ROUTE_METRICS, M_GET | M_HEAD, "GET, HEAD"},
+    {"/v1/info", SRV_ROUTE_INFO, M_GET | M_HEAD, "GET, HEAD"},
+};
+
+static unsigned method_bit(srv_method m) {
+  switch (m) {
+  case SRV_GET: return M_GET;
+  case SRV_HEAD: return M_HEAD;
+  case SRV_POST: return M_POST;
+  case SRV_DELETE: return M_DELETE;
+  default: return 0;
+  }
+}
+
+static void not_allowed(srv_request_t *req, const char *allow) {
+  char extra[128];
+  snprintf(extra, sizeof extra, "Allow: %s\r\n", allow);
+  srv_respond_error_h(req, 405, extra, "method_not_allowed", NULL,
+                      "%s is not allowed here (allowed: %s)",
+                      req->method_name, allow);
+}
+
+static void stream(srv_request_t *req) {
+  const char *up = srv_request_header(req, "Upgrade");
+  if (up == NULL || strcasecmp(up, "websocket") != 0) {
+    srv_respond_error(req, 400, "upgrade_required", "Upgrade",
+                      "/v1/stream speaks WebSocket: send Upgrade: "
+                      "websocket");
+    return;
+  }
+  int rc = srv_ws_upgrade(req->conn, req);
+  if (rc == 0) return;
+  req->upgrade = true; /* This connection speaks no more HTTP. */
+  if (rc == UV_ENOSYS)
+    srv_respond_error(req, 501, "not_implemented", NULL,
+                      "WebSocket streaming is not built into this daemon");
+  else if (rc == UV_EINVAL)
+    srv_respond_error(req, 400, "bad_upgrade", "Upgrade",
+                      "bad WebSocket handshake");
+  else
+    srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
+                      uv_strerror(rc));
+}
+
+/* Matches "/v1/<collection>/<id>" with exactly one non-empty segment. */
+static const char *asset_id(const char *path, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (strncmp(path, prefix, n) != 0) return NULL;
+  const char *id = path + n;
+  if (*id == '\0' || strchr(id, '/') != NULL) return NULL;
+  return id;
+}
+
+void srv__route(srv_request_t *req) {
+  const char *path = req->path;
+  unsigned bit = method_bit(req->method);
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    const route_t *rt = &routes[i];
+    if (strcmp(path, rt->path) != 0) continue;
+    req->route = rt->route;
+    if ((rt->methods & bit) == 0) {
+      not_allowed(req, rt->allow);
+      return;
+    }
+    switch (rt->route) {
+    case SRV_ROUTE_POSE_GET:
+      if (req->method == SRV_POST) {
+        req->route = SRV_ROUTE_POSE_POST;
+        srv__handle_pose_post(req);
+      } else {
+        srv__handle_pose_get(req);
+      }
+      return;
+    case SRV_ROUTE_SKIN: srv__handle_skin(req); return;
+    case SRV_ROUTE_ASSETS_LIST:
+      if (req->method == SRV_POST) {
+        req->route = SRV_ROUTE_ASSETS_POST;
+        srv__handle_upload(req);
+      } else {
+        srv__handle_list(req);
+      }
+      return;
+    case SRV_ROUTE_SOLVE: srv__handle_solve(req); return;
+    case SRV_ROUTE_STREAM: stream(req); return;
+    case SRV_ROUTE_HEALTHZ: srv__handle_healthz(req); return;
+    case SRV_ROUTE_METRICS: srv__handle_metrics(req); return;
+    case SRV_ROUTE_INFO: srv__handle_info(req); return;
+    default: break;
+    }
+  }
+  static const struct {
+    const char *prefix;
+    char kind;
+    int route;
+  } collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
+                     {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
+                     {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
+  for (size_t i = 0; i < 3; i++) {
+    const char *id = asset_id(path, collections[i].prefix);
+    if (id == NULL) continue;
+    req->route = collections[i].route;
+    if ((bit & (M_GET | M_HEAD | M_DELETE)) == 0) {
+      not_allowed(req, "GET, HEAD, DELETE");
+      return;
+    }
+    srv__handle_asset(req, collections[i].kind, id);
+    return;
+  }
+  req->route = SRV_ROUTE_NONE;
+  srv_respond_error(req, 404, "not_found", NULL, "no such endpoint: %s",
+                    path);
+}

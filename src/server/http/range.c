@@ -1,0 +1,126 @@
+/* server: streamed ranges (range.h). */
+#include "server/http/range.h"
+
+#include <stdlib.h>
+
+#include "server/internal.h"
+
+double srv_range_time(const srv_range_t *r, uint32_t i) {
+  return r->from + (double)i / r->fps;
+}
+
+static void pump(srv_range_t *r);
+
+static void maybe_free(srv_range_t *r) {
+  if (!r->_dead || r->_busy || r->_writes > 0) return;
+  srv_conn_t *c = r->_conn;
+  fmt_buf_free(&r->_out);
+  if (r->dispose) r->dispose(r);
+  free(r);
+  srv_conn_unref(c);
+}
+
+static void on_written(srv_conn_t *c, int status, void *arg) {
+  srv_range_t *r = arg;
+  r->_writes--;
+  if (r->_dead) {
+    maybe_free(r);
+    return;
+  }
+  if (status < 0 || srv_conn_is_closing(c)) {
+    /* The client is gone. A job in flight finds out when it completes;
+     * otherwise nothing else will come back to this range. */
+    r->_dead = true;
+    maybe_free(r);
+    return;
+  }
+  if (r->_waiting &&
+      srv_conn_queued(c) <= c->server->cfg.stream_high_water / 2) {
+    r->_waiting = false;
+    pump(r);
+  }
+}
+
+static void work(srv_job_t *job) {
+  srv_range_t *r = (srv_range_t *)job;
+  r->_result = r->produce(r, r->_first, r->_n, &r->_out);
+}
+
+/* Sends the batch just produced; false when the range ended. */
+static bool emit(srv_range_t *r) {
+  if (r->_result != 0 || r->_out.failed) {
+    r->_dead = true;
+    srv_respond_abort(r->_req);
+    return false;
+  }
+  if (srv_respond_chunk(r->_req, r->_out.data, r->_out.len, on_written, r) ==
+      0)
+    r->_writes++;
+  fmt_buf_reset(&r->_out);
+  r->_next += r->_n;
+  return true;
+}
+
+static void done(srv_job_t *job, int status) {
+  srv_range_t *r = (srv_range_t *)job;
+  r->_busy = false;
+  if (status != 0 || srv_conn_is_closing(r->_conn)) {
+    r->_dead = true;
+    maybe_free(r);
+    return;
+  }
+  if (emit(r)) pump(r);
+  else maybe_free(r);
+}
+
+static void pump(srv_range_t *r) {
+  srv_conn_t *c = r->_conn;
+  srv_server_t *s = c->server;
+  for (;;) {
+    if (srv_conn_is_closing(c)) {
+      r->_dead = true;
+      break;
+    }
+    if (r->_next >= r->frame_count) {
+      r->_dead = true;
+      srv_respond_end(r->_req);
+      break;
+    }
+    if (srv_conn_queued(c) > s->cfg.stream_high_water) {
+      r->_waiting = true;
+      return;
+    }
+    r->_first = r->_next;
+    r->_n = r->frame_count - r->_next;
+    if (r->_n > r->batch) r->_n = r->batch;
+    unsigned long cost = r->frame_cost * r->_n;
+    if (!srv__inline_ok(s, cost)) {
+      r->_busy = true;
+      if (srv_pool_submit(&s->pool, &r->job) == 0) return;
+      /* A full pool: this range keeps going on the loop thread rather than
+       * failing an answer that has started. */
+      r->_busy = false;
+    }
+    work(&r->job);
+    if (!emit(r)) break;
+  }
+  maybe_free(r);
+}
+
+void srv__range_start(srv_range_t *r, srv_request_t *req, const char *ctype,
+                      const char *extra) {
+  r->_req = req;
+  r->_conn = req->conn;
+  r->job.work = work;
+  r->job.done = done;
+  if (r->batch == 0) r->batch = 1;
+  fmt_buf_init(&r->_out);
+  srv_conn_ref(r->_conn);
+  if (srv_respond_start(req, 200, ctype, extra) != 0) {
+    r->_dead = true;
+    srv_respond_abort(req);
+    maybe_free(r);
+    return;
+  }
+  pump(r);
+}

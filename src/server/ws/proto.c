@@ -1,0 +1,314 @@
+/* server: the WebSocket control protocol parser.
+ *
+ * Key design choice: one table-free pass over the JSON object with jansson,
+ * where each op lists the fields it allows; unknown fields are refused so
+ * a typo ("sped") is reported instead of silently ignored. */
+#include "server/ws/proto.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "animd/animd.h"
+
+static const char *const op_names[] = {"play", "pause", "resume", "seek",
+                                       "stop", "set",   "pose",   "stats"};
+
+const char *srv_ws_op_name(srv_ws_op op) {
+  return (unsigned)op < sizeof op_names / sizeof op_names[0] ? op_names[op]
+                                                             : "unknown";
+}
+
+/* Drops a last character that a cut left incomplete. The names put into
+ * errors come from a parsed message, so they are UTF-8 until cut, and a
+ * text frame must stay UTF-8 (RFC 6455 section 8.1). */
+static void utf8_trim(char *s) {
+  size_t n = strlen(s), i = n;
+  while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;
+  if (i == 0) return;
+  unsigned char lead = (unsigned char)s[i - 1];
+  size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (n - (i - 1) < need) s[i - 1] = '\0';
+}
+
+int srv_ws_error_set(srv_ws_error_t *err, const char *id, const char *code,
+                     const char *at, const char *fmt, ...) {
+  snprintf(err->code, sizeof err->code, "%s", code);
+  snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
+  utf8_trim(err->at);
+  snprintf(err->id, sizeof err->id, "%s", id != NULL ? id : "");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  utf8_trim(err->message);
+  return -1;
+}
+
+void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
+  if (cmd->root != NULL) json_decref(cmd->root);
+  memset(cmd, 0, sizeof *cmd);
+}
+
+/* Fields each op accepts besides "op". */
+static const char *const allowed[][16] = {
+    [SRV_WS_OP_PLAY] = {"id", "skeleton", "clip", "mesh", "fps", "speed", "t0",
+                        "wrap", "space", "format", "joints", "normals",
+                        "method", NULL},
+    [SRV_WS_OP_PAUSE] = {"id", NULL},
+    [SRV_WS_OP_RESUME] = {"id", NULL},
+    [SRV_WS_OP_SEEK] = {"id", "t", NULL},
+    [SRV_WS_OP_STOP] = {"id", NULL},
+    [SRV_WS_OP_SET] = {"id", "fps", "speed", "space", "format", "wrap", NULL},
+    [SRV_WS_OP_POSE] = {"id", "skeleton", "clip", "mesh", "t", "wrap", "space",
+                        "format", "joints", "normals", "method", NULL},
+    [SRV_WS_OP_STATS] = {"id", NULL},
+};
+
+static bool is_allowed(srv_ws_op op, const char *key) {
+  if (strcmp(key, "op") == 0) return true;
+  for (int i = 0; allowed[op][i] != NULL; i++)
+    if (strcmp(allowed[op][i], key) == 0) return true;
+  return false;
+}
+
+static int get_number(json_t *root, const char *key, double lo, double hi,
+                      double *out, bool *present, srv_ws_error_t *err,
+                      const char *id) {
+  json_t *v = json_object_get(root, key);
+  *present = v != NULL;
+  if (v == NULL) return 0;
+  if (!json_is_number(v))
+    return srv_ws_error_set(err, id, "bad_type", key, "%s must be a number",
+                            key);
+  double d = json_number_value(v);
+  if (!isfinite(d) || d < lo || d > hi)
+    return srv_ws_error_set(err, id, "bad_value", key,
+                            "%s must be within [%g, %g]", key, lo, hi);
+  *out = d;
+  return 0;
+}
+
+static int get_string(json_t *root, const char *key, const char **out,
+                      srv_ws_error_t *err, const char *id) {
+  json_t *v = json_object_get(root, key);
+  if (v == NULL) return 0;
+  if (!json_is_string(v) || json_string_length(v) == 0)
+    return srv_ws_error_set(err, id, "bad_type", key,
+                            "%s must be a non-empty string", key);
+  *out = json_string_value(v);
+  return 0;
+}
+
+/* A string field whose value is one of names; *out is its index. */
+static int get_enum(json_t *root, const char *key, const char *const *names,
+                    int count, int *out, bool *present, srv_ws_error_t *err,
+                    const char *id) {
+  const char *s = NULL;
+  *present = false;
+  if (get_string(root, key, &s, err, id) != 0) return -1;
+  if (s == NULL) return 0;
+  for (int i = 0; i < count; i++) {
+    if (strcmp(s, names[i]) == 0) {
+      *out = i;
+      *present = true;
+      return 0;
+    }
+  }
+  return srv_ws_error_set(err, id, "bad_value", key, "unknown %s \"%.40s\"",
+                          key, s);
+}
+
+static const char *const wrap_names[] = {"clamp", "loop", "pingpong"};
+static const char *const space_names[] = {"local", "model", "skin"};
+static const char *const format_names[] = {"json", "bin"};
+static const char *const method_names[] = {"lbs", "dqs"};
+
+static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
+  json_t *v = json_object_get(root, "id");
+  if (v == NULL) return 0;
+  if (json_is_string(v)) {
+    size_t n = json_string_length(v);
+    if (n == 0 || n > 48)
+      return srv_ws_error_set(err, NULL, "bad_value", "id",
+                              "id must be 1 to 48 characters");
+    char *text = json_dumps(v, JSON_ENCODE_ANY);
+    if (text == NULL || strlen(text) > SRV_WS_ID_MAX) {
+      free(text);
+      return srv_ws_error_set(err, NULL, "bad_value", "id",
+                              "id is too long once escaped");
+    }
+    snprintf(cmd->id, sizeof cmd->id, "%s", text);
+    free(text);
+    return 0;
+  }
+  if (json_is_integer(v)) {
+    snprintf(cmd->id, sizeof cmd->id, "%" JSON_INTEGER_FORMAT,
+             json_integer_value(v));
+    return 0;
+  }
+  return srv_ws_error_set(err, NULL, "bad_type", "id",
+                          "id must be a string or an integer");
+}
+
+int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
+                     srv_ws_error_t *err) {
+  memset(cmd, 0, sizeof *cmd);
+  json_error_t jerr;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    char at[48];
+    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
+    return srv_ws_error_set(err, NULL, "bad_json", at, "%s", jerr.text);
+  }
+  cmd->root = root;
+  if (!json_is_object(root)) {
+    srv_ws_error_set(err, NULL, "bad_message", "", "a message is an object");
+    goto fail;
+  }
+  if (parse_id(root, cmd, err) != 0) goto fail;
+  const char *id = cmd->id;
+  json_t *op = json_object_get(root, "op");
+  if (op == NULL) {
+    srv_ws_error_set(err, id, "missing_field", "op", "op is required");
+    goto fail;
+  }
+  if (!json_is_string(op)) {
+    srv_ws_error_set(err, id, "bad_type", "op", "op must be a string");
+    goto fail;
+  }
+  int opi = -1;
+  for (int i = 0; i < (int)(sizeof op_names / sizeof op_names[0]); i++)
+    if (strcmp(json_string_value(op), op_names[i]) == 0) opi = i;
+  if (opi < 0) {
+    char name[41];
+    snprintf(name, sizeof name, "%s", json_string_value(op));
+    utf8_trim(name);
+    srv_ws_error_set(err, id, "unknown_op", "op", "unknown op \"%s\"", name);
+    goto fail;
+  }
+  cmd->op = (srv_ws_op)opi;
+
+  const char *key;
+  json_t *value;
+  json_object_foreach(root, key, value) {
+    if (!is_allowed(cmd->op, key)) {
+      srv_ws_error_set(err, id, "unknown_field", key,
+                       "%s does not take \"%.40s\"", op_names[opi], key);
+      goto fail;
+    }
+  }
+
+  bool streamed = cmd->op != SRV_WS_OP_STATS && cmd->op != SRV_WS_OP_POSE;
+  if (streamed && cmd->id[0] == '\0') {
+    srv_ws_error_set(err, id, "missing_field", "id",
+                     "%s needs the stream id", op_names[opi]);
+    goto fail;
+  }
+
+  /* Defaults. */
+  cmd->fps = 60;
+  cmd->speed = 1;
+  cmd->wrap = cmd->op == SRV_WS_OP_POSE ? ANIM_WRAP_CLAMP : ANIM_WRAP_LOOP;
+  cmd->space = SRV_WS_SPACE_MODEL;
+  cmd->format = SRV_WS_FORMAT_JSON;
+  cmd->method = ANIM_SKIN_LBS;
+
+  bool present;
+  if (get_number(root, "fps", 0, SRV_WS_FPS_MAX, &cmd->fps, &present, err,
+                 id) != 0)
+    goto fail;
+  if (present && cmd->fps <= 0) {
+    srv_ws_error_set(err, id, "bad_value", "fps", "fps must be above 0");
+    goto fail;
+  }
+  if (present) cmd->has |= SRV_WS_HAS_FPS;
+  if (get_number(root, "speed", -SRV_WS_SPEED_MAX, SRV_WS_SPEED_MAX,
+                 &cmd->speed, &present, err, id) != 0)
+    goto fail;
+  if (present) cmd->has |= SRV_WS_HAS_SPEED;
+  if (get_number(root, "t0", -1e9, 1e9, &cmd->t0, &present, err, id) != 0)
+    goto fail;
+  if (get_number(root, "t", -1e9, 1e9, &cmd->t, &present, err, id) != 0)
+    goto fail;
+  bool has_t = present;
+  int v;
+  if (get_enum(root, "wrap", wrap_names, 3, &cmd->wrap, &present, err, id))
+    goto fail;
+  if (present) cmd->has |= SRV_WS_HAS_WRAP;
+  if (get_enum(root, "space", space_names, 3, &cmd->space, &present, err, id))
+    goto fail;
+  if (present) cmd->has |= SRV_WS_HAS_SPACE;
+  v = 0;
+  if (get_enum(root, "format", format_names, 2, &v, &present, err, id))
+    goto fail;
+  if (present) {
+    cmd->format = (srv_ws_format)v;
+    cmd->has |= SRV_WS_HAS_FORMAT;
+  }
+  if (get_enum(root, "method", method_names, 2, &cmd->method, &present, err,
+               id))
+    goto fail;
+  json_t *normals = json_object_get(root, "normals");
+  if (normals != NULL) {
+    if (!json_is_boolean(normals)) {
+      srv_ws_error_set(err, id, "bad_type", "normals",
+                       "normals must be true or false");
+      goto fail;
+    }
+    cmd->normals = json_is_true(normals);
+  }
+  if (get_string(root, "skeleton", &cmd->skeleton, err, id) != 0 ||
+      get_string(root, "clip", &cmd->clip, err, id) != 0 ||
+      get_string(root, "mesh", &cmd->mesh, err, id) != 0)
+    goto fail;
+  json_t *joints = json_object_get(root, "joints");
+  if (joints != NULL) {
+    if (!json_is_array(joints) || json_array_size(joints) == 0) {
+      srv_ws_error_set(err, id, "bad_type", "joints",
+                       "joints must be a non-empty array of joint names");
+      goto fail;
+    }
+    size_t i;
+    json_t *j;
+    json_array_foreach(joints, i, j) {
+      if (!json_is_string(j)) {
+        char at[32];
+        snprintf(at, sizeof at, "joints[%zu]", i);
+        srv_ws_error_set(err, id, "bad_type", at,
+                         "joint names are strings");
+        goto fail;
+      }
+    }
+    cmd->joints = joints;
+  }
+
+  /* Required fields per op. */
+  if (cmd->op == SRV_WS_OP_PLAY || cmd->op == SRV_WS_OP_POSE) {
+    if (cmd->clip == NULL) {
+      srv_ws_error_set(err, id, "missing_field", "clip", "clip is required");
+      goto fail;
+    }
+    if (cmd->skeleton == NULL && cmd->mesh == NULL) {
+      srv_ws_error_set(err, id, "missing_field", "skeleton",
+                       "skeleton (or mesh) is required");
+      goto fail;
+    }
+  }
+  if ((cmd->op == SRV_WS_OP_SEEK || cmd->op == SRV_WS_OP_POSE) && !has_t) {
+    srv_ws_error_set(err, id, "missing_field", "t", "t is required");
+    goto fail;
+  }
+  if (cmd->op == SRV_WS_OP_SET && cmd->has == 0) {
+    srv_ws_error_set(err, id, "missing_field", "",
+                     "set needs one of speed, fps, space, format, wrap");
+    goto fail;
+  }
+  return 0;
+
+fail:
+  json_decref(root);
+  cmd->root = NULL;
+  return -1;
+}

@@ -1,0 +1,1048 @@
+/* server: WebSocket pose streaming: clients, streams and the scheduler.
+ *
+ * Key design choice: one timer per loop, not one per stream. Streams sit
+ * in a min-heap keyed by the due time of their next frame; the timer is a
+ * deadline (deadline.h) armed to the nanosecond for the earliest, so a
+ * wake is never early and, on Linux, late only by the kernel's slack. A
+ * tick pops every stream due within a short window, sends its latest due
+ * frame (frames it is too late for are skipped and counted, never sent
+ * as a burst) and pushes it back with its next due time. Due times come
+ * from the stream's clock (ws_pace.h), never from the previous tick, so
+ * they do not drift. */
+#include "server/ws/stream.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/answer.h"
+#include "formats/buf.h"
+#include "server/net/deadline.h"
+#include "server/ws/frame_cache.h"
+#include "server/ws/pace.h"
+#include "server/ws/proto.h"
+#include "server/ws/session.h"
+
+#define WS_BIN_HEADER 32 /* Bytes before the floats of a binary frame. */
+#define WS_ONE_SHOT UINT32_MAX
+
+/* Binary frame layouts (header offset 4). */
+enum { LAYOUT_TRS10 = 0, LAYOUT_MAT4, LAYOUT_POSITIONS,
+       LAYOUT_POSITIONS_NORMALS };
+static const char *const layout_names[] = {"trs10", "mat4", "positions",
+                                           "positions+normals"};
+
+typedef struct stream_s {
+  srv_ws_client_t *client;
+  char id[SRV_WS_ID_MAX + 1];
+  uint32_t index;        /* Stream index in binary headers. */
+  char *skeleton_name;   /* As the client named them (JSON answers). */
+  char *clip_name;
+  char *mesh_name;
+  store_asset_t *skeleton, *clip, *mesh; /* Retained. */
+  uint32_t *mask;        /* Caller-order joints to send, or NULL. */
+  uint32_t mask_count;
+  srv_ws_clock_t clock;
+  int64_t next;          /* Next frame number to send. */
+  uint64_t due;          /* Due time of next (heap key). */
+  int heap_pos;          /* -1 when not scheduled (paused). */
+  bool paused;
+  double paused_t;       /* Clip time to resume from. */
+  int wrap, space, method;
+  bool normals;
+  srv_ws_format format;
+  uint64_t frames, skipped, dropped;
+} stream_t;
+
+struct srv_ws_client_s {
+  srv_ws_hub_t *hub;
+  srv_ws_client_t *prev, *next;
+  srv_ws_transport_t t;
+  void *tctx;
+  srv_ws_session_t session;
+  stream_t **streams;
+  unsigned stream_count;
+  uint32_t next_index;
+  uint64_t last_rx_ns;
+  uint64_t close_ns;     /* When the close handshake started, or 0. */
+  bool ping_out;
+  bool transport_closed; /* transport.close was called. */
+  int busy;              /* Calls of this client on the stack. */
+  srv_ws_client_t *dirty_next; /* In the tick's list of unflushed clients. */
+  bool dirty;
+  uint64_t dirty_due;    /* Earliest due time of the frames queued. */
+  bool free_pending;
+  uint64_t sent, dropped;
+};
+
+struct srv_ws_hub_s {
+  store_t *store;
+  srv_ws_limits_t lim;
+  srv_deadline_t tick;
+  uv_timer_t sweep;
+  int open_handles;
+  bool freeing;
+  stream_t **heap;
+  unsigned heap_len, heap_cap;
+  srv_ws_client_t *clients;
+  srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
+  srv_ws_eval_t *eval;
+  fmt_buf_t out;  /* The message being built. */
+  fmt_buf_t tmp;
+  srv_ws_hub_stats_t stats;
+};
+
+void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
+  lim->high_water = 256 * 1024;
+  lim->max_message = 64 * 1024;
+  lim->max_streams = 64;
+  lim->ping_interval_ms = 15000;
+  lim->ping_timeout_ms = 45000;
+  lim->close_timeout_ms = 2000;
+}
+
+/* ---- heap ---------------------------------------------------------------- */
+
+static void heap_set(srv_ws_hub_t *h, unsigned i, stream_t *s) {
+  h->heap[i] = s;
+  s->heap_pos = (int)i;
+}
+
+static void heap_up(srv_ws_hub_t *h, unsigned i) {
+  stream_t *s = h->heap[i];
+  while (i > 0) {
+    unsigned p = (i - 1) / 2;
+    if (h->heap[p]->due <= s->due) break;
+    heap_set(h, i, h->heap[p]);
+    i = p;
+  }
+  heap_set(h, i, s);
+}
+
+static void heap_down(srv_ws_hub_t *h, unsigned i) {
+  stream_t *s = h->heap[i];
+  for (;;) {
+    unsigned l = 2 * i + 1, m = i;
+    stream_t *best = s;
+    if (l < h->heap_len && h->heap[l]->due < best->due) best = h->heap[m = l];
+    if (l + 1 < h->heap_len && h->heap[l + 1]->due < best->due)
+      best = h->heap[m = l + 1];
+    if (m == i) break;
+    heap_set(h, i, best);
+    i = m;
+  }
+  heap_set(h, i, s);
+}
+
+static int heap_push(srv_ws_hub_t *h, stream_t *s) {
+  if (h->heap_len == h->heap_cap) {
+    unsigned cap = h->heap_cap ? 2 * h->heap_cap : 64;
+    stream_t **p = realloc(h->heap, cap * sizeof *p);
+    if (p == NULL) return UV_ENOMEM;
+    h->heap = p;
+    h->heap_cap = cap;
+  }
+  h->heap[h->heap_len++] = s;
+  heap_up(h, h->heap_len - 1);
+  return 0;
+}
+
+static void heap_remove(srv_ws_hub_t *h, stream_t *s) {
+  if (s->heap_pos < 0) return;
+  unsigned i = (unsigned)s->heap_pos;
+  s->heap_pos = -1;
+  h->heap_len--;
+  if (i == h->heap_len) return;
+  heap_set(h, i, h->heap[h->heap_len]);
+  heap_down(h, i);
+  heap_up(h, (unsigned)h->heap[i]->heap_pos);
+}
+
+static void on_tick(srv_deadline_t *timer);
+
+static void arm(srv_ws_hub_t *h) {
+  if (h->freeing) return;
+  if (h->heap_len == 0) srv_deadline_stop(&h->tick);
+  else srv_deadline_start(&h->tick, h->heap[0]->due, on_tick);
+}
+
+/* ---- client calls and deferred free -------------------------------------- */
+
+static void client_release(srv_ws_client_t *c);
+
+static void enter(srv_ws_client_t *c) { c->busy++; }
+
+static void leave(srv_ws_client_t *c) {
+  if (--c->busy == 0 && c->free_pending) client_release(c);
+}
+
+static void transport_close(srv_ws_client_t *c) {
+  if (c->transport_closed) return;
+  c->transport_closed = true;
+  c->t.close(c->tctx);
+}
+
+/* After any session call: end the transport once the session is over. */
+static void check_done(srv_ws_client_t *c) {
+  if (srv_ws_session_done(&c->session)) transport_close(c);
+}
+
+/* ---- messages to the client ---------------------------------------------- */
+
+static void client_close(srv_ws_client_t *c, uint16_t code,
+                         const char *reason);
+
+/* Answers to control messages are never dropped, so a client that sends
+ * messages without reading the answers is cut off (1008) once its unsent
+ * data passes WS_UNREAD_FACTOR high-water marks. */
+#define WS_UNREAD_FACTOR 16
+
+static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
+  if (b->failed) return;
+  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  if (queued > WS_UNREAD_FACTOR * c->hub->lim.high_water) {
+    client_close(c, 1008, "too much unread data");
+    transport_close(c);
+    return;
+  }
+  srv_ws_session_send(&c->session, WSLAY_TEXT_FRAME, b->data, b->len);
+  check_done(c);
+}
+
+static void send_error(srv_ws_client_t *c, const char *id, const char *code,
+                       const char *at, const char *message) {
+  srv_ws_hub_t *h = c->hub;
+  h->stats.errors++;
+  fmt_buf_reset(&h->out);
+  fmt_answer_error(&h->out, code, message, at);
+  if (id != NULL && id[0] != '\0' && h->out.len > 0 && !h->out.failed) {
+    h->out.len--; /* The closing brace. */
+    fmt_buf_puts(&h->out, ",\"id\":");
+    fmt_buf_puts(&h->out, id);
+    fmt_buf_putc(&h->out, '}');
+  }
+  send_text(c, &h->out);
+}
+
+static void send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
+  send_error(c, e->id, e->code, e->at, e->message);
+}
+
+/* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */
+static fmt_buf_t *ack_begin(srv_ws_client_t *c, const char *op,
+                            const char *id) {
+  fmt_buf_t *b = &c->hub->out;
+  fmt_buf_reset(b);
+  fmt_buf_puts(b, "{\"op\":");
+  fmt_buf_json_string(b, op);
+  if (id != NULL && id[0] != '\0') {
+    fmt_buf_puts(b, ",\"id\":");
+    fmt_buf_puts(b, id);
+  }
+  return b;
+}
+
+/* ---- streams ------------------------------------------------------------- */
+
+static stream_t *find_stream(srv_ws_client_t *c, const char *id) {
+  for (unsigned i = 0; i < c->stream_count; i++)
+    if (strcmp(c->streams[i]->id, id) == 0) return c->streams[i];
+  return NULL;
+}
+
+static void stream_free(stream_t *s) {
+  store_asset_release(s->skeleton);
+  store_asset_release(s->clip);
+  store_asset_release(s->mesh);
+  free(s->skeleton_name);
+  free(s->clip_name);
+  free(s->mesh_name);
+  free(s->mask);
+  free(s);
+}
+
+static void stream_remove(srv_ws_client_t *c, stream_t *s) {
+  heap_remove(c->hub, s);
+  for (unsigned i = 0; i < c->stream_count; i++) {
+    if (c->streams[i] == s) {
+      c->streams[i] = c->streams[--c->stream_count];
+      break;
+    }
+  }
+  c->hub->stats.streams--;
+  stream_free(s);
+}
+
+static void stop_all_streams(srv_ws_client_t *c) {
+  while (c->stream_count > 0) stream_remove(c, c->streams[0]);
+}
+
+static uint32_t stream_layout(const stream_t *s) {
+  if (s->mesh != NULL)
+    return s->normals ? LAYOUT_POSITIONS_NORMALS : LAYOUT_POSITIONS;
+  return s->space == FMT_SPACE_LOCAL ? LAYOUT_TRS10 : LAYOUT_MAT4;
+}
+
+/* The clip time a frame samples: wrapped in double, then as the float the
+ * core samples with (a float in the clip's range is its own wrap). */
+static float sampled_time(const stream_t *s, double t) {
+  float d = s->clip->clip->duration;
+  return anim_wrap_time((float)srv_ws_wrap(t, d, s->wrap), d,
+                        (anim_wrap)s->wrap);
+}
+
+static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
+  srv_ws_eval_key_t key = {
+      .skeleton = s->skeleton,
+      .clip = s->clip,
+      .mesh = s->mesh,
+      .t = t,
+      .wrap = (uint8_t)s->wrap,
+      .space = (uint8_t)s->space,
+      .normals = s->normals,
+      .method = (uint8_t)s->method,
+      .mask = s->mask,
+      .mask_count = s->mask_count,
+  };
+  return key;
+}
+
+/* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
+ * hub->out. Returns 0 or a negative errno. */
+static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
+                       int64_t frame, float t) {
+  srv_ws_eval_key_t key = stream_key(s, t);
+  srv_ws_frame_data_t fd;
+  int r = srv_ws_eval_get(h->eval, &key, &fd);
+  if (r != 0) return r;
+  fmt_buf_t *b = &h->out;
+  fmt_buf_reset(b);
+  if (s->format == SRV_WS_FORMAT_BIN) {
+    fmt_buf_u32le(b, index);
+    fmt_buf_u32le(b, stream_layout(s));
+    uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
+    fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
+    fmt_buf_u32le(b, (uint32_t)(f >> 32));
+    fmt_buf_f64le(b, t);
+    fmt_buf_u32le(b, fd.count);
+    fmt_buf_u32le(b, fd.elements);
+    fmt_buf_f32le(b, fd.floats, fd.count);
+    return b->failed ? UV_ENOMEM : 0;
+  }
+  fmt_buf_t *a = &h->tmp;
+  fmt_buf_reset(a);
+  if (s->mesh != NULL) {
+    fmt_skin_answer_t sa = {
+        .mesh = s->mesh_name,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = frame,
+        .vertex_count = fd.elements,
+        .positions = fd.floats,
+        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+    };
+    fmt_answer_skin_json(a, &sa);
+  } else {
+    fmt_pose_answer_t pa = {
+        .skeleton = s->skeleton_name,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = frame,
+        .joint_count = fd.elements,
+        .space = (fmt_space)s->space,
+        .data = fd.floats,
+    };
+    fmt_answer_pose_json(a, &pa);
+  }
+  if (a->failed || a->len < 2) return UV_ENOMEM;
+  /* The HTTP answer with "id" first. */
+  fmt_buf_putc(b, '{');
+  if (s->id[0] != '\0') {
+    fmt_buf_puts(b, "\"id\":");
+    fmt_buf_puts(b, s->id);
+    fmt_buf_putc(b, ',');
+  }
+  fmt_buf_append(b, a->data + 1, a->len - 1);
+  return b->failed ? UV_ENOMEM : 0;
+}
+
+const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {
+    0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032};
+
+static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
+  double late = now > due ? (double)(now - due) / 1e9 : 0;
+  unsigned b = 0;
+  while (b < SRV_WS_LATE_BUCKETS && late > srv_ws_late_bounds[b]) b++;
+  h->stats.late[b]++;
+  h->stats.late_sum += late;
+}
+
+static void send_frame(stream_t *s, int64_t n, bool in_tick) {
+  srv_ws_client_t *c = s->client;
+  srv_ws_hub_t *h = c->hub;
+  if (srv_ws_session_closing(&c->session)) return;
+  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  if (queued > h->lim.high_water) {
+    s->dropped++;
+    c->dropped++;
+    h->stats.frames_dropped++;
+    return;
+  }
+  float t = sampled_time(s, srv_ws_clock_time(&s->clock, n));
+  if (build_frame(h, s, s->index, n, t) != 0) {
+    s->dropped++;
+    h->stats.frames_dropped++;
+    return;
+  }
+  uint8_t opcode = s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                  : WSLAY_TEXT_FRAME;
+  if (!in_tick) {
+    srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
+    check_done(c);
+  } else if (srv_ws_session_queue(&c->session, opcode, h->out.data,
+                                  h->out.len) == 0) {
+    uint64_t due = srv_ws_clock_due(&s->clock, n);
+    if (!c->dirty) {
+      /* Written once at the end of the tick, with the frames of the
+       * client's other streams due in the same tick. The client stays
+       * entered until then, so it cannot be freed meanwhile. */
+      c->dirty = true;
+      c->dirty_due = due;
+      c->dirty_next = h->dirty;
+      h->dirty = c;
+      enter(c);
+    } else if (due < c->dirty_due) {
+      c->dirty_due = due;
+    }
+  }
+  s->frames++;
+  c->sent++;
+  h->stats.frames_sent++;
+}
+
+/* One stream's turn in a tick that serves what is due by horizon. */
+static void stream_tick(stream_t *s, uint64_t horizon) {
+  srv_ws_tick_t t = srv_ws_clock_tick(&s->clock, s->next, horizon);
+  if (t.frame >= 0) {
+    s->skipped += (uint64_t)t.skipped;
+    s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
+    send_frame(s, t.frame, true);
+    s->next = t.frame + 1;
+    /* Skinning is heavy: have the pool compute the next frame while this
+     * one travels. */
+    if (s->mesh != NULL) {
+      srv_ws_eval_key_t key =
+          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock,
+                                                          s->next)));
+      srv_ws_eval_prefetch(s->client->hub->eval, &key);
+    }
+  }
+  s->due = srv_ws_clock_due(&s->clock, s->next);
+}
+
+/* How long one tick may keep serving streams that come due while it
+ * runs before it returns to the loop (reads and control messages wait
+ * meanwhile). */
+#define TICK_BUDGET_NS 1000000
+/* A tick also serves the streams falling due this soon after it: their
+ * frames leave up to this much early, and in exchange streams due within
+ * a fraction of a millisecond (a client's several streams, most of all)
+ * share one wake-up and one write. Far below the shortest frame period
+ * (1 / SRV_WS_FPS_MAX, 4.2 ms), so a window never holds two frames of one
+ * stream. */
+#define TICK_WINDOW_NS 250000
+
+static void on_tick(srv_deadline_t *timer) {
+  srv_ws_hub_t *h = timer->data;
+  uint64_t start = uv_hrtime(), now = start;
+  /* In batches: the streams due by now (and the window), then one write
+   * per client for its frames of the batch, then the streams that came
+   * due meanwhile, which saves a timer wake-up per stream when the loop
+   * is busy. Each stream is popped at most once per batch: its next due
+   * time is later than the batch's horizon. */
+  for (;;) {
+    uint64_t horizon = now + TICK_WINDOW_NS;
+    while (h->heap_len > 0 && h->heap[0]->due <= horizon) {
+      stream_t *s = h->heap[0];
+      srv_ws_client_t *c = s->client;
+      enter(c);
+      stream_tick(s, horizon);
+      if (s->heap_pos == 0) heap_down(h, 0);
+      leave(c);
+    }
+    while (h->dirty != NULL) {
+      srv_ws_client_t *c = h->dirty;
+      h->dirty = c->dirty_next;
+      c->dirty = false;
+      srv_ws_session_flush(&c->session);
+      count_lateness(h, c->dirty_due, uv_hrtime());
+      check_done(c);
+      leave(c);
+    }
+    now = uv_hrtime();
+    if (h->heap_len == 0 || h->heap[0]->due > now + TICK_WINDOW_NS ||
+        now - start >= TICK_BUDGET_NS)
+      break;
+  }
+  arm(h);
+}
+
+/* ---- control messages ---------------------------------------------------- */
+
+static char *dup_str(const char *s) {
+  if (s == NULL) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d != NULL) memcpy(d, s, n);
+  return d;
+}
+
+/* Resolves a play or pose command's assets and joint mask into s. Returns
+ * 0, or -1 after sending the error. */
+static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
+  store_t *store = c->hub->store;
+  const char *id = cmd->id;
+  if (cmd->mesh != NULL) {
+    store_asset_t *sk = NULL;
+    if (cmd->skeleton != NULL) {
+      sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
+      if (sk == NULL) {
+        send_error(c, id, "not_found", "skeleton", "no such skeleton");
+        return -1;
+      }
+    }
+    s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
+    store_asset_release(sk);
+    if (s->mesh == NULL) {
+      send_error(c, id, "not_found", "mesh", "no such mesh");
+      return -1;
+    }
+    s->skeleton = s->mesh->skeleton_asset;
+    store_asset_retain(s->skeleton);
+    if (cmd->normals && s->mesh->mesh->normals == NULL) {
+      send_error(c, id, "bad_value", "normals", "the mesh has no normals");
+      return -1;
+    }
+  } else {
+    s->skeleton = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
+    if (s->skeleton == NULL) {
+      send_error(c, id, "not_found", "skeleton", "no such skeleton");
+      return -1;
+    }
+  }
+  s->clip = store_lookup(store, STORE_CLIP, cmd->clip, s->skeleton);
+  if (s->clip == NULL) {
+    send_error(c, id, "not_found", "clip", "no such clip for this skeleton");
+    return -1;
+  }
+  if (s->clip->skeleton_asset != s->skeleton) {
+    send_error(c, id, "mismatch", "clip",
+               "the clip belongs to another skeleton");
+    return -1;
+  }
+  if (cmd->joints != NULL) {
+    if (s->mesh != NULL) {
+      send_error(c, id, "bad_value", "joints",
+                 "a mesh stream sends vertices, not joints");
+      return -1;
+    }
+    const anim_skeleton_t *sk = s->skeleton->skeleton;
+    size_t n = json_array_size(cmd->joints);
+    s->mask = malloc(n * sizeof *s->mask);
+    if (s->mask == NULL) {
+      send_error(c, id, "internal", NULL, "out of memory");
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      const char *name = json_string_value(json_array_get(cmd->joints, i));
+      int32_t j = anim_skeleton_find(sk, name);
+      if (j < 0) {
+        char at[32];
+        snprintf(at, sizeof at, "joints[%zu]", i);
+        send_error(c, id, "unknown_joint", at,
+                   "the skeleton has no joint of that name");
+        return -1;
+      }
+      s->mask[i] = sk->to_caller[j];
+    }
+    s->mask_count = (uint32_t)n;
+  }
+  s->skeleton_name = dup_str(cmd->skeleton != NULL ? cmd->skeleton
+                                                   : s->skeleton->id);
+  s->clip_name = dup_str(cmd->clip);
+  s->mesh_name = dup_str(cmd->mesh);
+  if (s->skeleton_name == NULL || s->clip_name == NULL ||
+      (cmd->mesh != NULL && s->mesh_name == NULL)) {
+    send_error(c, id, "internal", NULL, "out of memory");
+    return -1;
+  }
+  s->wrap = cmd->wrap;
+  s->space = cmd->space;
+  s->format = cmd->format;
+  s->normals = cmd->normals;
+  s->method = cmd->method;
+  return 0;
+}
+
+static void describe(fmt_buf_t *b, const stream_t *s) {
+  fmt_buf_puts(b, ",\"index\":");
+  fmt_buf_uint(b, s->index);
+  fmt_buf_puts(b, ",\"layout\":");
+  fmt_buf_json_string(b, layout_names[stream_layout(s)]);
+  fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
+  fmt_buf_uint(b, s->mesh != NULL ? s->mesh->mesh->vertex_count
+                : s->mask != NULL ? s->mask_count
+                                  : s->skeleton->skeleton->joint_count);
+  fmt_buf_puts(b, ",\"duration\":");
+  fmt_buf_float(b, s->clip->clip->duration);
+  fmt_buf_puts(b, ",\"fps\":");
+  fmt_buf_printf(b, "%.17g", s->clock.fps);
+  fmt_buf_puts(b, ",\"speed\":");
+  fmt_buf_printf(b, "%.17g", s->clock.speed);
+}
+
+static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  srv_ws_hub_t *h = c->hub;
+  if (find_stream(c, cmd->id) != NULL) {
+    send_error(c, cmd->id, "stream_exists", "id",
+               "a stream with this id is playing; stop it first");
+    return;
+  }
+  if (c->stream_count >= h->lim.max_streams) {
+    send_error(c, cmd->id, "too_many_streams", "id",
+               "this connection has the most streams allowed");
+    return;
+  }
+  stream_t *s = calloc(1, sizeof *s);
+  stream_t **arr = realloc(c->streams, (c->stream_count + 1) * sizeof *arr);
+  if (s == NULL || arr == NULL) {
+    free(s);
+    if (arr != NULL) c->streams = arr;
+    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    return;
+  }
+  c->streams = arr;
+  s->client = c;
+  s->heap_pos = -1;
+  snprintf(s->id, sizeof s->id, "%s", cmd->id);
+  if (resolve(c, cmd, s) != 0) {
+    stream_free(s);
+    return;
+  }
+  s->index = c->next_index++;
+  uint64_t now = uv_hrtime();
+  srv_ws_clock_init(&s->clock, now, cmd->fps, cmd->speed, cmd->t0);
+  s->next = 0;
+  s->due = now;
+  if (heap_push(h, s) != 0) {
+    stream_free(s);
+    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    return;
+  }
+  c->streams[c->stream_count++] = s;
+  h->stats.streams++;
+  fmt_buf_t *b = ack_begin(c, "play", cmd->id);
+  describe(b, s);
+  fmt_buf_putc(b, '}');
+  send_text(c, b);
+  arm(h);
+}
+
+/* Moves a stream's clock base to its next frame, due now (or at its own
+ * due time when keep_due), with clip time t. */
+static void rebase(stream_t *s, uint64_t due, double t) {
+  srv_ws_clock_rebase(&s->clock, s->next, due, t);
+}
+
+/* ,"frames":F,"skipped":S,"dropped":D of one stream (stop, stats). */
+static void put_counters(fmt_buf_t *b, const stream_t *s) {
+  fmt_buf_puts(b, ",\"frames\":");
+  fmt_buf_uint(b, s->frames);
+  fmt_buf_puts(b, ",\"skipped\":");
+  fmt_buf_uint(b, s->skipped);
+  fmt_buf_puts(b, ",\"dropped\":");
+  fmt_buf_uint(b, s->dropped);
+}
+
+static void ack_stream(srv_ws_client_t *c, const char *op, stream_t *s) {
+  fmt_buf_t *b = ack_begin(c, op, s->id);
+  fmt_buf_puts(b, ",\"frame\":");
+  fmt_buf_int(b, s->next);
+  fmt_buf_puts(b, ",\"t\":");
+  double t = s->paused ? s->paused_t : srv_ws_clock_time(&s->clock, s->next);
+  fmt_buf_printf(b, "%.17g", t);
+  fmt_buf_puts(b, ",\"paused\":");
+  fmt_buf_puts(b, s->paused ? "true" : "false");
+  fmt_buf_putc(b, '}');
+  send_text(c, b);
+}
+
+static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  srv_ws_hub_t *h = c->hub;
+  stream_t *s = find_stream(c, cmd->id);
+  if (s == NULL) {
+    send_error(c, cmd->id, "unknown_stream", "id", "no stream with this id");
+    return;
+  }
+  uint64_t now = uv_hrtime();
+  switch (cmd->op) {
+  case SRV_WS_OP_PAUSE:
+    if (!s->paused) {
+      s->paused = true;
+      s->paused_t = srv_ws_clock_time(&s->clock, s->next);
+      heap_remove(h, s);
+    }
+    ack_stream(c, "pause", s);
+    break;
+  case SRV_WS_OP_RESUME:
+    if (s->paused) {
+      s->paused = false;
+      rebase(s, now, s->paused_t);
+      s->due = now;
+      heap_push(h, s);
+    }
+    ack_stream(c, "resume", s);
+    break;
+  case SRV_WS_OP_SEEK:
+    if (s->paused) {
+      s->paused_t = cmd->t;
+      rebase(s, now, cmd->t);
+      ack_stream(c, "seek", s);
+      /* A paused stream shows the frame it was moved to, once. */
+      send_frame(s, s->next, false);
+      s->next++;
+      s->paused_t = srv_ws_clock_time(&s->clock, s->next);
+    } else {
+      rebase(s, now, cmd->t);
+      s->due = now;
+      heap_remove(h, s);
+      heap_push(h, s);
+      ack_stream(c, "seek", s);
+    }
+    break;
+  case SRV_WS_OP_STOP: {
+    fmt_buf_t *b = ack_begin(c, "stop", s->id);
+    put_counters(b, s);
+    fmt_buf_putc(b, '}');
+    stream_remove(c, s);
+    send_text(c, b);
+    break;
+  }
+  case SRV_WS_OP_SET:
+    if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
+      /* The next frame keeps its due time and clip time; frames after it
+       * follow the new rate. */
+      if (!s->paused)
+        rebase(s, srv_ws_clock_due(&s->clock, s->next),
+               srv_ws_clock_time(&s->clock, s->next));
+      if (cmd->has & SRV_WS_HAS_FPS) s->clock.fps = cmd->fps;
+      if (cmd->has & SRV_WS_HAS_SPEED) s->clock.speed = cmd->speed;
+    }
+    if (cmd->has & SRV_WS_HAS_SPACE) {
+      if (s->mesh != NULL) {
+        send_error(c, cmd->id, "bad_value", "space",
+                   "a mesh stream has no space");
+        return;
+      }
+      s->space = cmd->space;
+    }
+    if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
+    if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
+    {
+      fmt_buf_t *b = ack_begin(c, "set", s->id);
+      describe(b, s);
+      fmt_buf_putc(b, '}');
+      send_text(c, b);
+    }
+    break;
+  default:
+    break;
+  }
+  arm(h);
+}
+
+static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  stream_t s;
+  memset(&s, 0, sizeof s);
+  s.client = c;
+  s.heap_pos = -1;
+  snprintf(s.id, sizeof s.id, "%s", cmd->id);
+  if (resolve(c, cmd, &s) == 0) {
+    float t = sampled_time(&s, cmd->t);
+    if (build_frame(c->hub, &s, WS_ONE_SHOT, -1, t) == 0) {
+      srv_ws_session_send(&c->session,
+                          s.format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                        : WSLAY_TEXT_FRAME,
+                          c->hub->out.data, c->hub->out.len);
+      check_done(c);
+    } else {
+      send_error(c, cmd->id, "internal", NULL, "the pose could not be made");
+    }
+  }
+  store_asset_release(s.skeleton);
+  store_asset_release(s.clip);
+  store_asset_release(s.mesh);
+  free(s.skeleton_name);
+  free(s.clip_name);
+  free(s.mesh_name);
+  free(s.mask);
+}
+
+static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  fmt_buf_t *b = ack_begin(c, "stats", cmd->id);
+  fmt_buf_puts(b, ",\"sent\":");
+  fmt_buf_uint(b, c->sent);
+  fmt_buf_puts(b, ",\"dropped\":");
+  fmt_buf_uint(b, c->dropped);
+  fmt_buf_puts(b, ",\"streams\":[");
+  for (unsigned i = 0; i < c->stream_count; i++) {
+    const stream_t *s = c->streams[i];
+    fmt_buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
+    fmt_buf_puts(b, s->id);
+    put_counters(b, s);
+    fmt_buf_puts(b, ",\"paused\":");
+    fmt_buf_puts(b, s->paused ? "true}" : "false}");
+  }
+  fmt_buf_puts(b, "]}");
+  send_text(c, b);
+}
+
+static void on_message(void *user, uint8_t opcode, const uint8_t *data,
+                       size_t len) {
+  srv_ws_client_t *c = user;
+  c->hub->stats.messages_in++;
+  if (opcode != WSLAY_TEXT_FRAME) {
+    send_error(c, NULL, "bad_message", NULL,
+               "control messages are JSON text messages");
+    return;
+  }
+  srv_ws_cmd_t cmd;
+  srv_ws_error_t err;
+  if (srv_ws_cmd_parse((const char *)data, len, &cmd, &err) != 0) {
+    send_cmd_error(c, &err);
+    return;
+  }
+  switch (cmd.op) {
+  case SRV_WS_OP_PLAY:
+    op_play(c, &cmd);
+    break;
+  case SRV_WS_OP_POSE:
+    op_pose(c, &cmd);
+    break;
+  case SRV_WS_OP_STATS:
+    op_stats(c, &cmd);
+    break;
+  default:
+    op_stream(c, &cmd);
+    break;
+  }
+  srv_ws_cmd_free(&cmd);
+}
+
+/* ---- session I/O --------------------------------------------------------- */
+
+static void on_pong(void *user) {
+  srv_ws_client_t *c = user;
+  c->ping_out = false;
+}
+
+static int on_write(void *user, const uint8_t *data, size_t len) {
+  srv_ws_client_t *c = user;
+  if (c->transport_closed) return UV_EPIPE;
+  return c->t.write(c->tctx, data, len);
+}
+
+static const srv_ws_session_io_t session_io = {on_message, on_pong,
+                                               on_write};
+
+srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
+                                   const srv_ws_transport_t *t, void *ctx) {
+  srv_ws_client_t *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  c->hub = hub;
+  c->t = *t;
+  c->tctx = ctx;
+  if (srv_ws_session_init(&c->session, &session_io, c,
+                          hub->lim.max_message) != 0) {
+    free(c);
+    return NULL;
+  }
+  c->last_rx_ns = uv_hrtime();
+  c->next = hub->clients;
+  if (hub->clients != NULL) hub->clients->prev = c;
+  hub->clients = c;
+  hub->stats.clients++;
+  return c;
+}
+
+void srv_ws_client_feed(srv_ws_client_t *c, const void *data, size_t len) {
+  enter(c);
+  c->last_rx_ns = uv_hrtime();
+  c->ping_out = false;
+  srv_ws_session_feed(&c->session, data, len);
+  if (srv_ws_session_closing(&c->session)) {
+    stop_all_streams(c);
+    if (c->close_ns == 0) c->close_ns = uv_hrtime();
+  }
+  check_done(c);
+  leave(c);
+}
+
+void srv_ws_client_eof(srv_ws_client_t *c) {
+  enter(c);
+  stop_all_streams(c);
+  transport_close(c);
+  leave(c);
+}
+
+static void client_release(srv_ws_client_t *c) {
+  srv_ws_hub_t *h = c->hub;
+  stop_all_streams(c);
+  if (c->prev != NULL) c->prev->next = c->next;
+  else h->clients = c->next;
+  if (c->next != NULL) c->next->prev = c->prev;
+  h->stats.clients--;
+  srv_ws_session_free(&c->session);
+  free(c->streams);
+  free(c);
+}
+
+void srv_ws_client_free(srv_ws_client_t *c) {
+  c->transport_closed = true;
+  if (c->busy > 0) {
+    c->free_pending = true;
+    return;
+  }
+  client_release(c);
+}
+
+static void client_close(srv_ws_client_t *c, uint16_t code,
+                         const char *reason) {
+  enter(c);
+  stop_all_streams(c);
+  srv_ws_session_close(&c->session, code, reason);
+  if (c->close_ns == 0) c->close_ns = uv_hrtime();
+  check_done(c);
+  leave(c);
+}
+
+/* ---- hub ----------------------------------------------------------------- */
+
+/* Once a second: keep-alive pings, dead peers, unanswered closes. */
+static void on_sweep(uv_timer_t *timer) {
+  srv_ws_hub_t *h = timer->data;
+  uint64_t now = uv_hrtime();
+  srv_ws_client_t *c = h->clients;
+  while (c != NULL) {
+    srv_ws_client_t *next = c->next;
+    enter(c);
+    uint64_t idle_ms = (now - c->last_rx_ns) / 1000000;
+    if (c->close_ns != 0) {
+      if ((now - c->close_ns) / 1000000 >= h->lim.close_timeout_ms)
+        transport_close(c);
+    } else if (idle_ms >= h->lim.ping_timeout_ms) {
+      client_close(c, 1001, "ping timeout");
+      transport_close(c);
+    } else if (idle_ms >= h->lim.ping_interval_ms && !c->ping_out) {
+      c->ping_out = true;
+      srv_ws_session_ping(&c->session);
+      check_done(c);
+    }
+    leave(c);
+    c = next;
+  }
+}
+
+srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
+                             srv_pool_t *pool, srv_pool_inbox_t *inbox,
+                             const srv_ws_limits_t *lim) {
+  srv_ws_hub_t *h = calloc(1, sizeof *h);
+  if (h == NULL) return NULL;
+  h->store = store;
+  if (lim != NULL) h->lim = *lim;
+  else srv_ws_limits_defaults(&h->lim);
+  h->eval = srv_ws_eval_new(64, pool, inbox);
+  if (h->eval == NULL) {
+    free(h);
+    return NULL;
+  }
+  fmt_buf_init(&h->out);
+  fmt_buf_init(&h->tmp);
+  if (srv_deadline_init(loop, &h->tick) != 0) {
+    srv_ws_eval_free(h->eval);
+    free(h);
+    return NULL;
+  }
+  uv_timer_init(loop, &h->sweep);
+  h->tick.data = h->sweep.data = h;
+  h->open_handles = 2;
+  uv_timer_start(&h->sweep, on_sweep, 1000, 1000);
+  /* Housekeeping timers must not keep the loop alive on their own. */
+  uv_unref((uv_handle_t *)&h->sweep);
+  return h;
+}
+
+void srv_ws_hub_shutdown(srv_ws_hub_t *h, uint16_t code, const char *reason) {
+  srv_ws_client_t *c = h->clients;
+  while (c != NULL) {
+    srv_ws_client_t *next = c->next;
+    enter(c);
+    client_close(c, code, reason);
+    transport_close(c);
+    leave(c);
+    c = next;
+  }
+}
+
+static void hub_handle_closed(srv_ws_hub_t *h) {
+  if (--h->open_handles > 0) return;
+  srv_ws_eval_free(h->eval);
+  fmt_buf_free(&h->out);
+  fmt_buf_free(&h->tmp);
+  free(h->heap);
+  free(h);
+}
+
+static void on_hub_handle_closed(uv_handle_t *handle) {
+  hub_handle_closed(handle->data);
+}
+
+static void on_tick_closed(srv_deadline_t *d) { hub_handle_closed(d->data); }
+
+void srv_ws_hub_free(srv_ws_hub_t *h) {
+  if (h == NULL || h->freeing) return;
+  h->freeing = true;
+  while (h->clients != NULL) {
+    srv_ws_client_t *c = h->clients;
+    transport_close(c);
+    if (h->clients == c) client_release(c);
+  }
+  srv_ws_eval_clear(h->eval);
+  srv_deadline_close(&h->tick, on_tick_closed);
+  uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
+}
+
+void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b) {
+  a->clients += b->clients;
+  a->streams += b->streams;
+  a->frames_sent += b->frames_sent;
+  a->frames_dropped += b->frames_dropped;
+  a->frames_skipped += b->frames_skipped;
+  a->evaluations += b->evaluations;
+  a->cache_hits += b->cache_hits;
+  a->prefetched += b->prefetched;
+  a->messages_in += b->messages_in;
+  a->errors += b->errors;
+  for (unsigned i = 0; i <= SRV_WS_LATE_BUCKETS; i++) a->late[i] += b->late[i];
+  a->late_sum += b->late_sum;
+}
+
+void srv_ws_hub_stats(const srv_ws_hub_t *h, srv_ws_hub_stats_t *out) {
+  *out = h->stats;
+  srv_ws_eval_stats_t es;
+  srv_ws_eval_stats(h->eval, &es);
+  out->evaluations = es.evaluations;
+  out->cache_hits = es.hits;
+  out->prefetched = es.prefetched;
+}

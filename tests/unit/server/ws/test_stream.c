@@ -1,0 +1,505 @@
+/* Tests for the streaming engine (ws_stream.h) over an in-memory transport
+ * and a real loop and store: binary and JSON frames against closed-form
+ * poses (a joint translated linearly, x = t), frame numbering and clip
+ * times, joint masks, shared evaluation between subscribers, dropping under
+ * backpressure, errors beside a playing stream, and the 1001 close on
+ * shutdown. Each test runs the loop until its condition holds, bounded by
+ * a deadline. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "server/ws/stream.h"
+#include "ws_test_fixtures.h"
+
+typedef struct msg_s {
+  uint8_t opcode;
+  uint8_t *data;
+  size_t len;
+} msg_t;
+
+typedef struct peer_s {
+  uint8_t *buf; /* Bytes the server wrote, not yet parsed. */
+  size_t len, cap;
+  msg_t msgs[512];
+  int count;
+  size_t queued; /* What transport.queued reports. */
+  int closes;
+  int writes; /* Calls of transport.write. */
+  srv_ws_client_t *client;
+} peer_t;
+
+static int t_write(void *ctx, const uint8_t *data, size_t len) {
+  peer_t *p = ctx;
+  p->writes++;
+  if (p->len + len > p->cap) {
+    p->cap = (p->len + len) * 2;
+    p->buf = realloc(p->buf, p->cap);
+  }
+  memcpy(p->buf + p->len, data, len);
+  p->len += len;
+  /* Unmasked server frames: parse every complete one. */
+  for (;;) {
+    if (p->len < 2) break;
+    size_t plen = p->buf[1] & 0x7f, hdr = 2;
+    if (plen == 126) {
+      if (p->len < 4) break;
+      plen = (size_t)p->buf[2] << 8 | p->buf[3];
+      hdr = 4;
+    } else if (plen == 127) {
+      if (p->len < 10) break;
+      plen = 0;
+      for (int i = 0; i < 8; i++) plen = plen << 8 | p->buf[2 + i];
+      hdr = 10;
+    }
+    if (p->len < hdr + plen) break;
+    if (p->count < 512) {
+      msg_t *m = &p->msgs[p->count++];
+      m->opcode = p->buf[0] & 0x0f;
+      m->data = malloc(plen + 1);
+      memcpy(m->data, p->buf + hdr, plen);
+      m->data[plen] = 0;
+      m->len = plen;
+    }
+    memmove(p->buf, p->buf + hdr + plen, p->len - hdr - plen);
+    p->len -= hdr + plen;
+  }
+  return 0;
+}
+
+static size_t t_queued(void *ctx) { return ((peer_t *)ctx)->queued; }
+
+static void t_close(void *ctx) { ((peer_t *)ctx)->closes++; }
+
+static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
+
+static uv_loop_t loop;
+static store_t *store;
+static srv_ws_hub_t *hub;
+static srv_pool_t pool;
+static bool with_pool;
+static srv_ws_limits_t limits;
+static bool with_limits;
+
+static void setup(void) {
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  store_options_t o = {0};
+  fmt_error_t err = {0};
+  ck_assert_int_eq(store_open(&o, &store, &err), 0);
+  fmt_bundle_t b;
+  ck_assert_int_eq(
+      fmt_decode_native_json(ws_test_asset, sizeof ws_test_asset - 1, NULL,
+                             &b, &err),
+      0);
+  store_ingest_result_t res;
+  ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
+  store_ingest_result_free(&res);
+  if (with_pool) ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 16), 0);
+  hub = srv_ws_hub_new(&loop, store, with_pool ? &pool : NULL, NULL,
+                       with_limits ? &limits : NULL);
+  ck_assert_ptr_nonnull(hub);
+}
+
+static void peer_free(peer_t *p) {
+  for (int i = 0; i < p->count; i++) free(p->msgs[i].data);
+  free(p->buf);
+}
+
+static void teardown_loop(void) {
+  srv_ws_hub_free(hub);
+  if (with_pool) srv_pool_close(&pool);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  store_close(store);
+}
+
+static void connect_peer(peer_t *p) {
+  memset(p, 0, sizeof *p);
+  p->client = srv_ws_client_new(hub, &transport, p);
+  ck_assert_ptr_nonnull(p->client);
+}
+
+/* Sends text as one masked client frame. */
+static void send_text(peer_t *p, const char *text) {
+  uint8_t *f = malloc(strlen(text) + 8);
+  srv_ws_client_feed(p->client, f, ws_test_client_frame(text, f));
+  free(f);
+}
+
+static int count_binary(const peer_t *p) {
+  int n = 0;
+  for (int i = 0; i < p->count; i++) n += p->msgs[i].opcode == 2;
+  return n;
+}
+
+static int count_text_with(const peer_t *p, const char *needle) {
+  int n = 0;
+  for (int i = 0; i < p->count; i++)
+    n += p->msgs[i].opcode == 1 && strstr((char *)p->msgs[i].data, needle);
+  return n;
+}
+
+static void on_keep(uv_timer_t *t) { (void)t; }
+
+/* Runs the loop until pred holds, at most 3 s. A timer keeps the loop
+ * alive meanwhile (the hub's housekeeping timer does not, by design). */
+static void run_until(bool (*pred)(void *), void *arg) {
+  uv_timer_t keep;
+  uv_timer_init(&loop, &keep);
+  uv_timer_start(&keep, on_keep, 10, 10);
+  uint64_t end = uv_hrtime() + 3000000000ull;
+  while (!pred(arg) && uv_hrtime() < end) uv_run(&loop, UV_RUN_ONCE);
+  uv_close((uv_handle_t *)&keep, NULL);
+  uv_run(&loop, UV_RUN_NOWAIT);
+  ck_assert_msg(pred(arg), "condition not reached in 3 s");
+}
+
+static bool has_six_binary(void *arg) { return count_binary(arg) >= 6; }
+
+static uint32_t u32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+START_TEST(test_binary_frames_closed_form) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"s\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+                "\"wrap\":\"clamp\"}");
+  ck_assert_int_eq(count_text_with(&p, "\"op\":\"play\""), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"layout\":\"mat4\""), 1);
+  run_until(has_six_binary, &p);
+  int64_t last = -1;
+  for (int i = 0; i < p.count; i++) {
+    const msg_t *m = &p.msgs[i];
+    if (m->opcode != 2) continue;
+    ck_assert_uint_eq(m->len, 32 + 2 * 16 * 4);
+    ck_assert_uint_eq(u32(m->data), 0);      /* stream index */
+    ck_assert_uint_eq(u32(m->data + 4), 1);  /* mat4 */
+    uint64_t frame = u32(m->data + 8) | (uint64_t)u32(m->data + 12) << 32;
+    ck_assert_int_gt((int64_t)frame, last);
+    last = (int64_t)frame;
+    double t;
+    memcpy(&t, m->data + 16, 8);
+    ck_assert_double_eq(t, (double)(float)(frame / 50.0));
+    ck_assert_uint_eq(u32(m->data + 24), 32);
+    ck_assert_uint_eq(u32(m->data + 28), 2);
+    float f[32];
+    memcpy(f, m->data + 32, sizeof f);
+    /* Joint a: identity rotation, translation (t, 0, 0). */
+    ck_assert_float_eq_tol(f[0], 1, 1e-6);
+    ck_assert_float_eq_tol(f[5], 1, 1e-6);
+    ck_assert_float_eq_tol(f[10], 1, 1e-6);
+    ck_assert_float_eq_tol(f[12], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[13], 0, 1e-6);
+    ck_assert_float_eq_tol(f[15], 1, 1e-6);
+    /* Joint b: (t, 2, 0). */
+    ck_assert_float_eq_tol(f[16 + 12], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[16 + 13], 2, 1e-6);
+  }
+  ck_assert_int_eq(p.closes, 0);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+static bool has_three_json(void *arg) {
+  return count_text_with(arg, "\"frame\":") >= 3;
+}
+
+START_TEST(test_json_frames_with_mask) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":7,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":40,\"t0\":0.5,\"speed\":-1,"
+                "\"space\":\"local\",\"joints\":[\"b\"]}");
+  run_until(has_three_json, &p);
+  int seen = 0;
+  for (int i = 0; i < p.count; i++) {
+    const char *s = (const char *)p.msgs[i].data;
+    if (strstr(s, "\"frame\":") == NULL) continue;
+    /* The HTTP JSON answer with the id first; b has the rest pose. */
+    ck_assert_msg(strncmp(s, "{\"id\":7,\"skeleton\":\"line\",\"clip\":"
+                             "\"slide\",\"t\":", 39) == 0, "%s", s);
+    ck_assert_ptr_nonnull(strstr(s, "\"joints\":1,"));
+    ck_assert_ptr_nonnull(strstr(s, "\"translation\":[0,2,0]"));
+    ck_assert_ptr_nonnull(strstr(s, "\"rotation\":[0,0,0,1]"));
+    if (strstr(s, "\"frame\":0,"))
+      ck_assert_ptr_nonnull(strstr(s, "\"t\":0.5,"));
+    /* Frame 2: t = 0.5 - 2 / 40 = 0.45 (loop wrap inside the clip). */
+    if (strstr(s, "\"frame\":2,"))
+      ck_assert_ptr_nonnull(strstr(s, "\"t\":0.45,"));
+    seen++;
+  }
+  ck_assert_int_ge(seen, 3);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+static bool both_have_ten(void *arg) {
+  peer_t *p = arg;
+  return count_binary(&p[0]) >= 10 && count_binary(&p[1]) >= 10;
+}
+
+START_TEST(test_shared_evaluation) {
+  setup();
+  peer_t p[2];
+  connect_peer(&p[0]);
+  connect_peer(&p[1]);
+  const char *play = "{\"op\":\"play\",\"id\":\"v\",\"skeleton\":\"line\","
+                     "\"clip\":\"slide\",\"fps\":60,\"format\":\"bin\"}";
+  send_text(&p[0], play);
+  send_text(&p[1], play);
+  run_until(both_have_ten, p);
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  /* Both viewers play the same clip-time grid: every frame time is
+   * evaluated once and served twice (one or two ticks may see a frame
+   * time alone when a skip happens). */
+  ck_assert_uint_ge(st.frames_sent, 20);
+  ck_assert_uint_ge(st.cache_hits, st.frames_sent / 2 - 2);
+  ck_assert_uint_eq(st.evaluations + st.cache_hits, st.frames_sent);
+  for (int i = 0; i < 2; i++) {
+    srv_ws_client_free(p[i].client);
+    peer_free(&p[i]);
+  }
+  teardown_loop();
+}
+END_TEST
+
+static bool twenty_binary(void *arg) { return count_binary(arg) >= 20; }
+
+START_TEST(test_one_write_per_tick_per_client) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\"}");
+  send_text(&p, "{\"op\":\"play\",\"id\":2,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+                "\"space\":\"local\"}");
+  int before = p.writes;
+  run_until(twenty_binary, &p);
+  /* Both streams fall due in the same ticks: their frames share writes. */
+  int frames = count_binary(&p);
+  ck_assert_int_le(p.writes - before, frames / 2 + 2);
+  int one = 0, two = 0;
+  for (int i = 0; i < p.count; i++) {
+    if (p.msgs[i].opcode != 2) continue;
+    if (u32(p.msgs[i].data) == 0) one++;
+    else if (u32(p.msgs[i].data) == 1) two++;
+  }
+  ck_assert_int_ge(one, 9);
+  ck_assert_int_ge(two, 9);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+static bool stats_answered(void *arg) {
+  peer_t *p = arg;
+  return count_text_with(p, "\"op\":\"stats\"") >= 1;
+}
+
+static bool hub_dropped_five(void *arg) {
+  (void)arg;
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  return st.frames_dropped >= 5;
+}
+
+START_TEST(test_backpressure_drops) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  p.queued = 1u << 20; /* 1 MiB unsent: over the 256 KiB mark. */
+  send_text(&p, "{\"op\":\"play\",\"id\":\"d\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":100,\"format\":\"bin\"}");
+  run_until(hub_dropped_five, NULL);
+  ck_assert_int_eq(count_binary(&p), 0);
+  p.queued = 0;
+  send_text(&p, "{\"op\":\"stats\"}");
+  run_until(stats_answered, &p);
+  for (int i = 0; i < p.count; i++) {
+    const char *s = (const char *)p.msgs[i].data;
+    if (strstr(s, "\"op\":\"stats\"") == NULL) continue;
+    const char *d = strstr(s, "\"dropped\":");
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_ge(atoi(d + 10), 5);
+  }
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+static bool ten_more(void *arg) {
+  peer_t *p = arg;
+  return count_binary(p) >= 10;
+}
+
+START_TEST(test_errors_beside_a_stream) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"ok\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":60,\"format\":\"bin\"}");
+  send_text(&p, "not json");
+  send_text(&p, "{\"op\":\"play\",\"id\":\"x\",\"skeleton\":\"line\","
+                "\"clip\":\"nope\"}");
+  send_text(&p, "{\"op\":\"play\",\"id\":\"y\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"joints\":[\"zz\"]}");
+  send_text(&p, "{\"op\":\"play\",\"id\":\"ok\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\"}");
+  send_text(&p, "{\"op\":\"seek\",\"id\":\"ghost\",\"t\":1}");
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"bad_json\""), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"not_found\","
+                                       "\"message\":\"no such clip for this "
+                                       "skeleton\",\"at\":\"clip\"},"
+                                       "\"id\":\"x\""),
+                   1);
+  ck_assert_int_eq(count_text_with(&p, "\"at\":\"joints[0]\""), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"stream_exists\""), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"unknown_stream\""), 1);
+  run_until(ten_more, &p);
+  ck_assert_int_eq(p.closes, 0);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+START_TEST(test_shutdown_sends_1001) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"z\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":60}");
+  srv_ws_hub_shutdown(hub, 1001, "server shutting down");
+  const msg_t *last = &p.msgs[p.count - 1];
+  ck_assert_uint_eq(last->opcode, 8);
+  ck_assert_uint_eq((unsigned)(last->data[0] << 8 | last->data[1]), 1001);
+  ck_assert_int_eq(p.closes, 1);
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  ck_assert_uint_eq(st.streams, 0);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+START_TEST(test_mesh_frames_on_the_pool) {
+  with_pool = true;
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"m\",\"mesh\":\"pair\","
+                "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+                "\"wrap\":\"clamp\"}");
+  ck_assert_int_eq(count_text_with(&p, "\"layout\":\"positions\""), 1);
+  run_until(has_six_binary, &p);
+  for (int i = 0; i < p.count; i++) {
+    const msg_t *m = &p.msgs[i];
+    if (m->opcode != 2) continue;
+    ck_assert_uint_eq(u32(m->data + 4), 2); /* positions */
+    ck_assert_uint_eq(u32(m->data + 24), 6);
+    ck_assert_uint_eq(u32(m->data + 28), 2);
+    double t;
+    memcpy(&t, m->data + 16, 8);
+    float f[6];
+    memcpy(f, m->data + 32, sizeof f);
+    ck_assert_float_eq_tol(f[0], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[1], 0, 1e-6);
+    ck_assert_float_eq_tol(f[3], (float)t, 1e-6);
+    ck_assert_float_eq_tol(f[4], 2, 1e-6);
+  }
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  /* Every frame after the first was asked of the pool ahead of time. */
+  ck_assert_uint_ge(st.prefetched, 5);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+static bool got_opcode(void *arg) {
+  peer_t *p = arg;
+  for (int i = 0; i < p->count; i++)
+    if (p->msgs[i].opcode == p->msgs[511].opcode) return true;
+  return false;
+}
+
+START_TEST(test_keepalive_ping_then_timeout) {
+  srv_ws_limits_defaults(&limits);
+  limits.ping_interval_ms = 1; /* Ping at the first sweep (1 s). */
+  with_limits = true;
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  p.msgs[511].opcode = 9; /* Wait for a ping. */
+  run_until(got_opcode, &p);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+
+  limits.ping_timeout_ms = 1; /* Silent: closed at the first sweep. */
+  setup();
+  connect_peer(&p);
+  p.msgs[511].opcode = 8;
+  run_until(got_opcode, &p);
+  const msg_t *c = &p.msgs[p.count - 1];
+  ck_assert_uint_eq(c->opcode, 8);
+  ck_assert_uint_eq((unsigned)(c->data[0] << 8 | c->data[1]), 1001);
+  ck_assert_int_eq(p.closes, 1);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+START_TEST(test_unread_answers_cut_off) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  p.queued = 64u << 20; /* The client reads nothing. */
+  send_text(&p, "{\"op\":\"stats\"}");
+  const msg_t *c = &p.msgs[p.count - 1];
+  ck_assert_uint_eq(c->opcode, 8);
+  ck_assert_uint_eq((unsigned)(c->data[0] << 8 | c->data[1]), 1008);
+  ck_assert_int_eq(p.closes, 1);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
+Suite *ws_stream_suite(void) {
+  Suite *s = suite_create("ws_stream");
+  TCase *tc = tcase_create("stream");
+  tcase_set_timeout(tc, 20);
+  tcase_add_test(tc, test_binary_frames_closed_form);
+  tcase_add_test(tc, test_json_frames_with_mask);
+  tcase_add_test(tc, test_shared_evaluation);
+  tcase_add_test(tc, test_backpressure_drops);
+  tcase_add_test(tc, test_errors_beside_a_stream);
+  tcase_add_test(tc, test_shutdown_sends_1001);
+  tcase_add_test(tc, test_mesh_frames_on_the_pool);
+  tcase_add_test(tc, test_keepalive_ping_then_timeout);
+  tcase_add_test(tc, test_unread_answers_cut_off);
+  tcase_add_test(tc, test_one_write_per_tick_per_client);
+  suite_add_tcase(s, tc);
+  return s;
+}
