@@ -102,30 +102,12 @@ struct srv_server_s {
   /* Cost run inline in this loop iteration (reset before each poll). */
   unsigned long tick_inline;
   uv_prepare_t tick;
+  /* Answers each complete request (the API's router). */
+  void (*route)(srv_request_t *req);
 };
 
-/* Cost units one loop iteration may run inline (work below inline_cost
- * each); beyond the budget work goes to the pool, so the loop never stalls
- * for long on a burst. A 67-joint binary pose (cost 67) evaluates in about
- * 1 us, while handing it to a worker and back costs tens of microseconds
- * of wake-ups and locking, so under load inline is faster too
- * (scripts/bench-http: about 65,000 against 35,000-60,000 requests/s on
- * 2 cores). */
-#define SRV_INLINE_BUDGET 8192
-
-/* A JSON answer prints every float as text: about 50 times the cost of
- * evaluating it (71 us against 1.2 us for 67 joints), so JSON work counts
- * this many times its evaluation cost. */
-#define SRV_JSON_COST 32
-
-/* The scheduling cost of work of evaluation cost `cost` answered in binary
- * or JSON. */
-static inline unsigned long srv__answer_cost(unsigned long cost, bool bin) {
-  return bin ? cost : cost * SRV_JSON_COST;
-}
-
 /* True when work of that cost should run on the loop thread now; counts
- * it. */
+ * it (task.h's cost model). */
 bool srv__inline_ok(srv_server_t *server, unsigned long cost);
 
 /* conn.c */
@@ -146,9 +128,6 @@ void srv__http_drain(srv_conn_t *conn);
 /* An answer for a connection refused at accept (max_connections). */
 void srv__http_reject(srv_conn_t *conn, int status, const char *code,
                       const char *message);
-
-/* router.c */
-void srv__route(srv_request_t *req);
 
 /* server.c: called by conn.c and http.c. */
 void srv__server_conn_closed(srv_server_t *server, srv_conn_t *conn);

@@ -11,8 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/internal.h"
 #include "server/server.h"
+
+#include "server/api/router.h"
+#include "server/http/task.h"
+#include "server/internal.h"
 #include "server/ws/upgrade.h"
 #include "server/store_open.h"
 
@@ -109,6 +112,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   s->loop = loop;
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
+  s->route = srv_api_route;
   int rc = srv_server_reopen_log(s);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
@@ -260,6 +264,33 @@ void srv_server_free(srv_server_t *s) {
   srv__store_close(s);
   if (s->access_log && s->access_log != stderr) fclose(s->access_log);
   free(s);
+}
+
+bool srv_server_draining(const srv_server_t *s) {
+  return s->draining;
+}
+
+int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
+  srv_store_counts_t sc;
+  srv__store_counts(s, &sc);
+  srv_metrics_gauges_t g = {
+      .connections = s->conn_count + srv_ws_moved_connections(),
+      .pool_threads = srv_pool_threads(&s->pool),
+      .pool_queue = srv_pool_queue_depth(&s->pool),
+      .pool_busy = srv_pool_busy(&s->pool),
+      .assets_skeletons = sc.skeletons,
+      .assets_clips = sc.clips,
+      .assets_meshes = sc.meshes,
+      .store_bytes = sc.bytes,
+      .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
+  };
+  if (srv_metrics_render(&s->metrics, &g, text, len) != 0) return UV_ENOMEM;
+  if (srv_ws_metrics_render(text, len) != 0) {
+    free(*text);
+    *text = NULL;
+    return UV_ENOMEM;
+  }
+  return 0;
 }
 
 const srv_config_t *srv_server_config(const srv_server_t *s) {

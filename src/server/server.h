@@ -9,6 +9,7 @@
 #ifndef ANIMD_SERVER_SERVER_H
 #define ANIMD_SERVER_SERVER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <uv.h>
@@ -49,5 +50,13 @@ srv_metrics_t *srv_server_metrics(srv_server_t *server);
 uv_loop_t *srv_server_loop(const srv_server_t *server);
 /* The asset store (struct store_s, store/store.h). */
 struct store_s *srv_server_store(srv_server_t *server);
+
+/* True once srv_server_drain has been called. */
+bool srv_server_draining(const srv_server_t *server);
+
+/* The whole /metrics text (Prometheus exposition format): request
+ * counters and latencies, connections, pool, store and streaming figures.
+ * *text is malloc'd (the caller frees it). Returns 0 or UV_ENOMEM. */
+int srv_server_metrics_text(srv_server_t *server, char **text, size_t *len);
 
 #endif

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "server/api/handlers.h"
-#include "server/internal.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
 

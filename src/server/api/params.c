@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/server.h"
 
 store_t *srv__store(srv_request_t *req) {
-  return (store_t *)req->conn->server->store;
+  return srv_server_store(srv_request_server(req));
 }
 
 int srv__param_float(srv_request_t *req, const char *name, bool required,
@@ -195,7 +195,7 @@ int srv__param_range(srv_request_t *req, srv_range_params_t *out) {
                       "to must not be less than from");
     return -1;
   }
-  unsigned max = req->conn->server->cfg.max_frames;
+  unsigned max = srv_server_config(srv_request_server(req))->max_frames;
   double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
   if (frames > (double)max) {
     srv_respond_error(req, 400, "too_many_frames", "fps",

@@ -11,7 +11,6 @@
 
 #include "server/api/evaluate.h"
 #include "server/api/handlers.h"
-#include "server/internal.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
 #include "server/http/task.h"

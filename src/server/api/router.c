@@ -5,8 +5,13 @@
  * take gets 405 with Allow; anything else 404. */
 #include <string.h>
 
+#include "server/api/router.h"
+
+#include <stdio.h>
+#include <strings.h>
+
 #include "server/api/handlers.h"
-#include "server/internal.h"
+#include "server/metrics.h"
 #include "server/ws/upgrade.h"
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
@@ -80,7 +85,7 @@ static const char *asset_id(const char *path, const char *prefix) {
   return id;
 }
 
-void srv__route(srv_request_t *req) {
+void srv_api_route(srv_request_t *req) {
   const char *path = req->path;
   unsigned bit = method_bit(req->method);
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {

@@ -11,7 +11,6 @@
 #include <jansson.h>
 
 #include "server/api/handlers.h"
-#include "server/internal.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
 

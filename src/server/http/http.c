@@ -54,6 +54,10 @@ const char *srv_status_text(int status) {
   }
 }
 
+srv_server_t *srv_request_server(const srv_request_t *req) {
+  return req->conn->server;
+}
+
 const char *srv_request_header(const srv_request_t *req, const char *name) {
   for (unsigned i = 0; i < req->header_count; i++)
     if (strcasecmp(req->headers[i].name, name) == 0)
@@ -683,7 +687,7 @@ static void dispatch(srv_conn_t *c) {
   srv_http_t *h = &c->http;
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
-  srv__route(&h->req);
+  c->server->route(&h->req);
   if (h->state == HTTP_DONE && !c->closing && c->proto != &srv__http_proto) {
     /* Upgraded: what the client sent after the request is the new
      * protocol's. */

@@ -58,6 +58,10 @@ typedef struct srv_request_s {
   uint64_t _bytes_out;
 } srv_request_t;
 
+/* The server the request came to (its store, configuration, pool and
+ * metrics through server.h's accessors). */
+srv_server_t *srv_request_server(const srv_request_t *req);
+
 /* Case-insensitive header lookup; NULL when absent. */
 const char *srv_request_header(const srv_request_t *req, const char *name);
 /* Decoded query parameter; NULL when absent (the last one wins). */
