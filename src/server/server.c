@@ -16,8 +16,9 @@
 #include "server/api/router.h"
 #include "server/http/task.h"
 #include "server/internal.h"
-#include "server/ws/upgrade.h"
 #include "server/store_open.h"
+#include "store/store.h"
+#include "server/ws/upgrade.h"
 
 static void check_drained(srv_server_t *s);
 
@@ -38,7 +39,8 @@ int srv_server_reopen_log(srv_server_t *s) {
   return 0;
 }
 
-void srv__server_request_done(srv_server_t *s, srv_request_t *r) {
+static void request_done(srv_request_t *r, void *arg) {
+  srv_server_t *s = arg;
   uint64_t now = uv_hrtime();
   uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
   int status = r->_status ? r->_status : 500;
@@ -59,7 +61,7 @@ void srv__server_request_done(srv_server_t *s, srv_request_t *r) {
                       : *p;
   target[n] = '\0';
   fprintf(s->access_log, "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s\n",
-          when, srv_conn_peer(r->conn), r->method_name, target,
+          when, srv_request_peer(r), r->method_name, target,
           r->http_minor, status, (unsigned long long)r->_bytes_out,
           (double)ns / 1e6, srv_route_name(r->route));
 }
@@ -70,7 +72,7 @@ static void on_tick(uv_prepare_t *h) {
   ((srv_server_t *)h->data)->tick_inline = 0;
 }
 
-bool srv__inline_ok(srv_server_t *s, unsigned long cost) {
+bool srv_server_run_inline(srv_server_t *s, unsigned long cost) {
   /* Cheap work runs here until this iteration's budget is spent, busy
    * pool or not: a hand-off costs more than the work (internal.h). */
   if (cost >= s->cfg.inline_cost ||
@@ -82,28 +84,46 @@ bool srv__inline_ok(srv_server_t *s, unsigned long cost) {
 
 /* ---- connections -------------------------------------------------------------- */
 
+int srv_server_submit(srv_server_t *s, srv_job_t *job) {
+  int rc = srv_pool_submit(&s->pool, job);
+  if (rc != 0) s->metrics.pool_rejected++;
+  return rc;
+}
+
+/* ---- connections -------------------------------------------------------------- */
+
 static void on_connection(uv_stream_t *l, int status) {
   srv_server_t *s = l->data;
   if (status < 0 || s->draining) return;
+  size_t read_limit = 2 * s->cfg.max_header_size;
+  srv_conn_opts_t o = {
+      .read_limit = read_limit < 65536 ? 65536 : read_limit,
+      .set = &s->conns,
+  };
   srv_conn_t *c;
-  if (srv__conn_accept(s, &c) != 0) return;
-  if (s->conn_count + srv_ws_moved_connections() > s->cfg.max_connections) {
+  if (srv_conn_accept(l, &o, &c) != 0) return;
+  s->metrics.connections_total++;
+  srv_http_t *h;
+  if (srv_http_serve(&s->http, c, &h) != 0) return;
+  if (s->conns.count + srv_ws_connections(s->ws) > s->cfg.max_connections) {
     s->metrics.connections_rejected++;
-    srv__http_reject(c, 503, "too_many_connections",
-                     "the server has reached max_connections");
+    srv_http_reject(h, 503, "too_many_connections",
+                    "the server has reached max_connections");
   }
 }
 
-void srv__server_conn_closed(srv_server_t *s, srv_conn_t *c) {
-  if (c->prev) c->prev->next = c->next;
-  else s->conns = c->next;
-  if (c->next) c->next->prev = c->prev;
-  c->prev = c->next = NULL;
-  s->conn_count--;
-  if (s->draining && s->conn_count == 0) check_drained(s);
+static void on_conns_empty(srv_conn_set_t *set) {
+  srv_server_t *s = set->data;
+  if (s->draining) check_drained(s);
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */
+
+static unsigned stream_threads(const srv_config_t *cfg) {
+  if (cfg->stream_threads > 0) return cfg->stream_threads;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
 
 int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
                    srv_server_t **out, char *err, size_t err_len) {
@@ -112,7 +132,16 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   s->loop = loop;
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
-  s->route = srv_api_route;
+  s->conns.data = s;
+  s->conns.on_empty = on_conns_empty;
+  s->http = (srv_http_host_t){
+      .cfg = &s->cfg,
+      .server = s,
+      .loop = loop,
+      .route = srv_api_route,
+      .request_done = request_done,
+      .arg = s,
+  };
   int rc = srv_server_reopen_log(s);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
@@ -127,6 +156,15 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
     goto fail_store;
   }
   s->pool_open = true;
+  srv_ws_limits_t lim;
+  srv_ws_limits_defaults(&lim);
+  if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
+  rc = srv_ws_new(stream_threads(cfg), (store_t *)s->store, &s->pool, &lim,
+                  &s->ws);
+  if (rc != 0) {
+    snprintf(err, err_len, "stream loops: %s", uv_strerror(rc));
+    goto fail_pool;
+  }
   uv_tcp_init(loop, &s->listener);
   s->listener.data = s;
   uv_timer_init(loop, &s->drain_timer);
@@ -138,6 +176,9 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   *out = s;
   return 0;
 
+fail_pool:
+  srv_pool_close(&s->pool);
+  uv_run(loop, UV_RUN_NOWAIT); /* Lets the pool's handle close. */
 fail_store:
   srv__store_close(s);
 fail_log:
@@ -202,22 +243,28 @@ const char *srv_server_address(const srv_server_t *s) {
   return s->address;
 }
 
+static void close_one(srv_conn_t *c, void *arg) {
+  (void)arg;
+  srv_conn_close(c);
+}
+
+static void drain_one(srv_conn_t *c, void *arg) {
+  (void)arg;
+  if (srv_http_is_conn_http(c)) srv_http_drain(srv_conn_user(c));
+}
+
 static void on_drain_timeout(uv_timer_t *t) {
   srv_server_t *s = t->data;
   /* Whatever is still running past the deadline is cut off. */
-  srv_conn_t *c = s->conns;
-  while (c != NULL) {
-    srv_conn_t *next = c->next;
-    srv_conn_close(c, NULL, NULL);
-    c = next;
-  }
+  srv_conn_set_each(&s->conns, close_one, NULL);
   check_drained(s);
 }
 
 static void on_drained(uv_timer_t *t) {
   srv_server_t *s = t->data;
   /* The stream loops end first: they submit to the pool until then. */
-  srv_ws_release(s);
+  srv_ws_free(s->ws);
+  s->ws = NULL;
   if (s->pool_open) {
     srv_pool_close(&s->pool);
     s->pool_open = false;
@@ -230,7 +277,7 @@ static void on_drained(uv_timer_t *t) {
 }
 
 static void check_drained(srv_server_t *s) {
-  if (!s->draining || s->conn_count > 0 || s->drained) return;
+  if (!s->draining || s->conns.count > 0 || s->drained) return;
   s->drained = true;
   /* Finish on the next loop turn, outside any close callback. */
   uv_timer_start(&s->drain_timer, on_drained, 0, 0);
@@ -239,20 +286,15 @@ static void check_drained(srv_server_t *s) {
 void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   if (s->draining) return;
   s->draining = true;
+  s->http.draining = true;
   s->drain_done = done;
   uv_close((uv_handle_t *)&s->listener, NULL);
   s->listening = false;
   /* WebSocket streams get a close frame (1001) and close once it is
    * written; the drain timeout cuts any that cannot finish. */
-  srv_ws_drain(s);
-  srv_conn_t *c = s->conns;
-  while (c != NULL) {
-    srv_conn_t *next = c->next;
-    if (c->proto == &srv__http_proto) srv__http_drain(c);
-    else if (!c->close_when_drained) srv_conn_close(c, NULL, NULL);
-    c = next;
-  }
-  if (s->conn_count == 0) check_drained(s);
+  srv_ws_drain(s->ws);
+  srv_conn_set_each(&s->conns, drain_one, NULL);
+  if (s->conns.count == 0) check_drained(s);
   else
     uv_timer_start(&s->drain_timer, on_drain_timeout,
                    s->cfg.drain_timeout_ms, 0);
@@ -260,7 +302,7 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
 
 void srv_server_free(srv_server_t *s) {
   if (s == NULL) return;
-  srv_ws_release(s);
+  srv_ws_free(s->ws);
   srv__store_close(s);
   if (s->access_log && s->access_log != stderr) fclose(s->access_log);
   free(s);
@@ -274,7 +316,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   srv_store_counts_t sc;
   srv__store_counts(s, &sc);
   srv_metrics_gauges_t g = {
-      .connections = s->conn_count + srv_ws_moved_connections(),
+      .connections = s->conns.count + srv_ws_connections(s->ws),
       .pool_threads = srv_pool_threads(&s->pool),
       .pool_queue = srv_pool_queue_depth(&s->pool),
       .pool_busy = srv_pool_busy(&s->pool),
@@ -285,7 +327,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
   if (srv_metrics_render(&s->metrics, &g, text, len) != 0) return UV_ENOMEM;
-  if (srv_ws_metrics_render(text, len) != 0) {
+  if (srv_ws_metrics_render(s->ws, text, len) != 0) {
     free(*text);
     *text = NULL;
     return UV_ENOMEM;
@@ -304,6 +346,12 @@ srv_metrics_t *srv_server_metrics(srv_server_t *s) {
 }
 uv_loop_t *srv_server_loop(const srv_server_t *s) {
   return s->loop;
+}
+struct srv_http_host_s *srv_server_http_host(srv_server_t *s) {
+  return &s->http;
+}
+struct srv_ws_s *srv_server_ws(srv_server_t *s) {
+  return s->ws;
 }
 struct store_s *srv_server_store(srv_server_t *s) {
   return s->store;

@@ -15,7 +15,8 @@
 #include <uv.h>
 
 #include "server/config.h"
-#include "server/net/conn.h"
+
+typedef struct srv_server_s srv_server_t;
 #include "server/metrics.h"
 #include "server/pool.h"
 
@@ -50,6 +51,22 @@ srv_metrics_t *srv_server_metrics(srv_server_t *server);
 uv_loop_t *srv_server_loop(const srv_server_t *server);
 /* The asset store (struct store_s, store/store.h). */
 struct store_s *srv_server_store(srv_server_t *server);
+
+/* What the server's HTTP sessions share (http/session.h): a session made
+ * with it on any transport (srv_http_new; the in-memory one of
+ * http/memory.h in tests) is served like an accepted connection. */
+struct srv_http_host_s *srv_server_http_host(srv_server_t *server);
+
+/* WebSocket streaming (struct srv_ws_s, ws/upgrade.h). */
+struct srv_ws_s *srv_server_ws(srv_server_t *server);
+
+/* The scheduling budget: true when work of that cost may run on the loop
+ * thread now (counted against this loop iteration's budget). */
+bool srv_server_run_inline(srv_server_t *server, unsigned long cost);
+
+/* Queues job on the worker pool; a full queue is counted in /metrics.
+ * Returns 0 or UV_EAGAIN (srv_pool_submit). */
+int srv_server_submit(srv_server_t *server, srv_job_t *job);
 
 /* True once srv_server_drain has been called. */
 bool srv_server_draining(const srv_server_t *server);

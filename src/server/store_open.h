@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/net/conn.h"
+typedef struct srv_server_s srv_server_t;
 
 /* Opens the store of server (data_dir, memory_limit, the demo asset).
  * Returns 0 or a negative errno with a message in err. */

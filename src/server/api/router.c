@@ -12,6 +12,7 @@
 
 #include "server/api/handlers.h"
 #include "server/metrics.h"
+#include "server/server.h"
 #include "server/ws/upgrade.h"
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
@@ -62,18 +63,11 @@ static void stream(srv_request_t *req) {
                       "websocket");
     return;
   }
-  int rc = srv_ws_upgrade(req->conn, req);
+  int rc = srv_ws_upgrade(srv_server_ws(srv_request_server(req)), req);
   if (rc == 0) return;
   req->upgrade = true; /* This connection speaks no more HTTP. */
-  if (rc == UV_ENOSYS)
-    srv_respond_error(req, 501, "not_implemented", NULL,
-                      "WebSocket streaming is not built into this daemon");
-  else if (rc == UV_EINVAL)
-    srv_respond_error(req, 400, "bad_upgrade", "Upgrade",
-                      "bad WebSocket handshake");
-  else
-    srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
-                      uv_strerror(rc));
+  srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
+                    uv_strerror(rc));
 }
 
 /* Matches "/v1/<collection>/<id>" with exactly one non-empty segment. */

@@ -14,11 +14,90 @@
 
 #include <jansson.h>
 
-#include "server/internal.h"
-#include "server/server.h"
+#include "server/http/session.h"
 
-static const srv_config_t *cfg_of(const srv_conn_t *c) {
-  return &c->server->cfg;
+#include <llhttp.h>
+
+/* HTTP parsing state of a session. */
+typedef enum http_state {
+  HTTP_IDLE = 0,   /* Between requests (or reading one). */
+  HTTP_DISPATCHED, /* A request is with its handler. */
+  HTTP_STREAMING,  /* A chunked answer is being produced. */
+  HTTP_DONE        /* Upgraded, or closing: no more HTTP. */
+} http_state;
+
+struct srv_http_s {
+  srv_http_host_t *host;
+  const srv_http_io_t *io;
+  void *ctx;
+  llhttp_t parser;
+  http_state state;
+  unsigned refs;         /* Holds on the request in flight, and the io's. */
+  bool gone;             /* The transport has closed. */
+  bool timer_open;
+  bool in_message;       /* A request's first byte has been seen. */
+  bool headers_done;
+  bool last_was_value;   /* Header callback alternation. */
+  bool driving;          /* drive is on the stack. */
+  bool waiting_drain;    /* Paused until queued writes drop. */
+  bool peer_eof;
+  bool head_only;        /* HEAD: send no body. */
+  bool chunked;          /* Streaming with chunked framing. */
+  bool close_after;      /* Close once this answer is queued. */
+  /* Request line and headers, NUL-separated; offsets while parsing. */
+  char *hbuf;
+  size_t hlen, hcap;
+  size_t url_off, url_len;
+  unsigned nheaders;
+  size_t name_off[SRV_MAX_HEADERS], name_len[SRV_MAX_HEADERS];
+  size_t value_off[SRV_MAX_HEADERS], value_len[SRV_MAX_HEADERS];
+  /* Decoded path and query parameters. */
+  char *pbuf;
+  size_t pcap;
+  /* Body. */
+  char *body;
+  size_t blen, bcap;
+  /* A parse error found in a callback. */
+  int err_status;
+  const char *err_code;
+  const char *err_at;
+  char err_msg[160];
+  /* srv_request_when_flushed. */
+  void (*flushed_cb)(srv_request_t *req, void *arg);
+  void *flushed_arg;
+  srv_request_t req;
+  uv_timer_t timer;
+};
+
+static const srv_config_t *cfg_of(const srv_http_t *h) {
+  return h->host->cfg;
+}
+
+static void srv_http_ref(srv_http_t *h) { h->refs++; }
+static void srv_http_unref(srv_http_t *h);
+
+static size_t queued(const srv_http_t *h) {
+  return h->gone ? 0 : h->io->queued(h->ctx);
+}
+
+static int writev_(srv_http_t *h, const uv_buf_t *bufs, unsigned n,
+                   srv_write_cb cb, void *arg) {
+  if (h->gone) return UV_EPIPE;
+  return h->io->writev(h->ctx, bufs, n, cb, arg);
+}
+
+static int write_(srv_http_t *h, const void *data, size_t len,
+                  srv_write_cb cb, void *arg) {
+  uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+  return writev_(h, &b, 1, cb, arg);
+}
+
+static void close_now(srv_http_t *h) {
+  if (!h->gone) h->io->close(h->ctx);
+}
+
+static void close_after_writes(srv_http_t *h) {
+  if (!h->gone) h->io->close_after_writes(h->ctx);
 }
 
 /* ---- small utilities ------------------------------------------------------- */
@@ -55,7 +134,22 @@ const char *srv_status_text(int status) {
 }
 
 srv_server_t *srv_request_server(const srv_request_t *req) {
-  return req->conn->server;
+  return req->_http->host->server;
+}
+
+const char *srv_request_peer(const srv_request_t *req) {
+  srv_http_t *h = req->_http;
+  return h->gone ? "-" : h->io->peer(h->ctx);
+}
+
+void srv_request_hold(srv_request_t *req) { srv_http_ref(req->_http); }
+
+void srv_request_release(srv_request_t *req) { srv_http_unref(req->_http); }
+
+bool srv_request_gone(const srv_request_t *req) { return req->_http->gone; }
+
+size_t srv_request_queued(const srv_request_t *req) {
+  return queued(req->_http);
 }
 
 const char *srv_request_header(const srv_request_t *req, const char *name) {
@@ -114,28 +208,26 @@ static srv_method map_method(uint8_t m) {
 
 /* ---- timers ------------------------------------------------------------------- */
 
-static void respond_error_and_close(srv_conn_t *c, int status,
+static void respond_error_and_close(srv_http_t *h, int status,
                                     const char *code, const char *at,
                                     const char *msg);
 
 static void on_timer(uv_timer_t *t) {
-  srv_conn_t *c = t->data;
-  srv_http_t *h = &c->http;
-  if (c->closing || h->state != HTTP_IDLE) return;
+  srv_http_t *h = t->data;
+  if (h->gone || h->state != HTTP_IDLE) return;
   if (h->in_message)
-    respond_error_and_close(c, 408, "timeout",
+    respond_error_and_close(h, 408, "timeout",
                             h->headers_done ? "body" : "headers",
                             h->headers_done
                                 ? "the request body did not arrive in time"
                                 : "the request headers did not arrive in "
                                   "time");
   else
-    srv_conn_close(c, NULL, NULL); /* Idle keep-alive connection. */
+    close_now(h); /* Idle keep-alive connection. */
 }
 
-static void arm_timer(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
-  if (c->closing || c->lingering) return;
+static void arm_timer(srv_http_t *h) {
+  if (h->gone) return;
   if (h->state != HTTP_IDLE) {
     uv_timer_stop(&h->timer);
     return;
@@ -145,11 +237,11 @@ static void arm_timer(srv_conn_t *c) {
     uint64_t start_ms = h->req.start_ns / 1000000;
     uint64_t hrnow = uv_hrtime() / 1000000;
     uint64_t elapsed = hrnow > start_ms ? hrnow - start_ms : 0;
-    uint64_t to = cfg_of(c)->header_timeout_ms;
+    uint64_t to = cfg_of(h)->header_timeout_ms;
     uv_timer_start(&h->timer, on_timer, elapsed < to ? to - elapsed : 0, 0);
     return;
   }
-  uv_timer_start(&h->timer, on_timer, cfg_of(c)->idle_timeout_ms, 0);
+  uv_timer_start(&h->timer, on_timer, cfg_of(h)->idle_timeout_ms, 0);
 }
 
 /* ---- llhttp callbacks ------------------------------------------------------ */
@@ -165,9 +257,8 @@ static int fail_cb(srv_http_t *h, int status, const char *code,
   return -1;
 }
 
-static int hbuf_append(srv_conn_t *c, const char *at, size_t len) {
-  srv_http_t *h = &c->http;
-  size_t limit = cfg_of(c)->max_header_size + 2 * SRV_MAX_HEADERS + 4;
+static int hbuf_append(srv_http_t *h, const char *at, size_t len) {
+  size_t limit = cfg_of(h)->max_header_size + 2 * SRV_MAX_HEADERS + 4;
   if (h->hlen + len + 1 > limit)
     return fail_cb(h, 431, "header_too_large", "headers",
                    "the request line and headers are larger than "
@@ -188,8 +279,7 @@ static int hbuf_append(srv_conn_t *c, const char *at, size_t len) {
 }
 
 static int on_message_begin(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   h->in_message = true;
   h->headers_done = false;
   h->last_was_value = true;
@@ -214,31 +304,30 @@ static int on_message_begin(llhttp_t *p) {
   r->route = 0;
   r->_status = 0;
   r->_bytes_out = 0;
-  h->req.conn = c;
+  h->req._http = h;
   h->req.start_ns = uv_hrtime();
   h->req.method_name = "-";
   h->req.target = "-";
   h->req.path = "";
   h->req.query = "";
   h->req.body = "";
-  arm_timer(c);
+  arm_timer(h);
   return 0;
 }
 
 static int on_url(llhttp_t *p, const char *at, size_t len) {
-  srv_conn_t *c = p->data;
-  c->http.url_len += len;
-  return hbuf_append(c, at, len);
+  srv_http_t *h = p->data;
+  h->url_len += len;
+  return hbuf_append(h, at, len);
 }
 
 static int on_url_complete(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  return hbuf_append(c, "", 1);
+  srv_http_t *h = p->data;
+  return hbuf_append(h, "", 1);
 }
 
 static int on_header_field(llhttp_t *p, const char *at, size_t len) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   if (h->headers_done) return 0; /* Trailers are ignored. */
   if (h->last_was_value) {
     if (h->nheaders >= SRV_MAX_HEADERS)
@@ -250,40 +339,36 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
     h->last_was_value = false;
   }
   h->name_len[h->nheaders] += len;
-  return hbuf_append(c, at, len);
+  return hbuf_append(h, at, len);
 }
 
 static int on_header_field_complete(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   if (h->headers_done) return 0;
-  int rc = hbuf_append(c, "", 1);
+  int rc = hbuf_append(h, "", 1);
   h->value_off[h->nheaders] = h->hlen;
   h->value_len[h->nheaders] = 0;
   return rc;
 }
 
 static int on_header_value(llhttp_t *p, const char *at, size_t len) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   if (h->headers_done) return 0;
   h->value_len[h->nheaders] += len;
-  return hbuf_append(c, at, len);
+  return hbuf_append(h, at, len);
 }
 
 static int on_header_value_complete(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   if (h->headers_done) return 0;
-  int rc = hbuf_append(c, "", 1);
+  int rc = hbuf_append(h, "", 1);
   h->nheaders++;
   h->last_was_value = true;
   return rc;
 }
 
 /* Fills the request's pointers from the offsets, decodes path and query. */
-static int build_request(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
+static int build_request(srv_http_t *h) {
   srv_request_t *r = &h->req;
   llhttp_t *p = &h->parser;
   r->method = map_method(llhttp_get_method(p));
@@ -347,12 +432,11 @@ static int build_request(srv_conn_t *c) {
 }
 
 static int on_headers_complete(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
-  if (build_request(c) != 0) return -1;
+  srv_http_t *h = p->data;
+  if (build_request(h) != 0) return -1;
   h->headers_done = true;
   srv_request_t *r = &h->req;
-  size_t max_body = cfg_of(c)->max_body_size;
+  size_t max_body = cfg_of(h)->max_body_size;
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
   if (has_length && p->content_length > max_body)
     return fail_cb(h, 413, "body_too_large", "body",
@@ -366,7 +450,7 @@ static int on_headers_complete(llhttp_t *p) {
                      "only 100-continue is supported");
     if (has_body && r->http_minor >= 1) {
       static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-      srv_conn_write(c, cont, sizeof cont - 1, NULL, NULL);
+      write_(h, cont, sizeof cont - 1, NULL, NULL);
     }
   }
   if (has_length && p->content_length > 0 && h->bcap < p->content_length + 1) {
@@ -377,14 +461,13 @@ static int on_headers_complete(llhttp_t *p) {
     h->body = b;
     h->bcap = p->content_length + 1;
   }
-  arm_timer(c);
+  arm_timer(h);
   return 0;
 }
 
 static int on_body(llhttp_t *p, const char *at, size_t len) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
-  if (h->blen + len > cfg_of(c)->max_body_size)
+  srv_http_t *h = p->data;
+  if (h->blen + len > cfg_of(h)->max_body_size)
     return fail_cb(h, 413, "body_too_large", "body",
                    "the request body is larger than max_body_size");
   if (h->blen + len + 1 > h->bcap) {
@@ -403,8 +486,7 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
 }
 
 static int on_message_complete(llhttp_t *p) {
-  srv_conn_t *c = p->data;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = p->data;
   srv_request_t *r = &h->req;
   if (h->body == NULL) {
     h->body = malloc(64);
@@ -434,21 +516,26 @@ static const llhttp_settings_t settings = {
 
 /* ---- answers ------------------------------------------------------------------ */
 
-static void finish(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
+static void drive(srv_http_t *h);
+
+static void request_done(srv_http_t *h) {
+  if (h->host->request_done) h->host->request_done(&h->req, h->host->arg);
+}
+
+static void finish(srv_http_t *h) {
   srv_request_t *r = &h->req;
-  srv__server_request_done(c->server, r);
-  bool close = h->close_after || !r->keep_alive || c->server->draining ||
+  request_done(h);
+  h->flushed_cb = NULL;
+  bool close = h->close_after || !r->keep_alive || h->host->draining ||
                r->upgrade || h->peer_eof;
   h->state = HTTP_IDLE;
   if (close) {
     h->state = HTTP_DONE;
-    srv_conn_close_after_writes(c);
+    close_after_writes(h);
     return;
   }
   llhttp_resume(&h->parser);
-  srv__conn_start_reading(c);
-  srv__http_drive(c);
+  drive(h);
 }
 
 /* Appends s to buf at *n when it fits (the caller sizes buf for the
@@ -480,9 +567,9 @@ static void put_uint(char *buf, size_t cap, size_t *n, unsigned long long v) {
 static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
                           const char *ctype, const char *extra,
                           long long length) {
-  srv_http_t *h = &r->conn->http;
-  bool close = h->close_after || !r->keep_alive ||
-               r->conn->server->draining || r->upgrade;
+  srv_http_t *h = r->_http;
+  bool close = h->close_after || !r->keep_alive || h->host->draining ||
+               r->upgrade;
   size_t n = 0;
   put_str(buf, cap, &n, "HTTP/1.1 ");
   put_uint(buf, cap, &n, (unsigned)status);
@@ -510,8 +597,7 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
 
 void srv_respond(srv_request_t *r, int status, const char *ctype,
                  const char *extra, const void *body, size_t len) {
-  srv_conn_t *c = r->conn;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = r->_http;
   r->_status = status;
   bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
   char stack[1024];
@@ -522,17 +608,17 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
     cap = extra_len + 512;
     head = malloc(cap);
   }
-  if (head != NULL && !c->closing) {
+  if (head != NULL && !h->gone) {
     size_t n = format_head(r, head, cap, status, no_body ? NULL : ctype, extra,
                            no_body ? -2 : (long long)len);
     uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)n),
                         uv_buf_init((char *)body, (unsigned)len)};
     bool send_body = !no_body && r->method != SRV_HEAD && len > 0;
-    if (srv_conn_writev(c, bufs, send_body ? 2 : 1, NULL, NULL) == 0)
+    if (writev_(h, bufs, send_body ? 2 : 1, NULL, NULL) == 0)
       r->_bytes_out = n + (send_body ? len : 0);
   }
   if (head != stack) free(head);
-  if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(c);
+  if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(h);
 }
 
 /* A JSON string of s; when s is not valid UTF-8 (a name from the request,
@@ -595,8 +681,7 @@ void srv_respond_error_h(srv_request_t *r, int status, const char *extra,
 
 int srv_respond_start(srv_request_t *r, int status, const char *ctype,
                       const char *extra) {
-  srv_conn_t *c = r->conn;
-  srv_http_t *h = &c->http;
+  srv_http_t *h = r->_http;
   r->_status = status;
   h->state = HTTP_STREAMING;
   h->head_only = r->method == SRV_HEAD;
@@ -606,53 +691,49 @@ int srv_respond_start(srv_request_t *r, int status, const char *ctype,
   char head[1024];
   size_t n = format_head(r, head, sizeof head, status, ctype, extra,
                          h->chunked ? -1 : -2);
-  int rc = srv_conn_write(c, head, n, NULL, NULL);
+  int rc = write_(h, head, n, NULL, NULL);
   if (rc == 0) r->_bytes_out += n;
   return rc;
 }
 
 int srv_respond_chunk(srv_request_t *r, const void *data, size_t len,
-                      srv_conn_write_cb cb, void *arg) {
-  srv_conn_t *c = r->conn;
-  srv_http_t *h = &c->http;
-  if (h->head_only || len == 0)
-    return srv_conn_write(c, "", 0, cb, arg);
+                      srv_write_cb cb, void *arg) {
+  srv_http_t *h = r->_http;
+  if (h->head_only || len == 0) return write_(h, "", 0, cb, arg);
   char pre[32];
   int pn = h->chunked ? snprintf(pre, sizeof pre, "%zx\r\n", len) : 0;
   uv_buf_t bufs[3] = {uv_buf_init(pre, (unsigned)pn),
                       uv_buf_init((char *)data, (unsigned)len),
                       uv_buf_init("\r\n", h->chunked ? 2 : 0)};
-  int rc = srv_conn_writev(c, bufs, 3, cb, arg);
+  int rc = writev_(h, bufs, 3, cb, arg);
   if (rc == 0) r->_bytes_out += (size_t)pn + len + (h->chunked ? 2 : 0);
   return rc;
 }
 
 void srv_respond_end(srv_request_t *r) {
-  srv_conn_t *c = r->conn;
-  srv_http_t *h = &c->http;
-  if (h->chunked && !h->head_only && !c->closing)
-    if (srv_conn_write(c, "0\r\n\r\n", 5, NULL, NULL) == 0) r->_bytes_out += 5;
-  finish(c);
+  srv_http_t *h = r->_http;
+  if (h->chunked && !h->head_only && !h->gone)
+    if (write_(h, "0\r\n\r\n", 5, NULL, NULL) == 0) r->_bytes_out += 5;
+  finish(h);
 }
 
 void srv_respond_abort(srv_request_t *r) {
-  srv_conn_t *c = r->conn;
-  c->http.close_after = true;
-  srv__server_request_done(c->server, r);
-  c->http.state = HTTP_DONE;
-  srv_conn_close(c, NULL, NULL);
+  srv_http_t *h = r->_http;
+  h->close_after = true;
+  request_done(h);
+  h->state = HTTP_DONE;
+  close_now(h);
 }
 
 /* Answers an error outside any handler (parse errors, timeouts, refused
  * connections) and closes the connection afterwards. */
-static void respond_error_and_close(srv_conn_t *c, int status,
+static void respond_error_and_close(srv_http_t *h, int status,
                                     const char *code, const char *at,
                                     const char *msg) {
-  srv_http_t *h = &c->http;
   srv_request_t *r = &h->req;
-  if (r->conn == NULL) {
+  if (r->_http == NULL) {
     memset(r, 0, sizeof *r);
-    r->conn = c;
+    r->_http = h;
     r->start_ns = uv_hrtime();
     r->method_name = "-";
     r->target = "-";
@@ -666,7 +747,7 @@ static void respond_error_and_close(srv_conn_t *c, int status,
         h->hbuf[h->url_off + h->url_len] == '\0')
       r->target = h->hbuf + h->url_off;
   }
-  r->route = SRV_ROUTE_NONE;
+  r->route = 0; /* Unrouted (the API counts 0 as none). */
   h->close_after = true;
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
@@ -676,34 +757,24 @@ static void respond_error_and_close(srv_conn_t *c, int status,
                       code, at, "%s", msg);
 }
 
-void srv__http_reject(srv_conn_t *c, int status, const char *code,
-                      const char *message) {
-  respond_error_and_close(c, status, code, NULL, message);
+void srv_http_reject(srv_http_t *h, int status, const char *code,
+                     const char *message) {
+  respond_error_and_close(h, status, code, NULL, message);
 }
 
 /* ---- driving the parser -------------------------------------------------------- */
 
-static void dispatch(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
+static void dispatch(srv_http_t *h) {
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
-  c->server->route(&h->req);
-  if (h->state == HTTP_DONE && !c->closing && c->proto != &srv__http_proto) {
-    /* Upgraded: what the client sent after the request is the new
-     * protocol's. */
-    if (c->rlen > c->roff) {
-      size_t n = c->rlen - c->roff;
-      const char *data = c->rbuf + c->roff;
-      c->roff = c->rlen = 0;
-      c->proto->on_read(c, (ssize_t)n, data, c->proto_user);
-    }
-  }
+  srv_http_ref(h);
+  h->host->route(&h->req);
+  srv_http_unref(h);
 }
 
-static void parse_error(srv_conn_t *c, llhttp_errno_t e) {
-  srv_http_t *h = &c->http;
+static void parse_error(srv_http_t *h, llhttp_errno_t e) {
   if (h->err_status != 0) {
-    respond_error_and_close(c, h->err_status, h->err_code, h->err_at,
+    respond_error_and_close(h, h->err_status, h->err_code, h->err_at,
                             h->err_msg);
     return;
   }
@@ -711,95 +782,244 @@ static void parse_error(srv_conn_t *c, llhttp_errno_t e) {
   snprintf(msg, sizeof msg, "malformed HTTP request: %s (%s)",
            llhttp_get_error_reason(&h->parser), llhttp_errno_name(e));
   int status = e == HPE_INVALID_VERSION ? 505 : 400;
-  respond_error_and_close(c, status, "bad_http",
+  respond_error_and_close(h, status, "bad_http",
                           h->headers_done ? "body" : "request", msg);
 }
 
-void srv__http_drive(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
+static void drive(srv_http_t *h) {
   if (h->driving) return;
   h->driving = true;
-  while (!c->closing && h->state == HTTP_IDLE && c->rlen > c->roff) {
-    if (c->queued > cfg_of(c)->stream_high_water) {
+  srv_http_ref(h);
+  for (;;) {
+    if (h->gone || h->state != HTTP_IDLE) break;
+    const char *data;
+    size_t n;
+    h->io->unread(h->ctx, &data, &n);
+    if (n == 0) break;
+    if (queued(h) > cfg_of(h)->stream_high_water) {
       h->waiting_drain = true;
       break;
     }
-    const char *data = c->rbuf + c->roff;
-    size_t n = c->rlen - c->roff;
     llhttp_errno_t e = llhttp_execute(&h->parser, data, n);
     if (e == HPE_OK) {
-      srv__conn_consume(c, n);
+      h->io->consume(h->ctx, n);
     } else if (e == HPE_PAUSED) {
       const char *pos = llhttp_get_error_pos(&h->parser);
-      srv__conn_consume(c, (size_t)(pos - data));
-      dispatch(c);
+      h->io->consume(h->ctx, (size_t)(pos - data));
+      dispatch(h);
     } else {
-      parse_error(c, e);
+      parse_error(h, e);
       break;
     }
   }
-  if (!c->closing && h->state == HTTP_IDLE) {
-    arm_timer(c);
+  if (!h->gone && h->state == HTTP_IDLE) {
+    arm_timer(h);
     if (h->peer_eof && !h->waiting_drain) {
       if (h->in_message) {
-        respond_error_and_close(c, 400, "truncated_request",
+        respond_error_and_close(h, 400, "truncated_request",
                                 h->headers_done ? "body" : "headers",
                                 "the connection ended in the middle of the "
                                 "request");
       } else {
         h->state = HTTP_DONE;
-        srv_conn_close_after_writes(c);
+        close_after_writes(h);
       }
     }
   }
   h->driving = false;
+  srv_http_unref(h);
 }
 
-void srv__http_on_drain(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
+void srv_http_on_drain(srv_http_t *h) {
+  if (h->flushed_cb != NULL && queued(h) == 0) {
+    void (*cb)(srv_request_t *, void *) = h->flushed_cb;
+    h->flushed_cb = NULL;
+    cb(&h->req, h->flushed_arg);
+    return;
+  }
   if (!h->waiting_drain) return;
-  if (c->queued > cfg_of(c)->stream_high_water / 2) return;
+  if (queued(h) > cfg_of(h)->stream_high_water / 2) return;
   h->waiting_drain = false;
-  srv__http_drive(c);
+  drive(h);
 }
 
-void srv__http_drain(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
-  if (c->proto != &srv__http_proto) return;
-  if (h->state == HTTP_IDLE && !h->in_message && c->rlen == c->roff)
-    srv_conn_close(c, NULL, NULL);
+void srv_http_drain(srv_http_t *h) {
+  if (h->gone || h->state == HTTP_DONE) return;
+  const char *data;
+  size_t n;
+  h->io->unread(h->ctx, &data, &n);
+  if (h->state == HTTP_IDLE && !h->in_message && n == 0) close_now(h);
 }
 
-static void http_on_read(srv_conn_t *c, ssize_t nread, const char *data,
-                         void *user) {
-  (void)data;
-  (void)user;
-  srv_http_t *h = &c->http;
+void srv_http_on_read(srv_http_t *h, ssize_t nread) {
+  if (h->gone) return;
   if (nread < 0) {
     if (nread != UV_EOF) {
-      srv_conn_close(c, NULL, NULL); /* Reset: nobody to answer. */
+      close_now(h); /* Reset: nobody to answer. */
       return;
     }
     /* Half-closed: answer what is complete (in flight or buffered), then
      * close. */
     h->peer_eof = true;
-    if (h->state == HTTP_IDLE) srv__http_drive(c);
+    if (h->state == HTTP_IDLE) drive(h);
     return;
   }
-  srv__http_drive(c);
+  if (h->state == HTTP_DONE) {
+    /* No more HTTP here (closing): what comes is discarded. */
+    const char *data;
+    size_t n;
+    h->io->unread(h->ctx, &data, &n);
+    h->io->consume(h->ctx, n);
+    return;
+  }
+  drive(h);
 }
 
-const srv_conn_proto_t srv__http_proto = {
-    .on_read = http_on_read,
-    .on_close = NULL,
+void srv_request_when_flushed(srv_request_t *req,
+                              void (*cb)(srv_request_t *req, void *arg),
+                              void *arg) {
+  srv_http_t *h = req->_http;
+  if (queued(h) == 0) {
+    cb(req, arg);
+    return;
+  }
+  h->flushed_cb = cb;
+  h->flushed_arg = arg;
+}
+
+int srv_request_hand_off(srv_request_t *req,
+                         int (*consume)(uv_os_sock_t fd, const char *in,
+                                        size_t in_len, void *arg),
+                         void *arg) {
+  srv_http_t *h = req->_http;
+  if (h->gone) return UV_EPIPE;
+  if (h->io->dup_socket == NULL) return UV_ENOTSUP;
+  if (queued(h) > 0) return UV_EBUSY;
+  uv_os_sock_t fd;
+  int rc = h->io->dup_socket(h->ctx, &fd);
+  if (rc != 0) return rc;
+  const char *in;
+  size_t in_len;
+  h->io->unread(h->ctx, &in, &in_len);
+  rc = consume(fd, in, in_len, arg);
+  if (rc != 0) return rc;
+  /* The other loop owns the socket now: this side only lets go of its
+   * descriptor (no shutdown, nothing more written). */
+  req->upgrade = true;
+  req->_status = 101;
+  request_done(h);
+  h->state = HTTP_DONE;
+  close_now(h);
+  return 0;
+}
+
+/* ---- life cycle ---------------------------------------------------------------- */
+
+static void free_session(srv_http_t *h) {
+  free(h->hbuf);
+  free(h->pbuf);
+  free(h->body);
+  free(h);
+}
+
+static void on_timer_closed(uv_handle_t *t) {
+  srv_http_t *h = t->data;
+  h->timer_open = false;
+  if (h->refs == 0) free_session(h);
+}
+
+static void srv_http_unref(srv_http_t *h) {
+  if (--h->refs > 0) return;
+  /* The transport's own reference is the last to go (on_close). */
+  uv_close((uv_handle_t *)&h->timer, on_timer_closed);
+}
+
+void srv_http_on_close(srv_http_t *h) {
+  if (h->gone) return;
+  h->gone = true;
+  uv_timer_stop(&h->timer);
+  /* An upgrade waiting for the flush learns that it will not come. */
+  if (h->flushed_cb != NULL) {
+    void (*cb)(srv_request_t *, void *) = h->flushed_cb;
+    h->flushed_cb = NULL;
+    cb(&h->req, h->flushed_arg);
+  }
+  srv_http_unref(h);
+}
+
+int srv_http_new(srv_http_host_t *host, const srv_http_io_t *io, void *ctx,
+                 srv_http_t **out) {
+  srv_http_t *h = calloc(1, sizeof *h);
+  if (h == NULL) return UV_ENOMEM;
+  h->host = host;
+  h->io = io;
+  h->ctx = ctx;
+  h->refs = 1; /* The transport's, dropped by srv_http_on_close. */
+  llhttp_init(&h->parser, HTTP_REQUEST, &settings);
+  h->parser.data = h;
+  h->state = HTTP_IDLE;
+  uv_timer_init(host->loop, &h->timer);
+  h->timer.data = h;
+  h->timer_open = true;
+  arm_timer(h);
+  *out = h;
+  return 0;
+}
+
+/* ---- over a TCP connection (net/conn.h) ------------------------------------------ */
+
+static int c_writev(void *ctx, const uv_buf_t *bufs, unsigned n,
+                    srv_write_cb cb, void *arg) {
+  return srv_conn_writev(ctx, bufs, n, cb, arg);
+}
+static size_t c_queued(void *ctx) { return srv_conn_queued(ctx); }
+static void c_unread(void *ctx, const char **data, size_t *len) {
+  srv_conn_unread(ctx, data, len);
+}
+static void c_consume(void *ctx, size_t n) { srv_conn_consume(ctx, n); }
+static void c_close(void *ctx) { srv_conn_close(ctx); }
+static void c_close_after_writes(void *ctx) {
+  srv_conn_close_after_writes(ctx);
+}
+static const char *c_peer(void *ctx) { return srv_conn_peer(ctx); }
+static int c_dup_socket(void *ctx, uv_os_sock_t *fd) {
+  return srv_conn_dup_socket(ctx, fd);
+}
+
+static const srv_http_io_t conn_io = {
+    c_writev, c_queued, c_unread, c_consume, c_close, c_close_after_writes,
+    c_peer, c_dup_socket,
 };
 
-int srv__http_init(srv_conn_t *c) {
-  srv_http_t *h = &c->http;
-  llhttp_init(&h->parser, HTTP_REQUEST, &settings);
-  h->parser.data = c;
-  h->state = HTTP_IDLE;
-  srv__conn_start_reading(c);
-  arm_timer(c);
+static void p_read(srv_conn_t *c, ssize_t nread, void *user) {
+  (void)c;
+  srv_http_on_read(user, nread);
+}
+static void p_drain(srv_conn_t *c, void *user) {
+  (void)c;
+  srv_http_on_drain(user);
+}
+static void p_close(srv_conn_t *c, void *user) {
+  srv_http_on_close(user);
+  srv_conn_unref(c);
+}
+
+static const srv_conn_proto_t http_proto = {p_read, p_drain, p_close};
+
+int srv_http_serve(srv_http_host_t *host, srv_conn_t *conn,
+                   srv_http_t **out) {
+  srv_http_t *h;
+  int rc = srv_http_new(host, &conn_io, conn, &h);
+  if (rc != 0) {
+    srv_conn_close(conn);
+    return rc;
+  }
+  srv_conn_ref(conn); /* The session's, dropped when the conn closes. */
+  srv_conn_start(conn, &http_proto, h);
+  if (out) *out = h;
   return 0;
+}
+
+bool srv_http_is_conn_http(const srv_conn_t *conn) {
+  return srv_conn_speaks(conn, &http_proto);
 }

@@ -13,7 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "server/net/conn.h"
+
+typedef struct srv_server_s srv_server_t;
+typedef struct srv_http_s srv_http_t;
 
 #define SRV_MAX_HEADERS 64
 #define SRV_MAX_QUERY 32
@@ -35,7 +40,6 @@ typedef enum srv_method {
 } srv_method;
 
 typedef struct srv_request_s {
-  srv_conn_t *conn;
   srv_method method;
   const char *method_name;
   const char *target;     /* As sent: path and query. */
@@ -54,6 +58,7 @@ typedef struct srv_request_s {
   /* Filled by the router for metrics and logs. */
   int route;
   /* private */
+  srv_http_t *_http;
   int _status;
   uint64_t _bytes_out;
 } srv_request_t;
@@ -62,6 +67,37 @@ typedef struct srv_request_s {
  * metrics through server.h's accessors). */
 srv_server_t *srv_request_server(const srv_request_t *req);
 
+/* "ip:port" of the client, for logs. Never NULL. */
+const char *srv_request_peer(const srv_request_t *req);
+
+/* Keeps the request (and its strings) valid for work that answers later:
+ * every hold needs one release. While held, srv_request_gone tells
+ * whether the client has left (then nothing may be answered). */
+void srv_request_hold(srv_request_t *req);
+void srv_request_release(srv_request_t *req);
+bool srv_request_gone(const srv_request_t *req);
+
+/* Bytes of answers queued to the client and not yet written: what a
+ * streamed answer compares against its high-water mark. */
+size_t srv_request_queued(const srv_request_t *req);
+
+/* For a protocol upgrade: once every answer before this request is
+ * written, cb runs (at once when they already are); the request stays
+ * dispatched until srv_request_hand_off or an answer. */
+void srv_request_when_flushed(srv_request_t *req,
+                              void (*cb)(srv_request_t *req, void *arg),
+                              void *arg);
+
+/* Hands the client's socket to another loop: *fd is a duplicate the
+ * caller owns, in/in_len the bytes the client sent after this request
+ * (valid during the call to consume, which must copy them). On success
+ * this side lets go of the connection without writing anything more.
+ * Returns 0, UV_ENOTSUP when the transport is not a socket, or a
+ * negative errno. */
+int srv_request_hand_off(srv_request_t *req,
+                         int (*consume)(uv_os_sock_t fd, const char *in,
+                                        size_t in_len, void *arg),
+                         void *arg);
 /* Case-insensitive header lookup; NULL when absent. */
 const char *srv_request_header(const srv_request_t *req, const char *name);
 /* Decoded query parameter; NULL when absent (the last one wins). */
@@ -87,7 +123,7 @@ void srv_respond_error_h(srv_request_t *req, int status,
 
 /* A chunked answer streamed as it is produced. start queues the head;
  * each chunk is queued with cb run when it is written (backpressure:
- * compare srv_conn_queued against a high-water mark before producing
+ * compare srv_request_queued against a high-water mark before producing
  * more); end queues the last chunk and finishes the request. A chunk of
  * length 0 is skipped. Return 0 or a negative errno (the connection is
  * closing: stop producing, but still call srv_respond_end or
@@ -95,7 +131,7 @@ void srv_respond_error_h(srv_request_t *req, int status,
 int srv_respond_start(srv_request_t *req, int status,
                       const char *content_type, const char *extra_headers);
 int srv_respond_chunk(srv_request_t *req, const void *data, size_t len,
-                      srv_conn_write_cb cb, void *arg);
+                      srv_write_cb cb, void *arg);
 void srv_respond_end(srv_request_t *req);
 /* Ends a stream that cannot be completed: the connection closes so the
  * client sees a truncated chunked body, never a complete-looking one. */

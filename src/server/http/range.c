@@ -3,7 +3,8 @@
 
 #include <stdlib.h>
 
-#include "server/internal.h"
+#include "server/config.h"
+#include "server/server.h"
 
 double srv_range_time(const srv_range_t *r, uint32_t i) {
   return r->from + (double)i / r->fps;
@@ -11,31 +12,34 @@ double srv_range_time(const srv_range_t *r, uint32_t i) {
 
 static void pump(srv_range_t *r);
 
+static size_t high_water(const srv_range_t *r) {
+  return srv_server_config(srv_request_server(r->_req))->stream_high_water;
+}
+
 static void maybe_free(srv_range_t *r) {
   if (!r->_dead || r->_busy || r->_writes > 0) return;
-  srv_conn_t *c = r->_conn;
+  srv_request_t *req = r->_req;
   fmt_buf_free(&r->_out);
   if (r->dispose) r->dispose(r);
   free(r);
-  srv_conn_unref(c);
+  srv_request_release(req);
 }
 
-static void on_written(srv_conn_t *c, int status, void *arg) {
+static void on_written(int status, void *arg) {
   srv_range_t *r = arg;
   r->_writes--;
   if (r->_dead) {
     maybe_free(r);
     return;
   }
-  if (status < 0 || srv_conn_is_closing(c)) {
+  if (status < 0 || srv_request_gone(r->_req)) {
     /* The client is gone. A job in flight finds out when it completes;
      * otherwise nothing else will come back to this range. */
     r->_dead = true;
     maybe_free(r);
     return;
   }
-  if (r->_waiting &&
-      srv_conn_queued(c) <= c->server->cfg.stream_high_water / 2) {
+  if (r->_waiting && srv_request_queued(r->_req) <= high_water(r) / 2) {
     r->_waiting = false;
     pump(r);
   }
@@ -64,7 +68,7 @@ static bool emit(srv_range_t *r) {
 static void done(srv_job_t *job, int status) {
   srv_range_t *r = (srv_range_t *)job;
   r->_busy = false;
-  if (status != 0 || srv_conn_is_closing(r->_conn)) {
+  if (status != 0 || srv_request_gone(r->_req)) {
     r->_dead = true;
     maybe_free(r);
     return;
@@ -74,10 +78,9 @@ static void done(srv_job_t *job, int status) {
 }
 
 static void pump(srv_range_t *r) {
-  srv_conn_t *c = r->_conn;
-  srv_server_t *s = c->server;
+  srv_server_t *s = srv_request_server(r->_req);
   for (;;) {
-    if (srv_conn_is_closing(c)) {
+    if (srv_request_gone(r->_req)) {
       r->_dead = true;
       break;
     }
@@ -86,7 +89,7 @@ static void pump(srv_range_t *r) {
       srv_respond_end(r->_req);
       break;
     }
-    if (srv_conn_queued(c) > s->cfg.stream_high_water) {
+    if (srv_request_queued(r->_req) > high_water(r)) {
       r->_waiting = true;
       return;
     }
@@ -94,9 +97,9 @@ static void pump(srv_range_t *r) {
     r->_n = r->frame_count - r->_next;
     if (r->_n > r->batch) r->_n = r->batch;
     unsigned long cost = r->frame_cost * r->_n;
-    if (!srv__inline_ok(s, cost)) {
+    if (!srv_server_run_inline(s, cost)) {
       r->_busy = true;
-      if (srv_pool_submit(&s->pool, &r->job) == 0) return;
+      if (srv_server_submit(s, &r->job) == 0) return;
       /* A full pool: this range keeps going on the loop thread rather than
        * failing an answer that has started. */
       r->_busy = false;
@@ -110,12 +113,11 @@ static void pump(srv_range_t *r) {
 void srv__range_start(srv_range_t *r, srv_request_t *req, const char *ctype,
                       const char *extra) {
   r->_req = req;
-  r->_conn = req->conn;
   r->job.work = work;
   r->job.done = done;
   if (r->batch == 0) r->batch = 1;
   fmt_buf_init(&r->_out);
-  srv_conn_ref(r->_conn);
+  srv_request_hold(req);
   if (srv_respond_start(req, 200, ctype, extra) != 0) {
     r->_dead = true;
     srv_respond_abort(req);

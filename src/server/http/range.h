@@ -27,7 +27,6 @@ struct srv_range_s {
   void (*dispose)(srv_range_t *r);
   /* private */
   srv_request_t *_req;
-  srv_conn_t *_conn;
   fmt_buf_t _out;
   uint32_t _next, _first, _n;
   unsigned _writes;

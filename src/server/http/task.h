@@ -5,9 +5,9 @@
  * the loop thread (a pose of a few dozen joints costs less than the
  * hand-off to a worker and back), the rest goes to the pool. Either way
  * respond runs on the loop thread while the client is still connected,
- * then free always runs once. The task holds a reference on the
- * connection, so a client that leaves mid-job only makes respond be
- * skipped. */
+ * then free always runs once. The task holds the request
+ * (srv_request_hold), so a client that leaves mid-job only makes respond
+ * be skipped. */
 #ifndef ANIMD_SERVER_TASK_H
 #define ANIMD_SERVER_TASK_H
 
@@ -40,7 +40,6 @@ typedef struct srv_task_s srv_task_t;
 struct srv_task_s {
   srv_job_t job; /* First member. */
   srv_request_t *req;
-  srv_conn_t *conn;
   /* Worker thread (or loop thread when inline): touches only the task. */
   void (*work)(srv_task_t *t);
   /* Loop thread, client connected: answers req. */

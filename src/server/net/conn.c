@@ -1,69 +1,175 @@
-/* server: connections: accept, the read buffer, queued writes, graceful
- * and immediate close, references (see conn.h).
+/* server/net: TCP connections: accept or open, the read buffer, queued
+ * writes, graceful and immediate close, references (see conn.h).
  *
- * Key choice: a connection owns two handles (the TCP stream and the HTTP
- * timer) and is freed only when both have closed and no job holds a
- * reference, so a pool job finishing after its client left finds valid
- * memory and a closing flag instead of a dangling pointer. */
+ * Key choice: a connection owns two handles (the TCP stream and a timer
+ * that bounds its graceful close) and is freed only when both have closed
+ * and no reference remains, so a job that finishes after its client left
+ * finds valid memory and a closing flag instead of a dangling pointer. */
+#include "server/net/conn.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "server/internal.h"
-#include "server/server.h"
 #include "server/net/socket_write.h"
 
 #define READ_MIN_FREE 4096
 #define READ_INITIAL 16384
-#define LINGER_MS 2000
+#define DEFAULT_READ_LIMIT 65536
+#define DEFAULT_LINGER_MS 2000
+
+struct srv_conn_s {
+  uv_tcp_t tcp;
+  uv_timer_t timer; /* Bounds a graceful close. */
+  uv_shutdown_t shutdown_req;
+  srv_conn_set_t *set;
+  srv_conn_t *prev, *next; /* In set. */
+  unsigned refs;
+  unsigned pending_closes; /* Handles still closing. */
+  bool closing;
+  bool close_when_drained; /* srv_conn_close_after_writes was called. */
+  bool shutdown_sent;
+  bool reading;
+  bool eof; /* The peer half-closed. */
+  size_t queued;
+  size_t read_limit;
+  uint64_t linger_ms;
+  size_t progress_mark; /* Bytes still to write when the timer was armed. */
+  const srv_conn_proto_t *proto;
+  void *user;
+  char peer[96];
+  /* Bytes read but not yet consumed by the protocol. */
+  char *rbuf;
+  size_t roff, rlen, rcap;
+};
 
 typedef struct wreq_s {
   uv_write_t req;
   srv_conn_t *conn;
-  srv_conn_write_cb cb;
+  srv_write_cb cb;
   void *arg;
   size_t len;
   char data[];
 } wreq_t;
 
-static size_t read_limit(const srv_conn_t *c) {
-  size_t lim = 2 * c->server->cfg.max_header_size;
-  return lim < 65536 ? 65536 : lim;
+static void start_reading(srv_conn_t *c);
+
+/* ---- life cycle -------------------------------------------------------------- */
+
+static void set_remove(srv_conn_t *c) {
+  srv_conn_set_t *set = c->set;
+  if (set == NULL) return;
+  if (c->prev) c->prev->next = c->next;
+  else set->head = c->next;
+  if (c->next) c->next->prev = c->prev;
+  c->prev = c->next = NULL;
+  c->set = NULL;
+  if (--set->count == 0 && set->on_empty) set->on_empty(set);
 }
 
 static void maybe_free(srv_conn_t *c) {
   if (!c->closing || c->pending_closes > 0 || c->refs > 0) return;
   free(c->rbuf);
-  free(c->http.hbuf);
-  free(c->http.pbuf);
-  free(c->http.body);
   free(c);
 }
 
 static void on_handle_closed(uv_handle_t *h) {
   srv_conn_t *c = h->data;
-  if (--c->pending_closes > 0) return;
-  if (c->close_cb) c->close_cb(c, c->close_arg);
+  c->pending_closes--;
   maybe_free(c);
 }
 
-void srv_conn_close(srv_conn_t *c, srv_conn_close_cb cb, void *arg) {
+void srv_conn_close(srv_conn_t *c) {
   if (c->closing) return;
   c->closing = true;
-  c->close_cb = cb;
-  c->close_arg = arg;
-  if (c->proto && c->proto->on_close) c->proto->on_close(c, c->proto_user);
-  srv__server_conn_closed(c->server, c);
   c->pending_closes = 2;
+  /* Freed only after the handles: a reference keeps it through on_close
+   * and the set's on_empty. */
+  c->refs++;
+  if (c->proto && c->proto->on_close) c->proto->on_close(c, c->user);
+  c->proto = NULL;
+  set_remove(c);
   uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
-  uv_close((uv_handle_t *)&c->http.timer, on_handle_closed);
+  uv_close((uv_handle_t *)&c->timer, on_handle_closed);
+  srv_conn_unref(c);
 }
 
-bool srv_conn_is_closing(const srv_conn_t *c) {
-  return c->closing;
+static srv_conn_t *conn_new(uv_loop_t *loop, const srv_conn_opts_t *o) {
+  srv_conn_t *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  c->read_limit = o && o->read_limit ? o->read_limit : DEFAULT_READ_LIMIT;
+  c->linger_ms = o && o->linger_ms ? o->linger_ms : DEFAULT_LINGER_MS;
+  uv_tcp_init(loop, &c->tcp);
+  uv_timer_init(loop, &c->timer);
+  c->tcp.data = c->timer.data = c;
+  snprintf(c->peer, sizeof c->peer, "-");
+  /* From here the connection closes through srv_conn_close like any
+   * other. */
+  srv_conn_set_t *set = o ? o->set : NULL;
+  if (set != NULL) {
+    c->set = set;
+    c->next = set->head;
+    if (set->head) set->head->prev = c;
+    set->head = c;
+    set->count++;
+  }
+  return c;
 }
+
+static void name_peer(srv_conn_t *c) {
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0) return;
+  char ip[INET6_ADDRSTRLEN];
+  if (ss.ss_family == AF_INET6) {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+    uv_ip6_name(a, ip, sizeof ip);
+    snprintf(c->peer, sizeof c->peer, "[%s]:%d", ip, ntohs(a->sin6_port));
+  } else if (ss.ss_family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    snprintf(c->peer, sizeof c->peer, "%s:%d", ip, ntohs(a->sin_port));
+  }
+}
+
+int srv_conn_accept(uv_stream_t *listener, const srv_conn_opts_t *o,
+                    srv_conn_t **out) {
+  srv_conn_t *c = conn_new(listener->loop, o);
+  if (c == NULL) return UV_ENOMEM;
+  int rc = uv_accept(listener, (uv_stream_t *)&c->tcp);
+  if (rc != 0) {
+    srv_conn_close(c);
+    return rc;
+  }
+  uv_tcp_nodelay(&c->tcp, 1);
+  name_peer(c);
+  *out = c;
+  return 0;
+}
+
+int srv_conn_open(uv_loop_t *loop, uv_os_sock_t fd, const srv_conn_opts_t *o,
+                  srv_conn_t **out) {
+  srv_conn_t *c = conn_new(loop, o);
+  if (c == NULL) {
+    close(fd);
+    return UV_ENOMEM;
+  }
+  int rc = uv_tcp_open(&c->tcp, fd);
+  if (rc != 0) {
+    close(fd);
+    srv_conn_close(c);
+    return rc;
+  }
+  uv_tcp_nodelay(&c->tcp, 1);
+  name_peer(c);
+  *out = c;
+  return 0;
+}
+
+bool srv_conn_is_closing(const srv_conn_t *c) { return c->closing; }
 
 int srv_conn_dup_socket(const srv_conn_t *c, uv_os_sock_t *fd) {
   uv_os_fd_t own;
@@ -75,76 +181,89 @@ int srv_conn_dup_socket(const srv_conn_t *c, uv_os_sock_t *fd) {
   return 0;
 }
 
-void srv_conn_unread(const srv_conn_t *c, const char **data, size_t *len) {
-  *data = c->rbuf + c->roff;
-  *len = c->rlen - c->roff;
-}
-
-void srv_conn_ref(srv_conn_t *c) {
-  c->refs++;
-}
+void srv_conn_ref(srv_conn_t *c) { c->refs++; }
 
 void srv_conn_unref(srv_conn_t *c) {
   c->refs--;
   maybe_free(c);
 }
 
-uv_loop_t *srv_conn_loop(const srv_conn_t *c) {
-  return c->server->loop;
+void srv_conn_set_each(srv_conn_set_t *set,
+                       void (*fn)(srv_conn_t *conn, void *arg), void *arg) {
+  /* fn may close any of them, which unlinks it: walk a referenced copy. */
+  unsigned n = set->count, i = 0;
+  srv_conn_t **all = malloc((n ? n : 1) * sizeof *all);
+  if (all == NULL) return;
+  for (srv_conn_t *c = set->head; c != NULL && i < n; c = c->next) {
+    c->refs++;
+    all[i++] = c;
+  }
+  for (unsigned k = 0; k < i; k++) {
+    if (!all[k]->closing) fn(all[k], arg);
+    srv_conn_unref(all[k]);
+  }
+  free(all);
 }
 
-srv_server_t *srv_conn_server(const srv_conn_t *c) {
-  return c->server;
+void *srv_conn_user(const srv_conn_t *c) { return c->user; }
+
+bool srv_conn_speaks(const srv_conn_t *c, const srv_conn_proto_t *proto) {
+  return c->proto == proto;
 }
 
-srv_pool_t *srv_conn_pool(const srv_conn_t *c) {
-  return &c->server->pool;
-}
+uv_loop_t *srv_conn_loop(const srv_conn_t *c) { return c->tcp.loop; }
 
-const char *srv_conn_peer(const srv_conn_t *c) {
-  return c->peer;
-}
+const char *srv_conn_peer(const srv_conn_t *c) { return c->peer; }
 
-size_t srv_conn_queued(const srv_conn_t *c) {
-  return c->queued;
-}
+size_t srv_conn_queued(const srv_conn_t *c) { return c->queued; }
 
-/* ---- graceful close: shutdown, then discard what the peer still sends
- * for a moment so our last answer is not lost to a reset. ---------------- */
+/* ---- graceful close: flush, FIN, wait for the peer's FIN, bounded by
+ * linger_ms without progress. -------------------------------------------- */
+
+static size_t bytes_pending(const srv_conn_t *c) {
+  return c->queued + uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+}
 
 static void on_linger_timer(uv_timer_t *t) {
-  srv_conn_close(t->data, NULL, NULL);
+  srv_conn_t *c = t->data;
+  size_t now = bytes_pending(c);
+  if (!c->shutdown_sent && now < c->progress_mark) {
+    /* Still flushing, slowly: give it another period. */
+    c->progress_mark = now;
+    uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
+    return;
+  }
+  srv_conn_close(c);
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status) {
   srv_conn_t *c = req->data;
   if (c->closing) return;
-  if (status < 0) {
-    srv_conn_close(c, NULL, NULL);
-    return;
-  }
-  if (c->eof) {
-    srv_conn_close(c, NULL, NULL);
-    return;
-  }
-  c->lingering = true;
-  uv_timer_start(&c->http.timer, on_linger_timer, LINGER_MS, 0);
-  srv__conn_start_reading(c);
+  if (status < 0 || c->eof) srv_conn_close(c);
+  /* Otherwise the peer's FIN (on_read) or the timer ends it. */
 }
 
 static void begin_shutdown(srv_conn_t *c) {
-  if (c->lingering || c->shutdown_req.data != NULL) return;
+  if (c->shutdown_sent || c->closing) return;
+  c->shutdown_sent = true;
   c->shutdown_req.data = c;
-  uv_timer_stop(&c->http.timer);
+  uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
   if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) !=
       0)
-    srv_conn_close(c, NULL, NULL);
+    srv_conn_close(c);
+  else
+    start_reading(c); /* To see the peer's FIN; the rest is discarded. */
 }
 
 void srv_conn_close_after_writes(srv_conn_t *c) {
-  if (c->closing) return;
+  if (c->closing || c->close_when_drained) return;
   c->close_when_drained = true;
-  if (c->queued == 0) begin_shutdown(c);
+  if (c->queued == 0) {
+    begin_shutdown(c);
+    return;
+  }
+  c->progress_mark = bytes_pending(c);
+  uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
 }
 
 /* ---- writes ---------------------------------------------------------------- */
@@ -153,24 +272,23 @@ static void on_write(uv_write_t *r, int status) {
   wreq_t *w = (wreq_t *)r;
   srv_conn_t *c = w->conn;
   c->queued -= w->len;
-  if (w->cb) w->cb(c, status, w->arg);
+  if (w->cb) w->cb(status, w->arg);
   free(w);
   if (c->closing) return;
   if (status < 0) {
-    srv_conn_close(c, NULL, NULL);
+    srv_conn_close(c);
     return;
   }
   if (c->close_when_drained) {
     if (c->queued == 0) begin_shutdown(c);
     return;
   }
-  if (c->proto == &srv__http_proto) srv__http_on_drain(c);
+  if (c->proto && c->proto->on_drain) c->proto->on_drain(c, c->user);
 }
 
 int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
-                    srv_conn_write_cb cb, void *arg) {
-  if (c->closing || c->lingering || c->shutdown_req.data != NULL)
-    return UV_EPIPE;
+                    srv_write_cb cb, void *arg) {
+  if (c->closing || c->close_when_drained) return UV_EPIPE;
   /* Straight to the socket when nothing is queued and nobody waits for a
    * callback: no copy and no request. */
   uv_write_t *r;
@@ -189,7 +307,7 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
 }
 
 int srv_conn_write(srv_conn_t *c, const void *data, size_t len,
-                   srv_conn_write_cb cb, void *arg) {
+                   srv_write_cb cb, void *arg) {
   uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
   return srv_conn_writev(c, &b, 1, cb, arg);
 }
@@ -205,7 +323,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     c->rlen -= c->roff;
     c->roff = 0;
   }
-  if (c->rcap - c->rlen < READ_MIN_FREE && c->rcap < read_limit(c)) {
+  if (c->rcap - c->rlen < READ_MIN_FREE && c->rcap < c->read_limit) {
     size_t cap = c->rcap ? c->rcap * 2 : READ_INITIAL;
     char *p = realloc(c->rbuf, cap);
     if (p != NULL) {
@@ -217,105 +335,72 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   if (c->rbuf == NULL) *buf = uv_buf_init(NULL, 0);
 }
 
+static bool buffer_full(const srv_conn_t *c) {
+  return c->rcap - (c->rlen - c->roff) < READ_MIN_FREE &&
+         c->rcap >= c->read_limit;
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   (void)buf;
   srv_conn_t *c = s->data;
   if (nread == 0 || c->closing) return;
-  if (c->lingering) {
-    if (nread < 0) srv_conn_close(c, NULL, NULL);
+  if (c->shutdown_sent) {
+    /* Closing gracefully: what the peer sends is discarded; its FIN (or
+     * an error) ends the connection. */
     c->roff = c->rlen = 0;
-    return; /* Discarded. */
+    if (nread < 0) srv_conn_close(c);
+    return;
   }
   if (nread < 0) {
     if (nread == UV_EOF) c->eof = true;
-    c->proto->on_read(c, nread, NULL, c->proto_user);
+    uv_read_stop(s);
+    c->reading = false;
+    if (c->proto) c->proto->on_read(c, nread, c->user);
+    else srv_conn_close(c);
     return;
   }
   c->rlen += (size_t)nread;
-  if (c->proto == &srv__http_proto) {
-    c->proto->on_read(c, nread, c->rbuf + c->rlen - nread, c->proto_user);
-  } else {
-    /* Other protocols take every byte as it comes. */
-    const char *data = c->rbuf + c->roff;
-    size_t n = c->rlen - c->roff;
-    c->roff = c->rlen = 0;
-    c->proto->on_read(c, (ssize_t)n, data, c->proto_user);
+  if (c->close_when_drained) {
+    c->roff = c->rlen = 0; /* Nobody will read these. */
+    return;
   }
-  /* A parser that paused with a full buffer stops reading until the
-   * request in flight is answered. */
-  if (!c->closing && c->reading && c->rcap - (c->rlen - c->roff) <
-                                       READ_MIN_FREE &&
-      c->rcap >= read_limit(c)) {
+  srv_conn_ref(c);
+  c->proto->on_read(c, nread, c->user);
+  /* A protocol that paused with a full buffer stops the reading until it
+   * consumes. */
+  if (!c->closing && c->reading && buffer_full(c)) {
     uv_read_stop(s);
     c->reading = false;
   }
+  srv_conn_unref(c);
 }
 
-void srv__conn_start_reading(srv_conn_t *c) {
-  if (c->reading || c->closing) return;
+static void start_reading(srv_conn_t *c) {
+  if (c->reading || c->closing || (c->eof && !c->shutdown_sent)) return;
   if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
     c->reading = true;
 }
 
-void srv__conn_consume(srv_conn_t *c, size_t n) {
+void srv_conn_unread(const srv_conn_t *c, const char **data, size_t *len) {
+  *data = c->rbuf ? c->rbuf + c->roff : "";
+  *len = c->rlen - c->roff;
+}
+
+void srv_conn_consume(srv_conn_t *c, size_t n) {
   c->roff += n;
   if (c->roff >= c->rlen) c->roff = c->rlen = 0;
+  if (!buffer_full(c) && !c->close_when_drained) start_reading(c);
 }
 
-void srv_conn_set_proto(srv_conn_t *c, const srv_conn_proto_t *proto,
-                        void *user) {
+void srv_conn_start(srv_conn_t *c, const srv_conn_proto_t *proto,
+                    void *user) {
+  if (c->closing) return;
   c->proto = proto;
-  c->proto_user = user;
-  c->http.state = HTTP_DONE;
-  uv_timer_stop(&c->http.timer);
-}
-
-int srv__conn_accept(srv_server_t *server, srv_conn_t **out) {
-  srv_conn_t *c = calloc(1, sizeof *c);
-  if (c == NULL) return UV_ENOMEM;
-  c->server = server;
-  int rc = uv_tcp_init(server->loop, &c->tcp);
-  if (rc != 0) {
-    free(c);
-    return rc;
+  c->user = user;
+  start_reading(c);
+  if (c->rlen > c->roff) {
+    srv_conn_ref(c);
+    proto->on_read(c, (ssize_t)(c->rlen - c->roff), user);
+    srv_conn_unref(c);
   }
-  c->tcp.data = c;
-  uv_timer_init(server->loop, &c->http.timer);
-  c->http.timer.data = c;
-  /* From here the connection is on the server's list and closes through
-   * srv_conn_close like any other. */
-  c->next = server->conns;
-  if (server->conns) server->conns->prev = c;
-  server->conns = c;
-  server->conn_count++;
-  server->metrics.connections_total++;
-  c->proto = &srv__http_proto;
-  rc = uv_accept((uv_stream_t *)&server->listener, (uv_stream_t *)&c->tcp);
-  if (rc != 0) {
-    srv_conn_close(c, NULL, NULL);
-    return rc;
-  }
-  uv_tcp_nodelay(&c->tcp, 1);
-  struct sockaddr_storage ss;
-  int len = sizeof ss;
-  snprintf(c->peer, sizeof c->peer, "-");
-  if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
-    char ip[INET6_ADDRSTRLEN];
-    if (ss.ss_family == AF_INET6) {
-      struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-      uv_ip6_name(a, ip, sizeof ip);
-      snprintf(c->peer, sizeof c->peer, "[%s]:%d", ip, ntohs(a->sin6_port));
-    } else {
-      struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-      uv_ip4_name(a, ip, sizeof ip);
-      snprintf(c->peer, sizeof c->peer, "%s:%d", ip, ntohs(a->sin_port));
-    }
-  }
-  rc = srv__http_init(c);
-  if (rc != 0) {
-    srv_conn_close(c, NULL, NULL);
-    return rc;
-  }
-  *out = c;
-  return 0;
 }

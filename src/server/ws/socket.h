@@ -1,4 +1,4 @@
-/* server: a streaming client's socket on a stream loop (ws_loops.h).
+/* server/ws: a streaming client's socket on a stream loop (loops.h).
  *
  * After the HTTP loop has checked a WebSocket handshake it hands the
  * connected socket to a stream loop; there the socket is this: a TCP
@@ -6,12 +6,11 @@
  * It writes the handshake answer first, feeds the client the bytes the
  * peer sent after its upgrade request, then everything it reads.
  *
- * Writes go straight to the socket when nothing is queued; what the kernel
- * does not take is copied and queued, and counted for the client's
- * backpressure. A graceful close (the client asks through
- * transport.close) writes what is queued, shuts the sending side down and
- * waits for the peer's end, for at most close_timeout_ms from the request;
- * then the socket closes whatever the peer does. Loop thread only. */
+ * The socket is a net/conn.h connection: writes and their backpressure
+ * count, and a graceful close (the client asks through transport.close)
+ * writes what is queued, shuts the sending side down and waits for the
+ * peer's end, giving up after close_timeout_ms without progress. Loop
+ * thread only. */
 #ifndef ANIMD_SERVER_WS_SOCKET_H
 #define ANIMD_SERVER_WS_SOCKET_H
 

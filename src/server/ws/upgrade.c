@@ -1,77 +1,69 @@
-/* server: the WebSocket endpoint: handshake over the HTTP request, then
- * the connection carries a streaming client (ws_stream.h).
+/* server/ws: WebSocket streaming as the server owns it (upgrade.h).
  *
- * Key design choice: streaming clients live on the stream loops
- * (ws_loops.h), started on the first upgrade: once the handshake is
- * checked here, the socket is handed over with the answer still to write.
- * A connection that cannot move (its HTTP answers still queued, or the
- * loops failed to start) is served by a hub on the server's own loop,
- * closed after the drain has ended its last connection; there a
- * connection is only a transport for its client, so the streaming code
- * never sees conn.h. */
+ * Key design choice: one home for streaming clients, the stream loops,
+ * started with the server. The HTTP loop only checks the handshake; a
+ * connection whose earlier answers are still being written (a pipelined
+ * upgrade) waits for them before it moves, so nothing is reordered and
+ * nothing streams from the HTTP loop. */
 #include "server/ws/upgrade.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "server/config.h"
-#include "server/server.h"
 #include "server/ws/handshake.h"
 #include "server/ws/loops.h"
-#include "server/ws/stream.h"
 
-static srv_ws_hub_t *hub;
-static srv_ws_loops_t *loops;
-static bool loops_failed; /* Tried once; streams stay on the server loop. */
-static bool draining;
+struct srv_ws_s {
+  srv_ws_loops_t *loops;
+  bool draining;
+};
 
-/* ---- transport over a connection ----------------------------------------- */
+/* A handshake accepted, waiting for the connection's earlier answers. */
+typedef struct upgrade_s {
+  srv_ws_t *ws;
+  size_t head_len;
+  char head[256];
+} upgrade_t;
 
-static int t_write(void *ctx, const uint8_t *data, size_t len) {
-  return srv_conn_write(ctx, data, len, NULL, NULL);
+int srv_ws_new(unsigned threads, store_t *store, srv_pool_t *pool,
+               const srv_ws_limits_t *lim, srv_ws_t **out) {
+  srv_ws_t *ws = calloc(1, sizeof *ws);
+  if (ws == NULL) return UV_ENOMEM;
+  int rc = srv_ws_loops_new(threads ? threads : 1, store, pool, lim,
+                            &ws->loops);
+  if (rc != 0) {
+    free(ws);
+    return rc;
+  }
+  *out = ws;
+  return 0;
 }
 
-static size_t t_queued(void *ctx) { return srv_conn_queued(ctx); }
-
-static void t_close(void *ctx) { srv_conn_close_after_writes(ctx); }
-
-static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
-
-static void maybe_free_hub(void) {
-  srv_ws_hub_stats_t st;
-  if (hub == NULL || !draining) return;
-  srv_ws_hub_stats(hub, &st);
-  if (st.clients > 0) return;
-  srv_ws_hub_free(hub);
-  hub = NULL;
+static int give_to_loop(uv_os_sock_t fd, const char *in, size_t in_len,
+                        void *arg) {
+  upgrade_t *u = arg;
+  return srv_ws_loops_hand_off(u->ws->loops, fd, u->head, u->head_len, in,
+                               in_len);
 }
 
-static void on_read(srv_conn_t *conn, ssize_t nread, const char *data,
-                    void *user) {
-  srv_ws_client_t *c = user;
-  if (nread < 0) srv_ws_client_eof(c);
-  else if (nread > 0) srv_ws_client_feed(c, data, (size_t)nread);
+static void on_flushed(srv_request_t *req, void *arg) {
+  upgrade_t *u = arg;
+  int rc = u->ws->draining ? UV_ESHUTDOWN
+                           : srv_request_hand_off(req, give_to_loop, u);
+  free(u);
+  if (rc == 0) return;
+  req->upgrade = true; /* No more HTTP on this connection. */
+  if (rc == UV_ESHUTDOWN)
+    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down",
+                        NULL, "the server is shutting down");
+  else
+    srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
+                      uv_strerror(rc));
 }
 
-static void on_close(srv_conn_t *conn, void *user) {
-  srv_ws_client_free(user);
-  maybe_free_hub();
-}
-
-static const srv_conn_proto_t ws_proto = {on_read, on_close};
-
-/* ---- upgrade ------------------------------------------------------------- */
-
-static unsigned stream_threads(const srv_config_t *cfg) {
-  if (cfg->stream_threads > 0) return cfg->stream_threads;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned)n : 1;
-}
-
-int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
-  srv_request_t *r = (srv_request_t *)req;
+int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   srv_ws_handshake_req_t hr = {
       .is_get = req->method == SRV_GET,
       .http_major = 1,
@@ -83,88 +75,45 @@ int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req) {
   };
   srv_ws_handshake_t hs;
   if (srv_ws_handshake_check(&hr, &hs) != 101) {
-    r->upgrade = true; /* No more HTTP on this connection. */
-    srv_respond_error_h(r, hs.status, hs.extra_headers, hs.code, hs.at, "%s",
-                        hs.message);
+    req->upgrade = true; /* No more HTTP on this connection. */
+    srv_respond_error_h(req, hs.status, hs.extra_headers, hs.code, hs.at,
+                        "%s", hs.message);
     return 0;
   }
-  srv_server_t *server = srv_conn_server(conn);
-  if (draining) {
-    r->upgrade = true;
-    srv_respond_error_h(r, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
-                        "the server is shutting down");
+  if (ws->draining) {
+    req->upgrade = true;
+    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down",
+                        NULL, "the server is shutting down");
     return 0;
   }
-  const srv_config_t *cfg = srv_server_config(server);
-  srv_ws_limits_t lim;
-  srv_ws_limits_defaults(&lim);
-  if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
-  char head[256];
-  size_t n = srv_ws_handshake_response(hs.accept, head, sizeof head);
-  if (loops == NULL && !loops_failed) {
-    int rc = srv_ws_loops_new(stream_threads(cfg), srv_server_store(server),
-                              srv_conn_pool(conn), &lim, &loops);
-    if (rc != 0) {
-      loops_failed = true;
-      fprintf(stderr, "animd: stream loops: %s; streams run on the HTTP "
-                      "loop\n", uv_strerror(rc));
-    }
-  }
-  uv_os_sock_t fd;
-  if (loops != NULL && srv_conn_queued(conn) == 0 &&
-      srv_conn_dup_socket(conn, &fd) == 0) {
-    const char *in;
-    size_t in_len;
-    srv_conn_unread(conn, &in, &in_len);
-    if (srv_ws_loops_hand_off(loops, fd, head, n, in, in_len) == 0) {
-      /* The stream loop owns the socket now: this side only lets go of
-       * its descriptor (no shutdown, nothing more written). */
-      srv_conn_close(conn, NULL, NULL);
-      return 0;
-    }
-  }
-  if (hub == NULL) {
-    hub = srv_ws_hub_new(srv_conn_loop(conn), srv_server_store(server),
-                         srv_conn_pool(conn), NULL, &lim);
-    if (hub == NULL) return UV_ENOMEM;
-  }
-  srv_ws_client_t *c = srv_ws_client_new(hub, &transport, conn);
-  if (c == NULL) return UV_ENOMEM;
-  int rc = srv_conn_write(conn, head, n, NULL, NULL);
-  if (rc != 0) {
-    srv_ws_client_free(c);
-    return rc;
-  }
-  srv_conn_set_proto(conn, &ws_proto, c);
+  upgrade_t *u = calloc(1, sizeof *u);
+  if (u == NULL) return UV_ENOMEM;
+  u->ws = ws;
+  u->head_len = srv_ws_handshake_response(hs.accept, u->head, sizeof u->head);
+  srv_request_when_flushed(req, on_flushed, u);
   return 0;
 }
 
-void srv_ws_drain(srv_server_t *server) {
-  (void)server;
-  draining = true;
-  if (loops != NULL) srv_ws_loops_drain(loops, 1001, "server shutting down");
-  if (hub == NULL) return;
-  srv_ws_hub_shutdown(hub, 1001, "server shutting down");
-  maybe_free_hub();
+void srv_ws_drain(srv_ws_t *ws) {
+  if (ws == NULL || ws->draining) return;
+  ws->draining = true;
+  srv_ws_loops_drain(ws->loops, 1001, "server shutting down");
 }
 
-void srv_ws_release(srv_server_t *server) {
-  (void)server;
-  srv_ws_loops_free(loops);
-  loops = NULL;
-  loops_failed = false;
-  draining = false;
+void srv_ws_free(srv_ws_t *ws) {
+  if (ws == NULL) return;
+  srv_ws_loops_free(ws->loops);
+  free(ws);
 }
 
-unsigned srv_ws_moved_connections(void) {
-  return loops != NULL ? srv_ws_loops_clients(loops) : 0;
+unsigned srv_ws_connections(const srv_ws_t *ws) {
+  return ws != NULL ? srv_ws_loops_clients(ws->loops) : 0;
 }
 
-int srv_ws_metrics_render(char **text, size_t *len) {
+int srv_ws_metrics_render(srv_ws_t *ws, char **text, size_t *len) {
   srv_ws_hub_stats_t st;
   memset(&st, 0, sizeof st);
-  if (hub != NULL) srv_ws_hub_stats(hub, &st);
-  if (loops != NULL) srv_ws_loops_stats(loops, &st);
+  if (ws != NULL) srv_ws_loops_stats(ws->loops, &st);
   char buf[4096];
   int n = snprintf(
       buf, sizeof buf,

@@ -1,44 +1,52 @@
-/* server: the WebSocket endpoint's entry points from the rest of the
- * daemon.
+/* server/ws: WebSocket streaming as the server owns it: the stream loops
+ * (started with the server), the upgrade of `GET /v1/stream`, the drain
+ * and the streaming metrics.
  *
- * The router calls srv_ws_upgrade for `GET /v1/stream` when the request
- * asks for `Upgrade: websocket`. The WebSocket code then owns the
- * connection (srv_conn_set_proto, conn.h). The drain sequence calls
- * srv_ws_drain so every stream gets a close frame (1001) before the
- * connections close, and /metrics appends srv_ws_metrics_render's lines.
- * Loop thread only. */
-#ifndef ANIMD_SERVER_WS_H
-#define ANIMD_SERVER_WS_H
+ * The API's router calls srv_ws_upgrade for `GET /v1/stream` with
+ * `Upgrade: websocket`: the handshake is checked on the HTTP loop, then,
+ * once every earlier answer on the connection is written, the socket is
+ * handed to the least busy stream loop with the handshake answer still
+ * to write (loops.h). Every streaming client lives on a stream loop.
+ * Loop thread (the HTTP loop) only. */
+#ifndef ANIMD_SERVER_WS_UPGRADE_H
+#define ANIMD_SERVER_WS_UPGRADE_H
 
 #include <stddef.h>
 
-#include "server/net/conn.h"
 #include "server/http/http.h"
+#include "server/pool.h"
+#include "server/ws/stream.h"
+#include "store/store.h"
 
-/* Takes over conn for the upgrade request req (valid during the call only).
- * Returns 0 when the connection is taken: the handshake answer is written
- * and the protocol installed, or an error answer is written and the
- * connection will close. Otherwise the router answers: UV_ENOSYS gives
- * 501, UV_EINVAL 400, any other negative errno 500. */
-int srv_ws_upgrade(srv_conn_t *conn, const srv_request_t *req);
+typedef struct srv_ws_s srv_ws_t;
 
-/* Server shutdown: every WebSocket connection of server gets a close frame
- * 1001 ("going away") and closes once it is written; the streaming timers
- * close when the last connection is gone, so the loop can end. */
-void srv_ws_drain(srv_server_t *server);
+/* Starts threads stream loops (at least 1) over store and pool (neither
+ * owned; both must outlive srv_ws_free) with limits lim. Returns 0 and
+ * *out, or a negative errno. */
+int srv_ws_new(unsigned threads, store_t *store, srv_pool_t *pool,
+               const srv_ws_limits_t *lim, srv_ws_t **out);
 
-/* After the server loop has ended: waits for the stream loops to finish
- * (drained first if they were not) and frees them, so the store can
- * close. */
-void srv_ws_release(srv_server_t *server);
+/* Takes over req (`GET /v1/stream`): answers a refused handshake (400,
+ * 426) or a drain (503), else hands the connection to a stream loop once
+ * its earlier answers are written. Returns 0 when req is taken care of,
+ * or a negative errno for the router to answer (500). */
+int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req);
 
-/* Connections handed over to the stream loops and still open (they count
- * toward max_connections). */
-unsigned srv_ws_moved_connections(void);
+/* Server shutdown: every streaming client gets a close frame 1001
+ * ("going away"); later upgrades get 503. */
+void srv_ws_drain(srv_ws_t *ws);
+
+/* Drains if not yet drained, waits for the stream loops to end (their
+ * clients gone) and frees: after the HTTP loop has ended, before the pool
+ * and the store close. NULL does nothing. */
+void srv_ws_free(srv_ws_t *ws);
+
+/* Streaming connections open now (they count toward max_connections). */
+unsigned srv_ws_connections(const srv_ws_t *ws);
 
 /* Appends the streaming metrics (Prometheus text) to the malloc'd buffer
  * *text of *len bytes, reallocating it. Returns 0 or UV_ENOMEM (the
  * buffer is then unchanged). */
-int srv_ws_metrics_render(char **text, size_t *len);
+int srv_ws_metrics_render(srv_ws_t *ws, char **text, size_t *len);
 
 #endif

@@ -279,7 +279,12 @@ END_TEST
 
 static bool twenty_binary(void *arg) { return count_binary(arg) >= 20; }
 
-START_TEST(test_one_write_per_tick_per_client) {
+/* Both streams start within microseconds, so they fall due in the same
+ * ticks and their frames share writes. Their start times are taken when
+ * each play message is handled: on a machine busy enough to preempt the
+ * test between the two (more than the 0.25 ms batch window), they would
+ * not, so the scenario is tried up to three times. */
+static bool two_streams_share_writes(void) {
   setup();
   peer_t p;
   connect_peer(&p);
@@ -290,9 +295,8 @@ START_TEST(test_one_write_per_tick_per_client) {
                 "\"space\":\"local\"}");
   int before = p.writes;
   run_until(twenty_binary, &p);
-  /* Both streams fall due in the same ticks: their frames share writes. */
   int frames = count_binary(&p);
-  ck_assert_int_le(p.writes - before, frames / 2 + 2);
+  bool shared = p.writes - before <= frames / 2 + 2;
   int one = 0, two = 0;
   for (int i = 0; i < p.count; i++) {
     if (p.msgs[i].opcode != 2) continue;
@@ -304,6 +308,14 @@ START_TEST(test_one_write_per_tick_per_client) {
   srv_ws_client_free(p.client);
   peer_free(&p);
   teardown_loop();
+  return shared;
+}
+
+START_TEST(test_one_write_per_tick_per_client) {
+  bool shared = false;
+  for (int attempt = 0; attempt < 3 && !shared; attempt++)
+    shared = two_streams_share_writes();
+  ck_assert_msg(shared, "two streams due together never shared a write");
 }
 END_TEST
 

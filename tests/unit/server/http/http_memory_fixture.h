@@ -1,0 +1,204 @@
+/* A server without a socket for the HTTP unit tests: a real server object
+ * (demo assets, one worker, one stream loop) on a test loop, and clients
+ * that talk to it through the in-memory transport (server/http/memory.h).
+ * Helpers send request text, run the loop and flush the client's reads
+ * until an answer is complete, and split it into status, headers and
+ * body. Every wait is bounded (20 s of loop turns). */
+#ifndef ANIMD_TESTS_HTTP_MEMORY_FIXTURE_H
+#define ANIMD_TESTS_HTTP_MEMORY_FIXTURE_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/http/memory.h"
+#include "server/server.h"
+
+typedef struct mem_server_s {
+  uv_loop_t loop;
+  srv_server_t *server;
+  int drained;
+} mem_server_t;
+
+static mem_server_t mem_srv;
+
+static inline void mem_server_start_cfg(srv_config_t *cfg) {
+  ck_assert_int_eq(uv_loop_init(&mem_srv.loop), 0);
+  cfg->access_log[0] = '\0';
+  cfg->listen[0] = '\0';
+  cfg->workers = 1;
+  cfg->stream_threads = 1;
+  cfg->demo = true;
+  char err[256] = "";
+  int rc = srv_server_new(&mem_srv.loop, cfg, &mem_srv.server, err,
+                          sizeof err);
+  ck_assert_msg(rc == 0, "server: %s", err);
+  mem_srv.drained = 0;
+}
+
+static inline void mem_server_start(void) {
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  mem_server_start_cfg(&cfg);
+}
+
+static void mem_server_on_drained(srv_server_t *s) {
+  (void)s;
+  mem_srv.drained++;
+}
+
+static inline void mem_server_stop(void) {
+  srv_server_drain(mem_srv.server, mem_server_on_drained);
+  uint64_t end = uv_hrtime() + 5000000000ull;
+  while (mem_srv.drained == 0 && uv_hrtime() < end)
+    uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
+  ck_assert_int_eq(mem_srv.drained, 1);
+  ck_assert_int_eq(uv_run(&mem_srv.loop, UV_RUN_DEFAULT), 0);
+  srv_server_free(mem_srv.server);
+  ck_assert_int_eq(uv_loop_close(&mem_srv.loop), 0);
+}
+
+static inline srv_http_memory_t *mem_client(void) {
+  srv_http_memory_t *m =
+      srv_http_memory_new(srv_server_http_host(mem_srv.server));
+  ck_assert_ptr_nonnull(m);
+  return m;
+}
+
+/* One parsed answer. */
+typedef struct mem_answer_s {
+  int status;
+  char head[4096]; /* Status line and headers, NUL-terminated. */
+  char *body;      /* malloc'd, NUL-terminated (chunked bodies joined). */
+  size_t body_len;
+} mem_answer_t;
+
+/* Length of a complete answer at the start of text (0 when incomplete);
+ * fills a when given. */
+static inline size_t mem_answer_parse(const char *text, size_t len,
+                                      mem_answer_t *a, bool head_request) {
+  const char *end = strstr(text, "\r\n\r\n");
+  if (end == NULL || (size_t)(end - text) + 4 > len) return 0;
+  size_t hlen = (size_t)(end - text) + 4;
+  int status = 0;
+  if (sscanf(text, "HTTP/1.1 %d", &status) != 1) return 0;
+  const char *cl = strcasestr(text, "\r\nContent-Length: ");
+  const char *te = strcasestr(text, "\r\nTransfer-Encoding: chunked");
+  if (cl != NULL && cl > end) cl = NULL;
+  if (te != NULL && te > end) te = NULL;
+  size_t total = hlen;
+  char *body = NULL;
+  size_t blen = 0;
+  bool no_body = head_request || status == 304 || status == 204 ||
+                 status < 200;
+  if (!no_body && cl != NULL) {
+    size_t n = strtoull(cl + 18, NULL, 10);
+    if (hlen + n > len) return 0;
+    total = hlen + n;
+    if (a) {
+      body = malloc(n + 1);
+      memcpy(body, text + hlen, n);
+      body[n] = '\0';
+      blen = n;
+    }
+  } else if (!no_body && te != NULL) {
+    size_t pos = hlen;
+    if (a) body = calloc(1, 1);
+    for (;;) {
+      const char *crlf = strstr(text + pos, "\r\n");
+      if (crlf == NULL || (size_t)(crlf - text) + 2 > len) {
+        free(body);
+        return 0;
+      }
+      size_t n = strtoull(text + pos, NULL, 16);
+      size_t data = (size_t)(crlf - text) + 2;
+      if (data + n + 2 > len) {
+        free(body);
+        return 0;
+      }
+      if (a && n > 0) {
+        body = realloc(body, blen + n + 1);
+        memcpy(body + blen, text + data, n);
+        blen += n;
+        body[blen] = '\0';
+      }
+      pos = data + n + 2;
+      if (n == 0) break;
+    }
+    total = pos;
+  }
+  if (a) {
+    a->status = status;
+    size_t c = hlen < sizeof a->head ? hlen : sizeof a->head - 1;
+    memcpy(a->head, text, c);
+    a->head[c] = '\0';
+    a->body = body ? body : calloc(1, 1);
+    a->body_len = blen;
+  }
+  return total;
+}
+
+/* Runs the loop and reads until an answer is complete (or 20 s pass), then
+ * takes it from the client's output. Returns false when none came. */
+static inline bool mem_read_answer(srv_http_memory_t *m, mem_answer_t *a,
+                                   bool head_request) {
+  uint64_t end = uv_hrtime() + 20000000000ull;
+  memset(a, 0, sizeof *a);
+  while (uv_hrtime() < end) {
+    uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
+    srv_http_memory_flush(m, SIZE_MAX);
+    size_t len;
+    const char *out = srv_http_memory_output(m, &len);
+    size_t n = mem_answer_parse(out, len, NULL, head_request);
+    if (n > 0) {
+      mem_answer_parse(out, len, a, head_request);
+      srv_http_memory_take(m, n);
+      return true;
+    }
+  }
+  return false;
+}
+
+static inline void mem_answer_free(mem_answer_t *a) {
+  free(a->body);
+  a->body = NULL;
+}
+
+/* Sends one request text and reads its answer. */
+static inline mem_answer_t mem_request(srv_http_memory_t *m,
+                                       const char *text) {
+  mem_answer_t a;
+  srv_http_memory_send(m, text, strlen(text));
+  ck_assert_msg(mem_read_answer(m, &a, strncmp(text, "HEAD ", 5) == 0),
+                "no answer to %.60s", text);
+  return a;
+}
+
+/* A one-request conversation on a fresh client: GET target. */
+static inline mem_answer_t mem_get(const char *target) {
+  srv_http_memory_t *m = mem_client();
+  char req[2048];
+  snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", target);
+  mem_answer_t a = mem_request(m, req);
+  srv_http_memory_free(m);
+  return a;
+}
+
+/* The JSON error code of an answer ("" when none). */
+static inline const char *mem_error_code(const mem_answer_t *a, char *buf,
+                                         size_t cap) {
+  buf[0] = '\0';
+  const char *p = strstr(a->body, "{\"error\":{\"code\":\"");
+  if (p == NULL) return buf;
+  p += 18;
+  size_t n = 0;
+  while (p[n] && p[n] != '"' && n + 1 < cap) n++;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+#endif
