@@ -14,6 +14,7 @@
 #include "server/metrics.h"
 #include "server/net/conn.h"
 #include "server/pool.h"
+#include "server/schedule.h"
 
 struct srv_server_s {
   uv_loop_t *loop;
@@ -34,9 +35,7 @@ struct srv_server_s {
   uv_timer_t drain_timer;
   void (*drain_done)(srv_server_t *);
   uint64_t start_ns;
-  /* Cost run inline in this loop iteration (reset before each poll). */
-  unsigned long tick_inline;
-  uv_prepare_t tick;
+  srv_schedule_t schedule; /* Inline or pool (schedule.h). */
 };
 
 #endif

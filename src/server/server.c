@@ -14,7 +14,6 @@
 #include "server/server.h"
 
 #include "server/api/router.h"
-#include "server/http/task.h"
 #include "server/internal.h"
 #include "server/store_open.h"
 #include "store/store.h"
@@ -66,29 +65,7 @@ static void request_done(srv_request_t *r, void *arg) {
           (double)ns / 1e6, srv_route_name(r->route));
 }
 
-/* ---- inline work budget ---------------------------------------------------- */
-
-static void on_tick(uv_prepare_t *h) {
-  ((srv_server_t *)h->data)->tick_inline = 0;
-}
-
-bool srv_server_run_inline(srv_server_t *s, unsigned long cost) {
-  /* Cheap work runs here until this iteration's budget is spent, busy
-   * pool or not: a hand-off costs more than the work (internal.h). */
-  if (cost >= s->cfg.inline_cost ||
-      s->tick_inline + cost > SRV_INLINE_BUDGET)
-    return false;
-  s->tick_inline += cost;
-  return true;
-}
-
 /* ---- connections -------------------------------------------------------------- */
-
-int srv_server_submit(srv_server_t *s, srv_job_t *job) {
-  int rc = srv_pool_submit(&s->pool, job);
-  if (rc != 0) s->metrics.pool_rejected++;
-  return rc;
-}
 
 /* ---- connections -------------------------------------------------------------- */
 
@@ -138,6 +115,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
       .cfg = &s->cfg,
       .server = s,
       .loop = loop,
+      .schedule = &s->schedule,
       .route = srv_api_route,
       .request_done = request_done,
       .arg = s,
@@ -169,10 +147,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   s->listener.data = s;
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
-  uv_prepare_init(loop, &s->tick);
-  s->tick.data = s;
-  uv_prepare_start(&s->tick, on_tick);
-  uv_unref((uv_handle_t *)&s->tick);
+  srv_schedule_init(&s->schedule, loop, &s->pool, cfg->inline_cost);
   *out = s;
   return 0;
 
@@ -270,7 +245,7 @@ static void on_drained(uv_timer_t *t) {
     s->pool_open = false;
   }
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
-  uv_close((uv_handle_t *)&s->tick, NULL);
+  srv_schedule_close(&s->schedule);
   void (*done)(srv_server_t *) = s->drain_done;
   s->drain_done = NULL;
   if (done) done(s);
@@ -326,6 +301,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .store_bytes = sc.bytes,
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
+  s->metrics.pool_rejected = srv_schedule_rejected(&s->schedule);
   if (srv_metrics_render(&s->metrics, &g, text, len) != 0) return UV_ENOMEM;
   if (srv_ws_metrics_render(s->ws, text, len) != 0) {
     free(*text);

@@ -60,14 +60,6 @@ struct srv_http_host_s *srv_server_http_host(srv_server_t *server);
 /* WebSocket streaming (struct srv_ws_s, ws/upgrade.h). */
 struct srv_ws_s *srv_server_ws(srv_server_t *server);
 
-/* The scheduling budget: true when work of that cost may run on the loop
- * thread now (counted against this loop iteration's budget). */
-bool srv_server_run_inline(srv_server_t *server, unsigned long cost);
-
-/* Queues job on the worker pool; a full queue is counted in /metrics.
- * Returns 0 or UV_EAGAIN (srv_pool_submit). */
-int srv_server_submit(srv_server_t *server, srv_job_t *job);
-
 /* True once srv_server_drain has been called. */
 bool srv_server_draining(const srv_server_t *server);
 

@@ -115,7 +115,7 @@ void srv__handle_upload(srv_request_t *req) {
   u->task.respond = upload_respond;
   u->task.free = upload_free;
   /* Decoding is never cheap enough to run on the loop. */
-  srv__task_run(&u->task, req, (unsigned long)-1);
+  srv__task_run(&u->task, req, SRV_COST_POOL);
 }
 
 /* ---- list ------------------------------------------------------------------------ */

@@ -195,7 +195,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     size_t frame_bytes =
         srv_pose_float_count(p->space, joints) * (bin ? 4 : 12) + 64;
     p->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-    p->range.frame_cost = srv__answer_cost(joints, bin);
+    p->range.frame_cost = srv_cost_answer(joints, bin);
     p->range.produce = pose_produce;
     p->range.dispose = pose_range_dispose;
     char extra[256];
@@ -239,7 +239,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   p->task.work = pose_work;
   p->task.respond = pose_respond;
   p->task.free = pose_free;
-  srv__task_run(&p->task, req, srv__answer_cost(joints, bin));
+  srv__task_run(&p->task, req, srv_cost_answer(joints, bin));
   return;
 
 fail:
@@ -527,7 +527,7 @@ void srv__handle_pose_post(srv_request_t *req) {
   b->task.respond = blend_respond;
   b->task.free = blend_free;
   srv__task_run(&b->task, req,
-                srv__answer_cost((unsigned long)sk->joint_count *
+                srv_cost_answer((unsigned long)sk->joint_count *
                                      (b->layer_count + 1),
                                  b->bin));
   return;

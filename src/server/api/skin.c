@@ -224,7 +224,7 @@ void srv__handle_skin(srv_request_t *req) {
     goto fail;
   }
   const anim_mesh_t *mesh = p.mesh->mesh;
-  unsigned long cost = srv__answer_cost(
+  unsigned long cost = srv_cost_answer(
       (unsigned long)mesh->vertex_count * mesh->influences +
           p.skel->skeleton->joint_count,
       p.bin);

@@ -137,6 +137,14 @@ srv_server_t *srv_request_server(const srv_request_t *req) {
   return req->_http->host->server;
 }
 
+const srv_config_t *srv_request_config(const srv_request_t *req) {
+  return req->_http->host->cfg;
+}
+
+srv_schedule_t *srv_request_schedule(const srv_request_t *req) {
+  return req->_http->host->schedule;
+}
+
 const char *srv_request_peer(const srv_request_t *req) {
   srv_http_t *h = req->_http;
   return h->gone ? "-" : h->io->peer(h->ctx);

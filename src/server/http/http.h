@@ -67,6 +67,11 @@ typedef struct srv_request_s {
  * metrics through server.h's accessors). */
 srv_server_t *srv_request_server(const srv_request_t *req);
 
+/* The configuration, and the scheduling policy work for this request
+ * runs under (schedule.h). */
+const struct srv_config_s *srv_request_config(const srv_request_t *req);
+struct srv_schedule_s *srv_request_schedule(const srv_request_t *req);
+
 /* "ip:port" of the client, for logs. Never NULL. */
 const char *srv_request_peer(const srv_request_t *req);
 

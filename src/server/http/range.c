@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "server/config.h"
-#include "server/server.h"
+#include "server/schedule.h"
 
 double srv_range_time(const srv_range_t *r, uint32_t i) {
   return r->from + (double)i / r->fps;
@@ -13,7 +13,7 @@ double srv_range_time(const srv_range_t *r, uint32_t i) {
 static void pump(srv_range_t *r);
 
 static size_t high_water(const srv_range_t *r) {
-  return srv_server_config(srv_request_server(r->_req))->stream_high_water;
+  return srv_request_config(r->_req)->stream_high_water;
 }
 
 static void maybe_free(srv_range_t *r) {
@@ -78,7 +78,7 @@ static void done(srv_job_t *job, int status) {
 }
 
 static void pump(srv_range_t *r) {
-  srv_server_t *s = srv_request_server(r->_req);
+  srv_schedule_t *s = srv_request_schedule(r->_req);
   for (;;) {
     if (srv_request_gone(r->_req)) {
       r->_dead = true;
@@ -97,9 +97,9 @@ static void pump(srv_range_t *r) {
     r->_n = r->frame_count - r->_next;
     if (r->_n > r->batch) r->_n = r->batch;
     unsigned long cost = r->frame_cost * r->_n;
-    if (!srv_server_run_inline(s, cost)) {
+    if (!srv_schedule_inline(s, cost)) {
       r->_busy = true;
-      if (srv_server_submit(s, &r->job) == 0) return;
+      if (srv_schedule_submit(s, &r->job) == 0) return;
       /* A full pool: this range keeps going on the loop thread rather than
        * failing an answer that has started. */
       r->_busy = false;

@@ -18,12 +18,14 @@
 #include "server/config.h"
 #include "server/http/http.h"
 #include "server/net/conn.h"
+#include "server/schedule.h"
 
 /* What a session needs around it; shared by every session of a loop and
  * owned by the server (or a test). */
 typedef struct srv_http_host_s {
   const srv_config_t *cfg; /* Limits and timeouts. */
   srv_server_t *server;    /* srv_request_server's answer. */
+  srv_schedule_t *schedule; /* Where requests' work runs. */
   uv_loop_t *loop;
   /* Answers a complete request (the API's router). */
   void (*route)(srv_request_t *req);

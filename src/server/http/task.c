@@ -1,7 +1,6 @@
 /* server: running request tasks inline or on the pool (task.h). */
 #include "server/http/task.h"
 
-#include "server/server.h"
 
 static void task_work(srv_job_t *job) {
   srv_task_t *t = (srv_task_t *)job;
@@ -17,16 +16,16 @@ static void task_done(srv_job_t *job, int status) {
 }
 
 int srv__task_submit(srv_task_t *t, unsigned long cost) {
-  srv_server_t *s = srv_request_server(t->req);
+  srv_schedule_t *s = srv_request_schedule(t->req);
   t->job.work = task_work;
   t->job.done = task_done;
   srv_request_hold(t->req);
-  if (srv_server_run_inline(s, cost)) {
+  if (srv_schedule_inline(s, cost)) {
     t->work(t);
     task_done(&t->job, 0);
     return 0;
   }
-  int rc = srv_server_submit(s, &t->job);
+  int rc = srv_schedule_submit(s, &t->job);
   if (rc != 0) srv_request_release(t->req);
   return rc;
 }

@@ -15,26 +15,7 @@
 
 #include "server/http/http.h"
 #include "server/pool.h"
-
-/* Cost units one loop iteration may run inline (work below inline_cost
- * each); beyond the budget work goes to the pool, so the loop never stalls
- * for long on a burst. A 67-joint binary pose (cost 67) evaluates in about
- * 1 us, while handing it to a worker and back costs tens of microseconds
- * of wake-ups and locking, so under load inline is faster too
- * (scripts/bench-http: about 65,000 against 35,000-60,000 requests/s on
- * 2 cores). */
-#define SRV_INLINE_BUDGET 8192
-
-/* A JSON answer prints every float as text: about 50 times the cost of
- * evaluating it (71 us against 1.2 us for 67 joints), so JSON work counts
- * this many times its evaluation cost. */
-#define SRV_JSON_COST 32
-
-/* The scheduling cost of work of evaluation cost `cost` answered in binary
- * or JSON. */
-static inline unsigned long srv__answer_cost(unsigned long cost, bool bin) {
-  return bin ? cost : cost * SRV_JSON_COST;
-}
+#include "server/schedule.h"
 
 typedef struct srv_task_s srv_task_t;
 struct srv_task_s {
@@ -48,7 +29,7 @@ struct srv_task_s {
   void (*free)(srv_task_t *t);
 };
 
-/* Runs t for req: inline when cost < inline_cost, else on the pool. A full
+/* Runs t for req as the scheduling policy says (schedule.h). A full
  * pool answers 503 with Retry-After and frees the task. */
 void srv__task_run(srv_task_t *t, srv_request_t *req, unsigned long cost);
 

@@ -1,0 +1,65 @@
+/* server: the one scheduling policy of the HTTP loop: cheap work runs
+ * inline on the loop thread under a per-iteration cost budget, the rest
+ * goes to the worker pool. Single requests (http/task.h) and streamed
+ * ranges (http/range.h) both ask it, with costs from the same model.
+ *
+ * Cost units: a pose of N joints evaluated costs N; a skinned vertex
+ * costs 1/16 of a joint (srv_cost_*). A JSON answer prints every float as
+ * text, about 50 times the cost of evaluating it (71 us against 1.2 us for
+ * 67 joints), so JSON work counts SRV_JSON_COST times its evaluation cost:
+ * the cost is counted as it is spent. Loop thread only. */
+#ifndef ANIMD_SERVER_SCHEDULE_H
+#define ANIMD_SERVER_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/pool.h"
+
+/* Cost units one loop iteration may run inline (work below inline_cost
+ * each); beyond the budget work goes to the pool, so the loop never stalls
+ * for long on a burst. A 67-joint binary pose (cost 67) evaluates in about
+ * 1 us, while handing it to a worker and back costs tens of microseconds
+ * of wake-ups and locking, so under load inline is faster too. */
+#define SRV_INLINE_BUDGET 8192
+
+/* JSON work counts this many times its evaluation cost. */
+#define SRV_JSON_COST 32
+
+/* Work that always goes to the pool (imports). */
+#define SRV_COST_POOL ((unsigned long)-1)
+
+typedef struct srv_schedule_s {
+  /* private */
+  srv_pool_t *_pool;
+  unsigned _inline_cost;
+  unsigned long _spent; /* This iteration's inline cost. */
+  uint64_t _rejected;   /* Jobs refused by a full pool. */
+  uv_prepare_t _tick;
+} srv_schedule_t;
+
+/* Starts the policy on loop over pool: work below inline_cost (0: none)
+ * may run inline. The budget resets before each poll. */
+void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
+                       unsigned inline_cost);
+/* Closes its handle (the loop must run once more to finish). */
+void srv_schedule_close(srv_schedule_t *s);
+
+/* The scheduling cost of work of evaluation cost `cost` answered in binary
+ * or JSON. */
+static inline unsigned long srv_cost_answer(unsigned long cost, bool bin) {
+  return bin ? cost : cost * SRV_JSON_COST;
+}
+
+/* True when work of that cost runs on the loop thread now (counted). */
+bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost);
+
+/* Queues job on the pool. Returns 0, or UV_EAGAIN when the queue is full
+ * (counted in srv_schedule_rejected). */
+int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job);
+
+uint64_t srv_schedule_rejected(const srv_schedule_t *s);
+
+#endif
