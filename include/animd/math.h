@@ -30,7 +30,8 @@
  * Results agree with D3DX to float rounding, except where D3DX is
  * degenerate: its slerp switches to unnormalized lerp when 1 - |dot| is
  * below 0.001 (ours: normalized lerp below 5e-5, so always unit length),
- * and its barycentric divides by f + g = 0 (ours returns q1). */
+ * and its barycentric divides by f + g = 0 (ours returns q1).
+ * animd/d3dx.h has the same set with D3DX's signatures and exact numbers. */
 #ifndef ANIMD_MATH_H
 #define ANIMD_MATH_H
 
