@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/web/cors.h"
+
 typedef enum cfg_type { CFG_STR, CFG_UINT, CFG_SIZE, CFG_MS, CFG_BOOL } cfg_type;
 
 typedef struct cfg_entry_s {
@@ -60,6 +62,9 @@ static const cfg_entry_t entries[] = {
      "threads whose event loops carry WebSocket streams (0 = one per CPU)"},
     {"demo", CFG_BOOL, F(demo), 0,
      "load the built-in demo rig, clip and mesh at start"},
+    {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
+     "web pages that may read answers and open streams: origins "
+     "(http://host:port), *, loopback, null; comma-separated"},
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
@@ -82,6 +87,8 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->stream_high_water = 256 * 1024;
   cfg->stream_threads = 0;
   cfg->demo = false;
+  snprintf(cfg->allowed_origins, sizeof cfg->allowed_origins, "%s",
+           SRV_CORS_DEFAULT);
 }
 
 static const cfg_entry_t *find_entry(const char *key) {
@@ -159,6 +166,13 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
     if (strlen(value) >= e->size) {
       snprintf(err, err_len, "%s: value too long", key);
       return -1;
+    }
+    if (e->offset == F(allowed_origins)) {
+      char why[320];
+      if (srv_cors_validate(value, why, sizeof why) != 0) {
+        snprintf(err, err_len, "%s: %s", key, why);
+        return -1;
+      }
     }
     memcpy(base, value, strlen(value) + 1);
     return 0;

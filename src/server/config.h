@@ -31,6 +31,9 @@ typedef struct srv_config_s {
   size_t stream_high_water;   /* Bytes queued before a stream pauses. */
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */
   bool demo;                  /* Load the embedded demo asset. */
+  /* Web pages allowed to read answers and open streams (web/cors.h):
+   * origins, "*", "loopback" (default) or "null". */
+  char allowed_origins[1024];
 } srv_config_t;
 
 /* Fills the built-in defaults. */

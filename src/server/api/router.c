@@ -2,7 +2,8 @@
  *
  * A fixed table, matched in order: exact paths, then the three asset
  * collections with one id segment. A known path with a method it does not
- * take gets 405 with Allow; anything else 404. */
+ * take gets 405 with Allow (OPTIONS, a CORS preflight, is answered for
+ * every known path); anything else 404. */
 #include <string.h>
 
 #include "server/api/router.h"
@@ -13,6 +14,7 @@
 #include "server/api/handlers.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/web/preflight.h"
 #include "server/ws/upgrade.h"
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
@@ -86,6 +88,10 @@ void srv_api_route(srv_request_t *req) {
     const route_t *rt = &routes[i];
     if (strcmp(path, rt->path) != 0) continue;
     req->route = rt->route;
+    if (req->method == SRV_OPTIONS) {
+      srv_web_preflight(req, rt->allow);
+      return;
+    }
     if ((rt->methods & bit) == 0) {
       not_allowed(req, rt->allow);
       return;
@@ -127,6 +133,10 @@ void srv_api_route(srv_request_t *req) {
     const char *id = asset_id(path, collections[i].prefix);
     if (id == NULL) continue;
     req->route = collections[i].route;
+    if (req->method == SRV_OPTIONS) {
+      srv_web_preflight(req, "GET, HEAD, DELETE");
+      return;
+    }
     if ((bit & (M_GET | M_HEAD | M_DELETE)) == 0) {
       not_allowed(req, "GET, HEAD, DELETE");
       return;

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "server/http/session.h"
+#include "server/web/cors.h"
 
 #include <llhttp.h>
 
@@ -597,6 +598,11 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
     put_str(buf, cap, &n, "Transfer-Encoding: chunked\r\n");
   }
   if (extra) put_str(buf, cap, &n, extra);
+  if (h->host->cfg != NULL && n < cap)
+    n += srv_cors_answer_headers(h->host->cfg->allowed_origins,
+                                 srv_request_header(r, "Origin"),
+                                 srv_request_header(r, "Host"), buf + n,
+                                 cap - n);
   if (close) put_str(buf, cap, &n, "Connection: close\r\n");
   else if (r->http_minor == 0) put_str(buf, cap, &n, "Connection: keep-alive\r\n");
   put_str(buf, cap, &n, "\r\n");
@@ -608,12 +614,12 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
   srv_http_t *h = r->_http;
   r->_status = status;
   bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
-  char stack[1024];
+  char stack[2048];
   char *head = stack;
   size_t cap = sizeof stack;
   size_t extra_len = extra ? strlen(extra) : 0;
-  if (extra_len + 512 > cap) {
-    cap = extra_len + 512;
+  if (extra_len + 1024 > cap) {
+    cap = extra_len + 1024;
     head = malloc(cap);
   }
   if (head != NULL && !h->gone) {
@@ -696,7 +702,7 @@ int srv_respond_start(srv_request_t *r, int status, const char *ctype,
   /* HTTP/1.0 has no chunked framing: the body ends with the connection. */
   h->chunked = r->http_minor >= 1;
   if (!h->chunked) h->close_after = true;
-  char head[1024];
+  char head[2048];
   size_t n = format_head(r, head, sizeof head, status, ctype, extra,
                          h->chunked ? -1 : -2);
   int rc = write_(h, head, n, NULL, NULL);

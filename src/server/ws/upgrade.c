@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/config.h"
+#include "server/web/cors.h"
 #include "server/ws/handshake.h"
 #include "server/ws/loops.h"
 
@@ -78,6 +80,15 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
     req->upgrade = true; /* No more HTTP on this connection. */
     srv_respond_error_h(req, hs.status, hs.extra_headers, hs.code, hs.at,
                         "%s", hs.message);
+    return 0;
+  }
+  if (!srv_cors_allowed(srv_request_config(req)->allowed_origins,
+                        srv_request_header(req, "Origin"),
+                        srv_request_header(req, "Host"))) {
+    req->upgrade = true;
+    srv_respond_error(req, 403, "origin_not_allowed", "Origin",
+                      "pages from this origin may not open streams (see "
+                      "allowed_origins)");
     return 0;
   }
   if (ws->draining) {
