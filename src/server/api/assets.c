@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "server/api/handlers.h"
+#include "server/api/mesh_bin.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
 
@@ -169,6 +170,10 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
                    store_kind_name(kind), aid);
     srv__respond_buf(req, 200, &b, NULL, NULL);
     fmt_buf_free(&b);
+    return;
+  }
+  if (kind == STORE_MESH && srv__respond_mesh_bin(req, a)) {
+    store_asset_release(a);
     return;
   }
   char etag[FMT_ID_LEN + 4], extra[FMT_ID_LEN + 16];
