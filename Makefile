@@ -76,7 +76,7 @@ CORE_SRC := $(sort $(wildcard src/core/*.c))
 FORMATS_SRC := $(sort $(wildcard src/formats/*.c))
 STORE_SRC := $(sort $(wildcard src/store/*.c))
 SERVER_SRC := $(sort $(wildcard src/server/*.c src/server/*/*.c))
-SERVER_ASM := $(sort $(wildcard src/server/*.S))
+SERVER_ASM := $(sort $(wildcard src/server/*.S src/server/*/*.S))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c \
                             tests/unit/*/*/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
@@ -132,6 +132,8 @@ $(B)/%.o: %.S
 
 # The demo asset is embedded with .incbin, which -MMD does not see.
 $(B)/src/server/demo.o: $(wildcard config/demo.json)
+# So are the browser files (the client and the viewer).
+$(B)/src/server/web/files.o: $(wildcard web/*.js web/*.html)
 
 # Debian's llhttp C sources are compiled into the build as they are.
 $(B)/llhttp/%.o: $(LLHTTP_DIR)/%.c

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "server/web/cors.h"
+#include "server/web/static.h"
 
 typedef enum cfg_type { CFG_STR, CFG_UINT, CFG_SIZE, CFG_MS, CFG_BOOL } cfg_type;
 
@@ -65,6 +66,8 @@ static const cfg_entry_t entries[] = {
     {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
      "web pages that may read answers and open streams: origins "
      "(http://host:port), *, loopback, null; comma-separated"},
+    {"three_dir", CFG_STR, F(three_dir), S(three_dir),
+     "three.js files served under /three/ for /viewer (empty: none)"},
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
@@ -89,6 +92,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->demo = false;
   snprintf(cfg->allowed_origins, sizeof cfg->allowed_origins, "%s",
            SRV_CORS_DEFAULT);
+  snprintf(cfg->three_dir, sizeof cfg->three_dir, "%s", SRV_THREE_DIR);
 }
 
 static const cfg_entry_t *find_entry(const char *key) {

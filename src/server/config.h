@@ -34,6 +34,8 @@ typedef struct srv_config_s {
   /* Web pages allowed to read answers and open streams (web/cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];
+  /* Debian's libjs-three, served under /three/ for /viewer; "" none. */
+  char three_dir[1024];
 } srv_config_t;
 
 /* Fills the built-in defaults. */

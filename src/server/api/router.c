@@ -15,6 +15,7 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/web/preflight.h"
+#include "server/web/static.h"
 #include "server/ws/upgrade.h"
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
@@ -145,6 +146,7 @@ void srv_api_route(srv_request_t *req) {
     return;
   }
   req->route = SRV_ROUTE_NONE;
+  if (srv_web_static(req)) return;
   srv_respond_error(req, 404, "not_found", NULL, "no such endpoint: %s",
                     path);
 }
