@@ -5,6 +5,8 @@
 #   make SAN=1        the same under build/asan with ASan + UBSan
 #                     (SAN=thread: build/tsan with ThreadSanitizer)
 #   make run          install what is missing, build, start on 127.0.0.1:8080
+#   make deps         install what building and running need (deps-test:
+#                     and what the tests and benchmarks need)
 #   make check        install what is missing, run the threaded suites with
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
@@ -51,7 +53,7 @@ LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
 
-NODEPS_GOALS := deps clean distclean run check help
+NODEPS_GOALS := deps deps-test clean distclean run check check-layers help
 ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
   ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
@@ -102,7 +104,8 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps run check check-threads test build-tests bench \
+.PHONY: all lib deps deps-test run check check-layers check-threads test \
+        build-tests bench \
         bench-http bench-ws install clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
@@ -183,8 +186,17 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(APP_LIBS)
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(SYS_LIBS)
 
 # ---- workflows ------------------------------------------------------------------
+# What running needs (make deps), and what the tests and benchmarks need
+# besides (make deps-test: Chromium, Python and npm test clients).
 deps:
 	scripts/install-deps
+
+deps-test:
+	scripts/install-deps --test
+
+# Every #include respects the layers and the server's rooms.
+check-layers:
+	scripts/check-layers
 
 run: deps
 	$(MAKE) --no-print-directory -j2 all
@@ -214,7 +226,8 @@ check-threads:
 	  $(MAKE) --no-print-directory SAN=thread test
 
 # Sanitizers first, release last: the output ends with Check's summary line.
-check: deps
+check: deps-test
+	scripts/check-layers
 	$(MAKE) --no-print-directory check-threads
 	$(MAKE) --no-print-directory -j2 SAN=1 build-tests
 	$(MAKE) --no-print-directory SAN=1 test
@@ -243,7 +256,7 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf tests/e2e/node_modules
+	rm -rf tests/e2e/node_modules tests/web/node_modules
 
 help:
 	@sed -n '1,/^$$/p' Makefile

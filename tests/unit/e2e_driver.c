@@ -1,6 +1,8 @@
-/* The end-to-end suite: runs every tests/e2e/t_* script (shell, Python with
- * Debian's /usr/bin/python3, or Node) as one Check test each, so e2e
- * results land in the same Check summary as the unit tests.
+/* The end-to-end suites: run every tests/e2e/t_* script (suite e2e) and
+ * every tests/web/t_* script (suite web: the JavaScript client's tests and
+ * the browser tests) -- shell, Python with Debian's /usr/bin/python3, or
+ * Node -- as one Check test each, so their results land in the same Check
+ * summary as the unit tests.
  *
  * A script gets ANIMD_BIN (the daemon to start), ANIMD_SHARED (the shared
  * assets folder) and ANIMD_E2E_DIR in its environment; it starts the daemon
@@ -22,19 +24,23 @@
 #include <unistd.h>
 
 #define E2E_DIR "tests/e2e"
+#define WEB_DIR "tests/web"
 #define E2E_MAX_SCRIPTS 128
 #define E2E_TIMEOUT_S 240
 
-static char e2e_names[E2E_MAX_SCRIPTS][128];
+/* Scripts of every suite, each suite's sorted together: "dir/t_name". */
+static char e2e_names[E2E_MAX_SCRIPTS][160];
 static int e2e_count;
 
 static int by_name(const void *a, const void *b) {
   return strcmp((const char *)a, (const char *)b);
 }
 
-static void e2e_discover(void) {
-  DIR *d = opendir(E2E_DIR);
-  if (d == NULL) return;
+/* Appends the scripts of dir; returns the index of the first. */
+static int e2e_discover(const char *dir) {
+  int first = e2e_count;
+  DIR *d = opendir(dir);
+  if (d == NULL) return first;
   const char *only = getenv("ANIMD_E2E");
   struct dirent *e;
   while ((e = readdir(d)) != NULL && e2e_count < E2E_MAX_SCRIPTS) {
@@ -44,11 +50,17 @@ static void e2e_discover(void) {
                         strcmp(dot, ".js")))
       continue;
     if (only != NULL && strstr(e->d_name, only) == NULL) continue;
-    if (strlen(e->d_name) >= sizeof e2e_names[0]) continue;
-    strcpy(e2e_names[e2e_count++], e->d_name);
+    size_t dn = strlen(dir), nn = strlen(e->d_name);
+    if (dn + nn + 2 > sizeof e2e_names[0]) continue;
+    char *out = e2e_names[e2e_count++];
+    memcpy(out, dir, dn);
+    out[dn] = '/';
+    memcpy(out + dn + 1, e->d_name, nn + 1);
   }
   closedir(d);
-  qsort(e2e_names, (size_t)e2e_count, sizeof e2e_names[0], by_name);
+  qsort(e2e_names[first], (size_t)(e2e_count - first), sizeof e2e_names[0],
+        by_name);
+  return first;
 }
 
 static void print_tail(const char *path) {
@@ -65,15 +77,15 @@ static void print_tail(const char *path) {
 }
 
 START_TEST(test_e2e_script) {
-  const char *name = e2e_names[_i];
+  const char *script = e2e_names[_i];
+  const char *name = strrchr(script, '/') + 1;
   const char *bin = getenv("ANIMD_BIN");
   ck_assert_msg(bin != NULL, "ANIMD_BIN is not set (run through make test)");
   const char *build = getenv("ANIMD_BUILD");
-  char log_dir[4096], log_path[4096 + 160], script[256];
+  char log_dir[4096], log_path[4096 + 160];
   snprintf(log_dir, sizeof log_dir, "%s/e2e", build ? build : "build");
   mkdir(log_dir, 0755);
   snprintf(log_path, sizeof log_path, "%s/%s.log", log_dir, name);
-  snprintf(script, sizeof script, "%s/%s", E2E_DIR, name);
 
   const char *dot = strrchr(name, '.');
   const char *interp = strcmp(dot, ".py") == 0   ? "/usr/bin/python3"
@@ -92,7 +104,9 @@ START_TEST(test_e2e_script) {
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     if (getenv("ANIMD_SHARED") == NULL) setenv("ANIMD_SHARED", "../shared", 1);
-    setenv("ANIMD_E2E_DIR", E2E_DIR, 1);
+    char dir[sizeof e2e_names[0]];
+    snprintf(dir, sizeof dir, "%.*s", (int)(name - 1 - script), script);
+    setenv("ANIMD_E2E_DIR", dir, 1);
     execlp(interp, interp, script, (char *)NULL);
     _exit(127);
   }
@@ -124,12 +138,21 @@ START_TEST(test_e2e_script) {
 }
 END_TEST
 
-Suite *e2e_suite(void) {
-  Suite *s = suite_create("e2e");
+static Suite *scripts_suite(const char *name, const char *dir) {
+  Suite *s = suite_create(name);
   TCase *tc = tcase_create("scripts");
   tcase_set_timeout(tc, E2E_TIMEOUT_S + 30);
-  e2e_discover();
-  if (e2e_count > 0) tcase_add_loop_test(tc, test_e2e_script, 0, e2e_count);
+  int first = e2e_discover(dir);
+  if (e2e_count > first)
+    tcase_add_loop_test(tc, test_e2e_script, first, e2e_count);
   suite_add_tcase(s, tc);
   return s;
+}
+
+Suite *e2e_suite(void) {
+  return scripts_suite("e2e", E2E_DIR);
+}
+
+Suite *web_suite(void) {
+  return scripts_suite("web", WEB_DIR);
 }
