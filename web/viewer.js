@@ -1,0 +1,376 @@
+// The animd viewer's script (GET /viewer/viewer.js): lists the daemon's
+// assets, streams the chosen clip over one WebSocket through the client
+// (/client/animd.js) and draws it with three.js r111 (Debian's libjs-three,
+// served by the daemon under /three/).
+//
+// Three ways to draw, chosen by the asset and the mode:
+//   fat   the daemon streams skinning matrices (space=skin) and a
+//         SkinnedMesh skins the mesh (GET /v1/meshes/{id}?format=bin) on
+//         the GPU; the matrices go straight into the skeleton's bone
+//         matrices (driveSkeleton), so the bind matrix is the identity.
+//   thin  the daemon streams skinned positions and normals; the page only
+//         uploads them.
+//   lines a skeleton without a mesh (BVH): model-space matrices, one line
+//         per bone from its joint to its parent's.
+// window.animdViewer holds what a test needs: ready, the last frame's clip
+// time, the camera's matrices and the canvas' place on the page.
+import * as THREE from '/three/build/three.module.js';
+import { OrbitControls } from '/three/examples/jsm/controls/OrbitControls.js';
+import { Animd, driveSkeleton } from '/client/animd.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const state = {
+  ready: false, error: null, mode: null, skeleton: null, clip: null, mesh: null,
+  t: null, frame: null, paused: false, duration: 0, revision: THREE.REVISION,
+  camera: null, canvas: null,
+};
+window.animdViewer = state;
+
+const animd = new Animd();
+const view = $('view');
+const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
+renderer.setPixelRatio(1);
+view.appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0x101418);
+scene.add(new THREE.AmbientLight(0xffffff, 0.55));
+const sun = new THREE.DirectionalLight(0xffffff, 0.6);
+sun.position.set(1, 2, 3);
+scene.add(sun);
+const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
+const controls = new OrbitControls(camera, renderer.domElement);
+
+let conn = null;
+let stream = null;
+let shown = null; // {object, onframe(frame), dispose()}
+let targetT = params.has('t') ? Number(params.get('t')) : null;
+let seekFrame = -1; // the frame number the paused stream shows targetT in
+let received = { frames: 0, bytes: 0, at: performance.now() };
+let serverCounters = { skipped: 0, dropped: 0 };
+let dirty = true;
+let latest = null;
+
+function showError(e) {
+  state.error = { code: e.code || 'error', message: e.message || String(e) };
+  $('error').textContent = `${state.error.code}: ${state.error.message}`;
+}
+
+function resize() {
+  const w = view.clientWidth, h = view.clientHeight;
+  renderer.setSize(w, h);
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+  dirty = true;
+}
+window.addEventListener('resize', resize);
+
+/** Points the camera at a box (min, max) from the front (+z). */
+function frame(min, max) {
+  const c = new THREE.Vector3().fromArray(min).add(new THREE.Vector3().fromArray(max)).multiplyScalar(0.5);
+  const r = Math.max(1e-3, new THREE.Vector3().fromArray(max).sub(new THREE.Vector3().fromArray(min)).length() / 2);
+  const d = (r / Math.sin((camera.fov / 2) * (Math.PI / 180))) * 1.1;
+  camera.position.set(c.x, c.y, c.z + d);
+  camera.near = d / 100;
+  camera.far = d * 10;
+  camera.updateProjectionMatrix();
+  controls.target.copy(c);
+  controls.update();
+}
+
+// ---- the three ways to draw --------------------------------------------------
+
+function meshGeometry(m) {
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.BufferAttribute(Float32Array.from(m.positions), 3));
+  if (m.normals) g.setAttribute('normal', new THREE.BufferAttribute(Float32Array.from(m.normals), 3));
+  else g.computeVertexNormals?.();
+  if (m.indices) g.setIndex(new THREE.BufferAttribute(m.indices, 1));
+  return g;
+}
+
+const skinColor = 0xd8c8a8;
+
+/** Four influences per vertex for three.js: the heaviest, renormalized. */
+function fourInfluences(m) {
+  const k = m.influences, v = m.vertexCount;
+  if (k === 4) return { joints: m.joints, weights: m.weights };
+  const joints = new Uint16Array(4 * v), weights = new Float32Array(4 * v);
+  for (let i = 0; i < v; i++) {
+    const slots = [...Array(k).keys()].sort((a, b) => m.weights[i * k + b] - m.weights[i * k + a]).slice(0, 4);
+    const sum = slots.reduce((s, j) => s + m.weights[i * k + j], 0) || 1;
+    slots.forEach((j, n) => {
+      joints[4 * i + n] = m.joints[i * k + j];
+      weights[4 * i + n] = m.weights[i * k + j] / sum;
+    });
+  }
+  return { joints, weights };
+}
+
+function fatMesh(m, jointNames) {
+  const g = meshGeometry(m);
+  const { joints, weights } = fourInfluences(m);
+  g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(joints, 4));
+  g.setAttribute('skinWeight', new THREE.Float32BufferAttribute(weights, 4));
+  const material = new THREE.MeshLambertMaterial({ color: skinColor, skinning: true });
+  const object = new THREE.SkinnedMesh(g, material);
+  const bones = jointNames.map((name) => Object.assign(new THREE.Bone(), { name }));
+  const skeleton = new THREE.Skeleton(bones);
+  object.bind(skeleton, new THREE.Matrix4());
+  object.frustumCulled = false;
+  const drive = driveSkeleton(skeleton, jointNames);
+  if (drive.mapping.unmappedJoints.length) showError(new Error('joints without a bone: ' + drive.mapping.unmappedJoints));
+  return {
+    object,
+    play: { space: 'skin' },
+    onframe: (f) => drive.set(f.data),
+    dispose() { g.dispose(); material.dispose(); skeleton.dispose?.(); },
+  };
+}
+
+function thinMesh(m, meshId) {
+  const g = meshGeometry(m);
+  const material = new THREE.MeshLambertMaterial({ color: skinColor });
+  const object = new THREE.Mesh(g, material);
+  object.frustumCulled = false;
+  const pos = g.getAttribute('position'), nrm = g.getAttribute('normal');
+  return {
+    object,
+    play: { mesh: meshId, normals: Boolean(nrm) },
+    onframe(f) {
+      pos.array.set(f.positions);
+      pos.needsUpdate = true;
+      if (nrm && f.normals) {
+        nrm.array.set(f.normals);
+        nrm.needsUpdate = true;
+      }
+    },
+    dispose() { g.dispose(); material.dispose(); },
+  };
+}
+
+function skeletonLines(parents) {
+  const bones = parents.map((p, j) => [j, p]).filter(([, p]) => p >= 0);
+  const g = new THREE.BufferGeometry();
+  const pos = new THREE.BufferAttribute(new Float32Array(6 * Math.max(1, bones.length)), 3);
+  g.setAttribute('position', pos);
+  const material = new THREE.LineBasicMaterial({ color: 0x7fd0ff });
+  const object = new THREE.LineSegments(g, material);
+  object.frustumCulled = false;
+  return {
+    object,
+    play: { space: 'model' },
+    onframe(f) {
+      const a = pos.array, m = f.data;
+      bones.forEach(([j, p], i) => {
+        for (let c = 0; c < 3; c++) {
+          a[6 * i + c] = m[16 * j + 12 + c];
+          a[6 * i + 3 + c] = m[16 * p + 12 + c];
+        }
+      });
+      pos.needsUpdate = true;
+    },
+    dispose() { g.dispose(); material.dispose(); },
+  };
+}
+
+// ---- choosing what to show ------------------------------------------------------
+
+let assets = { skeletons: [], clips: [], meshes: [] };
+
+function pick(list, wanted) {
+  return list.find((a) => a.id === wanted || a.name === wanted) || list[0] || null;
+}
+
+function fill(select, items, selected, extra) {
+  select.innerHTML = '';
+  for (const [value, text] of [...items.map((a) => [a.id, a.name || a.id]), ...(extra || [])]) {
+    select.add(new Option(text, value, false, value === selected));
+  }
+}
+
+function choose() {
+  const skel = pick(assets.skeletons, params.get('skeleton') || $('skeleton').value);
+  fill($('skeleton'), assets.skeletons, skel && skel.id);
+  const clips = assets.clips.filter((c) => skel && c.skeleton === skel.id);
+  const clip = pick(clips, params.get('clip') || $('clip').value);
+  fill($('clip'), clips, clip && clip.id);
+  const meshes = assets.meshes.filter((m) => skel && m.skeleton === skel.id);
+  const wantMesh = params.get('mesh') || $('mesh').value;
+  const mesh = wantMesh === 'none' ? null : pick(meshes, wantMesh);
+  fill($('mesh'), meshes, mesh ? mesh.id : 'none', [['none', '(skeleton only)']]);
+  if (params.get('mode')) $('mode').value = params.get('mode');
+  for (const k of ['skeleton', 'clip', 'mesh', 'mode']) params.delete(k);
+  return { skel, clip, mesh };
+}
+
+async function start() {
+  state.ready = false;
+  state.error = null;
+  seekFrame = -1;
+  latest = null;
+  $('error').textContent = '';
+  if (stream) {
+    const old = stream;
+    stream = null;
+    old.stop().catch(() => {});
+  }
+  if (shown) {
+    scene.remove(shown.object);
+    shown.dispose();
+    shown = null;
+  }
+  const { skel, clip, mesh } = choose();
+  if (!skel || !clip) {
+    showError(new Error('nothing to show: upload a skeleton and a clip'));
+    return;
+  }
+  const desc = await animd.skeleton(skel.id);
+  const names = desc.joints.map((j) => j.name);
+  let bounds;
+  if (mesh) {
+    const m = await animd.mesh(mesh.id);
+    state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
+    shown = state.mode === 'thin' ? thinMesh(m, mesh.id) : fatMesh(m, names);
+    bounds = m.bounds;
+  } else {
+    state.mode = 'lines';
+    shown = skeletonLines(desc.joints.map((j) => j.parent));
+    const rest = await animd.pose({ skeleton: skel.id, clip: clip.id, t: 0, space: 'model' });
+    const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+    for (let j = 0; j < rest.joints; j++) {
+      for (let c = 0; c < 3; c++) {
+        const x = rest.data[16 * j + 12 + c];
+        min[c] = Math.min(min[c], x);
+        max[c] = Math.max(max[c], x);
+      }
+    }
+    bounds = { min, max };
+  }
+  Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: mesh ? mesh.id : null, duration: clip.duration });
+  $('seek').max = String(clip.duration);
+  scene.add(shown.object);
+  frame(bounds.min, bounds.max);
+  const speed = Number(params.get('speed') || $('speed').value) || 1;
+  $('speed').value = String(speed);
+  const s = await conn.play({
+    skeleton: skel.id, clip: clip.id, fps: Number(params.get('fps')) || 60, speed,
+    t0: targetT !== null ? targetT : 0, ...shown.play,
+  });
+  stream = s;
+  const draw = shown;
+  s.onframe = (f) => {
+    if (stream !== s) return;
+    draw.onframe(f);
+    latest = f;
+    received.frames++;
+    received.bytes += f.byteLength || 0;
+    dirty = true;
+  };
+  if (targetT !== null) {
+    await s.pause();
+    seekFrame = (await s.seek(targetT)).frame;
+  }
+  state.paused = s.paused;
+  $('play').textContent = s.paused ? 'Play' : 'Pause';
+}
+
+function restart() {
+  start().catch(showError);
+}
+
+// ---- controls ----------------------------------------------------------------------
+
+for (const id of ['skeleton', 'clip', 'mesh', 'mode']) {
+  $(id).addEventListener('change', () => {
+    targetT = null;
+    restart();
+  });
+}
+$('play').addEventListener('click', async () => {
+  if (!stream) return;
+  try {
+    if (stream.paused) await stream.resume();
+    else await stream.pause();
+    targetT = null;
+    state.paused = stream.paused;
+    $('play').textContent = stream.paused ? 'Play' : 'Pause';
+  } catch (e) {
+    showError(e);
+  }
+});
+$('seek').addEventListener('input', () => {
+  if (stream) stream.seek(Number($('seek').value)).catch(showError);
+});
+$('speed').addEventListener('change', () => {
+  const speed = Number($('speed').value);
+  if (stream && Number.isFinite(speed)) stream.set({ speed }).catch(showError);
+});
+
+// ---- statistics and drawing ----------------------------------------------------------
+
+function showStats() {
+  const now = performance.now();
+  const dt = (now - received.at) / 1000;
+  const fps = received.frames / dt, bps = received.bytes / dt;
+  received = { frames: 0, bytes: 0, at: now };
+  const c = stream ? stream.counters : { frames: 0, missed: 0 };
+  $('stats').textContent = [
+    `mode       ${state.mode || '-'}`,
+    `fps        ${fps.toFixed(1)}`,
+    `bytes/s    ${Math.round(bps).toLocaleString('en')}`,
+    `frames     ${c.frames}`,
+    `missed     ${c.missed}`,
+    `skipped    ${serverCounters.skipped} (daemon)`,
+    `dropped    ${serverCounters.dropped} (daemon)`,
+  ].join('\n');
+  Object.assign(state, { fps, bytesPerSecond: bps });
+}
+setInterval(showStats, 1000);
+setInterval(async () => {
+  if (!stream || !conn) return;
+  try {
+    const st = await conn.stats();
+    const mine = st.streams.find((x) => x.id === stream.id);
+    if (mine) serverCounters = { skipped: mine.skipped, dropped: mine.dropped };
+  } catch {
+    // The connection is coming back: the next poll tells.
+  }
+}, 2000);
+
+function loop() {
+  requestAnimationFrame(loop);
+  controls.update();
+  if (!dirty) return;
+  dirty = false;
+  renderer.render(scene, camera);
+  const r = renderer.domElement.getBoundingClientRect();
+  state.canvas = { left: r.left, top: r.top, width: r.width, height: r.height };
+  state.camera = {
+    projection: camera.projectionMatrix.toArray(),
+    view: camera.matrixWorldInverse.toArray(),
+  };
+  if (latest) {
+    state.t = latest.t;
+    state.frame = latest.frame;
+    $('time').textContent = latest.t.toFixed(3) + ' s';
+    if (document.activeElement !== $('seek')) $('seek').value = String(latest.t);
+    state.ready = targetT === null || (state.paused && latest.frame >= seekFrame && seekFrame >= 0);
+  }
+}
+
+async function main() {
+  resize();
+  conn = animd.connect({
+    onstatus: (s, detail) => {
+      if (s === 'reconnecting') $('error').textContent = `reconnecting in ${Math.round(detail)} ms`;
+      if (s === 'open') $('error').textContent = '';
+    },
+  });
+  await conn.ready;
+  assets = await animd.assets();
+  await start();
+  requestAnimationFrame(loop);
+}
+
+main().catch(showError);
