@@ -90,6 +90,9 @@ function meshGeometry(m) {
 }
 
 const skinColor = 0xd8c8a8;
+// Both sides are drawn: uploaded meshes do not all wind their front faces
+// the same way (glTF and MD5 imports are counter-clockwise; the demo mesh
+// is clockwise).
 
 /** Four influences per vertex for three.js: the heaviest, renormalized. */
 function fourInfluences(m) {
@@ -112,7 +115,7 @@ function fatMesh(m, jointNames) {
   const { joints, weights } = fourInfluences(m);
   g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(joints, 4));
   g.setAttribute('skinWeight', new THREE.Float32BufferAttribute(weights, 4));
-  const material = new THREE.MeshLambertMaterial({ color: skinColor, skinning: true });
+  const material = new THREE.MeshLambertMaterial({ color: skinColor, skinning: true, side: THREE.DoubleSide });
   const object = new THREE.SkinnedMesh(g, material);
   const bones = jointNames.map((name) => Object.assign(new THREE.Bone(), { name }));
   const skeleton = new THREE.Skeleton(bones);
@@ -130,7 +133,7 @@ function fatMesh(m, jointNames) {
 
 function thinMesh(m, meshId) {
   const g = meshGeometry(m);
-  const material = new THREE.MeshLambertMaterial({ color: skinColor });
+  const material = new THREE.MeshLambertMaterial({ color: skinColor, side: THREE.DoubleSide });
   const object = new THREE.Mesh(g, material);
   object.frustumCulled = false;
   const pos = g.getAttribute('position'), nrm = g.getAttribute('normal');

@@ -1,13 +1,14 @@
 // Shared helpers of the tests/web scripts (run by tests/unit/e2e_driver.c,
 // suite web): start the daemon on a free loopback port and stop it by PID,
 // serve pages from a second origin, launch Debian's Chromium through
-// playwright-core, and fail with a message. Everything a script starts is
+// playwright-core, decode its PNG screenshots, and fail with a message. Everything a script starts is
 // stopped by cleanup(), which also runs on exit and on an uncaught error.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const toStop = [];
 
@@ -54,34 +55,35 @@ export async function startDaemon(flags = []) {
   return d;
 }
 
-/** Serves pages (path -> HTML) on another loopback port: another origin. */
-export async function servePages(pages, host = '127.0.0.1') {
+/** Serves one HTML page on another loopback port: another origin. Set its
+ * `html` before a browser asks for it. */
+export async function servePage() {
+  const page = { html: '' };
   const server = http.createServer((req, res) => {
-    const body = pages[req.url.split('?')[0]];
-    res.writeHead(body === undefined ? 404 : 200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(body || 'not found');
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(page.html);
   });
-  await new Promise((r) => server.listen(0, host, r));
-  toStop.push(() => new Promise((r) => server.close(r)));
-  server.closeAllConnections?.();
-  return { server, origin: `http://${host === '127.0.0.1' ? '127.0.0.1' : host}:${server.address().port}` };
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  toStop.push(() => new Promise((r) => {
+    server.closeAllConnections();
+    server.close(r);
+  }));
+  page.origin = `http://127.0.0.1:${server.address().port}`;
+  return page;
 }
 
-/** Headless Chromium from Debian, with the flags this machine needs. */
+/** Headless Chromium from Debian, with the flags this machine needs (and a
+ * fresh profile: playwright makes a new empty user-data-dir per launch). */
 export async function launchBrowser() {
   const { chromium } = await import('playwright-core');
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'animd-chromium-'));
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--enable-unsafe-swiftshader', `--user-data-dir=${profile}`],
+      '--enable-unsafe-swiftshader'],
   });
-  toStop.push(async () => {
-    await browser.close().catch(() => {});
-    fs.rmSync(profile, { recursive: true, force: true });
-  });
+  toStop.push(() => browser.close());
   return browser;
 }
 
@@ -120,4 +122,57 @@ export function maxDiff(a, b) {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
+}
+
+/**
+ * Decodes an 8-bit RGB or RGBA PNG (what Chromium's screenshots are) into
+ * {width, height, rgba: Uint8Array}: the chunks, zlib (node:zlib) and the
+ * five scanline filters of the PNG specification.
+ */
+export function decodePng(buf) {
+  check(buf.readUInt32BE(0) === 0x89504e47, 'not a PNG');
+  let off = 8, width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (off < buf.length) {
+    const len = buf.readUInt32BE(off);
+    const type = buf.toString('latin1', off + 4, off + 8);
+    const data = buf.subarray(off + 8, off + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      check(data[8] === 8 && (data[9] === 2 || data[9] === 6) && data[12] === 0,
+        'only 8-bit RGB/RGBA, not interlaced');
+      channels = data[9] === 6 ? 4 : 3;
+    } else if (type === 'IDAT') {
+      idat.push(data);
+    }
+    off += 12 + len;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const img = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? img[y * stride + x - channels] : 0;
+      const b = y > 0 ? img[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? img[(y - 1) * stride + x - channels] : 0;
+      let v = line[x];
+      if (f === 1) v += a;
+      else if (f === 2) v += b;
+      else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      img[y * stride + x] = v & 255;
+    }
+  }
+  const rgba = new Uint8Array(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    for (let k = 0; k < 3; k++) rgba[4 * i + k] = img[i * channels + k];
+    rgba[4 * i + 3] = channels === 4 ? img[i * channels + 3] : 255;
+  }
+  return { width, height, rgba };
 }

@@ -1,0 +1,136 @@
+// The viewer in headless Chromium at a fixed paused pose, in fat mode
+// (GPU skinning from streamed skinning matrices) and thin mode (streamed
+// skinned vertices): the mesh's silhouette in a screenshot covers the
+// pixels where the daemon's own skinned positions (GET /v1/skin at the
+// frame's clip time) project through the camera the page reports, and the
+// picture changes between two clip times. A skeleton-only view draws its
+// bones where GET /v1/pose puts the joints.
+import { check, decodePng, floatsOf, launchBrowser, run, startDaemon } from './lib.js';
+
+const BACKGROUND = [0x10, 0x14, 0x18]; // the viewer's scene.background
+const VIEW = { width: 800, height: 600 };
+
+/** True when the pixel differs clearly from the background. */
+function drawn(img, x, y) {
+  if (x < 0 || y < 0 || x >= img.width || y >= img.height) return false;
+  const i = 4 * (y * img.width + x);
+  return Math.abs(img.rgba[i] - BACKGROUND[0]) + Math.abs(img.rgba[i + 1] - BACKGROUND[1]) +
+    Math.abs(img.rgba[i + 2] - BACKGROUND[2]) > 40;
+}
+
+/** Page pixel of a model-space point: projection * view * p, then the canvas' rectangle. */
+function project(state, x, y, z) {
+  const P = state.camera.projection, V = state.camera.view;
+  const v = [0, 1, 2, 3].map((r) => V[r] * x + V[4 + r] * y + V[8 + r] * z + V[12 + r]);
+  const c = [0, 1, 2, 3].map((r) => P[r] * v[0] + P[4 + r] * v[1] + P[8 + r] * v[2] + P[12 + r] * v[3]);
+  const { left, top, width, height } = state.canvas;
+  return [left + ((c[0] / c[3] + 1) / 2) * width, top + ((1 - c[1] / c[3]) / 2) * height];
+}
+
+/** Fractions of points whose pixel (exact, or within one pixel) is drawn.
+ * Every vertex of the demo mesh is a corner of its boxes, so many sit on
+ * the silhouette's edge: the exact pixel may fall just outside it. */
+function overlap(img, state, points) {
+  let exact = 0, near = 0;
+  const n = points.length / 3;
+  for (let i = 0; i < n; i++) {
+    const [px, py] = project(state, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+    const x = Math.floor(px), y = Math.floor(py);
+    if (drawn(img, x, y)) exact++;
+    let any = false;
+    for (let dy = -1; dy <= 1 && !any; dy++) for (let dx = -1; dx <= 1 && !any; dx++) any = drawn(img, x + dx, y + dy);
+    if (any) near++;
+  }
+  return { exact: exact / n, near: near / n };
+}
+
+function drawnFraction(img, state) {
+  let n = 0, all = 0;
+  const { left, top, width, height } = state.canvas;
+  for (let y = top; y < top + height; y++) {
+    for (let x = left; x < left + width; x++) {
+      all++;
+      if (drawn(img, x, y)) n++;
+    }
+  }
+  return n / all;
+}
+
+/** Pixels of the canvas' rectangle that differ clearly between two screenshots. */
+function changedPixels(a, b, { left, top, width, height }) {
+  let n = 0;
+  for (let y = top; y < top + height; y++) {
+    for (let x = left; x < left + width; x++) {
+      const i = 4 * (y * a.width + x);
+      if (Math.abs(a.rgba[i] - b.rgba[i]) + Math.abs(a.rgba[i + 1] - b.rgba[i + 1]) +
+        Math.abs(a.rgba[i + 2] - b.rgba[i + 2]) > 40) n++;
+    }
+  }
+  return n;
+}
+
+async function open(page, url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.animdViewer && (window.animdViewer.ready || window.animdViewer.error),
+    null, { timeout: 30000 });
+  const state = await page.evaluate(() => window.animdViewer);
+  check(!state.error, `${url}: ${JSON.stringify(state.error)}`);
+  const img = decodePng(await page.screenshot());
+  return { state, img };
+}
+
+run(async () => {
+  const d = await startDaemon();
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: VIEW });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  const results = {};
+  const images = {};
+  for (const mode of ['fat', 'thin']) {
+    const at = {};
+    for (const t of [0.5, 0.2]) {
+      const { state, img } = await open(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=body&mode=${mode}&t=${t}`);
+      check(state.mode === mode && state.paused && state.revision === '111', 'state: ' + JSON.stringify(state));
+      check(Math.abs(state.t - t) < 1e-6, `frame at ${state.t}, asked ${t}`);
+      const skin = await floatsOf(`${d.url}/v1/skin?mesh=body&clip=wave&t=${state.t}&format=bin`);
+      at[t] = { state, img, cover: overlap(img, state, skin), drawn: drawnFraction(img, state), skin };
+    }
+    // The silhouette at one time against the positions of the other: the
+    // waving arm moved, so fewer of them land on it.
+    const crossed = overlap(at[0.5].img, at[0.5].state, at[0.2].skin);
+    const changed = changedPixels(at[0.5].img, at[0.2].img, at[0.5].state.canvas);
+    const { width, height } = at[0.5].state.canvas;
+    images[mode] = at[0.5];
+    results[mode] = {
+      overlapExact: at[0.5].cover.exact, overlapNear: at[0.5].cover.near,
+      overlapExactT2: at[0.2].cover.exact, overlapNearT2: at[0.2].cover.near,
+      crossedNear: crossed.near, drawnFraction: at[0.5].drawn, changedPixels: changed,
+      canvas: `${width}x${height}`,
+    };
+    console.log(mode, JSON.stringify(results[mode]));
+    for (const t of [0.5, 0.2]) {
+      check(at[t].cover.near >= 0.99, `${mode} t=${t}: only ${at[t].cover.near} of the vertices land on the mesh`);
+      check(at[t].cover.exact >= 0.8, `${mode} t=${t}: exact overlap ${at[t].cover.exact}`);
+      check(at[t].drawn > 0.01 && at[t].drawn < 0.5, `${mode} t=${t}: drawn fraction ${at[t].drawn}`);
+    }
+    check(crossed.near < 0.97, `${mode}: the other time's vertices fit too (${crossed.near})`);
+    check(changed > 1000, `${mode}: only ${changed} pixels changed between the two times`);
+  }
+  // Both modes draw the same pose: their pictures agree but for a few edge pixels.
+  const modesDiffer = changedPixels(images.fat.img, images.thin.img, images.fat.state.canvas);
+  console.log('fat vs thin at t=0.5: changed pixels', modesDiffer);
+  check(modesDiffer < 0.02 * images.fat.drawn * images.fat.state.canvas.width * images.fat.state.canvas.height,
+    `fat and thin differ in ${modesDiffer} pixels`);
+  // Skeleton only: every joint lands on a drawn line.
+  const { state, img } = await open(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=none&t=0.5`);
+  check(state.mode === 'lines', 'mode ' + state.mode);
+  const pose = await floatsOf(`${d.url}/v1/pose?skeleton=demo-humanoid&clip=wave&t=${state.t}&space=model&format=bin`);
+  const joints = new Float32Array(3 * (pose.length / 16));
+  for (let j = 0; j < joints.length / 3; j++) joints.set(pose.subarray(16 * j + 12, 16 * j + 15), 3 * j);
+  const lines = overlap(img, state, joints);
+  console.log('lines', JSON.stringify(lines));
+  check(lines.near === 1, `joints off the bone lines: ${lines.near}`);
+  check(errors.length === 0, 'page errors: ' + errors.join('; '));
+});
