@@ -75,6 +75,7 @@ static void on_connection(uv_stream_t *l, int status) {
   size_t read_limit = 2 * s->cfg.max_header_size;
   srv_conn_opts_t o = {
       .read_limit = read_limit < 65536 ? 65536 : read_limit,
+      .write_timeout_ms = s->cfg.idle_timeout_ms,
       .set = &s->conns,
   };
   srv_conn_t *c;
@@ -117,6 +118,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
       .loop = loop,
       .schedule = &s->schedule,
       .route = srv_api_route,
+      .accepts = srv_api_accepts,
       .request_done = request_done,
       .arg = s,
   };

@@ -79,6 +79,25 @@ static const char *asset_id(const char *path, const char *prefix) {
   return id;
 }
 
+static const struct {
+  const char *prefix;
+  char kind;
+  int route;
+} collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
+                   {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
+                   {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
+
+bool srv_api_accepts(const srv_request_t *req) {
+  unsigned bit = method_bit(req->method);
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    if (strcmp(req->path, routes[i].path) == 0)
+      return (routes[i].methods & bit) != 0;
+  for (size_t i = 0; i < 3; i++)
+    if (asset_id(req->path, collections[i].prefix) != NULL)
+      return (bit & (M_GET | M_HEAD | M_DELETE)) != 0;
+  return false;
+}
+
 void srv_api_route(srv_request_t *req) {
   const char *path = req->path;
   unsigned bit = method_bit(req->method);
@@ -116,13 +135,6 @@ void srv_api_route(srv_request_t *req) {
     default: break;
     }
   }
-  static const struct {
-    const char *prefix;
-    char kind;
-    int route;
-  } collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
-                     {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
-                     {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
   for (size_t i = 0; i < 3; i++) {
     const char *id = asset_id(path, collections[i].prefix);
     if (id == NULL) continue;
