@@ -33,6 +33,8 @@ struct srv_server_s {
   bool draining;
   bool drained; /* The final close is scheduled. */
   uv_timer_t drain_timer;
+  uint64_t drain_deadline_ns; /* uv_hrtime() by which the drain ends. */
+  bool pool_abandoned;        /* A job outlived the drain (still running). */
   void (*drain_done)(srv_server_t *);
   uint64_t start_ns;
   srv_schedule_t schedule; /* Inline or pool (schedule.h). */

@@ -243,7 +243,17 @@ static void on_drained(uv_timer_t *t) {
   srv_ws_free(s->ws);
   s->ws = NULL;
   if (s->pool_open) {
-    srv_pool_close(&s->pool);
+    /* The pool gets what is left of drain_timeout: a job still running
+     * then (a long import) is left to the process's exit. */
+    uint64_t now = uv_hrtime();
+    uint64_t left = s->drain_deadline_ns > now
+                        ? (s->drain_deadline_ns - now) / 1000000
+                        : 0;
+    if (srv_pool_close_within(&s->pool, left) != 0) {
+      fprintf(stderr, "animd: drain_timeout passed with work still running "
+                      "on the pool: not waiting for it\n");
+      s->pool_abandoned = true;
+    }
     s->pool_open = false;
   }
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
@@ -264,6 +274,7 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   if (s->draining) return;
   s->draining = true;
   s->http.draining = true;
+  s->drain_deadline_ns = uv_hrtime() + s->cfg.drain_timeout_ms * 1000000ull;
   s->drain_done = done;
   uv_close((uv_handle_t *)&s->listener, NULL);
   s->listening = false;
@@ -279,6 +290,12 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
 
 void srv_server_free(srv_server_t *s) {
   if (s == NULL) return;
+  if (s->pool_abandoned) {
+    /* A worker still uses the store's assets: the process exits with
+     * them (nothing acknowledged is at stake: an upload is on disk before
+     * its answer). */
+    return;
+  }
   srv_ws_free(s->ws);
   srv__store_close(s);
   if (s->access_log && s->access_log != stderr) fclose(s->access_log);
@@ -287,6 +304,17 @@ void srv_server_free(srv_server_t *s) {
 
 bool srv_server_draining(const srv_server_t *s) {
   return s->draining;
+}
+
+/* The process's resident set, from /proc/self/statm (0 elsewhere). */
+static uint64_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f == NULL) return 0;
+  unsigned long long size = 0, resident = 0;
+  int n = fscanf(f, "%llu %llu", &size, &resident);
+  fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return n == 2 && page > 0 ? resident * (uint64_t)page : 0;
 }
 
 int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
@@ -301,6 +329,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .assets_clips = sc.clips,
       .assets_meshes = sc.meshes,
       .store_bytes = sc.bytes,
+      .resident_bytes = resident_bytes(),
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
   s->metrics.pool_rejected = srv_schedule_rejected(&s->schedule);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <malloc.h>
 
 #include "server/http/session.h"
 
@@ -585,17 +586,22 @@ static void request_done(srv_http_t *h) {
 /* Buffers a keep-alive connection keeps between requests; larger ones
  * (a big upload's body) are given back after the answer. */
 #define KEEP_BUFFER 65536
+#define TRIM_AFTER (1u << 20)
 
 static void finish(srv_http_t *h) {
   srv_request_t *r = &h->req;
   request_done(h);
   if (h->bcap > KEEP_BUFFER) {
+    bool big = h->bcap > TRIM_AFTER;
     free(h->body);
     h->body = NULL;
     h->bcap = 0;
     h->blen = 0;
     r->body = "";
     r->body_len = 0;
+    /* glibc keeps freed memory for reuse; after a large body, give it
+     * back to the system so one upload does not raise the RSS for good. */
+    if (big) malloc_trim(0);
   }
   h->flushed_cb = NULL;
   bool close = h->close_after || !r->keep_alive || h->host->draining ||
