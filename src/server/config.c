@@ -24,7 +24,7 @@ typedef struct cfg_entry_s {
 
 static const cfg_entry_t entries[] = {
     {"listen", CFG_STR, F(listen), S(listen),
-     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any)"},
+     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any; a name such as localhost: every address it resolves to)"},
     {"ready_file", CFG_STR, F(ready_file), S(ready_file),
      "write the bound host:port to this file once listening"},
     {"data_dir", CFG_STR, F(data_dir), S(data_dir),

@@ -16,11 +16,14 @@
 #include "server/pool.h"
 #include "server/schedule.h"
 
+/* Addresses one listen host may resolve to (localhost: 127.0.0.1, ::1). */
+#define SRV_MAX_LISTENERS 4
+
 struct srv_server_s {
   uv_loop_t *loop;
   srv_config_t cfg;
-  uv_tcp_t listener;
-  bool listening;
+  uv_tcp_t listeners[SRV_MAX_LISTENERS]; /* One per address of listen. */
+  unsigned listener_count;
   char address[300];
   srv_pool_t pool;
   bool pool_open;

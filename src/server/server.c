@@ -5,6 +5,7 @@
  * client gets a 503 with Retry-After and a clean close instead of a
  * silent backlog timeout. */
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +146,6 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
     snprintf(err, err_len, "stream loops: %s", uv_strerror(rc));
     goto fail_pool;
   }
-  uv_tcp_init(loop, &s->listener);
-  s->listener.data = s;
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
   srv_schedule_init(&s->schedule, loop, &s->pool, cfg->inline_cost);
@@ -178,39 +177,86 @@ static int write_ready_file(const char *path, const char *text) {
   return 0;
 }
 
+/* "ip:port" of a bound socket ([ip]:port for IPv6). */
+static void name_address(const struct sockaddr_storage *ss, char *out,
+                         size_t cap, int *port) {
+  char ip[64];
+  if (ss->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+    uv_ip6_name(a, ip, sizeof ip);
+    *port = ntohs(a->sin6_port);
+    snprintf(out, cap, "[%s]:%d", ip, *port);
+  } else {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    *port = ntohs(a->sin_port);
+    snprintf(out, cap, "%s:%d", ip, *port);
+  }
+}
+
+/* Binds and listens on one address. */
+static int listen_on(srv_server_t *s, struct sockaddr *addr, bool v6only) {
+  uv_tcp_t *l = &s->listeners[s->listener_count];
+  int rc = uv_tcp_init(s->loop, l);
+  if (rc != 0) return rc;
+  l->data = s;
+  s->listener_count++;
+  rc = uv_tcp_bind(l, addr, v6only ? UV_TCP_IPV6ONLY : 0);
+  if (rc == 0) rc = uv_listen((uv_stream_t *)l, 1024, on_connection);
+  return rc;
+}
+
 int srv_server_listen(srv_server_t *s) {
-  char host[256];
+  char host[256], port_text[16];
   int port;
   if (srv_parse_host_port(s->cfg.listen, host, sizeof host, &port) != 0)
     return UV_EINVAL;
-  struct sockaddr_storage addr;
-  int rc;
-  if (strchr(host, ':') != NULL)
-    rc = uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr);
-  else
-    rc = uv_ip4_addr(host, port, (struct sockaddr_in *)&addr);
-  if (rc != 0) return rc;
-  rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
-  if (rc != 0) return rc;
-  rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_connection);
-  if (rc != 0) return rc;
-  s->listening = true;
-  struct sockaddr_storage bound;
-  int len = sizeof bound;
-  uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &len);
-  char ip[64];
-  if (bound.ss_family == AF_INET6) {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
-    uv_ip6_name(a, ip, sizeof ip);
-    snprintf(s->address, sizeof s->address, "[%s]:%d", ip,
-             ntohs(a->sin6_port));
-  } else {
-    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
-    uv_ip4_name(a, ip, sizeof ip);
-    snprintf(s->address, sizeof s->address, "%s:%d", ip, ntohs(a->sin_port));
+  /* A name is resolved once, here; every address it has is listened on
+   * (localhost: 127.0.0.1 and ::1), all on the same port. */
+  snprintf(port_text, sizeof port_text, "%d", port);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_NUMERICSERV};
+  struct addrinfo *res = NULL;
+  int gai = getaddrinfo(host, port_text, &hints, &res);
+  if (gai != 0) return gai == EAI_MEMORY ? UV_ENOMEM : UV_EINVAL;
+  int rc = 0;
+  size_t used = 0;
+  s->address[0] = '\0';
+  bool several = res != NULL && res->ai_next != NULL;
+  for (struct addrinfo *a = res; a != NULL && rc == 0; a = a->ai_next) {
+    if (s->listener_count == SRV_MAX_LISTENERS) break;
+    if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
+    if (port == 0 && s->listener_count > 0) {
+      /* Port 0 picked a free port for the first address: the others get
+       * the same one. */
+      if (a->ai_family == AF_INET6)
+        ((struct sockaddr_in6 *)a->ai_addr)->sin6_port = htons((uint16_t)port);
+      else
+        ((struct sockaddr_in *)a->ai_addr)->sin_port = htons((uint16_t)port);
+    }
+    rc = listen_on(s, a->ai_addr, several && a->ai_family == AF_INET6);
+    if (rc != 0) break;
+    struct sockaddr_storage bound;
+    int len = sizeof bound;
+    uv_tcp_getsockname(&s->listeners[s->listener_count - 1],
+                       (struct sockaddr *)&bound, &len);
+    char one[80];
+    name_address(&bound, one, sizeof one, &port);
+    int n = snprintf(s->address + used, sizeof s->address - used, "%s%s",
+                     used ? " " : "", one);
+    if (n > 0 && (size_t)n < sizeof s->address - used) used += (size_t)n;
   }
+  freeaddrinfo(res);
+  if (rc == 0 && s->listener_count == 0) rc = UV_EADDRNOTAVAIL;
+  if (rc != 0) return rc;
   if (s->cfg.ready_file[0] != '\0') {
-    rc = write_ready_file(s->cfg.ready_file, s->address);
+    /* The first address: what a script connects to. */
+    char first[sizeof s->address];
+    snprintf(first, sizeof first, "%s", s->address);
+    char *space = strchr(first, ' ');
+    if (space) *space = '\0';
+    rc = write_ready_file(s->cfg.ready_file, first);
     if (rc != 0) return rc;
   }
   return 0;
@@ -276,8 +322,9 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   s->http.draining = true;
   s->drain_deadline_ns = uv_hrtime() + s->cfg.drain_timeout_ms * 1000000ull;
   s->drain_done = done;
-  uv_close((uv_handle_t *)&s->listener, NULL);
-  s->listening = false;
+  for (unsigned i = 0; i < s->listener_count; i++)
+    uv_close((uv_handle_t *)&s->listeners[i], NULL);
+  s->listener_count = 0;
   /* WebSocket streams get a close frame (1001) and close once it is
    * written; the drain timeout cuts any that cannot finish. */
   srv_ws_drain(s->ws);

@@ -30,7 +30,8 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
  * negative errno. */
 int srv_server_listen(srv_server_t *server);
 
-/* The bound "host:port" once listening. */
+/* The bound "host:port" once listening ("[v6]:port" for IPv6; several
+ * addresses, space-separated, when the listen host resolved to several). */
 const char *srv_server_address(const srv_server_t *server);
 
 /* Starts the graceful stop (idempotent). done runs when every connection
