@@ -1,4 +1,4 @@
-/* formats: bundle ownership, decoder errors and warnings, and the choice of
+/* formats: bundle ownership, decoder warnings, and the choice of
  * decoder by Content-Type. */
 #include "formats/bundle.h"
 
@@ -7,19 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-int fmt_fail(fmt_error_t *err, int status, const char *code, const char *at,
-             const char *fmt, ...) {
-  if (err == NULL) return -1;
-  err->status = status;
-  snprintf(err->code, sizeof err->code, "%s", code ? code : "bad_request");
-  snprintf(err->at, sizeof err->at, "%s", at ? at : "");
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 void fmt_bundle_free(fmt_bundle_t *bundle) {
   if (bundle == NULL) return;
@@ -80,7 +67,7 @@ int fmt_decode(const char *content_type, const void *body, size_t len,
     return fmt_decode_md5mesh(body, len, opts, out, err);
   if (media_type_is(content_type, "application/x-md5anim"))
     return fmt_decode_md5anim(body, len, opts, out, err);
-  return fmt_fail(err, 415, "unsupported_media_type", "Content-Type",
+  return fmt_fail(err, FMT_ERR_UNSUPPORTED_TYPE, "unsupported_media_type", "Content-Type",
                   "Content-Type '%.80s' is not an asset type animd reads "
                   "(application/json, model/gltf-binary, model/gltf+json, "
                   "application/x-bvh, application/x-md5mesh, "

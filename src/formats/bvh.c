@@ -103,7 +103,7 @@ static int parse_channels(bvh_t *b, bvh_joint_t *j) {
 
 static int add_joint(bvh_t *b, int32_t parent) {
   if (b->nj >= fmt__max_joints(b->opts))
-    return fmt_fail(b->err, 413, "too_many_joints", "HIERARCHY",
+    return fmt_fail(b->err, FMT_ERR_TOO_LARGE, "too_many_joints", "HIERARCHY",
                     "more than %zu joints", fmt__max_joints(b->opts));
   if (b->nj == b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 32;
@@ -242,7 +242,7 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
       if (ti < 0) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", j->line);
-        fmt_fail(b->err, 400, "joint_not_found", at,
+        fmt_fail(b->err, FMT_ERR_BAD_INPUT, "joint_not_found", at,
                  "%s: joint %s is not in the target skeleton", at, j->name);
         goto done;
       }
@@ -368,7 +368,7 @@ int fmt_decode_bvh(const void *body, size_t len,
   if ((unsigned long long)frames > SIZE_MAX / (b.nj + 1) ||
       (keys = (size_t)frames * b.nj) > fmt__max_keys(b.opts) ||
       (size_t)frames > SIZE_MAX / (b.channels + 1) / sizeof(float)) {
-    fmt_fail(err, 413, "too_many_keys",
+    fmt_fail(err, FMT_ERR_TOO_LARGE, "too_many_keys",
              "Frames:", "%lld frames of %zu joints exceed the key limit %zu",
              frames, b.nj, fmt__max_keys(b.opts));
     goto done;
@@ -406,7 +406,7 @@ int fmt_decode_bvh(const void *body, size_t len,
       if (b.t.tok_line != line) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", line);
-        fmt_fail(err, 400, "value_count", at,
+        fmt_fail(err, FMT_ERR_BAD_INPUT, "value_count", at,
                  "%s: frame %zu has %zu values, %zu expected", at, f, c,
                  b.channels);
         goto done;

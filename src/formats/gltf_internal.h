@@ -116,7 +116,7 @@ static inline int bad(gl_ctx_t *c, const char *code, const char *at,
                       const char *msg) {
   char copy[256];
   snprintf(copy, sizeof copy, "%s", at);
-  return fmt_fail(c->err, 400, code, copy, "%s: %s", copy, msg);
+  return fmt_fail(c->err, FMT_ERR_BAD_INPUT, code, copy, "%s: %s", copy, msg);
 }
 
 /* The array member key of obj (absent: NULL and count 0). */

@@ -98,7 +98,7 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu", at,
+    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at, "%s: %s %lld exceeds %zu", at,
                     key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
@@ -198,7 +198,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     char at[32];
     snprintf(at, sizeof at, "line %zu", vt->line);
     if (vt->start > nw || vt->count > nw - vt->start) {
-      fmt_fail(m->err, 400, "weight_range", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "weight_range", at,
                "%s: weights %zu..%zu+%zu lie beyond numweights %zu", at,
                vt->start, vt->start, vt->count, nw);
       goto done;
@@ -231,7 +231,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
       sum += wt[4 * v + k];
     }
     if (!(sum > 0)) {
-      fmt_fail(m->err, 400, "bad_weight", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "bad_weight", at,
                "%s: vertex %zu has no positive weight", at, v);
       goto done;
     }
@@ -267,7 +267,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
       char at[32];
       snprintf(at, sizeof at, "meshes[%zu]", mi);
-      fmt_fail(m->err, 400, "duplicate_name", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "duplicate_name", at,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
@@ -360,7 +360,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
   if (*total_vertices > maxv) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    fmt_fail(m->err, 413, "too_many_vertices", at,
+    fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_many_vertices", at,
              "%s: the upload holds more than %zu vertices", at, maxv);
     goto done;
   }
@@ -532,7 +532,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
   md5_begin(&m, body, len, opts, out, err);
   const anim_skeleton_t *sk = m.opts->skeleton;
   if (sk == NULL)
-    return fmt_fail(err, 400, "skeleton_required", "skeleton",
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "skeleton_required", "skeleton",
                     "an md5anim needs ?skeleton=ID of its md5mesh skeleton");
   md5_hier_t *h = NULL;
   float *times = NULL, *vals = NULL, *frame = NULL;

@@ -268,7 +268,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   bool io_locked = false;
   if (e == NULL || texts == NULL || is_new == NULL || fresh == NULL ||
       fresh_texts == NULL) {
-    fmt_fail(err, 500, "out_of_memory", "", "out of memory");
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
     goto done;
   }
   /* Check the bundle's references before taking anything. */
@@ -277,12 +277,12 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                      ? bundle->clips[i].skeleton
                      : bundle->meshes[i - bundle->clip_count].skeleton;
     if (k == FMT_EXTERNAL_SKELETON ? external == NULL : k >= ns) {
-      fmt_fail(err, 500, "internal", "", "a decoded asset has no skeleton");
+      fmt_fail(err, FMT_ERR_INTERNAL, "internal", "", "a decoded asset has no skeleton");
       goto done;
     }
   }
   if (external != NULL && external->kind != STORE_SKELETON) {
-    fmt_fail(err, 500, "internal", "", "the external asset is no skeleton");
+    fmt_fail(err, FMT_ERR_INTERNAL, "internal", "", "the external asset is no skeleton");
     goto done;
   }
   /* Wrap and encode (no lock): skeletons first, clips and meshes refer to
@@ -317,7 +317,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   pthread_mutex_lock(&s->lock);
   if (external != NULL && external->_removed) {
     pthread_mutex_unlock(&s->lock);
-    fmt_fail(err, 409, "skeleton_deleted", "skeleton",
+    fmt_fail(err, FMT_ERR_CONFLICT, "skeleton_deleted", "skeleton",
              "skeleton %s was deleted while this upload was decoded",
              external->id);
     goto done;
@@ -359,7 +359,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
       }
       if (same != NULL) {
         pthread_mutex_unlock(&s->lock);
-        fmt_fail(err, 409, "name_conflict", "",
+        fmt_fail(err, FMT_ERR_NAME_CONFLICT, "name_conflict", "",
                  "skeleton %s already has a %s named \"%.60s\" (%s): delete "
                  "it first or use another name",
                  a->skeleton_asset->id, store_kind_name(a->kind), a->name,
@@ -379,7 +379,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     s->stats.refused_full++;
     size_t have = s->bytes;
     pthread_mutex_unlock(&s->lock);
-    fmt_fail(err, 507, "insufficient_storage", "",
+    fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", "",
              "the store holds %zu bytes of assets; this upload needs %zu more "
              "and the limit is %zu",
              have, new_bytes, s->max_bytes);
@@ -403,7 +403,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
       pthread_mutex_unlock(&s->lock);
       for (size_t j = 0; !from_disk && s->data_dir && j < fresh_count; j++)
         store__remove_file(s, fresh[j]);
-      fmt_fail(err, 500, "out_of_memory", "", "out of memory");
+      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
       goto done;
     }
     store_asset_retain(fresh[i]); /* The table's reference. */
@@ -420,7 +420,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   rc = 0;
   goto done;
 oom:
-  fmt_fail(err, 500, "out_of_memory", "", "out of memory");
+  fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
 done:
   if (io_locked) pthread_mutex_unlock(&s->io_lock);
   if (e != NULL) {
@@ -442,7 +442,7 @@ done:
 int store_delete(store_t *s, store_kind kind, const char *id,
                  fmt_error_t *err) {
   if (!fmt_is_content_id(id))
-    return fmt_fail(err, 404, "not_found", "id", "no %s with id \"%.70s\"",
+    return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id", "no %s with id \"%.70s\"",
                     store_kind_name(kind), id ? id : "");
   pthread_mutex_lock(&s->io_lock);
   pthread_mutex_lock(&s->lock);
@@ -450,7 +450,7 @@ int store_delete(store_t *s, store_kind kind, const char *id,
   if (a == NULL) {
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->io_lock);
-    return fmt_fail(err, 404, "not_found", "id", "no %s with id %s",
+    return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id", "no %s with id %s",
                     store_kind_name(kind), id);
   }
   if (kind == STORE_SKELETON) {
@@ -463,7 +463,7 @@ int store_delete(store_t *s, store_kind kind, const char *id,
     if (clips + meshes > 0) {
       pthread_mutex_unlock(&s->lock);
       pthread_mutex_unlock(&s->io_lock);
-      return fmt_fail(err, 409, "conflict", "id",
+      return fmt_fail(err, FMT_ERR_CONFLICT, "conflict", "id",
                       "skeleton %s still has %zu clip(s) and %zu mesh(es): "
                       "delete them first",
                       id, clips, meshes);
@@ -474,7 +474,7 @@ int store_delete(store_t *s, store_kind kind, const char *id,
     int r = store__remove_file(s, a);
     if (r != 0) {
       pthread_mutex_unlock(&s->io_lock);
-      return fmt_fail(err, 500, "io_error", "",
+      return fmt_fail(err, FMT_ERR_IO, "io_error", "",
                       "cannot remove the file of %s %s: %s",
                       store_kind_name(kind), id, strerror(-r));
     }
@@ -549,7 +549,7 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
   *out = NULL;
   store_t *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    fmt_fail(err, 500, "out_of_memory", "", "out of memory");
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
     return -ENOMEM;
   }
   pthread_mutex_init(&s->io_lock, NULL);
@@ -563,7 +563,7 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
     s->data_dir = strdup(opts->data_dir);
     if (s->data_dir == NULL) {
       store_close(s);
-      fmt_fail(err, 500, "out_of_memory", "", "out of memory");
+      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
       return -ENOMEM;
     }
     int r = store__load_dir(s, err);

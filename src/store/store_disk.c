@@ -74,7 +74,7 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
              i < count ? store_kind_name(assets[i]->kind) : "directory",
              i < count ? assets[i]->id : "", s->data_dir, strerror(-r));
   for (size_t j = 0; j < i; j++) store__remove_file(s, assets[j]);
-  fmt_fail(err, r == -ENOSPC ? 507 : 500,
+  fmt_fail(err, r == -ENOSPC ? FMT_ERR_NO_ROOM : FMT_ERR_IO,
            r == -ENOSPC ? "insufficient_storage" : "io_error", "",
            "the asset could not be saved: %s", strerror(-r));
   return r;
@@ -198,14 +198,14 @@ static void load_one(store_t *s, const char *name, store_kind kind,
 int store__load_dir(store_t *s, fmt_error_t *err) {
   if (mkdir(s->data_dir, 0750) != 0 && errno != EEXIST) {
     int r = -errno;
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot create %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot create %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
   s->dir_fd = open(s->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s->dir_fd < 0) {
     int r = -errno;
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot open %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot open %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
@@ -214,7 +214,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   if (dir == NULL) {
     int r = -errno;
     if (fd >= 0) close(fd);
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot list %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot list %s: %s",
              s->data_dir, strerror(-r));
     return r;
   }
@@ -267,7 +267,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   for (size_t i = 0; i < count; i++) free(names[i]);
   free(names);
   if (r != 0)
-    fmt_fail(err, 500, "out_of_memory", "", "out of memory loading %s",
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory loading %s",
              s->data_dir);
   return r;
 }
