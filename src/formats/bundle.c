@@ -2,6 +2,8 @@
  * decoder by Content-Type. */
 #include "formats/bundle.h"
 
+#include "formats/release_memory.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +49,9 @@ static bool media_type_is(const char *content_type, const char *type) {
   return c == '\0' || c == ';' || c == ' ' || c == '\t';
 }
 
-int fmt_decode(const char *content_type, const void *body, size_t len,
-               const fmt_decode_options_t *opts, fmt_bundle_t *out,
-               fmt_error_t *err) {
+static int decode_by_type(const char *content_type, const void *body,
+                          size_t len, const fmt_decode_options_t *opts,
+                          fmt_bundle_t *out, fmt_error_t *err) {
   static const fmt_decode_options_t defaults;
   if (opts == NULL) opts = &defaults;
   memset(out, 0, sizeof *out);
@@ -73,4 +75,14 @@ int fmt_decode(const char *content_type, const void *body, size_t len,
                   "application/x-bvh, application/x-md5mesh, "
                   "application/x-md5anim)",
                   content_type);
+}
+
+int fmt_decode(const char *content_type, const void *body, size_t len,
+               const fmt_decode_options_t *opts, fmt_bundle_t *out,
+               fmt_error_t *err) {
+  int rc = decode_by_type(content_type, body, len, opts, out, err);
+  /* A large body leaves at least its own size in freed parse trees and
+   * scratch arrays. */
+  fmt_release_memory(len);
+  return rc;
 }

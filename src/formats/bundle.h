@@ -37,6 +37,8 @@ typedef struct fmt_bundle_s {
    * than 4 MD5 weights; the 4 largest were kept"), NUL-separated. */
   char *warnings;
   size_t warnings_len;
+  /* Heap bytes of the objects built so far (formats/asset_bytes.h). */
+  size_t bytes;
 } fmt_bundle_t;
 
 /* Frees every object the bundle still owns and zeroes it. Objects moved out
@@ -68,6 +70,11 @@ typedef struct fmt_decode_options_s {
   size_t max_joints;
   size_t max_keys;
   size_t max_vertices;
+  /* The bytes the decoded objects may hold (formats/asset_bytes.h), checked
+   * before each object is built: beyond it the decode fails with
+   * FMT_ERR_NO_ROOM, code insufficient_storage. 0: no bound. The store
+   * gives its room (store_decode_room). */
+  size_t max_bytes;
 } fmt_decode_options_t;
 
 /* Decoder entry points: 0 on success (bundle filled, caller frees), -1 on
@@ -92,6 +99,8 @@ int fmt_decode_md5anim(const void *body, size_t len,
  * ignored): application/json, model/gltf-binary, model/gltf+json,
  * application/x-bvh, application/x-md5mesh, application/x-md5anim. An
  * unknown type fails with FMT_ERR_UNSUPPORTED_TYPE. */
+/* After a large body, freed memory is handed back to the system
+ * (formats/release_memory.h). */
 int fmt_decode(const char *content_type, const void *body, size_t len,
                const fmt_decode_options_t *opts, fmt_bundle_t *out,
                fmt_error_t *err);

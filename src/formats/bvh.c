@@ -301,6 +301,9 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     anim_skeleton_t *s = NULL;
     anim_raw_skeleton_t raw = {
         .name = b->j[0].name, .joints = rj, .joint_count = nj};
+    if (fmt__charge(out, b->opts, fmt_raw_skeleton_bytes(&raw), b->err,
+                    "HIERARCHY"))
+      goto done;
     anim_result r = anim_skeleton_build(&raw, NULL, &s, &be);
     if (r != ANIM_OK) {
       char at[32];
@@ -320,6 +323,9 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
                             .duration = (float)((frames - 1) * frame_time)};
   anim_clip_t *clip = NULL;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, b->opts, fmt_raw_clip_bytes(&rc_raw, skel), b->err,
+                  "MOTION"))
+    goto done;
   anim_result r = anim_clip_build(&rc_raw, skel, NULL, &clip, &be);
   if (r != ANIM_OK) {
     fmt__build_fail(b->err, "MOTION", &be, r);

@@ -394,6 +394,9 @@ static int build_skeleton(gl_ctx_t *c, size_t s, const char *name,
   anim_skeleton_t *sk = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts, fmt_raw_skeleton_bytes(&raw), c->err,
+                  c->skins != NULL ? atf(c, "skins[%zu]", s) : "nodes"))
+    goto done;
   anim_result r = anim_skeleton_build(&raw, NULL, &sk, &be);
   if (r != ANIM_OK) {
     if (c->skins != NULL && be.joint >= 0 && (size_t)be.joint < k->skin_joints)
@@ -635,6 +638,10 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts,
+                  fmt_raw_clip_bytes(&raw, c->out->skeletons[h[0].skel]),
+                  c->err, atf(c, "animations[%zu]", a)))
+    goto done;
   anim_result r =
       anim_clip_build(&raw, c->out->skeletons[h[0].skel], NULL, &clip, &be);
   if (r != ANIM_OK) {

@@ -226,6 +226,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   anim_mesh_t *mh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, pat))
+    goto done;
   anim_result r =
       anim_mesh_build(&raw, c->out->skeletons[skin], NULL, &mh, &be);
   if (r != ANIM_OK) {

@@ -48,6 +48,18 @@ int fmt__nomem(fmt_error_t *err, const char *at) {
                   "out of memory while decoding the upload");
 }
 
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
+                size_t bytes, fmt_error_t *err, const char *at) {
+  size_t max = opts != NULL ? opts->max_bytes : 0;
+  if (max != 0 && (bytes > max || b->bytes > max - bytes))
+    return fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", at,
+                    "the upload's assets need more than the %zu bytes of "
+                    "room the store has",
+                    max);
+  b->bytes += bytes;
+  return 0;
+}
+
 /* Grows an array of n elements of size sz by one; NULL on failure. */
 static void *grow1(void *arr, size_t n, size_t sz) {
   return realloc(arr, (n + 1) * sz);

@@ -8,6 +8,7 @@
 #ifndef ANIMD_FORMATS_IMPORT_COMMON_H
 #define ANIMD_FORMATS_IMPORT_COMMON_H
 
+#include "formats/asset_bytes.h"
 #include "formats/bundle.h"
 
 /* Limits used when the options leave them at zero. */
@@ -26,6 +27,12 @@ int fmt__push_clip(fmt_bundle_t *b, anim_clip_t *c, uint32_t skeleton,
                    fmt_error_t *err);
 int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
                    fmt_error_t *err);
+
+/* Charges bytes (formats/asset_bytes.h) of an object about to be built to
+ * the bundle: 0, or -1 with FMT_ERR_NO_ROOM at `at` when the bundle would
+ * hold more than opts->max_bytes. */
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
+                size_t bytes, fmt_error_t *err, const char *at);
 
 /* Reports a core build failure as FMT_ERR_BAD_INPUT at `at`. */
 int fmt__build_fail(fmt_error_t *err, const char *at,

@@ -305,6 +305,10 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   anim_mesh_t *mesh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  char mat[32];
+  snprintf(mat, sizeof mat, "meshes[%zu]", mi);
+  if (fmt__charge(m->out, m->opts, fmt_raw_mesh_bytes(&raw), m->err, mat))
+    goto done;
   anim_result r = anim_mesh_build(&raw, m->out->skeletons[0], NULL, &mesh, &be);
   if (r != ANIM_OK) {
     char at[32];
@@ -491,6 +495,8 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   anim_skeleton_t *skel = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, m.opts, fmt_raw_skeleton_bytes(&raw), err, "joints"))
+    goto done;
   anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
   if (r != ANIM_OK) {
     char at[32];
@@ -679,6 +685,8 @@ int fmt_decode_md5anim(const void *body, size_t len,
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, m.opts, fmt_raw_clip_bytes(&raw, sk), err, "frames"))
+    goto done;
   anim_result r = anim_clip_build(&raw, sk, NULL, &clip, &be);
   if (r != ANIM_OK) {
     fmt__build_fail(err, "frames", &be, r);

@@ -11,6 +11,8 @@
  * "vertices", which describe answers carry. */
 #include "formats/native_json.h"
 
+#include "formats/import_common.h"
+
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -339,6 +341,9 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
                             .joint_count = n, .inverse_bind = ibm};
   anim_skeleton_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_skeleton_bytes(&rs), c->err,
+                  c->at) != 0)
+    goto done;
   anim_result r = anim_skeleton_build(&rs, NULL, &built, &be);
   if (r != ANIM_OK) {
     const char *list = be.joint >= 0 ? "joints" : NULL;
@@ -599,6 +604,9 @@ static int decode_clip(ctx_t *c, json_t *obj) {
                             .track_count = n, .duration = duration};
   anim_clip_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_clip_bytes(&rc_raw, s), c->err,
+                  c->at) != 0)
+    goto done;
   anim_result r = anim_clip_build(&rc_raw, s, NULL, &built, &be);
   if (r != ANIM_OK) {
     if (be.track < 0 && be.field && strcmp(be.field, "duration") == 0) {
@@ -770,6 +778,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
                          .index_count = nidx};
   anim_mesh_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, c->at))
+    goto done;
   anim_result r = anim_mesh_build(&raw, s, NULL, &built, &be);
   if (r != ANIM_OK) {
     int32_t key = be.key;

@@ -33,13 +33,22 @@
  * bit (see formats/native_json.h). A missing data_dir is
  * created. DELETE removes the file.
  *
- * Memory: bytes counts the arrays each asset owns (an estimate of its
- * heap). With max_bytes set, an ingest that would go beyond it fails with
- * insufficient_storage (FMT_ERR_NO_ROOM) and stores nothing.
+ * Memory: an asset's bytes are every heap byte it holds: its core object
+ * (formats/asset_bytes.h: every array of the block, a clip's table of the
+ * joint paths no track animates and a skeleton's name index included),
+ * the asset itself and its index slots. With max_bytes set, an ingest that
+ * would go beyond it fails with insufficient_storage (FMT_ERR_NO_ROOM) and
+ * stores nothing; store_decode_room gives decoders the room left, so that
+ * an upload that cannot fit is refused before its objects are built.
+ *
+ * Lookups: by id and by name through hash tables (O(1) whatever the number
+ * of assets).
  *
  * Threads: every function is thread-safe. One mutex guards the tables and
- * is never held across disk I/O; a second one serializes the disk writes
- * of ingests and deletes (lock order: io, then table). */
+ * is held only to read them (lookups) or to link and unlink prepared
+ * pointers, never across disk I/O, encoding or allocation; a second one
+ * serializes the mutations (ingests and deletes) with their disk writes
+ * (lock order: io, then table). */
 #ifndef ANIMD_STORE_STORE_H
 #define ANIMD_STORE_STORE_H
 
@@ -73,7 +82,10 @@ struct store_asset_s {
   size_t bytes; /* Counted against the memory limit. */
   /* private */
   atomic_uint_fast32_t _refs;
-  bool _removed; /* Guarded by the store lock. */
+  /* Guarded by the store's locks: */
+  bool _removed;
+  size_t _slot;              /* Index in the store's list. */
+  uint32_t _clips, _meshes;  /* A skeleton's published clips and meshes. */
 };
 
 typedef struct store_s store_t;
@@ -139,6 +151,12 @@ void store_ingest_result_free(store_ingest_result_t *result);
 store_asset_t *store_lookup(store_t *store, store_kind kind,
                             const char *id_or_name,
                             const store_asset_t *skeleton);
+
+/* The bytes a decode may build for this store (fmt_decode_options_t
+ * .max_bytes): the room left under max_bytes (1 when the store is full),
+ * or 0 when the store has no limit. A snapshot: store_ingest checks
+ * again. */
+size_t store_decode_room(store_t *store);
 
 /* Deletes the asset of kind with that id (names are not taken here).
  * Returns 0, or -1 with err: FMT_ERR_NOT_FOUND not_found, FMT_ERR_CONFLICT
