@@ -29,7 +29,13 @@ struct store_s {
   void *log_user_data;
   fmt_decode_options_t decode;
   unsigned long tmp_counter; /* Guarded by io_lock. */
+  /* Tests only: make store__write_files stop as if the process died there
+   * (files left as they are), at STORE_STOP_BEFORE_COMMIT or
+   * STORE_STOP_AFTER_COMMIT of a multi-asset write. */
+  int _stop_at;
 };
+
+enum { STORE_STOP_NONE = 0, STORE_STOP_BEFORE_COMMIT, STORE_STOP_AFTER_COMMIT };
 
 /* ---- tables (table.c) ---------------------------------------------------- */
 /* Readers hold lock; mutators hold io_lock and, to change anything, lock
