@@ -214,10 +214,22 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
   anim_quat_t up = b->opts->z_up ? anim_quat(-0.70710678f, 0, 0, 0.70710678f)
                                  : anim_quat_identity();
   anim_quat_t up_inv = anim_quat(-up.x, -up.y, -up.z, up.w);
+  /* Keys only for joints with channels: a file of frames without
+   * channels (CHANNELS 0) holds no data and gets no keys, so what is
+   * allocated here stays within a few times the frame rows read. */
+  size_t per_frame = 0;
+  for (size_t i = 0; i < nj; i++) {
+    bool pos = false, rot = false;
+    for (int c = 0; c < b->j[i].nch; c++) {
+      if (b->j[i].ch[c] <= CH_ZPOS) pos = true;
+      else rot = true;
+    }
+    per_frame += (pos ? 3 : 0) + (rot ? 4 : 0);
+  }
   anim_raw_joint_t *rj = calloc(nj, sizeof *rj);
   anim_raw_track_t *tr = calloc(2 * nj, sizeof *tr);
-  float *times = malloc(frames * sizeof *times);
-  float *vals = malloc(frames * nj * 7 * sizeof *vals);
+  float *times = malloc((per_frame ? frames : 1) * sizeof *times);
+  float *vals = malloc((per_frame ? frames * per_frame : 1) * sizeof *vals);
   size_t ntr = 0;
   int rc = -1;
   anim_build_error_t be;
@@ -226,7 +238,8 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     fmt__nomem(b->err, "MOTION");
     goto done;
   }
-  for (size_t f = 0; f < frames; f++) times[f] = (float)(f * frame_time);
+  for (size_t f = 0; per_frame && f < frames; f++)
+    times[f] = (float)(f * frame_time);
   float *vp = vals;
   for (size_t i = 0; i < nj; i++) {
     bvh_joint_t *j = &b->j[i];
