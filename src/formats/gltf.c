@@ -784,6 +784,7 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   c.opts = opts ? opts : &defaults;
   c.out = out;
   c.err = err;
+  c.read_max = GL_READ_AMPLIFICATION * len + GL_READ_ALLOWANCE;
   const uint8_t *json = body;
   size_t json_len = len;
   int rc = -1;

@@ -380,6 +380,19 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
   return 0;
 }
 
+/* Charges n decoded values of 4 bytes to the file's read bound. */
+static int take_read(gl_ctx_t *c, size_t n, const char *at) {
+  size_t bytes = n * 4;
+  if (bytes > c->read_max || c->read_bytes > c->read_max - bytes)
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", at,
+                    "%s: the file's accessors decode to more than %zu bytes "
+                    "(%d times its size plus %zu)",
+                    at, c->read_max, GL_READ_AMPLIFICATION,
+                    GL_READ_ALLOWANCE);
+  c->read_bytes += bytes;
+  return 0;
+}
+
 /* Reads accessor index (referenced at `use`) as floats. want_comps and
  * type_mask (bit per component type - 5120) restrict what is accepted.
  * Values must be finite. *out is malloc'd. */
@@ -391,6 +404,7 @@ int fmt__gl_acc_floats(gl_ctx_t *c, size_t index, const char *use,
   snprintf(u, sizeof u, "%s", use);
   if (acc_open(c, index, u, want_comps, type_mask, &a)) return -1;
   size_t n = a.count * (size_t)a.comps;
+  if (take_read(c, n, u)) return -1;
   float *f = malloc(n * sizeof *f);
   if (f == NULL) return fmt__nomem(c->err, u);
   if (acc_fill(c, index, &a, f, NULL)) {
@@ -424,6 +438,7 @@ int fmt__gl_acc_uints(gl_ctx_t *c, size_t index, const char *use,
     return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_value", u,
                     "%s: accessors[%zu] must not be normalized", u, index);
   size_t n = a.count * (size_t)a.comps;
+  if (take_read(c, n, u)) return -1;
   uint32_t *v = malloc(n * sizeof *v);
   if (v == NULL) return fmt__nomem(c->err, u);
   if (acc_fill(c, index, &a, NULL, v)) {

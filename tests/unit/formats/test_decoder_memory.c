@@ -1,11 +1,12 @@
 /* Tests that decoders allocate within a small multiple of their input:
  * the worst cases found (BVH frames with no channel, md5anim frames over
  * many unanimated joints, md5mesh vertices that all read every weight)
- * decode, or are refused, without the memory (or time) they used to take.
+ * and glTF accessors read by many samplers) decode, or are refused, without the memory (or time) they used to take.
  * Peak memory is the growth of the resident high-water mark of a forked
  * child around the decode, so these run in the release build only (ASan
  * and TSan change what is resident; they are skipped there, saying so). */
 #include <check.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,47 @@ START_TEST(md5mesh_shared_weights_are_bounded) {
 }
 END_TEST
 
+/* Item: one accessor read by many samplers (and a zero-filled one of any
+ * count) made a small glTF decode to hundreds of megabytes; reads are
+ * bounded by GL_READ_AMPLIFICATION times the file plus an allowance. */
+START_TEST(gltf_shared_accessors_are_bounded) {
+  enum { KEYS = 65536, ANIMS = 200 };
+  float *times = malloc(KEYS * sizeof *times);
+  for (int k = 0; k < KEYS; k++) times[k] = (float)k / 30.f;
+  size_t raw = KEYS * sizeof *times;
+  unsigned char *b64 = malloc(4 * (raw / 3 + 1) + 1);
+  EVP_EncodeBlock(b64, (const unsigned char *)times, (int)raw);
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_printf(&b,
+                 "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"n\"}],"
+                 "\"buffers\":[{\"byteLength\":%zu,\"uri\":"
+                 "\"data:application/octet-stream;base64,%s\"}],"
+                 "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"
+                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,"
+                 "\"count\":%d,\"type\":\"SCALAR\",\"min\":[0],\"max\":[%g]},"
+                 "{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"}],"
+                 "\"animations\":[",
+                 raw, b64, raw, KEYS, (double)times[KEYS - 1], KEYS);
+  for (int a = 0; a < ANIMS; a++)
+    fmt_buf_printf(&b,
+                   "%s{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,"
+                   "\"path\":\"translation\"}}],\"samplers\":[{\"input\":0,"
+                   "\"output\":1}]}",
+                   a ? "," : "");
+  fmt_buf_printf(&b, "]}");
+  ck_assert(!b.failed);
+  fmt_bundle_t out;
+  fmt_error_t err = {0};
+  int rc = fmt_decode("model/gltf+json", b.data, b.len, NULL, &out, &err);
+  ck_assert_int_eq(rc, -1);
+  ck_assert_int_eq(srv_error_kind_status(err.kind), 413);
+  ck_assert_str_eq(err.code, "too_large");
+  fmt_buf_free(&b);
+  free(b64);
+  free(times);
+}
+END_TEST
+
 Suite *decoder_memory_suite(void) {
   Suite *s = suite_create("decoder_memory");
   TCase *tc = tcase_create("worst_cases");
@@ -189,6 +231,7 @@ Suite *decoder_memory_suite(void) {
   tcase_add_test(tc, bvh_frames_without_channels);
   tcase_add_test(tc, md5anim_frames_over_unanimated_joints);
   tcase_add_test(tc, md5mesh_shared_weights_are_bounded);
+  tcase_add_test(tc, gltf_shared_accessors_are_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
