@@ -22,6 +22,16 @@
 #include <string.h>
 
 #define DEFAULT_MAX_KEYS ((size_t)1 << 24)
+
+/* jansson's tree costs about this much per value (a 24-byte value in a
+ * 32-byte block, its array slot and that array's growth room) and per
+ * object member (hash table entry and key); a body whose tree would cost
+ * more than TREE_AMPLIFICATION times its size plus TREE_ALLOWANCE is
+ * refused before parsing: "0," costs 2 bytes of text and 48 of tree. */
+#define TREE_VALUE_BYTES 48
+#define TREE_MEMBER_BYTES 96
+#define TREE_AMPLIFICATION 8
+#define TREE_ALLOWANCE ((size_t)64 << 20)
 #define DEFAULT_MAX_VERTICES ((size_t)1 << 24)
 
 /* The decoding state: the path of the value being read and the error. */
@@ -812,6 +822,32 @@ done:
   return rc;
 }
 
+/* The bytes jansson would take for the tree of body: one pass counting
+ * values (numbers, literals, strings, arrays, objects) and object members,
+ * strings skipped with their escapes. Malformed text is left to jansson. */
+static size_t tree_cost(const char *p, size_t len) {
+  size_t values = 0, members = 0;
+  bool in_token = false;
+  for (size_t i = 0; i < len; i++) {
+    char ch = p[i];
+    if (ch == '"') {
+      values++;
+      for (i++; i < len && p[i] != '"'; i++)
+        if (p[i] == '\\') i++;
+      in_token = false;
+      continue;
+    }
+    if (ch == ':') members++;
+    bool token = ch == '-' || ch == '.' || ch == '+' ||
+                 (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+                 (ch >= 'A' && ch <= 'Z');
+    if (token && !in_token) values++;
+    if (ch == '[' || ch == '{') values++;
+    in_token = token;
+  }
+  return len + values * TREE_VALUE_BYTES + members * TREE_MEMBER_BYTES;
+}
+
 /* ---- the document ----------------------------------------------------------- */
 
 static int decode_list(ctx_t *c, json_t *root, const char *key,
@@ -837,6 +873,12 @@ int fmt_decode_native_json(const void *body, size_t len,
                                         "meshes", NULL};
   ctx_t c = {.err = err, .opts = opts ? opts : &defaults, .out = out};
   memset(out, 0, sizeof *out);
+  size_t cost = tree_cost(body, len);
+  if (cost > TREE_AMPLIFICATION * len + TREE_ALLOWANCE)
+    return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_large", "body",
+                    "parsing these %zu bytes would take about %zu MiB (at "
+                    "most %d times the body plus %zu MiB): split the upload",
+                    len, cost >> 20, TREE_AMPLIFICATION, TREE_ALLOWANCE >> 20);
   json_error_t je;
   json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
   if (root == NULL) {

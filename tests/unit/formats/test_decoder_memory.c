@@ -224,6 +224,33 @@ START_TEST(gltf_shared_accessors_are_bounded) {
 }
 END_TEST
 
+/* Item: a 60 MiB JSON body peaked at 1.26 GB: jansson's tree takes about
+ * 48 bytes a value, 24 times "0,". A body whose tree would pass 8 times
+ * its size plus 64 MiB is refused before parsing; ordinary numbers
+ * (9 bytes each here) are not. */
+START_TEST(native_json_dense_numbers_refused_before_parsing) {
+  const size_t numbers = (size_t)3 << 20;
+  for (int dense = 1; dense >= 0; dense--) {
+    fmt_buf_t b = FMT_BUF_INIT;
+    fmt_buf_printf(&b, "{\"clips\":[{\"skeleton\":\"x\",\"tracks\":[{"
+                       "\"joint\":0,\"path\":\"rotation\",\"times\":[");
+    for (size_t i = 0; i < numbers; i++)
+      fmt_buf_printf(&b, dense ? "%s0" : "%s0.123457", i ? "," : "");
+    fmt_buf_printf(&b, "]}]}]}");
+    ck_assert(!b.failed);
+    outcome_t o = decode_measured("application/json", &b, NULL);
+    ck_assert_int_eq(o.rc, -1);
+    if (dense) {
+      ck_assert_int_eq(srv_error_kind_status(o.kind), 413);
+      if (!SANITIZED) assert_bounded(&o, b.len);
+    } else {
+      ck_assert_int_eq(srv_error_kind_status(o.kind), 400);
+    }
+    fmt_buf_free(&b);
+  }
+}
+END_TEST
+
 Suite *decoder_memory_suite(void) {
   Suite *s = suite_create("decoder_memory");
   TCase *tc = tcase_create("worst_cases");
@@ -232,6 +259,7 @@ Suite *decoder_memory_suite(void) {
   tcase_add_test(tc, md5anim_frames_over_unanimated_joints);
   tcase_add_test(tc, md5mesh_shared_weights_are_bounded);
   tcase_add_test(tc, gltf_shared_accessors_are_bounded);
+  tcase_add_test(tc, native_json_dense_numbers_refused_before_parsing);
   suite_add_tcase(s, tc);
   return s;
 }
