@@ -31,25 +31,7 @@ int store_ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
 
 /* ---- local tables of this upload's assets --------------------------------- */
 
-static uint64_t local_id_hash(const store_asset_t *a) {
-  unsigned char k = (unsigned char)a->kind;
-  return store__hash_finish(
-      store__hash(store__hash(STORE_HASH_SEED, &k, 1), a->id, FMT_ID_LEN));
-}
-
-static bool local_id_match(const void *item, const void *key) {
-  const store_asset_t *a = item, *b = key;
-  return a->kind == b->kind && memcmp(a->id, b->id, FMT_ID_LEN) == 0;
-}
-
 /* Clips and meshes by (kind, skeleton, name). */
-static uint64_t local_name_hash(const store_asset_t *a) {
-  unsigned char k = (unsigned char)a->kind;
-  uint64_t h = store__hash(STORE_HASH_SEED, &k, 1);
-  h = store__hash(h, &a->skeleton_asset, sizeof a->skeleton_asset);
-  return store__hash_finish(store__hash(h, a->name, strlen(a->name)));
-}
-
 static bool local_name_match(const void *item, const void *key) {
   const store_asset_t *a = item, *b = key;
   return a->kind == b->kind && a->skeleton_asset == b->skeleton_asset &&
@@ -155,9 +137,9 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
         e[j].asset->skeleton_asset = to;
       }
     }
-    uint64_t h = local_id_hash(a);
+    uint64_t h = store__id_hash(a->kind, a->id);
     store_asset_t *old = store__find_id(s, a->kind, a->id);
-    if (old == NULL) old = store__index_find(&ids, h, local_id_match, a);
+    if (old == NULL) old = store__index_find(&ids, h, store__id_match, a);
     if (old != NULL) {
       store_asset_retain(old);
       store_asset_release(a);
@@ -168,7 +150,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     /* A different clip or mesh under a name its skeleton already has. */
     if (a->kind != STORE_SKELETON && a->name[0] != '\0') {
       store_asset_t *same = NULL;
-      uint64_t hn = local_name_hash(a);
+      uint64_t hn = store__name_hash(a->kind, a->skeleton_asset, a->name);
       if (store__name_count(s, a->kind, a->name, a->skeleton_asset, &same) ==
           0)
         same = store__index_find(&names, hn, local_name_match, a);

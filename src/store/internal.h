@@ -43,6 +43,13 @@ enum { STORE_STOP_NONE = 0, STORE_STOP_BEFORE_COMMIT, STORE_STOP_AFTER_COMMIT };
 
 typedef struct store_name_group_s store_name_group_t;
 
+/* Hashes of an asset's (kind, id) and of a (kind, skeleton, name) key,
+ * and a match of assets by (kind, id), for store/index.h tables. */
+uint64_t store__id_hash(store_kind kind, const char *id);
+bool store__id_match(const void *item, const void *key);
+uint64_t store__name_hash(store_kind kind, const store_asset_t *skeleton,
+                          const char *name);
+
 store_asset_t *store__find_id(const store_t *s, store_kind kind,
                               const char *id);
 /* How many assets of kind are named name within skeleton (NULL: across

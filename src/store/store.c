@@ -314,9 +314,12 @@ void store_close(store_t *s) {
   if (s == NULL) return;
   /* Clips and meshes first: they hold their skeletons. */
   for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < s->count; i++)
-      if ((s->items[i]->kind == STORE_SKELETON) == (pass == 1))
-        store_asset_release(s->items[i]);
+    for (size_t i = 0; i < s->count; i++) {
+      store_asset_t *a = s->items[i];
+      if (a == NULL || (a->kind == STORE_SKELETON) != (pass == 1)) continue;
+      s->items[i] = NULL;
+      store_asset_release(a);
+    }
   store__tables_free(s);
   free(s->data_dir);
   if (s->dir_fd >= 0) close(s->dir_fd);

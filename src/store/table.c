@@ -33,22 +33,27 @@ typedef struct group_key_s {
   const char *name;
 } group_key_t;
 
-static uint64_t id_hash(store_kind kind, const char *id) {
+uint64_t store__id_hash(store_kind kind, const char *id) {
   unsigned char k = (unsigned char)kind;
   return store__hash_finish(
       store__hash(store__hash(STORE_HASH_SEED, &k, 1), id, FMT_ID_LEN));
 }
 
-static bool id_match(const void *item, const void *key) {
+bool store__id_match(const void *item, const void *key) {
   const store_asset_t *a = item, *k = key;
   return a->kind == k->kind && memcmp(a->id, k->id, FMT_ID_LEN) == 0;
 }
 
+uint64_t store__name_hash(store_kind kind, const store_asset_t *skeleton,
+                          const char *name) {
+  unsigned char k = (unsigned char)kind;
+  uint64_t h = store__hash(STORE_HASH_SEED, &k, 1);
+  h = store__hash(h, &skeleton, sizeof skeleton);
+  return store__hash_finish(store__hash(h, name, strlen(name)));
+}
+
 static uint64_t group_hash(const group_key_t *k) {
-  unsigned char kind = (unsigned char)k->kind;
-  uint64_t h = store__hash(STORE_HASH_SEED, &kind, 1);
-  h = store__hash(h, &k->skeleton, sizeof k->skeleton);
-  return store__hash_finish(store__hash(h, k->name, strlen(k->name)));
+  return store__name_hash(k->kind, k->skeleton, k->name);
 }
 
 static bool group_match(const void *item, const void *key) {
@@ -72,7 +77,8 @@ store_asset_t *store__find_id(const store_t *s, store_kind kind,
   store_asset_t key;
   key.kind = kind;
   memcpy(key.id, id, FMT_ID_LEN);
-  return store__index_find(&s->by_id, id_hash(kind, id), id_match, &key);
+  return store__index_find(&s->by_id, store__id_hash(kind, id),
+                           store__id_match, &key);
 }
 
 size_t store__name_count(const store_t *s, store_kind kind, const char *name,
@@ -160,7 +166,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
   p->new_count = 0; /* The store owns them now. */
   for (size_t i = 0; i < p->count; i++) {
     store_asset_t *a = p->assets[i];
-    store__index_insert(&s->by_id, id_hash(a->kind, a->id), a);
+    store__index_insert(&s->by_id, store__id_hash(a->kind, a->id), a);
     for (size_t k = 0; k < 2; k++) {
       store_name_group_t *g = p->groups[2 * i + k];
       if (g == NULL) continue;
@@ -191,7 +197,7 @@ void store__publish_done(store_publish_t *p) {
 void store__unpublish(store_t *s, store_asset_t *a,
                       store_name_group_t *emptied[2]) {
   emptied[0] = emptied[1] = NULL;
-  store__index_remove(&s->by_id, id_hash(a->kind, a->id), a);
+  store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
   group_key_t keys[2];
   size_t nk = group_keys(a, keys);
   for (size_t k = 0; k < nk; k++) {

@@ -57,7 +57,7 @@ static store_t *open_memory(size_t max_bytes) {
  * at most the room's worth; the store's count stays exact. */
 START_TEST(empty_clips_are_counted_and_refused_before_building) {
   size_t clips = SANITIZED ? 400 : 4000;
-  size_t limit = SANITIZED ? (size_t)8 << 20 : (size_t)64 << 20;
+  size_t limit = SANITIZED ? (size_t)16 << 20 : (size_t)64 << 20;
   fmt_buf_t text = FMT_BUF_INIT;
   rig_text(&text, ANIM_MAX_JOINTS, clips, 0);
   store_t *s = open_memory(limit);
