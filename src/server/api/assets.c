@@ -32,6 +32,7 @@ static void upload_work(srv_task_t *t) {
   opts.skeleton = u->external ? u->external->skeleton : NULL;
   opts.resolve = store_resolve;
   opts.resolve_user_data = &u->resolver;
+  opts.max_bytes = store_decode_room(u->store);
   fmt_bundle_t bundle = {0};
   u->rc = fmt_decode(u->content_type, t->req->body, t->req->body_len, &opts,
                      &bundle, &u->err);

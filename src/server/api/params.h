@@ -57,7 +57,10 @@ bool srv__json_number(const json_t *v, double lo, double hi, double *out);
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
                       const char *ctype, const char *extra);
 
-/* An fmt_error_t as an error answer (status, code, message, at). */
+/* The HTTP status of an error kind of the formats and store layers. */
+int srv_error_kind_status(fmt_error_kind kind);
+/* An fmt_error_t as an error answer (its kind's status, code, message,
+ * at). */
 void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err);
 
 /* Range parameters from/to/fps: *is_range false when none is given. All
