@@ -9,6 +9,7 @@
 
 #include <uv.h>
 
+#include "server/access_log.h"
 #include "server/config.h"
 #include "server/http/session.h"
 #include "server/metrics.h"
@@ -32,7 +33,7 @@ struct srv_server_s {
   srv_conn_set_t conns; /* Connections of the HTTP loop. */
   srv_http_host_t http; /* What every HTTP session shares. */
   struct srv_ws_s *ws;  /* WebSocket streaming (ws/upgrade.h). */
-  FILE *access_log;
+  srv_access_log_t *access_log;
   bool draining;
   bool drained; /* The final close is scheduled. */
   uv_timer_t drain_timer;

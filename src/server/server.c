@@ -14,6 +14,9 @@
 
 #include "server/server.h"
 
+#include "animd/animd.h"
+#include "server/access_log.h"
+
 #include "server/api/router.h"
 #include "server/internal.h"
 #include "server/store_open.h"
@@ -25,18 +28,7 @@ static void check_drained(srv_server_t *s);
 /* ---- access log -------------------------------------------------------------- */
 
 int srv_server_reopen_log(srv_server_t *s) {
-  const char *path = s->cfg.access_log;
-  FILE *f = NULL;
-  if (strcmp(path, "-") == 0) {
-    f = stderr;
-  } else if (path[0] != '\0') {
-    f = fopen(path, "a");
-    if (f == NULL) return -errno;
-    setvbuf(f, NULL, _IOLBF, 0);
-  }
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
-  s->access_log = f;
-  return 0;
+  return srv_access_log_reopen(s->access_log);
 }
 
 static void request_done(srv_request_t *r, void *arg) {
@@ -45,25 +37,15 @@ static void request_done(srv_request_t *r, void *arg) {
   uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
   int status = r->_status ? r->_status : 500;
   srv_metrics_record(&s->metrics, r->route, status, ns);
-  if (s->access_log == NULL) return;
-  char when[64];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  /* The target is the client's: control bytes and quotes are masked so a
-   * request cannot forge log lines. */
+  if (!srv_access_log_enabled(s->access_log)) return;
   char target[1024];
-  size_t n = 0;
-  for (const char *p = r->target; *p && n < sizeof target - 1; p++)
-    target[n++] = (unsigned char)*p < 0x20 || *p == 0x7f || *p == '"'
-                      ? '?'
-                      : *p;
-  target[n] = '\0';
-  fprintf(s->access_log, "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s\n",
-          when, srv_request_peer(r), r->method_name, target,
-          r->http_minor, status, (unsigned long long)r->_bytes_out,
-          (double)ns / 1e6, srv_route_name(r->route));
+  srv_access_log_mask(r->target, target, sizeof target);
+  srv_access_log_write(s->access_log,
+                       "%s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
+                       srv_request_peer(r), r->method_name, target,
+                       r->http_minor, status,
+                       (unsigned long long)r->_bytes_out, (double)ns / 1e6,
+                       srv_route_name(r->route));
 }
 
 /* ---- connections -------------------------------------------------------------- */
@@ -123,7 +105,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
       .request_done = request_done,
       .arg = s,
   };
-  int rc = srv_server_reopen_log(s);
+  int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
              uv_strerror(rc));
@@ -141,7 +123,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   srv_ws_limits_defaults(&lim);
   if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
   rc = srv_ws_new(stream_threads(cfg), (store_t *)s->store, &s->pool, &lim,
-                  &s->ws);
+                  s->access_log, &s->ws);
   if (rc != 0) {
     snprintf(err, err_len, "stream loops: %s", uv_strerror(rc));
     goto fail_pool;
@@ -158,7 +140,7 @@ fail_pool:
 fail_store:
   srv__store_close(s);
 fail_log:
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  srv_access_log_close(s->access_log);
 fail:
   free(s);
   return rc;
@@ -262,6 +244,27 @@ int srv_server_listen(srv_server_t *s) {
   return 0;
 }
 
+void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
+  store_stats_t st = {0};
+  if (s->store != NULL) store_stats((store_t *)s->store, &st);
+  char where[1200];
+  if (s->cfg.data_dir[0] != '\0')
+    snprintf(where, sizeof where, "data dir %s (%llu assets loaded, %llu "
+             "files skipped)", s->cfg.data_dir, (unsigned long long)st.loaded,
+             (unsigned long long)st.skipped);
+  else
+    snprintf(where, sizeof where, "in memory only (no data dir)");
+  char limit[48] = "no memory limit";
+  if (st.max_bytes > 0)
+    snprintf(limit, sizeof limit, "memory limit %llu MiB",
+             (unsigned long long)(st.max_bytes >> 20));
+  snprintf(out, cap, "animd %s listening on %s; %s, %zu skeletons, %zu "
+           "clips, %zu meshes, %s%s; %u workers, %u stream loops",
+           ANIMD_VERSION, s->address, where, st.skeletons, st.clips,
+           st.meshes, limit, s->cfg.demo ? ", demo assets" : "",
+           srv_pool_threads(&s->pool), stream_threads(&s->cfg));
+}
+
 const char *srv_server_address(const srv_server_t *s) {
   return s->address;
 }
@@ -345,7 +348,7 @@ void srv_server_free(srv_server_t *s) {
   }
   srv_ws_free(s->ws);
   srv__store_close(s);
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  srv_access_log_close(s->access_log);
   free(s);
 }
 

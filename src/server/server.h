@@ -34,6 +34,11 @@ int srv_server_listen(srv_server_t *server);
  * addresses, space-separated, when the listen host resolved to several). */
 const char *srv_server_address(const srv_server_t *server);
 
+/* One line for the start-up log: version, the addresses listened on, the
+ * store (data dir, assets loaded and skipped, memory limit), the worker
+ * and stream threads. */
+void srv_server_describe(srv_server_t *server, char *out, size_t cap);
+
 /* Starts the graceful stop (idempotent). done runs when every connection
  * is closed (or drain_timeout passed and the rest were closed) and the
  * pool is stopped; after it, srv_server_free may be called once uv_run

@@ -74,6 +74,7 @@ struct srv_ws_client_s {
   uint64_t dirty_due;    /* Earliest due time of the frames queued. */
   bool free_pending;
   uint64_t sent, dropped;
+  uint64_t skipped, messages; /* Over the session, all streams. */
 };
 
 struct srv_ws_hub_s {
@@ -436,6 +437,7 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
   srv_ws_tick_t t = srv_ws_clock_tick(&s->clock, s->next, horizon);
   if (t.frame >= 0) {
     s->skipped += (uint64_t)t.skipped;
+    s->client->skipped += (uint64_t)t.skipped;
     s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
     send_frame(s, t.frame, true);
     s->next = t.frame + 1;
@@ -821,6 +823,7 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                        size_t len) {
   srv_ws_client_t *c = user;
   c->hub->stats.messages_in++;
+  c->messages++;
   if (opcode != WSLAY_TEXT_FRAME) {
     send_error(c, NULL, "bad_message", NULL,
                "control messages are JSON text messages");
@@ -883,6 +886,16 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
   hub->clients = c;
   hub->stats.clients++;
   return c;
+}
+
+void srv_ws_client_summary(const srv_ws_client_t *c,
+                           srv_ws_client_summary_t *out) {
+  out->frames_sent = c->sent;
+  out->frames_skipped = c->skipped;
+  out->frames_dropped = c->dropped;
+  out->messages = c->messages;
+  out->close_sent = srv_ws_session_close_code_sent(&c->session);
+  out->close_received = srv_ws_session_close_code_received(&c->session);
 }
 
 void srv_ws_client_feed(srv_ws_client_t *c, const void *data, size_t len) {
