@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/api/evaluate.h"
+#include "server/api/frame_answer.h"
 #include "store/store.h"
 
 static const char *type_from_name(const char *path) {

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "server/api/evaluate.h"
+#include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
@@ -109,35 +109,21 @@ typedef struct pose_range_s {
 static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
                         fmt_buf_t *out) {
   pose_range_t *p = (pose_range_t *)r;
-  const anim_skeleton_t *sk = p->skel->skeleton;
-  const anim_clip_t *clip = p->clip ? p->clip->clip : NULL;
-  srv_scratch_t *s =
-      srv_scratch_thread(sk->joint_count, clip ? clip->track_count : 0);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
-  size_t floats = srv_pose_float_count(p->space, sk->joint_count);
+  srv_eval_job_t job = {
+      .skeleton = p->skel->skeleton,
+      .clip = p->clip ? p->clip->clip : NULL,
+      .wrap = p->wrap,
+      .space = p->space,
+  };
+  srv_frame_names_t names = {p->skel->id, p->clip ? p->clip->id : NULL};
   for (uint32_t i = first; i < first + n; i++) {
-    float sampled = 0;
-    double t = srv_range_time(r, i);
-    if (srv_sample(sk, clip, (float)t, p->wrap, s, &sampled) != ANIM_OK ||
-        srv_pose_output(sk, p->space, s) != ANIM_OK)
+    job.t = (float)srv_range_time(r, i);
+    if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
       return -1;
-    if (p->bin) {
-      fmt_answer_frame_header(out, i, (uint32_t)floats, sampled);
-      fmt_answer_floats_bin(out, s->out, floats);
-    } else {
-      fmt_pose_answer_t a = {
-          .skeleton = p->skel->id,
-          .clip = p->clip ? p->clip->id : NULL,
-          .t = sampled,
-          .frame = i,
-          .joint_count = sk->joint_count,
-          .space = p->space,
-          .data = s->out,
-      };
-      srv_encode_pose(out, false, &a);
-    }
   }
-  return out->failed ? -1 : 0;
+  return 0;
 }
 
 static void pose_range_dispose(srv_range_t *r) {
@@ -249,19 +235,11 @@ fail:
 
 /* ---- POST /v1/pose: blended layers ----------------------------------------- */
 
-typedef struct blend_layer_s {
-  store_asset_t *clip;
-  float t;
-  float weight;
-  anim_wrap wrap;
-  bool additive;
-  float *mask; /* joint_count weights (storage order), or NULL. */
-} blend_layer_t;
-
 typedef struct blend_task_s {
   srv_task_t task;
   store_asset_t *skel;
-  blend_layer_t *layers;
+  store_asset_t **clips;   /* One per layer, retained. */
+  srv_eval_layer_t *layers;
   size_t layer_count;
   fmt_space space;
   bool bin;
@@ -271,58 +249,17 @@ typedef struct blend_task_s {
 
 static void blend_work(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  uint32_t n = sk->joint_count;
-  size_t L = b->layer_count;
-  anim_blend_layer_t *normal = calloc(L ? L : 1, sizeof *normal);
-  anim_blend_layer_t *additive = calloc(L ? L : 1, sizeof *additive);
-  /* One pose per layer: translation, rotation, scale arrays. */
-  anim_vec3_t *tr = malloc((L + 1) * n * sizeof(anim_vec3_t));
-  anim_quat_t *rot = malloc((L + 1) * n * sizeof(anim_quat_t));
-  anim_vec3_t *sc = malloc((L + 1) * n * sizeof(anim_vec3_t));
-  srv_scratch_t scratch;
-  size_t nn = 0, na = 0;
-  float first_t = 0;
-  b->result = ANIM_ERR_OUT_OF_MEMORY;
-  if (!normal || !additive || !tr || !rot || !sc ||
-      srv_scratch_init(&scratch, n, 0) != 0)
-    goto done_free;
-  for (size_t i = 0; i < L; i++) {
-    blend_layer_t *bl = &b->layers[i];
-    const anim_clip_t *clip = bl->clip->clip;
-    anim_pose_t pose = {tr + i * n, rot + i * n, sc + i * n, n};
-    float sampled = 0;
-    anim_sampling_job_t job = {.skeleton = sk, .clip = clip, .time = bl->t,
-                               .wrap = bl->wrap, .output = pose,
-                               .sampled_time = &sampled};
-    b->result = anim_sampling_job_run(&job);
-    if (b->result != ANIM_OK) goto done;
-    if (i == 0) first_t = sampled;
-    anim_blend_layer_t layer = {.pose = pose, .weight = bl->weight,
-                                .joint_weights = bl->mask};
-    if (bl->additive) additive[na++] = layer;
-    else normal[nn++] = layer;
-  }
-  anim_blend_job_t job = {.skeleton = sk, .layers = normal,
-                          .layer_count = nn, .additive_layers = additive,
-                          .additive_count = na, .output = scratch.pose};
-  b->result = anim_blend_job_run(&job);
-  if (b->result == ANIM_OK) b->result = srv_pose_output(sk, b->space, &scratch);
-  if (b->result == ANIM_OK) {
-    fmt_pose_answer_t a = {.skeleton = b->skel->id, .clip = NULL,
-                           .t = first_t, .frame = -1, .joint_count = n,
-                           .space = b->space, .data = scratch.out};
-    if (srv_encode_pose(&b->out, b->bin, &a) != 0)
-      b->result = ANIM_ERR_OUT_OF_MEMORY;
-  }
-done:
-  srv_scratch_free(&scratch);
-done_free:
-  free(normal);
-  free(additive);
-  free(tr);
-  free(rot);
-  free(sc);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  srv_eval_job_t job = {
+      .skeleton = b->skel->skeleton,
+      .layers = b->layers,
+      .layer_count = b->layer_count,
+      .space = b->space,
+  };
+  srv_frame_names_t names = {b->skel->id, NULL};
+  b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin,
+                                           -1, s)
+                        : ANIM_ERR_OUT_OF_MEMORY;
 }
 
 static void blend_respond(srv_task_t *t) {
@@ -345,9 +282,10 @@ static void blend_respond(srv_task_t *t) {
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
   for (size_t i = 0; i < b->layer_count; i++) {
-    store_asset_release(b->layers[i].clip);
-    free(b->layers[i].mask);
+    if (b->clips) store_asset_release(b->clips[i]);
+    if (b->layers) free((float *)b->layers[i].mask);
   }
+  free(b->clips);
   free(b->layers);
   store_asset_release(b->skel);
   fmt_buf_free(&b->out);
@@ -421,13 +359,14 @@ void srv__handle_pose_post(srv_request_t *req) {
   }
   b->layer_count = json_array_size(jl);
   b->layers = calloc(b->layer_count, sizeof *b->layers);
-  if (b->layers == NULL) {
+  b->clips = calloc(b->layer_count, sizeof *b->clips);
+  if (b->layers == NULL || b->clips == NULL) {
     srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
     goto fail;
   }
   for (size_t i = 0; i < b->layer_count; i++) {
     json_t *l = json_array_get(jl, i);
-    blend_layer_t *bl = &b->layers[i];
+    srv_eval_layer_t *bl = &b->layers[i];
     if (!json_is_object(l)) {
       snprintf(at, sizeof at, "layers[%zu]", i);
       srv_respond_error(req, 400, "wrong_type", at, "a layer is an object");
@@ -440,13 +379,15 @@ void srv__handle_pose_post(srv_request_t *req) {
                         "\"clip\" must be a clip id or name");
       goto fail;
     }
-    bl->clip = store_lookup(st, STORE_CLIP, json_string_value(jc), b->skel);
-    if (bl->clip == NULL || bl->clip->skeleton_asset != b->skel) {
+    b->clips[i] =
+        store_lookup(st, STORE_CLIP, json_string_value(jc), b->skel);
+    if (b->clips[i] == NULL || b->clips[i]->skeleton_asset != b->skel) {
       srv_respond_error(req, 404, "not_found", at,
                         "no clip '%s' on that skeleton",
                         json_string_value(jc));
       goto fail;
     }
+    bl->clip = b->clips[i]->clip;
     double d;
     json_t *jt = json_object_get(l, "t");
     snprintf(at, sizeof at, "layers[%zu].t", i);
@@ -502,8 +443,9 @@ void srv__handle_pose_post(srv_request_t *req) {
                           "\"mask\" must be an array of joint names");
         goto fail;
       }
-      bl->mask = calloc(sk->joint_count, sizeof(float));
-      if (bl->mask == NULL) {
+      float *mask = calloc(sk->joint_count, sizeof(float));
+      bl->mask = mask;
+      if (mask == NULL) {
         srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
         goto fail;
       }
@@ -518,7 +460,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                             "not a joint name of the skeleton");
           goto fail;
         }
-        bl->mask[j] = 1.0f;
+        mask[j] = 1.0f;
       }
     }
   }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/api/evaluate.h"
+#include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
@@ -27,65 +27,31 @@ static void params_release(skin_params_t *p) {
   store_asset_release(p->clip);
 }
 
-/* Evaluates one frame into pos (and nrm): 0 or an anim_result. */
-static anim_result skin_eval(const skin_params_t *p, float t, float *pos,
-                             float *nrm, float *sampled) {
-  const anim_skeleton_t *sk = p->skel->skeleton;
-  const anim_clip_t *clip = p->clip ? p->clip->clip : NULL;
-  const anim_mesh_t *mesh = p->mesh->mesh;
-  srv_scratch_t *s =
-      srv_scratch_thread(sk->joint_count, clip ? clip->track_count : 0);
-  if (s == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  anim_result r = srv_sample(sk, clip, t, p->wrap, s, sampled);
-  if (r == ANIM_OK) r = srv_skin_matrices(sk, s);
-  if (r != ANIM_OK) return r;
-  float *dq = NULL;
-  if (p->method == ANIM_SKIN_DQS) {
-    dq = malloc((size_t)sk->joint_count * 8 * sizeof(float));
-    if (dq == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  }
-  anim_skinning_job_t job = {
-      .mesh = mesh,
-      .matrices = s->skin,
-      .matrix_count = sk->joint_count,
+/* The pipeline's job for a frame at t. */
+static srv_eval_job_t skin_job(const skin_params_t *p, float t) {
+  srv_eval_job_t job = {
+      .skeleton = p->skel->skeleton,
+      .clip = p->clip ? p->clip->clip : NULL,
+      .t = t,
+      .wrap = p->wrap,
+      .mesh = p->mesh->mesh,
       .method = p->method,
       .normals = p->normals,
-      .out_positions = pos,
-      .out_normals = nrm,
-      .scratch = dq,
-      .scratch_count = dq ? (size_t)sk->joint_count * 8 : 0,
   };
-  r = anim_skinning_job_run(&job);
-  free(dq);
-  return r;
+  return job;
 }
 
 static size_t skin_floats(const skin_params_t *p) {
-  size_t v = p->mesh->mesh->vertex_count;
-  return v * 3 * (p->normals != ANIM_NORMALS_NONE ? 2 : 1);
+  srv_eval_job_t job = skin_job(p, 0);
+  return srv_eval_float_count(&job);
 }
 
-static int skin_encode(const skin_params_t *p, float *buf, float sampled,
-                       int64_t frame, fmt_buf_t *out) {
-  size_t v = p->mesh->mesh->vertex_count;
-  if (p->bin) {
-    if (frame >= 0)
-      fmt_answer_frame_header(out, (uint32_t)frame,
-                              (uint32_t)skin_floats(p), sampled);
-    return fmt_answer_floats_bin(out, buf, skin_floats(p));
-  }
-  fmt_skin_answer_t a = {
-      .mesh = p->mesh->id,
-      .clip = p->clip ? p->clip->id : NULL,
-      .t = sampled,
-      .frame = frame,
-      .vertex_count = (uint32_t)v,
-      .positions = buf,
-      .normals = p->normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-  };
-  if (fmt_answer_skin_json(out, &a) != 0) return -1;
-  fmt_buf_putc(out, '\n');
-  return out->failed ? -1 : 0;
+/* Appends frame (-1: a whole answer) at t to out. */
+static anim_result skin_frame(const skin_params_t *p, float t, int64_t frame,
+                              srv_eval_scratch_t *s, fmt_buf_t *out) {
+  srv_eval_job_t job = skin_job(p, t);
+  srv_frame_names_t names = {p->mesh->id, p->clip ? p->clip->id : NULL};
+  return srv_frame_answer(out, &job, &names, p->bin, frame, s);
 }
 
 static void skin_headers(const skin_params_t *p, char *out, size_t cap,
@@ -115,19 +81,9 @@ typedef struct skin_task_s {
 
 static void skin_work(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
-  float *buf = malloc(skin_floats(&k->p) * sizeof(float) + 4);
-  if (buf == NULL) {
-    k->result = ANIM_ERR_OUT_OF_MEMORY;
-    return;
-  }
-  float sampled = 0;
-  size_t v = k->p.mesh->mesh->vertex_count;
-  k->result = skin_eval(&k->p, k->t, buf,
-                        k->p.normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-                        &sampled);
-  if (k->result == ANIM_OK && skin_encode(&k->p, buf, sampled, -1, &k->out))
-    k->result = ANIM_ERR_OUT_OF_MEMORY;
-  free(buf);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  k->result = s != NULL ? skin_frame(&k->p, k->t, -1, s, &k->out)
+                        : ANIM_ERR_OUT_OF_MEMORY;
 }
 
 static void skin_respond(srv_task_t *t) {
@@ -161,21 +117,12 @@ typedef struct skin_range_s {
 static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
                         fmt_buf_t *out) {
   skin_range_t *k = (skin_range_t *)r;
-  float *buf = malloc(skin_floats(&k->p) * sizeof(float) + 4);
-  if (buf == NULL) return -1;
-  size_t v = k->p.mesh->mesh->vertex_count;
-  int rc = 0;
-  for (uint32_t i = first; i < first + n && rc == 0; i++) {
-    float sampled = 0;
-    if (skin_eval(&k->p, (float)srv_range_time(r, i), buf,
-                  k->p.normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-                  &sampled) != ANIM_OK)
-      rc = -1;
-    else
-      rc = skin_encode(&k->p, buf, sampled, i, out);
-  }
-  free(buf);
-  return rc;
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  if (s == NULL) return -1;
+  for (uint32_t i = first; i < first + n; i++)
+    if (skin_frame(&k->p, (float)srv_range_time(r, i), i, s, out) != ANIM_OK)
+      return -1;
+  return 0;
 }
 
 static void skin_range_dispose(srv_range_t *r) {
