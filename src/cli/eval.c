@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/vocab.h"
 #include "server/api/frame_answer.h"
 #include "store/store.h"
 
@@ -50,20 +51,45 @@ static char *read_file(const char *path, size_t *len, FILE *err) {
   return buf;
 }
 
+static void usage(FILE *err) {
+  char space[64], format[64], wrap[64];
+  fmt_vocab_list(FMT_VOCAB_SPACE, space, sizeof space);
+  fmt_vocab_list(FMT_VOCAB_FORMAT, format, sizeof format);
+  fmt_vocab_list(FMT_VOCAB_WRAP, wrap, sizeof wrap);
+  fprintf(err,
+          "usage: animd eval FILE --clip NAME --t T [--space S] [--format F] "
+          "[--wrap W] [--type CONTENT-TYPE]\n  S: %s\n  F: %s\n  W: %s\n",
+          space, format, wrap);
+}
+
+/* The value of an option naming a word of vocab (def when absent), or -1
+ * after saying why. */
+static int word(FILE *err, const char *option, fmt_vocab vocab,
+                const char *text, int def) {
+  if (text == NULL) return def;
+  int v = fmt_vocab_parse(vocab, text);
+  if (v < 0) {
+    char list[64];
+    fmt_vocab_list(vocab, list, sizeof list);
+    fprintf(err, "animd eval: %s must be %s\n", option, list);
+  }
+  return v;
+}
+
 static void quiet_log(void *user, const char *message) {
   fprintf((FILE *)user, "animd eval: %s\n", message);
 }
 
 int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
   const char *file = NULL, *clip_name = NULL, *t_text = NULL;
-  const char *space_text = "model", *format = "json", *wrap_text = "clamp";
+  const char *space_text = NULL, *format_text = NULL, *wrap_text = NULL;
   const char *type = NULL;
   for (int i = 1; i < argc; i++) {
     const char **dst = NULL;
     if (!strcmp(argv[i], "--clip")) dst = &clip_name;
     else if (!strcmp(argv[i], "--t")) dst = &t_text;
     else if (!strcmp(argv[i], "--space")) dst = &space_text;
-    else if (!strcmp(argv[i], "--format")) dst = &format;
+    else if (!strcmp(argv[i], "--format")) dst = &format_text;
     else if (!strcmp(argv[i], "--wrap")) dst = &wrap_text;
     else if (!strcmp(argv[i], "--type")) dst = &type;
     else if (argv[i][0] != '-' && file == NULL) {
@@ -80,9 +106,7 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     *dst = argv[++i];
   }
   if (file == NULL || clip_name == NULL || t_text == NULL) {
-    fprintf(err, "usage: animd eval FILE --clip NAME --t T [--space "
-                 "local|model|skin] [--format json|bin] [--wrap "
-                 "clamp|loop|pingpong] [--type CONTENT-TYPE]\n");
+    usage(err);
     return 2;
   }
   char *end;
@@ -91,13 +115,13 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(err, "animd eval: --t must be a finite number\n");
     return 2;
   }
-  int space = fmt_space_parse(space_text, strlen(space_text));
-  int wrap = srv_wrap_parse(wrap_text);
-  bool binary = strcmp(format, "bin") == 0;
-  if (space < 0 || wrap < 0 || (!binary && strcmp(format, "json") != 0)) {
-    fprintf(err, "animd eval: bad --space, --wrap or --format\n");
-    return 2;
-  }
+  int space = word(err, "--space", FMT_VOCAB_SPACE, space_text,
+                   FMT_SPACE_MODEL);
+  int wrap = word(err, "--wrap", FMT_VOCAB_WRAP, wrap_text, ANIM_WRAP_CLAMP);
+  int format = word(err, "--format", FMT_VOCAB_FORMAT, format_text,
+                    FMT_FORMAT_JSON);
+  if (space < 0 || wrap < 0 || format < 0) return 2;
+  bool binary = format == FMT_FORMAT_BIN;
 
   size_t len;
   char *body = read_file(file, &len, err);

@@ -4,25 +4,23 @@
 
 #include <string.h>
 
+#include "formats/vocab.h"
+
 int fmt_space_parse(const char *s, size_t len) {
-  if (s == NULL) return -1;
-  if (len == 5 && memcmp(s, "local", 5) == 0) return FMT_SPACE_LOCAL;
-  if (len == 5 && memcmp(s, "model", 5) == 0) return FMT_SPACE_MODEL;
-  if (len == 4 && memcmp(s, "skin", 4) == 0) return FMT_SPACE_SKIN;
-  return -1;
+  char word[16];
+  if (s == NULL || len >= sizeof word) return -1;
+  memcpy(word, s, len);
+  word[len] = '\0';
+  return fmt_vocab_parse(FMT_VOCAB_SPACE, word);
 }
 
 const char *fmt_space_name(fmt_space space) {
-  switch (space) {
-    case FMT_SPACE_LOCAL: return "local";
-    case FMT_SPACE_MODEL: return "model";
-    case FMT_SPACE_SKIN: return "skin";
-  }
-  return "unknown";
+  const char *name = fmt_vocab_name(FMT_VOCAB_SPACE, (int)space);
+  return name != NULL ? name : "unknown";
 }
 
 const char *fmt_layout_name(fmt_space space) {
-  return space == FMT_SPACE_LOCAL ? "trs10" : "mat4";
+  return fmt_vocab_name(FMT_VOCAB_LAYOUT, (int)fmt_layout_of_pose(space));
 }
 
 static int done(fmt_buf_t *b) { return b->failed ? -1 : 0; }

@@ -275,10 +275,3 @@ anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   if (job->sampled != NULL) *job->sampled = sampled;
   return job->mesh != NULL ? skin_mesh(job, s) : pose_floats(job, s);
 }
-
-int srv_wrap_parse(const char *s) {
-  if (s == NULL || strcmp(s, "clamp") == 0) return ANIM_WRAP_CLAMP;
-  if (strcmp(s, "loop") == 0) return ANIM_WRAP_LOOP;
-  if (strcmp(s, "pingpong") == 0) return ANIM_WRAP_PINGPONG;
-  return -1;
-}

@@ -107,7 +107,4 @@ uint32_t srv_eval_element_count(const srv_eval_job_t *job);
  * grow, or the result of the core job that refused its inputs. */
 anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s);
 
-/* Parses "clamp"/"loop"/"pingpong" (NULL: clamp). -1 when unknown. */
-int srv_wrap_parse(const char *s);
-
 #endif

@@ -38,35 +38,34 @@ int srv__param_float(srv_request_t *req, const char *name, bool required,
   return 0;
 }
 
-int srv__param_enum(srv_request_t *req, const char *name,
-                    const char *const *choices, int def, int *out) {
+int srv__param_enum(srv_request_t *req, const char *name, fmt_vocab vocab,
+                    int def, int *out) {
   const char *v = srv_request_param(req, name);
   if (v == NULL) {
     *out = def;
     return 0;
   }
-  for (int i = 0; choices[i] != NULL; i++)
-    if (strcmp(v, choices[i]) == 0) {
-      *out = i;
-      return 0;
-    }
-  char list[160] = "";
-  for (int i = 0; choices[i] != NULL; i++) {
-    if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-    strncat(list, choices[i], sizeof list - strlen(list) - 1);
+  int i = fmt_vocab_parse(vocab, v);
+  if (i >= 0) {
+    *out = i;
+    return 0;
   }
-  srv_respond_error(req, 400, "bad_parameter", name,
-                    "'%s' must be one of: %s", name, list);
+  char list[160];
+  fmt_vocab_list(vocab, list, sizeof list);
+  srv_respond_error(req, 400, "bad_parameter", name, "'%s' must be %s", name,
+                    list);
   return -1;
 }
 
 int srv__param_format(srv_request_t *req, bool *binary) {
-  static const char *const formats[] = {"json", "bin", NULL};
   const char *accept = srv_request_header(req, "Accept");
-  int def = accept && strstr(accept, "application/octet-stream") ? 1 : 0;
+  int def = accept && strstr(accept, "application/octet-stream")
+                ? FMT_FORMAT_BIN
+                : FMT_FORMAT_JSON;
   int f;
-  if (srv__param_enum(req, "format", formats, def, &f) != 0) return -1;
-  *binary = f == 1;
+  if (srv__param_enum(req, "format", FMT_VOCAB_FORMAT, def, &f) != 0)
+    return -1;
+  *binary = f == FMT_FORMAT_BIN;
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "formats/buf.h"
+#include "formats/vocab.h"
 #include "server/http/http.h"
 #include "store/store.h"
 
@@ -22,9 +23,9 @@ store_t *srv__store(srv_request_t *req);
 int srv__param_float(srv_request_t *req, const char *name, bool required,
                      double def, double *out);
 
-/* One of the NULL-terminated choices (index into *out); absent: def. */
-int srv__param_enum(srv_request_t *req, const char *name,
-                    const char *const *choices, int def, int *out);
+/* A word of the vocabulary table (its value into *out); absent: def. */
+int srv__param_enum(srv_request_t *req, const char *name, fmt_vocab vocab,
+                    int def, int *out);
 
 /* format=json|bin, or Accept: application/octet-stream. Returns 0 with
  * *binary set, or -1 after answering. */

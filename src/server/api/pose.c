@@ -15,9 +15,6 @@
 #include "server/api/params.h"
 #include "server/http/task.h"
 
-static const char *const spaces[] = {"local", "model", "skin", NULL};
-static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
-
 /* The headers of a pose answer. */
 static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
                          uint32_t joints, const char *etag) {
@@ -33,7 +30,7 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
       v /= 10;
     } while (v > 0);
     const char *parts[] = {"X-Animd-Joints: ", num + k,
-                           "\r\nX-Animd-Layout: ", fmt_layout_name(space),
+                           "\r\nX-Animd-Layout: ", fmt_vocab_name(FMT_VOCAB_LAYOUT, fmt_layout_of_pose(space)),
                            "\r\n"};
     for (size_t i = 0; i < 5; i++) {
       size_t l = strlen(parts[i]);
@@ -140,8 +137,8 @@ void srv__handle_pose_get(srv_request_t *req) {
   bool bin;
   srv_range_params_t range;
   double t = 0;
-  if (srv__param_enum(req, "space", spaces, FMT_SPACE_MODEL, &space) != 0 ||
-      srv__param_enum(req, "wrap", wraps, ANIM_WRAP_CLAMP, &wrap) != 0 ||
+  if (srv__param_enum(req, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space) != 0 ||
+      srv__param_enum(req, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap) != 0 ||
       srv__param_format(req, &bin) != 0 || srv__param_range(req, &range) != 0)
     return;
   if (!range.is_range && srv__param_float(req, "t", true, 0, &t) != 0) return;
@@ -328,9 +325,9 @@ void srv__handle_pose_post(srv_request_t *req) {
   json_t *js = json_object_get(root, "space");
   int space = FMT_SPACE_MODEL;
   if (js != NULL) {
-    space = json_is_string(js) ? fmt_space_parse(json_string_value(js),
-                                                 json_string_length(js))
-                               : -1;
+    space = json_is_string(js)
+                ? fmt_vocab_parse(FMT_VOCAB_SPACE, json_string_value(js))
+                : -1;
     if (space < 0) {
       srv_respond_error(req, 400, "bad_value", "space",
                         "\"space\" must be local, model or skin");
@@ -342,13 +339,15 @@ void srv__handle_pose_post(srv_request_t *req) {
   const char *accept = srv_request_header(req, "Accept");
   b->bin = accept && strstr(accept, "application/octet-stream");
   if (jf != NULL) {
-    if (!json_is_string(jf) || (strcmp(json_string_value(jf), "json") &&
-                                strcmp(json_string_value(jf), "bin"))) {
+    int f = json_is_string(jf)
+                ? fmt_vocab_parse(FMT_VOCAB_FORMAT, json_string_value(jf))
+                : -1;
+    if (f < 0) {
       srv_respond_error(req, 400, "bad_value", "format",
                         "\"format\" must be json or bin");
       goto fail;
     }
-    b->bin = strcmp(json_string_value(jf), "bin") == 0;
+    b->bin = f == FMT_FORMAT_BIN;
   }
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
@@ -415,19 +414,22 @@ void srv__handle_pose_post(srv_request_t *req) {
     json_t *jm = json_object_get(l, "mode");
     if (jm != NULL) {
       snprintf(at, sizeof at, "layers[%zu].mode", i);
-      const char *m = json_is_string(jm) ? json_string_value(jm) : "";
-      if (strcmp(m, "normal") && strcmp(m, "additive")) {
+      int m = json_is_string(jm)
+                  ? fmt_vocab_parse(FMT_VOCAB_MODE, json_string_value(jm))
+                  : -1;
+      if (m < 0) {
         srv_respond_error(req, 400, "bad_value", at,
                           "\"mode\" must be normal or additive");
         goto fail;
       }
-      bl->additive = strcmp(m, "additive") == 0;
+      bl->additive = m == FMT_BLEND_ADDITIVE;
     }
     json_t *jwr = json_object_get(l, "wrap");
     if (jwr != NULL) {
       snprintf(at, sizeof at, "layers[%zu].wrap", i);
-      int w = json_is_string(jwr) ? srv_wrap_parse(json_string_value(jwr))
-                                  : -1;
+      int w = json_is_string(jwr)
+                  ? fmt_vocab_parse(FMT_VOCAB_WRAP, json_string_value(jwr))
+                  : -1;
       if (w < 0) {
         srv_respond_error(req, 400, "bad_value", at,
                           "\"wrap\" must be clamp, loop or pingpong");

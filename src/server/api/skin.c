@@ -62,8 +62,9 @@ static void skin_headers(const skin_params_t *p, char *out, size_t cap,
     n = snprintf(out, cap,
                  "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
                  p->mesh->mesh->vertex_count,
-                 p->normals != ANIM_NORMALS_NONE ? "positions+normals"
-                                                 : "positions");
+                 fmt_vocab_name(FMT_VOCAB_LAYOUT,
+                                fmt_layout_of_skin(p->normals !=
+                                                   ANIM_NORMALS_NONE)));
   if (etag && n >= 0 && (size_t)n < cap)
     snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
 }
@@ -132,24 +133,19 @@ static void skin_range_dispose(srv_range_t *r) {
 /* ---- GET /v1/skin --------------------------------------------------------------------- */
 
 void srv__handle_skin(srv_request_t *req) {
-  static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
-  static const char *const methods[] = {"lbs", "dqs", NULL};
-  static const char *const normals[] = {"0", "1", "invt", NULL};
   skin_params_t p = {0};
   int wrap, method, nrm;
   srv_range_params_t range;
   double t = 0;
-  if (srv__param_enum(req, "wrap", wraps, 0, &wrap) != 0 ||
-      srv__param_enum(req, "method", methods, 0, &method) != 0 ||
-      srv__param_enum(req, "normals", normals, 0, &nrm) != 0 ||
+  if (srv__param_enum(req, "wrap", FMT_VOCAB_WRAP, 0, &wrap) != 0 ||
+      srv__param_enum(req, "method", FMT_VOCAB_METHOD, 0, &method) != 0 ||
+      srv__param_enum(req, "normals", FMT_VOCAB_NORMALS, 0, &nrm) != 0 ||
       srv__param_format(req, &p.bin) != 0 ||
       srv__param_range(req, &range) != 0)
     return;
   p.wrap = (anim_wrap)wrap;
-  p.method = method == 1 ? ANIM_SKIN_DQS : ANIM_SKIN_LBS;
-  p.normals = nrm == 0   ? ANIM_NORMALS_NONE
-              : nrm == 1 ? ANIM_NORMALS_LINEAR
-                         : ANIM_NORMALS_INVERSE_TRANSPOSE;
+  p.method = (anim_skin_method)method;
+  p.normals = (anim_skin_normals)nrm;
   if (srv__param_asset(req, "mesh", STORE_MESH, NULL, true, &p.mesh) != 0)
     return;
   p.skel = p.mesh->skeleton_asset;

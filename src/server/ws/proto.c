@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "animd/animd.h"
+#include "formats/vocab.h"
 
 static const char *const op_names[] = {"play", "pause", "resume", "seek",
                                        "stop", "set",   "pose",   "stats"};
@@ -101,29 +102,23 @@ static int get_string(json_t *root, const char *key, const char **out,
   return 0;
 }
 
-/* A string field whose value is one of names; *out is its index. */
-static int get_enum(json_t *root, const char *key, const char *const *names,
-                    int count, int *out, bool *present, srv_ws_error_t *err,
+/* A string field whose value is a word of vocab; *out is its value. */
+static int get_enum(json_t *root, const char *key, fmt_vocab vocab,
+                    int *out, bool *present, srv_ws_error_t *err,
                     const char *id) {
   const char *s = NULL;
   *present = false;
   if (get_string(root, key, &s, err, id) != 0) return -1;
   if (s == NULL) return 0;
-  for (int i = 0; i < count; i++) {
-    if (strcmp(s, names[i]) == 0) {
-      *out = i;
-      *present = true;
-      return 0;
-    }
+  int v = fmt_vocab_parse(vocab, s);
+  if (v >= 0) {
+    *out = v;
+    *present = true;
+    return 0;
   }
   return srv_ws_error_set(err, id, "bad_value", key, "unknown %s \"%.40s\"",
                           key, s);
 }
-
-static const char *const wrap_names[] = {"clamp", "loop", "pingpong"};
-static const char *const space_names[] = {"local", "model", "skin"};
-static const char *const format_names[] = {"json", "bin"};
-static const char *const method_names[] = {"lbs", "dqs"};
 
 static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
   json_t *v = json_object_get(root, "id");
@@ -234,20 +229,20 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     goto fail;
   bool has_t = present;
   int v;
-  if (get_enum(root, "wrap", wrap_names, 3, &cmd->wrap, &present, err, id))
+  if (get_enum(root, "wrap", FMT_VOCAB_WRAP, &cmd->wrap, &present, err, id))
     goto fail;
   if (present) cmd->has |= SRV_WS_HAS_WRAP;
-  if (get_enum(root, "space", space_names, 3, &cmd->space, &present, err, id))
+  if (get_enum(root, "space", FMT_VOCAB_SPACE, &cmd->space, &present, err, id))
     goto fail;
   if (present) cmd->has |= SRV_WS_HAS_SPACE;
   v = 0;
-  if (get_enum(root, "format", format_names, 2, &v, &present, err, id))
+  if (get_enum(root, "format", FMT_VOCAB_FORMAT, &v, &present, err, id))
     goto fail;
   if (present) {
     cmd->format = (srv_ws_format)v;
     cmd->has |= SRV_WS_HAS_FORMAT;
   }
-  if (get_enum(root, "method", method_names, 2, &cmd->method, &present, err,
+  if (get_enum(root, "method", FMT_VOCAB_METHOD, &cmd->method, &present, err,
                id))
     goto fail;
   json_t *normals = json_object_get(root, "normals");
