@@ -119,15 +119,58 @@ int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
   return done(b);
 }
 
+/* True when s is well-formed UTF-8 (no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+static bool utf8_valid(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned c = *p, n, min;
+    if (c < 0x80) {
+      p++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) n = 1, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) n = 2, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) n = 3, min = 0x10000;
+    else return false;
+    unsigned cp = c & (0x3F >> n);
+    for (unsigned i = 1; i <= n; i++) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+/* A JSON string of text that may come from a client (a name in a
+ * message, a message cut in the middle of a character): when it is not
+ * UTF-8, its non-ASCII bytes become '?' rather than breaking the body. */
+static void json_text(fmt_buf_t *b, const char *s) {
+  if (s == NULL || utf8_valid(s)) {
+    fmt_buf_json_string(b, s);
+    return;
+  }
+  fmt_buf_t tmp = FMT_BUF_INIT;
+  for (const char *p = s; *p; p++)
+    fmt_buf_putc(&tmp, (unsigned char)*p >= 0x80 ? '?' : *p);
+  const char *clean = fmt_buf_cstr(&tmp);
+  if (clean == NULL) b->failed = true;
+  else fmt_buf_json_string(b, clean);
+  fmt_buf_free(&tmp);
+}
+
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at) {
   if (b == NULL) return -1;
   fmt_buf_puts(b, "{\"error\":{\"code\":");
   fmt_buf_json_string(b, code ? code : "internal");
   fmt_buf_puts(b, ",\"message\":");
-  fmt_buf_json_string(b, message ? message : "");
+  json_text(b, message ? message : "");
   fmt_buf_puts(b, ",\"at\":");
-  fmt_buf_json_string(b, at && at[0] ? at : NULL);
+  json_text(b, at && at[0] ? at : NULL);
   fmt_buf_puts(b, "}}");
   return done(b);
 }

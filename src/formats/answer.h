@@ -73,7 +73,10 @@ const char *fmt_layout_name(fmt_space space);
 int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
                             double t);
 
-/* {"error":{"code":C,"message":M,"at":A}}; at NULL or "" prints null. */
+/* The error body of every answer and WebSocket error:
+ * {"error":{"code":C,"message":M,"at":A}}; at NULL or "" prints null; a
+ * message or at that is not UTF-8 has its non-ASCII bytes printed as '?'
+ * (the body stays valid JSON and a valid WebSocket text). */
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at);
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ int srv__param_float(srv_request_t *req, const char *name, bool required,
       *out = def;
       return 0;
     }
-    srv_respond_error(req, 400, "missing_parameter", name,
+    srv__fail(req, SRV_ERR_MISSING_PARAMETER, name,
                       "the query parameter '%s' is required", name);
     return -1;
   }
@@ -30,7 +31,7 @@ int srv__param_float(srv_request_t *req, const char *name, bool required,
   double d = strtod(v, &end);
   if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) ||
       fabs(d) > 3.0e38) {
-    srv_respond_error(req, 400, "bad_parameter", name,
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, name,
                       "'%s' must be a finite number", name);
     return -1;
   }
@@ -52,7 +53,7 @@ int srv__param_enum(srv_request_t *req, const char *name, fmt_vocab vocab,
   }
   char list[160];
   fmt_vocab_list(vocab, list, sizeof list);
-  srv_respond_error(req, 400, "bad_parameter", name, "'%s' must be %s", name,
+  srv__fail(req, SRV_ERR_BAD_PARAMETER, name, "'%s' must be %s", name,
                     list);
   return -1;
 }
@@ -76,14 +77,14 @@ int srv__param_asset(srv_request_t *req, const char *name, store_kind kind,
   const char *v = srv_request_param(req, name);
   if (v == NULL || *v == '\0') {
     if (!required) return 0;
-    srv_respond_error(req, 400, "missing_parameter", name,
+    srv__fail(req, SRV_ERR_MISSING_PARAMETER, name,
                       "the query parameter '%s' is required", name);
     return -1;
   }
   store_t *st = srv__store(req);
   store_asset_t *a = st ? store_lookup(st, kind, v, skeleton) : NULL;
   if (a == NULL) {
-    srv_respond_error(req, 404, "not_found", name, "no %s '%s'%s",
+    srv__fail(req, SRV_ERR_NOT_FOUND, name, "no %s '%s'%s",
                       store_kind_name(kind), v,
                       skeleton ? " on that skeleton" : "");
     return -1;
@@ -139,7 +140,7 @@ int srv__request_json_body(srv_request_t *req, json_t **root) {
   if (*root != NULL) return 0;
   char at[64];
   snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-  srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
+  srv__fail(req, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
   return -1;
 }
 
@@ -151,10 +152,39 @@ bool srv__json_number(const json_t *v, double lo, double hi, double *out) {
   return true;
 }
 
+void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
+               const char *fmt, ...) {
+  srv_error_t err;
+  srv_error_set(&err, code, at, NULL);
+  if (fmt != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err.message, sizeof err.message, fmt, ap);
+    va_end(ap);
+  }
+  srv__respond_err(req, &err);
+}
+
+void srv__respond_err(srv_request_t *req, const srv_error_t *err) {
+  srv_respond_error(req, srv_error_status(err->code),
+                    srv_error_name(err->code),
+                    err->at[0] != '\0' ? err->at : NULL, "%s",
+                    err->message[0] != '\0' ? err->message
+                                             : srv_error_message(err->code));
+}
+
+void srv__fail_result(srv_request_t *req, anim_result r, const char *what) {
+  if (r == ANIM_ERR_OUT_OF_MEMORY)
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  else
+    srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s: %s", what,
+              anim_result_str(r));
+}
+
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
                       const char *ctype, const char *extra) {
   if (b->failed) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   srv_respond(req, status, ctype ? ctype : "application/json", extra, b->data,
@@ -176,7 +206,7 @@ int srv__param_range(srv_request_t *req, srv_range_params_t *out) {
   if (given == 0) return 0;
   for (int i = 0; i < 3; i++)
     if (srv_request_param(req, names[i]) == NULL) {
-      srv_respond_error(req, 400, "missing_parameter", names[i],
+      srv__fail(req, SRV_ERR_MISSING_PARAMETER, names[i],
                         "a range needs from, to and fps");
       return -1;
     }
@@ -185,19 +215,19 @@ int srv__param_range(srv_request_t *req, srv_range_params_t *out) {
       srv__param_float(req, "fps", true, 0, &out->fps) != 0)
     return -1;
   if (!(out->fps > 0)) {
-    srv_respond_error(req, 400, "bad_parameter", "fps",
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, "fps",
                       "fps must be greater than 0");
     return -1;
   }
   if (out->to < out->from) {
-    srv_respond_error(req, 400, "bad_parameter", "to",
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, "to",
                       "to must not be less than from");
     return -1;
   }
   unsigned max = srv_server_config(srv_request_server(req))->max_frames;
   double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
   if (frames > (double)max) {
-    srv_respond_error(req, 400, "too_many_frames", "fps",
+    srv__fail(req, SRV_ERR_TOO_MANY_FRAMES, "fps",
                       "the range has %.0f frames; max_frames is %u", frames,
                       max);
     return -1;

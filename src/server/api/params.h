@@ -10,8 +10,10 @@
 
 #include <jansson.h>
 
+#include "animd/animd.h"
 #include "formats/buf.h"
 #include "formats/vocab.h"
+#include "server/errors.h"
 #include "server/http/http.h"
 #include "store/store.h"
 
@@ -54,7 +56,18 @@ int srv__request_json_body(srv_request_t *req, json_t **root);
 /* True with *out set when v is a finite JSON number in [lo, hi]. */
 bool srv__json_number(const json_t *v, double lo, double hi, double *out);
 
-/* Answers with the buffer as application/json (500 if it failed). */
+/* Answers code with its status: at NULL or "" gives null, fmt NULL the
+ * code's default message. */
+void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Answers a typed error. */
+void srv__respond_err(srv_request_t *req, const srv_error_t *err);
+/* Answers an evaluation that failed with r: 500 out_of_memory, or 500
+ * internal "<what>: <result>". */
+void srv__fail_result(srv_request_t *req, anim_result r, const char *what);
+
+/* Answers with the buffer as application/json (500 out_of_memory if it
+ * failed). */
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
                       const char *ctype, const char *extra);
 

@@ -73,8 +73,7 @@ static void pose_work(srv_task_t *t) {
 static void pose_respond(srv_task_t *t) {
   pose_task_t *p = (pose_task_t *)t;
   if (p->result != ANIM_OK) {
-    srv_respond_error(t->req, 500, "internal", NULL, "evaluation failed: %s",
-                      anim_result_str(p->result));
+    srv__fail_result(t->req, p->result, "evaluation failed");
     return;
   }
   char extra[256];
@@ -150,7 +149,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     goto fail;
   if (clip != NULL) {
     if (skel != NULL && clip->skeleton_asset != skel) {
-      srv_respond_error(req, 400, "skeleton_mismatch", "clip",
+      srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
                         "the clip was built for another skeleton");
       goto fail;
     }
@@ -164,7 +163,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   if (range.is_range) {
     pose_range_t *p = calloc(1, sizeof *p);
     if (p == NULL) {
-      srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
       goto fail;
     }
     p->skel = skel;
@@ -208,7 +207,7 @@ void srv__handle_pose_get(srv_request_t *req) {
 
   pose_task_t *p = calloc(1, sizeof *p);
   if (p == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   p->skel = skel;
@@ -262,10 +261,11 @@ static void blend_work(srv_task_t *t) {
 static void blend_respond(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
   if (b->result != ANIM_OK) {
-    int status = b->result == ANIM_ERR_OUT_OF_MEMORY ? 500 : 400;
-    srv_respond_error(t->req, status,
-                      status == 500 ? "internal" : "bad_blend", "layers",
-                      "blending failed: %s", anim_result_str(b->result));
+    if (b->result == ANIM_ERR_OUT_OF_MEMORY)
+      srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    else
+      srv__fail(t->req, SRV_ERR_BAD_BLEND, "layers", "blending failed: %s",
+                anim_result_str(b->result));
     return;
   }
   char extra[160];
@@ -295,20 +295,19 @@ void srv__handle_pose_post(srv_request_t *req) {
   blend_task_t *b = calloc(1, sizeof *b);
   if (b == NULL) {
     json_decref(root);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   fmt_buf_init(&b->out);
   char at[96];
   if (!json_is_object(root)) {
-    srv_respond_error(req, 400, "wrong_type", "", "the body must be an "
+    srv__fail(req, SRV_ERR_WRONG_TYPE, "", "the body must be an "
                       "object");
     goto fail;
   }
   json_t *jsk = json_object_get(root, "skeleton");
   if (!json_is_string(jsk)) {
-    srv_respond_error(req, 400, jsk ? "wrong_type" : "missing_field",
-                      "skeleton", "\"skeleton\" must be a skeleton id or "
+    srv__fail(req, jsk ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "skeleton", "\"skeleton\" must be a skeleton id or "
                       "name");
     goto fail;
   }
@@ -317,7 +316,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                               NULL)
                : NULL;
   if (b->skel == NULL) {
-    srv_respond_error(req, 404, "not_found", "skeleton", "no skeleton '%s'",
+    srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "no skeleton '%s'",
                       json_string_value(jsk));
     goto fail;
   }
@@ -329,7 +328,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                 ? fmt_vocab_parse(FMT_VOCAB_SPACE, json_string_value(js))
                 : -1;
     if (space < 0) {
-      srv_respond_error(req, 400, "bad_value", "space",
+      srv__fail(req, SRV_ERR_BAD_VALUE, "space",
                         "\"space\" must be local, model or skin");
       goto fail;
     }
@@ -343,7 +342,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                 ? fmt_vocab_parse(FMT_VOCAB_FORMAT, json_string_value(jf))
                 : -1;
     if (f < 0) {
-      srv_respond_error(req, 400, "bad_value", "format",
+      srv__fail(req, SRV_ERR_BAD_VALUE, "format",
                         "\"format\" must be json or bin");
       goto fail;
     }
@@ -352,7 +351,7 @@ void srv__handle_pose_post(srv_request_t *req) {
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
       json_array_size(jl) > 64) {
-    srv_respond_error(req, 400, jl ? "wrong_type" : "missing_field", "layers",
+    srv__fail(req, jl ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "layers",
                       "\"layers\" must be an array of 1 to 64 layers");
     goto fail;
   }
@@ -360,7 +359,7 @@ void srv__handle_pose_post(srv_request_t *req) {
   b->layers = calloc(b->layer_count, sizeof *b->layers);
   b->clips = calloc(b->layer_count, sizeof *b->clips);
   if (b->layers == NULL || b->clips == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   for (size_t i = 0; i < b->layer_count; i++) {
@@ -368,20 +367,20 @@ void srv__handle_pose_post(srv_request_t *req) {
     srv_eval_layer_t *bl = &b->layers[i];
     if (!json_is_object(l)) {
       snprintf(at, sizeof at, "layers[%zu]", i);
-      srv_respond_error(req, 400, "wrong_type", at, "a layer is an object");
+      srv__fail(req, SRV_ERR_WRONG_TYPE, at, "a layer is an object");
       goto fail;
     }
     json_t *jc = json_object_get(l, "clip");
     snprintf(at, sizeof at, "layers[%zu].clip", i);
     if (!json_is_string(jc)) {
-      srv_respond_error(req, 400, jc ? "wrong_type" : "missing_field", at,
+      srv__fail(req, jc ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, at,
                         "\"clip\" must be a clip id or name");
       goto fail;
     }
     b->clips[i] =
         store_lookup(st, STORE_CLIP, json_string_value(jc), b->skel);
     if (b->clips[i] == NULL || b->clips[i]->skeleton_asset != b->skel) {
-      srv_respond_error(req, 404, "not_found", at,
+      srv__fail(req, SRV_ERR_NOT_FOUND, at,
                         "no clip '%s' on that skeleton",
                         json_string_value(jc));
       goto fail;
@@ -391,11 +390,11 @@ void srv__handle_pose_post(srv_request_t *req) {
     json_t *jt = json_object_get(l, "t");
     snprintf(at, sizeof at, "layers[%zu].t", i);
     if (jt == NULL) {
-      srv_respond_error(req, 400, "missing_field", at, "\"t\" is required");
+      srv__fail(req, SRV_ERR_MISSING_FIELD, at, "\"t\" is required");
       goto fail;
     }
     if (!srv__json_number(jt, -3e38, 3e38, &d)) {
-      srv_respond_error(req, 400, "wrong_type", at,
+      srv__fail(req, SRV_ERR_WRONG_TYPE, at,
                         "\"t\" must be a finite number");
       goto fail;
     }
@@ -405,7 +404,7 @@ void srv__handle_pose_post(srv_request_t *req) {
     if (jw != NULL) {
       snprintf(at, sizeof at, "layers[%zu].weight", i);
       if (!srv__json_number(jw, 0, 1e6, &d)) {
-        srv_respond_error(req, 400, "bad_value", at,
+        srv__fail(req, SRV_ERR_BAD_VALUE, at,
                           "\"weight\" must be a number >= 0");
         goto fail;
       }
@@ -418,7 +417,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                   ? fmt_vocab_parse(FMT_VOCAB_MODE, json_string_value(jm))
                   : -1;
       if (m < 0) {
-        srv_respond_error(req, 400, "bad_value", at,
+        srv__fail(req, SRV_ERR_BAD_VALUE, at,
                           "\"mode\" must be normal or additive");
         goto fail;
       }
@@ -431,7 +430,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                   ? fmt_vocab_parse(FMT_VOCAB_WRAP, json_string_value(jwr))
                   : -1;
       if (w < 0) {
-        srv_respond_error(req, 400, "bad_value", at,
+        srv__fail(req, SRV_ERR_BAD_VALUE, at,
                           "\"wrap\" must be clamp, loop or pingpong");
         goto fail;
       }
@@ -441,14 +440,14 @@ void srv__handle_pose_post(srv_request_t *req) {
     if (jmask != NULL) {
       snprintf(at, sizeof at, "layers[%zu].mask", i);
       if (!json_is_array(jmask)) {
-        srv_respond_error(req, 400, "wrong_type", at,
+        srv__fail(req, SRV_ERR_WRONG_TYPE, at,
                           "\"mask\" must be an array of joint names");
         goto fail;
       }
       float *mask = calloc(sk->joint_count, sizeof(float));
       bl->mask = mask;
       if (mask == NULL) {
-        srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+        srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
         goto fail;
       }
       for (size_t k = 0; k < json_array_size(jmask); k++) {
@@ -458,7 +457,7 @@ void srv__handle_pose_post(srv_request_t *req) {
                         ? anim_skeleton_find(sk, json_string_value(jn))
                         : -1;
         if (j < 0) {
-          srv_respond_error(req, 400, "unknown_joint", at,
+          srv__fail(req, SRV_ERR_UNKNOWN_JOINT, at,
                             "not a joint name of the skeleton");
           goto fail;
         }

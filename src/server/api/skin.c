@@ -90,8 +90,7 @@ static void skin_work(srv_task_t *t) {
 static void skin_respond(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
   if (k->result != ANIM_OK) {
-    srv_respond_error(t->req, 500, "internal", NULL, "skinning failed: %s",
-                      anim_result_str(k->result));
+    srv__fail_result(t->req, k->result, "skinning failed");
     return;
   }
   char extra[256];
@@ -153,7 +152,7 @@ void srv__handle_skin(srv_request_t *req) {
   if (srv__param_asset(req, "clip", STORE_CLIP, p.skel, false, &p.clip) != 0)
     goto fail;
   if (p.clip != NULL && p.clip->skeleton_asset != p.skel) {
-    srv_respond_error(req, 400, "skeleton_mismatch", "clip",
+    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
                       "the clip was built for another skeleton than the "
                       "mesh");
     goto fail;
@@ -162,7 +161,7 @@ void srv__handle_skin(srv_request_t *req) {
       srv__param_float(req, "t", p.clip != NULL, 0, &t) != 0)
     goto fail;
   if (p.normals != ANIM_NORMALS_NONE && p.mesh->mesh->normals == NULL) {
-    srv_respond_error(req, 400, "no_normals", "normals",
+    srv__fail(req, SRV_ERR_NO_NORMALS, "normals",
                       "the mesh has no normals");
     goto fail;
   }
@@ -175,7 +174,7 @@ void srv__handle_skin(srv_request_t *req) {
   if (range.is_range) {
     skin_range_t *k = calloc(1, sizeof *k);
     if (k == NULL) {
-      srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
       goto fail;
     }
     k->p = p;
@@ -214,7 +213,7 @@ void srv__handle_skin(srv_request_t *req) {
   if (srv__respond_if_not_modified(req, etag)) goto fail;
   skin_task_t *k = calloc(1, sizeof *k);
   if (k == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   k->p = p;

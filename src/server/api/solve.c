@@ -72,10 +72,11 @@ static void solve_work(srv_task_t *t) {
 static void solve_respond(srv_task_t *t) {
   solve_task_t *s = (solve_task_t *)t;
   if (s->result != ANIM_OK) {
-    int status = s->result == ANIM_ERR_OUT_OF_MEMORY ? 500 : 400;
-    srv_respond_error(t->req, status, status == 500 ? "internal" : "bad_input",
-                      "frames", "solving failed: %s",
-                      anim_result_str(s->result));
+    if (s->result == ANIM_ERR_OUT_OF_MEMORY)
+      srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    else
+      srv__fail(t->req, SRV_ERR_BAD_INPUT, "frames", "solving failed: %s",
+                anim_result_str(s->result));
     return;
   }
   srv__respond_buf(t->req, 200, &s->out, NULL, NULL);
@@ -103,7 +104,7 @@ void srv__handle_solve(srv_request_t *req) {
   solve_task_t *s = calloc(1, sizeof *s);
   if (s == NULL) {
     json_decref(root);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   fmt_buf_init(&s->out);
@@ -111,33 +112,32 @@ void srv__handle_solve(srv_request_t *req) {
   json_t *jsk = json_is_object(root) ? json_object_get(root, "skeleton")
                                      : NULL;
   if (!json_is_string(jsk)) {
-    srv_respond_error(req, 400, jsk ? "wrong_type" : "missing_field",
-                      "skeleton", "\"skeleton\" must be a skeleton id or "
+    srv__fail(req, jsk ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "skeleton", "\"skeleton\" must be a skeleton id or "
                       "name");
     goto fail;
   }
   store_t *st = srv__store(req);
   s->skel = store_lookup(st, STORE_SKELETON, json_string_value(jsk), NULL);
   if (s->skel == NULL) {
-    srv_respond_error(req, 404, "not_found", "skeleton", "no skeleton '%s'",
+    srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "no skeleton '%s'",
                       json_string_value(jsk));
     goto fail;
   }
   size_t n = s->skel->skeleton->joint_count;
   json_t *jf = json_object_get(root, "frames");
   if (!json_is_array(jf) || json_array_size(jf) == 0) {
-    srv_respond_error(req, 400, jf ? "wrong_type" : "missing_field", "frames",
+    srv__fail(req, jf ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "frames",
                       "\"frames\" must be a non-empty array");
     goto fail;
   }
   s->frames = json_array_size(jf);
   if (s->frames * n * 3 > SOLVE_MAX_FLOATS) {
-    srv_respond_error(req, 400, "too_large", "frames", "too many positions");
+    srv__fail(req, SRV_ERR_TOO_LARGE, "frames", "too many positions");
     goto fail;
   }
   s->positions = malloc(s->frames * n * 3 * sizeof(float));
   if (s->positions == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   for (size_t f = 0; f < s->frames; f++) {
@@ -145,14 +145,14 @@ void srv__handle_solve(srv_request_t *req) {
     float *dst = s->positions + f * n * 3;
     snprintf(at, sizeof at, "frames[%zu]", f);
     if (!json_is_array(fr)) {
-      srv_respond_error(req, 400, "wrong_type", at,
+      srv__fail(req, SRV_ERR_WRONG_TYPE, at,
                         "a frame is an array of positions");
       goto fail;
     }
     size_t m = json_array_size(fr);
     bool nested = m > 0 && json_is_array(json_array_get(fr, 0));
     if ((nested && m != n) || (!nested && m != 3 * n)) {
-      srv_respond_error(req, 400, "value_count", at,
+      srv__fail(req, SRV_ERR_VALUE_COUNT, at,
                         "expected %zu positions (%zu numbers), got %zu", n,
                         3 * n, m);
       goto fail;
@@ -162,20 +162,20 @@ void srv__handle_solve(srv_request_t *req) {
       if (nested) {
         snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
         if (!json_is_array(v) || json_array_size(v) != 3) {
-          srv_respond_error(req, 400, "value_count", at,
+          srv__fail(req, SRV_ERR_VALUE_COUNT, at,
                             "a position is [x, y, z]");
           goto fail;
         }
         for (size_t k = 0; k < 3; k++)
           if (!finite_value(json_array_get(v, k), &dst[3 * i + k])) {
             snprintf(at, sizeof at, "frames[%zu][%zu][%zu]", f, i, k);
-            srv_respond_error(req, 400, "not_finite", at,
+            srv__fail(req, SRV_ERR_NOT_FINITE, at,
                               "coordinates must be finite numbers");
             goto fail;
           }
       } else if (!finite_value(v, &dst[i])) {
         snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
-        srv_respond_error(req, 400, "not_finite", at,
+        srv__fail(req, SRV_ERR_NOT_FINITE, at,
                           "coordinates must be finite numbers");
         goto fail;
       }

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "formats/vocab.h"
+#include "server/errors.h"
 
 typedef enum srv_ws_op {
   SRV_WS_OP_PLAY = 0,
@@ -95,9 +96,10 @@ void srv_ws_cmd_free(srv_ws_cmd_t *cmd);
 
 const char *srv_ws_op_name(srv_ws_op op);
 
-/* Fills err printf-style; returns -1. */
-int srv_ws_error_set(srv_ws_error_t *err, const char *id, const char *code,
-                     const char *at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Fills err printf-style (code: its wire string, server/errors.h);
+ * returns -1. */
+int srv_ws_error_set(srv_ws_error_t *err, const char *id,
+                     srv_error_code code, const char *at, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
 
 #endif
