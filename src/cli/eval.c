@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/vocab.h"
 #include "server/api/frame_answer.h"
+#include "server/errors.h"
 #include "store/store.h"
 
 static const char *type_from_name(const char *path) {
@@ -24,10 +26,26 @@ static const char *type_from_name(const char *path) {
   return "application/json";
 }
 
+/* Prints an error as the API names it: "animd eval: MESSAGE (CODE at AT)". */
+static int report(FILE *err, srv_error_code code, const char *at,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int report(FILE *err, srv_error_code code, const char *at,
+                  const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(err, "animd eval: %s (%s%s%s)\n",
+          msg[0] ? msg : srv_error_message(code), srv_error_name(code),
+          at && at[0] ? " at " : "", at && at[0] ? at : "");
+  return -1;
+}
+
 static char *read_file(const char *path, size_t *len, FILE *err) {
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
-    fprintf(err, "animd eval: %s: %s\n", path, strerror(errno));
+    report(err, SRV_ERR_IO_ERROR, NULL, "%s: %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -46,7 +64,7 @@ static char *read_file(const char *path, size_t *len, FILE *err) {
     cap *= 2;
   }
   fclose(f);
-  if (buf == NULL) fprintf(err, "animd eval: out of memory\n");
+  if (buf == NULL) report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
   *len = n;
   return buf;
 }
@@ -71,7 +89,8 @@ static int word(FILE *err, const char *option, fmt_vocab vocab,
   if (v < 0) {
     char list[64];
     fmt_vocab_list(vocab, list, sizeof list);
-    fprintf(err, "animd eval: %s must be %s\n", option, list);
+    report(err, SRV_ERR_BAD_PARAMETER, option, "%s must be %s", option,
+           list);
   }
   return v;
 }
@@ -112,7 +131,7 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
   char *end;
   double t = strtod(t_text, &end);
   if (*t_text == '\0' || *end != '\0' || !isfinite(t)) {
-    fprintf(err, "animd eval: --t must be a finite number\n");
+    report(err, SRV_ERR_BAD_PARAMETER, "--t", "--t must be a finite number");
     return 2;
   }
   int space = word(err, "--space", FMT_VOCAB_SPACE, space_text,
@@ -151,17 +170,22 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
   ingested = true;
   clip = store_lookup(st, STORE_CLIP, clip_name, NULL);
   if (clip == NULL) {
-    fprintf(err, "animd eval: no clip '%s' in %s\n", clip_name, file);
+    report(err, SRV_ERR_NOT_FOUND, "--clip", "no clip '%s' in %s",
+           clip_name, file);
     goto done;
   }
   anim_result r = srv_pose_answer(&b, clip->skeleton_asset, clip, (float)t,
                                   (anim_wrap)wrap, (fmt_space)space, binary);
   if (r != ANIM_OK || b.failed) {
-    fprintf(err, "animd eval: evaluation failed: %s\n", anim_result_str(r));
+    if (r == ANIM_ERR_OUT_OF_MEMORY || b.failed)
+      report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
+    else
+      report(err, SRV_ERR_INTERNAL, NULL, "evaluation failed: %s",
+             anim_result_str(r));
     goto done;
   }
   if (fwrite(b.data, 1, b.len, out) != b.len || fflush(out) != 0) {
-    fprintf(err, "animd eval: write: %s\n", strerror(errno));
+    report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
     goto done;
   }
   status = 0;

@@ -97,8 +97,8 @@ void srv__handle_upload(srv_request_t *req) {
     return;
   }
   store_asset_t *external = NULL;
-  if (srv__param_asset(req, "skeleton", STORE_SKELETON, NULL, false,
-                       &external) != 0)
+  if (srv__lookup(req, STORE_SKELETON, "skeleton",
+                  srv_request_param(req, "skeleton"), NULL, &external) != 0)
     return;
   upload_task_t *u = calloc(1, sizeof *u);
   if (u == NULL) {

@@ -1,8 +1,6 @@
-/* server: request helpers shared by the handlers (requtil.h). */
+/* server: request helpers shared by the handlers (params.h). */
 #include "server/api/params.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,79 +12,27 @@ store_t *srv__store(srv_request_t *req) {
   return srv_server_store(srv_request_server(req));
 }
 
-int srv__param_float(srv_request_t *req, const char *name, bool required,
-                     double def, double *out) {
-  const char *v = srv_request_param(req, name);
-  if (v == NULL) {
-    if (!required) {
-      *out = def;
-      return 0;
-    }
-    srv__fail(req, SRV_ERR_MISSING_PARAMETER, name,
-                      "the query parameter '%s' is required", name);
-    return -1;
-  }
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) ||
-      fabs(d) > 3.0e38) {
-    srv__fail(req, SRV_ERR_BAD_PARAMETER, name,
-                      "'%s' must be a finite number", name);
-    return -1;
-  }
-  *out = d;
-  return 0;
+srv_query_t srv__query(const srv_request_t *req) {
+  srv_query_t q = {
+      .params = req->params,
+      .count = req->param_count,
+      .accept = srv_request_header(req, "Accept"),
+      .max_frames = srv_server_config(srv_request_server(req))->max_frames,
+  };
+  return q;
 }
 
-int srv__param_enum(srv_request_t *req, const char *name, fmt_vocab vocab,
-                    int def, int *out) {
-  const char *v = srv_request_param(req, name);
-  if (v == NULL) {
-    *out = def;
-    return 0;
-  }
-  int i = fmt_vocab_parse(vocab, v);
-  if (i >= 0) {
-    *out = i;
-    return 0;
-  }
-  char list[160];
-  fmt_vocab_list(vocab, list, sizeof list);
-  srv__fail(req, SRV_ERR_BAD_PARAMETER, name, "'%s' must be %s", name,
-                    list);
-  return -1;
-}
-
-int srv__param_format(srv_request_t *req, bool *binary) {
-  const char *accept = srv_request_header(req, "Accept");
-  int def = accept && strstr(accept, "application/octet-stream")
-                ? FMT_FORMAT_BIN
-                : FMT_FORMAT_JSON;
-  int f;
-  if (srv__param_enum(req, "format", FMT_VOCAB_FORMAT, def, &f) != 0)
-    return -1;
-  *binary = f == FMT_FORMAT_BIN;
-  return 0;
-}
-
-int srv__param_asset(srv_request_t *req, const char *name, store_kind kind,
-                     const store_asset_t *skeleton, bool required,
-                     store_asset_t **out) {
+int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
+                const char *name, const store_asset_t *skeleton,
+                store_asset_t **out) {
   *out = NULL;
-  const char *v = srv_request_param(req, name);
-  if (v == NULL || *v == '\0') {
-    if (!required) return 0;
-    srv__fail(req, SRV_ERR_MISSING_PARAMETER, name,
-                      "the query parameter '%s' is required", name);
-    return -1;
-  }
+  if (name == NULL || *name == '\0') return 0;
   store_t *st = srv__store(req);
-  store_asset_t *a = st ? store_lookup(st, kind, v, skeleton) : NULL;
+  store_asset_t *a = st ? store_lookup(st, kind, name, skeleton) : NULL;
   if (a == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, name, "no %s '%s'%s",
-                      store_kind_name(kind), v,
-                      skeleton ? " on that skeleton" : "");
+    srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
+              store_kind_name(kind), name,
+              skeleton ? " on that skeleton" : "");
     return -1;
   }
   *out = a;
@@ -134,24 +80,6 @@ bool srv__respond_if_not_modified(srv_request_t *req, const char *etag) {
   return true;
 }
 
-int srv__request_json_body(srv_request_t *req, json_t **root) {
-  json_error_t jerr;
-  *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
-  if (*root != NULL) return 0;
-  char at[64];
-  snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-  srv__fail(req, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
-  return -1;
-}
-
-bool srv__json_number(const json_t *v, double lo, double hi, double *out) {
-  if (!json_is_number(v)) return false;
-  double d = json_number_value(v);
-  if (!isfinite(d) || d < lo || d > hi) return false;
-  *out = d;
-  return true;
-}
-
 void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
                const char *fmt, ...) {
   srv_error_t err;
@@ -195,44 +123,4 @@ void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
   int status = err->status >= 400 && err->status < 600 ? err->status : 400;
   srv_respond_error(req, status, err->code[0] ? err->code : "bad_request",
                     err->at[0] ? err->at : NULL, "%s", err->message);
-}
-
-int srv__param_range(srv_request_t *req, srv_range_params_t *out) {
-  memset(out, 0, sizeof *out);
-  const char *names[3] = {"from", "to", "fps"};
-  int given = 0;
-  for (int i = 0; i < 3; i++)
-    if (srv_request_param(req, names[i]) != NULL) given++;
-  if (given == 0) return 0;
-  for (int i = 0; i < 3; i++)
-    if (srv_request_param(req, names[i]) == NULL) {
-      srv__fail(req, SRV_ERR_MISSING_PARAMETER, names[i],
-                        "a range needs from, to and fps");
-      return -1;
-    }
-  if (srv__param_float(req, "from", true, 0, &out->from) != 0 ||
-      srv__param_float(req, "to", true, 0, &out->to) != 0 ||
-      srv__param_float(req, "fps", true, 0, &out->fps) != 0)
-    return -1;
-  if (!(out->fps > 0)) {
-    srv__fail(req, SRV_ERR_BAD_PARAMETER, "fps",
-                      "fps must be greater than 0");
-    return -1;
-  }
-  if (out->to < out->from) {
-    srv__fail(req, SRV_ERR_BAD_PARAMETER, "to",
-                      "to must not be less than from");
-    return -1;
-  }
-  unsigned max = srv_server_config(srv_request_server(req))->max_frames;
-  double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
-  if (frames > (double)max) {
-    srv__fail(req, SRV_ERR_TOO_MANY_FRAMES, "fps",
-                      "the range has %.0f frames; max_frames is %u", frames,
-                      max);
-    return -1;
-  }
-  out->frames = (uint32_t)frames;
-  out->is_range = true;
-  return 0;
 }

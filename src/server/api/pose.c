@@ -1,14 +1,15 @@
 /* server: GET /v1/pose (one pose or a streamed range) and POST /v1/pose
  * (blended layers).
  *
- * Parameters are checked and assets looked up on the loop thread, so every
- * 4xx is answered before any work; the evaluation runs as a task (inline
+ * A request is parsed into its typed form (requests.h), then its assets
+ * are looked up, all on the loop thread, so every 4xx is answered before
+ * any work; the evaluation runs as a task (inline
  * when the skeleton is small, see task.h) or as a streamed range. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
+#include "formats/vocab.h"
 #include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
@@ -130,61 +131,77 @@ static void pose_range_dispose(srv_range_t *r) {
 
 /* ---- GET /v1/pose ------------------------------------------------------------ */
 
-void srv__handle_pose_get(srv_request_t *req) {
-  store_asset_t *skel = NULL, *clip = NULL;
-  int space, wrap;
-  bool bin;
-  srv_range_params_t range;
-  double t = 0;
-  if (srv__param_enum(req, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space) != 0 ||
-      srv__param_enum(req, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap) != 0 ||
-      srv__param_format(req, &bin) != 0 || srv__param_range(req, &range) != 0)
-    return;
-  if (!range.is_range && srv__param_float(req, "t", true, 0, &t) != 0) return;
-  if (srv__param_asset(req, "skeleton", STORE_SKELETON, NULL, false, &skel) !=
-      0)
-    return;
-  if (srv__param_asset(req, "clip", STORE_CLIP, skel, skel == NULL, &clip) !=
-      0)
+/* The skeleton and clip a query names: a clip alone brings its skeleton;
+ * a clip of another skeleton than the one named is refused. 0, or -1
+ * after answering (nothing retained). */
+static int pose_assets(srv_request_t *req, const srv_pose_query_t *q,
+                       store_asset_t **skel, store_asset_t **clip) {
+  *clip = NULL;
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL,
+                  skel) != 0)
+    return -1;
+  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, *skel, clip) != 0)
     goto fail;
-  if (clip != NULL) {
-    if (skel != NULL && clip->skeleton_asset != skel) {
-      srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
-                        "the clip was built for another skeleton");
-      goto fail;
-    }
-    if (skel == NULL) {
-      skel = clip->skeleton_asset;
-      store_asset_retain(skel);
-    }
+  if (*clip != NULL && *skel != NULL && (*clip)->skeleton_asset != *skel) {
+    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip", NULL);
+    goto fail;
   }
-  uint32_t joints = skel->skeleton->joint_count;
+  if (*skel == NULL) {
+    *skel = (*clip)->skeleton_asset;
+    store_asset_retain(*skel);
+  }
+  return 0;
 
-  if (range.is_range) {
-    pose_range_t *p = calloc(1, sizeof *p);
-    if (p == NULL) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      goto fail;
-    }
-    p->skel = skel;
-    p->clip = clip;
-    p->wrap = (anim_wrap)wrap;
-    p->space = (fmt_space)space;
-    p->bin = bin;
-    p->range.from = range.from;
-    p->range.fps = range.fps;
-    p->range.frame_count = range.frames;
-    size_t frame_bytes =
-        srv_pose_float_count(p->space, joints) * (bin ? 4 : 12) + 64;
-    p->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-    p->range.frame_cost = srv__answer_cost(joints, bin);
-    p->range.produce = pose_produce;
-    p->range.dispose = pose_range_dispose;
-    char extra[256];
-    pose_headers(extra, sizeof extra, bin, p->space, joints, NULL);
-    srv__range_start(&p->range, req,
-                     bin ? "application/octet-stream" : "application/x-ndjson",
-                     extra);
+fail:
+  store_asset_release(*skel);
+  store_asset_release(*clip);
+  return -1;
+}
+
+static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
+                             store_asset_t *skel, store_asset_t *clip) {
+  uint32_t joints = skel->skeleton->joint_count;
+  pose_range_t *p = calloc(1, sizeof *p);
+  if (p == NULL) {
+    store_asset_release(skel);
+    store_asset_release(clip);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  p->skel = skel;
+  p->clip = clip;
+  p->wrap = q->wrap;
+  p->space = q->space;
+  p->bin = q->binary;
+  p->range.from = q->range.from;
+  p->range.fps = q->range.fps;
+  p->range.frame_count = q->range.frames;
+  size_t frame_bytes =
+      srv_pose_float_count(p->space, joints) * (p->bin ? 4 : 12) + 64;
+  p->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
+  p->range.frame_cost = srv__answer_cost(joints, p->bin);
+  p->range.produce = pose_produce;
+  p->range.dispose = pose_range_dispose;
+  char extra[256];
+  pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
+  srv__range_start(&p->range, req,
+                   p->bin ? "application/octet-stream"
+                          : "application/x-ndjson",
+                   extra);
+}
+
+void srv__handle_pose_get(srv_request_t *req) {
+  srv_query_t query = srv__query(req);
+  srv_pose_query_t q;
+  srv_error_t err;
+  store_asset_t *skel, *clip;
+  if (srv_pose_query_parse(&query, &q, &err) != 0) {
+    srv__respond_err(req, &err);
+    return;
+  }
+  if (pose_assets(req, &q, &skel, &clip) != 0) return;
+  if (q.range.is_range) {
+    pose_range_start(req, &q, skel, clip);
     return;
   }
 
@@ -197,31 +214,32 @@ void srv__handle_pose_get(srv_request_t *req) {
   memset(&key, 0, sizeof key);
   memcpy(key.skel, skel->id, sizeof key.skel);
   if (clip) memcpy(key.clip, clip->id, sizeof key.clip);
-  key.t = (float)t;
-  key.space = space;
-  key.wrap = wrap;
-  key.bin = bin;
+  key.t = q.t;
+  key.space = q.space;
+  key.wrap = q.wrap;
+  key.bin = q.binary;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
+  pose_task_t *p = NULL;
   if (srv__respond_if_not_modified(req, etag)) goto fail;
-
-  pose_task_t *p = calloc(1, sizeof *p);
+  p = calloc(1, sizeof *p);
   if (p == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   p->skel = skel;
   p->clip = clip;
-  p->t = (float)t;
-  p->wrap = (anim_wrap)wrap;
-  p->space = (fmt_space)space;
-  p->bin = bin;
+  p->t = q.t;
+  p->wrap = q.wrap;
+  p->space = q.space;
+  p->bin = q.binary;
   memcpy(p->etag, etag, sizeof etag);
   fmt_buf_init(&p->out);
   p->task.work = pose_work;
   p->task.respond = pose_respond;
   p->task.free = pose_free;
-  srv__task_run(&p->task, req, srv__answer_cost(joints, bin));
+  srv__task_run(&p->task, req,
+                srv__answer_cost(skel->skeleton->joint_count, p->bin));
   return;
 
 fail:
@@ -234,8 +252,9 @@ fail:
 typedef struct blend_task_s {
   srv_task_t task;
   store_asset_t *skel;
-  store_asset_t **clips;   /* One per layer, retained. */
-  srv_eval_layer_t *layers;
+  store_asset_t *clips[SRV_BLEND_MAX_LAYERS]; /* Retained. */
+  srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
+  float *masks;       /* layer_count * joints weights, or NULL. */
   size_t layer_count;
   fmt_space space;
   bool bin;
@@ -260,12 +279,13 @@ static void blend_work(srv_task_t *t) {
 
 static void blend_respond(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
+  if (b->result == ANIM_ERR_OUT_OF_MEMORY) {
+    srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
   if (b->result != ANIM_OK) {
-    if (b->result == ANIM_ERR_OUT_OF_MEMORY)
-      srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    else
-      srv__fail(t->req, SRV_ERR_BAD_BLEND, "layers", "blending failed: %s",
-                anim_result_str(b->result));
+    srv__fail(t->req, SRV_ERR_BAD_BLEND, "layers", "blending failed: %s",
+              anim_result_str(b->result));
     return;
   }
   char extra[160];
@@ -278,204 +298,91 @@ static void blend_respond(srv_task_t *t) {
 
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  for (size_t i = 0; i < b->layer_count; i++) {
-    if (b->clips) store_asset_release(b->clips[i]);
-    if (b->layers) free((float *)b->layers[i].mask);
-  }
-  free(b->clips);
-  free(b->layers);
+  for (size_t i = 0; i < b->layer_count; i++)
+    store_asset_release(b->clips[i]);
   store_asset_release(b->skel);
+  free(b->masks);
   fmt_buf_free(&b->out);
   free(b);
 }
 
+/* The clips and masks of the body's layers, for b->skel. 0, or -1 after
+ * answering. */
+static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
+                        blend_task_t *b) {
+  const anim_skeleton_t *sk = b->skel->skeleton;
+  size_t n = sk->joint_count;
+  bool masked = false;
+  for (size_t i = 0; i < body->layer_count; i++)
+    masked |= body->layers[i].mask != NULL;
+  if (masked) {
+    b->masks = calloc(body->layer_count * n + 1, sizeof(float));
+    if (b->masks == NULL) {
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      return -1;
+    }
+  }
+  for (size_t i = 0; i < body->layer_count; i++) {
+    const srv_blend_layer_body_t *l = &body->layers[i];
+    char at[64];
+    snprintf(at, sizeof at, "layers[%zu].clip", i);
+    if (srv__lookup(req, STORE_CLIP, at, l->clip, b->skel, &b->clips[i]))
+      return -1;
+    b->layer_count = i + 1;
+    if (b->clips[i]->skeleton_asset != b->skel) {
+      srv__fail(req, SRV_ERR_NOT_FOUND, at, "no clip '%s' on that skeleton",
+                l->clip);
+      return -1;
+    }
+    srv_eval_layer_t *el = &b->layers[i];
+    *el = (srv_eval_layer_t){.clip = b->clips[i]->clip, .t = l->t,
+                             .wrap = l->wrap, .weight = l->weight,
+                             .additive = l->additive};
+    if (l->mask != NULL) {
+      srv_error_t err;
+      float *w = b->masks + i * n;
+      if (srv_blend_mask_parse(l->mask, sk, i, w, &err) != 0) {
+        srv__respond_err(req, &err);
+        return -1;
+      }
+      el->mask = w;
+    }
+  }
+  return 0;
+}
+
 void srv__handle_pose_post(srv_request_t *req) {
-  json_t *root;
-  if (srv__request_json_body(req, &root) != 0) return;
-  blend_task_t *b = calloc(1, sizeof *b);
-  if (b == NULL) {
-    json_decref(root);
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  srv_blend_body_t body;
+  srv_error_t err;
+  if (srv_blend_body_parse(req->body, req->body_len,
+                           srv_request_header(req, "Accept"), &body,
+                           &err) != 0) {
+    srv__respond_err(req, &err);
     return;
   }
-  fmt_buf_init(&b->out);
-  char at[96];
-  if (!json_is_object(root)) {
-    srv__fail(req, SRV_ERR_WRONG_TYPE, "", "the body must be an "
-                      "object");
-    goto fail;
-  }
-  json_t *jsk = json_object_get(root, "skeleton");
-  if (!json_is_string(jsk)) {
-    srv__fail(req, jsk ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "skeleton", "\"skeleton\" must be a skeleton id or "
-                      "name");
-    goto fail;
-  }
-  store_t *st = srv__store(req);
-  b->skel = st ? store_lookup(st, STORE_SKELETON, json_string_value(jsk),
-                              NULL)
-               : NULL;
-  if (b->skel == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "no skeleton '%s'",
-                      json_string_value(jsk));
-    goto fail;
-  }
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  json_t *js = json_object_get(root, "space");
-  int space = FMT_SPACE_MODEL;
-  if (js != NULL) {
-    space = json_is_string(js)
-                ? fmt_vocab_parse(FMT_VOCAB_SPACE, json_string_value(js))
-                : -1;
-    if (space < 0) {
-      srv__fail(req, SRV_ERR_BAD_VALUE, "space",
-                        "\"space\" must be local, model or skin");
-      goto fail;
-    }
-  }
-  b->space = (fmt_space)space;
-  json_t *jf = json_object_get(root, "format");
-  const char *accept = srv_request_header(req, "Accept");
-  b->bin = accept && strstr(accept, "application/octet-stream");
-  if (jf != NULL) {
-    int f = json_is_string(jf)
-                ? fmt_vocab_parse(FMT_VOCAB_FORMAT, json_string_value(jf))
-                : -1;
-    if (f < 0) {
-      srv__fail(req, SRV_ERR_BAD_VALUE, "format",
-                        "\"format\" must be json or bin");
-      goto fail;
-    }
-    b->bin = f == FMT_FORMAT_BIN;
-  }
-  json_t *jl = json_object_get(root, "layers");
-  if (!json_is_array(jl) || json_array_size(jl) == 0 ||
-      json_array_size(jl) > 64) {
-    srv__fail(req, jl ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "layers",
-                      "\"layers\" must be an array of 1 to 64 layers");
-    goto fail;
-  }
-  b->layer_count = json_array_size(jl);
-  b->layers = calloc(b->layer_count, sizeof *b->layers);
-  b->clips = calloc(b->layer_count, sizeof *b->clips);
-  if (b->layers == NULL || b->clips == NULL) {
+  blend_task_t *b = calloc(1, sizeof *b);
+  if (b == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
-  for (size_t i = 0; i < b->layer_count; i++) {
-    json_t *l = json_array_get(jl, i);
-    srv_eval_layer_t *bl = &b->layers[i];
-    if (!json_is_object(l)) {
-      snprintf(at, sizeof at, "layers[%zu]", i);
-      srv__fail(req, SRV_ERR_WRONG_TYPE, at, "a layer is an object");
-      goto fail;
-    }
-    json_t *jc = json_object_get(l, "clip");
-    snprintf(at, sizeof at, "layers[%zu].clip", i);
-    if (!json_is_string(jc)) {
-      srv__fail(req, jc ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, at,
-                        "\"clip\" must be a clip id or name");
-      goto fail;
-    }
-    b->clips[i] =
-        store_lookup(st, STORE_CLIP, json_string_value(jc), b->skel);
-    if (b->clips[i] == NULL || b->clips[i]->skeleton_asset != b->skel) {
-      srv__fail(req, SRV_ERR_NOT_FOUND, at,
-                        "no clip '%s' on that skeleton",
-                        json_string_value(jc));
-      goto fail;
-    }
-    bl->clip = b->clips[i]->clip;
-    double d;
-    json_t *jt = json_object_get(l, "t");
-    snprintf(at, sizeof at, "layers[%zu].t", i);
-    if (jt == NULL) {
-      srv__fail(req, SRV_ERR_MISSING_FIELD, at, "\"t\" is required");
-      goto fail;
-    }
-    if (!srv__json_number(jt, -3e38, 3e38, &d)) {
-      srv__fail(req, SRV_ERR_WRONG_TYPE, at,
-                        "\"t\" must be a finite number");
-      goto fail;
-    }
-    bl->t = (float)d;
-    json_t *jw = json_object_get(l, "weight");
-    bl->weight = 1.0f;
-    if (jw != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].weight", i);
-      if (!srv__json_number(jw, 0, 1e6, &d)) {
-        srv__fail(req, SRV_ERR_BAD_VALUE, at,
-                          "\"weight\" must be a number >= 0");
-        goto fail;
-      }
-      bl->weight = (float)d;
-    }
-    json_t *jm = json_object_get(l, "mode");
-    if (jm != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].mode", i);
-      int m = json_is_string(jm)
-                  ? fmt_vocab_parse(FMT_VOCAB_MODE, json_string_value(jm))
-                  : -1;
-      if (m < 0) {
-        srv__fail(req, SRV_ERR_BAD_VALUE, at,
-                          "\"mode\" must be normal or additive");
-        goto fail;
-      }
-      bl->additive = m == FMT_BLEND_ADDITIVE;
-    }
-    json_t *jwr = json_object_get(l, "wrap");
-    if (jwr != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].wrap", i);
-      int w = json_is_string(jwr)
-                  ? fmt_vocab_parse(FMT_VOCAB_WRAP, json_string_value(jwr))
-                  : -1;
-      if (w < 0) {
-        srv__fail(req, SRV_ERR_BAD_VALUE, at,
-                          "\"wrap\" must be clamp, loop or pingpong");
-        goto fail;
-      }
-      bl->wrap = (anim_wrap)w;
-    }
-    json_t *jmask = json_object_get(l, "mask");
-    if (jmask != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].mask", i);
-      if (!json_is_array(jmask)) {
-        srv__fail(req, SRV_ERR_WRONG_TYPE, at,
-                          "\"mask\" must be an array of joint names");
-        goto fail;
-      }
-      float *mask = calloc(sk->joint_count, sizeof(float));
-      bl->mask = mask;
-      if (mask == NULL) {
-        srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-        goto fail;
-      }
-      for (size_t k = 0; k < json_array_size(jmask); k++) {
-        json_t *jn = json_array_get(jmask, k);
-        snprintf(at, sizeof at, "layers[%zu].mask[%zu]", i, k);
-        int32_t j = json_is_string(jn)
-                        ? anim_skeleton_find(sk, json_string_value(jn))
-                        : -1;
-        if (j < 0) {
-          srv__fail(req, SRV_ERR_UNKNOWN_JOINT, at,
-                            "not a joint name of the skeleton");
-          goto fail;
-        }
-        mask[j] = 1.0f;
-      }
-    }
-  }
-  json_decref(root);
+  fmt_buf_init(&b->out);
+  b->space = body.space;
+  b->bin = body.binary;
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", body.skeleton, NULL,
+                  &b->skel) != 0 ||
+      blend_layers(req, &body, b) != 0)
+    goto fail;
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;
+  srv_blend_body_free(&body);
   srv__task_run(&b->task, req,
-                srv__answer_cost((unsigned long)sk->joint_count *
+                srv__answer_cost((unsigned long)b->skel->skeleton->joint_count *
                                      (b->layer_count + 1),
                                  b->bin));
   return;
 
 fail:
-  json_decref(root);
-  blend_free(&b->task);
+  srv_blend_body_free(&body);
+  if (b != NULL) blend_free(&b->task);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/vocab.h"
 #include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
@@ -131,67 +132,76 @@ static void skin_range_dispose(srv_range_t *r) {
 
 /* ---- GET /v1/skin --------------------------------------------------------------------- */
 
-void srv__handle_skin(srv_request_t *req) {
-  skin_params_t p = {0};
-  int wrap, method, nrm;
-  srv_range_params_t range;
-  double t = 0;
-  if (srv__param_enum(req, "wrap", FMT_VOCAB_WRAP, 0, &wrap) != 0 ||
-      srv__param_enum(req, "method", FMT_VOCAB_METHOD, 0, &method) != 0 ||
-      srv__param_enum(req, "normals", FMT_VOCAB_NORMALS, 0, &nrm) != 0 ||
-      srv__param_format(req, &p.bin) != 0 ||
-      srv__param_range(req, &range) != 0)
-    return;
-  p.wrap = (anim_wrap)wrap;
-  p.method = (anim_skin_method)method;
-  p.normals = (anim_skin_normals)nrm;
-  if (srv__param_asset(req, "mesh", STORE_MESH, NULL, true, &p.mesh) != 0)
-    return;
-  p.skel = p.mesh->skeleton_asset;
-  store_asset_retain(p.skel);
-  if (srv__param_asset(req, "clip", STORE_CLIP, p.skel, false, &p.clip) != 0)
+/* The mesh, its skeleton and the clip a query names. 0, or -1 after
+ * answering (p released). */
+static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
+                       skin_params_t *p) {
+  if (srv__lookup(req, STORE_MESH, "mesh", q->mesh, NULL, &p->mesh) != 0)
+    return -1;
+  p->skel = p->mesh->skeleton_asset;
+  store_asset_retain(p->skel);
+  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, p->skel, &p->clip) != 0)
     goto fail;
-  if (p.clip != NULL && p.clip->skeleton_asset != p.skel) {
+  if (p->clip != NULL && p->clip->skeleton_asset != p->skel) {
     srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
-                      "the clip was built for another skeleton than the "
-                      "mesh");
+              "the clip was built for another skeleton than the mesh");
     goto fail;
   }
-  if (!range.is_range &&
-      srv__param_float(req, "t", p.clip != NULL, 0, &t) != 0)
-    goto fail;
-  if (p.normals != ANIM_NORMALS_NONE && p.mesh->mesh->normals == NULL) {
-    srv__fail(req, SRV_ERR_NO_NORMALS, "normals",
-                      "the mesh has no normals");
+  if (p->normals != ANIM_NORMALS_NONE && p->mesh->mesh->normals == NULL) {
+    srv__fail(req, SRV_ERR_NO_NORMALS, "normals", NULL);
     goto fail;
   }
+  return 0;
+
+fail:
+  params_release(p);
+  return -1;
+}
+
+static void skin_range_start(srv_request_t *req, const srv_skin_query_t *q,
+                             const skin_params_t *p, unsigned long cost) {
+  skin_range_t *k = calloc(1, sizeof *k);
+  if (k == NULL) {
+    skin_params_t copy = *p;
+    params_release(&copy);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  k->p = *p;
+  k->range.from = q->range.from;
+  k->range.fps = q->range.fps;
+  k->range.frame_count = q->range.frames;
+  size_t frame_bytes = skin_floats(p) * (p->bin ? 4 : 12) + 64;
+  k->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
+  k->range.frame_cost = cost;
+  k->range.produce = skin_produce;
+  k->range.dispose = skin_range_dispose;
+  char extra[256];
+  skin_headers(p, extra, sizeof extra, NULL);
+  srv__range_start(&k->range, req,
+                   p->bin ? "application/octet-stream"
+                          : "application/x-ndjson",
+                   extra);
+}
+
+void srv__handle_skin(srv_request_t *req) {
+  srv_query_t query = srv__query(req);
+  srv_skin_query_t q;
+  srv_error_t err;
+  if (srv_skin_query_parse(&query, &q, &err) != 0) {
+    srv__respond_err(req, &err);
+    return;
+  }
+  skin_params_t p = {.wrap = q.wrap, .method = q.method,
+                     .normals = q.normals, .bin = q.binary};
+  if (skin_assets(req, &q, &p) != 0) return;
   const anim_mesh_t *mesh = p.mesh->mesh;
   unsigned long cost = srv__answer_cost(
       (unsigned long)mesh->vertex_count * mesh->influences +
           p.skel->skeleton->joint_count,
       p.bin);
-
-  if (range.is_range) {
-    skin_range_t *k = calloc(1, sizeof *k);
-    if (k == NULL) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      goto fail;
-    }
-    k->p = p;
-    k->range.from = range.from;
-    k->range.fps = range.fps;
-    k->range.frame_count = range.frames;
-    size_t frame_bytes = skin_floats(&p) * (p.bin ? 4 : 12) + 64;
-    k->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-    k->range.frame_cost = cost;
-    k->range.produce = skin_produce;
-    k->range.dispose = skin_range_dispose;
-    char extra[256];
-    skin_headers(&p, extra, sizeof extra, NULL);
-    srv__range_start(&k->range, req,
-                     p.bin ? "application/octet-stream"
-                           : "application/x-ndjson",
-                     extra);
+  if (q.range.is_range) {
+    skin_range_start(req, &q, &p, cost);
     return;
   }
 
@@ -203,11 +213,11 @@ void srv__handle_skin(srv_request_t *req) {
   memset(&key, 0, sizeof key);
   memcpy(key.mesh, p.mesh->id, sizeof key.mesh);
   if (p.clip) memcpy(key.clip, p.clip->id, sizeof key.clip);
-  key.t = (float)t;
-  key.wrap = wrap;
-  key.method = method;
-  key.normals = nrm;
-  key.bin = p.bin;
+  key.t = q.t;
+  key.wrap = q.wrap;
+  key.method = q.method;
+  key.normals = q.normals;
+  key.bin = q.binary;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
   if (srv__respond_if_not_modified(req, etag)) goto fail;
@@ -217,7 +227,7 @@ void srv__handle_skin(srv_request_t *req) {
     goto fail;
   }
   k->p = p;
-  k->t = (float)t;
+  k->t = q.t;
   memcpy(k->etag, etag, sizeof etag);
   fmt_buf_init(&k->out);
   k->task.work = skin_work;

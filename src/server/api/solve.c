@@ -8,13 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "server/api/handlers.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
-
-#define SOLVE_MAX_FLOATS (64u * 1024 * 1024)
 
 typedef struct solve_task_s {
   srv_task_t task;
@@ -90,98 +86,29 @@ static void solve_free(srv_task_t *t) {
   free(s);
 }
 
-/* A finite JSON number within float range, as a float. */
-static bool finite_value(json_t *v, float *out) {
-  double d;
-  if (!srv__json_number(v, -3.0e38, 3.0e38, &d)) return false;
-  *out = (float)d;
-  return true;
-}
-
 void srv__handle_solve(srv_request_t *req) {
-  json_t *root;
-  if (srv__request_json_body(req, &root) != 0) return;
-  solve_task_t *s = calloc(1, sizeof *s);
-  if (s == NULL) {
-    json_decref(root);
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  srv_solve_body_t body;
+  srv_error_t err;
+  if (srv_solve_body_parse(req->body, req->body_len, &body, &err) != 0) {
+    srv__respond_err(req, &err);
     return;
   }
-  fmt_buf_init(&s->out);
-  char at[96];
-  json_t *jsk = json_is_object(root) ? json_object_get(root, "skeleton")
-                                     : NULL;
-  if (!json_is_string(jsk)) {
-    srv__fail(req, jsk ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "skeleton", "\"skeleton\" must be a skeleton id or "
-                      "name");
-    goto fail;
-  }
-  store_t *st = srv__store(req);
-  s->skel = store_lookup(st, STORE_SKELETON, json_string_value(jsk), NULL);
-  if (s->skel == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "no skeleton '%s'",
-                      json_string_value(jsk));
-    goto fail;
-  }
-  size_t n = s->skel->skeleton->joint_count;
-  json_t *jf = json_object_get(root, "frames");
-  if (!json_is_array(jf) || json_array_size(jf) == 0) {
-    srv__fail(req, jf ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "frames",
-                      "\"frames\" must be a non-empty array");
-    goto fail;
-  }
-  s->frames = json_array_size(jf);
-  if (s->frames * n * 3 > SOLVE_MAX_FLOATS) {
-    srv__fail(req, SRV_ERR_TOO_LARGE, "frames", "too many positions");
-    goto fail;
-  }
-  s->positions = malloc(s->frames * n * 3 * sizeof(float));
-  if (s->positions == NULL) {
+  solve_task_t *s = calloc(1, sizeof *s);
+  if (s == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
-  for (size_t f = 0; f < s->frames; f++) {
-    json_t *fr = json_array_get(jf, f);
-    float *dst = s->positions + f * n * 3;
-    snprintf(at, sizeof at, "frames[%zu]", f);
-    if (!json_is_array(fr)) {
-      srv__fail(req, SRV_ERR_WRONG_TYPE, at,
-                        "a frame is an array of positions");
-      goto fail;
-    }
-    size_t m = json_array_size(fr);
-    bool nested = m > 0 && json_is_array(json_array_get(fr, 0));
-    if ((nested && m != n) || (!nested && m != 3 * n)) {
-      srv__fail(req, SRV_ERR_VALUE_COUNT, at,
-                        "expected %zu positions (%zu numbers), got %zu", n,
-                        3 * n, m);
-      goto fail;
-    }
-    for (size_t i = 0; i < m; i++) {
-      json_t *v = json_array_get(fr, i);
-      if (nested) {
-        snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
-        if (!json_is_array(v) || json_array_size(v) != 3) {
-          srv__fail(req, SRV_ERR_VALUE_COUNT, at,
-                            "a position is [x, y, z]");
-          goto fail;
-        }
-        for (size_t k = 0; k < 3; k++)
-          if (!finite_value(json_array_get(v, k), &dst[3 * i + k])) {
-            snprintf(at, sizeof at, "frames[%zu][%zu][%zu]", f, i, k);
-            srv__fail(req, SRV_ERR_NOT_FINITE, at,
-                              "coordinates must be finite numbers");
-            goto fail;
-          }
-      } else if (!finite_value(v, &dst[i])) {
-        snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
-        srv__fail(req, SRV_ERR_NOT_FINITE, at,
-                          "coordinates must be finite numbers");
-        goto fail;
-      }
-    }
+  fmt_buf_init(&s->out);
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", body.skeleton, NULL,
+                  &s->skel) != 0)
+    goto fail;
+  size_t n = s->skel->skeleton->joint_count;
+  if (srv_solve_positions_parse(&body, n, &s->positions, &s->frames,
+                                &err) != 0) {
+    srv__respond_err(req, &err);
+    goto fail;
   }
-  json_decref(root);
+  srv_solve_body_free(&body);
   s->task.work = solve_work;
   s->task.respond = solve_respond;
   s->task.free = solve_free;
@@ -189,6 +116,6 @@ void srv__handle_solve(srv_request_t *req) {
   return;
 
 fail:
-  json_decref(root);
-  solve_free(&s->task);
+  srv_solve_body_free(&body);
+  if (s != NULL) solve_free(&s->task);
 }
