@@ -124,3 +124,17 @@ void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
   srv_respond_error(req, status, err->code[0] ? err->code : "bad_request",
                     err->at[0] ? err->at : NULL, "%s", err->message);
 }
+
+void srv__range_run(srv_range_t *r, srv_request_t *req,
+                    const srv_range_query_t *q, size_t frame_floats, bool bin,
+                    unsigned long frame_cost, const char *extra) {
+  r->from = q->from;
+  r->fps = q->fps;
+  r->frame_count = q->frames;
+  size_t frame_bytes = frame_floats * (bin ? 4 : 12) + 64;
+  r->batch = (uint32_t)(65536 / frame_bytes) + 1;
+  r->frame_cost = frame_cost;
+  srv__range_start(r, req,
+                   bin ? "application/octet-stream" : "application/x-ndjson",
+                   extra);
+}

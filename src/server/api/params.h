@@ -13,6 +13,7 @@
 #include "server/api/requests.h"
 #include "server/errors.h"
 #include "server/http/http.h"
+#include "server/http/range.h"
 #include "store/store.h"
 
 store_t *srv__store(srv_request_t *req);
@@ -53,5 +54,13 @@ void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
 
 /* An fmt_error_t as an error answer (status, code, message, at). */
 void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err);
+
+/* Starts the streamed range r (its produce and dispose set) for q: frames
+ * of frame_floats floats, batched about 64 KiB of answer at a time, each
+ * costing frame_cost (task.h), binary or JSON lines, with the head's
+ * extra headers. */
+void srv__range_run(srv_range_t *r, srv_request_t *req,
+                    const srv_range_query_t *q, size_t frame_floats, bool bin,
+                    unsigned long frame_cost, const char *extra);
 
 #endif

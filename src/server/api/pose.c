@@ -30,9 +30,9 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
       num[--k] = (char)('0' + v % 10);
       v /= 10;
     } while (v > 0);
-    const char *parts[] = {"X-Animd-Joints: ", num + k,
-                           "\r\nX-Animd-Layout: ", fmt_vocab_name(FMT_VOCAB_LAYOUT, fmt_layout_of_pose(space)),
-                           "\r\n"};
+    const char *parts[] = {
+        "X-Animd-Joints: ", num + k, "\r\nX-Animd-Layout: ",
+        fmt_vocab_name(FMT_VOCAB_LAYOUT, fmt_layout_of_pose(space)), "\r\n"};
     for (size_t i = 0; i < 5; i++) {
       size_t l = strlen(parts[i]);
       if (n + l >= cap) return;
@@ -173,21 +173,13 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
   p->wrap = q->wrap;
   p->space = q->space;
   p->bin = q->binary;
-  p->range.from = q->range.from;
-  p->range.fps = q->range.fps;
-  p->range.frame_count = q->range.frames;
-  size_t frame_bytes =
-      srv_pose_float_count(p->space, joints) * (p->bin ? 4 : 12) + 64;
-  p->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-  p->range.frame_cost = srv__answer_cost(joints, p->bin);
   p->range.produce = pose_produce;
   p->range.dispose = pose_range_dispose;
   char extra[256];
   pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
-  srv__range_start(&p->range, req,
-                   p->bin ? "application/octet-stream"
-                          : "application/x-ndjson",
-                   extra);
+  srv__range_run(&p->range, req, &q->range,
+                 srv_pose_float_count(p->space, joints), p->bin,
+                 srv__answer_cost(joints, p->bin), extra);
 }
 
 void srv__handle_pose_get(srv_request_t *req) {

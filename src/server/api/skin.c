@@ -168,20 +168,12 @@ static void skin_range_start(srv_request_t *req, const srv_skin_query_t *q,
     return;
   }
   k->p = *p;
-  k->range.from = q->range.from;
-  k->range.fps = q->range.fps;
-  k->range.frame_count = q->range.frames;
-  size_t frame_bytes = skin_floats(p) * (p->bin ? 4 : 12) + 64;
-  k->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-  k->range.frame_cost = cost;
   k->range.produce = skin_produce;
   k->range.dispose = skin_range_dispose;
   char extra[256];
   skin_headers(p, extra, sizeof extra, NULL);
-  srv__range_start(&k->range, req,
-                   p->bin ? "application/octet-stream"
-                          : "application/x-ndjson",
-                   extra);
+  srv__range_run(&k->range, req, &q->range, skin_floats(p), p->bin, cost,
+                 extra);
 }
 
 void srv__handle_skin(srv_request_t *req) {

@@ -82,8 +82,8 @@ static int get_number(json_t *root, const char *key, double lo, double hi,
   *present = v != NULL;
   if (v == NULL) return 0;
   if (!json_is_number(v))
-    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key, "%s must be a number",
-                            key);
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
+                            "%s must be a number", key);
   double d = json_number_value(v);
   if (!isfinite(d) || d < lo || d > hi)
     return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, key,
@@ -117,8 +117,8 @@ static int get_enum(json_t *root, const char *key, fmt_vocab vocab,
     *present = true;
     return 0;
   }
-  return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, key, "unknown %s \"%.40s\"",
-                          key, s);
+  return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, key,
+                          "unknown %s \"%.40s\"", key, s);
 }
 
 static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
@@ -160,7 +160,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   }
   cmd->root = root;
   if (!json_is_object(root)) {
-    srv_ws_error_set(err, NULL, SRV_ERR_BAD_MESSAGE, "", "a message is an object");
+    srv_ws_error_set(err, NULL, SRV_ERR_BAD_MESSAGE, "",
+                     "a message is an object");
     goto fail;
   }
   if (parse_id(root, cmd, err) != 0) goto fail;
@@ -181,7 +182,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     char name[41];
     snprintf(name, sizeof name, "%s", json_string_value(op));
     utf8_trim(name);
-    srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_OP, "op", "unknown op \"%s\"", name);
+    srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_OP, "op", "unknown op \"%s\"",
+                     name);
     goto fail;
   }
   cmd->op = (srv_ws_op)opi;
@@ -283,7 +285,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   /* Required fields per op. */
   if (cmd->op == SRV_WS_OP_PLAY || cmd->op == SRV_WS_OP_POSE) {
     if (cmd->clip == NULL) {
-      srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "clip", "clip is required");
+      srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "clip",
+                       "clip is required");
       goto fail;
     }
     if (cmd->skeleton == NULL && cmd->mesh == NULL) {
