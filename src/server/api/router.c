@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "server/api/handlers.h"
+#include "server/api/params.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/ws/upgrade.h"
@@ -50,7 +51,8 @@ static unsigned method_bit(srv_method m) {
 static void not_allowed(srv_request_t *req, const char *allow) {
   char extra[128];
   snprintf(extra, sizeof extra, "Allow: %s\r\n", allow);
-  srv_respond_error_h(req, 405, extra, "method_not_allowed", NULL,
+  srv_respond_error_h(req, srv_error_status(SRV_ERR_METHOD_NOT_ALLOWED), extra,
+                      srv_error_name(SRV_ERR_METHOD_NOT_ALLOWED), NULL,
                       "%s is not allowed here (allowed: %s)",
                       req->method_name, allow);
 }
@@ -147,6 +149,5 @@ void srv_api_route(srv_request_t *req) {
     return;
   }
   req->route = SRV_ROUTE_NONE;
-  srv_respond_error(req, 404, "not_found", NULL, "no such endpoint: %s",
-                    path);
+  srv__fail(req, SRV_ERR_NOT_FOUND, NULL, "no such endpoint: %s", path);
 }
