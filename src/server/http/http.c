@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <malloc.h>
 
 #include "server/http/session.h"
+
+#include "formats/answer.h"
+#include "formats/buf.h"
 
 #include <llhttp.h>
 
@@ -514,7 +516,7 @@ static int on_headers_complete(llhttp_t *p) {
   if (has_length && p->content_length > 0 && h->bcap < p->content_length + 1) {
     char *b = realloc(h->body, p->content_length + 1);
     if (b == NULL)
-      return fail_cb(h, 507, "out_of_memory", "body",
+      return fail_cb(h, 500, "out_of_memory", "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = p->content_length + 1;
@@ -536,7 +538,7 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
     if (cap > limit) cap = limit;
     char *b = realloc(h->body, cap);
     if (b == NULL)
-      return fail_cb(h, 507, "out_of_memory", "body",
+      return fail_cb(h, 500, "out_of_memory", "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = cap;
@@ -699,45 +701,27 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
   if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(h);
 }
 
-/* A JSON string of s; when s is not valid UTF-8 (a name from the request,
- * or a message cut in the middle of a character), its non-ASCII bytes
- * become '?' rather than losing the whole answer. */
-static json_t *json_text(const char *s) {
-  json_t *j = json_string(s);
-  if (j != NULL) return j;
-  char copy[512];
-  snprintf(copy, sizeof copy, "%s", s);
-  for (char *p = copy; *p; p++)
-    if ((unsigned char)*p >= 0x80) *p = '?';
-  return json_string(copy);
-}
-
 static void respond_error_v(srv_request_t *r, int status, const char *extra,
                             const char *code, const char *at,
                             const char *fmt, va_list ap) {
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  /* json_object_set_new consumes its value even when it fails. */
-  json_t *e = json_object(), *o = json_object();
-  int bad = json_object_set_new(e, "code", json_string(code));
-  bad |= json_object_set_new(e, "message", json_text(msg));
-  bad |= json_object_set_new(e, "at", at ? json_text(at) : json_null());
-  if (o != NULL) bad |= json_object_set_new(o, "error", e);
-  else json_decref(e);
-  char *text = o != NULL && bad == 0 ? json_dumps(o, JSON_COMPACT) : NULL;
-  json_decref(o);
-  if (text == NULL) {
+  /* The one printer of error bodies (formats/answer.h): text that is not
+   * UTF-8 (a name from the request) never breaks the JSON. */
+  fmt_buf_t b;
+  fmt_buf_init(&b);
+  fmt_answer_error(&b, code, msg, at);
+  fmt_buf_putc(&b, '\n');
+  if (b.failed) {
     static const char fallback[] =
         "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of "
-        "memory\",\"at\":null}}";
+        "memory\",\"at\":null}}\n";
     srv_respond(r, status, "application/json", extra, fallback,
                 sizeof fallback - 1);
-    return;
+  } else {
+    srv_respond(r, status, "application/json", extra, b.data, b.len);
   }
-  size_t n = strlen(text);
-  text[n] = '\n'; /* The NUL moves out of the sent range. */
-  srv_respond(r, status, "application/json", extra, text, n + 1);
-  free(text);
+  fmt_buf_free(&b);
 }
 
 void srv_respond_error(srv_request_t *r, int status, const char *code,
