@@ -79,8 +79,9 @@ int main(int argc, char **argv) {
     srv_server_free(server);
     return 1;
   }
-  fprintf(stderr, "animd %s listening on %s\n", ANIMD_VERSION,
-          srv_server_address(server));
+  char line[2048];
+  srv_server_describe(server, line, sizeof line);
+  fprintf(stderr, "%s\n", line);
 
   uv_signal_init(loop, &sig_term);
   uv_signal_start(&sig_term, on_stop_signal, SIGTERM);

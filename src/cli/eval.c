@@ -7,10 +7,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/api/evaluate.h"
+#include "formats/vocab.h"
+#include "server/api/frame_answer.h"
+#include "server/errors.h"
 #include "store/store.h"
 
 static const char *type_from_name(const char *path) {
@@ -23,10 +26,26 @@ static const char *type_from_name(const char *path) {
   return "application/json";
 }
 
+/* Prints an error as the API names it: "animd eval: MESSAGE (CODE at AT)". */
+static int report(FILE *err, srv_error_code code, const char *at,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int report(FILE *err, srv_error_code code, const char *at,
+                  const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(err, "animd eval: %s (%s%s%s)\n",
+          msg[0] ? msg : srv_error_message(code), srv_error_name(code),
+          at && at[0] ? " at " : "", at && at[0] ? at : "");
+  return -1;
+}
+
 static char *read_file(const char *path, size_t *len, FILE *err) {
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
-    fprintf(err, "animd eval: %s: %s\n", path, strerror(errno));
+    report(err, SRV_ERR_IO_ERROR, NULL, "%s: %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -45,9 +64,35 @@ static char *read_file(const char *path, size_t *len, FILE *err) {
     cap *= 2;
   }
   fclose(f);
-  if (buf == NULL) fprintf(err, "animd eval: out of memory\n");
+  if (buf == NULL) report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
   *len = n;
   return buf;
+}
+
+static void usage(FILE *err) {
+  char space[64], format[64], wrap[64];
+  fmt_vocab_list(FMT_VOCAB_SPACE, space, sizeof space);
+  fmt_vocab_list(FMT_VOCAB_FORMAT, format, sizeof format);
+  fmt_vocab_list(FMT_VOCAB_WRAP, wrap, sizeof wrap);
+  fprintf(err,
+          "usage: animd eval FILE --clip NAME --t T [--space S] [--format F] "
+          "[--wrap W] [--type CONTENT-TYPE]\n  S: %s\n  F: %s\n  W: %s\n",
+          space, format, wrap);
+}
+
+/* The value of an option naming a word of vocab (def when absent), or -1
+ * after saying why. */
+static int word(FILE *err, const char *option, fmt_vocab vocab,
+                const char *text, int def) {
+  if (text == NULL) return def;
+  int v = fmt_vocab_parse(vocab, text);
+  if (v < 0) {
+    char list[64];
+    fmt_vocab_list(vocab, list, sizeof list);
+    report(err, SRV_ERR_BAD_PARAMETER, option, "%s must be %s", option,
+           list);
+  }
+  return v;
 }
 
 static void quiet_log(void *user, const char *message) {
@@ -56,14 +101,14 @@ static void quiet_log(void *user, const char *message) {
 
 int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
   const char *file = NULL, *clip_name = NULL, *t_text = NULL;
-  const char *space_text = "model", *format = "json", *wrap_text = "clamp";
+  const char *space_text = NULL, *format_text = NULL, *wrap_text = NULL;
   const char *type = NULL;
   for (int i = 1; i < argc; i++) {
     const char **dst = NULL;
     if (!strcmp(argv[i], "--clip")) dst = &clip_name;
     else if (!strcmp(argv[i], "--t")) dst = &t_text;
     else if (!strcmp(argv[i], "--space")) dst = &space_text;
-    else if (!strcmp(argv[i], "--format")) dst = &format;
+    else if (!strcmp(argv[i], "--format")) dst = &format_text;
     else if (!strcmp(argv[i], "--wrap")) dst = &wrap_text;
     else if (!strcmp(argv[i], "--type")) dst = &type;
     else if (argv[i][0] != '-' && file == NULL) {
@@ -80,24 +125,22 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     *dst = argv[++i];
   }
   if (file == NULL || clip_name == NULL || t_text == NULL) {
-    fprintf(err, "usage: animd eval FILE --clip NAME --t T [--space "
-                 "local|model|skin] [--format json|bin] [--wrap "
-                 "clamp|loop|pingpong] [--type CONTENT-TYPE]\n");
+    usage(err);
     return 2;
   }
   char *end;
   double t = strtod(t_text, &end);
   if (*t_text == '\0' || *end != '\0' || !isfinite(t)) {
-    fprintf(err, "animd eval: --t must be a finite number\n");
+    report(err, SRV_ERR_BAD_PARAMETER, "--t", "--t must be a finite number");
     return 2;
   }
-  int space = fmt_space_parse(space_text, strlen(space_text));
-  int wrap = srv_wrap_parse(wrap_text);
-  bool binary = strcmp(format, "bin") == 0;
-  if (space < 0 || wrap < 0 || (!binary && strcmp(format, "json") != 0)) {
-    fprintf(err, "animd eval: bad --space, --wrap or --format\n");
-    return 2;
-  }
+  int space = word(err, "--space", FMT_VOCAB_SPACE, space_text,
+                   FMT_SPACE_MODEL);
+  int wrap = word(err, "--wrap", FMT_VOCAB_WRAP, wrap_text, ANIM_WRAP_CLAMP);
+  int format = word(err, "--format", FMT_VOCAB_FORMAT, format_text,
+                    FMT_FORMAT_JSON);
+  if (space < 0 || wrap < 0 || format < 0) return 2;
+  bool binary = format == FMT_FORMAT_BIN;
 
   size_t len;
   char *body = read_file(file, &len, err);
@@ -127,17 +170,22 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
   ingested = true;
   clip = store_lookup(st, STORE_CLIP, clip_name, NULL);
   if (clip == NULL) {
-    fprintf(err, "animd eval: no clip '%s' in %s\n", clip_name, file);
+    report(err, SRV_ERR_NOT_FOUND, "--clip", "no clip '%s' in %s",
+           clip_name, file);
     goto done;
   }
   anim_result r = srv_pose_answer(&b, clip->skeleton_asset, clip, (float)t,
                                   (anim_wrap)wrap, (fmt_space)space, binary);
   if (r != ANIM_OK || b.failed) {
-    fprintf(err, "animd eval: evaluation failed: %s\n", anim_result_str(r));
+    if (r == ANIM_ERR_OUT_OF_MEMORY || b.failed)
+      report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
+    else
+      report(err, SRV_ERR_INTERNAL, NULL, "evaluation failed: %s",
+             anim_result_str(r));
     goto done;
   }
   if (fwrite(b.data, 1, b.len, out) != b.len || fflush(out) != 0) {
-    fprintf(err, "animd eval: write: %s\n", strerror(errno));
+    report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
     goto done;
   }
   status = 0;

@@ -4,25 +4,23 @@
 
 #include <string.h>
 
+#include "formats/vocab.h"
+
 int fmt_space_parse(const char *s, size_t len) {
-  if (s == NULL) return -1;
-  if (len == 5 && memcmp(s, "local", 5) == 0) return FMT_SPACE_LOCAL;
-  if (len == 5 && memcmp(s, "model", 5) == 0) return FMT_SPACE_MODEL;
-  if (len == 4 && memcmp(s, "skin", 4) == 0) return FMT_SPACE_SKIN;
-  return -1;
+  char word[16];
+  if (s == NULL || len >= sizeof word) return -1;
+  memcpy(word, s, len);
+  word[len] = '\0';
+  return fmt_vocab_parse(FMT_VOCAB_SPACE, word);
 }
 
 const char *fmt_space_name(fmt_space space) {
-  switch (space) {
-    case FMT_SPACE_LOCAL: return "local";
-    case FMT_SPACE_MODEL: return "model";
-    case FMT_SPACE_SKIN: return "skin";
-  }
-  return "unknown";
+  const char *name = fmt_vocab_name(FMT_VOCAB_SPACE, (int)space);
+  return name != NULL ? name : "unknown";
 }
 
 const char *fmt_layout_name(fmt_space space) {
-  return space == FMT_SPACE_LOCAL ? "trs10" : "mat4";
+  return fmt_vocab_name(FMT_VOCAB_LAYOUT, (int)fmt_layout_of_pose(space));
 }
 
 static int done(fmt_buf_t *b) { return b->failed ? -1 : 0; }
@@ -121,15 +119,58 @@ int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
   return done(b);
 }
 
+/* True when s is well-formed UTF-8 (no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+static bool utf8_valid(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned c = *p, n, min;
+    if (c < 0x80) {
+      p++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) n = 1, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) n = 2, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) n = 3, min = 0x10000;
+    else return false;
+    unsigned cp = c & (0x3F >> n);
+    for (unsigned i = 1; i <= n; i++) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+/* A JSON string of text that may come from a client (a name in a
+ * message, a message cut in the middle of a character): when it is not
+ * UTF-8, its non-ASCII bytes become '?' rather than breaking the body. */
+static void json_text(fmt_buf_t *b, const char *s) {
+  if (s == NULL || utf8_valid(s)) {
+    fmt_buf_json_string(b, s);
+    return;
+  }
+  fmt_buf_t tmp = FMT_BUF_INIT;
+  for (const char *p = s; *p; p++)
+    fmt_buf_putc(&tmp, (unsigned char)*p >= 0x80 ? '?' : *p);
+  const char *clean = fmt_buf_cstr(&tmp);
+  if (clean == NULL) b->failed = true;
+  else fmt_buf_json_string(b, clean);
+  fmt_buf_free(&tmp);
+}
+
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at) {
   if (b == NULL) return -1;
   fmt_buf_puts(b, "{\"error\":{\"code\":");
   fmt_buf_json_string(b, code ? code : "internal");
   fmt_buf_puts(b, ",\"message\":");
-  fmt_buf_json_string(b, message ? message : "");
+  json_text(b, message ? message : "");
   fmt_buf_puts(b, ",\"at\":");
-  fmt_buf_json_string(b, at && at[0] ? at : NULL);
+  json_text(b, at && at[0] ? at : NULL);
   fmt_buf_puts(b, "}}");
   return done(b);
 }

@@ -30,7 +30,7 @@ typedef enum fmt_space {
   FMT_SPACE_SKIN       /* data: 16 column-major floats per joint. */
 } fmt_space;
 
-/* Parses "local" / "model" / "skin"; -1 when unknown. */
+/* A space by its name (vocab.h), len bytes; -1 when unknown. */
 int fmt_space_parse(const char *s, size_t len);
 const char *fmt_space_name(fmt_space space);
 
@@ -64,8 +64,8 @@ int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);
  * mat4, positions; positions+normals is positions then normals, two
  * calls). */
 int fmt_answer_floats_bin(fmt_buf_t *b, const float *v, size_t count);
-/* Layout names for X-Animd-Layout. */
-const char *fmt_layout_name(fmt_space space); /* "trs10" or "mat4". */
+/* The layout name of a pose in space (vocab.h), for X-Animd-Layout. */
+const char *fmt_layout_name(fmt_space space);
 
 /* The 16-byte header of a binary range frame: u32 frame index, u32 float
  * count, f64 clip time, little-endian. */
@@ -73,7 +73,10 @@ const char *fmt_layout_name(fmt_space space); /* "trs10" or "mat4". */
 int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
                             double t);
 
-/* {"error":{"code":C,"message":M,"at":A}}; at NULL or "" prints null. */
+/* The error body of every answer and WebSocket error:
+ * {"error":{"code":C,"message":M,"at":A}}; at NULL or "" prints null; a
+ * message or at that is not UTF-8 has its non-ASCII bytes printed as '?'
+ * (the body stays valid JSON and a valid WebSocket text). */
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at);
 

@@ -1,25 +1,14 @@
-/* formats: bundle ownership, decoder errors and warnings, and the choice of
+/* formats: bundle ownership, decoder warnings, and the choice of
  * decoder by Content-Type. */
 #include "formats/bundle.h"
+
+#include "formats/release_memory.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-int fmt_fail(fmt_error_t *err, int status, const char *code, const char *at,
-             const char *fmt, ...) {
-  if (err == NULL) return -1;
-  err->status = status;
-  snprintf(err->code, sizeof err->code, "%s", code ? code : "bad_request");
-  snprintf(err->at, sizeof err->at, "%s", at ? at : "");
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 void fmt_bundle_free(fmt_bundle_t *bundle) {
   if (bundle == NULL) return;
@@ -60,9 +49,9 @@ static bool media_type_is(const char *content_type, const char *type) {
   return c == '\0' || c == ';' || c == ' ' || c == '\t';
 }
 
-int fmt_decode(const char *content_type, const void *body, size_t len,
-               const fmt_decode_options_t *opts, fmt_bundle_t *out,
-               fmt_error_t *err) {
+static int decode_by_type(const char *content_type, const void *body,
+                          size_t len, const fmt_decode_options_t *opts,
+                          fmt_bundle_t *out, fmt_error_t *err) {
   static const fmt_decode_options_t defaults;
   if (opts == NULL) opts = &defaults;
   memset(out, 0, sizeof *out);
@@ -80,10 +69,20 @@ int fmt_decode(const char *content_type, const void *body, size_t len,
     return fmt_decode_md5mesh(body, len, opts, out, err);
   if (media_type_is(content_type, "application/x-md5anim"))
     return fmt_decode_md5anim(body, len, opts, out, err);
-  return fmt_fail(err, 415, "unsupported_media_type", "Content-Type",
+  return fmt_fail(err, FMT_ERR_UNSUPPORTED_TYPE, "unsupported_media_type", "Content-Type",
                   "Content-Type '%.80s' is not an asset type animd reads "
                   "(application/json, model/gltf-binary, model/gltf+json, "
                   "application/x-bvh, application/x-md5mesh, "
                   "application/x-md5anim)",
                   content_type);
+}
+
+int fmt_decode(const char *content_type, const void *body, size_t len,
+               const fmt_decode_options_t *opts, fmt_bundle_t *out,
+               fmt_error_t *err) {
+  int rc = decode_by_type(content_type, body, len, opts, out, err);
+  /* A large body leaves at least its own size in freed parse trees and
+   * scratch arrays. */
+  fmt_release_memory(len);
+  return rc;
 }

@@ -10,24 +10,7 @@
 #define ANIMD_FORMATS_BUNDLE_H
 
 #include "animd/animd.h"
-
-/* Where a decoder found the first problem. status is the HTTP status the
- * server answers with (400, 413, 415, 422 is not used: bad input is 400),
- * code a stable snake_case id ("bad_json", "value_count", ...), at a path
- * into the body in the JSON-pointer-like dotted form of DESIGN.md
- * ("clips[0].tracks[3].times[7]", "animations[0].samplers[2].output",
- * "line 12", "joints[3].name") or the query parameter's name. */
-typedef struct fmt_error_s {
-  int status;
-  char code[48];
-  char message[256];
-  char at[256];
-} fmt_error_t;
-
-/* Fills err (if not NULL) printf-style; returns -1 so decoders can write
- * `return fmt_fail(err, 400, "code", "at", "fmt", ...)`. */
-int fmt_fail(fmt_error_t *err, int status, const char *code, const char *at,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#include "formats/error.h"
 
 /* Bundle members. skeleton is an index into bundle.skeletons, or
  * FMT_EXTERNAL_SKELETON for the skeleton passed in the options. */
@@ -54,6 +37,8 @@ typedef struct fmt_bundle_s {
    * than 4 MD5 weights; the 4 largest were kept"), NUL-separated. */
   char *warnings;
   size_t warnings_len;
+  /* Heap bytes of the objects built so far (formats/asset_bytes.h). */
+  size_t bytes;
 } fmt_bundle_t;
 
 /* Frees every object the bundle still owns and zeroes it. Objects moved out
@@ -85,6 +70,11 @@ typedef struct fmt_decode_options_s {
   size_t max_joints;
   size_t max_keys;
   size_t max_vertices;
+  /* The bytes the decoded objects may hold (formats/asset_bytes.h), checked
+   * before each object is built: beyond it the decode fails with
+   * FMT_ERR_NO_ROOM, code insufficient_storage. 0: no bound. The store
+   * gives its room (store_decode_room). */
+  size_t max_bytes;
 } fmt_decode_options_t;
 
 /* Decoder entry points: 0 on success (bundle filled, caller frees), -1 on
@@ -108,7 +98,9 @@ int fmt_decode_md5anim(const void *body, size_t len,
 /* Picks the decoder by Content-Type (parameters such as "; charset=" are
  * ignored): application/json, model/gltf-binary, model/gltf+json,
  * application/x-bvh, application/x-md5mesh, application/x-md5anim. An
- * unknown type fails with status 415. */
+ * unknown type fails with FMT_ERR_UNSUPPORTED_TYPE. */
+/* After a large body, freed memory is handed back to the system
+ * (formats/release_memory.h). */
 int fmt_decode(const char *content_type, const void *body, size_t len,
                const fmt_decode_options_t *opts, fmt_bundle_t *out,
                fmt_error_t *err);

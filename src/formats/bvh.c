@@ -103,7 +103,7 @@ static int parse_channels(bvh_t *b, bvh_joint_t *j) {
 
 static int add_joint(bvh_t *b, int32_t parent) {
   if (b->nj >= fmt__max_joints(b->opts))
-    return fmt_fail(b->err, 413, "too_many_joints", "HIERARCHY",
+    return fmt_fail(b->err, FMT_ERR_TOO_LARGE, "too_many_joints", "HIERARCHY",
                     "more than %zu joints", fmt__max_joints(b->opts));
   if (b->nj == b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 32;
@@ -214,10 +214,22 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
   anim_quat_t up = b->opts->z_up ? anim_quat(-0.70710678f, 0, 0, 0.70710678f)
                                  : anim_quat_identity();
   anim_quat_t up_inv = anim_quat(-up.x, -up.y, -up.z, up.w);
+  /* Keys only for joints with channels: a file of frames without
+   * channels (CHANNELS 0) holds no data and gets no keys, so what is
+   * allocated here stays within a few times the frame rows read. */
+  size_t per_frame = 0;
+  for (size_t i = 0; i < nj; i++) {
+    bool pos = false, rot = false;
+    for (int c = 0; c < b->j[i].nch; c++) {
+      if (b->j[i].ch[c] <= CH_ZPOS) pos = true;
+      else rot = true;
+    }
+    per_frame += (pos ? 3 : 0) + (rot ? 4 : 0);
+  }
   anim_raw_joint_t *rj = calloc(nj, sizeof *rj);
   anim_raw_track_t *tr = calloc(2 * nj, sizeof *tr);
-  float *times = malloc(frames * sizeof *times);
-  float *vals = malloc(frames * nj * 7 * sizeof *vals);
+  float *times = malloc((per_frame ? frames : 1) * sizeof *times);
+  float *vals = malloc((per_frame ? frames * per_frame : 1) * sizeof *vals);
   size_t ntr = 0;
   int rc = -1;
   anim_build_error_t be;
@@ -226,7 +238,8 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     fmt__nomem(b->err, "MOTION");
     goto done;
   }
-  for (size_t f = 0; f < frames; f++) times[f] = (float)(f * frame_time);
+  for (size_t f = 0; per_frame && f < frames; f++)
+    times[f] = (float)(f * frame_time);
   float *vp = vals;
   for (size_t i = 0; i < nj; i++) {
     bvh_joint_t *j = &b->j[i];
@@ -242,7 +255,7 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
       if (ti < 0) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", j->line);
-        fmt_fail(b->err, 400, "joint_not_found", at,
+        fmt_fail(b->err, FMT_ERR_BAD_INPUT, "joint_not_found", at,
                  "%s: joint %s is not in the target skeleton", at, j->name);
         goto done;
       }
@@ -301,6 +314,9 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
     anim_skeleton_t *s = NULL;
     anim_raw_skeleton_t raw = {
         .name = b->j[0].name, .joints = rj, .joint_count = nj};
+    if (fmt__charge(out, b->opts, fmt_raw_skeleton_bytes(&raw), b->err,
+                    "HIERARCHY"))
+      goto done;
     anim_result r = anim_skeleton_build(&raw, NULL, &s, &be);
     if (r != ANIM_OK) {
       char at[32];
@@ -320,6 +336,9 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
                             .duration = (float)((frames - 1) * frame_time)};
   anim_clip_t *clip = NULL;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, b->opts, fmt_raw_clip_bytes(&rc_raw, skel), b->err,
+                  "MOTION"))
+    goto done;
   anim_result r = anim_clip_build(&rc_raw, skel, NULL, &clip, &be);
   if (r != ANIM_OK) {
     fmt__build_fail(b->err, "MOTION", &be, r);
@@ -368,7 +387,7 @@ int fmt_decode_bvh(const void *body, size_t len,
   if ((unsigned long long)frames > SIZE_MAX / (b.nj + 1) ||
       (keys = (size_t)frames * b.nj) > fmt__max_keys(b.opts) ||
       (size_t)frames > SIZE_MAX / (b.channels + 1) / sizeof(float)) {
-    fmt_fail(err, 413, "too_many_keys",
+    fmt_fail(err, FMT_ERR_TOO_LARGE, "too_many_keys",
              "Frames:", "%lld frames of %zu joints exceed the key limit %zu",
              frames, b.nj, fmt__max_keys(b.opts));
     goto done;
@@ -406,7 +425,7 @@ int fmt_decode_bvh(const void *body, size_t len,
       if (b.t.tok_line != line) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", line);
-        fmt_fail(err, 400, "value_count", at,
+        fmt_fail(err, FMT_ERR_BAD_INPUT, "value_count", at,
                  "%s: frame %zu has %zu values, %zu expected", at, f, c,
                  b.channels);
         goto done;

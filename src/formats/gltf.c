@@ -53,7 +53,7 @@ static int load_nodes(gl_ctx_t *c) {
         return bad(c, "cycle", atf(c, "nodes[%zu].children[%zu]", i, k),
                    "a node cannot be its own child");
       if (c->parent[cn] >= 0)
-        return fmt_fail(c->err, 400, "conflicting_parents",
+        return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "conflicting_parents",
                         atf(c, "nodes[%zu].children[%zu]", i, k),
                         "%s: nodes[%zu] already has parent nodes[%d]; a node "
                         "has at most one parent (in every skin)",
@@ -273,7 +273,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
                "must list at least one joint");
   if (nj > fmt__max_joints(c->opts))
     return fmt_fail(
-        c->err, 413, "too_many_joints", atf(c, "skins[%zu].joints", s),
+        c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu].joints", s),
         "%s: %zu joints, at most %zu", c->at, nj, fmt__max_joints(c->opts));
   for (size_t i = 0; i < nj; i++) {
     json_t *e = json_array_get(jarr, i);
@@ -285,7 +285,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     }
     uint32_t node = (uint32_t)json_integer_value(e);
     if (jmap[node] >= 0) {
-      fmt_fail(c->err, 400, "duplicate_joint",
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "duplicate_joint",
                atf(c, "skins[%zu].joints[%zu]", s, i),
                "%s: nodes[%u] is listed twice", c->at, node);
       goto done;
@@ -303,7 +303,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     bool animated = false;
     while (p >= 0 && jmap[p] < 0) {
       if (++c->walk_steps > GL_MAX_WALK_STEPS) {
-        fmt_fail(c->err, 413, "too_complex", atf(c, "skins[%zu]", s),
+        fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_complex", atf(c, "skins[%zu]", s),
                  "%s: the node tree is too deep for the skins' joints", c->at);
         goto done;
       }
@@ -338,7 +338,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     }
     /* Keep the ancestors as joints of their own. */
     if (k->count + len > fmt__max_joints(c->opts)) {
-      fmt_fail(c->err, 413, "too_many_joints", atf(c, "skins[%zu]", s),
+      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu]", s),
                "%s: the skin's joints and their ancestors exceed %zu joints",
                c->at, fmt__max_joints(c->opts));
       goto done;
@@ -394,6 +394,9 @@ static int build_skeleton(gl_ctx_t *c, size_t s, const char *name,
   anim_skeleton_t *sk = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts, fmt_raw_skeleton_bytes(&raw), c->err,
+                  c->skins != NULL ? atf(c, "skins[%zu]", s) : "nodes"))
+    goto done;
   anim_result r = anim_skeleton_build(&raw, NULL, &sk, &be);
   if (r != ANIM_OK) {
     if (c->skins != NULL && be.joint >= 0 && (size_t)be.joint < k->skin_joints)
@@ -428,7 +431,7 @@ static int load_skeletons(gl_ctx_t *c) {
     /* No skin: one skeleton of every node, for node animation. */
     if (c->nnodes == 0) return 0;
     if (c->nnodes > fmt__max_joints(c->opts))
-      return fmt_fail(c->err, 413, "too_many_joints", "nodes",
+      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", "nodes",
                       "nodes: %zu nodes, at most %zu joints", c->nnodes,
                       fmt__max_joints(c->opts));
     c->skels = calloc(1, sizeof *c->skels);
@@ -462,7 +465,7 @@ static int load_skeletons(gl_ctx_t *c) {
       if (rc) break;
       c->total_joints += c->skels[s].count;
       if (c->total_joints > GL_MAX_TOTAL_JOINTS) {
-        rc = fmt_fail(c->err, 413, "too_many_joints", atf(c, "skins[%zu]", s),
+        rc = fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu]", s),
                       "%s: the skeletons hold more than %zu joints", c->at,
                       GL_MAX_TOTAL_JOINTS);
         break;
@@ -478,7 +481,7 @@ static int load_skeletons(gl_ctx_t *c) {
                                 atf(c, "skins[%zu].inverseBindMatrices", s), 16,
                                 TM_FLOAT, &ibm, &nibm);
         if (rc == 0 && nibm < c->skels[s].skin_joints)
-          rc = fmt_fail(c->err, 400, "count_mismatch",
+          rc = fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
                         atf(c, "skins[%zu].inverseBindMatrices", s),
                         "%s: %zu matrices for %zu joints", c->at, nibm,
                         c->skels[s].skin_joints);
@@ -544,7 +547,7 @@ static int sampler_times(gl_ctx_t *c, size_t a, json_t *sms, size_t s,
   if (fmt__gl_acc_floats(c, in, at, 1, TM_FLOAT, &times[s], &tn[s])) return -1;
   for (size_t i = 0; i < tn[s]; i++) {
     if (times[s][i] < 0 || (i > 0 && !(times[s][i] > times[s][i - 1])))
-      return fmt_fail(c->err, 400, "times_order", at,
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "times_order", at,
                       "%s: key %zu (%g s) is negative or not after the "
                       "previous key",
                       at, i, (double)times[s][i]);
@@ -599,14 +602,14 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
                            &nv))
       goto done;
     if (nv != (cubic ? 3 : 1) * tn[s]) {
-      fmt_fail(c->err, 400, "value_count", at,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "value_count", at,
                "%s: %zu values for %zu key times (%s)", at, nv, tn[s],
                cubic ? "CUBICSPLINE needs 3 per key" : "1 per key expected");
       goto done;
     }
     c->total_keys += tn[s];
     if (c->total_keys > fmt__max_keys(c->opts)) {
-      fmt_fail(c->err, 413, "too_many_keys", at,
+      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_keys", at,
                "%s: the upload holds more than %zu keys", at,
                fmt__max_keys(c->opts));
       goto done;
@@ -635,6 +638,10 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts,
+                  fmt_raw_clip_bytes(&raw, c->out->skeletons[h[0].skel]),
+                  c->err, atf(c, "animations[%zu]", a)))
+    goto done;
   anim_result r =
       anim_clip_build(&raw, c->out->skeletons[h[0].skel], NULL, &clip, &be);
   if (r != ANIM_OK) {
@@ -747,7 +754,7 @@ static int check_document(gl_ctx_t *c) {
     for (size_t k = 0; e && k < sizeof known / sizeof known[0]; k++)
       if (strncmp(e, known[k], strlen(known[k])) == 0) ok = true;
     if (!ok)
-      return fmt_fail(c->err, 400, "unsupported_extension",
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "unsupported_extension",
                       atf(c, "extensionsRequired[%zu]", i),
                       "%s: required extension %s is not supported", c->at,
                       e ? e : "(not a string)");
@@ -763,7 +770,7 @@ static int check_document(gl_ctx_t *c) {
       get_array(c, c->root, "meshes", &c->meshes, &c->nmeshes, "meshes"))
     return -1;
   if (c->nnodes > (size_t)INT32_MAX)
-    return fmt_fail(c->err, 413, "too_large", "nodes", "too many nodes");
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", "nodes", "too many nodes");
   return 0;
 }
 
@@ -777,11 +784,12 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   c.opts = opts ? opts : &defaults;
   c.out = out;
   c.err = err;
+  c.read_max = GL_READ_AMPLIFICATION * len + GL_READ_ALLOWANCE;
   const uint8_t *json = body;
   size_t json_len = len;
   int rc = -1;
   if (body == NULL && len > 0) {
-    fmt_fail(err, 400, "empty", "", "no body");
+    fmt_fail(err, FMT_ERR_BAD_INPUT, "empty", "", "no body");
     goto done;
   }
   if (binary) {
@@ -793,7 +801,7 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   if (c.root == NULL) {
     char at[48];
     snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-    fmt_fail(err, 400, "bad_json", at, "%s: %s", at, jerr.text);
+    fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_json", at, "%s: %s", at, jerr.text);
     goto done;
   }
   if (!json_is_object(c.root)) {

@@ -21,20 +21,20 @@ int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
   if (h[1] != 2)
     return bad(c, "unsupported_version", "glb.version", "must be 2");
   if (h[2] != len)
-    return fmt_fail(c->err, 400, "length_mismatch", "glb.length",
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "length_mismatch", "glb.length",
                     "glb.length: header says %u bytes, body has %zu", h[2],
                     len);
   size_t off = 12;
   for (size_t i = 0; off < len; i++) {
     uint32_t ch[2];
     if (len - off < 8)
-      return fmt_fail(c->err, 400, "truncated", atf(c, "glb.chunks[%zu]", i),
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "truncated", atf(c, "glb.chunks[%zu]", i),
                       "%s: chunk header cut short", c->at);
     memcpy(ch, p + off, 8);
     off += 8;
     if (ch[0] > len - off)
       return fmt_fail(
-          c->err, 400, "chunk_length", atf(c, "glb.chunks[%zu].chunkLength", i),
+          c->err, FMT_ERR_BAD_INPUT, "chunk_length", atf(c, "glb.chunks[%zu].chunkLength", i),
           "%s: %u bytes do not fit in the %zu left", c->at, ch[0], len - off);
     if (i == 0) {
       if (ch[1] != GLB_JSON)
@@ -114,7 +114,7 @@ int fmt__gl_load_buffers(gl_ctx_t *c, bool binary) {
     }
     if (blen > c->bufs[i].len)
       return fmt_fail(
-          c->err, 400, "buffer_length", atf(c, "buffers[%zu].byteLength", i),
+          c->err, FMT_ERR_BAD_INPUT, "buffer_length", atf(c, "buffers[%zu].byteLength", i),
           "%s: %zu bytes declared, %zu present", c->at, blen, c->bufs[i].len);
     c->bufs[i].len = blen;
   }
@@ -183,7 +183,7 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
                atf(c, "%s.byteStride", vat)))
     return -1;
   if (voff > c->bufs[buf].len || vlen > c->bufs[buf].len - voff)
-    return fmt_fail(c->err, 400, "out_of_bounds", atf(c, "%s.byteLength", vat),
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds", atf(c, "%s.byteLength", vat),
                     "%s: bytes %zu..%zu+%zu lie outside buffers[%lld] "
                     "(%zu bytes)",
                     c->at, voff, voff, vlen, (long long)buf, c->bufs[buf].len);
@@ -191,7 +191,7 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
     return bad(c, "bad_stride", atf(c, "%s.byteStride", vat),
                "must be within 4..252");
   if (off > vlen || need > vlen - off)
-    return fmt_fail(c->err, 400, "out_of_bounds", at,
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds", at,
                     "%s: %zu bytes at offset %zu do not fit in %s (%zu "
                     "bytes)",
                     at, need, off, vat, vlen);
@@ -221,11 +221,11 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
   a->ctype = (int)json_integer_value(ct);
   a->comps = type_comps(json_string_value(ty));
   if (want_comps != 0 && a->comps != want_comps)
-    return fmt_fail(c->err, 400, "bad_type", use,
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_type", use,
                     "%s: accessors[%zu] has %d components, %d expected", use,
                     index, a->comps, want_comps);
   if (!(type_mask & (1u << (a->ctype - CT_I8))))
-    return fmt_fail(c->err, 400, "bad_component_type", use,
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", use,
                     "%s: accessors[%zu] has a component type (%d) not "
                     "allowed here",
                     use, index, a->ctype);
@@ -243,7 +243,7 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
     return -1;
   if (view < 0) {
     if (a->count > GL_MAX_ZERO_ELEMENTS / (size_t)a->comps)
-      return fmt_fail(c->err, 413, "too_large", atf(c, "%s.count", aat),
+      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", atf(c, "%s.count", aat),
                       "%s: too many elements", c->at);
   } else {
     size_t stride, need;
@@ -367,7 +367,7 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
   for (size_t s = 0; s < scount; s++) {
     double ix = comp_get(ip + s * ctype_size(it), it, false);
     if (ix <= prev || ix >= (double)a->count)
-      return fmt_fail(c->err, 400, "index_range", atf(c, "%s.indices", sat),
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", sat),
                       "%s: index %zu (%.0f) is out of range or not "
                       "increasing",
                       c->at, s, ix);
@@ -377,6 +377,19 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
           f, u, (size_t)ix * (size_t)a->comps + (size_t)k,
           comp_get(vp + s * a->elem + (size_t)k * cs, a->ctype, a->normalized));
   }
+  return 0;
+}
+
+/* Charges n decoded values of 4 bytes to the file's read bound. */
+static int take_read(gl_ctx_t *c, size_t n, const char *at) {
+  size_t bytes = n * 4;
+  if (bytes > c->read_max || c->read_bytes > c->read_max - bytes)
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", at,
+                    "%s: the file's accessors decode to more than %zu bytes "
+                    "(%d times its size plus %zu)",
+                    at, c->read_max, GL_READ_AMPLIFICATION,
+                    GL_READ_ALLOWANCE);
+  c->read_bytes += bytes;
   return 0;
 }
 
@@ -391,6 +404,7 @@ int fmt__gl_acc_floats(gl_ctx_t *c, size_t index, const char *use,
   snprintf(u, sizeof u, "%s", use);
   if (acc_open(c, index, u, want_comps, type_mask, &a)) return -1;
   size_t n = a.count * (size_t)a.comps;
+  if (take_read(c, n, u)) return -1;
   float *f = malloc(n * sizeof *f);
   if (f == NULL) return fmt__nomem(c->err, u);
   if (acc_fill(c, index, &a, f, NULL)) {
@@ -399,7 +413,7 @@ int fmt__gl_acc_floats(gl_ctx_t *c, size_t index, const char *use,
   }
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(f[i])) {
-      fmt_fail(c->err, 400, "not_finite", u,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "not_finite", u,
                "%s: accessors[%zu] element %zu component %zu is not a "
                "finite number",
                u, index, i / (size_t)a.comps, i % (size_t)a.comps);
@@ -421,9 +435,10 @@ int fmt__gl_acc_uints(gl_ctx_t *c, size_t index, const char *use,
   snprintf(u, sizeof u, "%s", use);
   if (acc_open(c, index, u, want_comps, type_mask & TM_UINT, &a)) return -1;
   if (a.normalized)
-    return fmt_fail(c->err, 400, "bad_value", u,
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_value", u,
                     "%s: accessors[%zu] must not be normalized", u, index);
   size_t n = a.count * (size_t)a.comps;
+  if (take_read(c, n, u)) return -1;
   uint32_t *v = malloc(n * sizeof *v);
   if (v == NULL) return fmt__nomem(c->err, u);
   if (acc_fill(c, index, &a, NULL, v)) {

@@ -27,6 +27,12 @@
  * bounds on memory and time for hostile node trees. */
 #define GL_MAX_TOTAL_JOINTS ((size_t)1 << 20)
 #define GL_MAX_WALK_STEPS ((size_t)1 << 24)
+/* Accessor data decoded over a whole file, in bytes: at most this many
+ * times the body plus the allowance. One accessor may be read by many
+ * samplers or primitives, and one without a bufferView is zeros of any
+ * count, so reads, not the body, bound what a file costs. */
+#define GL_READ_AMPLIFICATION 16
+#define GL_READ_ALLOWANCE ((size_t)64 << 20)
 
 enum {
   CT_I8 = 5120,
@@ -86,6 +92,7 @@ typedef struct gl_ctx_s {
   gl_nj_t *nj;
   size_t nnj;
   size_t total_keys, total_vertices, total_joints, walk_steps;
+  size_t read_bytes, read_max; /* Accessor data decoded, and its bound. */
   char at[256]; /* Scratch for error paths. */
 } gl_ctx_t;
 
@@ -116,7 +123,7 @@ static inline int bad(gl_ctx_t *c, const char *code, const char *at,
                       const char *msg) {
   char copy[256];
   snprintf(copy, sizeof copy, "%s", at);
-  return fmt_fail(c->err, 400, code, copy, "%s: %s", copy, msg);
+  return fmt_fail(c->err, FMT_ERR_BAD_INPUT, code, copy, "%s: %s", copy, msg);
 }
 
 /* The array member key of obj (absent: NULL and count 0). */

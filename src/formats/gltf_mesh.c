@@ -69,7 +69,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     goto done;
   c->total_vertices += nv;
   if (c->total_vertices > fmt__max_vertices(c->opts)) {
-    fmt_fail(c->err, 413, "too_many_vertices", pat,
+    fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_vertices", pat,
              "%s: the upload holds more than %zu vertices", pat,
              fmt__max_vertices(c->opts));
     goto done;
@@ -79,7 +79,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                            3, TM_FLOAT | TM_NORM, &nrm, &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, 400, "count_mismatch",
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
                atf(c, "%s.attributes.NORMAL", pat),
                "%s: %zu normals for %zu positions", c->at, n2, nv);
       goto done;
@@ -94,7 +94,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                           &jn[s], &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, 400, "count_mismatch", jat,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", jat,
                "%s: %zu entries for %zu positions", jat, n2, nv);
       goto done;
     }
@@ -102,7 +102,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     json_t *wct = json_object_get(wacc, "componentType");
     if (json_integer_value(wct) != CT_F32 &&
         !json_is_true(json_object_get(wacc, "normalized"))) {
-      fmt_fail(c->err, 400, "bad_component_type", wat,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", wat,
                "%s: integer weights must be normalized", wat);
       goto done;
     }
@@ -112,7 +112,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
             &w[s], &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, 400, "count_mismatch", wat,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", wat,
                "%s: %zu entries for %zu positions", wat, n2, nv);
       goto done;
     }
@@ -130,7 +130,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       uint32_t j = jn[k / 4][v * 4 + k % 4];
       float wk = w[k / 4][v * 4 + k % 4];
       if (wk < 0) {
-        fmt_fail(c->err, 400, "bad_weight",
+        fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_weight",
                  atf(c, "%s.attributes.WEIGHTS_%zu", pat, k / 4),
                  "%s: vertex %zu has a negative weight", c->at, v);
         goto done;
@@ -139,7 +139,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
         if (wk == 0)
           j = 0; /* Unused slot: any valid joint. */
         else {
-          fmt_fail(c->err, 400, "joint_range",
+          fmt_fail(c->err, FMT_ERR_BAD_INPUT, "joint_range",
                    atf(c, "%s.attributes.JOINTS_%zu", pat, k / 4),
                    "%s: vertex %zu names joint %u of a %zu-joint skin", c->at,
                    v, j, skel_joints);
@@ -151,7 +151,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       sum += wk;
     }
     if (!(sum > 0)) {
-      fmt_fail(c->err, 400, "bad_weight",
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_weight",
                atf(c, "%s.attributes.WEIGHTS_0", pat),
                "%s: the weights of vertex %zu sum to zero", c->at, v);
       goto done;
@@ -169,13 +169,13 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                           TM_UINT, &idx, &nidx))
       goto done;
     if (nidx % 3 != 0) {
-      fmt_fail(c->err, 400, "count_mismatch", atf(c, "%s.indices", pat),
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", atf(c, "%s.indices", pat),
                "%s: %zu indices do not make whole triangles", c->at, nidx);
       goto done;
     }
     for (size_t i = 0; i < nidx; i++)
       if (idx[i] >= nv) {
-        fmt_fail(c->err, 400, "index_range", atf(c, "%s.indices", pat),
+        fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", pat),
                  "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i],
                  nv);
         goto done;
@@ -209,7 +209,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     snprintf(name, sizeof name, "%.*s.%zu", (int)fmt__utf8_cut(b2, 200),
              b2, node);
     if (mesh_name_taken(c, (uint32_t)skin, name)) {
-      fmt_fail(c->err, 400, "duplicate_name", pat,
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "duplicate_name", pat,
                "%s: mesh name %s is already used by this skin", pat, name);
       goto done;
     }
@@ -226,6 +226,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   anim_mesh_t *mh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, pat))
+    goto done;
   anim_result r =
       anim_mesh_build(&raw, c->out->skeletons[skin], NULL, &mh, &be);
   if (r != ANIM_OK) {
@@ -267,7 +269,7 @@ int fmt__gl_load_meshes(gl_ctx_t *c) {
       return -1;
     for (size_t p = 0; p < np; p++) {
       if (c->out->mesh_count >= GL_MAX_MESHES)
-        return fmt_fail(c->err, 413, "too_many_meshes", "meshes",
+        return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_meshes", "meshes",
                         "more than %d skinned primitives", GL_MAX_MESHES);
       if (load_primitive(c, n, (size_t)skin, (size_t)mesh, m, p, np)) return -1;
     }

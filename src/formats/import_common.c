@@ -44,8 +44,20 @@ void fmt__content_name(const char *prefix, const void *body, size_t len,
 }
 
 int fmt__nomem(fmt_error_t *err, const char *at) {
-  return fmt_fail(err, 413, "too_large", at,
+  return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_large", at,
                   "out of memory while decoding the upload");
+}
+
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
+                size_t bytes, fmt_error_t *err, const char *at) {
+  size_t max = opts != NULL ? opts->max_bytes : 0;
+  if (max != 0 && (bytes > max || b->bytes > max - bytes))
+    return fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", at,
+                    "the upload's assets need more than the %zu bytes of "
+                    "room the store has",
+                    max);
+  b->bytes += bytes;
+  return 0;
 }
 
 /* Grows an array of n elements of size sz by one; NULL on failure. */
@@ -94,9 +106,9 @@ int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r) {
   if (r == ANIM_ERR_OUT_OF_MEMORY) return fmt__nomem(err, at);
   if (r == ANIM_ERR_TOO_MANY_JOINTS)
-    return fmt_fail(err, 413, "too_many_joints", at, "%s",
+    return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_many_joints", at, "%s",
                     be->message[0] ? be->message : "too many joints");
-  return fmt_fail(err, 400, anim_result_str(r), at, "%s",
+  return fmt_fail(err, FMT_ERR_BAD_INPUT, anim_result_str(r), at, "%s",
                   be->message[0] ? be->message : anim_result_str(r));
 }
 
@@ -210,7 +222,7 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
   char at[32];
   snprintf(at, sizeof at, "line %zu", t->tok_line);
   if (t->tok_len == 0 && t->tok >= t->end)
-    return fmt_fail(err, 400, code, at, "line %zu: %s (found end of input)",
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at, "line %zu: %s (found end of input)",
                     t->tok_line, what);
   char tok[40];
   size_t n = t->tok_len < sizeof tok - 1 ? t->tok_len : sizeof tok - 1;
@@ -219,7 +231,7 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
     tok[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
   }
   tok[n] = '\0';
-  return fmt_fail(err, 400, code, at, "line %zu: %s (found \"%s\"%s)",
+  return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at, "line %zu: %s (found \"%s\"%s)",
                   t->tok_line, what, tok, t->tok_len > n ? "..." : "");
 }
 

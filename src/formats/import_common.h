@@ -1,13 +1,14 @@
 /* formats: helpers shared by the glTF, BVH and MD5 importers.
  *
  * Growing the bundle one object at a time, the default limits the
- * importers enforce (413 beyond them), building core objects with their
+ * importers enforce (FMT_ERR_TOO_LARGE beyond them), building core objects with their
  * build errors turned into decoder errors, and a bounds-checked text
  * cursor for the two line-oriented formats (BVH, MD5) that reports every
  * problem as "line N" plus the offending token. */
 #ifndef ANIMD_FORMATS_IMPORT_COMMON_H
 #define ANIMD_FORMATS_IMPORT_COMMON_H
 
+#include "formats/asset_bytes.h"
 #include "formats/bundle.h"
 
 /* Limits used when the options leave them at zero. */
@@ -19,7 +20,7 @@ size_t fmt__max_keys(const fmt_decode_options_t *opts);
 size_t fmt__max_vertices(const fmt_decode_options_t *opts);
 
 /* Append an object to the bundle; on failure the object is freed and -1
- * returned with err filled (500-class out of memory is reported as 413:
+ * returned with err filled (out of memory is reported as FMT_ERR_TOO_LARGE:
  * the input was too large to hold). */
 int fmt__push_skeleton(fmt_bundle_t *b, anim_skeleton_t *s, fmt_error_t *err);
 int fmt__push_clip(fmt_bundle_t *b, anim_clip_t *c, uint32_t skeleton,
@@ -27,7 +28,13 @@ int fmt__push_clip(fmt_bundle_t *b, anim_clip_t *c, uint32_t skeleton,
 int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
                    fmt_error_t *err);
 
-/* Reports a core build failure as a 400 at `at`. */
+/* Charges bytes (formats/asset_bytes.h) of an object about to be built to
+ * the bundle: 0, or -1 with FMT_ERR_NO_ROOM at `at` when the bundle would
+ * hold more than opts->max_bytes. */
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
+                size_t bytes, fmt_error_t *err, const char *at);
+
+/* Reports a core build failure as FMT_ERR_BAD_INPUT at `at`. */
 int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r);
 

@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How many vertices may use one weight, on average, in one mesh. */
+#define MD5_WEIGHT_SHARING 4
+
 typedef struct md5_s {
   fmt_text_t t;
   const fmt_decode_options_t *opts;
@@ -98,7 +101,7 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, 413, "too_large", at, "%s: %s %lld exceeds %zu", at,
+    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at, "%s: %s %lld exceeds %zu", at,
                     key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
@@ -193,12 +196,26 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     fmt__nomem(m->err, "mesh");
     goto done;
   }
+  /* Each vertex reads its weights: overlapping ranges (every vertex on all
+   * the weights) made this vertices x weights. Files give each vertex its
+   * own weights; sharing is allowed up to a linear bound. */
+  size_t refs = 0, max_refs = nv + MD5_WEIGHT_SHARING * nw;
+  for (size_t v = 0; v < nv && refs <= max_refs; v++) refs += vs[v].count;
+  if (refs > max_refs) {
+    char at[32];
+    snprintf(at, sizeof at, "meshes[%zu]", mi);
+    fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at,
+             "%s: the vertices refer to more than %zu weights in all "
+             "(numverts + %d x numweights)",
+             at, max_refs, MD5_WEIGHT_SHARING);
+    goto done;
+  }
   for (size_t v = 0; v < nv; v++) {
     const md5_vert_t *vt = &vs[v];
     char at[32];
     snprintf(at, sizeof at, "line %zu", vt->line);
     if (vt->start > nw || vt->count > nw - vt->start) {
-      fmt_fail(m->err, 400, "weight_range", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "weight_range", at,
                "%s: weights %zu..%zu+%zu lie beyond numweights %zu", at,
                vt->start, vt->start, vt->count, nw);
       goto done;
@@ -231,7 +248,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
       sum += wt[4 * v + k];
     }
     if (!(sum > 0)) {
-      fmt_fail(m->err, 400, "bad_weight", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "bad_weight", at,
                "%s: vertex %zu has no positive weight", at, v);
       goto done;
     }
@@ -267,7 +284,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
       char at[32];
       snprintf(at, sizeof at, "meshes[%zu]", mi);
-      fmt_fail(m->err, 400, "duplicate_name", at,
+      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "duplicate_name", at,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
@@ -305,6 +322,10 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   anim_mesh_t *mesh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  char mat[32];
+  snprintf(mat, sizeof mat, "meshes[%zu]", mi);
+  if (fmt__charge(m->out, m->opts, fmt_raw_mesh_bytes(&raw), m->err, mat))
+    goto done;
   anim_result r = anim_mesh_build(&raw, m->out->skeletons[0], NULL, &mesh, &be);
   if (r != ANIM_OK) {
     char at[32];
@@ -360,7 +381,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
   if (*total_vertices > maxv) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    fmt_fail(m->err, 413, "too_many_vertices", at,
+    fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_many_vertices", at,
              "%s: the upload holds more than %zu vertices", at, maxv);
     goto done;
   }
@@ -491,6 +512,8 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   anim_skeleton_t *skel = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, m.opts, fmt_raw_skeleton_bytes(&raw), err, "joints"))
+    goto done;
   anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
   if (r != ANIM_OK) {
     char at[32];
@@ -523,7 +546,23 @@ typedef struct md5_hier_s {
   uint32_t flags;
   size_t start;
   double base[6];
+  size_t toff, roff; /* Its translation and rotation keys in the values. */
 } md5_hier_t;
+
+/* Writes the key of frame f of the parts of joint h that have one: every
+ * frame for an animated part, frame 0 only for the others. */
+static void write_key(const md5_hier_t *h, float *vals, size_t f,
+                      const double c[6]) {
+  if (f == 0 || (h->flags & 7)) {
+    float *t = vals + h->toff + 3 * f;
+    t[0] = (float)c[0], t[1] = (float)c[1], t[2] = (float)c[2];
+  }
+  if (f == 0 || (h->flags & 56)) {
+    float *q = vals + h->roff + 4 * f;
+    anim_quat_t r = md5_quat(c + 3);
+    q[0] = r.x, q[1] = r.y, q[2] = r.z, q[3] = r.w;
+  }
+}
 
 int fmt_decode_md5anim(const void *body, size_t len,
                        const fmt_decode_options_t *opts, fmt_bundle_t *out,
@@ -532,10 +571,11 @@ int fmt_decode_md5anim(const void *body, size_t len,
   md5_begin(&m, body, len, opts, out, err);
   const anim_skeleton_t *sk = m.opts->skeleton;
   if (sk == NULL)
-    return fmt_fail(err, 400, "skeleton_required", "skeleton",
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "skeleton_required", "skeleton",
                     "an md5anim needs ?skeleton=ID of its md5mesh skeleton");
   md5_hier_t *h = NULL;
   float *times = NULL, *vals = NULL, *frame = NULL;
+  uint32_t *animated = NULL;
   anim_raw_track_t *tr = NULL;
   size_t nf, nj, ncomp;
   long long rate;
@@ -612,16 +652,32 @@ int fmt_decode_md5anim(const void *body, size_t len,
   for (size_t i = 0; i < nj; i++)
     if (vec(&m, h[i].base, 3) || vec(&m, h[i].base + 3, 3)) goto done;
   if (expect(&m, "}")) goto done;
-  /* Values: per joint, nf translations then nf rotations. */
+  /* Values: per joint, its translations then its rotations: one key per
+   * frame for a part the flags animate, else one key (the base frame).
+   * Every animated part reads at least one number (2 bytes) per frame, so
+   * the values stay within a few times the frames read. */
+  size_t nvals = 0;
+  for (size_t i = 0; i < nj; i++) {
+    h[i].toff = nvals;
+    nvals += 3 * ((h[i].flags & 7) ? nf : 1);
+    h[i].roff = nvals;
+    nvals += 4 * ((h[i].flags & 56) ? nf : 1);
+  }
   times = malloc(nf * sizeof *times);
-  vals = malloc(nf * nj * 7 * sizeof *vals);
+  vals = malloc(nvals * sizeof *vals);
   frame = malloc((ncomp ? ncomp : 1) * sizeof *frame);
   tr = calloc(2 * nj, sizeof *tr);
-  if (!times || !vals || !frame || !tr) {
+  animated = malloc(nj * sizeof *animated);
+  if (!times || !vals || !frame || !tr || !animated) {
     fmt__nomem(err, "frames");
     goto done;
   }
   for (size_t f = 0; f < nf; f++) times[f] = (float)((double)f / (double)rate);
+  size_t nanimated = 0;
+  for (size_t i = 0; i < nj; i++) {
+    if (h[i].flags != 0) animated[nanimated++] = (uint32_t)i;
+    write_key(&h[i], vals, 0, h[i].base);
+  }
   for (size_t f = 0; f < nf; f++) {
     long long idx;
     if (expect(&m, "frame")) goto done;
@@ -637,16 +693,13 @@ int fmt_decode_md5anim(const void *body, size_t len,
       frame[k] = (float)v;
     }
     if (expect(&m, "}")) goto done;
-    for (size_t i = 0; i < nj; i++) {
+    for (size_t a = 0; a < nanimated; a++) {
+      md5_hier_t *hj = &h[animated[a]];
       double c[6];
-      size_t at = h[i].start;
+      size_t at = hj->start;
       for (int k = 0; k < 6; k++)
-        c[k] = (h[i].flags & (1u << k)) ? frame[at++] : h[i].base[k];
-      float *t = vals + i * nf * 7 + 3 * f;
-      float *q = vals + i * nf * 7 + 3 * nf + 4 * f;
-      t[0] = (float)c[0], t[1] = (float)c[1], t[2] = (float)c[2];
-      anim_quat_t r = md5_quat(c + 3);
-      q[0] = r.x, q[1] = r.y, q[2] = r.z, q[3] = r.w;
+        c[k] = (hj->flags & (1u << k)) ? frame[at++] : hj->base[k];
+      write_key(hj, vals, f, c);
     }
   }
   if (fmt__text_next(&m.t)) {
@@ -660,14 +713,14 @@ int fmt_decode_md5anim(const void *body, size_t len,
                                    .interpolation = ANIM_INTERP_LINEAR,
                                    .times = times,
                                    .key_count = kt,
-                                   .values = vals + i * nf * 7,
+                                   .values = vals + h[i].toff,
                                    .value_count = 3 * kt};
     tr[2 * i + 1] = (anim_raw_track_t){.joint = (uint32_t)i,
                                        .path = ANIM_PATH_ROTATION,
                                        .interpolation = ANIM_INTERP_LINEAR,
                                        .times = times,
                                        .key_count = kr,
-                                       .values = vals + i * nf * 7 + 3 * nf,
+                                       .values = vals + h[i].roff,
                                        .value_count = 4 * kr};
   }
   char clip_name[32];
@@ -679,6 +732,8 @@ int fmt_decode_md5anim(const void *body, size_t len,
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
+  if (fmt__charge(out, m.opts, fmt_raw_clip_bytes(&raw, sk), err, "frames"))
+    goto done;
   anim_result r = anim_clip_build(&raw, sk, NULL, &clip, &be);
   if (r != ANIM_OK) {
     fmt__build_fail(err, "frames", &be, r);
@@ -692,6 +747,7 @@ done:
   free(times);
   free(vals);
   free(frame);
+  free(animated);
   free(tr);
   return rc;
 }

@@ -11,6 +11,8 @@
  * "vertices", which describe answers carry. */
 #include "formats/native_json.h"
 
+#include "formats/import_common.h"
+
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -20,6 +22,16 @@
 #include <string.h>
 
 #define DEFAULT_MAX_KEYS ((size_t)1 << 24)
+
+/* jansson's tree costs about this much per value (a 24-byte value in a
+ * 32-byte block, its array slot and that array's growth room) and per
+ * object member (hash table entry and key); a body whose tree would cost
+ * more than TREE_AMPLIFICATION times its size plus TREE_ALLOWANCE is
+ * refused before parsing: "0," costs 2 bytes of text and 48 of tree. */
+#define TREE_VALUE_BYTES 48
+#define TREE_MEMBER_BYTES 96
+#define TREE_AMPLIFICATION 8
+#define TREE_ALLOWANCE ((size_t)64 << 20)
 #define DEFAULT_MAX_VERTICES ((size_t)1 << 24)
 
 /* The decoding state: the path of the value being read and the error. */
@@ -55,23 +67,25 @@ static void pop(ctx_t *c, size_t old) {
   c->at[old] = '\0';
 }
 
-static int fail(ctx_t *c, int status, const char *code, const char *fmt, ...)
+static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
+                const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static int fail(ctx_t *c, int status, const char *code, const char *fmt,
-                ...) {
+static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
+                const char *fmt, ...) {
   char message[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
-  return fmt_fail(c->err, status, code, c->at, "%s", message);
+  return fmt_fail(c->err, kind, code, c->at, "%s", message);
 }
 
 /* Fails at path + "." + key. */
-static int fail_at(ctx_t *c, const char *key, int status, const char *code,
+static int fail_at(ctx_t *c, const char *key, fmt_error_kind kind,
+                   const char *code,
                    const char *what) {
   size_t old = push_key(c, key);
-  fail(c, status, code, "%s", what);
+  fail(c, kind, code, "%s", what);
   pop(c, old);
   return -1;
 }
@@ -91,7 +105,7 @@ static const char *type_name(const json_t *v) {
 }
 
 static int wrong_type(ctx_t *c, const json_t *v, const char *expected) {
-  return fail(c, 400, "wrong_type", "expected %s, found %s", expected,
+  return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected %s, found %s", expected,
               type_name(v));
 }
 
@@ -105,7 +119,7 @@ static int check_members(ctx_t *c, json_t *obj, const char *const *allowed) {
       if (strcmp(*a, k) == 0) ok = true;
     if (!ok) {
       size_t old = push_key(c, k);
-      fail(c, 400, "unknown_field", "unknown member \"%.60s\"", k);
+      fail(c, FMT_ERR_BAD_INPUT, "unknown_field", "unknown member \"%.60s\"", k);
       pop(c, old);
       return -1;
     }
@@ -118,7 +132,7 @@ static int read_float(ctx_t *c, json_t *v, float *out) {
   if (!json_is_number(v)) return wrong_type(c, v, "a number");
   double d = json_number_value(v);
   if (!isfinite(d) || fabs(d) > FLT_MAX)
-    return fail(c, 400, "number_range",
+    return fail(c, FMT_ERR_BAD_INPUT, "number_range",
                 "%g is outside the range of a 32-bit float", d);
   *out = (float)d;
   return 0;
@@ -133,13 +147,13 @@ static int read_int(ctx_t *c, json_t *v, int64_t lo, int64_t hi,
   } else if (json_is_real(v)) {
     double d = json_real_value(v);
     if (d != floor(d) || d < -9e15 || d > 9e15)
-      return fail(c, 400, "wrong_type", "expected an integer, found %g", d);
+      return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected an integer, found %g", d);
     i = (int64_t)d;
   } else {
     return wrong_type(c, v, "an integer");
   }
   if (i < lo || i > hi)
-    return fail(c, 400, range_code, "%lld is outside [%lld, %lld]",
+    return fail(c, FMT_ERR_BAD_INPUT, range_code, "%lld is outside [%lld, %lld]",
                 (long long)i, (long long)lo, (long long)hi);
   *out = i;
   return 0;
@@ -152,7 +166,7 @@ static int get_array(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, 400, "missing_field", "this member is required");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field", "this member is required");
   }
   if (!json_is_array(v)) {
     size_t old = push_key(c, key);
@@ -170,7 +184,7 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, 400, "missing_field", "this member is required");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field", "this member is required");
   }
   if (!json_is_string(v)) {
     size_t old = push_key(c, key);
@@ -179,7 +193,7 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
     return -1;
   }
   if (strlen(json_string_value(v)) != json_string_length(v))
-    return fail_at(c, key, 400, "bad_value", "a NUL character in a string");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "bad_value", "a NUL character in a string");
   *out = json_string_value(v);
   return 0;
 }
@@ -197,14 +211,14 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, 400, "value_count", "expected %zu numbers, found %zu", expected,
+    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu numbers, found %zu", expected,
          n);
     pop(c, old);
     return -1;
   }
   float *v = malloc((n ? n : 1) * sizeof *v);
   if (v == NULL) {
-    fail(c, 500, "out_of_memory", "out of memory");
+    fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory");
     pop(c, old);
     return -1;
   }
@@ -222,7 +236,7 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
   return 0;
 }
 
-static int oom(ctx_t *c) { return fail(c, 500, "out_of_memory", "out of memory"); }
+static int oom(ctx_t *c) { return fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory"); }
 
 /* Maps a core build error to a path under the current one. sub names the
  * list the indices point into ("joints", "tracks"). */
@@ -240,8 +254,9 @@ static int build_failed(ctx_t *c, anim_result r, const anim_build_error_t *e,
     push_key(c, field);
     if (key >= 0) push_index(c, (size_t)key);
   }
-  int status = r == ANIM_ERR_TOO_MANY_JOINTS ? 413 : 400;
-  fail(c, status, anim_result_str(r), "%s",
+  fmt_error_kind kind = r == ANIM_ERR_TOO_MANY_JOINTS ? FMT_ERR_TOO_LARGE
+                                                      : FMT_ERR_BAD_INPUT;
+  fail(c, kind, anim_result_str(r), "%s",
        e->message[0] ? e->message : anim_result_str(r));
   pop(c, old);
   return -1;
@@ -275,11 +290,11 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
   size_t max = c->opts->max_joints ? c->opts->max_joints : ANIM_MAX_JOINTS;
   if (max > ANIM_MAX_JOINTS) max = ANIM_MAX_JOINTS;
   if (n == 0)
-    return fail_at(c, "joints", 400, "value_count",
+    return fail_at(c, "joints", FMT_ERR_BAD_INPUT, "value_count",
                    "a skeleton needs at least one joint");
   if (n > max) {
     size_t old = push_key(c, "joints");
-    fail(c, 413, "too_many_joints", "%zu joints; at most %zu are accepted",
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_joints", "%zu joints; at most %zu are accepted",
          n, max);
     pop(c, old);
     return -1;
@@ -300,12 +315,12 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
     if (check_members(c, j, joint_members) != 0) goto done;
     if (get_string(c, j, "name", true, &r->name) != 0) goto done;
     if (r->name[0] == '\0') {
-      fail_at(c, "name", 400, "name_empty", "a joint needs a name");
+      fail_at(c, "name", FMT_ERR_BAD_INPUT, "name_empty", "a joint needs a name");
       goto done;
     }
     json_t *p = json_object_get(j, "parent");
     if (p == NULL) {
-      fail_at(c, "parent", 400, "missing_field",
+      fail_at(c, "parent", FMT_ERR_BAD_INPUT, "missing_field",
               "this member is required (-1 for a root)");
       goto done;
     }
@@ -314,7 +329,7 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
     if (read_int(c, p, -1, (int64_t)n - 1, "parent_range", &parent) != 0)
       goto done;
     if (parent == (int64_t)i) {
-      fail(c, 400, "cycle", "a joint cannot be its own parent");
+      fail(c, FMT_ERR_BAD_INPUT, "cycle", "a joint cannot be its own parent");
       goto done;
     }
     pop(c, op);
@@ -336,6 +351,9 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
                             .joint_count = n, .inverse_bind = ibm};
   anim_skeleton_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_skeleton_bytes(&rs), c->err,
+                  c->at) != 0)
+    goto done;
   anim_result r = anim_skeleton_build(&rs, NULL, &built, &be);
   if (r != ANIM_OK) {
     const char *list = be.joint >= 0 ? "joints" : NULL;
@@ -386,7 +404,7 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
       c->external = c->opts->skeleton;
       return 0;
     }
-    return fail_at(c, "skeleton", 400, "missing_field",
+    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "missing_field",
                    b->skeleton_count
                        ? "the upload holds several skeletons: name one"
                        : "name the stored skeleton (its id or name)");
@@ -395,7 +413,7 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
   for (size_t i = 0; i < b->skeleton_count; i++) {
     if (strcmp(b->skeletons[i]->name, ref) != 0) continue;
     if (found != SIZE_MAX)
-      return fail_at(c, "skeleton", 400, "skeleton_ambiguous",
+      return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "skeleton_ambiguous",
                      "several skeletons of this upload have that name");
     found = i;
   }
@@ -412,16 +430,16 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
     s = c->opts->skeleton;
   if (s == NULL) {
     size_t old = push_key(c, "skeleton");
-    fail(c, 400, "unknown_skeleton",
+    fail(c, FMT_ERR_BAD_INPUT, "unknown_skeleton",
          "no skeleton \"%.80s\" in this upload or in the store", ref);
     pop(c, old);
     return -1;
   }
   if (c->external != NULL && c->external != s)
-    return fail_at(c, "skeleton", 400, "several_stored_skeletons",
+    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "several_stored_skeletons",
                    "an upload may refer to one stored skeleton only");
   if (c->opts->skeleton != NULL && c->opts->skeleton != s)
-    return fail_at(c, "skeleton", 400, "several_stored_skeletons",
+    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "several_stored_skeletons",
                    "this skeleton is not the one the request names");
   c->external = s;
   *out = s;
@@ -447,13 +465,13 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   if (check_members(c, t, members) != 0) return -1;
   json_t *joint = json_object_get(t, "joint");
   if (joint == NULL)
-    return fail_at(c, "joint", 400, "missing_field",
+    return fail_at(c, "joint", FMT_ERR_BAD_INPUT, "missing_field",
                    "this member is required (a joint name or index)");
   size_t old = push_key(c, "joint");
   if (json_is_string(joint)) {
     int32_t storage = anim_skeleton_find(s, json_string_value(joint));
     if (storage < 0)
-      return fail(c, 400, "unknown_joint", "the skeleton has no joint "
+      return fail(c, FMT_ERR_BAD_INPUT, "unknown_joint", "the skeleton has no joint "
                   "\"%.80s\"", json_string_value(joint));
     raw->joint = s->to_caller[storage];
   } else {
@@ -476,7 +494,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   for (int i = 0; i < 3; i++)
     if (strcmp(path, path_names[i]) == 0) p = i;
   if (p < 0)
-    return fail_at(c, "path", 400, "bad_value",
+    return fail_at(c, "path", FMT_ERR_BAD_INPUT, "bad_value",
                    "expected \"translation\", \"rotation\" or \"scale\"");
   int ip = ANIM_INTERP_LINEAR;
   if (interp != NULL) {
@@ -484,7 +502,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     for (int i = 0; i < ANIM_INTERP_COUNT_; i++)
       if (strcmp(interp, interp_names[i]) == 0) ip = i;
     if (ip < 0)
-      return fail_at(c, "interpolation", 400, "bad_value",
+      return fail_at(c, "interpolation", FMT_ERR_BAD_INPUT, "bad_value",
                      "expected STEP, LINEAR, CUBICSPLINE, BEZIER or SQUAD");
   }
   raw->path = (anim_path)p;
@@ -495,10 +513,10 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     return -1;
   size_t max_keys = c->opts->max_keys ? c->opts->max_keys : DEFAULT_MAX_KEYS;
   if (keys == 0)
-    return fail_at(c, "times", 400, "no_keys", "a track needs keys");
+    return fail_at(c, "times", FMT_ERR_BAD_INPUT, "no_keys", "a track needs keys");
   if (keys > max_keys) {
     old = push_key(c, "times");
-    fail(c, 413, "too_many_keys", "%zu keys; at most %zu per track", keys,
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_keys", "%zu keys; at most %zu per track", keys,
          max_keys);
     pop(c, old);
     return -1;
@@ -507,9 +525,9 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   for (size_t k = 0; k < keys; k++) {
     size_t o = push_index(c, k);
     if (mem->times[k] < 0)
-      return fail(c, 400, "time_negative", "key times start at 0");
+      return fail(c, FMT_ERR_BAD_INPUT, "time_negative", "key times start at 0");
     if (k > 0 && !(mem->times[k] > mem->times[k - 1]))
-      return fail(c, 400, "times_order",
+      return fail(c, FMT_ERR_BAD_INPUT, "times_order",
                   "key times must increase strictly (%g after %g)",
                   (double)mem->times[k], (double)mem->times[k - 1]);
     pop(c, o);
@@ -522,7 +540,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     return -1;
   if (nvalues != keys * per_key) {
     old = push_key(c, "values");
-    fail(c, 400, "value_count",
+    fail(c, FMT_ERR_BAD_INPUT, "value_count",
          "expected %zu numbers (%zu keys x %zu%s), found %zu",
          keys * per_key, keys, comps,
          ip == ANIM_INTERP_CUBICSPLINE ? " x 3 for in-tangent, value, "
@@ -538,13 +556,13 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     for (size_t k = 0; k < 4 * keys; k++) {
       if (mem->bezier[k] < 0 || mem->bezier[k] > 1) {
         push_index(c, k);
-        return fail(c, 400, "bezier_range",
+        return fail(c, FMT_ERR_BAD_INPUT, "bezier_range",
                     "Bezier control values lie in [0, 1]");
       }
     }
     pop(c, old);
   } else if (json_object_get(t, "bezier") != NULL) {
-    return fail_at(c, "bezier", 400, "unknown_field",
+    return fail_at(c, "bezier", FMT_ERR_BAD_INPUT, "unknown_field",
                    "\"bezier\" belongs to BEZIER tracks only");
   }
   raw->times = mem->times;
@@ -569,7 +587,7 @@ static int decode_clip(ctx_t *c, json_t *obj) {
   if (d != NULL) {
     size_t old = push_key(c, "duration");
     if (read_float(c, d, &duration) != 0) return -1;
-    if (duration < 0) return fail(c, 400, "bad_value", "a negative duration");
+    if (duration < 0) return fail(c, FMT_ERR_BAD_INPUT, "bad_value", "a negative duration");
     pop(c, old);
   }
   const anim_skeleton_t *s;
@@ -596,6 +614,9 @@ static int decode_clip(ctx_t *c, json_t *obj) {
                             .track_count = n, .duration = duration};
   anim_clip_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_clip_bytes(&rc_raw, s), c->err,
+                  c->at) != 0)
+    goto done;
   anim_result r = anim_clip_build(&rc_raw, s, NULL, &built, &be);
   if (r != ANIM_OK) {
     if (be.track < 0 && be.field && strcmp(be.field, "duration") == 0) {
@@ -653,7 +674,7 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, 400, "value_count", "expected %zu integers, found %zu", expected,
+    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu integers, found %zu", expected,
          n);
     return -1;
   }
@@ -702,7 +723,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   if (get_floats(c, obj, "positions", true, SIZE_MAX, &pos, &npos) != 0)
     goto done;
   if (npos == 0 || npos % 3 != 0) {
-    fail_at(c, "positions", 400, "value_count",
+    fail_at(c, "positions", FMT_ERR_BAD_INPUT, "value_count",
             "3 numbers per vertex, at least one vertex");
     goto done;
   }
@@ -711,7 +732,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       c->opts->max_vertices ? c->opts->max_vertices : DEFAULT_MAX_VERTICES;
   if (v > max_v) {
     size_t old = push_key(c, "positions");
-    fail(c, 413, "too_many_vertices", "%zu vertices; at most %zu", v, max_v);
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_vertices", "%zu vertices; at most %zu", v, max_v);
     pop(c, old);
     goto done;
   }
@@ -736,28 +757,28 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       float x = w[i * (size_t)k + j];
       if (x < 0) {
         push_index(c, i * (size_t)k + j);
-        fail(c, 400, "weight", "a negative weight");
+        fail(c, FMT_ERR_BAD_INPUT, "weight", "a negative weight");
         goto done;
       }
       sum += x;
     }
     if (!(sum > 0) || !isfinite(sum)) {
       push_index(c, i * (size_t)k);
-      fail(c, 400, "weight", "the weights of vertex %zu sum to %g", i,
+      fail(c, FMT_ERR_BAD_INPUT, "weight", "the weights of vertex %zu sum to %g", i,
            (double)sum);
       goto done;
     }
   }
   pop(c, old);
   if (v > UINT32_MAX) {
-    fail_at(c, "positions", 413, "too_many_vertices", "too many vertices");
+    fail_at(c, "positions", FMT_ERR_TOO_LARGE, "too_many_vertices", "too many vertices");
     goto done;
   }
   if (get_uints(c, obj, "indices", false, SIZE_MAX, (uint32_t)v,
                 "index_range", &indices, &nidx) != 0)
     goto done;
   if (nidx % 3 != 0) {
-    fail_at(c, "indices", 400, "value_count", "3 indices per triangle");
+    fail_at(c, "indices", FMT_ERR_BAD_INPUT, "value_count", "3 indices per triangle");
     goto done;
   }
   anim_raw_mesh_t raw = {.name = name ? name : "", .vertex_count = v,
@@ -767,6 +788,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
                          .index_count = nidx};
   anim_mesh_t *built = NULL;
   anim_build_error_t be = {0};
+  if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, c->at))
+    goto done;
   anim_result r = anim_mesh_build(&raw, s, NULL, &built, &be);
   if (r != ANIM_OK) {
     int32_t key = be.key;
@@ -799,6 +822,32 @@ done:
   return rc;
 }
 
+/* The bytes jansson would take for the tree of body: one pass counting
+ * values (numbers, literals, strings, arrays, objects) and object members,
+ * strings skipped with their escapes. Malformed text is left to jansson. */
+static size_t tree_cost(const char *p, size_t len) {
+  size_t values = 0, members = 0;
+  bool in_token = false;
+  for (size_t i = 0; i < len; i++) {
+    char ch = p[i];
+    if (ch == '"') {
+      values++;
+      for (i++; i < len && p[i] != '"'; i++)
+        if (p[i] == '\\') i++;
+      in_token = false;
+      continue;
+    }
+    if (ch == ':') members++;
+    bool token = ch == '-' || ch == '.' || ch == '+' ||
+                 (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+                 (ch >= 'A' && ch <= 'Z');
+    if (token && !in_token) values++;
+    if (ch == '[' || ch == '{') values++;
+    in_token = token;
+  }
+  return len + values * TREE_VALUE_BYTES + members * TREE_MEMBER_BYTES;
+}
+
 /* ---- the document ----------------------------------------------------------- */
 
 static int decode_list(ctx_t *c, json_t *root, const char *key,
@@ -824,11 +873,17 @@ int fmt_decode_native_json(const void *body, size_t len,
                                         "meshes", NULL};
   ctx_t c = {.err = err, .opts = opts ? opts : &defaults, .out = out};
   memset(out, 0, sizeof *out);
+  size_t cost = tree_cost(body, len);
+  if (cost > TREE_AMPLIFICATION * len + TREE_ALLOWANCE)
+    return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_large", "body",
+                    "parsing these %zu bytes would take about %zu MiB (at "
+                    "most %d times the body plus %zu MiB): split the upload",
+                    len, cost >> 20, TREE_AMPLIFICATION, TREE_ALLOWANCE >> 20);
   json_error_t je;
   json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
   if (root == NULL) {
     snprintf(c.at, sizeof c.at, "line %d, column %d", je.line, je.column);
-    return fmt_fail(err, 400, "bad_json", c.at, "%s", je.text);
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_json", c.at, "%s", je.text);
   }
   int rc = -1;
   if (!json_is_object(root)) {
@@ -839,7 +894,7 @@ int fmt_decode_native_json(const void *body, size_t len,
   json_t *one = json_object_get(root, "skeleton");
   json_t *many = json_object_get(root, "skeletons");
   if (one != NULL && many != NULL) {
-    fail_at(&c, "skeletons", 400, "unknown_field",
+    fail_at(&c, "skeletons", FMT_ERR_BAD_INPUT, "unknown_field",
             "give \"skeleton\" or \"skeletons\", not both");
     goto done;
   }
@@ -853,7 +908,7 @@ int fmt_decode_native_json(const void *body, size_t len,
       decode_list(&c, root, "meshes", decode_mesh) != 0)
     goto done;
   if (out->skeleton_count + out->clip_count + out->mesh_count == 0) {
-    fail(&c, 400, "empty_upload",
+    fail(&c, FMT_ERR_BAD_INPUT, "empty_upload",
          "the upload holds no skeleton, clip or mesh");
     goto done;
   }

@@ -27,7 +27,7 @@ typedef struct cfg_entry_s {
 
 static const cfg_entry_t entries[] = {
     {"listen", CFG_STR, F(listen), S(listen),
-     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any)"},
+     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any; a name such as localhost: every address it resolves to)"},
     {"ready_file", CFG_STR, F(ready_file), S(ready_file),
      "write the bound host:port to this file once listening"},
     {"data_dir", CFG_STR, F(data_dir), S(data_dir),
@@ -47,7 +47,14 @@ static const cfg_entry_t entries[] = {
     {"header_timeout", CFG_MS, F(header_timeout_ms), 0,
      "time from a request's first byte to the end of its headers (408)"},
     {"idle_timeout", CFG_MS, F(idle_timeout_ms), 0,
-     "silence allowed while waiting for a request or its body"},
+     "silence allowed on a keep-alive connection between requests, and "
+     "time an answer may make no progress to a client that does not read"},
+    {"body_timeout", CFG_MS, F(body_timeout_ms), 0,
+     "time from the end of the headers to the end of the body, plus "
+     "the body's size at min_body_rate (408)"},
+    {"min_body_rate", CFG_SIZE, F(min_body_rate), 0,
+     "bytes per second a body is allowed to arrive at, beyond "
+     "body_timeout"},
     {"drain_timeout", CFG_MS, F(drain_timeout_ms), 0,
      "on SIGTERM, how long in-flight requests may take to finish"},
     {"max_frames", CFG_UINT, F(max_frames), 0,
@@ -83,6 +90,8 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->max_body_size = 64 * 1024 * 1024;
   cfg->header_timeout_ms = 10000;
   cfg->idle_timeout_ms = 60000;
+  cfg->body_timeout_ms = 30000;
+  cfg->min_body_rate = 16384;
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
   cfg->memory_limit = (size_t)1 << 30;
@@ -131,16 +140,22 @@ static int parse_size(const char *v, uint64_t *out) {
   return 0;
 }
 
+/* A duration always carries its unit (ms, s, min, h), so 10000 can never
+ * mean seconds to one reader and milliseconds to another; only 0 may go
+ * bare. */
 static int parse_ms(const char *v, uint64_t *out) {
   const char *rest;
   uint64_t x;
   if (parse_u64(v, &x, &rest) != 0) return -1;
-  if (strcmp(rest, "ms") == 0) *out = x;
-  else if (*rest == '\0' || strcmp(rest, "s") == 0) {
-    if (x > UINT64_MAX / 1000) return -1;
-    *out = x * 1000;
-  } else
-    return -1;
+  uint64_t mul;
+  if (strcmp(rest, "ms") == 0) mul = 1;
+  else if (strcmp(rest, "s") == 0) mul = 1000;
+  else if (strcmp(rest, "min") == 0) mul = 60000;
+  else if (strcmp(rest, "h") == 0) mul = 3600000;
+  else if (*rest == '\0' && x == 0) mul = 1;
+  else return -1;
+  if (x > UINT64_MAX / mul) return -1;
+  *out = x * mul;
   return 0;
 }
 
@@ -200,7 +215,11 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
     if (parse_bool(value, (bool *)base) != 0) break;
     return 0;
   }
-  snprintf(err, err_len, "%s: bad value '%s'", key, value);
+  if (e->type == CFG_MS)
+    snprintf(err, err_len, "%s: bad value '%s' (a duration needs its unit: "
+             "500ms, 10s, 2min, 1h)", key, value);
+  else
+    snprintf(err, err_len, "%s: bad value '%s'", key, value);
   return -1;
 }
 
@@ -326,12 +345,14 @@ void srv_config_print_help(FILE *out) {
     const char *arg = entries[i].type == CFG_BOOL   ? ""
                       : entries[i].type == CFG_STR  ? " S"
                       : entries[i].type == CFG_SIZE ? " BYTES"
-                      : entries[i].type == CFG_MS   ? " MS"
+                      : entries[i].type == CFG_MS   ? " DURATION"
                                                     : " N";
     char left[96];
     snprintf(left, sizeof left, "%s%s", flag, arg);
     fprintf(out, "  %-24s %s\n", left, entries[i].help);
   }
+  fprintf(out, "\nA DURATION carries its unit: 500ms, 10s, 2min or 1h (only 0 "
+               "may go bare).\nBYTES may end in K, KiB, M, MiB, G or GiB.\n");
 }
 
 int srv_parse_host_port(const char *s, char *host, size_t host_len,

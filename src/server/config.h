@@ -23,7 +23,9 @@ typedef struct srv_config_s {
   size_t max_header_size;    /* Bytes of request line + headers (16 KiB). */
   size_t max_body_size;      /* Bytes (64 MiB). */
   uint64_t header_timeout_ms; /* First byte to end of headers. */
-  uint64_t idle_timeout_ms;   /* Silence while waiting for bytes. */
+  uint64_t idle_timeout_ms;   /* Keep-alive silence; stalled writes. */
+  uint64_t body_timeout_ms;   /* Headers' end to body's end (+ size). */
+  size_t min_body_rate;       /* Bytes/s a body may arrive at. */
   uint64_t drain_timeout_ms;  /* SIGTERM: wait this long for in-flight. */
   unsigned max_frames;        /* Frames per range request (100,000). */
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */

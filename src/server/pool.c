@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- inboxes: done callbacks back on the loop that submitted ------------- */
@@ -91,8 +92,9 @@ static void *worker_main(void *arg) {
   }
 }
 
-/* Stops and joins the workers; returns the jobs that never started. */
-static srv_job_t *stop_workers(srv_pool_t *pool) {
+/* Tells the workers to stop after their current job; returns the jobs
+ * that never started. */
+static srv_job_t *signal_stop(srv_pool_t *pool) {
   pthread_mutex_lock(&pool->_qlock);
   pool->_stop = true;
   srv_job_t *waiting = pool->_head;
@@ -100,10 +102,26 @@ static srv_job_t *stop_workers(srv_pool_t *pool) {
   pool->_queued = 0;
   pthread_cond_broadcast(&pool->_qcond);
   pthread_mutex_unlock(&pool->_qlock);
-  for (unsigned i = 0; i < pool->_thread_count; i++)
-    pthread_join(pool->_threads[i], NULL);
+  return waiting;
+}
+
+/* Joins the workers, by the absolute CLOCK_REALTIME deadline when given.
+ * Returns 0, or UV_ETIMEDOUT with the rest still running. */
+static int join_workers(srv_pool_t *pool, const struct timespec *deadline) {
+  for (; pool->_joined < pool->_thread_count; pool->_joined++) {
+    pthread_t t = pool->_threads[pool->_joined];
+    if (deadline == NULL) pthread_join(t, NULL);
+    else if (pthread_timedjoin_np(t, NULL, deadline) != 0)
+      return UV_ETIMEDOUT;
+  }
   free(pool->_threads);
   pool->_threads = NULL;
+  return 0;
+}
+
+static srv_job_t *stop_workers(srv_pool_t *pool) {
+  srv_job_t *waiting = signal_stop(pool);
+  join_workers(pool, NULL);
   return waiting;
 }
 
@@ -173,9 +191,34 @@ int srv_pool_submit_to(srv_pool_t *pool, srv_job_t *job,
   return 0;
 }
 
+int srv_pool_close_within(srv_pool_t *pool, uint64_t timeout_ms) {
+  if (pool->_threads == NULL) return 0;
+  if (!pool->_stop) pool->_waiting = signal_stop(pool);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += (time_t)(timeout_ms / 1000);
+  deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  if (join_workers(pool, &deadline) != 0) return UV_ETIMEDOUT;
+  srv_pool_close(pool);
+  return 0;
+}
+
 void srv_pool_close(srv_pool_t *pool) {
-  if (pool->_threads == NULL) return;
-  srv_job_t *waiting = stop_workers(pool);
+  if (pool->_threads == NULL && !pool->_stop) return;
+  if (pool->_closed) return;
+  pool->_closed = true;
+  srv_job_t *waiting;
+  if (pool->_stop) {
+    waiting = pool->_waiting;
+    pool->_waiting = NULL;
+    join_workers(pool, NULL);
+  } else {
+    waiting = stop_workers(pool);
+  }
   /* Jobs that finished before the stop, then the cancelled ones: here for
    * this loop's, through their inbox for other loops'. */
   inbox_run(&pool->_own);

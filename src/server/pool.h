@@ -57,6 +57,9 @@ typedef struct srv_pool_s {
   srv_job_t *_head, *_tail; /* Waiting jobs. */
   unsigned _queued;
   bool _stop;
+  bool _closed;
+  unsigned _joined;         /* Workers joined so far. */
+  srv_job_t *_waiting;      /* Never started (after a timed close). */
   unsigned _busy;           /* Read with atomics. */
 } srv_pool_t;
 
@@ -85,6 +88,12 @@ void srv_pool_inbox_close(srv_pool_inbox_t *inbox);
  * inbox's loop) and closes the async handle (the loop must run once more
  * to finish closing it). */
 void srv_pool_close(srv_pool_t *pool);
+
+/* The same, waiting at most timeout_ms for the jobs running now. Returns
+ * 0 (closed), or UV_ETIMEDOUT: some job is still running, and the pool is
+ * stopped but not closed; srv_pool_close finishes the close later (after
+ * joining), or the process exits. */
+int srv_pool_close_within(srv_pool_t *pool, uint64_t timeout_ms);
 
 unsigned srv_pool_threads(const srv_pool_t *pool);
 unsigned srv_pool_queue_depth(srv_pool_t *pool);

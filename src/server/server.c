@@ -5,6 +5,7 @@
  * client gets a 503 with Retry-After and a clean close instead of a
  * silent backlog timeout. */
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include "server/server.h"
+
+#include "animd/animd.h"
+#include "server/access_log.h"
 
 #include "server/api/router.h"
 #include "server/internal.h"
@@ -24,18 +28,7 @@ static void check_drained(srv_server_t *s);
 /* ---- access log -------------------------------------------------------------- */
 
 int srv_server_reopen_log(srv_server_t *s) {
-  const char *path = s->cfg.access_log;
-  FILE *f = NULL;
-  if (strcmp(path, "-") == 0) {
-    f = stderr;
-  } else if (path[0] != '\0') {
-    f = fopen(path, "a");
-    if (f == NULL) return -errno;
-    setvbuf(f, NULL, _IOLBF, 0);
-  }
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
-  s->access_log = f;
-  return 0;
+  return srv_access_log_reopen(s->access_log);
 }
 
 static void request_done(srv_request_t *r, void *arg) {
@@ -44,25 +37,15 @@ static void request_done(srv_request_t *r, void *arg) {
   uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
   int status = r->_status ? r->_status : 500;
   srv_metrics_record(&s->metrics, r->route, status, ns);
-  if (s->access_log == NULL) return;
-  char when[64];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  /* The target is the client's: control bytes and quotes are masked so a
-   * request cannot forge log lines. */
+  if (!srv_access_log_enabled(s->access_log)) return;
   char target[1024];
-  size_t n = 0;
-  for (const char *p = r->target; *p && n < sizeof target - 1; p++)
-    target[n++] = (unsigned char)*p < 0x20 || *p == 0x7f || *p == '"'
-                      ? '?'
-                      : *p;
-  target[n] = '\0';
-  fprintf(s->access_log, "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s\n",
-          when, srv_request_peer(r), r->method_name, target,
-          r->http_minor, status, (unsigned long long)r->_bytes_out,
-          (double)ns / 1e6, srv_route_name(r->route));
+  srv_access_log_mask(r->target, target, sizeof target);
+  srv_access_log_write(s->access_log,
+                       "%s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
+                       srv_request_peer(r), r->method_name, target,
+                       r->http_minor, status,
+                       (unsigned long long)r->_bytes_out, (double)ns / 1e6,
+                       srv_route_name(r->route));
 }
 
 /* ---- connections -------------------------------------------------------------- */
@@ -75,6 +58,7 @@ static void on_connection(uv_stream_t *l, int status) {
   size_t read_limit = 2 * s->cfg.max_header_size;
   srv_conn_opts_t o = {
       .read_limit = read_limit < 65536 ? 65536 : read_limit,
+      .write_timeout_ms = s->cfg.idle_timeout_ms,
       .set = &s->conns,
   };
   srv_conn_t *c;
@@ -117,10 +101,11 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
       .loop = loop,
       .schedule = &s->schedule,
       .route = srv_api_route,
+      .accepts = srv_api_accepts,
       .request_done = request_done,
       .arg = s,
   };
-  int rc = srv_server_reopen_log(s);
+  int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
              uv_strerror(rc));
@@ -138,13 +123,11 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   srv_ws_limits_defaults(&lim);
   if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
   rc = srv_ws_new(stream_threads(cfg), (store_t *)s->store, &s->pool, &lim,
-                  &s->ws);
+                  s->access_log, &s->ws);
   if (rc != 0) {
     snprintf(err, err_len, "stream loops: %s", uv_strerror(rc));
     goto fail_pool;
   }
-  uv_tcp_init(loop, &s->listener);
-  s->listener.data = s;
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
   srv_schedule_init(&s->schedule, loop, &s->pool, cfg->inline_cost);
@@ -157,7 +140,7 @@ fail_pool:
 fail_store:
   srv__store_close(s);
 fail_log:
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  srv_access_log_close(s->access_log);
 fail:
   free(s);
   return rc;
@@ -176,42 +159,110 @@ static int write_ready_file(const char *path, const char *text) {
   return 0;
 }
 
+/* "ip:port" of a bound socket ([ip]:port for IPv6). */
+static void name_address(const struct sockaddr_storage *ss, char *out,
+                         size_t cap, int *port) {
+  char ip[64];
+  if (ss->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+    uv_ip6_name(a, ip, sizeof ip);
+    *port = ntohs(a->sin6_port);
+    snprintf(out, cap, "[%s]:%d", ip, *port);
+  } else {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    *port = ntohs(a->sin_port);
+    snprintf(out, cap, "%s:%d", ip, *port);
+  }
+}
+
+/* Binds and listens on one address. */
+static int listen_on(srv_server_t *s, struct sockaddr *addr, bool v6only) {
+  uv_tcp_t *l = &s->listeners[s->listener_count];
+  int rc = uv_tcp_init(s->loop, l);
+  if (rc != 0) return rc;
+  l->data = s;
+  s->listener_count++;
+  rc = uv_tcp_bind(l, addr, v6only ? UV_TCP_IPV6ONLY : 0);
+  if (rc == 0) rc = uv_listen((uv_stream_t *)l, 1024, on_connection);
+  return rc;
+}
+
 int srv_server_listen(srv_server_t *s) {
-  char host[256];
+  char host[256], port_text[16];
   int port;
   if (srv_parse_host_port(s->cfg.listen, host, sizeof host, &port) != 0)
     return UV_EINVAL;
-  struct sockaddr_storage addr;
-  int rc;
-  if (strchr(host, ':') != NULL)
-    rc = uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr);
-  else
-    rc = uv_ip4_addr(host, port, (struct sockaddr_in *)&addr);
-  if (rc != 0) return rc;
-  rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
-  if (rc != 0) return rc;
-  rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_connection);
-  if (rc != 0) return rc;
-  s->listening = true;
-  struct sockaddr_storage bound;
-  int len = sizeof bound;
-  uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &len);
-  char ip[64];
-  if (bound.ss_family == AF_INET6) {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
-    uv_ip6_name(a, ip, sizeof ip);
-    snprintf(s->address, sizeof s->address, "[%s]:%d", ip,
-             ntohs(a->sin6_port));
-  } else {
-    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
-    uv_ip4_name(a, ip, sizeof ip);
-    snprintf(s->address, sizeof s->address, "%s:%d", ip, ntohs(a->sin_port));
+  /* A name is resolved once, here; every address it has is listened on
+   * (localhost: 127.0.0.1 and ::1), all on the same port. */
+  snprintf(port_text, sizeof port_text, "%d", port);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_NUMERICSERV};
+  struct addrinfo *res = NULL;
+  int gai = getaddrinfo(host, port_text, &hints, &res);
+  if (gai != 0) return gai == EAI_MEMORY ? UV_ENOMEM : UV_EINVAL;
+  int rc = 0;
+  size_t used = 0;
+  s->address[0] = '\0';
+  bool several = res != NULL && res->ai_next != NULL;
+  for (struct addrinfo *a = res; a != NULL && rc == 0; a = a->ai_next) {
+    if (s->listener_count == SRV_MAX_LISTENERS) break;
+    if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
+    if (port == 0 && s->listener_count > 0) {
+      /* Port 0 picked a free port for the first address: the others get
+       * the same one. */
+      if (a->ai_family == AF_INET6)
+        ((struct sockaddr_in6 *)a->ai_addr)->sin6_port = htons((uint16_t)port);
+      else
+        ((struct sockaddr_in *)a->ai_addr)->sin_port = htons((uint16_t)port);
+    }
+    rc = listen_on(s, a->ai_addr, several && a->ai_family == AF_INET6);
+    if (rc != 0) break;
+    struct sockaddr_storage bound;
+    int len = sizeof bound;
+    uv_tcp_getsockname(&s->listeners[s->listener_count - 1],
+                       (struct sockaddr *)&bound, &len);
+    char one[80];
+    name_address(&bound, one, sizeof one, &port);
+    int n = snprintf(s->address + used, sizeof s->address - used, "%s%s",
+                     used ? " " : "", one);
+    if (n > 0 && (size_t)n < sizeof s->address - used) used += (size_t)n;
   }
+  freeaddrinfo(res);
+  if (rc == 0 && s->listener_count == 0) rc = UV_EADDRNOTAVAIL;
+  if (rc != 0) return rc;
   if (s->cfg.ready_file[0] != '\0') {
-    rc = write_ready_file(s->cfg.ready_file, s->address);
+    /* The first address: what a script connects to. */
+    char first[sizeof s->address];
+    snprintf(first, sizeof first, "%s", s->address);
+    char *space = strchr(first, ' ');
+    if (space) *space = '\0';
+    rc = write_ready_file(s->cfg.ready_file, first);
     if (rc != 0) return rc;
   }
   return 0;
+}
+
+void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
+  store_stats_t st = {0};
+  if (s->store != NULL) store_stats((store_t *)s->store, &st);
+  char where[1200];
+  if (s->cfg.data_dir[0] != '\0')
+    snprintf(where, sizeof where, "data dir %s (%llu assets loaded, %llu "
+             "files skipped)", s->cfg.data_dir, (unsigned long long)st.loaded,
+             (unsigned long long)st.skipped);
+  else
+    snprintf(where, sizeof where, "in memory only (no data dir)");
+  char limit[48] = "no memory limit";
+  if (st.max_bytes > 0)
+    snprintf(limit, sizeof limit, "memory limit %llu MiB",
+             (unsigned long long)(st.max_bytes >> 20));
+  snprintf(out, cap, "animd %s listening on %s; %s, %zu skeletons, %zu "
+           "clips, %zu meshes, %s%s; %u workers, %u stream loops",
+           ANIMD_VERSION, s->address, where, st.skeletons, st.clips,
+           st.meshes, limit, s->cfg.demo ? ", demo assets" : "",
+           srv_pool_threads(&s->pool), stream_threads(&s->cfg));
 }
 
 const char *srv_server_address(const srv_server_t *s) {
@@ -241,7 +292,17 @@ static void on_drained(uv_timer_t *t) {
   srv_ws_free(s->ws);
   s->ws = NULL;
   if (s->pool_open) {
-    srv_pool_close(&s->pool);
+    /* The pool gets what is left of drain_timeout: a job still running
+     * then (a long import) is left to the process's exit. */
+    uint64_t now = uv_hrtime();
+    uint64_t left = s->drain_deadline_ns > now
+                        ? (s->drain_deadline_ns - now) / 1000000
+                        : 0;
+    if (srv_pool_close_within(&s->pool, left) != 0) {
+      fprintf(stderr, "animd: drain_timeout passed with work still running "
+                      "on the pool: not waiting for it\n");
+      s->pool_abandoned = true;
+    }
     s->pool_open = false;
   }
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
@@ -262,9 +323,11 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   if (s->draining) return;
   s->draining = true;
   s->http.draining = true;
+  s->drain_deadline_ns = uv_hrtime() + s->cfg.drain_timeout_ms * 1000000ull;
   s->drain_done = done;
-  uv_close((uv_handle_t *)&s->listener, NULL);
-  s->listening = false;
+  for (unsigned i = 0; i < s->listener_count; i++)
+    uv_close((uv_handle_t *)&s->listeners[i], NULL);
+  s->listener_count = 0;
   /* WebSocket streams get a close frame (1001) and close once it is
    * written; the drain timeout cuts any that cannot finish. */
   srv_ws_drain(s->ws);
@@ -277,14 +340,31 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
 
 void srv_server_free(srv_server_t *s) {
   if (s == NULL) return;
+  if (s->pool_abandoned) {
+    /* A worker still uses the store's assets: the process exits with
+     * them (nothing acknowledged is at stake: an upload is on disk before
+     * its answer). */
+    return;
+  }
   srv_ws_free(s->ws);
   srv__store_close(s);
-  if (s->access_log && s->access_log != stderr) fclose(s->access_log);
+  srv_access_log_close(s->access_log);
   free(s);
 }
 
 bool srv_server_draining(const srv_server_t *s) {
   return s->draining;
+}
+
+/* The process's resident set, from /proc/self/statm (0 elsewhere). */
+static uint64_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f == NULL) return 0;
+  unsigned long long size = 0, resident = 0;
+  int n = fscanf(f, "%llu %llu", &size, &resident);
+  fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return n == 2 && page > 0 ? resident * (uint64_t)page : 0;
 }
 
 int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
@@ -299,6 +379,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .assets_clips = sc.clips,
       .assets_meshes = sc.meshes,
       .store_bytes = sc.bytes,
+      .resident_bytes = resident_bytes(),
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
   s->metrics.pool_rejected = srv_schedule_rejected(&s->schedule);

@@ -30,8 +30,14 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
  * negative errno. */
 int srv_server_listen(srv_server_t *server);
 
-/* The bound "host:port" once listening. */
+/* The bound "host:port" once listening ("[v6]:port" for IPv6; several
+ * addresses, space-separated, when the listen host resolved to several). */
 const char *srv_server_address(const srv_server_t *server);
+
+/* One line for the start-up log: version, the addresses listened on, the
+ * store (data dir, assets loaded and skipped, memory limit), the worker
+ * and stream threads. */
+void srv_server_describe(srv_server_t *server, char *out, size_t cap);
 
 /* Starts the graceful stop (idempotent). done runs when every connection
  * is closed (or drain_timeout passed and the rest were closed) and the

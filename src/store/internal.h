@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "store/index.h"
 #include "store/store.h"
 
 struct store_s {
@@ -13,8 +14,10 @@ struct store_s {
    * (ingest, delete) with their file writes. */
   pthread_mutex_t io_lock;
   pthread_mutex_t lock;
-  store_asset_t **items; /* Every published asset, in ingest order. */
+  store_asset_t **items; /* Every published asset (asset->_slot). */
   size_t count, cap;
+  store_index_t by_id;   /* store_asset_t by (kind, id). */
+  store_index_t by_name; /* store_name_group_t by (kind, skeleton, name). */
   size_t kind_count[3];
   size_t bytes;
   store_stats_t stats;
@@ -26,7 +29,58 @@ struct store_s {
   void *log_user_data;
   fmt_decode_options_t decode;
   unsigned long tmp_counter; /* Guarded by io_lock. */
+  /* Tests only: make store__write_files stop as if the process died there
+   * (files left as they are), at STORE_STOP_BEFORE_COMMIT or
+   * STORE_STOP_AFTER_COMMIT of a multi-asset write. */
+  int _stop_at;
 };
+
+enum { STORE_STOP_NONE = 0, STORE_STOP_BEFORE_COMMIT, STORE_STOP_AFTER_COMMIT };
+
+/* ---- tables (table.c) ---------------------------------------------------- */
+/* Readers hold lock; mutators hold io_lock and, to change anything, lock
+ * as well, so a mutator may read with io_lock alone. */
+
+typedef struct store_name_group_s store_name_group_t;
+
+/* Hashes of an asset's (kind, id) and of a (kind, skeleton, name) key,
+ * and a match of assets by (kind, id), for store/index.h tables. */
+uint64_t store__id_hash(store_kind kind, const char *id);
+bool store__id_match(const void *item, const void *key);
+uint64_t store__name_hash(store_kind kind, const store_asset_t *skeleton,
+                          const char *name);
+
+store_asset_t *store__find_id(const store_t *s, store_kind kind,
+                              const char *id);
+/* How many assets of kind are named name within skeleton (NULL: across
+ * all skeletons; ignored for skeletons), and *only the one when exactly
+ * one is (else NULL). */
+size_t store__name_count(const store_t *s, store_kind kind, const char *name,
+                         const store_asset_t *skeleton, store_asset_t **only);
+
+/* Publishing count new assets: everything that allocates happens in
+ * prepare (io_lock held), apply only links (both locks held), done frees
+ * what is left (after unlocking). */
+typedef struct store_publish_s {
+  store_asset_t *const *assets;
+  size_t count;
+  store_index_t by_id, by_name;  /* Grown tables (cap 0: none needed). */
+  store_asset_t **items;         /* Grown list, or NULL. */
+  size_t items_cap;
+  store_name_group_t **groups;   /* Two per asset (NULL: none). */
+  store_name_group_t **new_groups;
+  size_t new_count;
+} store_publish_t;
+
+int store__publish_prepare(store_t *s, store_asset_t *const *assets,
+                           size_t count, store_publish_t *p);
+void store__publish_apply(store_t *s, store_publish_t *p);
+void store__publish_done(store_publish_t *p);
+/* Unlinks a (both locks held); the groups it emptied are returned for the
+ * caller to free after unlocking. */
+void store__unpublish(store_t *s, store_asset_t *a,
+                      store_name_group_t *emptied[2]);
+void store__tables_free(store_t *s);
 
 /* Logs one sentence through the store's hook. */
 void store__log(store_t *s, const char *fmt, ...)

@@ -10,16 +10,16 @@
  * (formats/native_json.h: lowercase hex SHA-256 of the canonical native
  * JSON text; a clip's and a mesh's text holds its skeleton's id). Equal
  * content gives an equal id on every node, so uploading again is a no-op
- * (created = false, HTTP 200; 201 when anything was created).
+ * (created = false).
  *
  * Names: a clip or mesh name is unique within its skeleton (non-empty
  * names only): an upload that brings a different clip under a name its
- * skeleton already has fails with 409 name_conflict. Skeleton names need
+ * skeleton already has fails with name_conflict (FMT_ERR_NAME_CONFLICT). Skeleton names need
  * not be unique; looking a skeleton up by a name that several skeletons
  * share finds none (the id must be used).
  *
- * Delete: a skeleton that still has clips or meshes is refused with 409
- * conflict (delete them first); there is no cascade.
+ * Delete: a skeleton that still has clips or meshes is refused with
+ * conflict (FMT_ERR_CONFLICT) (delete them first); there is no cascade.
  *
  * Persistence (data_dir set): each asset is one file
  * <data_dir>/<kind>-<id>.json (kind: skeleton, clip, mesh) holding exactly
@@ -33,13 +33,22 @@
  * bit (see formats/native_json.h). A missing data_dir is
  * created. DELETE removes the file.
  *
- * Memory: bytes counts the arrays each asset owns (an estimate of its
- * heap). With max_bytes set, an ingest that would go beyond it fails with
- * 507 insufficient_storage and stores nothing.
+ * Memory: an asset's bytes are every heap byte it holds: its core object
+ * (formats/asset_bytes.h: every array of the block, a clip's table of the
+ * joint paths no track animates and a skeleton's name index included),
+ * the asset itself and its index slots. With max_bytes set, an ingest that
+ * would go beyond it fails with insufficient_storage (FMT_ERR_NO_ROOM) and
+ * stores nothing; store_decode_room gives decoders the room left, so that
+ * an upload that cannot fit is refused before its objects are built.
+ *
+ * Lookups: by id and by name through hash tables (O(1) whatever the number
+ * of assets).
  *
  * Threads: every function is thread-safe. One mutex guards the tables and
- * is never held across disk I/O; a second one serializes the disk writes
- * of ingests and deletes (lock order: io, then table). */
+ * is held only to read them (lookups) or to link and unlink prepared
+ * pointers, never across disk I/O, encoding or allocation; a second one
+ * serializes the mutations (ingests and deletes) with their disk writes
+ * (lock order: io, then table). */
 #ifndef ANIMD_STORE_STORE_H
 #define ANIMD_STORE_STORE_H
 
@@ -73,7 +82,10 @@ struct store_asset_s {
   size_t bytes; /* Counted against the memory limit. */
   /* private */
   atomic_uint_fast32_t _refs;
-  bool _removed; /* Guarded by the store lock. */
+  /* Guarded by the store's locks: */
+  bool _removed;
+  size_t _slot;              /* Index in the store's list. */
+  uint32_t _clips, _meshes;  /* A skeleton's published clips and meshes. */
 };
 
 typedef struct store_s store_t;
@@ -115,16 +127,17 @@ typedef struct store_ingest_result_s {
   store_entry_t *entries; /* Skeletons, then clips, then meshes, each in
                              bundle order. */
   size_t count;
-  bool any_created;       /* 201 rather than 200. */
+  bool any_created;       /* Anything was created by this upload. */
 } store_ingest_result_t;
 
 /* Stores a decoded bundle whole or not at all, taking ownership of its
  * objects (the bundle is left empty in both cases). external is the
  * skeleton asset the bundle's FMT_EXTERNAL_SKELETON members were built for
  * (from store_lookup or a store_resolver_t), or NULL. Returns 0 with out
- * filled, or -1 with err: 409 name_conflict, 409 skeleton_deleted (external
- * was deleted meanwhile), 507 insufficient_storage, 500 io_error or
- * internal. */
+ * filled, or -1 with err (kind, code): FMT_ERR_NAME_CONFLICT name_conflict,
+ * FMT_ERR_CONFLICT skeleton_deleted (external was deleted meanwhile),
+ * FMT_ERR_NO_ROOM insufficient_storage, FMT_ERR_IO io_error,
+ * FMT_ERR_OUT_OF_MEMORY out_of_memory or FMT_ERR_INTERNAL internal. */
 int store_ingest(store_t *store, fmt_bundle_t *bundle,
                  store_asset_t *external, store_ingest_result_t *out,
                  fmt_error_t *err);
@@ -139,10 +152,17 @@ store_asset_t *store_lookup(store_t *store, store_kind kind,
                             const char *id_or_name,
                             const store_asset_t *skeleton);
 
+/* The bytes a decode may build for this store (fmt_decode_options_t
+ * .max_bytes): the room left under max_bytes (1 when the store is full),
+ * or 0 when the store has no limit. A snapshot: store_ingest checks
+ * again. */
+size_t store_decode_room(store_t *store);
+
 /* Deletes the asset of kind with that id (names are not taken here).
- * Returns 0, or -1 with err: 404 not_found, 409 conflict (a skeleton that
- * still has clips or meshes; the message counts them), 500 io_error (the
- * file could not be removed; the asset stays). */
+ * Returns 0, or -1 with err: FMT_ERR_NOT_FOUND not_found, FMT_ERR_CONFLICT
+ * conflict (a skeleton that still has clips or meshes; the message counts
+ * them), FMT_ERR_IO io_error (the file could not be removed; the asset
+ * stays). */
 int store_delete(store_t *store, store_kind kind, const char *id,
                  fmt_error_t *err);
 
@@ -167,7 +187,7 @@ typedef struct store_stats_s {
   uint64_t loaded;   /* Assets loaded from data_dir at open. */
   uint64_t skipped;  /* Files skipped at open. */
   uint64_t deleted;
-  uint64_t refused_full; /* Ingests refused with 507. */
+  uint64_t refused_full; /* Ingests refused for want of room. */
 } store_stats_t;
 
 void store_stats(store_t *store, store_stats_t *out);

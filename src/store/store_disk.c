@@ -2,12 +2,23 @@
  *
  * One file per asset, <data_dir>/<kind>-<id>.json, holding exactly its
  * canonical encoding, so the file's SHA-256 is its name. A file is written
- * under a temporary name (".tmp-..."), fsynced, renamed into place, and
- * the directory is fsynced once per upload before the upload is
- * acknowledged: a crash at any moment leaves either no file or a whole one
- * (plus perhaps a temp file, which start-up removes). At start-up every
- * file is read, its hash checked against its name, decoded and stored
- * (skeletons first); anything else is reported and skipped. */
+ * under a temporary name (".tmp-..."), fsynced, and renamed into place;
+ * the directory is fsynced before the upload is acknowledged.
+ *
+ * An upload of several new assets is all or nothing across a crash: every
+ * temp file is written and fsynced first, then a commit list
+ * "commit-<pid>-<n>.list" naming each temp file and its final name is
+ * written, fsynced and renamed into place (the commit point; the directory
+ * is fsynced), then the temp files are renamed and the list removed. At
+ * start-up a commit list found is replayed (renaming the temp files it
+ * names that are still there) before the temp files left over, which
+ * belong to uploads that never reached their commit point, are removed.
+ * A single new asset needs no list: its rename is atomic.
+ *
+ * At start-up every file is checked to be a regular file without opening
+ * it (a FIFO would block the open forever), read, its hash checked against
+ * its name, decoded and stored (skeletons first); anything else is
+ * reported and skipped. */
 #include "store/internal.h"
 
 #include <dirent.h>
@@ -20,6 +31,8 @@
 #include <unistd.h>
 
 #define TMP_PREFIX ".tmp-"
+#define COMMIT_PREFIX "commit-"
+#define COMMIT_SUFFIX ".list"
 
 static void file_name(char *out, size_t size, const store_asset_t *a) {
   snprintf(out, size, "%s-%s.json", store_kind_name(a->kind), a->id);
@@ -38,46 +51,100 @@ static int write_all(int fd, const char *data, size_t len) {
   return 0;
 }
 
-/* Writes one file atomically except for the directory fsync. */
-static int write_one(store_t *s, const store_asset_t *a, const fmt_buf_t *t) {
-  char name[128], tmp[160];
-  file_name(name, sizeof name, a);
-  snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld-%lu-%s", (long)getpid(),
-           s->tmp_counter++, name);
+/* Writes data under a new temp name (into tmp), fsynced. */
+static int write_temp(store_t *s, const char *what, const char *data,
+                      size_t len, char tmp[160]) {
+  snprintf(tmp, 160, TMP_PREFIX "%ld-%lu-%s", (long)getpid(),
+           s->tmp_counter++, what);
   int fd = openat(s->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
                   0644);
   if (fd < 0) return -errno;
-  int r = write_all(fd, t->data, t->len);
+  int r = write_all(fd, data, len);
   if (r == 0 && fsync(fd) != 0) r = -errno;
   if (close(fd) != 0 && r == 0) r = -errno;
-  if (r == 0 && renameat(s->dir_fd, tmp, s->dir_fd, name) != 0) r = -errno;
   if (r != 0) unlinkat(s->dir_fd, tmp, 0);
+  return r;
+}
+
+/* Writes the commit list of a multi-asset write and renames it into place
+ * (name receives its final name). */
+static int write_commit(store_t *s, char (*tmps)[160],
+                        store_asset_t *const *assets, size_t count,
+                        char name[96]) {
+  fmt_buf_t list = FMT_BUF_INIT;
+  for (size_t i = 0; i < count; i++) {
+    char final[128];
+    file_name(final, sizeof final, assets[i]);
+    fmt_buf_printf(&list, "%s %s\n", tmps[i], final);
+  }
+  if (list.failed) {
+    fmt_buf_free(&list);
+    return -ENOMEM;
+  }
+  snprintf(name, 96, COMMIT_PREFIX "%ld-%lu" COMMIT_SUFFIX, (long)getpid(),
+           s->tmp_counter++);
+  char tmp[160];
+  int r = write_temp(s, "commit", list.data, list.len, tmp);
+  fmt_buf_free(&list);
+  if (r == 0 && renameat(s->dir_fd, tmp, s->dir_fd, name) != 0) {
+    r = -errno;
+    unlinkat(s->dir_fd, tmp, 0);
+  }
+  if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
   return r;
 }
 
 int store__write_files(store_t *s, store_asset_t *const *assets,
                        const fmt_buf_t *texts, size_t count,
                        fmt_error_t *err) {
-  size_t i;
-  int r = 0;
-  for (i = 0; i < count; i++) {
-    if (texts[i].failed || texts[i].data == NULL) {
+  char (*tmps)[160] = calloc(count ? count : 1, sizeof *tmps);
+  char commit[96] = "";
+  size_t written = 0, renamed = 0;
+  int r = tmps == NULL ? -ENOMEM : 0;
+  for (; r == 0 && written < count; written++) {
+    if (texts[written].failed || texts[written].data == NULL) {
       r = -ENOMEM;
       break;
     }
-    r = write_one(s, assets[i], &texts[i]);
+    char name[128];
+    file_name(name, sizeof name, assets[written]);
+    r = write_temp(s, name, texts[written].data, texts[written].len,
+                   tmps[written]);
     if (r != 0) break;
   }
+  if (r == 0 && count > 1) {
+    if (s->_stop_at == STORE_STOP_BEFORE_COMMIT) goto stopped;
+    r = write_commit(s, tmps, assets, count, commit);
+    if (r == 0 && s->_stop_at == STORE_STOP_AFTER_COMMIT) goto stopped;
+  }
+  for (; r == 0 && renamed < count; renamed++) {
+    char name[128];
+    file_name(name, sizeof name, assets[renamed]);
+    if (renameat(s->dir_fd, tmps[renamed], s->dir_fd, name) != 0) {
+      r = -errno;
+      break;
+    }
+  }
   if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
+  if (commit[0] != '\0') unlinkat(s->dir_fd, commit, 0);
+  free(tmps);
   if (r == 0) return 0;
+  size_t at = written < count ? written : renamed;
   store__log(s, "cannot write %s %s in %s: %s",
-             i < count ? store_kind_name(assets[i]->kind) : "directory",
-             i < count ? assets[i]->id : "", s->data_dir, strerror(-r));
-  for (size_t j = 0; j < i; j++) store__remove_file(s, assets[j]);
-  fmt_fail(err, r == -ENOSPC ? 507 : 500,
+             at < count ? store_kind_name(assets[at]->kind) : "directory",
+             at < count ? assets[at]->id : "", s->data_dir, strerror(-r));
+  /* Undo: the list is gone, so nothing of this upload may stay. */
+  for (size_t j = 0; j < count; j++) {
+    if (j < renamed) store__remove_file(s, assets[j]);
+    else if (j < written) unlinkat(s->dir_fd, tmps[j], 0);
+  }
+  fmt_fail(err, r == -ENOSPC ? FMT_ERR_NO_ROOM : FMT_ERR_IO,
            r == -ENOSPC ? "insufficient_storage" : "io_error", "",
            "the asset could not be saved: %s", strerror(-r));
   return r;
+stopped:
+  free(tmps);
+  return fmt_fail(err, FMT_ERR_IO, "io_error", "", "stopped for a test");
 }
 
 int store__remove_file(store_t *s, const store_asset_t *asset) {
@@ -90,7 +157,8 @@ int store__remove_file(store_t *s, const store_asset_t *asset) {
 
 /* Reads a whole file relative to the data dir. */
 static int read_file(store_t *s, const char *name, char **out, size_t *len) {
-  int fd = openat(s->dir_fd, name, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO swapped in after the check must not block. */
+  int fd = openat(s->dir_fd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return -errno;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -142,6 +210,12 @@ static void load_one(store_t *s, const char *name, store_kind kind,
                      const char *id) {
   char *data = NULL;
   size_t len = 0;
+  struct stat st;
+  if (fstatat(s->dir_fd, name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+    store__log(s, "skipped %s: not a regular file", name);
+    s->stats.skipped++;
+    return;
+  }
   int r = read_file(s, name, &data, &len);
   if (r != 0) {
     store__log(s, "skipped %s: cannot read it (%s)", name, strerror(-r));
@@ -195,17 +269,66 @@ static void load_one(store_t *s, const char *name, store_kind kind,
   store_ingest_result_free(&res);
 }
 
+/* True when name has the shape of a temp file this store writes: the
+ * prefix and no '/', so a list cannot reach outside the directory. */
+static bool is_temp_name(const char *name, size_t len) {
+  return len > strlen(TMP_PREFIX) && len < 160 &&
+         strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0 &&
+         memchr(name, '/', len) == NULL;
+}
+
+/* Finishes the write a commit list describes: each line "<temp> <final>";
+ * temp files still there are renamed into place. Then the list goes. */
+static void replay_commit(store_t *s, const char *list_name) {
+  char *data = NULL;
+  size_t len = 0;
+  struct stat st;
+  int r = fstatat(s->dir_fd, list_name, &st, 0) != 0 || !S_ISREG(st.st_mode)
+              ? -EINVAL
+              : read_file(s, list_name, &data, &len);
+  if (r != 0) {
+    store__log(s, "skipped %s: cannot read it (%s)", list_name,
+               strerror(-r));
+    s->stats.skipped++;
+    return;
+  }
+  size_t done = 0;
+  for (char *p = data, *end = data + len; p < end;) {
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (nl == NULL) break; /* A list is written whole: ignore a tail. */
+    *nl = '\0';
+    char *sp = strchr(p, ' ');
+    char id[FMT_ID_LEN + 1];
+    if (sp != NULL) *sp = '\0';
+    if (sp != NULL && is_temp_name(p, strlen(p)) && parse_name(sp + 1, id) >= 0 &&
+        renameat(s->dir_fd, p, s->dir_fd, sp + 1) == 0)
+      done++;
+    p = nl + 1;
+  }
+  free(data);
+  unlinkat(s->dir_fd, list_name, 0);
+  fsync(s->dir_fd);
+  store__log(s, "completed the upload of %s (%zu file(s) renamed)", list_name,
+             done);
+}
+
+static bool is_commit_name(const char *name) {
+  size_t n = strlen(name), p = strlen(COMMIT_PREFIX), x = strlen(COMMIT_SUFFIX);
+  return n > p + x && strncmp(name, COMMIT_PREFIX, p) == 0 &&
+         strcmp(name + n - x, COMMIT_SUFFIX) == 0;
+}
+
 int store__load_dir(store_t *s, fmt_error_t *err) {
   if (mkdir(s->data_dir, 0750) != 0 && errno != EEXIST) {
     int r = -errno;
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot create %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot create %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
   s->dir_fd = open(s->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s->dir_fd < 0) {
     int r = -errno;
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot open %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot open %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
@@ -214,14 +337,18 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   if (dir == NULL) {
     int r = -errno;
     if (fd >= 0) close(fd);
-    fmt_fail(err, 500, "io_error", "data_dir", "cannot list %s: %s",
+    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot list %s: %s",
              s->data_dir, strerror(-r));
     return r;
   }
-  /* Collect the names first; load skeletons, then the rest. */
+  /* Committed uploads first (their temp files become asset files), then
+   * collect the names; load skeletons, then the rest. */
+  struct dirent *d;
+  while ((d = readdir(dir)) != NULL)
+    if (is_commit_name(d->d_name)) replay_commit(s, d->d_name);
+  rewinddir(dir);
   char **names = NULL;
   size_t count = 0, cap = 0;
-  struct dirent *d;
   int r = 0;
   while ((d = readdir(dir)) != NULL) {
     if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
@@ -267,7 +394,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   for (size_t i = 0; i < count; i++) free(names[i]);
   free(names);
   if (r != 0)
-    fmt_fail(err, 500, "out_of_memory", "", "out of memory loading %s",
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory loading %s",
              s->data_dir);
   return r;
 }

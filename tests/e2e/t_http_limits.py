@@ -15,6 +15,7 @@ from animd_e2e import (Daemon, check, error_of, parse_responses,  # noqa: E402
 
 d = Daemon("--max-header-size", "1024", "--max-body-size", "4096",
            "--header-timeout", "700ms", "--idle-timeout", "1500ms",
+           "--body-timeout", "1500ms",
            "--max-connections", "8")
 try:
     # ---- pipelining: 50 requests in one write, answers in order ------------

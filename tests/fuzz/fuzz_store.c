@@ -125,9 +125,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fmt_bundle_free(&b);
   store_resolver_release(&resolver);
   if (rc != 0) {
-    if (err.status != 409 && err.status != 507) {
-      fprintf(stderr, "fuzz_store: ingest failed: %d %s at %s: %s\n",
-              err.status, err.code, err.at, err.message);
+    if (err.kind != FMT_ERR_NAME_CONFLICT && err.kind != FMT_ERR_NO_ROOM) {
+      fprintf(stderr, "fuzz_store: ingest failed: %s %s at %s: %s\n",
+              fmt_error_kind_name(err.kind), err.code, err.at, err.message);
       abort();
     }
     return 0;
@@ -155,8 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     store_asset_t *a = res.entries[i].asset;
     if (!res.entries[i].created) continue;
     if (store_delete(store, a->kind, a->id, &err) != 0) {
-      fprintf(stderr, "fuzz_store: delete %s failed: %d %s: %s\n", a->id,
-              err.status, err.code, err.message);
+      fprintf(stderr, "fuzz_store: delete %s failed: %s %s: %s\n", a->id,
+              fmt_error_kind_name(err.kind), err.code, err.message);
       abort();
     }
   }

@@ -33,6 +33,7 @@ static void upload_work(srv_task_t *t) {
   opts.skeleton = u->external ? u->external->skeleton : NULL;
   opts.resolve = store_resolve;
   opts.resolve_user_data = &u->resolver;
+  opts.max_bytes = store_decode_room(u->store);
   fmt_bundle_t bundle = {0};
   u->rc = fmt_decode(u->content_type, t->req->body, t->req->body_len, &opts,
                      &bundle, &u->err);
@@ -87,24 +88,24 @@ void srv__handle_upload(srv_request_t *req) {
   store_t *st = srv__store(req);
   const char *ctype = srv_request_header(req, "Content-Type");
   if (ctype == NULL || *ctype == '\0') {
-    srv_respond_error(req, 415, "unsupported_media_type", "Content-Type",
+    srv__fail(req, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, "Content-Type",
                       "send the asset with a Content-Type: application/json, "
                       "model/gltf-binary, model/gltf+json, application/x-bvh, "
                       "application/x-md5mesh or application/x-md5anim");
     return;
   }
   if (req->body_len == 0) {
-    srv_respond_error(req, 400, "empty_body", "body", "the body is empty");
+    srv__fail(req, SRV_ERR_EMPTY_BODY, "body", "the body is empty");
     return;
   }
   store_asset_t *external = NULL;
-  if (srv__param_asset(req, "skeleton", STORE_SKELETON, NULL, false,
-                       &external) != 0)
+  if (srv__lookup(req, STORE_SKELETON, "skeleton",
+                  srv_request_param(req, "skeleton"), NULL, &external) != 0)
     return;
   upload_task_t *u = calloc(1, sizeof *u);
   if (u == NULL) {
     store_asset_release(external);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   u->store = st;
@@ -125,7 +126,7 @@ void srv__handle_list(srv_request_t *req) {
   store_asset_t **assets = NULL;
   size_t count = 0;
   if (store_list(srv__store(req), &assets, &count) != 0) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   fmt_asset_summary_t *items = calloc(count ? count : 1, sizeof *items);
@@ -152,7 +153,7 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
   store_t *st = srv__store(req);
   store_asset_t *a = store_lookup(st, kind, id, NULL);
   if (a == NULL) {
-    srv_respond_error(req, 404, "not_found", "id", "no %s '%s'",
+    srv__fail(req, SRV_ERR_NOT_FOUND, "id", "no %s '%s'",
                       store_kind_name(kind), id);
     return;
   }

@@ -1,52 +1,95 @@
-/* server: pose evaluation and encoding shared by handlers and eval
- * (evaluate.h). */
+/* server: the evaluation pipeline and its scratch (evaluate.h). */
 #include "server/api/evaluate.h"
-
-#include "store/store.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-int srv_scratch_init(srv_scratch_t *s, uint32_t joints, uint32_t tracks) {
+/* ---- scratch --------------------------------------------------------------- */
+
+void srv_eval_scratch_free(srv_eval_scratch_t *s) {
+  free(s->_pose.translation);
+  free(s->_pose.rotation);
+  free(s->_pose.scale);
+  free(s->_layer_t);
+  free(s->_layer_r);
+  free(s->_layer_s);
+  free(s->_blend);
+  free(s->_model);
+  free(s->_skin);
+  free(s->_full);
+  free(s->_dqs);
+  free(s->_answer);
+  free(s->_cursors);
   memset(s, 0, sizeof *s);
-  s->joints = joints;
-  size_t n = joints ? joints : 1;
-  s->pose.translation = malloc(n * sizeof(anim_vec3_t));
-  s->pose.rotation = malloc(n * sizeof(anim_quat_t));
-  s->pose.scale = malloc(n * sizeof(anim_vec3_t));
-  s->pose.joint_count = joints;
-  s->model = malloc(n * sizeof(anim_mat4_t));
-  s->skin = malloc(n * sizeof(anim_mat4_t));
-  s->out = malloc(n * 16 * sizeof(float));
-  s->cursor_count = tracks;
-  s->cursors = calloc(tracks ? tracks : 1, sizeof(uint32_t));
-  if (!s->pose.translation || !s->pose.rotation || !s->pose.scale ||
-      !s->model || !s->skin || !s->out || !s->cursors) {
-    srv_scratch_free(s);
-    return -1;
+}
+
+/* realloc that leaves *p alone on failure. */
+static bool grow(void *pp, size_t bytes) {
+  void **p = pp;
+  void *q = realloc(*p, bytes ? bytes : 1);
+  if (q == NULL) return false;
+  *p = q;
+  return true;
+}
+
+/* Sizes growing in steps, so a few different skeletons do not realloc on
+ * every call. */
+static size_t round_up(size_t n) { return n < 64 ? 64 : n; }
+
+static bool reserve_joints(srv_eval_scratch_t *s, uint32_t joints) {
+  if (joints <= s->_joints) return true;
+  size_t n = round_up(joints);
+  if (!grow(&s->_pose.translation, n * sizeof(anim_vec3_t)) ||
+      !grow(&s->_pose.rotation, n * sizeof(anim_quat_t)) ||
+      !grow(&s->_pose.scale, n * sizeof(anim_vec3_t)) ||
+      !grow(&s->_model, n * sizeof(anim_mat4_t)) ||
+      !grow(&s->_skin, n * sizeof(anim_mat4_t)) ||
+      !grow(&s->_full, 16 * n * sizeof(float)) ||
+      !grow(&s->_dqs, 8 * n * sizeof(float)))
+    return false;
+  s->_joints = (uint32_t)n;
+  /* Layer poses are sized by joints too. */
+  s->_layers = 0;
+  return true;
+}
+
+static bool reserve_tracks(srv_eval_scratch_t *s, uint32_t tracks) {
+  if (tracks <= s->_tracks) return true;
+  size_t n = round_up(tracks);
+  if (!grow(&s->_cursors, n * sizeof(uint32_t))) return false;
+  s->_tracks = (uint32_t)n;
+  s->_ctx_bound = false; /* The context pointed at the old cursors. */
+  return true;
+}
+
+static bool reserve_layers(srv_eval_scratch_t *s, size_t layers) {
+  if (layers <= s->_layers) return true;
+  size_t n = (size_t)s->_joints * layers;
+  if (!grow(&s->_layer_t, n * sizeof(anim_vec3_t)) ||
+      !grow(&s->_layer_r, n * sizeof(anim_quat_t)) ||
+      !grow(&s->_layer_s, n * sizeof(anim_vec3_t)) ||
+      !grow(&s->_blend, 2 * layers * sizeof(anim_blend_layer_t)))
+    return false;
+  s->_layers = layers;
+  return true;
+}
+
+float *srv_eval_scratch_output(srv_eval_scratch_t *s, size_t count) {
+  if (count > s->_out || s->_answer == NULL) {
+    if (!grow(&s->_answer, count * sizeof(float))) return NULL;
+    s->_out = count;
   }
-  return 0;
+  return s->_answer;
 }
 
-void srv_scratch_free(srv_scratch_t *s) {
-  free(s->pose.translation);
-  free(s->pose.rotation);
-  free(s->pose.scale);
-  free(s->model);
-  free(s->skin);
-  free(s->out);
-  free(s->cursors);
-  memset(s, 0, sizeof *s);
-}
-
-/* One scratch per thread, freed by the key's destructor when a worker
- * thread ends. */
+/* One scratch per thread, freed by the key's destructor when the thread
+ * ends. */
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
 static void scratch_destroy(void *p) {
-  srv_scratch_free(p);
+  srv_eval_scratch_free(p);
   free(p);
 }
 
@@ -54,9 +97,9 @@ static void scratch_key_init(void) {
   pthread_key_create(&scratch_key, scratch_destroy);
 }
 
-srv_scratch_t *srv_scratch_thread(uint32_t joints, uint32_t tracks) {
+srv_eval_scratch_t *srv_eval_scratch_thread(void) {
   pthread_once(&scratch_once, scratch_key_init);
-  srv_scratch_t *s = pthread_getspecific(scratch_key);
+  srv_eval_scratch_t *s = pthread_getspecific(scratch_key);
   if (s == NULL) {
     s = calloc(1, sizeof *s);
     if (s == NULL || pthread_setspecific(scratch_key, s) != 0) {
@@ -64,121 +107,171 @@ srv_scratch_t *srv_scratch_thread(uint32_t joints, uint32_t tracks) {
       return NULL;
     }
   }
-  if (s->out == NULL || joints > s->joints || tracks > s->cursor_count) {
-    uint32_t j = joints > s->joints ? joints : s->joints;
-    uint32_t t = tracks > s->cursor_count ? tracks : s->cursor_count;
-    srv_scratch_free(s);
-    if (srv_scratch_init(s, j < 64 ? 64 : j, t < 64 ? 64 : t) != 0)
-      return NULL;
-  }
-  s->pose.joint_count = joints;
-  s->ctx_ready = false;
+  s->_ctx_bound = false;
   return s;
 }
+
+/* ---- counts ------------------------------------------------------------------ */
 
 size_t srv_pose_float_count(fmt_space space, uint32_t joints) {
   return (size_t)joints * (space == FMT_SPACE_LOCAL ? 10 : 16);
 }
 
-anim_result srv_sample(const anim_skeleton_t *sk, const anim_clip_t *clip,
-                       float t, anim_wrap wrap, srv_scratch_t *s,
-                       float *sampled) {
-  if (clip == NULL) {
-    *sampled = 0.0f;
-    return anim_pose_set_rest(sk, &s->pose);
-  }
-  if (!s->ctx_ready && s->cursor_count >= clip->track_count) {
-    if (anim_sampling_context_init(&s->ctx, clip, s->cursors,
-                                   s->cursor_count) == ANIM_OK)
-      s->ctx_ready = true;
-  }
-  anim_sampling_job_t job = {
-      .skeleton = sk,
-      .clip = clip,
-      .time = t,
-      .wrap = wrap,
-      .context = s->ctx_ready && s->ctx.clip == clip ? &s->ctx : NULL,
-      .output = s->pose,
-      .sampled_time = sampled,
-  };
-  return anim_sampling_job_run(&job);
+uint32_t srv_eval_element_count(const srv_eval_job_t *job) {
+  if (job->mesh != NULL) return job->mesh->vertex_count;
+  return job->joints != NULL ? job->joint_count
+                             : job->skeleton->joint_count;
 }
 
-static anim_result to_model(const anim_skeleton_t *sk, srv_scratch_t *s) {
+size_t srv_eval_float_count(const srv_eval_job_t *job) {
+  size_t n = srv_eval_element_count(job);
+  if (job->mesh != NULL)
+    return n * (job->normals != ANIM_NORMALS_NONE ? 6 : 3);
+  return srv_pose_float_count(job->space, (uint32_t)n);
+}
+
+/* ---- the stages ---------------------------------------------------------------- */
+
+/* One clip into s->_pose, through the scratch's sampling context. */
+static anim_result sample(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                          float *sampled) {
+  const anim_skeleton_t *sk = job->skeleton;
+  if (job->clip == NULL) {
+    *sampled = 0.0f;
+    return anim_pose_set_rest(sk, &s->_pose);
+  }
+  if (!s->_ctx_bound || s->_ctx.clip != job->clip) {
+    if (!reserve_tracks(s, job->clip->track_count))
+      return ANIM_ERR_OUT_OF_MEMORY;
+    s->_ctx_bound = anim_sampling_context_init(&s->_ctx, job->clip,
+                                               s->_cursors,
+                                               s->_tracks) == ANIM_OK;
+  }
+  anim_sampling_job_t sj = {
+      .skeleton = sk,
+      .clip = job->clip,
+      .time = job->t,
+      .wrap = job->wrap,
+      .context = s->_ctx_bound ? &s->_ctx : NULL,
+      .output = s->_pose,
+      .sampled_time = sampled,
+  };
+  return anim_sampling_job_run(&sj);
+}
+
+/* The layers, each sampled into its own pose, blended into s->_pose. */
+static anim_result blend(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                         float *sampled) {
+  const anim_skeleton_t *sk = job->skeleton;
+  uint32_t n = sk->joint_count;
+  size_t count = job->layer_count;
+  if (!reserve_layers(s, count)) return ANIM_ERR_OUT_OF_MEMORY;
+  anim_blend_layer_t *normal = s->_blend, *additive = s->_blend + count;
+  size_t nn = 0, na = 0;
+  for (size_t i = 0; i < count; i++) {
+    const srv_eval_layer_t *l = &job->layers[i];
+    size_t at = i * (size_t)s->_joints;
+    anim_pose_t pose = {s->_layer_t + at, s->_layer_r + at, s->_layer_s + at,
+                        n};
+    float t = 0;
+    anim_sampling_job_t sj = {.skeleton = sk, .clip = l->clip, .time = l->t,
+                              .wrap = l->wrap, .output = pose,
+                              .sampled_time = &t};
+    anim_result r = anim_sampling_job_run(&sj);
+    if (r != ANIM_OK) return r;
+    if (i == 0) *sampled = t;
+    anim_blend_layer_t bl = {.pose = pose, .weight = l->weight,
+                             .joint_weights = l->mask};
+    if (l->additive) additive[na++] = bl;
+    else normal[nn++] = bl;
+  }
+  anim_blend_job_t bj = {.skeleton = sk, .layers = normal,
+                         .layer_count = nn, .additive_layers = additive,
+                         .additive_count = na, .output = s->_pose};
+  return anim_blend_job_run(&bj);
+}
+
+static anim_result to_model(const anim_skeleton_t *sk, srv_eval_scratch_t *s) {
   anim_local_to_model_job_t job = {
       .skeleton = sk,
-      .input = s->pose,
-      .output = s->model,
+      .input = s->_pose,
+      .output = s->_model,
       .output_count = sk->joint_count,
   };
   return anim_local_to_model_job_run(&job);
 }
 
-anim_result srv_skin_matrices(const anim_skeleton_t *sk, srv_scratch_t *s) {
+static anim_result skin_matrices(const anim_skeleton_t *sk,
+                                 srv_eval_scratch_t *s) {
   anim_result r = to_model(sk, s);
   if (r != ANIM_OK) return r;
   anim_skinning_matrices_job_t job = {
       .skeleton = sk,
-      .model = s->model,
-      .output = s->skin,
+      .model = s->_model,
+      .output = s->_skin,
       .output_count = sk->joint_count,
   };
   return anim_skinning_matrices_job_run(&job);
 }
 
-anim_result srv_pose_output(const anim_skeleton_t *sk, fmt_space space,
-                            srv_scratch_t *s) {
-  size_t n = srv_pose_float_count(space, sk->joint_count);
-  if (space == FMT_SPACE_LOCAL)
-    return anim_pose_to_caller_trs10(sk, &s->pose, s->out, n);
-  anim_result r;
-  if (space == FMT_SPACE_MODEL) {
-    r = to_model(sk, s);
-    if (r != ANIM_OK) return r;
-    return anim_mat4_to_caller(sk, s->model, s->out, n);
-  }
-  r = srv_skin_matrices(sk, s);
+static anim_result skin_mesh(const srv_eval_job_t *job,
+                             srv_eval_scratch_t *s) {
+  const anim_skeleton_t *sk = job->skeleton;
+  anim_result r = skin_matrices(sk, s);
   if (r != ANIM_OK) return r;
-  return anim_mat4_to_caller(sk, s->skin, s->out, n);
-}
-
-int srv_encode_pose(fmt_buf_t *b, bool binary, const fmt_pose_answer_t *a) {
-  if (binary)
-    return fmt_answer_floats_bin(
-        b, a->data, srv_pose_float_count(a->space, a->joint_count));
-  if (fmt_answer_pose_json(b, a) != 0) return -1;
-  fmt_buf_putc(b, '\n');
-  return b->failed ? -1 : 0;
-}
-
-int srv_wrap_parse(const char *s) {
-  if (s == NULL || strcmp(s, "clamp") == 0) return ANIM_WRAP_CLAMP;
-  if (strcmp(s, "loop") == 0) return ANIM_WRAP_LOOP;
-  if (strcmp(s, "pingpong") == 0) return ANIM_WRAP_PINGPONG;
-  return -1;
-}
-
-anim_result srv_pose_answer(fmt_buf_t *out, const store_asset_t *skel,
-                            const store_asset_t *clip_asset, float t,
-                            anim_wrap wrap, fmt_space space, bool binary) {
-  const anim_skeleton_t *sk = skel->skeleton;
-  const anim_clip_t *clip = clip_asset ? clip_asset->clip : NULL;
-  srv_scratch_t *s =
-      srv_scratch_thread(sk->joint_count, clip ? clip->track_count : 0);
-  if (s == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  float sampled = 0;
-  anim_result r = srv_sample(sk, clip, t, wrap, s, &sampled);
-  if (r == ANIM_OK) r = srv_pose_output(sk, space, s);
-  if (r != ANIM_OK) return r;
-  fmt_pose_answer_t a = {
-      .skeleton = skel->id,
-      .clip = clip_asset ? clip_asset->id : NULL,
-      .t = sampled,
-      .frame = -1,
-      .joint_count = sk->joint_count,
-      .space = space,
-      .data = s->out,
+  size_t v = job->mesh->vertex_count;
+  anim_skinning_job_t sj = {
+      .mesh = job->mesh,
+      .matrices = s->_skin,
+      .matrix_count = sk->joint_count,
+      .method = job->method,
+      .normals = job->normals,
+      .out_positions = job->out,
+      .out_normals =
+          job->normals != ANIM_NORMALS_NONE ? job->out + 3 * v : NULL,
+      .scratch = s->_dqs,
+      .scratch_count = 8 * (size_t)sk->joint_count,
   };
-  return srv_encode_pose(out, binary, &a) == 0 ? ANIM_OK
-                                               : ANIM_ERR_OUT_OF_MEMORY;
+  return anim_skinning_job_run(&sj);
+}
+
+/* The pose in job->space, caller order, then the listed joints only. */
+static anim_result pose_floats(const srv_eval_job_t *job,
+                               srv_eval_scratch_t *s) {
+  const anim_skeleton_t *sk = job->skeleton;
+  size_t stride = job->space == FMT_SPACE_LOCAL ? 10 : 16;
+  size_t n = stride * sk->joint_count;
+  /* Without a list the caller-order floats go straight to the output. */
+  float *dst = job->joints != NULL ? s->_full : job->out;
+  anim_result r;
+  if (job->space == FMT_SPACE_LOCAL) {
+    r = anim_pose_to_caller_trs10(sk, &s->_pose, dst, n);
+  } else if (job->space == FMT_SPACE_MODEL) {
+    r = to_model(sk, s);
+    if (r == ANIM_OK) r = anim_mat4_to_caller(sk, s->_model, dst, n);
+  } else {
+    r = skin_matrices(sk, s);
+    if (r == ANIM_OK) r = anim_mat4_to_caller(sk, s->_skin, dst, n);
+  }
+  if (r != ANIM_OK || job->joints == NULL) return r;
+  for (uint32_t i = 0; i < job->joint_count; i++) {
+    if (job->joints[i] >= sk->joint_count) return ANIM_ERR_INVALID_ARGUMENT;
+    memcpy(job->out + i * stride, s->_full + job->joints[i] * stride,
+           stride * sizeof(float));
+  }
+  return ANIM_OK;
+}
+
+anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
+  if (job == NULL || s == NULL || job->skeleton == NULL || job->out == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  const anim_skeleton_t *sk = job->skeleton;
+  if (!reserve_joints(s, sk->joint_count)) return ANIM_ERR_OUT_OF_MEMORY;
+  s->_pose.joint_count = sk->joint_count;
+  float sampled = 0;
+  anim_result r = job->layer_count > 0 ? blend(job, s, &sampled)
+                                       : sample(job, s, &sampled);
+  if (r != ANIM_OK) return r;
+  if (job->sampled != NULL) *job->sampled = sampled;
+  return job->mesh != NULL ? skin_mesh(job, s) : pose_floats(job, s);
 }

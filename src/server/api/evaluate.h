@@ -1,71 +1,110 @@
-/* server: pose and skin evaluation shared by the HTTP handlers and
- * `animd eval`: sampling, hierarchy, skinning matrices and the answer
- * bodies, so the offline command prints byte for byte what
- * GET /v1/pose answers.
+/* server: the one evaluation pipeline of the API: sample (one clip, or
+ * weighted and additive layers blended) -> local to model -> skinning
+ * matrices -> the answer's floats in the caller's joint order (all joints
+ * or a list of them) -> or the skinned vertices of a mesh.
  *
- * Scratch memory is sized once per request (or per range) and reused for
- * every frame; the functions run on any thread and touch only their
- * arguments. */
+ * Every answer that carries numbers goes through srv_eval_run: GET and
+ * POST /v1/pose, GET /v1/skin (one frame and ranges), WebSocket frames
+ * and their prefetch jobs, and `animd eval`; the same core jobs in the
+ * same order, so all of them are equal bit for bit.
+ *
+ * Key design choice: one scratch type, grown on demand and kept between
+ * calls (each thread has its own, srv_eval_scratch_thread), so a frame
+ * costs no allocation once the thread has seen a skeleton that large.
+ * srv_eval_run touches only its job, its scratch and the immutable
+ * assets, so it runs on any thread. */
 #ifndef ANIMD_SERVER_EVALUATE_H
 #define ANIMD_SERVER_EVALUATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "animd/animd.h"
 #include "formats/answer.h"
-#include "formats/buf.h"
 
-typedef struct srv_scratch_s {
-  uint32_t joints;
-  anim_pose_t pose;         /* Storage order. */
-  anim_mat4_t *model;       /* joints matrices. */
-  anim_mat4_t *skin;        /* joints matrices. */
-  float *out;               /* 16 * joints floats, caller order. */
-  uint32_t *cursors;        /* Sampling context, one per track. */
-  uint32_t cursor_count;
-  anim_sampling_context_t ctx;
-  bool ctx_ready;
-} srv_scratch_t;
+/* Memory of the core jobs. Zero-initialized it is empty and valid; grown
+ * by srv_eval_run, freed by srv_eval_scratch_free. */
+typedef struct srv_eval_scratch_s {
+  /* private */
+  uint32_t _joints;          /* Capacity of the per-joint arrays. */
+  uint32_t _tracks;          /* Capacity of the sampling cursors. */
+  size_t _layers;            /* Capacity of the layer poses. */
+  size_t _out;               /* Capacity of _answer, floats. */
+  anim_pose_t _pose;         /* The sampled or blended pose. */
+  anim_vec3_t *_layer_t;     /* _layers * _joints each. */
+  anim_quat_t *_layer_r;
+  anim_vec3_t *_layer_s;
+  anim_blend_layer_t *_blend; /* 2 * _layers: normal, then additive. */
+  anim_mat4_t *_model;
+  anim_mat4_t *_skin;
+  float *_full;              /* 16 * _joints: caller order before a list. */
+  float *_dqs;               /* 8 * _joints: DQS scratch. */
+  float *_answer;            /* srv_eval_scratch_output. */
+  uint32_t *_cursors;
+  anim_sampling_context_t _ctx;
+  bool _ctx_bound;           /* _ctx is bound to _ctx.clip. */
+} srv_eval_scratch_t;
 
-/* Allocates scratch for a skeleton of joints joints and a clip of tracks
- * tracks. Returns 0 or -1 (out of memory). */
-int srv_scratch_init(srv_scratch_t *s, uint32_t joints, uint32_t tracks);
-void srv_scratch_free(srv_scratch_t *s);
+void srv_eval_scratch_free(srv_eval_scratch_t *s);
 
-/* The calling thread's own scratch, grown to at least joints and tracks
- * (kept between calls: no allocation per request). NULL when out of
- * memory. Its sampling context is unbound on each call. */
-srv_scratch_t *srv_scratch_thread(uint32_t joints, uint32_t tracks);
+/* The calling thread's own scratch (freed when the thread ends), with its
+ * sampling context unbound: the calls that follow on it form one sequence,
+ * in which forward playback of one clip samples in O(1) per track. NULL
+ * when out of memory. */
+srv_eval_scratch_t *srv_eval_scratch_thread(void);
 
-/* Floats per pose answer in that space. */
+/* A buffer of at least count floats owned by s, for a caller that has no
+ * output of its own (it survives until the next call on s). NULL when out
+ * of memory. */
+float *srv_eval_scratch_output(srv_eval_scratch_t *s, size_t count);
+
+/* One layer of a blended pose. */
+typedef struct srv_eval_layer_s {
+  const anim_clip_t *clip;
+  float t;
+  anim_wrap wrap;
+  float weight;        /* >= 0. */
+  bool additive;       /* Added on top of the weighted layers. */
+  const float *mask;   /* joint_count weights, storage order; NULL: all. */
+} srv_eval_layer_t;
+
+typedef struct srv_eval_job_s {
+  const anim_skeleton_t *skeleton;
+  /* The pose: layers blended when layer_count > 0, else clip (NULL: the
+   * rest pose) sampled at t with wrap. */
+  const anim_clip_t *clip;
+  float t;
+  anim_wrap wrap;
+  const srv_eval_layer_t *layers;
+  size_t layer_count;
+  /* What comes out. Without a mesh: the pose in space (trs10 or mat4 per
+   * joint), in the caller's joint order, only the joints listed in joints
+   * (caller-order indices, joint_count of them) when joints is not NULL.
+   * With a mesh (of this skeleton): its vertices skinned with method,
+   * positions then (unless normals is NONE) normals. */
+  fmt_space space;
+  const uint32_t *joints;
+  uint32_t joint_count;
+  const anim_mesh_t *mesh;
+  anim_skin_method method;
+  anim_skin_normals normals;
+  /* srv_eval_float_count(job) floats. */
+  float *out;
+  /* Optional: the clip time sampled (of the first layer; 0 for the rest
+   * pose). */
+  float *sampled;
+} srv_eval_job_t;
+
+/* Floats per pose answer in space (all joints). */
 size_t srv_pose_float_count(fmt_space space, uint32_t joints);
+/* Floats the job writes. */
+size_t srv_eval_float_count(const srv_eval_job_t *job);
+/* Joints or vertices the job's floats describe. */
+uint32_t srv_eval_element_count(const srv_eval_job_t *job);
 
-/* Samples clip (NULL: the rest pose) at t with wrap into s->pose, storing
- * the clip time sampled in *sampled. Uses the scratch's sampling context
- * (forward playback of ranges is O(1) per track). */
-anim_result srv_sample(const anim_skeleton_t *sk, const anim_clip_t *clip,
-                       float t, anim_wrap wrap, srv_scratch_t *s,
-                       float *sampled);
-
-/* Converts s->pose to the answer floats of space in s->out (caller
- * order). */
-anim_result srv_pose_output(const anim_skeleton_t *sk, fmt_space space,
-                            srv_scratch_t *s);
-
-/* Skinning matrices of s->pose into s->skin (storage order). */
-anim_result srv_skin_matrices(const anim_skeleton_t *sk, srv_scratch_t *s);
-
-/* Appends one pose answer: JSON (with a trailing newline) or binary. */
-int srv_encode_pose(fmt_buf_t *b, bool binary, const fmt_pose_answer_t *a);
-
-/* The whole body of a one-pose answer (GET /v1/pose and animd eval):
- * samples clip (NULL: rest pose) of skeleton at t, converts to space and
- * encodes (ids from the assets). Returns ANIM_OK or the failing result. */
-struct store_asset_s;
-anim_result srv_pose_answer(fmt_buf_t *out,
-                            const struct store_asset_s *skeleton,
-                            const struct store_asset_s *clip, float t,
-                            anim_wrap wrap, fmt_space space, bool binary);
-
-/* Parses "clamp"/"loop"/"pingpong" (NULL: clamp). -1 when unknown. */
-int srv_wrap_parse(const char *s);
+/* Runs the pipeline. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY when s could not
+ * grow, or the result of the core job that refused its inputs. */
+anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s);
 
 #endif

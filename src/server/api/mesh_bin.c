@@ -12,7 +12,12 @@
 
 bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   bool binary = false;
-  if (srv__param_format(req, &binary) != 0) return true;
+  srv_error_t err;
+  srv_query_t q = srv__query(req);
+  if (srv_mesh_query_parse(&q, &binary, &err) != 0) {
+    srv__respond_err(req, &err);
+    return true;
+  }
   if (!binary) return false;
   char parts[FMT_ID_LEN + 32], etag[40];
   int n = snprintf(parts, sizeof parts, "mesh-bin-v%u:%s",
@@ -22,7 +27,7 @@ bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   fmt_buf_t b = FMT_BUF_INIT;
   if (fmt_mesh_bin(&b, a->mesh, a->skeleton_asset->skeleton, NULL) != 0) {
     fmt_buf_free(&b);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return true;
   }
   char extra[160];

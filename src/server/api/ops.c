@@ -7,13 +7,14 @@
 
 #include "animd/animd.h"
 #include "server/api/handlers.h"
+#include "server/api/params.h"
 #include "server/server.h"
 
 static void respond_json(srv_request_t *req, int status, json_t *o) {
   char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
   json_decref(o);
   if (text == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   size_t n = strlen(text);
@@ -58,7 +59,7 @@ void srv__handle_metrics(srv_request_t *req) {
   char *text;
   size_t len;
   if (srv_server_metrics_text(srv_request_server(req), &text, &len) != 0) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   srv_respond(req, 200, "text/plain; version=0.0.4; charset=utf-8", NULL,

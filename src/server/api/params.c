@@ -1,8 +1,7 @@
-/* server: request helpers shared by the handlers (requtil.h). */
+/* server: request helpers shared by the handlers (params.h). */
 #include "server/api/params.h"
 
-#include <errno.h>
-#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,80 +12,27 @@ store_t *srv__store(srv_request_t *req) {
   return srv_server_store(srv_request_server(req));
 }
 
-int srv__param_float(srv_request_t *req, const char *name, bool required,
-                     double def, double *out) {
-  const char *v = srv_request_param(req, name);
-  if (v == NULL) {
-    if (!required) {
-      *out = def;
-      return 0;
-    }
-    srv_respond_error(req, 400, "missing_parameter", name,
-                      "the query parameter '%s' is required", name);
-    return -1;
-  }
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) ||
-      fabs(d) > 3.0e38) {
-    srv_respond_error(req, 400, "bad_parameter", name,
-                      "'%s' must be a finite number", name);
-    return -1;
-  }
-  *out = d;
-  return 0;
+srv_query_t srv__query(const srv_request_t *req) {
+  srv_query_t q = {
+      .params = req->params,
+      .count = req->param_count,
+      .accept = srv_request_header(req, "Accept"),
+      .max_frames = srv_server_config(srv_request_server(req))->max_frames,
+  };
+  return q;
 }
 
-int srv__param_enum(srv_request_t *req, const char *name,
-                    const char *const *choices, int def, int *out) {
-  const char *v = srv_request_param(req, name);
-  if (v == NULL) {
-    *out = def;
-    return 0;
-  }
-  for (int i = 0; choices[i] != NULL; i++)
-    if (strcmp(v, choices[i]) == 0) {
-      *out = i;
-      return 0;
-    }
-  char list[160] = "";
-  for (int i = 0; choices[i] != NULL; i++) {
-    if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-    strncat(list, choices[i], sizeof list - strlen(list) - 1);
-  }
-  srv_respond_error(req, 400, "bad_parameter", name,
-                    "'%s' must be one of: %s", name, list);
-  return -1;
-}
-
-int srv__param_format(srv_request_t *req, bool *binary) {
-  static const char *const formats[] = {"json", "bin", NULL};
-  const char *accept = srv_request_header(req, "Accept");
-  int def = accept && strstr(accept, "application/octet-stream") ? 1 : 0;
-  int f;
-  if (srv__param_enum(req, "format", formats, def, &f) != 0) return -1;
-  *binary = f == 1;
-  return 0;
-}
-
-int srv__param_asset(srv_request_t *req, const char *name, store_kind kind,
-                     const store_asset_t *skeleton, bool required,
-                     store_asset_t **out) {
+int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
+                const char *name, const store_asset_t *skeleton,
+                store_asset_t **out) {
   *out = NULL;
-  const char *v = srv_request_param(req, name);
-  if (v == NULL || *v == '\0') {
-    if (!required) return 0;
-    srv_respond_error(req, 400, "missing_parameter", name,
-                      "the query parameter '%s' is required", name);
-    return -1;
-  }
+  if (name == NULL || *name == '\0') return 0;
   store_t *st = srv__store(req);
-  store_asset_t *a = st ? store_lookup(st, kind, v, skeleton) : NULL;
+  store_asset_t *a = st ? store_lookup(st, kind, name, skeleton) : NULL;
   if (a == NULL) {
-    srv_respond_error(req, 404, "not_found", name, "no %s '%s'%s",
-                      store_kind_name(kind), v,
-                      skeleton ? " on that skeleton" : "");
+    srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
+              store_kind_name(kind), name,
+              skeleton ? " on that skeleton" : "");
     return -1;
   }
   *out = a;
@@ -134,76 +80,79 @@ bool srv__respond_if_not_modified(srv_request_t *req, const char *etag) {
   return true;
 }
 
-int srv__request_json_body(srv_request_t *req, json_t **root) {
-  json_error_t jerr;
-  *root = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
-  if (*root != NULL) return 0;
-  char at[64];
-  snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-  srv_respond_error(req, 400, "bad_json", at, "%s", jerr.text);
-  return -1;
+void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
+               const char *fmt, ...) {
+  srv_error_t err;
+  srv_error_set(&err, code, at, NULL);
+  if (fmt != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err.message, sizeof err.message, fmt, ap);
+    va_end(ap);
+  }
+  srv__respond_err(req, &err);
 }
 
-bool srv__json_number(const json_t *v, double lo, double hi, double *out) {
-  if (!json_is_number(v)) return false;
-  double d = json_number_value(v);
-  if (!isfinite(d) || d < lo || d > hi) return false;
-  *out = d;
-  return true;
+void srv__respond_err(srv_request_t *req, const srv_error_t *err) {
+  srv_respond_error(req, srv_error_status(err->code),
+                    srv_error_name(err->code),
+                    err->at[0] != '\0' ? err->at : NULL, "%s",
+                    err->message[0] != '\0' ? err->message
+                                             : srv_error_message(err->code));
+}
+
+void srv__fail_result(srv_request_t *req, anim_result r, const char *what) {
+  if (r == ANIM_ERR_OUT_OF_MEMORY)
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  else
+    srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s: %s", what,
+              anim_result_str(r));
 }
 
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
                       const char *ctype, const char *extra) {
   if (b->failed) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   srv_respond(req, status, ctype ? ctype : "application/json", extra, b->data,
               b->len);
 }
 
+int srv_error_kind_status(fmt_error_kind kind) {
+  switch (kind) {
+    case FMT_ERR_NONE:
+    case FMT_ERR_BAD_INPUT: return 400;
+    case FMT_ERR_UNSUPPORTED_TYPE: return 415;
+    case FMT_ERR_TOO_LARGE: return 413;
+    case FMT_ERR_NOT_FOUND: return 404;
+    case FMT_ERR_CONFLICT:
+    case FMT_ERR_NAME_CONFLICT: return 409;
+    case FMT_ERR_NO_ROOM: return 507;
+    case FMT_ERR_OUT_OF_MEMORY:
+    case FMT_ERR_IO:
+    case FMT_ERR_INTERNAL:
+    case FMT_ERR_KIND_COUNT_: return 500;
+  }
+  return 500;
+}
+
 void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
-  int status = err->status >= 400 && err->status < 600 ? err->status : 400;
+  int status = srv_error_kind_status(err->kind);
   srv_respond_error(req, status, err->code[0] ? err->code : "bad_request",
                     err->at[0] ? err->at : NULL, "%s", err->message);
 }
 
-int srv__param_range(srv_request_t *req, srv_range_params_t *out) {
-  memset(out, 0, sizeof *out);
-  const char *names[3] = {"from", "to", "fps"};
-  int given = 0;
-  for (int i = 0; i < 3; i++)
-    if (srv_request_param(req, names[i]) != NULL) given++;
-  if (given == 0) return 0;
-  for (int i = 0; i < 3; i++)
-    if (srv_request_param(req, names[i]) == NULL) {
-      srv_respond_error(req, 400, "missing_parameter", names[i],
-                        "a range needs from, to and fps");
-      return -1;
-    }
-  if (srv__param_float(req, "from", true, 0, &out->from) != 0 ||
-      srv__param_float(req, "to", true, 0, &out->to) != 0 ||
-      srv__param_float(req, "fps", true, 0, &out->fps) != 0)
-    return -1;
-  if (!(out->fps > 0)) {
-    srv_respond_error(req, 400, "bad_parameter", "fps",
-                      "fps must be greater than 0");
-    return -1;
-  }
-  if (out->to < out->from) {
-    srv_respond_error(req, 400, "bad_parameter", "to",
-                      "to must not be less than from");
-    return -1;
-  }
-  unsigned max = srv_server_config(srv_request_server(req))->max_frames;
-  double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
-  if (frames > (double)max) {
-    srv_respond_error(req, 400, "too_many_frames", "fps",
-                      "the range has %.0f frames; max_frames is %u", frames,
-                      max);
-    return -1;
-  }
-  out->frames = (uint32_t)frames;
-  out->is_range = true;
-  return 0;
+void srv__range_run(srv_range_t *r, srv_request_t *req,
+                    const srv_range_query_t *q, size_t frame_floats, bool bin,
+                    unsigned long frame_cost, const char *extra) {
+  r->from = q->from;
+  r->fps = q->fps;
+  r->frame_count = q->frames;
+  size_t frame_bytes = frame_floats * (bin ? 4 : 12) + 64;
+  r->batch = (uint32_t)(65536 / frame_bytes) + 1;
+  r->frame_cost = frame_cost;
+  srv__range_start(r, req,
+                   bin ? "application/octet-stream" : "application/x-ndjson",
+                   extra);
 }

@@ -1,22 +1,20 @@
 /* server: GET /v1/pose (one pose or a streamed range) and POST /v1/pose
  * (blended layers).
  *
- * Parameters are checked and assets looked up on the loop thread, so every
- * 4xx is answered before any work; the evaluation runs as a task (inline
+ * A request is parsed into its typed form (requests.h), then its assets
+ * are looked up, all on the loop thread, so every 4xx is answered before
+ * any work; the evaluation runs as a task (inline
  * when the skeleton is small, see task.h) or as a streamed range. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
-#include "server/api/evaluate.h"
+#include "formats/vocab.h"
+#include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
-
-static const char *const spaces[] = {"local", "model", "skin", NULL};
-static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
 
 /* The headers of a pose answer. */
 static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
@@ -32,9 +30,9 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
       num[--k] = (char)('0' + v % 10);
       v /= 10;
     } while (v > 0);
-    const char *parts[] = {"X-Animd-Joints: ", num + k,
-                           "\r\nX-Animd-Layout: ", fmt_layout_name(space),
-                           "\r\n"};
+    const char *parts[] = {
+        "X-Animd-Joints: ", num + k, "\r\nX-Animd-Layout: ",
+        fmt_vocab_name(FMT_VOCAB_LAYOUT, fmt_layout_of_pose(space)), "\r\n"};
     for (size_t i = 0; i < 5; i++) {
       size_t l = strlen(parts[i]);
       if (n + l >= cap) return;
@@ -76,8 +74,7 @@ static void pose_work(srv_task_t *t) {
 static void pose_respond(srv_task_t *t) {
   pose_task_t *p = (pose_task_t *)t;
   if (p->result != ANIM_OK) {
-    srv_respond_error(t->req, 500, "internal", NULL, "evaluation failed: %s",
-                      anim_result_str(p->result));
+    srv__fail_result(t->req, p->result, "evaluation failed");
     return;
   }
   char extra[256];
@@ -109,35 +106,21 @@ typedef struct pose_range_s {
 static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
                         fmt_buf_t *out) {
   pose_range_t *p = (pose_range_t *)r;
-  const anim_skeleton_t *sk = p->skel->skeleton;
-  const anim_clip_t *clip = p->clip ? p->clip->clip : NULL;
-  srv_scratch_t *s =
-      srv_scratch_thread(sk->joint_count, clip ? clip->track_count : 0);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
-  size_t floats = srv_pose_float_count(p->space, sk->joint_count);
+  srv_eval_job_t job = {
+      .skeleton = p->skel->skeleton,
+      .clip = p->clip ? p->clip->clip : NULL,
+      .wrap = p->wrap,
+      .space = p->space,
+  };
+  srv_frame_names_t names = {p->skel->id, p->clip ? p->clip->id : NULL};
   for (uint32_t i = first; i < first + n; i++) {
-    float sampled = 0;
-    double t = srv_range_time(r, i);
-    if (srv_sample(sk, clip, (float)t, p->wrap, s, &sampled) != ANIM_OK ||
-        srv_pose_output(sk, p->space, s) != ANIM_OK)
+    job.t = (float)srv_range_time(r, i);
+    if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
       return -1;
-    if (p->bin) {
-      fmt_answer_frame_header(out, i, (uint32_t)floats, sampled);
-      fmt_answer_floats_bin(out, s->out, floats);
-    } else {
-      fmt_pose_answer_t a = {
-          .skeleton = p->skel->id,
-          .clip = p->clip ? p->clip->id : NULL,
-          .t = sampled,
-          .frame = i,
-          .joint_count = sk->joint_count,
-          .space = p->space,
-          .data = s->out,
-      };
-      srv_encode_pose(out, false, &a);
-    }
   }
-  return out->failed ? -1 : 0;
+  return 0;
 }
 
 static void pose_range_dispose(srv_range_t *r) {
@@ -148,61 +131,69 @@ static void pose_range_dispose(srv_range_t *r) {
 
 /* ---- GET /v1/pose ------------------------------------------------------------ */
 
-void srv__handle_pose_get(srv_request_t *req) {
-  store_asset_t *skel = NULL, *clip = NULL;
-  int space, wrap;
-  bool bin;
-  srv_range_params_t range;
-  double t = 0;
-  if (srv__param_enum(req, "space", spaces, FMT_SPACE_MODEL, &space) != 0 ||
-      srv__param_enum(req, "wrap", wraps, ANIM_WRAP_CLAMP, &wrap) != 0 ||
-      srv__param_format(req, &bin) != 0 || srv__param_range(req, &range) != 0)
-    return;
-  if (!range.is_range && srv__param_float(req, "t", true, 0, &t) != 0) return;
-  if (srv__param_asset(req, "skeleton", STORE_SKELETON, NULL, false, &skel) !=
-      0)
-    return;
-  if (srv__param_asset(req, "clip", STORE_CLIP, skel, skel == NULL, &clip) !=
-      0)
+/* The skeleton and clip a query names: a clip alone brings its skeleton;
+ * a clip of another skeleton than the one named is refused. 0, or -1
+ * after answering (nothing retained). */
+static int pose_assets(srv_request_t *req, const srv_pose_query_t *q,
+                       store_asset_t **skel, store_asset_t **clip) {
+  *clip = NULL;
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL,
+                  skel) != 0)
+    return -1;
+  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, *skel, clip) != 0)
     goto fail;
-  if (clip != NULL) {
-    if (skel != NULL && clip->skeleton_asset != skel) {
-      srv_respond_error(req, 400, "skeleton_mismatch", "clip",
-                        "the clip was built for another skeleton");
-      goto fail;
-    }
-    if (skel == NULL) {
-      skel = clip->skeleton_asset;
-      store_asset_retain(skel);
-    }
+  if (*clip != NULL && *skel != NULL && (*clip)->skeleton_asset != *skel) {
+    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip", NULL);
+    goto fail;
   }
-  uint32_t joints = skel->skeleton->joint_count;
+  if (*skel == NULL) {
+    *skel = (*clip)->skeleton_asset;
+    store_asset_retain(*skel);
+  }
+  return 0;
 
-  if (range.is_range) {
-    pose_range_t *p = calloc(1, sizeof *p);
-    if (p == NULL) {
-      srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
-      goto fail;
-    }
-    p->skel = skel;
-    p->clip = clip;
-    p->wrap = (anim_wrap)wrap;
-    p->space = (fmt_space)space;
-    p->bin = bin;
-    p->range.from = range.from;
-    p->range.fps = range.fps;
-    p->range.frame_count = range.frames;
-    size_t frame_bytes =
-        srv_pose_float_count(p->space, joints) * (bin ? 4 : 12) + 64;
-    p->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-    p->range.frame_cost = srv_cost_answer(joints, bin);
-    p->range.produce = pose_produce;
-    p->range.dispose = pose_range_dispose;
-    char extra[256];
-    pose_headers(extra, sizeof extra, bin, p->space, joints, NULL);
-    srv__range_start(&p->range, req,
-                     bin ? "application/octet-stream" : "application/x-ndjson",
-                     extra);
+fail:
+  store_asset_release(*skel);
+  store_asset_release(*clip);
+  return -1;
+}
+
+static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
+                             store_asset_t *skel, store_asset_t *clip) {
+  uint32_t joints = skel->skeleton->joint_count;
+  pose_range_t *p = calloc(1, sizeof *p);
+  if (p == NULL) {
+    store_asset_release(skel);
+    store_asset_release(clip);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  p->skel = skel;
+  p->clip = clip;
+  p->wrap = q->wrap;
+  p->space = q->space;
+  p->bin = q->binary;
+  p->range.produce = pose_produce;
+  p->range.dispose = pose_range_dispose;
+  char extra[256];
+  pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
+  srv__range_run(&p->range, req, &q->range,
+                 srv_pose_float_count(p->space, joints), p->bin,
+                 srv_cost_answer(joints, p->bin), extra);
+}
+
+void srv__handle_pose_get(srv_request_t *req) {
+  srv_query_t query = srv__query(req);
+  srv_pose_query_t q;
+  srv_error_t err;
+  store_asset_t *skel, *clip;
+  if (srv_pose_query_parse(&query, &q, &err) != 0) {
+    srv__respond_err(req, &err);
+    return;
+  }
+  if (pose_assets(req, &q, &skel, &clip) != 0) return;
+  if (q.range.is_range) {
+    pose_range_start(req, &q, skel, clip);
     return;
   }
 
@@ -215,31 +206,32 @@ void srv__handle_pose_get(srv_request_t *req) {
   memset(&key, 0, sizeof key);
   memcpy(key.skel, skel->id, sizeof key.skel);
   if (clip) memcpy(key.clip, clip->id, sizeof key.clip);
-  key.t = (float)t;
-  key.space = space;
-  key.wrap = wrap;
-  key.bin = bin;
+  key.t = q.t;
+  key.space = q.space;
+  key.wrap = q.wrap;
+  key.bin = q.binary;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
+  pose_task_t *p = NULL;
   if (srv__respond_if_not_modified(req, etag)) goto fail;
-
-  pose_task_t *p = calloc(1, sizeof *p);
+  p = calloc(1, sizeof *p);
   if (p == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   p->skel = skel;
   p->clip = clip;
-  p->t = (float)t;
-  p->wrap = (anim_wrap)wrap;
-  p->space = (fmt_space)space;
-  p->bin = bin;
+  p->t = q.t;
+  p->wrap = q.wrap;
+  p->space = q.space;
+  p->bin = q.binary;
   memcpy(p->etag, etag, sizeof etag);
   fmt_buf_init(&p->out);
   p->task.work = pose_work;
   p->task.respond = pose_respond;
   p->task.free = pose_free;
-  srv__task_run(&p->task, req, srv_cost_answer(joints, bin));
+  srv__task_run(&p->task, req,
+                srv_cost_answer(skel->skeleton->joint_count, p->bin));
   return;
 
 fail:
@@ -249,19 +241,12 @@ fail:
 
 /* ---- POST /v1/pose: blended layers ----------------------------------------- */
 
-typedef struct blend_layer_s {
-  store_asset_t *clip;
-  float t;
-  float weight;
-  anim_wrap wrap;
-  bool additive;
-  float *mask; /* joint_count weights (storage order), or NULL. */
-} blend_layer_t;
-
 typedef struct blend_task_s {
   srv_task_t task;
   store_asset_t *skel;
-  blend_layer_t *layers;
+  store_asset_t *clips[SRV_BLEND_MAX_LAYERS]; /* Retained. */
+  srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
+  float *masks;       /* layer_count * joints weights, or NULL. */
   size_t layer_count;
   fmt_space space;
   bool bin;
@@ -271,67 +256,28 @@ typedef struct blend_task_s {
 
 static void blend_work(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  uint32_t n = sk->joint_count;
-  size_t L = b->layer_count;
-  anim_blend_layer_t *normal = calloc(L ? L : 1, sizeof *normal);
-  anim_blend_layer_t *additive = calloc(L ? L : 1, sizeof *additive);
-  /* One pose per layer: translation, rotation, scale arrays. */
-  anim_vec3_t *tr = malloc((L + 1) * n * sizeof(anim_vec3_t));
-  anim_quat_t *rot = malloc((L + 1) * n * sizeof(anim_quat_t));
-  anim_vec3_t *sc = malloc((L + 1) * n * sizeof(anim_vec3_t));
-  srv_scratch_t scratch;
-  size_t nn = 0, na = 0;
-  float first_t = 0;
-  b->result = ANIM_ERR_OUT_OF_MEMORY;
-  if (!normal || !additive || !tr || !rot || !sc ||
-      srv_scratch_init(&scratch, n, 0) != 0)
-    goto done_free;
-  for (size_t i = 0; i < L; i++) {
-    blend_layer_t *bl = &b->layers[i];
-    const anim_clip_t *clip = bl->clip->clip;
-    anim_pose_t pose = {tr + i * n, rot + i * n, sc + i * n, n};
-    float sampled = 0;
-    anim_sampling_job_t job = {.skeleton = sk, .clip = clip, .time = bl->t,
-                               .wrap = bl->wrap, .output = pose,
-                               .sampled_time = &sampled};
-    b->result = anim_sampling_job_run(&job);
-    if (b->result != ANIM_OK) goto done;
-    if (i == 0) first_t = sampled;
-    anim_blend_layer_t layer = {.pose = pose, .weight = bl->weight,
-                                .joint_weights = bl->mask};
-    if (bl->additive) additive[na++] = layer;
-    else normal[nn++] = layer;
-  }
-  anim_blend_job_t job = {.skeleton = sk, .layers = normal,
-                          .layer_count = nn, .additive_layers = additive,
-                          .additive_count = na, .output = scratch.pose};
-  b->result = anim_blend_job_run(&job);
-  if (b->result == ANIM_OK) b->result = srv_pose_output(sk, b->space, &scratch);
-  if (b->result == ANIM_OK) {
-    fmt_pose_answer_t a = {.skeleton = b->skel->id, .clip = NULL,
-                           .t = first_t, .frame = -1, .joint_count = n,
-                           .space = b->space, .data = scratch.out};
-    if (srv_encode_pose(&b->out, b->bin, &a) != 0)
-      b->result = ANIM_ERR_OUT_OF_MEMORY;
-  }
-done:
-  srv_scratch_free(&scratch);
-done_free:
-  free(normal);
-  free(additive);
-  free(tr);
-  free(rot);
-  free(sc);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  srv_eval_job_t job = {
+      .skeleton = b->skel->skeleton,
+      .layers = b->layers,
+      .layer_count = b->layer_count,
+      .space = b->space,
+  };
+  srv_frame_names_t names = {b->skel->id, NULL};
+  b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin,
+                                           -1, s)
+                        : ANIM_ERR_OUT_OF_MEMORY;
 }
 
 static void blend_respond(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
+  if (b->result == ANIM_ERR_OUT_OF_MEMORY) {
+    srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
   if (b->result != ANIM_OK) {
-    int status = b->result == ANIM_ERR_OUT_OF_MEMORY ? 500 : 400;
-    srv_respond_error(t->req, status,
-                      status == 500 ? "internal" : "bad_blend", "layers",
-                      "blending failed: %s", anim_result_str(b->result));
+    srv__fail(t->req, SRV_ERR_BAD_BLEND, "layers", "blending failed: %s",
+              anim_result_str(b->result));
     return;
   }
   char extra[160];
@@ -344,195 +290,91 @@ static void blend_respond(srv_task_t *t) {
 
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  for (size_t i = 0; i < b->layer_count; i++) {
-    store_asset_release(b->layers[i].clip);
-    free(b->layers[i].mask);
-  }
-  free(b->layers);
+  for (size_t i = 0; i < b->layer_count; i++)
+    store_asset_release(b->clips[i]);
   store_asset_release(b->skel);
+  free(b->masks);
   fmt_buf_free(&b->out);
   free(b);
 }
 
+/* The clips and masks of the body's layers, for b->skel. 0, or -1 after
+ * answering. */
+static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
+                        blend_task_t *b) {
+  const anim_skeleton_t *sk = b->skel->skeleton;
+  size_t n = sk->joint_count;
+  bool masked = false;
+  for (size_t i = 0; i < body->layer_count; i++)
+    masked |= body->layers[i].mask != NULL;
+  if (masked) {
+    b->masks = calloc(body->layer_count * n + 1, sizeof(float));
+    if (b->masks == NULL) {
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      return -1;
+    }
+  }
+  for (size_t i = 0; i < body->layer_count; i++) {
+    const srv_blend_layer_body_t *l = &body->layers[i];
+    char at[64];
+    snprintf(at, sizeof at, "layers[%zu].clip", i);
+    if (srv__lookup(req, STORE_CLIP, at, l->clip, b->skel, &b->clips[i]))
+      return -1;
+    b->layer_count = i + 1;
+    if (b->clips[i]->skeleton_asset != b->skel) {
+      srv__fail(req, SRV_ERR_NOT_FOUND, at, "no clip '%s' on that skeleton",
+                l->clip);
+      return -1;
+    }
+    srv_eval_layer_t *el = &b->layers[i];
+    *el = (srv_eval_layer_t){.clip = b->clips[i]->clip, .t = l->t,
+                             .wrap = l->wrap, .weight = l->weight,
+                             .additive = l->additive};
+    if (l->mask != NULL) {
+      srv_error_t err;
+      float *w = b->masks + i * n;
+      if (srv_blend_mask_parse(l->mask, sk, i, w, &err) != 0) {
+        srv__respond_err(req, &err);
+        return -1;
+      }
+      el->mask = w;
+    }
+  }
+  return 0;
+}
+
 void srv__handle_pose_post(srv_request_t *req) {
-  json_t *root;
-  if (srv__request_json_body(req, &root) != 0) return;
-  blend_task_t *b = calloc(1, sizeof *b);
-  if (b == NULL) {
-    json_decref(root);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+  srv_blend_body_t body;
+  srv_error_t err;
+  if (srv_blend_body_parse(req->body, req->body_len,
+                           srv_request_header(req, "Accept"), &body,
+                           &err) != 0) {
+    srv__respond_err(req, &err);
     return;
   }
+  blend_task_t *b = calloc(1, sizeof *b);
+  if (b == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    goto fail;
+  }
   fmt_buf_init(&b->out);
-  char at[96];
-  if (!json_is_object(root)) {
-    srv_respond_error(req, 400, "wrong_type", "", "the body must be an "
-                      "object");
+  b->space = body.space;
+  b->bin = body.binary;
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", body.skeleton, NULL,
+                  &b->skel) != 0 ||
+      blend_layers(req, &body, b) != 0)
     goto fail;
-  }
-  json_t *jsk = json_object_get(root, "skeleton");
-  if (!json_is_string(jsk)) {
-    srv_respond_error(req, 400, jsk ? "wrong_type" : "missing_field",
-                      "skeleton", "\"skeleton\" must be a skeleton id or "
-                      "name");
-    goto fail;
-  }
-  store_t *st = srv__store(req);
-  b->skel = st ? store_lookup(st, STORE_SKELETON, json_string_value(jsk),
-                              NULL)
-               : NULL;
-  if (b->skel == NULL) {
-    srv_respond_error(req, 404, "not_found", "skeleton", "no skeleton '%s'",
-                      json_string_value(jsk));
-    goto fail;
-  }
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  json_t *js = json_object_get(root, "space");
-  int space = FMT_SPACE_MODEL;
-  if (js != NULL) {
-    space = json_is_string(js) ? fmt_space_parse(json_string_value(js),
-                                                 json_string_length(js))
-                               : -1;
-    if (space < 0) {
-      srv_respond_error(req, 400, "bad_value", "space",
-                        "\"space\" must be local, model or skin");
-      goto fail;
-    }
-  }
-  b->space = (fmt_space)space;
-  json_t *jf = json_object_get(root, "format");
-  const char *accept = srv_request_header(req, "Accept");
-  b->bin = accept && strstr(accept, "application/octet-stream");
-  if (jf != NULL) {
-    if (!json_is_string(jf) || (strcmp(json_string_value(jf), "json") &&
-                                strcmp(json_string_value(jf), "bin"))) {
-      srv_respond_error(req, 400, "bad_value", "format",
-                        "\"format\" must be json or bin");
-      goto fail;
-    }
-    b->bin = strcmp(json_string_value(jf), "bin") == 0;
-  }
-  json_t *jl = json_object_get(root, "layers");
-  if (!json_is_array(jl) || json_array_size(jl) == 0 ||
-      json_array_size(jl) > 64) {
-    srv_respond_error(req, 400, jl ? "wrong_type" : "missing_field", "layers",
-                      "\"layers\" must be an array of 1 to 64 layers");
-    goto fail;
-  }
-  b->layer_count = json_array_size(jl);
-  b->layers = calloc(b->layer_count, sizeof *b->layers);
-  if (b->layers == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
-    goto fail;
-  }
-  for (size_t i = 0; i < b->layer_count; i++) {
-    json_t *l = json_array_get(jl, i);
-    blend_layer_t *bl = &b->layers[i];
-    if (!json_is_object(l)) {
-      snprintf(at, sizeof at, "layers[%zu]", i);
-      srv_respond_error(req, 400, "wrong_type", at, "a layer is an object");
-      goto fail;
-    }
-    json_t *jc = json_object_get(l, "clip");
-    snprintf(at, sizeof at, "layers[%zu].clip", i);
-    if (!json_is_string(jc)) {
-      srv_respond_error(req, 400, jc ? "wrong_type" : "missing_field", at,
-                        "\"clip\" must be a clip id or name");
-      goto fail;
-    }
-    bl->clip = store_lookup(st, STORE_CLIP, json_string_value(jc), b->skel);
-    if (bl->clip == NULL || bl->clip->skeleton_asset != b->skel) {
-      srv_respond_error(req, 404, "not_found", at,
-                        "no clip '%s' on that skeleton",
-                        json_string_value(jc));
-      goto fail;
-    }
-    double d;
-    json_t *jt = json_object_get(l, "t");
-    snprintf(at, sizeof at, "layers[%zu].t", i);
-    if (jt == NULL) {
-      srv_respond_error(req, 400, "missing_field", at, "\"t\" is required");
-      goto fail;
-    }
-    if (!srv__json_number(jt, -3e38, 3e38, &d)) {
-      srv_respond_error(req, 400, "wrong_type", at,
-                        "\"t\" must be a finite number");
-      goto fail;
-    }
-    bl->t = (float)d;
-    json_t *jw = json_object_get(l, "weight");
-    bl->weight = 1.0f;
-    if (jw != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].weight", i);
-      if (!srv__json_number(jw, 0, 1e6, &d)) {
-        srv_respond_error(req, 400, "bad_value", at,
-                          "\"weight\" must be a number >= 0");
-        goto fail;
-      }
-      bl->weight = (float)d;
-    }
-    json_t *jm = json_object_get(l, "mode");
-    if (jm != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].mode", i);
-      const char *m = json_is_string(jm) ? json_string_value(jm) : "";
-      if (strcmp(m, "normal") && strcmp(m, "additive")) {
-        srv_respond_error(req, 400, "bad_value", at,
-                          "\"mode\" must be normal or additive");
-        goto fail;
-      }
-      bl->additive = strcmp(m, "additive") == 0;
-    }
-    json_t *jwr = json_object_get(l, "wrap");
-    if (jwr != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].wrap", i);
-      int w = json_is_string(jwr) ? srv_wrap_parse(json_string_value(jwr))
-                                  : -1;
-      if (w < 0) {
-        srv_respond_error(req, 400, "bad_value", at,
-                          "\"wrap\" must be clamp, loop or pingpong");
-        goto fail;
-      }
-      bl->wrap = (anim_wrap)w;
-    }
-    json_t *jmask = json_object_get(l, "mask");
-    if (jmask != NULL) {
-      snprintf(at, sizeof at, "layers[%zu].mask", i);
-      if (!json_is_array(jmask)) {
-        srv_respond_error(req, 400, "wrong_type", at,
-                          "\"mask\" must be an array of joint names");
-        goto fail;
-      }
-      bl->mask = calloc(sk->joint_count, sizeof(float));
-      if (bl->mask == NULL) {
-        srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
-        goto fail;
-      }
-      for (size_t k = 0; k < json_array_size(jmask); k++) {
-        json_t *jn = json_array_get(jmask, k);
-        snprintf(at, sizeof at, "layers[%zu].mask[%zu]", i, k);
-        int32_t j = json_is_string(jn)
-                        ? anim_skeleton_find(sk, json_string_value(jn))
-                        : -1;
-        if (j < 0) {
-          srv_respond_error(req, 400, "unknown_joint", at,
-                            "not a joint name of the skeleton");
-          goto fail;
-        }
-        bl->mask[j] = 1.0f;
-      }
-    }
-  }
-  json_decref(root);
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;
+  srv_blend_body_free(&body);
   srv__task_run(&b->task, req,
-                srv_cost_answer((unsigned long)sk->joint_count *
+                srv_cost_answer((unsigned long)b->skel->skeleton->joint_count *
                                      (b->layer_count + 1),
                                  b->bin));
   return;
 
 fail:
-  json_decref(root);
-  blend_free(&b->task);
+  srv_blend_body_free(&body);
+  if (b != NULL) blend_free(&b->task);
 }

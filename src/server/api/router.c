@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "server/api/handlers.h"
+#include "server/api/params.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/web/preflight.h"
@@ -53,7 +54,8 @@ static unsigned method_bit(srv_method m) {
 static void not_allowed(srv_request_t *req, const char *allow) {
   char extra[128];
   snprintf(extra, sizeof extra, "Allow: %s\r\n", allow);
-  srv_respond_error_h(req, 405, extra, "method_not_allowed", NULL,
+  srv_respond_error_h(req, srv_error_status(SRV_ERR_METHOD_NOT_ALLOWED), extra,
+                      srv_error_name(SRV_ERR_METHOD_NOT_ALLOWED), NULL,
                       "%s is not allowed here (allowed: %s)",
                       req->method_name, allow);
 }
@@ -80,6 +82,25 @@ static const char *asset_id(const char *path, const char *prefix) {
   const char *id = path + n;
   if (*id == '\0' || strchr(id, '/') != NULL) return NULL;
   return id;
+}
+
+static const struct {
+  const char *prefix;
+  char kind;
+  int route;
+} collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
+                   {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
+                   {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
+
+bool srv_api_accepts(const srv_request_t *req) {
+  unsigned bit = method_bit(req->method);
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    if (strcmp(req->path, routes[i].path) == 0)
+      return (routes[i].methods & bit) != 0;
+  for (size_t i = 0; i < 3; i++)
+    if (asset_id(req->path, collections[i].prefix) != NULL)
+      return (bit & (M_GET | M_HEAD | M_DELETE)) != 0;
+  return false;
 }
 
 void srv_api_route(srv_request_t *req) {
@@ -123,13 +144,6 @@ void srv_api_route(srv_request_t *req) {
     default: break;
     }
   }
-  static const struct {
-    const char *prefix;
-    char kind;
-    int route;
-  } collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
-                     {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
-                     {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
   for (size_t i = 0; i < 3; i++) {
     const char *id = asset_id(path, collections[i].prefix);
     if (id == NULL) continue;
@@ -147,6 +161,5 @@ void srv_api_route(srv_request_t *req) {
   }
   req->route = SRV_ROUTE_NONE;
   if (srv_web_static(req)) return;
-  srv_respond_error(req, 404, "not_found", NULL, "no such endpoint: %s",
-                    path);
+  srv__fail(req, SRV_ERR_NOT_FOUND, NULL, "no such endpoint: %s", path);
 }

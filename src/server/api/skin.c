@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/api/evaluate.h"
+#include "formats/vocab.h"
+#include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
@@ -27,65 +28,31 @@ static void params_release(skin_params_t *p) {
   store_asset_release(p->clip);
 }
 
-/* Evaluates one frame into pos (and nrm): 0 or an anim_result. */
-static anim_result skin_eval(const skin_params_t *p, float t, float *pos,
-                             float *nrm, float *sampled) {
-  const anim_skeleton_t *sk = p->skel->skeleton;
-  const anim_clip_t *clip = p->clip ? p->clip->clip : NULL;
-  const anim_mesh_t *mesh = p->mesh->mesh;
-  srv_scratch_t *s =
-      srv_scratch_thread(sk->joint_count, clip ? clip->track_count : 0);
-  if (s == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  anim_result r = srv_sample(sk, clip, t, p->wrap, s, sampled);
-  if (r == ANIM_OK) r = srv_skin_matrices(sk, s);
-  if (r != ANIM_OK) return r;
-  float *dq = NULL;
-  if (p->method == ANIM_SKIN_DQS) {
-    dq = malloc((size_t)sk->joint_count * 8 * sizeof(float));
-    if (dq == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  }
-  anim_skinning_job_t job = {
-      .mesh = mesh,
-      .matrices = s->skin,
-      .matrix_count = sk->joint_count,
+/* The pipeline's job for a frame at t. */
+static srv_eval_job_t skin_job(const skin_params_t *p, float t) {
+  srv_eval_job_t job = {
+      .skeleton = p->skel->skeleton,
+      .clip = p->clip ? p->clip->clip : NULL,
+      .t = t,
+      .wrap = p->wrap,
+      .mesh = p->mesh->mesh,
       .method = p->method,
       .normals = p->normals,
-      .out_positions = pos,
-      .out_normals = nrm,
-      .scratch = dq,
-      .scratch_count = dq ? (size_t)sk->joint_count * 8 : 0,
   };
-  r = anim_skinning_job_run(&job);
-  free(dq);
-  return r;
+  return job;
 }
 
 static size_t skin_floats(const skin_params_t *p) {
-  size_t v = p->mesh->mesh->vertex_count;
-  return v * 3 * (p->normals != ANIM_NORMALS_NONE ? 2 : 1);
+  srv_eval_job_t job = skin_job(p, 0);
+  return srv_eval_float_count(&job);
 }
 
-static int skin_encode(const skin_params_t *p, float *buf, float sampled,
-                       int64_t frame, fmt_buf_t *out) {
-  size_t v = p->mesh->mesh->vertex_count;
-  if (p->bin) {
-    if (frame >= 0)
-      fmt_answer_frame_header(out, (uint32_t)frame,
-                              (uint32_t)skin_floats(p), sampled);
-    return fmt_answer_floats_bin(out, buf, skin_floats(p));
-  }
-  fmt_skin_answer_t a = {
-      .mesh = p->mesh->id,
-      .clip = p->clip ? p->clip->id : NULL,
-      .t = sampled,
-      .frame = frame,
-      .vertex_count = (uint32_t)v,
-      .positions = buf,
-      .normals = p->normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-  };
-  if (fmt_answer_skin_json(out, &a) != 0) return -1;
-  fmt_buf_putc(out, '\n');
-  return out->failed ? -1 : 0;
+/* Appends frame (-1: a whole answer) at t to out. */
+static anim_result skin_frame(const skin_params_t *p, float t, int64_t frame,
+                              srv_eval_scratch_t *s, fmt_buf_t *out) {
+  srv_eval_job_t job = skin_job(p, t);
+  srv_frame_names_t names = {p->mesh->id, p->clip ? p->clip->id : NULL};
+  return srv_frame_answer(out, &job, &names, p->bin, frame, s);
 }
 
 static void skin_headers(const skin_params_t *p, char *out, size_t cap,
@@ -96,8 +63,9 @@ static void skin_headers(const skin_params_t *p, char *out, size_t cap,
     n = snprintf(out, cap,
                  "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
                  p->mesh->mesh->vertex_count,
-                 p->normals != ANIM_NORMALS_NONE ? "positions+normals"
-                                                 : "positions");
+                 fmt_vocab_name(FMT_VOCAB_LAYOUT,
+                                fmt_layout_of_skin(p->normals !=
+                                                   ANIM_NORMALS_NONE)));
   if (etag && n >= 0 && (size_t)n < cap)
     snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
 }
@@ -115,26 +83,15 @@ typedef struct skin_task_s {
 
 static void skin_work(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
-  float *buf = malloc(skin_floats(&k->p) * sizeof(float) + 4);
-  if (buf == NULL) {
-    k->result = ANIM_ERR_OUT_OF_MEMORY;
-    return;
-  }
-  float sampled = 0;
-  size_t v = k->p.mesh->mesh->vertex_count;
-  k->result = skin_eval(&k->p, k->t, buf,
-                        k->p.normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-                        &sampled);
-  if (k->result == ANIM_OK && skin_encode(&k->p, buf, sampled, -1, &k->out))
-    k->result = ANIM_ERR_OUT_OF_MEMORY;
-  free(buf);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  k->result = s != NULL ? skin_frame(&k->p, k->t, -1, s, &k->out)
+                        : ANIM_ERR_OUT_OF_MEMORY;
 }
 
 static void skin_respond(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
   if (k->result != ANIM_OK) {
-    srv_respond_error(t->req, 500, "internal", NULL, "skinning failed: %s",
-                      anim_result_str(k->result));
+    srv__fail_result(t->req, k->result, "skinning failed");
     return;
   }
   char extra[256];
@@ -161,21 +118,12 @@ typedef struct skin_range_s {
 static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
                         fmt_buf_t *out) {
   skin_range_t *k = (skin_range_t *)r;
-  float *buf = malloc(skin_floats(&k->p) * sizeof(float) + 4);
-  if (buf == NULL) return -1;
-  size_t v = k->p.mesh->mesh->vertex_count;
-  int rc = 0;
-  for (uint32_t i = first; i < first + n && rc == 0; i++) {
-    float sampled = 0;
-    if (skin_eval(&k->p, (float)srv_range_time(r, i), buf,
-                  k->p.normals != ANIM_NORMALS_NONE ? buf + 3 * v : NULL,
-                  &sampled) != ANIM_OK)
-      rc = -1;
-    else
-      rc = skin_encode(&k->p, buf, sampled, i, out);
-  }
-  free(buf);
-  return rc;
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  if (s == NULL) return -1;
+  for (uint32_t i = first; i < first + n; i++)
+    if (skin_frame(&k->p, (float)srv_range_time(r, i), i, s, out) != ANIM_OK)
+      return -1;
+  return 0;
 }
 
 static void skin_range_dispose(srv_range_t *r) {
@@ -184,72 +132,68 @@ static void skin_range_dispose(srv_range_t *r) {
 
 /* ---- GET /v1/skin --------------------------------------------------------------------- */
 
+/* The mesh, its skeleton and the clip a query names. 0, or -1 after
+ * answering (p released). */
+static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
+                       skin_params_t *p) {
+  if (srv__lookup(req, STORE_MESH, "mesh", q->mesh, NULL, &p->mesh) != 0)
+    return -1;
+  p->skel = p->mesh->skeleton_asset;
+  store_asset_retain(p->skel);
+  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, p->skel, &p->clip) != 0)
+    goto fail;
+  if (p->clip != NULL && p->clip->skeleton_asset != p->skel) {
+    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
+              "the clip was built for another skeleton than the mesh");
+    goto fail;
+  }
+  if (p->normals != ANIM_NORMALS_NONE && p->mesh->mesh->normals == NULL) {
+    srv__fail(req, SRV_ERR_NO_NORMALS, "normals", NULL);
+    goto fail;
+  }
+  return 0;
+
+fail:
+  params_release(p);
+  return -1;
+}
+
+static void skin_range_start(srv_request_t *req, const srv_skin_query_t *q,
+                             const skin_params_t *p, unsigned long cost) {
+  skin_range_t *k = calloc(1, sizeof *k);
+  if (k == NULL) {
+    skin_params_t copy = *p;
+    params_release(&copy);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  k->p = *p;
+  k->range.produce = skin_produce;
+  k->range.dispose = skin_range_dispose;
+  char extra[256];
+  skin_headers(p, extra, sizeof extra, NULL);
+  srv__range_run(&k->range, req, &q->range, skin_floats(p), p->bin, cost,
+                 extra);
+}
+
 void srv__handle_skin(srv_request_t *req) {
-  static const char *const wraps[] = {"clamp", "loop", "pingpong", NULL};
-  static const char *const methods[] = {"lbs", "dqs", NULL};
-  static const char *const normals[] = {"0", "1", "invt", NULL};
-  skin_params_t p = {0};
-  int wrap, method, nrm;
-  srv_range_params_t range;
-  double t = 0;
-  if (srv__param_enum(req, "wrap", wraps, 0, &wrap) != 0 ||
-      srv__param_enum(req, "method", methods, 0, &method) != 0 ||
-      srv__param_enum(req, "normals", normals, 0, &nrm) != 0 ||
-      srv__param_format(req, &p.bin) != 0 ||
-      srv__param_range(req, &range) != 0)
+  srv_query_t query = srv__query(req);
+  srv_skin_query_t q;
+  srv_error_t err;
+  if (srv_skin_query_parse(&query, &q, &err) != 0) {
+    srv__respond_err(req, &err);
     return;
-  p.wrap = (anim_wrap)wrap;
-  p.method = method == 1 ? ANIM_SKIN_DQS : ANIM_SKIN_LBS;
-  p.normals = nrm == 0   ? ANIM_NORMALS_NONE
-              : nrm == 1 ? ANIM_NORMALS_LINEAR
-                         : ANIM_NORMALS_INVERSE_TRANSPOSE;
-  if (srv__param_asset(req, "mesh", STORE_MESH, NULL, true, &p.mesh) != 0)
-    return;
-  p.skel = p.mesh->skeleton_asset;
-  store_asset_retain(p.skel);
-  if (srv__param_asset(req, "clip", STORE_CLIP, p.skel, false, &p.clip) != 0)
-    goto fail;
-  if (p.clip != NULL && p.clip->skeleton_asset != p.skel) {
-    srv_respond_error(req, 400, "skeleton_mismatch", "clip",
-                      "the clip was built for another skeleton than the "
-                      "mesh");
-    goto fail;
   }
-  if (!range.is_range &&
-      srv__param_float(req, "t", p.clip != NULL, 0, &t) != 0)
-    goto fail;
-  if (p.normals != ANIM_NORMALS_NONE && p.mesh->mesh->normals == NULL) {
-    srv_respond_error(req, 400, "no_normals", "normals",
-                      "the mesh has no normals");
-    goto fail;
-  }
+  skin_params_t p = {.wrap = q.wrap, .method = q.method,
+                     .normals = q.normals, .bin = q.binary};
+  if (skin_assets(req, &q, &p) != 0) return;
   const anim_mesh_t *mesh = p.mesh->mesh;
   unsigned long cost = srv_cost_answer(
       (unsigned long)mesh->vertex_count * mesh->influences +
           p.skel->skeleton->joint_count,
       p.bin);
-
-  if (range.is_range) {
-    skin_range_t *k = calloc(1, sizeof *k);
-    if (k == NULL) {
-      srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
-      goto fail;
-    }
-    k->p = p;
-    k->range.from = range.from;
-    k->range.fps = range.fps;
-    k->range.frame_count = range.frames;
-    size_t frame_bytes = skin_floats(&p) * (p.bin ? 4 : 12) + 64;
-    k->range.batch = (uint32_t)(65536 / frame_bytes) + 1;
-    k->range.frame_cost = cost;
-    k->range.produce = skin_produce;
-    k->range.dispose = skin_range_dispose;
-    char extra[256];
-    skin_headers(&p, extra, sizeof extra, NULL);
-    srv__range_start(&k->range, req,
-                     p.bin ? "application/octet-stream"
-                           : "application/x-ndjson",
-                     extra);
+  if (q.range.is_range) {
+    skin_range_start(req, &q, &p, cost);
     return;
   }
 
@@ -261,21 +205,21 @@ void srv__handle_skin(srv_request_t *req) {
   memset(&key, 0, sizeof key);
   memcpy(key.mesh, p.mesh->id, sizeof key.mesh);
   if (p.clip) memcpy(key.clip, p.clip->id, sizeof key.clip);
-  key.t = (float)t;
-  key.wrap = wrap;
-  key.method = method;
-  key.normals = nrm;
-  key.bin = p.bin;
+  key.t = q.t;
+  key.wrap = q.wrap;
+  key.method = q.method;
+  key.normals = q.normals;
+  key.bin = q.binary;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
   if (srv__respond_if_not_modified(req, etag)) goto fail;
   skin_task_t *k = calloc(1, sizeof *k);
   if (k == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
   }
   k->p = p;
-  k->t = (float)t;
+  k->t = q.t;
   memcpy(k->etag, etag, sizeof etag);
   fmt_buf_init(&k->out);
   k->task.work = skin_work;

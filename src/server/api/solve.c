@@ -8,13 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "server/api/handlers.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
-
-#define SOLVE_MAX_FLOATS (64u * 1024 * 1024)
 
 typedef struct solve_task_s {
   srv_task_t task;
@@ -72,10 +68,11 @@ static void solve_work(srv_task_t *t) {
 static void solve_respond(srv_task_t *t) {
   solve_task_t *s = (solve_task_t *)t;
   if (s->result != ANIM_OK) {
-    int status = s->result == ANIM_ERR_OUT_OF_MEMORY ? 500 : 400;
-    srv_respond_error(t->req, status, status == 500 ? "internal" : "bad_input",
-                      "frames", "solving failed: %s",
-                      anim_result_str(s->result));
+    if (s->result == ANIM_ERR_OUT_OF_MEMORY)
+      srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    else
+      srv__fail(t->req, SRV_ERR_BAD_INPUT, "frames", "solving failed: %s",
+                anim_result_str(s->result));
     return;
   }
   srv__respond_buf(t->req, 200, &s->out, NULL, NULL);
@@ -89,99 +86,29 @@ static void solve_free(srv_task_t *t) {
   free(s);
 }
 
-/* A finite JSON number within float range, as a float. */
-static bool finite_value(json_t *v, float *out) {
-  double d;
-  if (!srv__json_number(v, -3.0e38, 3.0e38, &d)) return false;
-  *out = (float)d;
-  return true;
-}
-
 void srv__handle_solve(srv_request_t *req) {
-  json_t *root;
-  if (srv__request_json_body(req, &root) != 0) return;
-  solve_task_t *s = calloc(1, sizeof *s);
-  if (s == NULL) {
-    json_decref(root);
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+  srv_solve_body_t body;
+  srv_error_t err;
+  if (srv_solve_body_parse(req->body, req->body_len, &body, &err) != 0) {
+    srv__respond_err(req, &err);
     return;
   }
+  solve_task_t *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    goto fail;
+  }
   fmt_buf_init(&s->out);
-  char at[96];
-  json_t *jsk = json_is_object(root) ? json_object_get(root, "skeleton")
-                                     : NULL;
-  if (!json_is_string(jsk)) {
-    srv_respond_error(req, 400, jsk ? "wrong_type" : "missing_field",
-                      "skeleton", "\"skeleton\" must be a skeleton id or "
-                      "name");
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", body.skeleton, NULL,
+                  &s->skel) != 0)
     goto fail;
-  }
-  store_t *st = srv__store(req);
-  s->skel = store_lookup(st, STORE_SKELETON, json_string_value(jsk), NULL);
-  if (s->skel == NULL) {
-    srv_respond_error(req, 404, "not_found", "skeleton", "no skeleton '%s'",
-                      json_string_value(jsk));
-    goto fail;
-  }
   size_t n = s->skel->skeleton->joint_count;
-  json_t *jf = json_object_get(root, "frames");
-  if (!json_is_array(jf) || json_array_size(jf) == 0) {
-    srv_respond_error(req, 400, jf ? "wrong_type" : "missing_field", "frames",
-                      "\"frames\" must be a non-empty array");
+  if (srv_solve_positions_parse(&body, n, &s->positions, &s->frames,
+                                &err) != 0) {
+    srv__respond_err(req, &err);
     goto fail;
   }
-  s->frames = json_array_size(jf);
-  if (s->frames * n * 3 > SOLVE_MAX_FLOATS) {
-    srv_respond_error(req, 400, "too_large", "frames", "too many positions");
-    goto fail;
-  }
-  s->positions = malloc(s->frames * n * 3 * sizeof(float));
-  if (s->positions == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
-    goto fail;
-  }
-  for (size_t f = 0; f < s->frames; f++) {
-    json_t *fr = json_array_get(jf, f);
-    float *dst = s->positions + f * n * 3;
-    snprintf(at, sizeof at, "frames[%zu]", f);
-    if (!json_is_array(fr)) {
-      srv_respond_error(req, 400, "wrong_type", at,
-                        "a frame is an array of positions");
-      goto fail;
-    }
-    size_t m = json_array_size(fr);
-    bool nested = m > 0 && json_is_array(json_array_get(fr, 0));
-    if ((nested && m != n) || (!nested && m != 3 * n)) {
-      srv_respond_error(req, 400, "value_count", at,
-                        "expected %zu positions (%zu numbers), got %zu", n,
-                        3 * n, m);
-      goto fail;
-    }
-    for (size_t i = 0; i < m; i++) {
-      json_t *v = json_array_get(fr, i);
-      if (nested) {
-        snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
-        if (!json_is_array(v) || json_array_size(v) != 3) {
-          srv_respond_error(req, 400, "value_count", at,
-                            "a position is [x, y, z]");
-          goto fail;
-        }
-        for (size_t k = 0; k < 3; k++)
-          if (!finite_value(json_array_get(v, k), &dst[3 * i + k])) {
-            snprintf(at, sizeof at, "frames[%zu][%zu][%zu]", f, i, k);
-            srv_respond_error(req, 400, "not_finite", at,
-                              "coordinates must be finite numbers");
-            goto fail;
-          }
-      } else if (!finite_value(v, &dst[i])) {
-        snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
-        srv_respond_error(req, 400, "not_finite", at,
-                          "coordinates must be finite numbers");
-        goto fail;
-      }
-    }
-  }
-  json_decref(root);
+  srv_solve_body_free(&body);
   s->task.work = solve_work;
   s->task.respond = solve_respond;
   s->task.free = solve_free;
@@ -189,6 +116,6 @@ void srv__handle_solve(srv_request_t *req) {
   return;
 
 fail:
-  json_decref(root);
-  solve_free(&s->task);
+  srv_solve_body_free(&body);
+  if (s != NULL) solve_free(&s->task);
 }

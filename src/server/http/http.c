@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
+#include <malloc.h>
 
 #include "server/http/session.h"
 #include "server/web/cors.h"
+
+#include "formats/answer.h"
+#include "formats/buf.h"
 
 #include <llhttp.h>
 
@@ -37,6 +40,8 @@ struct srv_http_s {
   bool gone;             /* The transport has closed. */
   bool timer_open;
   bool in_message;       /* A request's first byte has been seen. */
+  uint64_t body_start_ms; /* When the headers were complete. */
+  uint64_t body_expected; /* Content-Length (0: chunked or none). */
   bool headers_done;
   bool last_was_value;   /* Header callback alternation. */
   bool driving;          /* drive is on the stack. */
@@ -45,6 +50,7 @@ struct srv_http_s {
   bool head_only;        /* HEAD: send no body. */
   bool chunked;          /* Streaming with chunked framing. */
   bool close_after;      /* Close once this answer is queued. */
+  bool skip_body;        /* Answered before its body (Expect refused). */
   /* Request line and headers, NUL-separated; offsets while parsing. */
   char *hbuf;
   size_t hlen, hcap;
@@ -235,22 +241,31 @@ static void on_timer(uv_timer_t *t) {
     close_now(h); /* Idle keep-alive connection. */
 }
 
+/* The deadline of the part being read: the headers (header_timeout from
+ * the first byte), the body (body_timeout from the end of the headers,
+ * plus its size at min_body_rate: a slow body cannot hold a connection
+ * open by trickling), or the next request (idle_timeout). Bytes arriving
+ * move none of them. */
 static void arm_timer(srv_http_t *h) {
   if (h->gone) return;
   if (h->state != HTTP_IDLE) {
     uv_timer_stop(&h->timer);
     return;
   }
+  const srv_config_t *cfg = cfg_of(h);
+  uint64_t now = uv_hrtime() / 1000000;
+  uint64_t due;
   if (h->in_message && !h->headers_done) {
-    /* The header deadline counts from the first byte, reads or not. */
-    uint64_t start_ms = h->req.start_ns / 1000000;
-    uint64_t hrnow = uv_hrtime() / 1000000;
-    uint64_t elapsed = hrnow > start_ms ? hrnow - start_ms : 0;
-    uint64_t to = cfg_of(h)->header_timeout_ms;
-    uv_timer_start(&h->timer, on_timer, elapsed < to ? to - elapsed : 0, 0);
+    due = h->req.start_ns / 1000000 + cfg->header_timeout_ms;
+  } else if (h->in_message) {
+    uint64_t size = h->body_expected > h->blen ? h->body_expected : h->blen;
+    uint64_t rate = cfg->min_body_rate ? cfg->min_body_rate : 1;
+    due = h->body_start_ms + cfg->body_timeout_ms + size * 1000 / rate;
+  } else {
+    uv_timer_start(&h->timer, on_timer, cfg->idle_timeout_ms, 0);
     return;
   }
-  uv_timer_start(&h->timer, on_timer, cfg_of(h)->idle_timeout_ms, 0);
+  uv_timer_start(&h->timer, on_timer, due > now ? due - now : 0, 0);
 }
 
 /* ---- llhttp callbacks ------------------------------------------------------ */
@@ -351,9 +366,26 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
   return hbuf_append(h, at, len);
 }
 
+/* RFC 9110 5.6.2: a field name is a token. */
+static bool is_token(const char *s, size_t n) {
+  static const char tchar[] = "!#$%&'*+-.^_`|~";
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (!isalnum(ch) && (ch == 0 || strchr(tchar, ch) == NULL)) return false;
+  }
+  return true;
+}
+
 static int on_header_field_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
   if (h->headers_done) return 0;
+  /* Whitespace before the colon, a space inside the name or no name at
+   * all are refused (RFC 9112 5.1), never guessed at. */
+  if (!is_token(h->hbuf + h->name_off[h->nheaders], h->name_len[h->nheaders]))
+    return fail_cb(h, 400, "bad_header", "headers",
+                   "a header field name is not a token (no whitespace "
+                   "before the colon)");
   int rc = hbuf_append(h, "", 1);
   h->value_off[h->nheaders] = h->hlen;
   h->value_len[h->nheaders] = 0;
@@ -370,6 +402,13 @@ static int on_header_value(llhttp_t *p, const char *at, size_t len) {
 static int on_header_value_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
   if (h->headers_done) return 0;
+  /* A folded line (obs-fold) is refused, not unfolded (RFC 9112 5.2). */
+  if (memchr(h->hbuf + h->value_off[h->nheaders], '\n',
+             h->value_len[h->nheaders]) != NULL ||
+      memchr(h->hbuf + h->value_off[h->nheaders], '\r',
+             h->value_len[h->nheaders]) != NULL)
+    return fail_cb(h, 400, "bad_header", "headers",
+                   "a header field value is folded over lines");
   int rc = hbuf_append(h, "", 1);
   h->nheaders++;
   h->last_was_value = true;
@@ -442,8 +481,13 @@ static int build_request(srv_http_t *h) {
 
 static int on_headers_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
+  if (llhttp_get_http_major(p) != 1 || llhttp_get_http_minor(p) > 1)
+    return fail_cb(h, 505, "http_version", "request",
+                   "only HTTP/1.0 and HTTP/1.1 are spoken here");
   if (build_request(h) != 0) return -1;
   h->headers_done = true;
+  h->body_start_ms = uv_hrtime() / 1000000;
+  h->body_expected = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
   srv_request_t *r = &h->req;
   size_t max_body = cfg_of(h)->max_body_size;
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
@@ -458,6 +502,14 @@ static int on_headers_complete(llhttp_t *p) {
       return fail_cb(h, 417, "expectation_failed", "Expect",
                      "only 100-continue is supported");
     if (has_body && r->http_minor >= 1) {
+      /* Only a request its route would take gets 100 Continue; any other
+       * is answered now (404, 405), without its body, and the connection
+       * closes after the answer. */
+      if (h->host->accepts != NULL && !h->host->accepts(r)) {
+        h->close_after = true;
+        h->skip_body = true;
+        return HPE_PAUSED;
+      }
       static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
       write_(h, cont, sizeof cont - 1, NULL, NULL);
     }
@@ -465,7 +517,7 @@ static int on_headers_complete(llhttp_t *p) {
   if (has_length && p->content_length > 0 && h->bcap < p->content_length + 1) {
     char *b = realloc(h->body, p->content_length + 1);
     if (b == NULL)
-      return fail_cb(h, 507, "out_of_memory", "body",
+      return fail_cb(h, 500, "out_of_memory", "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = p->content_length + 1;
@@ -480,11 +532,14 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
     return fail_cb(h, 413, "body_too_large", "body",
                    "the request body is larger than max_body_size");
   if (h->blen + len + 1 > h->bcap) {
+    /* Doubling, but never past the largest body allowed. */
+    size_t limit = cfg_of(h)->max_body_size + 1;
     size_t cap = h->bcap ? h->bcap : 4096;
     while (cap < h->blen + len + 1) cap *= 2;
+    if (cap > limit) cap = limit;
     char *b = realloc(h->body, cap);
     if (b == NULL)
-      return fail_cb(h, 507, "out_of_memory", "body",
+      return fail_cb(h, 500, "out_of_memory", "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = cap;
@@ -531,9 +586,26 @@ static void request_done(srv_http_t *h) {
   if (h->host->request_done) h->host->request_done(&h->req, h->host->arg);
 }
 
+/* Buffers a keep-alive connection keeps between requests; larger ones
+ * (a big upload's body) are given back after the answer. */
+#define KEEP_BUFFER 65536
+#define TRIM_AFTER (1u << 20)
+
 static void finish(srv_http_t *h) {
   srv_request_t *r = &h->req;
   request_done(h);
+  if (h->bcap > KEEP_BUFFER) {
+    bool big = h->bcap > TRIM_AFTER;
+    free(h->body);
+    h->body = NULL;
+    h->bcap = 0;
+    h->blen = 0;
+    r->body = "";
+    r->body_len = 0;
+    /* glibc keeps freed memory for reuse; after a large body, give it
+     * back to the system so one upload does not raise the RSS for good. */
+    if (big) malloc_trim(0);
+  }
   h->flushed_cb = NULL;
   bool close = h->close_after || !r->keep_alive || h->host->draining ||
                r->upgrade || h->peer_eof;
@@ -635,45 +707,27 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
   if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(h);
 }
 
-/* A JSON string of s; when s is not valid UTF-8 (a name from the request,
- * or a message cut in the middle of a character), its non-ASCII bytes
- * become '?' rather than losing the whole answer. */
-static json_t *json_text(const char *s) {
-  json_t *j = json_string(s);
-  if (j != NULL) return j;
-  char copy[512];
-  snprintf(copy, sizeof copy, "%s", s);
-  for (char *p = copy; *p; p++)
-    if ((unsigned char)*p >= 0x80) *p = '?';
-  return json_string(copy);
-}
-
 static void respond_error_v(srv_request_t *r, int status, const char *extra,
                             const char *code, const char *at,
                             const char *fmt, va_list ap) {
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  /* json_object_set_new consumes its value even when it fails. */
-  json_t *e = json_object(), *o = json_object();
-  int bad = json_object_set_new(e, "code", json_string(code));
-  bad |= json_object_set_new(e, "message", json_text(msg));
-  bad |= json_object_set_new(e, "at", at ? json_text(at) : json_null());
-  if (o != NULL) bad |= json_object_set_new(o, "error", e);
-  else json_decref(e);
-  char *text = o != NULL && bad == 0 ? json_dumps(o, JSON_COMPACT) : NULL;
-  json_decref(o);
-  if (text == NULL) {
+  /* The one printer of error bodies (formats/answer.h): text that is not
+   * UTF-8 (a name from the request) never breaks the JSON. */
+  fmt_buf_t b;
+  fmt_buf_init(&b);
+  fmt_answer_error(&b, code, msg, at);
+  fmt_buf_putc(&b, '\n');
+  if (b.failed) {
     static const char fallback[] =
         "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of "
-        "memory\",\"at\":null}}";
+        "memory\",\"at\":null}}\n";
     srv_respond(r, status, "application/json", extra, fallback,
                 sizeof fallback - 1);
-    return;
+  } else {
+    srv_respond(r, status, "application/json", extra, b.data, b.len);
   }
-  size_t n = strlen(text);
-  text[n] = '\n'; /* The NUL moves out of the sent range. */
-  srv_respond(r, status, "application/json", extra, text, n + 1);
-  free(text);
+  fmt_buf_free(&b);
 }
 
 void srv_respond_error(srv_request_t *r, int status, const char *code,
@@ -779,6 +833,12 @@ void srv_http_reject(srv_http_t *h, int status, const char *code,
 /* ---- driving the parser -------------------------------------------------------- */
 
 static void dispatch(srv_http_t *h) {
+  if (h->skip_body) {
+    h->skip_body = false;
+    h->req.body = "";
+    h->req.body_len = 0;
+    h->in_message = false;
+  }
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
   srv_http_ref(h);

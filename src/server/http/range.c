@@ -124,5 +124,12 @@ void srv__range_start(srv_range_t *r, srv_request_t *req, const char *ctype,
     maybe_free(r);
     return;
   }
+  if (req->method == SRV_HEAD) {
+    /* The headers are the whole answer: no frame is computed. */
+    r->_dead = true;
+    srv_respond_end(req);
+    maybe_free(r);
+    return;
+  }
   pump(r);
 }

@@ -29,6 +29,9 @@ typedef struct srv_http_host_s {
   uv_loop_t *loop;
   /* Answers a complete request (the API's router). */
   void (*route)(srv_request_t *req);
+  /* Whether route would take req (method and path known, no body yet):
+   * decides 100 Continue. NULL: every request. */
+  bool (*accepts)(const srv_request_t *req);
   /* An answer is finished (metrics, access log); may be NULL. */
   void (*request_done)(srv_request_t *req, void *arg);
   void *arg;

@@ -37,6 +37,7 @@ struct srv_conn_s {
   size_t queued;
   size_t read_limit;
   uint64_t linger_ms;
+  uint64_t write_timeout_ms;
   size_t progress_mark; /* Bytes still to write when the timer was armed. */
   const srv_conn_proto_t *proto;
   void *user;
@@ -102,6 +103,7 @@ static srv_conn_t *conn_new(uv_loop_t *loop, const srv_conn_opts_t *o) {
   if (c == NULL) return NULL;
   c->read_limit = o && o->read_limit ? o->read_limit : DEFAULT_READ_LIMIT;
   c->linger_ms = o && o->linger_ms ? o->linger_ms : DEFAULT_LINGER_MS;
+  c->write_timeout_ms = o ? o->write_timeout_ms : 0;
   uv_tcp_init(loop, &c->tcp);
   uv_timer_init(loop, &c->timer);
   c->tcp.data = c->timer.data = c;
@@ -217,23 +219,36 @@ const char *srv_conn_peer(const srv_conn_t *c) { return c->peer; }
 
 size_t srv_conn_queued(const srv_conn_t *c) { return c->queued; }
 
-/* ---- graceful close: flush, FIN, wait for the peer's FIN, bounded by
- * linger_ms without progress. -------------------------------------------- */
+/* ---- the timer: a graceful close (flush, FIN, wait for the peer's FIN)
+ * bounded by linger_ms without progress, and writes that make no progress
+ * for write_timeout_ms. ------------------------------------------------------ */
 
 static size_t bytes_pending(const srv_conn_t *c) {
   return c->queued + uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
 }
 
-static void on_linger_timer(uv_timer_t *t) {
+static void on_timer(uv_timer_t *t) {
   srv_conn_t *c = t->data;
   size_t now = bytes_pending(c);
-  if (!c->shutdown_sent && now < c->progress_mark) {
+  if (!c->shutdown_sent && now > 0 && now < c->progress_mark) {
     /* Still flushing, slowly: give it another period. */
     c->progress_mark = now;
-    uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
+    uv_timer_start(&c->timer, on_timer,
+                   c->close_when_drained ? c->linger_ms
+                                         : c->write_timeout_ms,
+                   0);
     return;
   }
   srv_conn_close(c);
+}
+
+/* Watches a write queue that has just become non-empty. */
+static void watch_writes(srv_conn_t *c) {
+  if (c->close_when_drained || c->write_timeout_ms == 0 ||
+      uv_is_active((uv_handle_t *)&c->timer))
+    return;
+  c->progress_mark = bytes_pending(c);
+  uv_timer_start(&c->timer, on_timer, c->write_timeout_ms, 0);
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status) {
@@ -247,7 +262,7 @@ static void begin_shutdown(srv_conn_t *c) {
   if (c->shutdown_sent || c->closing) return;
   c->shutdown_sent = true;
   c->shutdown_req.data = c;
-  uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
+  uv_timer_start(&c->timer, on_timer, c->linger_ms, 0);
   if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) !=
       0)
     srv_conn_close(c);
@@ -263,7 +278,8 @@ void srv_conn_close_after_writes(srv_conn_t *c) {
     return;
   }
   c->progress_mark = bytes_pending(c);
-  uv_timer_start(&c->timer, on_linger_timer, c->linger_ms, 0);
+  uv_timer_stop(&c->timer);
+  uv_timer_start(&c->timer, on_timer, c->linger_ms, 0);
 }
 
 /* ---- writes ---------------------------------------------------------------- */
@@ -283,6 +299,7 @@ static void on_write(uv_write_t *r, int status) {
     if (c->queued == 0) begin_shutdown(c);
     return;
   }
+  if (c->queued == 0) uv_timer_stop(&c->timer);
   if (c->proto && c->proto->on_drain) c->proto->on_drain(c, c->user);
 }
 
@@ -303,6 +320,7 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
   w->arg = arg;
   w->len = len;
   c->queued += len;
+  watch_writes(c);
   return 0;
 }
 

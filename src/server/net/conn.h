@@ -63,6 +63,9 @@ typedef struct srv_conn_opts_s {
   /* A graceful close gives up when nothing moves (no queued byte leaves,
    * no peer FIN) for this long (2000 ms when 0). */
   uint64_t linger_ms;
+  /* A connection with bytes queued that makes no write progress for this
+   * long (the peer does not read) is closed; 0: never. */
+  uint64_t write_timeout_ms;
   /* The set the connection joins while open (may be NULL). */
   srv_conn_set_t *set;
 } srv_conn_opts_t;

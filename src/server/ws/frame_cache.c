@@ -12,19 +12,7 @@
 
 #include <uv.h>
 
-/* Memory of the core jobs, grown on demand: one on the loop thread, one
- * per job in the pool. */
-typedef struct scratch_s {
-  anim_vec3_t *translation;
-  anim_quat_t *rotation;
-  anim_vec3_t *scale;
-  anim_mat4_t *model;
-  anim_mat4_t *skin;
-  float *full;
-  float *dqs;
-  size_t joints_cap;
-  size_t full_cap;
-} scratch_t;
+#include "server/api/evaluate.h"
 
 typedef struct entry_s {
   srv_ws_eval_key_t key; /* mask points to mask_copy. */
@@ -40,7 +28,6 @@ typedef struct eval_job_s {
   srv_job_t job; /* First: the pool hands this pointer back. */
   srv_ws_eval_t *e;
   entry_t *en;
-  scratch_t scratch;
   int result;
 } eval_job_t;
 
@@ -48,7 +35,6 @@ struct srv_ws_eval_s {
   entry_t *entries;
   unsigned count;
   unsigned next; /* Round-robin victim. */
-  scratch_t scratch;
   srv_pool_t *pool;
   srv_pool_inbox_t *inbox; /* NULL: jobs come back on the pool's loop. */
   unsigned pending; /* Jobs in flight. */
@@ -84,17 +70,6 @@ void srv_ws_eval_clear(srv_ws_eval_t *e) {
     if (!e->entries[i].pending) entry_drop(&e->entries[i]);
 }
 
-static void scratch_free(scratch_t *sc) {
-  free(sc->translation);
-  free(sc->rotation);
-  free(sc->scale);
-  free(sc->model);
-  free(sc->skin);
-  free(sc->full);
-  free(sc->dqs);
-  memset(sc, 0, sizeof *sc);
-}
-
 static void eval_destroy(srv_ws_eval_t *e) {
   srv_ws_eval_clear(e);
   for (unsigned i = 0; i < e->count; i++) {
@@ -102,7 +77,6 @@ static void eval_destroy(srv_ws_eval_t *e) {
     free(e->entries[i].mask_copy);
   }
   free(e->entries);
-  scratch_free(&e->scratch);
   free(e);
 }
 
@@ -127,125 +101,43 @@ static bool key_eq(const srv_ws_eval_key_t *a, const srv_ws_eval_key_t *b) {
   return memcmp(a->mask, b->mask, a->mask_count * sizeof *a->mask) == 0;
 }
 
-static int grow(void **p, size_t *cap_unused, size_t bytes) {
-  (void)cap_unused;
-  void *q = realloc(*p, bytes);
-  if (q == NULL) return UV_ENOMEM;
-  *p = q;
-  return 0;
-}
-
-static int reserve_scratch(scratch_t *e, size_t joints, size_t full) {
-  if (joints > e->joints_cap) {
-    if (grow((void **)&e->translation, NULL, joints * sizeof(anim_vec3_t)) ||
-        grow((void **)&e->rotation, NULL, joints * sizeof(anim_quat_t)) ||
-        grow((void **)&e->scale, NULL, joints * sizeof(anim_vec3_t)) ||
-        grow((void **)&e->model, NULL, joints * sizeof(anim_mat4_t)) ||
-        grow((void **)&e->skin, NULL, joints * sizeof(anim_mat4_t)) ||
-        grow((void **)&e->dqs, NULL, joints * 8 * sizeof(float)))
-      return UV_ENOMEM;
-    e->joints_cap = joints;
-  }
-  if (full > e->full_cap) {
-    if (grow((void **)&e->full, NULL, full * sizeof(float))) return UV_ENOMEM;
-    e->full_cap = full;
-  }
-  return 0;
-}
-
-/* Samples, then accumulates to model space (and skinning matrices) as the
- * HTTP answers do. */
-static int eval_pose(scratch_t *e, const srv_ws_eval_key_t *k,
-                     bool need_model, bool need_skin) {
-  const anim_skeleton_t *sk = k->skeleton->skeleton;
-  uint32_t n = sk->joint_count;
-  anim_pose_t pose = {e->translation, e->rotation, e->scale, n};
-  anim_sampling_job_t sj = {
-      .skeleton = sk,
+/* The pipeline's job for key (its output still to be set). */
+static srv_eval_job_t key_job(const srv_ws_eval_key_t *k) {
+  srv_eval_job_t job = {
+      .skeleton = k->skeleton->skeleton,
       .clip = k->clip->clip,
-      .time = k->t,
+      .t = k->t,
       .wrap = (anim_wrap)k->wrap,
-      .output = pose,
+      .space = (fmt_space)k->space,
+      .joints = k->mask,
+      .joint_count = k->mask_count,
+      .mesh = k->mesh != NULL ? k->mesh->mesh : NULL,
+      .method = (anim_skin_method)k->method,
+      .normals = k->normals ? ANIM_NORMALS_LINEAR : ANIM_NORMALS_NONE,
   };
-  if (anim_sampling_job_run(&sj) != ANIM_OK) return UV_EINVAL;
-  if (!need_model) return 0;
-  anim_local_to_model_job_t lm = {
-      .skeleton = sk, .input = pose, .output = e->model, .output_count = n};
-  if (anim_local_to_model_job_run(&lm) != ANIM_OK) return UV_EINVAL;
-  if (!need_skin) return 0;
-  anim_skinning_matrices_job_t smj = {
-      .skeleton = sk, .model = e->model, .output = e->skin, .output_count = n};
-  if (anim_skinning_matrices_job_run(&smj) != ANIM_OK) return UV_EINVAL;
-  return 0;
-}
-
-/* Fills en->floats for en->key. Touches only en, e and the immutable
- * assets, so it runs on a worker as well as on the loop. en->floats must
- * already hold entry_floats(key) floats. */
-static int evaluate(scratch_t *e, entry_t *en) {
-  const srv_ws_eval_key_t *k = &en->key;
-  const anim_skeleton_t *sk = k->skeleton->skeleton;
-  uint32_t n = sk->joint_count;
-  if (k->mesh != NULL) {
-    const anim_mesh_t *mesh = k->mesh->mesh;
-    size_t v = mesh->vertex_count;
-    size_t need = v * (k->normals ? 6 : 3);
-    if (reserve_scratch(e, n, 16 * (size_t)n) != 0) return UV_ENOMEM;
-    int r = eval_pose(e, k, true, true);
-    if (r != 0) return r;
-    anim_skinning_job_t job = {
-        .mesh = mesh,
-        .matrices = e->skin,
-        .matrix_count = n,
-        .method = (anim_skin_method)k->method,
-        .normals = k->normals ? ANIM_NORMALS_LINEAR : ANIM_NORMALS_NONE,
-        .out_positions = en->floats,
-        .out_normals = k->normals ? en->floats + 3 * v : NULL,
-        .scratch = e->dqs,
-        .scratch_count = 8 * (size_t)n,
-    };
-    if (anim_skinning_job_run(&job) != ANIM_OK) return UV_EINVAL;
-    en->data.floats = en->floats;
-    en->data.count = (uint32_t)need;
-    en->data.elements = (uint32_t)v;
-    return 0;
-  }
-
-  size_t stride = k->space == FMT_SPACE_LOCAL ? 10 : 16;
-  size_t sent = k->mask != NULL ? k->mask_count : n;
-  if (reserve_scratch(e, n, stride * n) != 0) return UV_ENOMEM;
-  int r = eval_pose(e, k, k->space != FMT_SPACE_LOCAL,
-                    k->space == FMT_SPACE_SKIN);
-  if (r != 0) return r;
-  /* Without a mask the caller-order floats go straight to the entry. */
-  float *dst = k->mask != NULL ? e->full : en->floats;
-  anim_result ar;
-  if (k->space == FMT_SPACE_LOCAL) {
-    anim_pose_t pose = {e->translation, e->rotation, e->scale, n};
-    ar = anim_pose_to_caller_trs10(sk, &pose, dst, 10 * (size_t)n);
-  } else {
-    ar = anim_mat4_to_caller(
-        sk, k->space == FMT_SPACE_SKIN ? e->skin : e->model, dst,
-        16 * (size_t)n);
-  }
-  if (ar != ANIM_OK) return UV_EINVAL;
-  if (k->mask != NULL)
-    for (uint32_t i = 0; i < k->mask_count; i++)
-      memcpy(en->floats + i * stride, e->full + k->mask[i] * stride,
-             stride * sizeof(float));
-  en->data.floats = en->floats;
-  en->data.count = (uint32_t)(stride * sent);
-  en->data.elements = (uint32_t)sent;
-  return 0;
+  return job;
 }
 
 /* Floats a frame of key holds. */
 static size_t entry_floats(const srv_ws_eval_key_t *k) {
-  if (k->mesh != NULL)
-    return (size_t)k->mesh->mesh->vertex_count * (k->normals ? 6 : 3);
-  size_t stride = k->space == FMT_SPACE_LOCAL ? 10 : 16;
-  return stride * (k->mask != NULL ? k->mask_count
-                                   : k->skeleton->skeleton->joint_count);
+  srv_eval_job_t job = key_job(k);
+  return srv_eval_float_count(&job);
+}
+
+/* Fills en->floats for en->key with the calling thread's scratch. Touches
+ * only en and the immutable assets, so it runs on a worker as well as on
+ * the loop. en->floats must already hold entry_floats(key) floats. */
+static int evaluate(entry_t *en) {
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  if (s == NULL) return UV_ENOMEM;
+  srv_eval_job_t job = key_job(&en->key);
+  job.out = en->floats;
+  anim_result r = srv_eval_run(&job, s);
+  if (r != ANIM_OK) return r == ANIM_ERR_OUT_OF_MEMORY ? UV_ENOMEM : UV_EINVAL;
+  en->data.floats = en->floats;
+  en->data.count = (uint32_t)srv_eval_float_count(&job);
+  en->data.elements = srv_eval_element_count(&job);
+  return 0;
 }
 
 static entry_t *find(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
@@ -275,8 +167,9 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   }
   size_t need = entry_floats(key);
   if (need > en->cap) {
-    if (grow((void **)&en->floats, NULL, need * sizeof(float)) != 0)
-      return NULL;
+    float *f = realloc(en->floats, need * sizeof(float));
+    if (f == NULL) return NULL;
+    en->floats = f;
     en->cap = need;
   }
   en->key = *key;
@@ -301,7 +194,7 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
   if (en != NULL) e->stats.late++;
   en = claim(e, key);
   if (en == NULL) return UV_ENOMEM;
-  int r = evaluate(&e->scratch, en);
+  int r = evaluate(en);
   if (r != 0) {
     entry_drop(en);
     return r;
@@ -313,7 +206,7 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
 
 static void job_work(srv_job_t *job) {
   eval_job_t *j = (eval_job_t *)job;
-  j->result = evaluate(&j->scratch, j->en);
+  j->result = evaluate(j->en);
 }
 
 static void job_done(srv_job_t *job, int status) {
@@ -322,7 +215,6 @@ static void job_done(srv_job_t *job, int status) {
   j->en->pending = false;
   if (status != 0 || j->result != 0) entry_drop(j->en);
   else e->stats.evaluations++;
-  scratch_free(&j->scratch);
   free(j);
   e->pending--;
   if (e->freeing && e->pending == 0) eval_destroy(e);

@@ -38,6 +38,7 @@ typedef struct stream_loop_s {
   bool has_returns;
   bool closed;            /* The loop's own handles are closing. */
   uint64_t close_timeout_ms;
+  srv_access_log_t *log; /* Not owned. */
   atomic_uint clients; /* Handed off and not yet gone. */
   bool shut;           /* Loop thread: the hub was shut down. */
   pthread_mutex_t lock; /* Guards the fields below. */
@@ -120,6 +121,7 @@ static void on_wake(uv_async_t *h) {
           .in_len = items->in_len,
           .close_timeout_ms = l->close_timeout_ms,
           .on_gone = on_socket_gone,
+          .log = l->log,
           .arg = l,
       };
       rc = srv_ws_socket_open(&l->loop, l->hub, items->fd, &o);
@@ -215,7 +217,8 @@ static void loop_join(stream_loop_t *l) {
 }
 
 int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
-                     const srv_ws_limits_t *lim, srv_ws_loops_t **out) {
+                     const srv_ws_limits_t *lim, srv_access_log_t *log,
+                     srv_ws_loops_t **out) {
   srv_ws_loops_t *ls = calloc(1, sizeof *ls);
   if (ls == NULL) return UV_ENOMEM;
   ls->loops = calloc(count, sizeof *ls->loops);
@@ -224,6 +227,7 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
     return UV_ENOMEM;
   }
   for (unsigned i = 0; i < count; i++) {
+    ls->loops[i].log = log;
     int rc = loop_start(&ls->loops[i], i, store, pool, lim);
     if (rc != 0) {
       srv_ws_loops_free(ls);

@@ -26,6 +26,7 @@
 
 #include <uv.h>
 
+#include "server/access_log.h"
 #include "server/pool.h"
 #include "server/ws/stream.h"
 #include "store/store.h"
@@ -33,11 +34,13 @@
 typedef struct srv_ws_loops_s srv_ws_loops_t;
 
 /* Starts count threads (count >= 1), each a loop with a hub over store
- * with limits lim; pool (may be NULL) computes skinned-mesh frames ahead.
+ * with limits lim; pool (may be NULL) computes skinned-mesh frames ahead;
+ * log (may be NULL) gets one line per session.
  * store and pool are not owned and must outlive the loops. Returns 0 and
  * *out, or a negative errno. */
 int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
-                     const srv_ws_limits_t *lim, srv_ws_loops_t **out);
+                     const srv_ws_limits_t *lim, srv_access_log_t *log,
+                     srv_ws_loops_t **out);
 
 /* Gives fd (a connected socket whose handshake was checked; owned from now
  * on, closed on failure) to the least busy loop, which writes head (the

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "animd/animd.h"
+#include "formats/vocab.h"
 
 static const char *const op_names[] = {"play", "pause", "resume", "seek",
                                        "stop", "set",   "pose",   "stats"};
@@ -32,9 +33,10 @@ static void utf8_trim(char *s) {
   if (n - (i - 1) < need) s[i - 1] = '\0';
 }
 
-int srv_ws_error_set(srv_ws_error_t *err, const char *id, const char *code,
-                     const char *at, const char *fmt, ...) {
-  snprintf(err->code, sizeof err->code, "%s", code);
+int srv_ws_error_set(srv_ws_error_t *err, const char *id,
+                     srv_error_code code, const char *at, const char *fmt,
+                     ...) {
+  snprintf(err->code, sizeof err->code, "%s", srv_error_name(code));
   snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
   utf8_trim(err->at);
   snprintf(err->id, sizeof err->id, "%s", id != NULL ? id : "");
@@ -80,11 +82,11 @@ static int get_number(json_t *root, const char *key, double lo, double hi,
   *present = v != NULL;
   if (v == NULL) return 0;
   if (!json_is_number(v))
-    return srv_ws_error_set(err, id, "bad_type", key, "%s must be a number",
-                            key);
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
+                            "%s must be a number", key);
   double d = json_number_value(v);
   if (!isfinite(d) || d < lo || d > hi)
-    return srv_ws_error_set(err, id, "bad_value", key,
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, key,
                             "%s must be within [%g, %g]", key, lo, hi);
   *out = d;
   return 0;
@@ -95,35 +97,29 @@ static int get_string(json_t *root, const char *key, const char **out,
   json_t *v = json_object_get(root, key);
   if (v == NULL) return 0;
   if (!json_is_string(v) || json_string_length(v) == 0)
-    return srv_ws_error_set(err, id, "bad_type", key,
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
                             "%s must be a non-empty string", key);
   *out = json_string_value(v);
   return 0;
 }
 
-/* A string field whose value is one of names; *out is its index. */
-static int get_enum(json_t *root, const char *key, const char *const *names,
-                    int count, int *out, bool *present, srv_ws_error_t *err,
+/* A string field whose value is a word of vocab; *out is its value. */
+static int get_enum(json_t *root, const char *key, fmt_vocab vocab,
+                    int *out, bool *present, srv_ws_error_t *err,
                     const char *id) {
   const char *s = NULL;
   *present = false;
   if (get_string(root, key, &s, err, id) != 0) return -1;
   if (s == NULL) return 0;
-  for (int i = 0; i < count; i++) {
-    if (strcmp(s, names[i]) == 0) {
-      *out = i;
-      *present = true;
-      return 0;
-    }
+  int v = fmt_vocab_parse(vocab, s);
+  if (v >= 0) {
+    *out = v;
+    *present = true;
+    return 0;
   }
-  return srv_ws_error_set(err, id, "bad_value", key, "unknown %s \"%.40s\"",
-                          key, s);
+  return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, key,
+                          "unknown %s \"%.40s\"", key, s);
 }
-
-static const char *const wrap_names[] = {"clamp", "loop", "pingpong"};
-static const char *const space_names[] = {"local", "model", "skin"};
-static const char *const format_names[] = {"json", "bin"};
-static const char *const method_names[] = {"lbs", "dqs"};
 
 static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
   json_t *v = json_object_get(root, "id");
@@ -131,12 +127,12 @@ static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
   if (json_is_string(v)) {
     size_t n = json_string_length(v);
     if (n == 0 || n > 48)
-      return srv_ws_error_set(err, NULL, "bad_value", "id",
+      return srv_ws_error_set(err, NULL, SRV_ERR_BAD_VALUE, "id",
                               "id must be 1 to 48 characters");
     char *text = json_dumps(v, JSON_ENCODE_ANY);
     if (text == NULL || strlen(text) > SRV_WS_ID_MAX) {
       free(text);
-      return srv_ws_error_set(err, NULL, "bad_value", "id",
+      return srv_ws_error_set(err, NULL, SRV_ERR_BAD_VALUE, "id",
                               "id is too long once escaped");
     }
     snprintf(cmd->id, sizeof cmd->id, "%s", text);
@@ -148,7 +144,7 @@ static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
              json_integer_value(v));
     return 0;
   }
-  return srv_ws_error_set(err, NULL, "bad_type", "id",
+  return srv_ws_error_set(err, NULL, SRV_ERR_BAD_TYPE, "id",
                           "id must be a string or an integer");
 }
 
@@ -160,22 +156,23 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   if (root == NULL) {
     char at[48];
     snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-    return srv_ws_error_set(err, NULL, "bad_json", at, "%s", jerr.text);
+    return srv_ws_error_set(err, NULL, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
   }
   cmd->root = root;
   if (!json_is_object(root)) {
-    srv_ws_error_set(err, NULL, "bad_message", "", "a message is an object");
+    srv_ws_error_set(err, NULL, SRV_ERR_BAD_MESSAGE, "",
+                     "a message is an object");
     goto fail;
   }
   if (parse_id(root, cmd, err) != 0) goto fail;
   const char *id = cmd->id;
   json_t *op = json_object_get(root, "op");
   if (op == NULL) {
-    srv_ws_error_set(err, id, "missing_field", "op", "op is required");
+    srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "op", "op is required");
     goto fail;
   }
   if (!json_is_string(op)) {
-    srv_ws_error_set(err, id, "bad_type", "op", "op must be a string");
+    srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "op", "op must be a string");
     goto fail;
   }
   int opi = -1;
@@ -185,7 +182,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     char name[41];
     snprintf(name, sizeof name, "%s", json_string_value(op));
     utf8_trim(name);
-    srv_ws_error_set(err, id, "unknown_op", "op", "unknown op \"%s\"", name);
+    srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_OP, "op", "unknown op \"%s\"",
+                     name);
     goto fail;
   }
   cmd->op = (srv_ws_op)opi;
@@ -194,7 +192,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   json_t *value;
   json_object_foreach(root, key, value) {
     if (!is_allowed(cmd->op, key)) {
-      srv_ws_error_set(err, id, "unknown_field", key,
+      srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_FIELD, key,
                        "%s does not take \"%.40s\"", op_names[opi], key);
       goto fail;
     }
@@ -202,7 +200,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
 
   bool streamed = cmd->op != SRV_WS_OP_STATS && cmd->op != SRV_WS_OP_POSE;
   if (streamed && cmd->id[0] == '\0') {
-    srv_ws_error_set(err, id, "missing_field", "id",
+    srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "id",
                      "%s needs the stream id", op_names[opi]);
     goto fail;
   }
@@ -220,7 +218,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
                  id) != 0)
     goto fail;
   if (present && cmd->fps <= 0) {
-    srv_ws_error_set(err, id, "bad_value", "fps", "fps must be above 0");
+    srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "fps", "fps must be above 0");
     goto fail;
   }
   if (present) cmd->has |= SRV_WS_HAS_FPS;
@@ -234,26 +232,26 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     goto fail;
   bool has_t = present;
   int v;
-  if (get_enum(root, "wrap", wrap_names, 3, &cmd->wrap, &present, err, id))
+  if (get_enum(root, "wrap", FMT_VOCAB_WRAP, &cmd->wrap, &present, err, id))
     goto fail;
   if (present) cmd->has |= SRV_WS_HAS_WRAP;
-  if (get_enum(root, "space", space_names, 3, &cmd->space, &present, err, id))
+  if (get_enum(root, "space", FMT_VOCAB_SPACE, &cmd->space, &present, err, id))
     goto fail;
   if (present) cmd->has |= SRV_WS_HAS_SPACE;
   v = 0;
-  if (get_enum(root, "format", format_names, 2, &v, &present, err, id))
+  if (get_enum(root, "format", FMT_VOCAB_FORMAT, &v, &present, err, id))
     goto fail;
   if (present) {
     cmd->format = (srv_ws_format)v;
     cmd->has |= SRV_WS_HAS_FORMAT;
   }
-  if (get_enum(root, "method", method_names, 2, &cmd->method, &present, err,
+  if (get_enum(root, "method", FMT_VOCAB_METHOD, &cmd->method, &present, err,
                id))
     goto fail;
   json_t *normals = json_object_get(root, "normals");
   if (normals != NULL) {
     if (!json_is_boolean(normals)) {
-      srv_ws_error_set(err, id, "bad_type", "normals",
+      srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "normals",
                        "normals must be true or false");
       goto fail;
     }
@@ -266,7 +264,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   json_t *joints = json_object_get(root, "joints");
   if (joints != NULL) {
     if (!json_is_array(joints) || json_array_size(joints) == 0) {
-      srv_ws_error_set(err, id, "bad_type", "joints",
+      srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "joints",
                        "joints must be a non-empty array of joint names");
       goto fail;
     }
@@ -276,7 +274,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
       if (!json_is_string(j)) {
         char at[32];
         snprintf(at, sizeof at, "joints[%zu]", i);
-        srv_ws_error_set(err, id, "bad_type", at,
+        srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, at,
                          "joint names are strings");
         goto fail;
       }
@@ -287,21 +285,22 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   /* Required fields per op. */
   if (cmd->op == SRV_WS_OP_PLAY || cmd->op == SRV_WS_OP_POSE) {
     if (cmd->clip == NULL) {
-      srv_ws_error_set(err, id, "missing_field", "clip", "clip is required");
+      srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "clip",
+                       "clip is required");
       goto fail;
     }
     if (cmd->skeleton == NULL && cmd->mesh == NULL) {
-      srv_ws_error_set(err, id, "missing_field", "skeleton",
+      srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "skeleton",
                        "skeleton (or mesh) is required");
       goto fail;
     }
   }
   if ((cmd->op == SRV_WS_OP_SEEK || cmd->op == SRV_WS_OP_POSE) && !has_t) {
-    srv_ws_error_set(err, id, "missing_field", "t", "t is required");
+    srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "t", "t is required");
     goto fail;
   }
   if (cmd->op == SRV_WS_OP_SET && cmd->has == 0) {
-    srv_ws_error_set(err, id, "missing_field", "",
+    srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "",
                      "set needs one of speed, fps, space, format, wrap");
     goto fail;
   }

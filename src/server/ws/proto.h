@@ -16,6 +16,9 @@
 
 #include <jansson.h>
 
+#include "formats/vocab.h"
+#include "server/errors.h"
+
 typedef enum srv_ws_op {
   SRV_WS_OP_PLAY = 0,
   SRV_WS_OP_PAUSE,
@@ -27,12 +30,17 @@ typedef enum srv_ws_op {
   SRV_WS_OP_STATS
 } srv_ws_op;
 
-/* Pose spaces, numbered as fmt_space (formats/answer.h). */
-enum { SRV_WS_SPACE_LOCAL = 0, SRV_WS_SPACE_MODEL = 1, SRV_WS_SPACE_SKIN = 2 };
+/* Pose spaces and formats: the values of the API's vocabulary
+ * (formats/vocab.h). */
+enum {
+  SRV_WS_SPACE_LOCAL = FMT_SPACE_LOCAL,
+  SRV_WS_SPACE_MODEL = FMT_SPACE_MODEL,
+  SRV_WS_SPACE_SKIN = FMT_SPACE_SKIN
+};
 
 typedef enum srv_ws_format {
-  SRV_WS_FORMAT_JSON = 0,
-  SRV_WS_FORMAT_BIN
+  SRV_WS_FORMAT_JSON = FMT_FORMAT_JSON,
+  SRV_WS_FORMAT_BIN = FMT_FORMAT_BIN
 } srv_ws_format;
 
 /* Which fields a set (or play) message carried. */
@@ -88,9 +96,10 @@ void srv_ws_cmd_free(srv_ws_cmd_t *cmd);
 
 const char *srv_ws_op_name(srv_ws_op op);
 
-/* Fills err printf-style; returns -1. */
-int srv_ws_error_set(srv_ws_error_t *err, const char *id, const char *code,
-                     const char *at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Fills err printf-style (code: its wire string, server/errors.h);
+ * returns -1. */
+int srv_ws_error_set(srv_ws_error_t *err, const char *id,
+                     srv_error_code code, const char *at, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -57,6 +57,19 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data,
   return (ssize_t)len;
 }
 
+/* A close frame with a 1-byte payload is a protocol error (RFC 6455
+ * 5.5.1: the payload is empty or starts with a 2-byte code); wslay would
+ * echo an empty close. Queued at the frame's header, before wslay reads
+ * the payload, this 1002 goes out in its place. (wslay itself answers
+ * codes no peer may send with 1002.) */
+static void on_frame_start(wslay_event_context_ptr ctx,
+                           const struct wslay_event_on_frame_recv_start_arg *a,
+                           void *user) {
+  (void)user;
+  if (a->opcode == WSLAY_CONNECTION_CLOSE && a->payload_length == 1)
+    wslay_event_queue_close(ctx, 1002, NULL, 0);
+}
+
 static void on_msg(wslay_event_context_ptr ctx,
                    const struct wslay_event_on_msg_recv_arg *arg,
                    void *user) {
@@ -116,6 +129,7 @@ int srv_ws_session_init(srv_ws_session_t *s, const srv_ws_session_io_t *io,
       .recv_callback = on_recv,
       .send_callback = on_send,
       .on_msg_recv_callback = on_msg,
+      .on_frame_recv_start_callback = on_frame_start,
   };
   if (wslay_event_context_server_init(&s->ctx, &cbs, s) != 0)
     return UV_ENOMEM;

@@ -15,6 +15,8 @@ typedef struct ws_socket_s {
   srv_ws_client_t *client;
   srv_ws_socket_gone_cb on_gone;
   void *arg;
+  srv_access_log_t *log;
+  uint64_t opened_ns;
 } ws_socket_t;
 
 /* ---- transport -------------------------------------------------------------- */
@@ -45,9 +47,27 @@ static void on_read(srv_conn_t *conn, ssize_t nread, void *user) {
   srv_ws_client_feed(s->client, data, n);
 }
 
+/* The session's line: who, how it ended (close codes sent and received,
+ * 0 for none), how long, and what it was sent. */
+static void log_session(const ws_socket_t *s, srv_conn_t *conn) {
+  if (!srv_access_log_enabled(s->log)) return;
+  srv_ws_client_summary_t sum;
+  srv_ws_client_summary(s->client, &sum);
+  double secs = (double)(uv_hrtime() - s->opened_ns) / 1e9;
+  srv_access_log_write(s->log,
+                       "%s \"WS /v1/stream\" close %u/%u %.3fs frames %llu "
+                       "skipped %llu dropped %llu messages %llu stream",
+                       srv_conn_peer(conn), sum.close_sent,
+                       sum.close_received, secs,
+                       (unsigned long long)sum.frames_sent,
+                       (unsigned long long)sum.frames_skipped,
+                       (unsigned long long)sum.frames_dropped,
+                       (unsigned long long)sum.messages);
+}
+
 static void on_close(srv_conn_t *conn, void *user) {
-  (void)conn;
   ws_socket_t *s = user;
+  log_session(s, conn);
   srv_ws_client_free(s->client);
   srv_ws_socket_gone_cb cb = s->on_gone;
   void *arg = s->arg;
@@ -86,6 +106,8 @@ int srv_ws_socket_open(uv_loop_t *loop, srv_ws_hub_t *hub, uv_os_sock_t fd,
   }
   s->on_gone = o->on_gone;
   s->arg = o->arg;
+  s->log = o->log;
+  s->opened_ns = uv_hrtime();
   srv_conn_start(conn, &proto, s);
   if (o->in_len > 0) srv_ws_client_feed(s->client, o->in, o->in_len);
   return 0;

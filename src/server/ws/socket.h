@@ -19,6 +19,7 @@
 
 #include <uv.h>
 
+#include "server/access_log.h"
 #include "server/ws/stream.h"
 
 typedef struct srv_ws_socket_s srv_ws_socket_t;
@@ -34,6 +35,7 @@ typedef struct srv_ws_socket_opts_s {
   uint64_t close_timeout_ms;
   srv_ws_socket_gone_cb on_gone;
   void *arg;
+  srv_access_log_t *log; /* One line when the session ends (may be NULL). */
 } srv_ws_socket_opts_t;
 
 /* Opens fd (a connected TCP socket, owned from now on) on loop as a client

@@ -74,6 +74,7 @@ struct srv_ws_client_s {
   uint64_t dirty_due;    /* Earliest due time of the frames queued. */
   bool free_pending;
   uint64_t sent, dropped;
+  uint64_t skipped, messages; /* Over the session, all streams. */
 };
 
 struct srv_ws_hub_s {
@@ -198,16 +199,26 @@ static void client_close(srv_ws_client_t *c, uint16_t code,
  * data passes WS_UNREAD_FACTOR high-water marks. */
 #define WS_UNREAD_FACTOR 16
 
+/* True (after closing it) when the client has left too much unread. */
+static bool over_unread(srv_ws_client_t *c) {
+  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  if (queued <= WS_UNREAD_FACTOR * c->hub->lim.high_water) return false;
+  client_close(c, 1008, "too much unread data");
+  transport_close(c);
+  return true;
+}
+
+/* Every answer to a message goes out here, under the unread rule. */
+static void send_answer(srv_ws_client_t *c, uint8_t opcode, const void *data,
+                        size_t len) {
+  if (over_unread(c)) return;
+  srv_ws_session_send(&c->session, opcode, data, len);
+  check_done(c);
+}
+
 static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   if (b->failed) return;
-  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
-  if (queued > WS_UNREAD_FACTOR * c->hub->lim.high_water) {
-    client_close(c, 1008, "too much unread data");
-    transport_close(c);
-    return;
-  }
-  srv_ws_session_send(&c->session, WSLAY_TEXT_FRAME, b->data, b->len);
-  check_done(c);
+  send_answer(c, WSLAY_TEXT_FRAME, b->data, b->len);
 }
 
 static void send_error(srv_ws_client_t *c, const char *id, const char *code,
@@ -426,6 +437,7 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
   srv_ws_tick_t t = srv_ws_clock_tick(&s->clock, s->next, horizon);
   if (t.frame >= 0) {
     s->skipped += (uint64_t)t.skipped;
+    s->client->skipped += (uint64_t)t.skipped;
     s->client->hub->stats.frames_skipped += (uint64_t)t.skipped;
     send_frame(s, t.frame, true);
     s->next = t.frame + 1;
@@ -771,11 +783,10 @@ static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   if (resolve(c, cmd, &s) == 0) {
     float t = sampled_time(&s, cmd->t);
     if (build_frame(c->hub, &s, WS_ONE_SHOT, -1, t) == 0) {
-      srv_ws_session_send(&c->session,
-                          s.format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                                        : WSLAY_TEXT_FRAME,
-                          c->hub->out.data, c->hub->out.len);
-      check_done(c);
+      send_answer(c,
+                  s.format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                : WSLAY_TEXT_FRAME,
+                  c->hub->out.data, c->hub->out.len);
     } else {
       send_error(c, cmd->id, "internal", NULL, "the pose could not be made");
     }
@@ -812,6 +823,7 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                        size_t len) {
   srv_ws_client_t *c = user;
   c->hub->stats.messages_in++;
+  c->messages++;
   if (opcode != WSLAY_TEXT_FRAME) {
     send_error(c, NULL, "bad_message", NULL,
                "control messages are JSON text messages");
@@ -876,11 +888,27 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
   return c;
 }
 
+void srv_ws_client_summary(const srv_ws_client_t *c,
+                           srv_ws_client_summary_t *out) {
+  out->frames_sent = c->sent;
+  out->frames_skipped = c->skipped;
+  out->frames_dropped = c->dropped;
+  out->messages = c->messages;
+  out->close_sent = srv_ws_session_close_code_sent(&c->session);
+  out->close_received = srv_ws_session_close_code_received(&c->session);
+}
+
 void srv_ws_client_feed(srv_ws_client_t *c, const void *data, size_t len) {
   enter(c);
   c->last_rx_ns = uv_hrtime();
   c->ping_out = false;
-  srv_ws_session_feed(&c->session, data, len);
+  /* What the client's messages make us queue (answers, and the pongs
+   * wslay queues for its pings) counts against the unread rule too:
+   * checked before its bytes are read and after. */
+  if (srv_ws_session_closing(&c->session) || !over_unread(c)) {
+    srv_ws_session_feed(&c->session, data, len);
+    if (!srv_ws_session_closing(&c->session)) over_unread(c);
+  }
   if (srv_ws_session_closing(&c->session)) {
     stop_all_streams(c);
     if (c->close_ns == 0) c->close_ns = uv_hrtime();

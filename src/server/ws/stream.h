@@ -94,6 +94,17 @@ void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b);
 /* A client on transport t (ctx passed back). Returns NULL on ENOMEM. */
 srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
                                    const srv_ws_transport_t *t, void *ctx);
+/* What a client's session amounted to, for its access log line. */
+typedef struct srv_ws_client_summary_s {
+  uint64_t frames_sent, frames_skipped, frames_dropped;
+  uint64_t messages;     /* Control messages received. */
+  unsigned close_sent;   /* Close codes (0: none). */
+  unsigned close_received;
+} srv_ws_client_summary_t;
+
+void srv_ws_client_summary(const srv_ws_client_t *c,
+                           srv_ws_client_summary_t *out);
+
 /* Bytes from the peer. */
 void srv_ws_client_feed(srv_ws_client_t *c, const void *data, size_t len);
 /* The peer is gone (EOF or a read error): the transport is closed. */

@@ -30,10 +30,11 @@ typedef struct upgrade_s {
 } upgrade_t;
 
 int srv_ws_new(unsigned threads, store_t *store, srv_pool_t *pool,
-               const srv_ws_limits_t *lim, srv_ws_t **out) {
+               const srv_ws_limits_t *lim, srv_access_log_t *log,
+               srv_ws_t **out) {
   srv_ws_t *ws = calloc(1, sizeof *ws);
   if (ws == NULL) return UV_ENOMEM;
-  int rc = srv_ws_loops_new(threads ? threads : 1, store, pool, lim,
+  int rc = srv_ws_loops_new(threads ? threads : 1, store, pool, lim, log,
                             &ws->loops);
   if (rc != 0) {
     free(ws);

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "server/access_log.h"
 #include "server/http/http.h"
 #include "server/pool.h"
 #include "server/ws/stream.h"
@@ -21,10 +22,12 @@
 typedef struct srv_ws_s srv_ws_t;
 
 /* Starts threads stream loops (at least 1) over store and pool (neither
- * owned; both must outlive srv_ws_free) with limits lim. Returns 0 and
+ * owned; both must outlive srv_ws_free, and so must log, which gets a
+ * line per session) with limits lim. Returns 0 and
  * *out, or a negative errno. */
 int srv_ws_new(unsigned threads, store_t *store, srv_pool_t *pool,
-               const srv_ws_limits_t *lim, srv_ws_t **out);
+               const srv_ws_limits_t *lim, srv_access_log_t *log,
+               srv_ws_t **out);
 
 /* Takes over req (`GET /v1/stream`): answers a refused handshake (400,
  * 426) or a drain (503), else hands the connection to a stream loop once

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "formats/bundle.h"
+#include "error_status.h"
 
 /* Reads assets/<rel> into a malloc'd buffer; fails the test if missing. */
 static inline char *asset_read(const char *rel, size_t *len) {
@@ -58,7 +59,7 @@ static inline void asset_decode(const char *rel, const char *ct,
   int rc = fmt_decode(ct, body, len, opts, b, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(body);
-  ck_assert_msg(rc == 0, "%s: %d %s at %s: %s", rel, err.status, err.code,
+  ck_assert_msg(rc == 0, "%s: %s %s at %s: %s", rel, fmt_error_kind_name(err.kind), err.code,
                 err.at, err.message);
   import_time_log(rel, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -73,9 +74,9 @@ static inline void asset_decode(const char *rel, const char *ct,
     int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);             \
     ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",        \
                   (status_), (at_));                                         \
-    ck_assert_msg(e_.status == (status_) && strcmp(e_.at, (at_)) == 0,       \
+    ck_assert_msg(srv_error_kind_status(e_.kind) == (status_) && strcmp(e_.at, (at_)) == 0,       \
                   "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",        \
-                  e_.status, e_.at, e_.code, e_.message, (status_), (at_));  \
+                  srv_error_kind_status(e_.kind), e_.at, e_.code, e_.message, (status_), (at_));  \
     ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count, 0); \
   } while (0)
 
@@ -138,8 +139,9 @@ static inline void mutate_decode(const char *rel, const char *ct,
     if (fmt_decode(ct, buf, used, opts, &b, &e) == 0) {
       fmt_bundle_free(&b);
     } else {
-      ck_assert_msg(e.status == 400 || e.status == 413,
-                    "%s mutation %d: status %d (%s)", rel, i, e.status,
+      ck_assert_msg(srv_error_kind_status(e.kind) == 400 ||
+                        srv_error_kind_status(e.kind) == 413,
+                    "%s mutation %d: status %d (%s)", rel, i, srv_error_kind_status(e.kind),
                     e.message);
       ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
     }

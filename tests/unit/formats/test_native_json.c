@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/native_json.h"
+#include "error_status.h"
 
 /* A two-joint skeleton that the clip and mesh cases build on. */
 #define SK                                                                 \
@@ -196,10 +197,10 @@ START_TEST(test_bad_input_matrix) {
   memset(&err, 0, sizeof err);
   int rc = fmt_decode_native_json(c->json, strlen(c->json), &opts, &b, &err);
   ck_assert_msg(rc == -1, "case %d decoded: %s", _i, c->json);
-  ck_assert_msg(err.status == c->status && strcmp(err.code, c->code) == 0 &&
+  ck_assert_msg(srv_error_kind_status(err.kind) == c->status && strcmp(err.code, c->code) == 0 &&
                     strcmp(err.at, c->at) == 0,
                 "case %d: got %d %s at \"%s\" (%s); expected %d %s at \"%s\"",
-                _i, err.status, err.code, err.at, err.message, c->status,
+                _i, srv_error_kind_status(err.kind), err.code, err.at, err.message, c->status,
                 c->code, c->at);
   ck_assert(err.message[0] != '\0');
   /* The bundle is left empty. */
@@ -223,7 +224,7 @@ START_TEST(test_weight_path_counts_influences) {
   fmt_error_t err = {0};
   ck_assert_int_eq(fmt_decode_native_json(text, strlen(text), NULL, &b, &err),
                    -1);
-  ck_assert_int_eq(err.status, 400);
+  ck_assert_int_eq(srv_error_kind_status(err.kind), 400);
   ck_assert_str_eq(err.code, "weight");
   ck_assert_str_eq(err.at, "meshes[0].weights[41]");
 }

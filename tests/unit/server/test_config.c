@@ -67,8 +67,21 @@ START_TEST(test_errors_name_line) {
   ck_assert_int_eq(srv_config_set(&c, "workers", "-1", err, sizeof err), -1);
   ck_assert_int_eq(srv_config_set(&c, "workers", "99999999999", err,
                                   sizeof err), -1);
-  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5min", err,
+  /* A duration needs its unit: a bare number is refused (but 0). */
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "10000", err,
                                   sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "a duration needs its unit"));
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5mins", err,
+                                  sizeof err), -1);
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5min", err,
+                                  sizeof err), 0);
+  ck_assert_uint_eq(c.idle_timeout_ms, 300000);
+  ck_assert_int_eq(srv_config_set(&c, "drain_timeout", "2h", err,
+                                  sizeof err), 0);
+  ck_assert_uint_eq(c.drain_timeout_ms, 7200000);
+  ck_assert_int_eq(srv_config_set(&c, "body_timeout", "0", err,
+                                  sizeof err), 0);
+  ck_assert_uint_eq(c.body_timeout_ms, 0);
 }
 END_TEST
 

@@ -242,6 +242,47 @@ START_TEST(test_inbox_gets_cancellations) {
 }
 END_TEST
 
+static atomic_bool slow_release;
+
+/* A job that runs until the test lets it go (at most 5 s). */
+static void slow(srv_job_t *j) {
+  for (int i = 0; i < 5000 && !atomic_load(&slow_release); i++) usleep(1000);
+  ((tjob_t *)j)->result = 1;
+}
+
+/* A drain bounded in time: the close gives up on a job still running
+ * after its timeout, cancels the waiting ones, and a later close joins
+ * the job once it ends. */
+START_TEST(test_close_within_bounds_a_long_job) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  loop_thread = pthread_self();
+  done_total = 0;
+  atomic_store(&slow_release, false);
+  srv_pool_t pool;
+  ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 8), 0);
+  tjob_t running = {.job = {.work = slow, .done = on_done}};
+  tjob_t waiting = {.job = {.work = square, .done = on_done}, .value = 3};
+  ck_assert_int_eq(srv_pool_submit(&pool, &running.job), 0);
+  while (srv_pool_busy(&pool) == 0) usleep(1000); /* It has started. */
+  ck_assert_int_eq(srv_pool_submit(&pool, &waiting.job), 0);
+  uint64_t t0 = uv_hrtime();
+  ck_assert_int_eq(srv_pool_close_within(&pool, 100), UV_ETIMEDOUT);
+  uint64_t ms = (uv_hrtime() - t0) / 1000000;
+  ck_assert_uint_ge(ms, 90);
+  ck_assert_uint_lt(ms, 2000);
+  ck_assert_int_eq(running.done_count, 0);
+  atomic_store(&slow_release, true);
+  srv_pool_close(&pool);
+  ck_assert_int_eq(running.done_count, 1);
+  ck_assert_int_eq(running.done_status, 0);
+  ck_assert_int_eq(waiting.done_count, 1);
+  ck_assert_int_eq(waiting.done_status, UV_ECANCELED);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *server_pool_suite(void) {
   Suite *s = suite_create("server_pool");
   TCase *tc = tcase_create("pool");
@@ -250,6 +291,7 @@ Suite *server_pool_suite(void) {
   tcase_add_test(tc, test_full_queue_and_cancel);
   tcase_add_test(tc, test_inbox_on_another_loop);
   tcase_add_test(tc, test_inbox_gets_cancellations);
+  tcase_add_test(tc, test_close_within_bounds_a_long_job);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -100,8 +100,9 @@ static const case_t cases[] = {
     {"POST", "/v1/pose", "{\"layers\":[]}", 400, "missing_field",
      "skeleton"},
     {"POST", "/v1/pose", "{\"skeleton\":1}", 400, "wrong_type", "skeleton"},
-    {"POST", "/v1/pose", "{\"skeleton\":\"nope\",\"layers\":[]}", 404,
-     "not_found", "skeleton"},
+    {"POST", "/v1/pose",
+     "{\"skeleton\":\"nope\",\"layers\":[{\"clip\":\"wave\",\"t\":1}]}",
+     404, "not_found", "skeleton"},
     {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\"}", 400,
      "missing_field", "layers"},
     {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\",\"layers\":[]}",
@@ -385,6 +386,105 @@ START_TEST(test_upgrade_over_memory_is_refused) {
 }
 END_TEST
 
+/* RFC 9112: what a strict server refuses (and what it refused not). */
+START_TEST(test_strict_http) {
+  mem_server_start();
+  static const struct {
+    const char *text;
+    int status;
+    const char *code;
+  } strict[] = {
+      {"GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n", 400, "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n", 400, "bad_header"},
+      {"GET /healthz HTTP/1.1\r\n: x\r\nHost: x\r\n\r\n", 400, ""},
+      {"POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n "
+       "chunked\r\n\r\n0\r\n\r\n",
+       400, ""},
+      {"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http_version"},
+      {"GET /healthz HTTP/1.2\r\nHost: x\r\n\r\n", 505, ""},
+      {"GET /healthz HTTP/0.9\r\nHost: x\r\n\r\n", 505, ""},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 200, ""},
+  };
+  for (size_t i = 0; i < sizeof strict / sizeof strict[0]; i++) {
+    srv_http_memory_t *m = mem_client();
+    mem_answer_t a = mem_request(m, strict[i].text);
+    char code[64];
+    ck_assert_msg(a.status == strict[i].status, "%s: %d %s", strict[i].text,
+                  a.status, a.body);
+    if (strict[i].code[0])
+      ck_assert_str_eq(mem_error_code(&a, code, sizeof code), strict[i].code);
+    mem_answer_free(&a);
+    srv_http_memory_free(m);
+  }
+  mem_server_stop();
+}
+END_TEST
+
+/* 100 Continue only for a request its route takes: another is answered
+ * at once, without its body, and the connection closes. */
+START_TEST(test_expect_continue_after_routing) {
+  mem_server_start();
+  srv_http_memory_t *m = mem_client();
+  const char *head = "POST /v1/nope HTTP/1.1\r\nHost: x\r\n"
+                     "Content-Length: 5\r\nExpect: 100-continue\r\n\r\n";
+  srv_http_memory_send(m, head, strlen(head));
+  mem_answer_t a;
+  ck_assert(mem_read_answer(m, &a, false));
+  ck_assert_int_eq(a.status, 404);
+  mem_answer_free(&a);
+  ck_assert(srv_http_memory_closed(m));
+  srv_http_memory_free(m);
+  m = mem_client();
+  head = "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+         "Expect: 100-continue\r\n\r\n";
+  srv_http_memory_send(m, head, strlen(head));
+  ck_assert(mem_read_answer(m, &a, false));
+  ck_assert_int_eq(a.status, 405);
+  ck_assert_ptr_nonnull(strstr(a.head, "Allow: GET, HEAD\r\n"));
+  mem_answer_free(&a);
+  srv_http_memory_free(m);
+  m = mem_client();
+  head = "POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+         "Expect: 100-continue\r\n\r\n";
+  srv_http_memory_send(m, head, strlen(head));
+  ck_assert(mem_read_answer(m, &a, false));
+  ck_assert_int_eq(a.status, 100);
+  mem_answer_free(&a);
+  srv_http_memory_send(m, "{}", 2);
+  ck_assert(mem_read_answer(m, &a, false));
+  ck_assert_int_eq(a.status, 400); /* The body was read: missing fields. */
+  mem_answer_free(&a);
+  srv_http_memory_free(m);
+  mem_server_stop();
+}
+END_TEST
+
+/* HEAD of a range answers the head at once and computes no frame: the
+ * whole answer is there before the loop runs any job. */
+START_TEST(test_head_of_range_does_no_work) {
+  mem_server_start();
+  srv_http_memory_t *m = mem_client();
+  const char *req = "HEAD /v1/skin?mesh=body&clip=wave&from=0&to=400&fps=240"
+                    " HTTP/1.1\r\nHost: x\r\n\r\n";
+  srv_http_memory_send(m, req, strlen(req));
+  srv_http_memory_flush(m, SIZE_MAX);
+  size_t len;
+  const char *out = srv_http_memory_output(m, &len);
+  ck_assert_uint_gt(len, 0);
+  ck_assert(strncmp(out, "HTTP/1.1 200", 12) == 0);
+  ck_assert_ptr_nonnull(strstr(out, "\r\n\r\n"));
+  ck_assert_uint_eq(srv_http_memory_queued(m), 0);
+  /* Nothing follows: no chunk was produced. */
+  srv_http_memory_take(m, len);
+  run_for(30);
+  srv_http_memory_flush(m, SIZE_MAX);
+  srv_http_memory_output(m, &len);
+  ck_assert_uint_eq(len, 0);
+  srv_http_memory_free(m);
+  mem_server_stop();
+}
+END_TEST
+
 Suite *server_http_memory_suite(void) {
   Suite *s = suite_create("server_http_memory");
   TCase *tc = tcase_create("memory");
@@ -396,6 +496,9 @@ Suite *server_http_memory_suite(void) {
   tcase_add_test(tc, test_client_leaves_mid_range);
   tcase_add_test(tc, test_inline_and_pool_agree);
   tcase_add_test(tc, test_upgrade_over_memory_is_refused);
+  tcase_add_test(tc, test_strict_http);
+  tcase_add_test(tc, test_expect_continue_after_routing);
+  tcase_add_test(tc, test_head_of_range_does_no_work);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -104,7 +104,8 @@ static srv_ws_loops_t *start_with(unsigned count, srv_pool_t *pool) {
   srv_ws_limits_defaults(&lim);
   lim.close_timeout_ms = 300;
   srv_ws_loops_t *loops = NULL;
-  ck_assert_int_eq(srv_ws_loops_new(count, store, pool, &lim, &loops), 0);
+  ck_assert_int_eq(srv_ws_loops_new(count, store, pool, &lim, NULL, &loops),
+                   0);
   return loops;
 }
 

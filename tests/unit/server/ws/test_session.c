@@ -231,6 +231,29 @@ START_TEST(test_client_close_echoed) {
 }
 END_TEST
 
+/* RFC 6455 5.5.1: a close payload is empty or starts with a 2-byte code;
+ * one byte is a protocol error (1002), and so is a code no peer may send
+ * (7.4.1: 1005 is never sent in a frame). */
+START_TEST(test_bad_close_payload_1002) {
+  static const uint8_t one[] = {0x03};
+  static const uint8_t reserved[] = {0x03, 0xed}; /* 1005 */
+  const uint8_t *payloads[] = {one, reserved};
+  size_t lens[] = {sizeof one, sizeof reserved};
+  for (int i = 0; i < 2; i++) {
+    peer_t p = {0};
+    srv_ws_session_t s;
+    ck_assert_int_eq(srv_ws_session_init(&s, &io, &p, 1024), 0);
+    uint8_t in[64];
+    size_t n = frame(in, 1, WSLAY_CONNECTION_CLOSE, 1, key, payloads[i],
+                     lens[i]);
+    srv_ws_session_feed(&s, in, n);
+    expect_close(&p, 1002);
+    ck_assert_uint_eq(srv_ws_session_close_code_sent(&s), 1002);
+    srv_ws_session_free(&s);
+  }
+}
+END_TEST
+
 START_TEST(test_server_close_then_client_answer) {
   peer_t p = {0};
   srv_ws_session_t s;
@@ -281,6 +304,7 @@ Suite *ws_session_suite(void) {
   tcase_add_test(tc, test_too_big_1009);
   tcase_add_test(tc, test_fragmented_ping_1002);
   tcase_add_test(tc, test_client_close_echoed);
+  tcase_add_test(tc, test_bad_close_payload_1002);
   tcase_add_test(tc, test_server_close_then_client_answer);
   tcase_add_test(tc, test_ping_pong_keepalive);
   suite_add_tcase(s, tc);

@@ -498,6 +498,40 @@ START_TEST(test_unread_answers_cut_off) {
 }
 END_TEST
 
+/* One-shot pose answers and the pongs wslay queues for pings obey the
+ * same rule: a client that sends without reading is cut off (1008), and
+ * nothing more is queued for it. */
+START_TEST(test_unread_pose_and_ping_floods_cut_off) {
+  for (int kind = 0; kind < 2; kind++) {
+    setup();
+    peer_t p;
+    connect_peer(&p);
+    p.queued = 64u << 20; /* The client reads nothing. */
+    if (kind == 0) {
+      send_text(&p, "{\"op\":\"pose\",\"skeleton\":\"line\","
+                    "\"clip\":\"slide\",\"t\":0.5,\"format\":\"bin\"}");
+    } else {
+      const uint8_t ping[] = {0x89, 0x80, 1, 2, 3, 4}; /* Masked, empty. */
+      srv_ws_client_feed(p.client, ping, sizeof ping);
+    }
+    int binary = 0, pongs = 0;
+    for (int i = 0; i < p.count; i++) {
+      binary += p.msgs[i].opcode == 2;
+      pongs += p.msgs[i].opcode == 10;
+    }
+    ck_assert_int_eq(binary, 0);
+    ck_assert_int_eq(pongs, 0);
+    const msg_t *c = &p.msgs[p.count - 1];
+    ck_assert_uint_eq(c->opcode, 8);
+    ck_assert_uint_eq((unsigned)(c->data[0] << 8 | c->data[1]), 1008);
+    ck_assert_int_eq(p.closes, 1);
+    srv_ws_client_free(p.client);
+    peer_free(&p);
+    teardown_loop();
+  }
+}
+END_TEST
+
 Suite *ws_stream_suite(void) {
   Suite *s = suite_create("ws_stream");
   TCase *tc = tcase_create("stream");
@@ -511,6 +545,7 @@ Suite *ws_stream_suite(void) {
   tcase_add_test(tc, test_mesh_frames_on_the_pool);
   tcase_add_test(tc, test_keepalive_ping_then_timeout);
   tcase_add_test(tc, test_unread_answers_cut_off);
+  tcase_add_test(tc, test_unread_pose_and_ping_floods_cut_off);
   tcase_add_test(tc, test_one_write_per_tick_per_client);
   suite_add_tcase(s, tc);
   return s;

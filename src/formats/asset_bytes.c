@@ -1,0 +1,117 @@
+/* formats: the heap bytes of built skeletons, clips and meshes, from counts
+ * that their raw and built forms both give (asset_bytes.h). */
+#include "formats/asset_bytes.h"
+
+#include <string.h>
+
+static size_t align_to(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
+
+/* ---- skeletons ----------------------------------------------------------- */
+
+/* n joints; text: the bytes of every joint name and the skeleton's name,
+ * each with its NUL. */
+static size_t skeleton_block(size_t n, size_t text) {
+  size_t off = align_to(sizeof(anim_skeleton_t), 16);
+  off = align_to(off + n * sizeof(anim_mat4_t), 16);      /* inverse bind */
+  off = align_to(off + n * sizeof(anim_transform_t), 16); /* rest */
+  off = align_to(off + n * sizeof(anim_quat_t), 16);      /* orient */
+  off = align_to(off + n * sizeof(char *), 16);           /* names */
+  /* to_caller, from_caller and the name index. */
+  off = align_to(off + 3 * n * sizeof(uint32_t), 16);
+  off = align_to(off + n * sizeof(int16_t), 16);          /* parents */
+  return off + text + FMT_BLOCK_OVERHEAD;
+}
+
+size_t fmt_raw_skeleton_bytes(const anim_raw_skeleton_t *raw) {
+  size_t text = 1 + (raw->name ? strlen(raw->name) : 0);
+  for (size_t i = 0; i < raw->joint_count; i++)
+    text += strlen(raw->joints[i].name ? raw->joints[i].name : "") + 1;
+  return skeleton_block(raw->joint_count, text);
+}
+
+size_t fmt_skeleton_bytes(const anim_skeleton_t *s) {
+  size_t text = strlen(s->name) + 1;
+  for (uint32_t i = 0; i < s->joint_count; i++)
+    text += strlen(s->names[i]) + 1;
+  return skeleton_block(s->joint_count, text);
+}
+
+/* ---- clips --------------------------------------------------------------- */
+
+typedef struct clip_counts_s {
+  size_t floats;   /* Times, values and Bezier controls of every track. */
+  size_t controls; /* SQUAD control quaternions. */
+} clip_counts_t;
+
+static void count_track(clip_counts_t *c, size_t keys, size_t values,
+                        anim_path path, anim_interp interp) {
+  c->floats += keys + values;
+  if (interp == ANIM_INTERP_BEZIER) c->floats += 4 * keys;
+  if (interp == ANIM_INTERP_SQUAD && path == ANIM_PATH_ROTATION && keys > 1)
+    c->controls += 3 * (keys - 1);
+}
+
+static size_t clip_block(size_t joints, size_t tracks, const clip_counts_t *c,
+                         size_t name_len) {
+  /* One entry per joint path no track animates. */
+  size_t missing = 3 * joints > tracks ? 3 * joints - tracks : 0;
+  size_t off = align_to(sizeof(anim_clip_t), 16);
+  off = align_to(off + tracks * sizeof(anim_track_t), 16);
+  off = align_to(off + missing * sizeof(uint32_t), 16);
+  off = align_to(off + c->controls * sizeof(anim_quat_t), 16);
+  /* Four zero floats follow the keys (see the clip builder). */
+  return off + (c->floats + 4) * sizeof(float) + name_len + 1 +
+         FMT_BLOCK_OVERHEAD;
+}
+
+size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
+                          const anim_skeleton_t *skeleton) {
+  clip_counts_t c = {0, 0};
+  for (size_t i = 0; i < raw->track_count; i++) {
+    const anim_raw_track_t *t = &raw->tracks[i];
+    count_track(&c, t->key_count, t->value_count, t->path, t->interpolation);
+  }
+  return clip_block(skeleton->joint_count, raw->track_count, &c,
+                    raw->name ? strlen(raw->name) : 0);
+}
+
+size_t fmt_clip_bytes(const anim_clip_t *clip) {
+  clip_counts_t c = {0, 0};
+  for (uint32_t i = 0; i < clip->track_count; i++) {
+    const anim_track_t *t = &clip->tracks[i];
+    size_t per_key = t->components;
+    if (t->interpolation == ANIM_INTERP_CUBICSPLINE) per_key *= 3;
+    count_track(&c, t->key_count, (size_t)t->key_count * per_key,
+                (anim_path)t->path, (anim_interp)t->interpolation);
+  }
+  return clip_block(clip->joint_count, clip->track_count, &c,
+                    strlen(clip->name));
+}
+
+/* ---- meshes -------------------------------------------------------------- */
+
+/* The mesh builder aligns every stream, and the block, to 32 bytes. */
+#define MESH_ALIGN 32u
+
+static size_t mesh_block(size_t n, size_t influences, bool normals,
+                         size_t name_len, size_t indices) {
+  size_t slots = influences <= 4 ? 4 : 8;
+  size_t off = align_to(sizeof(anim_mesh_t), MESH_ALIGN);
+  off = align_to(off + name_len + 1, MESH_ALIGN);
+  off = align_to(off + n * 3 * sizeof(float), MESH_ALIGN);
+  off = align_to(off + (normals ? n * 3 * sizeof(float) : 0), MESH_ALIGN);
+  off = align_to(off + n * slots * sizeof(float), MESH_ALIGN);
+  off = align_to(off + n * slots * sizeof(uint16_t), MESH_ALIGN);
+  return off + indices * sizeof(uint32_t) + MESH_ALIGN + FMT_BLOCK_OVERHEAD;
+}
+
+size_t fmt_raw_mesh_bytes(const anim_raw_mesh_t *raw) {
+  return mesh_block(raw->vertex_count, raw->influences ? raw->influences : 4,
+                    raw->normals != NULL, raw->name ? strlen(raw->name) : 0,
+                    raw->index_count);
+}
+
+size_t fmt_mesh_bytes(const anim_mesh_t *m) {
+  return mesh_block(m->vertex_count, m->influences, m->normals != NULL,
+                    m->name ? strlen(m->name) : 0, m->index_count);
+}

@@ -1,0 +1,71 @@
+/* server: one evaluated frame as answer bytes (frame_answer.h). */
+#include "server/api/frame_answer.h"
+
+#include "store/store.h"
+
+static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
+                          const srv_frame_names_t *names, bool binary,
+                          int64_t frame, const float *v, float t) {
+  size_t count = srv_eval_float_count(job);
+  uint32_t elements = srv_eval_element_count(job);
+  if (binary) {
+    if (frame >= 0)
+      fmt_answer_frame_header(b, (uint32_t)frame, (uint32_t)count, t);
+    fmt_answer_floats_bin(b, v, count);
+  } else if (job->mesh != NULL) {
+    fmt_skin_answer_t a = {
+        .mesh = names->owner,
+        .clip = names->clip,
+        .t = t,
+        .frame = frame,
+        .vertex_count = elements,
+        .positions = v,
+        .normals = job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements
+                                                     : NULL,
+    };
+    fmt_answer_skin_json(b, &a);
+    fmt_buf_putc(b, '\n');
+  } else {
+    fmt_pose_answer_t a = {
+        .skeleton = names->owner,
+        .clip = names->clip,
+        .t = t,
+        .frame = frame,
+        .joint_count = elements,
+        .space = job->space,
+        .data = v,
+    };
+    fmt_answer_pose_json(b, &a);
+    fmt_buf_putc(b, '\n');
+  }
+  return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
+}
+
+anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
+                             const srv_frame_names_t *names, bool binary,
+                             int64_t frame, srv_eval_scratch_t *s) {
+  srv_eval_job_t j = *job;
+  float t = 0;
+  j.out = srv_eval_scratch_output(s, srv_eval_float_count(job));
+  j.sampled = &t;
+  if (j.out == NULL) return ANIM_ERR_OUT_OF_MEMORY;
+  anim_result r = srv_eval_run(&j, s);
+  if (r != ANIM_OK) return r;
+  return encode(b, &j, names, binary, frame, j.out, t);
+}
+
+anim_result srv_pose_answer(fmt_buf_t *b, const store_asset_t *skeleton,
+                            const store_asset_t *clip, float t,
+                            anim_wrap wrap, fmt_space space, bool binary) {
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  if (s == NULL) return ANIM_ERR_OUT_OF_MEMORY;
+  srv_eval_job_t job = {
+      .skeleton = skeleton->skeleton,
+      .clip = clip != NULL ? clip->clip : NULL,
+      .t = t,
+      .wrap = wrap,
+      .space = space,
+  };
+  srv_frame_names_t names = {skeleton->id, clip != NULL ? clip->id : NULL};
+  return srv_frame_answer(b, &job, &names, binary, -1, s);
+}

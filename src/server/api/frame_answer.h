@@ -1,0 +1,42 @@
+/* server: the bytes of one evaluated frame: a pose or skin answer (JSON
+ * with a trailing newline, or float32), or one frame of a range (a JSON
+ * line with "frame", or a 16-byte header and the floats).
+ *
+ * Evaluation goes through the pipeline (evaluate.h) into the scratch's
+ * own output, then through the answer encoders of formats/answer.h, so
+ * GET /v1/pose, its ranges, POST /v1/pose, GET /v1/skin and `animd eval`
+ * print the same bytes for the same numbers. Any thread. */
+#ifndef ANIMD_SERVER_FRAME_ANSWER_H
+#define ANIMD_SERVER_FRAME_ANSWER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/buf.h"
+#include "server/api/evaluate.h"
+
+struct store_asset_s;
+
+/* Who the answer names: the skeleton's id (poses) or the mesh's id
+ * (skinned vertices, job->mesh set), and the clip's id (NULL: null). */
+typedef struct srv_frame_names_s {
+  const char *owner;
+  const char *clip;
+} srv_frame_names_t;
+
+/* Evaluates job (its out and sampled are ignored) with s and appends its
+ * answer to b: frame -1 for a whole answer, else frame `frame` of a
+ * range. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY (s or b could not grow), or the
+ * pipeline's result. */
+anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
+                             const srv_frame_names_t *names, bool binary,
+                             int64_t frame, srv_eval_scratch_t *s);
+
+/* The whole body of a one-pose answer (GET /v1/pose and animd eval): clip
+ * (NULL: the rest pose) of skeleton at t with wrap, in space, with the
+ * calling thread's scratch. */
+anim_result srv_pose_answer(fmt_buf_t *b, const struct store_asset_s *skeleton,
+                            const struct store_asset_s *clip, float t,
+                            anim_wrap wrap, fmt_space space, bool binary);
+
+#endif

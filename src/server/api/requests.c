@@ -1,0 +1,436 @@
+/* server: the request parsers (requests.h).
+ *
+ * Key design choice: a parser never answers and never looks anything up;
+ * it fills its struct or one srv_error_t and returns -1 at the first
+ * fault, so every error path can be tested without a server. */
+#include "server/api/requests.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/vocab.h"
+
+/* ---- query parameters ---------------------------------------------------- */
+
+static const char *query_get(const srv_query_t *q, const char *name) {
+  const char *v = NULL;
+  for (unsigned i = 0; i < q->count; i++)
+    if (strcmp(q->params[i].name, name) == 0) v = q->params[i].value;
+  return v;
+}
+
+/* A name parameter: NULL when absent or empty. */
+static const char *query_name(const srv_query_t *q, const char *name) {
+  const char *v = query_get(q, name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+static int missing(srv_error_t *err, const char *name) {
+  return srv_error_set(err, SRV_ERR_MISSING_PARAMETER, name,
+                       "the query parameter '%s' is required", name);
+}
+
+/* A finite number within float range; absent: def, or an error when
+ * required. */
+static int query_float(const srv_query_t *q, const char *name, bool required,
+                       double def, double *out, srv_error_t *err) {
+  const char *v = query_get(q, name);
+  if (v == NULL) {
+    *out = def;
+    return required ? missing(err, name) : 0;
+  }
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) ||
+      fabs(d) > 3.0e38)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name,
+                         "'%s' must be a finite number", name);
+  *out = d;
+  return 0;
+}
+
+/* A word of vocab; absent: def. */
+static int query_word(const srv_query_t *q, const char *name, fmt_vocab vocab,
+                      int def, int *out, srv_error_t *err) {
+  const char *v = query_get(q, name);
+  *out = def;
+  if (v == NULL) return 0;
+  *out = fmt_vocab_parse(vocab, v);
+  if (*out >= 0) return 0;
+  char list[128];
+  fmt_vocab_list(vocab, list, sizeof list);
+  return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name, "'%s' must be %s",
+                       name, list);
+}
+
+/* Binary unless asked otherwise when Accept names octet-stream. */
+static bool accepts_binary(const char *accept) {
+  return accept != NULL && strstr(accept, "application/octet-stream");
+}
+
+static int query_format(const srv_query_t *q, bool *binary,
+                        srv_error_t *err) {
+  int f;
+  if (query_word(q, "format", FMT_VOCAB_FORMAT,
+                 accepts_binary(q->accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON,
+                 &f, err) != 0)
+    return -1;
+  *binary = f == FMT_FORMAT_BIN;
+  return 0;
+}
+
+int srv_mesh_query_parse(const srv_query_t *q, bool *binary,
+                         srv_error_t *err) {
+  return query_format(q, binary, err);
+}
+
+static int query_range(const srv_query_t *q, srv_range_query_t *out,
+                       srv_error_t *err) {
+  static const char *const names[3] = {"from", "to", "fps"};
+  memset(out, 0, sizeof *out);
+  int given = 0;
+  for (int i = 0; i < 3; i++)
+    if (query_get(q, names[i]) != NULL) given++;
+  if (given == 0) return 0;
+  for (int i = 0; i < 3; i++)
+    if (query_get(q, names[i]) == NULL)
+      return srv_error_set(err, SRV_ERR_MISSING_PARAMETER, names[i],
+                           "a range needs from, to and fps");
+  if (query_float(q, "from", true, 0, &out->from, err) != 0 ||
+      query_float(q, "to", true, 0, &out->to, err) != 0 ||
+      query_float(q, "fps", true, 0, &out->fps, err) != 0)
+    return -1;
+  if (!(out->fps > 0))
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "fps",
+                         "fps must be greater than 0");
+  if (out->to < out->from)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "to",
+                         "to must not be less than from");
+  double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
+  if (frames > (double)q->max_frames)
+    return srv_error_set(err, SRV_ERR_TOO_MANY_FRAMES, "fps",
+                         "the range has %.0f frames; max_frames is %u",
+                         frames, q->max_frames);
+  out->frames = (uint32_t)frames;
+  out->is_range = true;
+  return 0;
+}
+
+/* ---- GET /v1/pose, GET /v1/skin -------------------------------------------- */
+
+int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
+                         srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  int space, wrap;
+  double t = 0;
+  if (query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space,
+                 err) != 0 ||
+      query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
+      query_format(q, &out->binary, err) != 0 ||
+      query_range(q, &out->range, err) != 0 ||
+      (!out->range.is_range && query_float(q, "t", true, 0, &t, err) != 0))
+    return -1;
+  out->space = (fmt_space)space;
+  out->wrap = (anim_wrap)wrap;
+  out->t = (float)t;
+  out->skeleton = query_name(q, "skeleton");
+  out->clip = query_name(q, "clip");
+  if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
+  return 0;
+}
+
+int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
+                         srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  int wrap, method, normals;
+  if (query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
+      query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method,
+                 err) ||
+      query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE,
+                 &normals, err) ||
+      query_format(q, &out->binary, err) ||
+      query_range(q, &out->range, err))
+    return -1;
+  out->wrap = (anim_wrap)wrap;
+  out->method = (anim_skin_method)method;
+  out->normals = (anim_skin_normals)normals;
+  out->mesh = query_name(q, "mesh");
+  if (out->mesh == NULL) return missing(err, "mesh");
+  out->clip = query_name(q, "clip");
+  double t = 0;
+  if (!out->range.is_range &&
+      query_float(q, "t", out->clip != NULL, 0, &t, err) != 0)
+    return -1;
+  out->t = (float)t;
+  return 0;
+}
+
+/* ---- JSON bodies ----------------------------------------------------------- */
+
+/* Parses a body (duplicate keys refused): 0 with *root owned by the
+ * caller, or -1 with bad_json at "line L, column C". */
+static int json_body(const char *body, size_t len, json_t **root,
+                     srv_error_t *err) {
+  json_error_t jerr;
+  *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (*root != NULL) return 0;
+  char at[64];
+  snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
+  return srv_error_set(err, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
+}
+
+/* A finite JSON number in [lo, hi]. */
+static bool json_number_in(const json_t *v, double lo, double hi,
+                           double *out) {
+  if (!json_is_number(v)) return false;
+  double d = json_number_value(v);
+  if (!isfinite(d) || d < lo || d > hi) return false;
+  *out = d;
+  return true;
+}
+
+/* The string field key of o: wrong_type (or missing_field when absent). */
+static int json_required_string(const json_t *o, const char *key,
+                                const char *at, const char **out,
+                                const char *what, srv_error_t *err) {
+  json_t *v = json_object_get(o, key);
+  if (!json_is_string(v))
+    return srv_error_set(err, v ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD,
+                         at, "\"%s\" must be %s", key, what);
+  *out = json_string_value(v);
+  return 0;
+}
+
+/* An optional word of vocab in o[key] at `at`; absent: *out unchanged. */
+static int json_word(const json_t *o, const char *key, const char *at,
+                     fmt_vocab vocab, int *out, srv_error_t *err) {
+  json_t *v = json_object_get(o, key);
+  if (v == NULL) return 0;
+  int w = json_is_string(v) ? fmt_vocab_parse(vocab, json_string_value(v))
+                            : -1;
+  if (w < 0) {
+    char list[128];
+    fmt_vocab_list(vocab, list, sizeof list);
+    return srv_error_set(err, SRV_ERR_BAD_VALUE, at, "\"%s\" must be %s",
+                         key, list);
+  }
+  *out = w;
+  return 0;
+}
+
+/* ---- POST /v1/pose ------------------------------------------------------------ */
+
+static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
+                       srv_error_t *err) {
+  char at[96];
+  snprintf(at, sizeof at, "layers[%zu]", i);
+  if (!json_is_object(l))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "a layer is an object");
+  snprintf(at, sizeof at, "layers[%zu].clip", i);
+  if (json_required_string(l, "clip", at, &bl->clip, "a clip id or name",
+                           err) != 0)
+    return -1;
+  double d;
+  json_t *jt = json_object_get(l, "t");
+  snprintf(at, sizeof at, "layers[%zu].t", i);
+  if (jt == NULL)
+    return srv_error_set(err, SRV_ERR_MISSING_FIELD, at, "\"t\" is required");
+  if (!json_number_in(jt, -3e38, 3e38, &d))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
+                         "\"t\" must be a finite number");
+  bl->t = (float)d;
+  bl->weight = 1.0f;
+  json_t *jw = json_object_get(l, "weight");
+  if (jw != NULL) {
+    snprintf(at, sizeof at, "layers[%zu].weight", i);
+    if (!json_number_in(jw, 0, 1e6, &d))
+      return srv_error_set(err, SRV_ERR_BAD_VALUE, at,
+                           "\"weight\" must be a number >= 0");
+    bl->weight = (float)d;
+  }
+  int mode = FMT_BLEND_NORMAL, wrap = ANIM_WRAP_CLAMP;
+  snprintf(at, sizeof at, "layers[%zu].mode", i);
+  if (json_word(l, "mode", at, FMT_VOCAB_MODE, &mode, err) != 0) return -1;
+  snprintf(at, sizeof at, "layers[%zu].wrap", i);
+  if (json_word(l, "wrap", at, FMT_VOCAB_WRAP, &wrap, err) != 0) return -1;
+  bl->additive = mode == FMT_BLEND_ADDITIVE;
+  bl->wrap = (anim_wrap)wrap;
+  json_t *jm = json_object_get(l, "mask");
+  if (jm != NULL) {
+    snprintf(at, sizeof at, "layers[%zu].mask", i);
+    if (!json_is_array(jm))
+      return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
+                           "\"mask\" must be an array of joint names");
+    /* A mask entry that is not a string names no joint. */
+    for (size_t k = 0; k < json_array_size(jm); k++)
+      if (!json_is_string(json_array_get(jm, k))) {
+        snprintf(at, sizeof at, "layers[%zu].mask[%zu]", i, k);
+        return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
+                             "not a joint name of the skeleton");
+      }
+    bl->mask = jm;
+  }
+  return 0;
+}
+
+int srv_blend_body_parse(const char *body, size_t len, const char *accept,
+                         srv_blend_body_t *out, srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  json_t *root;
+  if (json_body(body, len, &root, err) != 0) return -1;
+  out->_root = root;
+  int space = FMT_SPACE_MODEL;
+  int format = accepts_binary(accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON;
+  if (!json_is_object(root)) {
+    srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL, "the body must be an object");
+    goto fail;
+  }
+  if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
+                           "a skeleton id or name", err) != 0 ||
+      json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
+      json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err))
+    goto fail;
+  out->space = (fmt_space)space;
+  out->binary = format == FMT_FORMAT_BIN;
+  json_t *jl = json_object_get(root, "layers");
+  if (!json_is_array(jl) || json_array_size(jl) == 0 ||
+      json_array_size(jl) > SRV_BLEND_MAX_LAYERS) {
+    srv_error_set(err, jl ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD,
+                  "layers", "\"layers\" must be an array of 1 to %d layers",
+                  SRV_BLEND_MAX_LAYERS);
+    goto fail;
+  }
+  out->layer_count = json_array_size(jl);
+  for (size_t i = 0; i < out->layer_count; i++)
+    if (blend_layer(json_array_get(jl, i), i, &out->layers[i], err) != 0)
+      goto fail;
+  return 0;
+
+fail:
+  srv_blend_body_free(out);
+  return -1;
+}
+
+void srv_blend_body_free(srv_blend_body_t *b) {
+  json_decref(b->_root);
+  memset(b, 0, sizeof *b);
+}
+
+int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
+                         size_t layer, float *weights, srv_error_t *err) {
+  memset(weights, 0, sk->joint_count * sizeof *weights);
+  for (size_t k = 0; k < json_array_size(mask); k++) {
+    json_t *jn = json_array_get(mask, k);
+    int32_t j = json_is_string(jn)
+                    ? anim_skeleton_find(sk, json_string_value(jn))
+                    : -1;
+    if (j < 0) {
+      char at[96];
+      snprintf(at, sizeof at, "layers[%zu].mask[%zu]", layer, k);
+      return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
+                           "not a joint name of the skeleton");
+    }
+    weights[j] = 1.0f;
+  }
+  return 0;
+}
+
+/* ---- POST /v1/solve -------------------------------------------------------------- */
+
+int srv_solve_body_parse(const char *body, size_t len, srv_solve_body_t *out,
+                         srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  json_t *root;
+  if (json_body(body, len, &root, err) != 0) return -1;
+  out->_root = root;
+  /* A body that is not an object has no skeleton. */
+  json_t *o = json_is_object(root) ? root : NULL;
+  if (json_required_string(o, "skeleton", "skeleton", &out->skeleton,
+                           "a skeleton id or name", err) != 0) {
+    srv_solve_body_free(out);
+    return -1;
+  }
+  return 0;
+}
+
+void srv_solve_body_free(srv_solve_body_t *b) {
+  json_decref(b->_root);
+  memset(b, 0, sizeof *b);
+}
+
+/* A finite JSON number within float range, as a float. */
+static bool finite_value(const json_t *v, float *out) {
+  double d;
+  if (!json_number_in(v, -3.0e38, 3.0e38, &d)) return false;
+  *out = (float)d;
+  return true;
+}
+
+static int not_finite(srv_error_t *err, const char *at) {
+  return srv_error_set(err, SRV_ERR_NOT_FINITE, at,
+                       "coordinates must be finite numbers");
+}
+
+/* One frame of n joints into dst (3n floats). */
+static int solve_frame(const json_t *fr, size_t f, size_t n, float *dst,
+                       srv_error_t *err) {
+  char at[96];
+  snprintf(at, sizeof at, "frames[%zu]", f);
+  if (!json_is_array(fr))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
+                         "a frame is an array of positions");
+  size_t m = json_array_size(fr);
+  bool nested = m > 0 && json_is_array(json_array_get(fr, 0));
+  if ((nested && m != n) || (!nested && m != 3 * n))
+    return srv_error_set(err, SRV_ERR_VALUE_COUNT, at,
+                         "expected %zu positions (%zu numbers), got %zu", n,
+                         3 * n, m);
+  for (size_t i = 0; i < m; i++) {
+    json_t *v = json_array_get(fr, i);
+    snprintf(at, sizeof at, "frames[%zu][%zu]", f, i);
+    if (!nested) {
+      if (!finite_value(v, &dst[i])) return not_finite(err, at);
+      continue;
+    }
+    if (!json_is_array(v) || json_array_size(v) != 3)
+      return srv_error_set(err, SRV_ERR_VALUE_COUNT, at,
+                           "a position is [x, y, z]");
+    for (size_t k = 0; k < 3; k++)
+      if (!finite_value(json_array_get(v, k), &dst[3 * i + k])) {
+        snprintf(at, sizeof at, "frames[%zu][%zu][%zu]", f, i, k);
+        return not_finite(err, at);
+      }
+  }
+  return 0;
+}
+
+int srv_solve_positions_parse(const srv_solve_body_t *b, size_t joints,
+                              float **positions, size_t *frames,
+                              srv_error_t *err) {
+  *positions = NULL;
+  *frames = 0;
+  json_t *jf = json_object_get(b->_root, "frames");
+  if (!json_is_array(jf) || json_array_size(jf) == 0)
+    return srv_error_set(err, jf ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD,
+                         "frames", "\"frames\" must be a non-empty array");
+  size_t count = json_array_size(jf);
+  if (count * joints * 3 > SRV_SOLVE_MAX_FLOATS)
+    return srv_error_set(err, SRV_ERR_TOO_LARGE, "frames",
+                         "too many positions");
+  size_t floats = count * joints * 3;
+  float *p = malloc((floats > 0 ? floats : 1) * sizeof(float));
+  if (p == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  for (size_t f = 0; f < count; f++)
+    if (solve_frame(json_array_get(jf, f), f, joints, p + f * joints * 3,
+                    err) != 0) {
+      free(p);
+      return -1;
+    }
+  *positions = p;
+  *frames = count;
+  return 0;
+}

@@ -1,0 +1,129 @@
+/* server: the API's requests as typed values: pure parsers that turn a
+ * query string's parameters or a JSON body into a request struct, or into
+ * a typed error (code, "at", message) without answering anything.
+ *
+ * Handlers then only parse, look up the assets named, schedule the work
+ * and answer. The parsers check everything that can be checked without
+ * the store, in the order the answers report it (the first fault wins);
+ * what needs an asset (is that a joint of this skeleton, are these
+ * positions as many as its joints) has its own pure step, run after the
+ * lookup. Words come from formats/vocab.h, errors from server/errors.h. */
+#ifndef ANIMD_SERVER_REQUESTS_H
+#define ANIMD_SERVER_REQUESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "animd/animd.h"
+#include "formats/answer.h"
+#include "server/errors.h"
+#include "server/http/http.h"
+
+/* A request's query: its decoded parameters (the last of a name wins),
+ * its Accept header (NULL: none) and the configured max_frames. */
+typedef struct srv_query_s {
+  const srv_kv_t *params;
+  unsigned count;
+  const char *accept;
+  unsigned max_frames;
+} srv_query_t;
+
+/* from/to/fps: is_range false when none is given. */
+typedef struct srv_range_query_s {
+  bool is_range;
+  double from, to, fps;
+  uint32_t frames; /* floor((to - from) * fps) + 1, <= max_frames. */
+} srv_range_query_t;
+
+/* GET /v1/pose. Names point into the query; NULL when absent or empty. */
+typedef struct srv_pose_query_s {
+  const char *skeleton;
+  const char *clip;     /* Required without a skeleton. */
+  float t;              /* Required unless a range. */
+  anim_wrap wrap;       /* clamp */
+  fmt_space space;      /* model */
+  bool binary;          /* format=bin, or Accept: application/octet-stream */
+  srv_range_query_t range;
+} srv_pose_query_t;
+
+int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
+                         srv_error_t *err);
+
+/* GET /v1/skin. */
+typedef struct srv_skin_query_s {
+  const char *mesh;     /* Required. */
+  const char *clip;     /* NULL: the rest pose. */
+  float t;              /* Required with a clip, unless a range. */
+  anim_wrap wrap;
+  anim_skin_method method;   /* lbs */
+  anim_skin_normals normals; /* 0 */
+  bool binary;
+  srv_range_query_t range;
+} srv_skin_query_t;
+
+int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
+                         srv_error_t *err);
+
+/* GET /v1/meshes/{id}: format=json|bin, or Accept as for GET /v1/pose. */
+int srv_mesh_query_parse(const srv_query_t *q, bool *binary,
+                         srv_error_t *err);
+
+/* POST /v1/pose. Strings and masks are borrowed from the parsed body,
+ * which the request owns until srv_blend_body_free. */
+#define SRV_BLEND_MAX_LAYERS 64
+
+typedef struct srv_blend_layer_body_s {
+  const char *clip;
+  float t;
+  float weight;         /* 1 */
+  anim_wrap wrap;       /* clamp */
+  bool additive;        /* mode: normal */
+  const json_t *mask;   /* An array of joint names, or NULL. */
+} srv_blend_layer_body_t;
+
+typedef struct srv_blend_body_s {
+  const char *skeleton;
+  fmt_space space;
+  bool binary;          /* format, else Accept as for GET. */
+  srv_blend_layer_body_t layers[SRV_BLEND_MAX_LAYERS];
+  size_t layer_count;   /* 1 to SRV_BLEND_MAX_LAYERS. */
+  /* private */
+  json_t *_root;
+} srv_blend_body_t;
+
+/* Parses body (len bytes; accept as in srv_query_t). 0 (free out with
+ * srv_blend_body_free), or -1 with err set and nothing to free. */
+int srv_blend_body_parse(const char *body, size_t len, const char *accept,
+                         srv_blend_body_t *out, srv_error_t *err);
+void srv_blend_body_free(srv_blend_body_t *b);
+
+/* Layer `layer`'s mask as per-joint weights of sk (storage order, 1 for a
+ * named joint, 0 for the others) into weights (sk->joint_count floats).
+ * -1 with err at "layers[i].mask[k]" for a name sk does not have. */
+int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
+                         size_t layer, float *weights, srv_error_t *err);
+
+/* POST /v1/solve: {"skeleton", "frames"}. */
+typedef struct srv_solve_body_s {
+  const char *skeleton;
+  /* private */
+  json_t *_root;
+} srv_solve_body_t;
+
+#define SRV_SOLVE_MAX_FLOATS (64u * 1024 * 1024)
+
+int srv_solve_body_parse(const char *body, size_t len, srv_solve_body_t *out,
+                         srv_error_t *err);
+void srv_solve_body_free(srv_solve_body_t *b);
+
+/* The frames for a skeleton of joints joints: each 3 * joints numbers, or
+ * joints [x, y, z] arrays. 0 with *positions (malloc'd, 3 * joints per
+ * frame) and *frames set, or -1 with err. */
+int srv_solve_positions_parse(const srv_solve_body_t *b, size_t joints,
+                              float **positions, size_t *frames,
+                              srv_error_t *err);
+
+#endif

@@ -1,0 +1,226 @@
+/* store: ingest of a decoded bundle, whole or not at all.
+ *
+ * Linear in the bundle and never holding the table lock across per-asset
+ * work: each asset is wrapped, encoded and hashed with no lock; then, with
+ * io_lock alone (which excludes the other mutators, so the tables cannot
+ * change, while lookups go on), duplicates and name conflicts are found
+ * through hash tables (the store's, and local ones for the assets of this
+ * upload), the memory limit is checked, the files are written and the
+ * publication is prepared (every allocation); the table lock is then held
+ * only while the prepared pointers are linked in. */
+#include "store/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/release_memory.h"
+
+void store_ingest_result_free(store_ingest_result_t *result) {
+  if (result == NULL) return;
+  for (size_t i = 0; i < result->count; i++)
+    store_asset_release(result->entries[i].asset);
+  free(result->entries);
+  memset(result, 0, sizeof *result);
+}
+
+int store_ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
+                 store_ingest_result_t *out, fmt_error_t *err) {
+  return store__ingest(s, bundle, external, NULL, false, out, err);
+}
+
+/* ---- local tables of this upload's assets --------------------------------- */
+
+/* Clips and meshes by (kind, skeleton, name). */
+static bool local_name_match(const void *item, const void *key) {
+  const store_asset_t *a = item, *b = key;
+  return a->kind == b->kind && a->skeleton_asset == b->skeleton_asset &&
+         strcmp(a->name, b->name) == 0;
+}
+
+static int local_table(store_index_t *t, size_t n) {
+  store_index_t empty = {0};
+  *t = empty;
+  store_index_t grown;
+  if (store__index_grown(t, n, &grown) != 0) return -ENOMEM;
+  store__index_adopt(t, &grown);
+  return 0;
+}
+
+/* ---- ingest ---------------------------------------------------------------- */
+
+int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
+                  const char *forced_id, bool from_disk,
+                  store_ingest_result_t *out, fmt_error_t *err) {
+  memset(out, 0, sizeof *out);
+  size_t n = bundle->skeleton_count + bundle->clip_count + bundle->mesh_count;
+  size_t ns = bundle->skeleton_count;
+  size_t alloc_n = n ? n : 1;
+  store_entry_t *e = calloc(alloc_n, sizeof *e);
+  fmt_buf_t *texts = calloc(alloc_n, sizeof *texts);
+  uint32_t *skel_of = calloc(alloc_n, sizeof *skel_of);
+  store_asset_t **fresh = calloc(alloc_n, sizeof *fresh);
+  fmt_buf_t *fresh_texts = calloc(alloc_n, sizeof *fresh_texts);
+  store_index_t ids = {0}, names = {0};
+  store_publish_t pub;
+  memset(&pub, 0, sizeof pub);
+  int rc = -1;
+  bool io_locked = false;
+  size_t fresh_count = 0, new_bytes = 0;
+  if (e == NULL || texts == NULL || skel_of == NULL || fresh == NULL ||
+      fresh_texts == NULL || local_table(&ids, n) != 0 ||
+      local_table(&names, n) != 0)
+    goto oom;
+  /* Check the bundle's references before taking anything. */
+  for (size_t i = 0; i < bundle->clip_count + bundle->mesh_count; i++) {
+    uint32_t k = i < bundle->clip_count
+                     ? bundle->clips[i].skeleton
+                     : bundle->meshes[i - bundle->clip_count].skeleton;
+    if (k == FMT_EXTERNAL_SKELETON ? external == NULL : k >= ns) {
+      fmt_fail(err, FMT_ERR_INTERNAL, "internal", "",
+               "a decoded asset has no skeleton");
+      goto done;
+    }
+    skel_of[ns + i] = k;
+  }
+  if (external != NULL && external->kind != STORE_SKELETON) {
+    fmt_fail(err, FMT_ERR_INTERNAL, "internal", "",
+             "the external asset is no skeleton");
+    goto done;
+  }
+  /* Wrap and encode (no lock): skeletons first, clips and meshes refer to
+   * them by id. */
+  size_t m = 0;
+  for (size_t i = 0; i < ns; i++, m++) {
+    e[m].asset = store__asset_new(STORE_SKELETON, bundle->skeletons[i], NULL,
+                                  forced_id, &texts[m]);
+    bundle->skeletons[i] = NULL;
+    if (e[m].asset == NULL) goto oom;
+  }
+  for (size_t i = 0; i < bundle->clip_count + bundle->mesh_count; i++, m++) {
+    bool clip = i < bundle->clip_count;
+    uint32_t k = skel_of[m];
+    store_asset_t *sk = k == FMT_EXTERNAL_SKELETON ? external : e[k].asset;
+    void *object = clip ? (void *)bundle->clips[i].clip
+                        : (void *)bundle->meshes[i - bundle->clip_count].mesh;
+    e[m].asset = store__asset_new(clip ? STORE_CLIP : STORE_MESH, object, sk,
+                                  forced_id, &texts[m]);
+    if (clip)
+      bundle->clips[i].clip = NULL;
+    else
+      bundle->meshes[i - bundle->clip_count].mesh = NULL;
+    if (e[m].asset == NULL) goto oom;
+  }
+  fmt_bundle_free(bundle);
+
+  /* From here the tables cannot change: io_lock excludes the other
+   * mutators, and this one reads them without the table lock. */
+  pthread_mutex_lock(&s->io_lock);
+  io_locked = true;
+  if (external != NULL && external->_removed) {
+    fmt_fail(err, FMT_ERR_CONFLICT, "skeleton_deleted", "skeleton",
+             "skeleton %s was deleted while this upload was decoded",
+             external->id);
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    store_asset_t *a = e[i].asset;
+    if (i == ns) {
+      /* Clips and meshes bound to a skeleton of this upload follow it to
+       * the stored copy when it was a duplicate. */
+      for (size_t j = ns; j < n; j++) {
+        uint32_t k = skel_of[j];
+        store_asset_t *to = k == FMT_EXTERNAL_SKELETON ? NULL : e[k].asset;
+        if (to == NULL || e[j].asset->skeleton_asset == to) continue;
+        store_asset_retain(to);
+        store_asset_release(e[j].asset->skeleton_asset);
+        e[j].asset->skeleton_asset = to;
+      }
+    }
+    uint64_t h = store__id_hash(a->kind, a->id);
+    store_asset_t *old = store__find_id(s, a->kind, a->id);
+    if (old == NULL) old = store__index_find(&ids, h, store__id_match, a);
+    if (old != NULL) {
+      store_asset_retain(old);
+      store_asset_release(a);
+      e[i].asset = old;
+      continue;
+    }
+    store__index_insert(&ids, h, a);
+    /* A different clip or mesh under a name its skeleton already has. */
+    if (a->kind != STORE_SKELETON && a->name[0] != '\0') {
+      store_asset_t *same = NULL;
+      uint64_t hn = store__name_hash(a->kind, a->skeleton_asset, a->name);
+      if (store__name_count(s, a->kind, a->name, a->skeleton_asset, &same) ==
+          0)
+        same = store__index_find(&names, hn, local_name_match, a);
+      if (same != NULL) {
+        fmt_fail(err, FMT_ERR_NAME_CONFLICT, "name_conflict", "",
+                 "skeleton %s already has a %s named \"%.60s\" (%s): delete "
+                 "it first or use another name",
+                 a->skeleton_asset->id, store_kind_name(a->kind), a->name,
+                 same->id);
+        goto done;
+      }
+      store__index_insert(&names, hn, a);
+    }
+    e[i].created = true;
+    fresh[fresh_count] = a;
+    fresh_texts[fresh_count] = texts[i]; /* Shallow: texts owns it. */
+    fresh_count++;
+    new_bytes += a->bytes;
+  }
+  if (s->max_bytes != 0 && !from_disk &&
+      (new_bytes > s->max_bytes || s->bytes > s->max_bytes - new_bytes)) {
+    size_t have = s->bytes;
+    pthread_mutex_lock(&s->lock);
+    s->stats.refused_full++;
+    pthread_mutex_unlock(&s->lock);
+    fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", "",
+             "the store holds %zu bytes of assets; this upload needs %zu more "
+             "and the limit is %zu",
+             have, new_bytes, s->max_bytes);
+    goto done;
+  }
+  if (store__publish_prepare(s, fresh, fresh_count, &pub) != 0) goto oom;
+  if (!from_disk && s->data_dir != NULL && fresh_count > 0 &&
+      store__write_files(s, fresh, fresh_texts, fresh_count, err) != 0)
+    goto done;
+
+  pthread_mutex_lock(&s->lock);
+  store__publish_apply(s, &pub);
+  if (from_disk)
+    s->stats.loaded += fresh_count;
+  else
+    s->stats.ingested += fresh_count;
+  pthread_mutex_unlock(&s->lock);
+  for (size_t i = 0; i < fresh_count; i++)
+    store_asset_retain(fresh[i]); /* The table's reference. */
+  out->entries = e;
+  out->count = n;
+  for (size_t i = 0; i < n; i++) out->any_created |= e[i].created;
+  e = NULL;
+  new_bytes = 0;
+  rc = 0;
+  goto done;
+oom:
+  fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
+done:
+  if (io_locked) pthread_mutex_unlock(&s->io_lock);
+  store__publish_done(&pub);
+  store__index_free(&ids);
+  store__index_free(&names);
+  if (e != NULL) {
+    for (size_t i = 0; i < n; i++) store_asset_release(e[i].asset);
+    free(e);
+  }
+  if (texts != NULL)
+    for (size_t i = 0; i < n; i++) fmt_buf_free(&texts[i]);
+  free(texts);
+  free(skel_of);
+  free(fresh);
+  free(fresh_texts);
+  fmt_bundle_free(bundle);
+  if (rc != 0) fmt_release_memory(new_bytes);
+  return rc;
+}
