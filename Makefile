@@ -11,6 +11,8 @@
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws: server ones)
+#   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
+#                     latency sampled every second (SOAK_SECONDS)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
 #                     run each for FUZZ_SECONDS (60); not part of check
@@ -105,8 +107,8 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-threads test \
-        build-tests bench \
-        bench-http bench-ws install clean distclean help fuzz fuzz-build \
+        build-tests bench bench-http bench-ws soak install clean distclean \
+        help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
@@ -242,6 +244,11 @@ bench-http: $(ANIMD)
 
 bench-ws: $(ANIMD)
 	scripts/bench-ws $(abspath $(ANIMD))
+
+# Mixed load against the release daemon for SOAK_SECONDS (600), RSS, open
+# descriptors and /healthz latency sampled every second (not part of check).
+soak: $(ANIMD)
+	ANIMD_BIN=$(abspath $(ANIMD)) /usr/bin/python3 tests/soak/soak.py
 
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd

@@ -68,6 +68,9 @@ static const cfg_entry_t entries[] = {
      "bytes queued to a client before a streamed answer waits"},
     {"stream_threads", CFG_UINT, F(stream_threads), 0,
      "threads whose event loops carry WebSocket streams (0 = one per CPU)"},
+    {"stream_cache_size", CFG_SIZE, F(stream_cache_size), 0,
+     "bytes of evaluated frames each stream loop keeps to share between "
+     "subscribers (least recently used go first)"},
     {"demo", CFG_BOOL, F(demo), 0,
      "load the built-in demo rig, clip and mesh at start"},
     {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
@@ -92,6 +95,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->idle_timeout_ms = 60000;
   cfg->body_timeout_ms = 30000;
   cfg->min_body_rate = 16384;
+  cfg->stream_cache_size = 64u << 20;
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
   cfg->memory_limit = (size_t)1 << 30;

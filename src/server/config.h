@@ -32,6 +32,7 @@ typedef struct srv_config_s {
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
   size_t stream_high_water;   /* Bytes queued before a stream pauses. */
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */
+  size_t stream_cache_size;   /* Shared frame bytes per stream loop. */
   bool demo;                  /* Load the embedded demo asset. */
   /* Web pages allowed to read answers and open streams (web/cors.h):
    * origins, "*", "loopback" (default) or "null". */

@@ -4,7 +4,11 @@
  * replacement (skipping entries a pool job is writing) and a linear key
  * scan. Streams on the same clip and time
  * grid ask for the same few keys within a frame period, so a few dozen
- * entries catch them all, and a scan of those is cheaper than hashing. */
+ * entries catch them all, and a scan of those is cheaper than hashing.
+ * Memory is bounded in bytes: an entry's buffer is sized to its frame
+ * (shrunk when a smaller frame reuses it), least recently used buffers
+ * are freed to make room, and entries idle for a while (srv_ws_eval_trim)
+ * let go of their buffer and their assets, so a deleted mesh is freed. */
 #include "server/ws/frame_cache.h"
 
 #include <stdlib.h>
@@ -22,6 +26,7 @@ typedef struct entry_s {
   srv_ws_frame_data_t data;
   bool used;             /* key is set (and its assets retained). */
   bool pending;          /* A pool job is writing floats: hands off. */
+  uint64_t used_ns;      /* Last set or read. */
 } entry_t;
 
 typedef struct eval_job_s {
@@ -38,12 +43,14 @@ struct srv_ws_eval_s {
   srv_pool_t *pool;
   srv_pool_inbox_t *inbox; /* NULL: jobs come back on the pool's loop. */
   unsigned pending; /* Jobs in flight. */
+  size_t bytes;     /* Floats allocated by every entry, in bytes. */
+  size_t max_bytes;
   bool freeing;     /* Free once the last job is back. */
   srv_ws_eval_stats_t stats;
 };
 
-srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool,
-                               srv_pool_inbox_t *inbox) {
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries, size_t max_bytes,
+                               srv_pool_t *pool, srv_pool_inbox_t *inbox) {
   srv_ws_eval_t *e = calloc(1, sizeof *e);
   if (e == NULL) return NULL;
   e->entries = calloc(entries, sizeof *e->entries);
@@ -52,6 +59,7 @@ srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool,
     return NULL;
   }
   e->count = entries;
+  e->max_bytes = max_bytes;
   e->pool = pool;
   e->inbox = inbox;
   return e;
@@ -65,9 +73,45 @@ static void entry_drop(entry_t *en) {
   en->used = false;
 }
 
+/* Drops en and gives its buffer back. */
+static void entry_empty(srv_ws_eval_t *e, entry_t *en) {
+  entry_drop(en);
+  free(en->floats);
+  en->floats = NULL;
+  e->bytes -= en->cap * sizeof(float);
+  en->cap = 0;
+}
+
 void srv_ws_eval_clear(srv_ws_eval_t *e) {
   for (unsigned i = 0; i < e->count; i++)
-    if (!e->entries[i].pending) entry_drop(&e->entries[i]);
+    if (!e->entries[i].pending) entry_empty(e, &e->entries[i]);
+}
+
+void srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns) {
+  uint64_t now = uv_hrtime();
+  for (unsigned i = 0; i < e->count; i++) {
+    entry_t *en = &e->entries[i];
+    if (!en->pending && (en->used || en->cap > 0) &&
+        now - en->used_ns > idle_ns)
+      entry_empty(e, en);
+  }
+}
+
+size_t srv_ws_eval_bytes(const srv_ws_eval_t *e) { return e->bytes; }
+
+/* Frees the least recently used buffers of other entries until need more
+ * bytes fit the budget (or none is left to free). */
+static void make_room(srv_ws_eval_t *e, const entry_t *keep, size_t need) {
+  while (e->bytes + need > e->max_bytes) {
+    entry_t *victim = NULL;
+    for (unsigned i = 0; i < e->count; i++) {
+      entry_t *c = &e->entries[i];
+      if (c == keep || c->pending || c->cap == 0) continue;
+      if (victim == NULL || c->used_ns < victim->used_ns) victim = c;
+    }
+    if (victim == NULL) return;
+    entry_empty(e, victim);
+  }
 }
 
 static void eval_destroy(srv_ws_eval_t *e) {
@@ -166,12 +210,23 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
     en->mask_copy = m;
   }
   size_t need = entry_floats(key);
-  if (need > en->cap) {
-    float *f = realloc(en->floats, need * sizeof(float));
-    if (f == NULL) return NULL;
+  if (need > en->cap || en->cap > 2 * need + 1024) {
+    /* Exactly the frame's size: a buffer grown for a big mesh does not
+     * stay big for a small pose. */
+    e->bytes -= en->cap * sizeof(float);
+    en->cap = 0;
+    make_room(e, en, need * sizeof(float));
+    float *f = realloc(en->floats, (need ? need : 1) * sizeof(float));
+    if (f == NULL) {
+      free(en->floats);
+      en->floats = NULL;
+      return NULL;
+    }
     en->floats = f;
     en->cap = need;
+    e->bytes += need * sizeof(float);
   }
+  en->used_ns = uv_hrtime();
   en->key = *key;
   en->key.mask = key->mask != NULL ? en->mask_copy : NULL;
   store_asset_retain(key->skeleton);
@@ -185,6 +240,7 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
                     srv_ws_frame_data_t *out) {
   entry_t *en = find(e, key);
   if (en != NULL && !en->pending) {
+    en->used_ns = uv_hrtime();
     e->stats.hits++;
     *out = en->data;
     return 0;

@@ -47,11 +47,14 @@ typedef struct srv_ws_frame_data_s {
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;
 
-/* A cache of at most entries frames; pool (may be NULL) runs prefetches,
+/* A cache of at most entries frames holding at most max_bytes of frame
+ * buffers (beyond it, least recently used buffers are freed; one frame
+ * larger than the budget is still made); pool (may be NULL) runs
+ * prefetches,
  * which come back through inbox when the cache lives on a loop other than
  * the pool's (NULL: the pool's loop). Returns NULL on ENOMEM. */
-srv_ws_eval_t *srv_ws_eval_new(unsigned entries, srv_pool_t *pool,
-                               srv_pool_inbox_t *inbox);
+srv_ws_eval_t *srv_ws_eval_new(unsigned entries, size_t max_bytes,
+                               srv_pool_t *pool, srv_pool_inbox_t *inbox);
 /* Frees the cache, or marks it to be freed when the last prefetch job
  * comes back from the pool. */
 void srv_ws_eval_free(srv_ws_eval_t *e);
@@ -80,7 +83,14 @@ typedef struct srv_ws_eval_stats_s {
 
 void srv_ws_eval_stats(const srv_ws_eval_t *e, srv_ws_eval_stats_t *out);
 
-/* Drops every entry (and the assets they retain). */
+/* Drops every entry (and the assets they retain), freeing its buffer. */
 void srv_ws_eval_clear(srv_ws_eval_t *e);
+
+/* Drops the entries not used for idle_ns: their buffers and assets go. */
+void srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns);
+
+/* Bytes of frame buffers held now (bounded by max_bytes, but for one
+ * frame larger than the budget). */
+size_t srv_ws_eval_bytes(const srv_ws_eval_t *e);
 
 #endif

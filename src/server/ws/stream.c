@@ -101,6 +101,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->ping_interval_ms = 15000;
   lim->ping_timeout_ms = 45000;
   lim->close_timeout_ms = 2000;
+  lim->frame_cache_bytes = 64u << 20;
 }
 
 /* ---- heap ---------------------------------------------------------------- */
@@ -961,6 +962,8 @@ static void client_close(srv_ws_client_t *c, uint16_t code,
 static void on_sweep(uv_timer_t *timer) {
   srv_ws_hub_t *h = timer->data;
   uint64_t now = uv_hrtime();
+  /* Frames no stream has asked for lately: their buffers and assets go. */
+  srv_ws_eval_trim(h->eval, 2000000000ull);
   srv_ws_client_t *c = h->clients;
   while (c != NULL) {
     srv_ws_client_t *next = c->next;
@@ -990,7 +993,7 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
   h->store = store;
   if (lim != NULL) h->lim = *lim;
   else srv_ws_limits_defaults(&h->lim);
-  h->eval = srv_ws_eval_new(64, pool, inbox);
+  h->eval = srv_ws_eval_new(64, h->lim.frame_cache_bytes, pool, inbox);
   if (h->eval == NULL) {
     free(h);
     return NULL;

@@ -46,6 +46,7 @@ typedef struct srv_ws_limits_s {
   uint64_t ping_interval_ms; /* Silence before a ping (15 s). */
   uint64_t ping_timeout_ms;  /* Silence before giving up (45 s). */
   uint64_t close_timeout_ms; /* Wait for the peer's close (2 s). */
+  size_t frame_cache_bytes;  /* Shared frames kept per loop (64 MiB). */
 } srv_ws_limits_t;
 
 /* Fills the defaults above. */
