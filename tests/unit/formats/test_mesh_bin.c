@@ -10,24 +10,7 @@
 
 #include "animd/animd.h"
 #include "formats/mesh_bin.h"
-
-static uint32_t u32_at(const char *d, size_t at) {
-  const unsigned char *p = (const unsigned char *)d + at;
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
-static float f32_at(const char *d, size_t at) {
-  uint32_t u = u32_at(d, at);
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static unsigned u16_at(const char *d, size_t at) {
-  const unsigned char *p = (const unsigned char *)d + at;
-  return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
+#include "mesh_bin_read.h"
 
 /* Caller order: tip (child of mid), root, mid (child of root), so storage
  * order (root, mid, tip) differs from it. */

@@ -6,20 +6,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "../../formats/mesh_bin_read.h"
 #include "../http/http_memory_fixture.h"
-
-static uint32_t u32_at(const char *d, size_t at) {
-  const unsigned char *p = (const unsigned char *)d + at;
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
-static float f32_at(const char *d, size_t at) {
-  uint32_t u = u32_at(d, at);
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
 
 /* The value of header name in an answer's head ("" when absent). */
 static const char *header(const mem_answer_t *a, const char *name,
@@ -75,8 +63,7 @@ START_TEST(test_bin_equals_json) {
                        (float)json_number_value(json_array_get(nrm, i)));
   }
   for (size_t i = 0; i < k * v; i++) {
-    const unsigned char *p = (const unsigned char *)d + at_j + 2 * i;
-    ck_assert_uint_eq((unsigned)p[0] | (unsigned)p[1] << 8,
+    ck_assert_uint_eq(u16_at(d, at_j + 2 * i),
                       json_integer_value(json_array_get(jnt, i)));
     ck_assert_float_eq(f32_at(d, at_w + 4 * i),
                        (float)json_number_value(json_array_get(wgt, i)));
