@@ -238,8 +238,12 @@ soak: $(ANIMD)
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
 	install -D -m 0644 config/animd.conf $(DESTDIR)/etc/animd/animd.conf
-	install -D -m 0644 systemd/animd.service \
-	  $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed -e 's|/usr/local/bin/animd|$(PREFIX)/bin/animd|' \
+	  -e 's|/usr/local/share/doc/animd|$(PREFIX)/share/doc/animd|' \
+	  systemd/animd.service \
+	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/animd/README.md
 	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
 	install -d $(DESTDIR)$(PREFIX)/include/animd
 	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/
