@@ -9,6 +9,8 @@
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws: server ones)
+#   make cluster      a fleet on loopback: redis-server, three daemons and
+#                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
 #                     run each for FUZZ_SECONDS (60); not part of check
@@ -46,7 +48,7 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 # ---- external libraries (Debian package in brackets) -----------------------
 # pkg-config name : Debian package
 PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
-            libcrypto:libssl-dev
+            libcrypto:libssl-dev hiredis:libhiredis-dev
 LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
@@ -65,8 +67,9 @@ else
   ifeq ($(wildcard $(WSLAY_H)),)
     $(error wslay is missing: install Debian package libwslay-dev (make deps))
   endif
-  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto)
-  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto) -lwslay
+  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto hiredis)
+  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto hiredis) \
+              -lwslay
   CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
   CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 endif
@@ -103,7 +106,7 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps run check check-threads test build-tests bench \
-        bench-http bench-ws install clean distclean help fuzz fuzz-build \
+        bench-http bench-ws cluster install clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
@@ -227,6 +230,9 @@ bench-http: $(ANIMD)
 
 bench-ws: $(ANIMD)
 	scripts/bench-ws $(abspath $(ANIMD))
+
+cluster: $(ANIMD)
+	scripts/cluster $(abspath $(ANIMD))
 
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
