@@ -279,15 +279,24 @@ static call_t *call_new(srv_backend_cb cb, void *arg) {
   return c;
 }
 
+/* The status word of a script's reply, or NULL; a lost connection sets
+ * out to unavailable (what: "upload", "delete"). */
+static const char *call_status(srv_backend_reply_t *out, redisReply *r,
+                               const char *what) {
+  if (r == NULL)
+    reply_set(out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) was lost before it confirmed the "
+              "%s; send it again", what);
+  return str_at(r, 0);
+}
+
 static void on_publish(void *arg, redisReply *r) {
   call_t *c = arg;
   srv_backend_reply_t out = {0};
-  const char *status = str_at(r, 0);
-  if (r == NULL)
-    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
-              "the shared store (Redis) was lost before it confirmed the "
-              "upload; send it again%s", "");
-  else if (status != NULL && strcmp(status, "ok") == 0) {
+  const char *status = call_status(&out, r, "upload");
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0) {
     out.status = SRV_BACKEND_OK;
     out.created = int_at(r, 1) != 0;
   } else if (status != NULL && strcmp(status, "name_conflict") == 0)
@@ -349,12 +358,10 @@ static void backend_publish(void *self, const srv_backend_entry_t *entries,
 static void on_remove(void *arg, redisReply *r) {
   call_t *c = arg;
   srv_backend_reply_t out = {0};
-  const char *status = str_at(r, 0);
-  if (r == NULL)
-    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
-              "the shared store (Redis) was lost before it confirmed the "
-              "delete; send it again%s", "");
-  else if (status != NULL && strcmp(status, "ok") == 0)
+  const char *status = call_status(&out, r, "delete");
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0)
     out.status = SRV_BACKEND_OK;
   else if (status != NULL && strcmp(status, "not_found") == 0)
     reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
