@@ -13,6 +13,8 @@
 #   make bench        core benchmarks (bench-http, bench-ws: server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
+#   make cluster      a fleet on loopback: redis-server, three daemons and
+#                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
 #                     run each for FUZZ_SECONDS (60); not part of check
@@ -50,7 +52,7 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 # ---- external libraries (Debian package in brackets) -----------------------
 # pkg-config name : Debian package
 PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
-            libcrypto:libssl-dev
+            libcrypto:libssl-dev hiredis:libhiredis-dev
 LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
@@ -69,8 +71,9 @@ else
   ifeq ($(wildcard $(WSLAY_H)),)
     $(error wslay is missing: install Debian package libwslay-dev (make deps))
   endif
-  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto)
-  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto) -lwslay
+  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto hiredis)
+  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto hiredis) \
+              -lwslay
   CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
   CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 endif
@@ -107,8 +110,8 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-threads test \
-        build-tests bench bench-http bench-ws soak install clean distclean \
-        help fuzz fuzz-build \
+        build-tests bench bench-http bench-ws soak cluster install clean \
+        distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
@@ -250,11 +253,18 @@ bench-ws: $(ANIMD)
 soak: $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) /usr/bin/python3 tests/soak/soak.py
 
+cluster: $(ANIMD)
+	scripts/cluster $(abspath $(ANIMD))
+
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
 	install -D -m 0644 config/animd.conf $(DESTDIR)/etc/animd/animd.conf
-	install -D -m 0644 systemd/animd.service \
-	  $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed -e 's|/usr/local/bin/animd|$(PREFIX)/bin/animd|' \
+	  -e 's|/usr/local/share/doc/animd|$(PREFIX)/share/doc/animd|' \
+	  systemd/animd.service \
+	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/animd/README.md
 	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
 	install -d $(DESTDIR)$(PREFIX)/include/animd
 	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/

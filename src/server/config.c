@@ -32,6 +32,10 @@ static const cfg_entry_t entries[] = {
      "write the bound host:port to this file once listening"},
     {"data_dir", CFG_STR, F(data_dir), S(data_dir),
      "directory of the persistent store (empty: memory only)"},
+    {"store", CFG_STR, F(store), S(store),
+     "where assets live: file (this node: data_dir or memory), or "
+     "redis://host:port/db shared by a fleet (this node's memory then "
+     "caches it)"},
     {"access_log", CFG_STR, F(access_log), S(access_log),
      "access log: a file path, - for stderr, empty for none"},
     {"workers", CFG_UINT, F(workers), 0,
@@ -86,6 +90,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   snprintf(cfg->access_log, sizeof cfg->access_log, "-");
+  snprintf(cfg->store, sizeof cfg->store, "file");
   cfg->workers = 0;
   cfg->queue_max = 1024;
   cfg->max_connections = 4096;

@@ -16,6 +16,7 @@ typedef struct srv_config_s {
   char listen[256];          /* host:port; port 0 picks a free one. */
   char ready_file[1024];     /* Written with the bound host:port. "" off. */
   char data_dir[1024];       /* Persistent store; "" keeps it in memory. */
+  char store[300];           /* "file" (data_dir), or redis://host:port/db. */
   char access_log[1024];     /* "-" stderr, "" off, else a file path. */
   unsigned workers;          /* Pool threads; 0 = one per CPU. */
   unsigned queue_max;        /* Pool jobs waiting; beyond: 503. */

@@ -91,6 +91,9 @@ static const struct {
                                       "too many connections"},
     [SRV_ERR_INSUFFICIENT_STORAGE] = {"insufficient_storage", 507,
                                       "the store is full"},
+    [SRV_ERR_STORE_UNAVAILABLE] = {"store_unavailable", 503,
+                                   "the shared store cannot be reached; "
+                                   "retry later"},
 };
 
 static srv_error_code known(srv_error_code code) {

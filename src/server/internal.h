@@ -29,6 +29,9 @@ struct srv_server_s {
   srv_pool_t pool;
   bool pool_open;
   struct store_s *store;
+  /* The shared backend of store = redis:// (redis/store_backend.h); NULL
+   * for the file store. */
+  struct srv_redis_backend_s *backend;
   srv_metrics_t metrics;
   srv_conn_set_t conns; /* Connections of the HTTP loop. */
   srv_http_host_t http; /* What every HTTP session shares. */

@@ -139,6 +139,8 @@ fail_pool:
   srv_pool_close(&s->pool);
   uv_run(loop, UV_RUN_NOWAIT); /* Lets the pool's handle close. */
 fail_store:
+  srv__backend_close(s);
+  uv_run(loop, UV_RUN_NOWAIT); /* Lets the backend's handles close. */
   srv__store_close(s);
 fail_log:
   srv_access_log_close(s->access_log);
@@ -306,6 +308,7 @@ static void on_drained(uv_timer_t *t) {
     }
     s->pool_open = false;
   }
+  srv__backend_close(s);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
   srv_schedule_close(&s->schedule);
   void (*done)(srv_server_t *) = s->drain_done;

@@ -57,6 +57,9 @@ srv_metrics_t *srv_server_metrics(srv_server_t *server);
 uv_loop_t *srv_server_loop(const srv_server_t *server);
 /* The asset store (struct store_s, store/store.h). */
 struct store_s *srv_server_store(srv_server_t *server);
+/* The shared store backend (backend.h) the store caches, or NULL when the
+ * store is the node's own (store = file). */
+const struct srv_backend_s *srv_server_backend(srv_server_t *server);
 
 /* What the server's HTTP sessions share (http/session.h): a session made
  * with it on any transport (srv_http_new; the in-memory one of

@@ -1,9 +1,13 @@
-/* server: opening, closing and measuring the asset store (store_glue.h),
- * and loading the demo asset embedded in the binary (demo.S). */
+/* server: opening, closing and measuring the asset store (store_open.h),
+ * its shared backend when the store is redis:// (the node's store is then
+ * its cache), and loading the demo asset embedded in the binary
+ * (demo.S). */
 #include <stdio.h>
 #include <string.h>
 
 #include "server/internal.h"
+#include "server/redis/store_backend.h"
+#include "server/server.h"
 #include "server/store_open.h"
 #include "store/store.h"
 
@@ -36,10 +40,28 @@ static int load_demo(store_t *st, char *err, size_t err_len) {
   return 0;
 }
 
+static bool is_redis(const char *store) {
+  return strncmp(store, "redis://", 8) == 0;
+}
+
 int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
+  const char *kind = s->cfg.store;
+  bool redis = is_redis(kind);
+  if (!redis && kind[0] != '\0' && strcmp(kind, "file") != 0) {
+    snprintf(err, err_len, "store: '%s' is neither file nor "
+             "redis://host:port/db", kind);
+    return UV_EINVAL;
+  }
+  if (redis && (s->cfg.data_dir[0] != '\0' || s->cfg.demo)) {
+    snprintf(err, err_len, "store: with %s, data_dir and demo must be "
+             "left out (upload the assets through any node)", kind);
+    return UV_EINVAL;
+  }
   store_options_t opts = {
       .data_dir = s->cfg.data_dir,
-      .max_bytes = s->cfg.memory_limit,
+      /* With redis the store is a cache that empties itself when full
+       * (redis/store_backend.h) rather than refuse. */
+      .max_bytes = redis ? 0 : s->cfg.memory_limit,
       .log = store_log,
   };
   fmt_error_t fe = {0};
@@ -51,6 +73,16 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
     return rc < 0 ? rc : UV_EIO;
   }
   s->store = (struct store_s *)st;
+  if (redis) {
+    srv_redis_backend_t *b = NULL;
+    if (srv_redis_backend_open(s->loop, kind, st, &s->pool,
+                               s->cfg.memory_limit, &b, err, err_len) != 0) {
+      srv__store_close(s);
+      return UV_EINVAL;
+    }
+    s->backend = b;
+    return 0;
+  }
   if (s->cfg.demo) {
     rc = load_demo(st, err, err_len);
     if (rc != 0) {
@@ -60,6 +92,15 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
     }
   }
   return 0;
+}
+
+void srv__backend_close(srv_server_t *s) {
+  srv_redis_backend_close(s->backend);
+  s->backend = NULL;
+}
+
+const srv_backend_t *srv_server_backend(srv_server_t *s) {
+  return s->backend ? srv_redis_backend(s->backend) : NULL;
 }
 
 void srv__store_close(srv_server_t *s) {

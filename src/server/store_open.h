@@ -11,6 +11,9 @@ typedef struct srv_server_s srv_server_t;
  * Returns 0 or a negative errno with a message in err. */
 int srv__store_open(srv_server_t *server, char *err, size_t err_len);
 void srv__store_close(srv_server_t *server);
+/* Disconnects the shared backend, if any: after the pool is closed and
+ * before the loop's last turns (its handles close there). */
+void srv__backend_close(srv_server_t *server);
 
 typedef struct srv_store_counts_s {
   uint64_t skeletons, clips, meshes, bytes;

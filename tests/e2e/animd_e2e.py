@@ -21,6 +21,17 @@ BIN = os.environ.get("ANIMD_BIN", "build/release/animd")
 E2E_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def shared_assets():
+    """The shared assets folder; exits 77 (skipped) when it is missing."""
+    shared = os.environ.get("ANIMD_SHARED") or os.path.join(
+        E2E_DIR, "..", "..", "..", "shared")
+    assets = os.path.join(shared, "assets")
+    if not os.path.exists(os.path.join(assets, "README.md")):
+        print("needs the shared test assets (%s; set ANIMD_SHARED)" % assets)
+        sys.exit(77)
+    return assets
+
+
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)

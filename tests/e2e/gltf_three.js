@@ -11,6 +11,10 @@ const { execFileSync } = require('child_process');
 
 const shared = process.env.ANIMD_SHARED || path.join(__dirname, '..', '..', '..', 'shared');
 const assets = path.join(shared, 'assets');
+if (!fs.existsSync(path.join(assets, 'README.md'))) {
+  console.log(`needs the shared test assets (${assets}; set ANIMD_SHARED)`);
+  process.exit(77);
+}
 
 function assetPath(rel) { return path.join(assets, rel); }
 

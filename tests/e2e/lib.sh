@@ -37,6 +37,16 @@ _e2e_cleanup() {
 }
 trap _e2e_cleanup EXIT
 
+# need_assets: exits 77 (reported as skipped by the driver) when the shared
+# test assets are missing; $A is their folder afterwards.
+need_assets() {
+  A=${ANIMD_SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}/assets
+  if [ ! -f "$A/README.md" ]; then
+    echo "needs the shared test assets ($A; set ANIMD_SHARED)"
+    exit 77
+  fi
+}
+
 die() {
   echo "FAIL: $*" >&2
   exit 1

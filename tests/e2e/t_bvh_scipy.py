@@ -13,6 +13,9 @@ import sys
 import numpy as np
 from scipy.spatial.transform import Rotation as R
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from animd_e2e import shared_assets  # noqa: E402
+
 SHARED = os.environ.get("ANIMD_SHARED") or os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "shared")
 FILES = ["bvh/cmu/01_01.bvh", "bvh/cmu/131_01.bvh", "bvh/cmu/131_03.bvh",
@@ -77,6 +80,7 @@ def positions(joints, row):
 
 
 def main():
+    shared_assets()
     checks = 0
     for rel in FILES:
         path = os.path.join(SHARED, "assets", rel)

@@ -5,7 +5,7 @@
 # md5meshes, a cut .glb, an external URI, a BVH with a bad number) get 400
 # with the precise "at" and leave the asset list unchanged.
 source "$(dirname "$0")/lib.sh"
-A=${ANIMD_SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}/assets
+need_assets
 animd_start
 
 upload() { # upload FILE CONTENT-TYPE [QUERY]

@@ -17,6 +17,9 @@ import urllib.request
 import numpy as np
 from scipy.spatial.transform import Rotation as R
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from animd_e2e import shared_assets  # noqa: E402
+
 SHARED = os.environ.get("ANIMD_SHARED") or os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "shared")
 BOB = os.path.join(SHARED, "assets", "md5", "bob")
@@ -95,6 +98,7 @@ class Animd:
 
 
 def main():
+    shared_assets()
     srv = Animd()
     try:
         mesh = srv.call("POST", "/v1/assets",

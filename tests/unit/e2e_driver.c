@@ -9,7 +9,9 @@
  * on an ephemeral loopback port and stops it by PID. Its output goes to
  * $ANIMD_BUILD/e2e/<name>.log; the tail is shown on failure. Each script
  * runs in its own process group, killed whole when it overruns its time.
- * ANIMD_E2E=substring runs only the scripts whose name contains it. */
+ * ANIMD_E2E=substring runs only the scripts whose name contains it. A
+ * script that needs what is not here (../shared/assets) exits 77 and is
+ * reported as skipped, with its reason, in one line. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +29,9 @@
 #define WEB_DIR "tests/web"
 #define E2E_MAX_SCRIPTS 128
 #define E2E_TIMEOUT_S 240
+/* A script that cannot run here (the shared assets are missing) exits with
+ * this after printing why as its last line. */
+#define E2E_SKIPPED 77
 
 /* Scripts of every suite, each suite's sorted together: "dir/t_name". */
 static char e2e_names[E2E_MAX_SCRIPTS][160];
@@ -130,6 +135,20 @@ START_TEST(test_e2e_script) {
   }
   /* Whatever the script left behind in its group goes too. */
   kill(-pid, SIGKILL);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == E2E_SKIPPED) {
+    /* The script's last line says what it needs. */
+    char why[256] = "";
+    FILE *f = fopen(log_path, "r");
+    if (f != NULL) {
+      char line[256];
+      while (fgets(line, sizeof line, f) != NULL) snprintf(why, sizeof why, "%s", line);
+      fclose(f);
+    }
+    why[strcspn(why, "\n")] = '\0';
+    printf("skipped: e2e %s: %s\n", name, why);
+    fflush(stdout);
+    return;
+  }
   int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!ok) print_tail(log_path);
   ck_assert_msg(ok, "%s failed (exit %d, signal %d), log: %s", name,

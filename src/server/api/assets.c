@@ -11,7 +11,9 @@
 #include "server/api/handlers.h"
 #include "server/api/mesh_bin.h"
 #include "server/api/params.h"
+#include "server/api/shared_store.h"
 #include "server/http/task.h"
+#include "store/cache.h"
 
 /* ---- upload ------------------------------------------------------------------- */
 
@@ -22,6 +24,8 @@ typedef struct upload_task_s {
   store_asset_t *external; /* ?skeleton= */
   store_resolver_t resolver;
   store_ingest_result_t result;
+  bool shared;      /* A shared backend stores it before the answer. */
+  fmt_buf_t *texts; /* shared: the canonical text of each entry. */
   int rc;
   fmt_error_t err;
   fmt_buf_t out;
@@ -48,6 +52,13 @@ static void upload_work(srv_task_t *t) {
       u->external ? u->external : store_resolver_external(&u->resolver);
   u->rc = store_ingest(u->store, &bundle, external, &u->result, &u->err);
   fmt_bundle_free(&bundle);
+  if (u->rc == 0 && u->shared) {
+    u->texts = calloc(u->result.count ? u->result.count : 1,
+                      sizeof *u->texts);
+    for (size_t i = 0; u->texts && i < u->result.count; i++)
+      store_asset_encode(u->result.entries[i].asset, &u->texts[i]);
+    if (u->texts == NULL) u->out.failed = true;
+  }
   if (u->rc == 0) {
     fmt_asset_summary_t *items =
         calloc(u->result.count ? u->result.count : 1, sizeof *items);
@@ -71,12 +82,20 @@ static void upload_respond(srv_task_t *t) {
     srv__respond_fmt_error(t->req, &u->err);
     return;
   }
+  if (u->shared && !u->out.failed) {
+    srv__publish_then_answer(t->req, &u->result, u->texts, &u->out);
+    u->texts = NULL;
+    return;
+  }
   srv__respond_buf(t->req, u->result.any_created ? 201 : 200, &u->out, NULL,
                    NULL);
 }
 
 static void upload_free(srv_task_t *t) {
   upload_task_t *u = (upload_task_t *)t;
+  for (size_t i = 0; u->texts && i < u->result.count; i++)
+    fmt_buf_free(&u->texts[i]);
+  free(u->texts);
   if (u->rc == 0) store_ingest_result_free(&u->result);
   store_resolver_release(&u->resolver);
   store_asset_release(u->external);
@@ -109,6 +128,7 @@ void srv__handle_upload(srv_request_t *req) {
     return;
   }
   u->store = st;
+  u->shared = srv__backend(req) != NULL;
   u->external = external;
   snprintf(u->content_type, sizeof u->content_type, "%s", ctype);
   store_resolver_init(&u->resolver, st);
@@ -151,26 +171,22 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
                     : kind_c == 'c' ? STORE_CLIP
                                     : STORE_MESH;
   store_t *st = srv__store(req);
-  store_asset_t *a = store_lookup(st, kind, id, NULL);
-  if (a == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, "id", "no %s '%s'",
-                      store_kind_name(kind), id);
-    return;
-  }
+  store_asset_t *a = NULL;
+  if (srv__lookup(req, kind, "id", id, NULL, &a) != 0) return;
   if (req->method == SRV_DELETE) {
     fmt_error_t err = {0};
     char aid[FMT_ID_LEN + 1];
     memcpy(aid, a->id, sizeof aid);
     store_asset_release(a);
+    if (srv__backend(req) != NULL) {
+      srv__remove_then_answer(req, kind, aid);
+      return;
+    }
     if (store_delete(st, kind, aid, &err) != 0) {
       srv__respond_fmt_error(req, &err);
       return;
     }
-    fmt_buf_t b = FMT_BUF_INIT;
-    fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"}}\n",
-                   store_kind_name(kind), aid);
-    srv__respond_buf(req, 200, &b, NULL, NULL);
-    fmt_buf_free(&b);
+    srv__respond_deleted(req, kind, aid);
     return;
   }
   if (kind == STORE_MESH && srv__respond_mesh_bin(req, a)) {

@@ -8,6 +8,7 @@
 #include "animd/animd.h"
 #include "server/api/handlers.h"
 #include "server/api/params.h"
+#include "server/api/shared_store.h"
 #include "server/server.h"
 
 static void respond_json(srv_request_t *req, int status, json_t *o) {
@@ -27,6 +28,16 @@ void srv__handle_healthz(srv_request_t *req) {
   if (srv_server_draining(srv_request_server(req))) {
     srv_respond(req, 503, "application/json", "Retry-After: 1\r\n",
                 "{\"status\":\"draining\"}\n", 21);
+    return;
+  }
+  /* Without its shared store a node still serves what it has cached, so
+   * it stays in the balancer's pool, but says it is degraded. */
+  const srv_backend_t *b = srv__backend(req);
+  if (b != NULL && !b->ops->available(b->self)) {
+    static const char degraded[] =
+        "{\"status\":\"degraded\",\"store\":\"unavailable\"}\n";
+    srv_respond(req, 200, "application/json", NULL, degraded,
+                sizeof degraded - 1);
     return;
   }
   srv_respond(req, 200, "application/json", NULL, "{\"status\":\"ok\"}\n",

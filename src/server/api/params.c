@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/api/shared_store.h"
 #include "server/server.h"
 
 store_t *srv__store(srv_request_t *req) {
@@ -29,6 +30,8 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
   if (name == NULL || *name == '\0') return 0;
   store_t *st = srv__store(req);
   store_asset_t *a = st ? store_lookup(st, kind, name, skeleton) : NULL;
+  if (a == NULL && srv__load_then_route(req, kind, at, name, skeleton))
+    return -1;
   if (a == NULL) {
     srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
               store_kind_name(kind), name,
@@ -37,6 +40,15 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
   }
   *out = a;
   return 0;
+}
+
+void srv__respond_deleted(srv_request_t *req, store_kind kind,
+                          const char *id) {
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"}}\n",
+                 store_kind_name(kind), id);
+  srv__respond_buf(req, 200, &b, NULL, NULL);
+  fmt_buf_free(&b);
 }
 
 /* Two FNV-1a 64-bit hashes with different offsets: 128 bits is plenty to

@@ -23,10 +23,16 @@ srv_query_t srv__query(const srv_request_t *req);
 
 /* Looks up the asset named name (an id, or a name; a clip or mesh name
  * within skeleton when given), retained into *out. NULL or "": *out =
- * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1. */
+ * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1. With
+ * a shared store backend, a miss returns -1 too while the asset loads:
+ * the request is routed again once it is cached (shared_store.h). */
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out);
+
+/* Answers a delete: {"deleted":{"kind","id"}}. */
+void srv__respond_deleted(srv_request_t *req, store_kind kind,
+                          const char *id);
 
 /* A strong ETag for this answer from its parts (content ids, parameters):
  * "\"<32 hex>\"" into out (at least 40 bytes). */

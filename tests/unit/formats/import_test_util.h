@@ -6,6 +6,7 @@
 #define ANIMD_TESTS_IMPORT_TEST_UTIL_H
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,32 @@
 
 #include "formats/bundle.h"
 #include "error_status.h"
+
+/* The shared assets folder: $ANIMD_SHARED/assets or ../shared/assets. */
+static inline const char *shared_assets_dir(char *buf, size_t cap) {
+  const char *shared = getenv("ANIMD_SHARED");
+  snprintf(buf, cap, "%s/assets", shared ? shared : "../shared");
+  return buf;
+}
+
+/* True when the shared assets are there. Otherwise says, in one line,
+ * that the tests named by what are skipped and what they need; a suite
+ * adds its asset tests only when this is true. */
+static inline bool shared_assets_present(const char *what) {
+  char dir[1024];
+  shared_assets_dir(dir, sizeof dir);
+  char probe[1100];
+  snprintf(probe, sizeof probe, "%s/README.md", dir);
+  FILE *f = fopen(probe, "r");
+  if (f != NULL) {
+    fclose(f);
+    return true;
+  }
+  printf("skipped: %s: needs the shared test assets (%s; set "
+         "ANIMD_SHARED)\n", what, dir);
+  fflush(stdout);
+  return false;
+}
 
 /* Reads assets/<rel> into a malloc'd buffer; fails the test if missing. */
 static inline char *asset_read(const char *rel, size_t *len) {

@@ -359,20 +359,23 @@ END_TEST
 
 Suite *bvh_suite(void) {
   Suite *s = suite_create("bvh");
-  TCase *tc = tcase_create("samples");
+  TCase *tc;
+  if (shared_assets_present("bvh: the CMU and Bandai Namco files")) {
+  tc = tcase_create("samples");
   tcase_set_timeout(tc, 30);
   tcase_add_loop_test(tc, test_sample_counts, 0,
                       (int)(sizeof files / sizeof files[0]));
   tcase_add_loop_test(tc, test_first_frame_positions, 0,
                       (int)(sizeof refs / sizeof refs[0]));
+  tcase_add_test(tc, test_empty_and_garbage);
   suite_add_tcase(s, tc);
+  }
   tc = tcase_create("text");
   tcase_add_test(tc, test_tiny_channels);
   tcase_add_test(tc, test_tiny_options);
   tcase_add_test(tc, test_line_endings);
   tcase_add_loop_test(tc, test_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
-  tcase_add_test(tc, test_empty_and_garbage);
   tcase_add_test(tc, test_onto_existing_skeleton);
   tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);

@@ -930,7 +930,9 @@ END_TEST
 
 Suite *gltf_suite(void) {
   Suite *s = suite_create("gltf");
-  TCase *tc = tcase_create("samples");
+  TCase *tc;
+  if (shared_assets_present("gltf: the Khronos and extra sample files")) {
+  tc = tcase_create("samples");
   tcase_set_timeout(tc, 30);
   tcase_add_loop_test(tc, test_sample_counts, 0,
                       (int)(sizeof files / sizeof files[0]));
@@ -943,6 +945,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_fox_truncated);
   tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);
+  }
   tc = tcase_create("document");
   tcase_add_test(tc, test_doc_fold_armature);
   tcase_add_test(tc, test_doc_animated_ancestor_kept);

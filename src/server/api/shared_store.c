@@ -1,0 +1,224 @@
+/* server: the API's side of a shared store backend (shared_store.h). */
+#include "server/api/shared_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/api/params.h"
+#include "server/api/router.h"
+#include "server/server.h"
+#include "store/cache.h"
+
+/* A request is routed again at most this many times (each one after a
+ * load): more means the cache keeps dropping what was just loaded. */
+#define MAX_REROUTES 6
+
+/* How many loads led to the routing under way (0 outside one). */
+static unsigned reroutes;
+
+const srv_backend_t *srv__backend(srv_request_t *req) {
+  return srv_server_backend(srv_request_server(req));
+}
+
+/* 503 store_unavailable with Retry-After. */
+static void fail_retry(srv_request_t *req, const char *message) {
+  srv_respond_error_h(req, srv_error_status(SRV_ERR_STORE_UNAVAILABLE),
+                      "Retry-After: 1\r\n",
+                      srv_error_name(SRV_ERR_STORE_UNAVAILABLE), NULL, "%s",
+                      message);
+}
+
+static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
+                         const char *at) {
+  switch (r->status) {
+    case SRV_BACKEND_UNAVAILABLE:
+      fail_retry(req, r->message);
+      return;
+    case SRV_BACKEND_NAME_CONFLICT:
+      srv__fail(req, SRV_ERR_NAME_CONFLICT, NULL, "%s", r->message);
+      return;
+    case SRV_BACKEND_CONFLICT:
+      srv__fail(req, SRV_ERR_CONFLICT, at, "%s", r->message);
+      return;
+    case SRV_BACKEND_GONE:
+      srv_respond_error(req, 409, "skeleton_deleted", NULL, "%s",
+                        r->message);
+      return;
+    case SRV_BACKEND_NO_ROOM:
+      srv__fail(req, SRV_ERR_INSUFFICIENT_STORAGE, NULL, "%s", r->message);
+      return;
+    default:
+      srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s", r->message);
+      return;
+  }
+}
+
+/* ---- loads ------------------------------------------------------------------ */
+
+typedef struct wait_s {
+  srv_request_t *req;
+  unsigned depth;
+  store_kind kind;
+  bool within_skeleton;
+  char at[64];
+  char name[];
+} wait_t;
+
+static void on_loaded(void *arg, const srv_backend_reply_t *r) {
+  wait_t *w = arg;
+  srv_request_t *req = w->req;
+  if (srv_request_gone(req)) {
+    /* Nothing to answer. */
+  } else if (r->status == SRV_BACKEND_OK) {
+    reroutes = w->depth;
+    srv_api_route(req);
+    reroutes = 0;
+  } else if (r->status == SRV_BACKEND_NOT_FOUND) {
+    srv__fail(req, SRV_ERR_NOT_FOUND, w->at[0] ? w->at : NULL,
+              "no %s '%s'%s", store_kind_name(w->kind), w->name,
+              w->within_skeleton ? " on that skeleton" : "");
+  } else {
+    answer_reply(req, r, NULL);
+  }
+  srv_request_release(req);
+  free(w);
+}
+
+bool srv__load_then_route(srv_request_t *req, store_kind kind,
+                          const char *at, const char *name,
+                          const store_asset_t *skeleton) {
+  const srv_backend_t *b = srv__backend(req);
+  if (b == NULL) return false;
+  if (reroutes >= MAX_REROUTES) {
+    fail_retry(req,
+                    "the node's cache cannot keep the assets of this "
+                    "request; retry later");
+    return true;
+  }
+  size_t n = strlen(name);
+  wait_t *w = malloc(sizeof *w + n + 1);
+  if (w == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return true;
+  }
+  w->req = req;
+  w->depth = reroutes + 1;
+  w->kind = kind;
+  w->within_skeleton = skeleton != NULL;
+  snprintf(w->at, sizeof w->at, "%s", at ? at : "");
+  memcpy(w->name, name, n + 1);
+  srv_request_hold(req);
+  b->ops->load(b->self, kind, name, skeleton ? skeleton->id : NULL,
+               on_loaded, w);
+  return true;
+}
+
+/* ---- uploads ----------------------------------------------------------------- */
+
+typedef struct publish_s {
+  srv_request_t *req;
+  store_ingest_result_t result;
+  fmt_buf_t *texts;
+  fmt_buf_t answer;
+} publish_t;
+
+static void publish_free(publish_t *p) {
+  for (size_t i = 0; i < p->result.count; i++) fmt_buf_free(&p->texts[i]);
+  free(p->texts);
+  store_ingest_result_free(&p->result);
+  fmt_buf_free(&p->answer);
+  free(p);
+}
+
+static void on_published(void *arg, const srv_backend_reply_t *r) {
+  publish_t *p = arg;
+  srv_request_t *req = p->req;
+  if (r->status != SRV_BACKEND_OK) {
+    /* What this upload put in the cache was never stored: forget it,
+     * clips and meshes before skeletons. */
+    store_t *st = srv__store(req);
+    for (size_t i = p->result.count; i-- > 0;) {
+      store_entry_t *e = &p->result.entries[i];
+      if (e->created) store_drop(st, e->asset->kind, e->asset->id);
+    }
+  }
+  if (!srv_request_gone(req)) {
+    if (r->status == SRV_BACKEND_OK)
+      srv__respond_buf(req, r->created ? 201 : 200, &p->answer, NULL, NULL);
+    else
+      answer_reply(req, r, NULL);
+  }
+  srv_request_release(req);
+  publish_free(p);
+}
+
+void srv__publish_then_answer(srv_request_t *req,
+                              store_ingest_result_t *result,
+                              fmt_buf_t *texts, fmt_buf_t *answer) {
+  const srv_backend_t *b = srv__backend(req);
+  publish_t *p = calloc(1, sizeof *p);
+  srv_backend_entry_t *entries =
+      calloc(result->count ? result->count : 1, sizeof *entries);
+  if (p == NULL || entries == NULL) {
+    free(p);
+    free(entries);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  p->req = req;
+  p->result = *result;
+  p->texts = texts;
+  p->answer = *answer;
+  memset(result, 0, sizeof *result);
+  fmt_buf_init(answer);
+  for (size_t i = 0; i < p->result.count; i++)
+    entries[i] = (srv_backend_entry_t){.asset = p->result.entries[i].asset,
+                                       .text = p->texts[i].data,
+                                       .len = p->texts[i].len};
+  srv_request_hold(req);
+  b->ops->publish(b->self, entries, p->result.count, on_published, p);
+  free(entries);
+}
+
+/* ---- deletes ------------------------------------------------------------------- */
+
+typedef struct remove_s {
+  srv_request_t *req;
+  store_kind kind;
+  char id[FMT_ID_LEN + 1];
+} remove_t;
+
+static void on_removed(void *arg, const srv_backend_reply_t *r) {
+  remove_t *d = arg;
+  srv_request_t *req = d->req;
+  if (r->status == SRV_BACKEND_OK || r->status == SRV_BACKEND_NOT_FOUND)
+    store_drop(srv__store(req), d->kind, d->id);
+  if (srv_request_gone(req)) {
+    /* Nothing to answer. */
+  } else if (r->status == SRV_BACKEND_OK) {
+    srv__respond_deleted(req, d->kind, d->id);
+  } else if (r->status == SRV_BACKEND_NOT_FOUND) {
+    srv__fail(req, SRV_ERR_NOT_FOUND, "id", "no %s with id %s",
+              store_kind_name(d->kind), d->id);
+  } else {
+    answer_reply(req, r, "id");
+  }
+  srv_request_release(req);
+  free(d);
+}
+
+void srv__remove_then_answer(srv_request_t *req, store_kind kind,
+                             const char *id) {
+  const srv_backend_t *b = srv__backend(req);
+  remove_t *d = calloc(1, sizeof *d);
+  if (d == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  d->req = req;
+  d->kind = kind;
+  snprintf(d->id, sizeof d->id, "%s", id);
+  srv_request_hold(req);
+  b->ops->remove(b->self, kind, id, on_removed, d);
+}

@@ -1,0 +1,41 @@
+/* server: the API's side of a shared store backend (backend.h): a lookup
+ * that misses the node's cache waits for the asset to load and the
+ * request is routed again; uploads and deletes are decided by the backend
+ * before they are answered. Without a backend (store = file) none of this
+ * runs. Loop thread only. */
+#ifndef ANIMD_SERVER_API_SHARED_STORE_H
+#define ANIMD_SERVER_API_SHARED_STORE_H
+
+#include <stdbool.h>
+
+#include "server/backend.h"
+#include "server/http/http.h"
+#include "store/store.h"
+
+/* The backend of req's server, or NULL. */
+const srv_backend_t *srv__backend(srv_request_t *req);
+
+/* After a miss of name (kind, within skeleton when not NULL): starts
+ * loading it and returns true; req is then routed again once the asset is
+ * cached, or answered (404 not_found at `at`, 503 store_unavailable). The
+ * handler must answer nothing more and return. False when there is no
+ * backend (the caller answers 404). */
+bool srv__load_then_route(srv_request_t *req, store_kind kind,
+                          const char *at, const char *name,
+                          const store_asset_t *skeleton);
+
+/* Stores an upload already in the node's cache (result, the canonical
+ * texts of its entries) in the backend, then answers answer (201 when
+ * something was new to the backend, else 200) or the backend's refusal,
+ * dropping from the cache what this upload put there. Takes result,
+ * texts and answer (leaves them empty). */
+void srv__publish_then_answer(srv_request_t *req,
+                              store_ingest_result_t *result,
+                              fmt_buf_t *texts, fmt_buf_t *answer);
+
+/* Deletes kind id in the backend, drops it from the cache, and answers as
+ * a delete does. */
+void srv__remove_then_answer(srv_request_t *req, store_kind kind,
+                             const char *id);
+
+#endif

@@ -1,0 +1,33 @@
+/* server: the Lua scripts the Redis backend runs (EVAL), each one atomic
+ * in Redis, and the layout of the keys they keep.
+ *
+ *   animd:a:<id>                hash kind, name, skeleton (id or ""), text
+ *                               (the canonical native JSON)
+ *   animd:n:<kind>:<name>       set of the ids of kind with that name
+ *   animd:s:<kind>:<skeleton>   hash clip or mesh name -> id, in a skeleton
+ *   animd:d:<kind>:<skeleton>   set of a skeleton's clip or mesh ids
+ *
+ * Changes are published on SRV_REDIS_CHANNEL: "drop <kind> <id>" when an
+ * asset is deleted, "name <kind> <name>" when a name stops naming only
+ * one asset (a lookup by that name must then find none). */
+#ifndef ANIMD_SERVER_REDIS_SCRIPTS_H
+#define ANIMD_SERVER_REDIS_SCRIPTS_H
+
+#define SRV_REDIS_CHANNEL "animd:events"
+
+/* ARGV: n, then kind, id, name, skeleton id ("" for a skeleton), text for
+ * each of n assets, skeletons first. Checks everything, then writes
+ * everything. Returns {"ok", created (0 or 1)}, {"name_conflict", message}
+ * or {"gone", message} (the skeleton of a clip or mesh is not stored). */
+extern const char srv_redis_publish_script[];
+
+/* ARGV: kind, id. Returns {"ok"}, {"not_found"} or {"conflict", clips,
+ * meshes} (a skeleton that still has some). */
+extern const char srv_redis_remove_script[];
+
+/* ARGV: kind, id or name, skeleton id or "". Returns {"ok", id, text} for
+ * a skeleton, {"ok", id, text, skeleton id, skeleton text} for a clip or
+ * mesh, or {"not_found"}. */
+extern const char srv_redis_lookup_script[];
+
+#endif

@@ -1,0 +1,503 @@
+/* server: the Redis store backend (store_backend.h). */
+#include "server/redis/store_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/redis/client.h"
+#include "server/redis/scripts.h"
+#include "store/cache.h"
+
+typedef struct waiter_s {
+  srv_backend_cb cb;
+  void *arg;
+} waiter_t;
+
+/* One asset being loaded; requests for the same key wait on it. */
+typedef struct load_s {
+  srv_job_t job; /* First member. */
+  srv_redis_backend_t *owner;
+  struct load_s *next;
+  char *key; /* kind '\0' id_or_name '\0' skeleton_id, key_len bytes. */
+  size_t key_len;
+  store_kind kind;
+  waiter_t *waiters;
+  size_t waiter_count, waiter_cap;
+  /* From Redis, then decoded on the pool. */
+  char id[FMT_ID_LEN + 1], skeleton_id[FMT_ID_LEN + 1];
+  char *text, *skeleton_text;
+  size_t text_len, skeleton_text_len;
+  srv_backend_reply_t reply;
+} load_t;
+
+struct srv_redis_backend_s {
+  srv_backend_t iface;
+  char url[300];
+  uv_loop_t *loop;
+  srv_redis_t *redis;
+  store_t *store;
+  srv_pool_t *pool;
+  size_t max_bytes;
+  load_t *loads; /* In flight. */
+  unsigned jobs; /* Loads on the pool. */
+  bool closing;
+  srv_redis_backend_stats_t stats;
+};
+
+static void reply_set(srv_backend_reply_t *r, srv_backend_status status,
+                      const char *fmt, const char *detail) {
+  r->status = status;
+  r->created = false;
+  snprintf(r->message, sizeof r->message, fmt, detail ? detail : "");
+}
+
+static void answer_unavailable(srv_backend_cb cb, void *arg) {
+  srv_backend_reply_t r;
+  reply_set(&r, SRV_BACKEND_UNAVAILABLE,
+            "the shared store (Redis) cannot be reached; retry later%s", "");
+  cb(arg, &r);
+}
+
+static const char *str_at(const redisReply *r, size_t i) {
+  if (r == NULL || r->type != REDIS_REPLY_ARRAY || i >= r->elements ||
+      r->element[i]->type != REDIS_REPLY_STRING)
+    return NULL;
+  return r->element[i]->str;
+}
+
+static long long int_at(const redisReply *r, size_t i) {
+  if (r == NULL || r->type != REDIS_REPLY_ARRAY || i >= r->elements ||
+      r->element[i]->type != REDIS_REPLY_INTEGER)
+    return 0;
+  return r->element[i]->integer;
+}
+
+/* ---- loads ---------------------------------------------------------------- */
+
+static void load_finish(load_t *l) {
+  srv_redis_backend_t *b = l->owner;
+  for (load_t **p = &b->loads; *p; p = &(*p)->next)
+    if (*p == l) {
+      *p = l->next;
+      break;
+    }
+  for (size_t i = 0; i < l->waiter_count; i++)
+    l->waiters[i].cb(l->waiters[i].arg, &l->reply);
+  free(l->waiters);
+  free(l->key);
+  free(l->text);
+  free(l->skeleton_text);
+  free(l);
+}
+
+/* Empties the cache when adopting len more bytes of text could pass the
+ * limit (decoded assets take about as much as their text). */
+static void make_room(srv_redis_backend_t *b, size_t len) {
+  if (b->max_bytes == 0) return;
+  store_stats_t st;
+  store_stats(b->store, &st);
+  if (st.bytes + len <= b->max_bytes) return;
+  store_drop_all(b->store);
+  __atomic_fetch_add(&b->stats.flushes, 1, __ATOMIC_RELAXED);
+}
+
+static int adopt(load_t *l, store_kind kind, const char *id,
+                 const char *text, size_t len) {
+  fmt_error_t err = {0};
+  store_asset_t *a = NULL;
+  make_room(l->owner, len);
+  if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
+    reply_set(&l->reply,
+              err.kind == FMT_ERR_NO_ROOM ? SRV_BACKEND_NO_ROOM
+                                          : SRV_BACKEND_FAILED,
+              "cannot cache it: %.200s", err.message);
+    return -1;
+  }
+  store_asset_release(a);
+  return 0;
+}
+
+/* Worker thread: decodes and adopts the skeleton, then the asset. */
+static void load_work(srv_job_t *job) {
+  load_t *l = (load_t *)job;
+  if (l->kind != STORE_SKELETON &&
+      adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
+            l->skeleton_text_len) != 0)
+    return;
+  if (adopt(l, l->kind, l->id, l->text, l->text_len) != 0) return;
+  l->reply.status = SRV_BACKEND_OK;
+}
+
+static void load_done(srv_job_t *job, int status) {
+  load_t *l = (load_t *)job;
+  srv_redis_backend_t *b = l->owner;
+  b->jobs--;
+  if (status != 0)
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE, "shutting down%s", "");
+  else if (l->reply.status == SRV_BACKEND_OK)
+    b->stats.loads++;
+  load_finish(l);
+  if (b->closing && b->jobs == 0 && b->redis == NULL) free(b);
+}
+
+static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
+  const redisReply *e = r->element[i];
+  char *s = malloc(e->len + 1);
+  if (s == NULL) return NULL;
+  memcpy(s, e->str, e->len);
+  s[e->len] = '\0';
+  *len = e->len;
+  return s;
+}
+
+static void on_lookup(void *arg, redisReply *r) {
+  load_t *l = arg;
+  srv_redis_backend_t *b = l->owner;
+  const char *status = str_at(r, 0);
+  if (r == NULL) {
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) was lost during the lookup; retry "
+              "later%s", "");
+  } else if (status == NULL) {
+    reply_set(&l->reply, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+  } else if (strcmp(status, "ok") != 0) {
+    reply_set(&l->reply, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+  } else {
+    bool skeleton = l->kind == STORE_SKELETON;
+    const char *id = str_at(r, 1), *sid = str_at(r, 3);
+    bool shaped = id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
+                  (skeleton || (sid && strlen(sid) == FMT_ID_LEN &&
+                                str_at(r, 4)));
+    if (shaped) {
+      memcpy(l->id, id, FMT_ID_LEN + 1);
+      l->text = copy_reply_string(r, 2, &l->text_len);
+      if (!skeleton) {
+        memcpy(l->skeleton_id, sid, FMT_ID_LEN + 1);
+        l->skeleton_text = copy_reply_string(r, 4, &l->skeleton_text_len);
+      }
+    }
+    if (!shaped || l->text == NULL || (!skeleton && l->skeleton_text == NULL)) {
+      reply_set(&l->reply, SRV_BACKEND_FAILED,
+                "the shared store answered something unexpected%s", "");
+    } else {
+      reply_set(&l->reply, SRV_BACKEND_FAILED, "not decoded%s", "");
+      if (srv_pool_submit(b->pool, &l->job) == 0) {
+        b->jobs++;
+        return;
+      }
+      reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+                "the worker queue is full; retry later%s", "");
+    }
+  }
+  load_finish(l);
+}
+
+static bool add_waiter(load_t *l, srv_backend_cb cb, void *arg) {
+  if (l->waiter_count == l->waiter_cap) {
+    size_t cap = l->waiter_cap ? 2 * l->waiter_cap : 4;
+    waiter_t *w = realloc(l->waiters, cap * sizeof *w);
+    if (w == NULL) return false;
+    l->waiters = w;
+    l->waiter_cap = cap;
+  }
+  l->waiters[l->waiter_count++] = (waiter_t){cb, arg};
+  return true;
+}
+
+static void fail_now(srv_backend_cb cb, void *arg, const char *what) {
+  srv_backend_reply_t r;
+  reply_set(&r, SRV_BACKEND_FAILED, "%s", what);
+  cb(arg, &r);
+}
+
+static void backend_load(void *self, store_kind kind, const char *id_or_name,
+                         const char *skeleton_id, srv_backend_cb cb,
+                         void *arg) {
+  srv_redis_backend_t *b = self;
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  const char *kname = store_kind_name(kind);
+  const char *sk = skeleton_id ? skeleton_id : "";
+  size_t kl = strlen(kname), nl = strlen(id_or_name), sl = strlen(sk);
+  size_t key_len = kl + 1 + nl + 1 + sl;
+  for (load_t *l = b->loads; l; l = l->next)
+    if (l->key_len == key_len && memcmp(l->key, kname, kl) == 0 &&
+        memcmp(l->key + kl + 1, id_or_name, nl) == 0 &&
+        memcmp(l->key + kl + 1 + nl + 1, sk, sl) == 0) {
+      if (!add_waiter(l, cb, arg)) {
+        fail_now(cb, arg, "out of memory");
+        return;
+      }
+      b->stats.shared++;
+      return;
+    }
+  load_t *l = calloc(1, sizeof *l);
+  char *key = malloc(key_len + 1);
+  if (l == NULL || key == NULL || !add_waiter(l, cb, arg)) {
+    free(l ? l->waiters : NULL);
+    free(l);
+    free(key);
+    fail_now(cb, arg, "out of memory");
+    return;
+  }
+  memcpy(key, kname, kl + 1);
+  memcpy(key + kl + 1, id_or_name, nl + 1);
+  memcpy(key + kl + 1 + nl + 1, sk, sl + 1);
+  l->key = key;
+  l->key_len = key_len;
+  l->kind = kind;
+  l->owner = b;
+  l->job.work = load_work;
+  l->job.done = load_done;
+  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname,
+                        id_or_name, sk};
+  if (srv_redis_command(b->redis, on_lookup, l, 6, argv, NULL) != 0) {
+    free(l->waiters);
+    free(l->key);
+    free(l);
+    answer_unavailable(cb, arg);
+    return;
+  }
+  l->next = b->loads;
+  b->loads = l;
+}
+
+/* ---- publish and remove ------------------------------------------------------ */
+
+typedef struct call_s {
+  srv_backend_cb cb;
+  void *arg;
+} call_t;
+
+static call_t *call_new(srv_backend_cb cb, void *arg) {
+  call_t *c = malloc(sizeof *c);
+  if (c != NULL) *c = (call_t){cb, arg};
+  return c;
+}
+
+/* The status word of a script's reply, or NULL; a lost connection sets
+ * out to unavailable (what: "upload", "delete"). */
+static const char *call_status(srv_backend_reply_t *out, redisReply *r,
+                               const char *what) {
+  if (r == NULL)
+    reply_set(out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) was lost before it confirmed the "
+              "%s; send it again", what);
+  return str_at(r, 0);
+}
+
+static void on_publish(void *arg, redisReply *r) {
+  call_t *c = arg;
+  srv_backend_reply_t out = {0};
+  const char *status = call_status(&out, r, "upload");
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0) {
+    out.status = SRV_BACKEND_OK;
+    out.created = int_at(r, 1) != 0;
+  } else if (status != NULL && strcmp(status, "name_conflict") == 0)
+    reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
+  else if (status != NULL && strcmp(status, "gone") == 0)
+    reply_set(&out, SRV_BACKEND_GONE, "%s", str_at(r, 1));
+  else
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+  c->cb(c->arg, &out);
+  free(c);
+}
+
+static void backend_publish(void *self, const srv_backend_entry_t *entries,
+                            size_t count, srv_backend_cb cb, void *arg) {
+  srv_redis_backend_t *b = self;
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  size_t argc = 4 + 5 * count;
+  const char **argv = calloc(argc, sizeof *argv);
+  size_t *lens = calloc(argc, sizeof *lens);
+  call_t *c = call_new(cb, arg);
+  char n[24];
+  snprintf(n, sizeof n, "%zu", count);
+  if (argv && lens && c) {
+    argv[0] = "EVAL";
+    argv[1] = srv_redis_publish_script;
+    argv[2] = "0";
+    argv[3] = n;
+    for (size_t i = 0; i < count; i++) {
+      const store_asset_t *a = entries[i].asset;
+      const char **e = argv + 4 + 5 * i;
+      e[0] = store_kind_name(a->kind);
+      e[1] = a->id;
+      e[2] = a->name;
+      e[3] = a->skeleton_asset ? a->skeleton_asset->id : "";
+      e[4] = entries[i].text;
+      lens[4 + 5 * i + 4] = entries[i].len;
+    }
+    for (size_t i = 0; i < argc; i++)
+      if (lens[i] == 0) lens[i] = strlen(argv[i]);
+  }
+  int rc = argv && lens && c
+               ? srv_redis_command(b->redis, on_publish, c, (int)argc, argv,
+                                   lens)
+               : UV_ENOMEM;
+  free(argv);
+  free(lens);
+  if (rc == 0) return;
+  free(c);
+  if (rc == UV_ENOMEM)
+    fail_now(cb, arg, "out of memory");
+  else
+    answer_unavailable(cb, arg);
+}
+
+static void on_remove(void *arg, redisReply *r) {
+  call_t *c = arg;
+  srv_backend_reply_t out = {0};
+  const char *status = call_status(&out, r, "delete");
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0)
+    out.status = SRV_BACKEND_OK;
+  else if (status != NULL && strcmp(status, "not_found") == 0)
+    reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+  else if (status != NULL && strcmp(status, "conflict") == 0) {
+    out.status = SRV_BACKEND_CONFLICT;
+    snprintf(out.message, sizeof out.message,
+             "the skeleton still has %lld clip(s) and %lld mesh(es): "
+             "delete them first",
+             int_at(r, 1), int_at(r, 2));
+  } else
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+  c->cb(c->arg, &out);
+  free(c);
+}
+
+static void backend_remove(void *self, store_kind kind, const char *id,
+                           srv_backend_cb cb, void *arg) {
+  srv_redis_backend_t *b = self;
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  call_t *c = call_new(cb, arg);
+  if (c == NULL) {
+    fail_now(cb, arg, "out of memory");
+    return;
+  }
+  const char *argv[] = {"EVAL", srv_redis_remove_script, "0",
+                        store_kind_name(kind), id};
+  if (srv_redis_command(b->redis, on_remove, c, 5, argv, NULL) != 0) {
+    free(c);
+    answer_unavailable(cb, arg);
+  }
+}
+
+static bool backend_available(void *self) {
+  srv_redis_backend_t *b = self;
+  return !b->closing && srv_redis_up(b->redis);
+}
+
+static const srv_backend_ops_t ops = {
+    .load = backend_load,
+    .publish = backend_publish,
+    .remove = backend_remove,
+    .available = backend_available,
+};
+
+/* ---- published changes ---------------------------------------------------------- */
+
+static int kind_of(const char *s, size_t len) {
+  for (int k = STORE_SKELETON; k <= STORE_MESH; k++) {
+    const char *n = store_kind_name((store_kind)k);
+    if (strlen(n) == len && memcmp(n, s, len) == 0) return k;
+  }
+  return -1;
+}
+
+/* "drop <kind> <id>" or "name <kind> <name>". */
+static void on_message(void *arg, const char *payload, size_t len) {
+  srv_redis_backend_t *b = arg;
+  char text[1024];
+  if (len >= sizeof text) return;
+  memcpy(text, payload, len);
+  text[len] = '\0';
+  char *verb = text, *kind = strchr(verb, ' ');
+  if (kind == NULL) return;
+  *kind++ = '\0';
+  char *what = strchr(kind, ' ');
+  if (what == NULL) return;
+  int k = kind_of(kind, (size_t)(what - kind));
+  what++;
+  if (k < 0) return;
+  if (strcmp(verb, "drop") == 0)
+    b->stats.drops += store_drop(b->store, (store_kind)k, what);
+  else if (strcmp(verb, "name") == 0)
+    b->stats.drops += store_drop_named(b->store, (store_kind)k, what);
+}
+
+static void on_resubscribed(void *arg) {
+  srv_redis_backend_t *b = arg;
+  store_drop_all(b->store);
+  b->stats.flushes++;
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
+                           srv_pool_t *pool, size_t max_bytes,
+                           srv_redis_backend_t **out, char *err,
+                           size_t err_len) {
+  srv_redis_opts_t o = {0};
+  if (srv_redis_parse_url(url, &o, err, err_len) != 0) return -1;
+  srv_redis_backend_t *b = calloc(1, sizeof *b);
+  if (b == NULL) {
+    snprintf(err, err_len, "store: out of memory");
+    return -1;
+  }
+  b->loop = loop;
+  b->store = store;
+  b->pool = pool;
+  b->max_bytes = max_bytes;
+  snprintf(b->url, sizeof b->url, "%s", url);
+  b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
+  o.channel = SRV_REDIS_CHANNEL;
+  o.on_message = on_message;
+  o.on_resubscribed = on_resubscribed;
+  o.arg = b;
+  if (srv_redis_open(loop, &o, &b->redis) != 0) {
+    free(b);
+    snprintf(err, err_len, "store: out of memory");
+    return -1;
+  }
+  *out = b;
+  return 0;
+}
+
+const srv_backend_t *srv_redis_backend(srv_redis_backend_t *b) {
+  return &b->iface;
+}
+
+void srv_redis_backend_close(srv_redis_backend_t *b) {
+  if (b == NULL) return;
+  b->closing = true;
+  srv_redis_t *r = b->redis;
+  srv_redis_close(r); /* Lookups in flight finish as unavailable. */
+  b->redis = NULL;
+  if (b->jobs == 0) free(b);
+}
+
+void srv_redis_backend_stats(const srv_redis_backend_t *b,
+                             srv_redis_backend_stats_t *out) {
+  *out = b->stats;
+  out->flushes = __atomic_load_n(&b->stats.flushes, __ATOMIC_RELAXED);
+  if (b->redis) {
+    out->connects = srv_redis_connects(b->redis);
+    out->losses = srv_redis_losses(b->redis);
+  }
+}

@@ -1,0 +1,121 @@
+/* store: the cache side of a memory-only store (cache.h): canonical texts
+ * out, adopted texts in, and dropping cached copies. */
+#include "store/cache.h"
+
+#include <string.h>
+
+#include "store/internal.h"
+
+int store_asset_encode(const store_asset_t *a, fmt_buf_t *b) {
+  switch (a->kind) {
+    case STORE_SKELETON: return fmt_encode_skeleton(b, a->skeleton);
+    case STORE_CLIP:
+      return fmt_encode_clip(b, a->clip, a->skeleton_asset->skeleton,
+                             a->skeleton_asset->id);
+    case STORE_MESH:
+      return fmt_encode_mesh(b, a->mesh, a->skeleton_asset->skeleton,
+                             a->skeleton_asset->id);
+  }
+  return -1;
+}
+
+static size_t bundle_count(const fmt_bundle_t *b, store_kind kind) {
+  return kind == STORE_SKELETON ? b->skeleton_count
+         : kind == STORE_CLIP   ? b->clip_count
+                                : b->mesh_count;
+}
+
+int store_adopt(store_t *s, store_kind kind, const char *id,
+                const char *text, size_t len, store_asset_t **out,
+                fmt_error_t *err) {
+  *out = NULL;
+  char hash[FMT_ID_LEN + 1];
+  if (!fmt_is_content_id(id) || fmt_content_id(text, len, hash) != 0 ||
+      strcmp(hash, id) != 0)
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_input", "",
+                    "the text of %s %.70s does not hash to its id",
+                    store_kind_name(kind), id);
+  store_asset_t *have = store_lookup(s, kind, id, NULL);
+  if (have != NULL) {
+    *out = have;
+    return 0;
+  }
+  store_resolver_t resolver;
+  store_resolver_init(&resolver, s);
+  fmt_decode_options_t opts = s->decode;
+  opts.skeleton = NULL;
+  opts.resolve = store_resolve;
+  opts.resolve_user_data = &resolver;
+  opts.max_bytes = store_decode_room(s);
+  fmt_bundle_t bundle = {0};
+  int r = fmt_decode_native_json(text, len, &opts, &bundle, err);
+  size_t n = bundle.skeleton_count + bundle.clip_count + bundle.mesh_count;
+  if (r == 0 && (n != 1 || bundle_count(&bundle, kind) != 1))
+    r = fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_input", "",
+                 "the text of %s %s holds another asset",
+                 store_kind_name(kind), id);
+  store_ingest_result_t res;
+  if (r == 0)
+    r = store__ingest(s, &bundle, store_resolver_external(&resolver), id,
+                      true, &res, err);
+  fmt_bundle_free(&bundle);
+  store_resolver_release(&resolver);
+  if (r != 0) return -1;
+  *out = res.entries[0].asset;
+  store_asset_retain(*out);
+  store_ingest_result_free(&res);
+  return 0;
+}
+
+/* Drops the listed assets that match, dependents first: clips and meshes
+ * come after skeletons in a store_list, so walking it backwards deletes a
+ * skeleton's clips and meshes before the skeleton. */
+static size_t drop_matching(store_t *s, bool (*match)(const store_asset_t *,
+                                                      const void *),
+                            const void *key) {
+  store_asset_t **list;
+  size_t count, dropped = 0;
+  if (store_list(s, &list, &count) != 0) return 0;
+  for (size_t i = count; i-- > 0;) {
+    store_asset_t *a = list[i];
+    bool hit = match(a, key) ||
+               (a->skeleton_asset != NULL && match(a->skeleton_asset, key));
+    fmt_error_t err;
+    if (hit && store_delete(s, a->kind, a->id, &err) == 0) dropped++;
+  }
+  store_list_free(list, count);
+  return dropped;
+}
+
+typedef struct drop_key_s {
+  store_kind kind;
+  const char *text; /* An id or a name. */
+} drop_key_t;
+
+static bool match_id(const store_asset_t *a, const void *key) {
+  const drop_key_t *k = key;
+  return a->kind == k->kind && strcmp(a->id, k->text) == 0;
+}
+
+static bool match_name(const store_asset_t *a, const void *key) {
+  const drop_key_t *k = key;
+  return a->kind == k->kind && strcmp(a->name, k->text) == 0;
+}
+
+static bool match_all(const store_asset_t *a, const void *key) {
+  (void)a;
+  (void)key;
+  return true;
+}
+
+size_t store_drop(store_t *s, store_kind kind, const char *id) {
+  drop_key_t k = {kind, id};
+  return drop_matching(s, match_id, &k);
+}
+
+size_t store_drop_named(store_t *s, store_kind kind, const char *name) {
+  drop_key_t k = {kind, name};
+  return drop_matching(s, match_name, &k);
+}
+
+size_t store_drop_all(store_t *s) { return drop_matching(s, match_all, NULL); }
