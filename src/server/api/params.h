@@ -23,7 +23,8 @@ srv_query_t srv__query(const srv_request_t *req);
 
 /* Looks up the asset named name (an id, or a name; a clip or mesh name
  * within skeleton when given), retained into *out. NULL or "": *out =
- * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1. */
+ * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1; a
+ * name several assets share: 409 ambiguous listing their ids, -1. */
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out);

@@ -164,6 +164,23 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
   return 0;
 }
 
+/* ---- DELETE ---------------------------------------------------------------- */
+
+int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
+                           srv_delete_query_t *out, srv_error_t *err) {
+  out->cascade = false;
+  const char *v = query_get(q, "cascade");
+  if (v == NULL) return 0;
+  if (!skeleton)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "cascade",
+                         "only a skeleton's delete cascades");
+  if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) out->cascade = true;
+  else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "cascade",
+                         "'cascade' must be 1, true, 0 or false");
+  return 0;
+}
+
 /* ---- JSON bodies ----------------------------------------------------------- */
 
 /* Parses a body (duplicate keys refused): 0 with *root owned by the

@@ -67,6 +67,15 @@ typedef struct srv_skin_query_s {
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err);
 
+/* DELETE /v1/{skeletons,clips,meshes}/{id}: cascade=1|true (skeletons
+ * only: with its clips and meshes) or 0|false (the default). */
+typedef struct srv_delete_query_s {
+  bool cascade;
+} srv_delete_query_t;
+
+int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
+                           srv_delete_query_t *out, srv_error_t *err);
+
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */
 #define SRV_BLEND_MAX_LAYERS 64
