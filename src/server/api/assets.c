@@ -126,6 +126,7 @@ static bool names_no_clip(const char *ctype) {
 static char *dup_param(const char *v) { return v != NULL ? strdup(v) : NULL; }
 
 void srv__handle_upload(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_UPLOAD) != 0) return;
   store_t *st = srv__store(req);
   const char *ctype = srv_request_header(req, "Content-Type");
   if (ctype == NULL || *ctype == '\0') {
@@ -236,8 +237,15 @@ static void delete_asset(srv_request_t *req, store_kind kind,
 
 void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
   store_kind kind = kind_of(kind_c);
+  srv_endpoint ep = req->method != SRV_DELETE ? kind == STORE_MESH
+                                                   ? SRV_EP_MESH_GET
+                                                   : SRV_EP_ASSET_GET
+                    : kind == STORE_SKELETON ? SRV_EP_SKELETON_DELETE
+                                             : SRV_EP_ASSET_DELETE;
   store_asset_t *a;
-  if (srv__lookup(req, kind, "id", id, NULL, &a) != 0) return;
+  if (srv__check_query(req, ep) != 0 ||
+      srv__lookup(req, kind, "id", id, NULL, &a) != 0)
+    return;
   if (req->method == SRV_DELETE) {
     delete_asset(req, kind, a);
     return;
@@ -283,6 +291,7 @@ static void respond_summaries(srv_request_t *req, store_asset_t **assets,
 void srv__handle_list(srv_request_t *req) {
   store_asset_t **assets = NULL;
   size_t count = 0;
+  if (srv__check_query(req, SRV_EP_LIST) != 0) return;
   if (store_list(srv__store(req), &assets, &count) != 0) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
@@ -295,7 +304,9 @@ void srv__handle_skeleton_children(srv_request_t *req, const char *id,
                                    char kind_c) {
   store_asset_t *sk, **list = NULL;
   size_t count = 0;
-  if (srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0) return;
+  if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
+      srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
+    return;
   int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list,
                           &count);
   store_asset_release(sk);

@@ -22,6 +22,14 @@ srv_query_t srv__query(const srv_request_t *req) {
   return q;
 }
 
+int srv__check_query(srv_request_t *req, srv_endpoint ep) {
+  srv_query_t q = srv__query(req);
+  srv_error_t err;
+  if (srv_query_check(&q, ep, &err) == 0) return 0;
+  srv__respond_err(req, &err);
+  return -1;
+}
+
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out) {

@@ -346,6 +346,7 @@ static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
 void srv__handle_pose_post(srv_request_t *req) {
   srv_blend_body_t body;
   srv_error_t err;
+  if (srv__check_query(req, SRV_EP_POSE_POST) != 0) return;
   if (srv_blend_body_parse(req->body, req->body_len,
                            srv_request_header(req, "Accept"), &body,
                            &err) != 0) {

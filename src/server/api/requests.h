@@ -31,6 +31,34 @@ typedef struct srv_query_s {
   unsigned max_frames;
 } srv_query_t;
 
+/* The endpoints of the API that take a query, each with its table of the
+ * parameters it takes (requests.c): a parameter in no table of its
+ * endpoint answers 400 unknown_parameter, so a typo ("spcae=local") is
+ * reported rather than ignored. The operational endpoints (/healthz,
+ * /metrics, /v1/info) take any query: probes add cache-busters. */
+typedef enum srv_endpoint {
+  SRV_EP_POSE_GET = 0,      /* GET|HEAD /v1/pose */
+  SRV_EP_POSE_POST,         /* POST /v1/pose */
+  SRV_EP_SKIN,              /* GET|HEAD /v1/skin */
+  SRV_EP_UPLOAD,            /* POST /v1/assets */
+  SRV_EP_LIST,              /* GET|HEAD /v1/assets */
+  SRV_EP_ASSET_GET,         /* GET|HEAD /v1/skeletons/{id}, /v1/clips/{id} */
+  SRV_EP_MESH_GET,          /* GET|HEAD /v1/meshes/{id} */
+  SRV_EP_ASSET_DELETE,      /* DELETE /v1/clips/{id}, /v1/meshes/{id} */
+  SRV_EP_SKELETON_DELETE,   /* DELETE /v1/skeletons/{id} */
+  SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
+  SRV_EP_SOLVE,             /* POST /v1/solve */
+  SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_COUNT_
+} srv_endpoint;
+
+/* The parameters ep takes, NULL-terminated (an empty table for an unknown
+ * ep). */
+const char *const *srv_endpoint_params(srv_endpoint ep);
+/* 0 when every parameter of q is one ep takes; else -1 with
+ * unknown_parameter at the first one that is not. */
+int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err);
+
 /* from/to/fps: is_range false when none is given. */
 typedef struct srv_range_query_s {
   bool is_range;

@@ -58,6 +58,7 @@ static void not_allowed(srv_request_t *req, const char *allow) {
 }
 
 static void stream(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_STREAM) != 0) return;
   const char *up = srv_request_header(req, "Upgrade");
   if (up == NULL || strcasecmp(up, "websocket") != 0) {
     srv_respond_error(req, 400, "upgrade_required", "Upgrade",

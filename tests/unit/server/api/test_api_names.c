@@ -159,7 +159,7 @@ START_TEST(test_children_and_cascade) {
   api_expect(api_json("DELETE", "/v1/skeletons/rig?cascade=yes", NULL), 400,
              "bad_parameter", "cascade", "cascade=yes");
   api_expect(api_json("DELETE", "/v1/clips/idle?cascade=1", NULL), 400,
-             "bad_parameter", "cascade", "clip cascade");
+             "unknown_parameter", "cascade", "clip cascade");
   a = api_json("DELETE", "/v1/skeletons/rig?cascade=1", NULL);
   ck_assert_int_eq(a.status, 200);
   char want[512];
