@@ -174,8 +174,15 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
            clip_name, file);
     goto done;
   }
-  anim_result r = srv_pose_answer(&b, clip->skeleton_asset, clip, (float)t,
-                                  (anim_wrap)wrap, (fmt_space)space, binary);
+  srv_eval_scratch_t scratch = {0};
+  srv_eval_job_t job = {.skeleton = clip->skeleton_asset->skeleton,
+                        .clip = clip->clip,
+                        .t = (float)t,
+                        .wrap = (anim_wrap)wrap,
+                        .space = (fmt_space)space};
+  srv_frame_names_t names = {clip->skeleton_asset->id, clip->id};
+  anim_result r = srv_frame_answer(&b, &job, &names, binary, -1, &scratch);
+  srv_eval_scratch_free(&scratch);
   if (r != ANIM_OK || b.failed) {
     if (r == ANIM_ERR_OUT_OF_MEMORY || b.failed)
       report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");

@@ -15,8 +15,6 @@
 #include "formats/buf.h"
 #include "server/api/evaluate.h"
 
-struct store_asset_s;
-
 /* Who the answer names: the skeleton's id (poses) or the mesh's id
  * (skinned vertices, job->mesh set), and the clip's id (NULL: null). */
 typedef struct srv_frame_names_s {
@@ -31,12 +29,5 @@ typedef struct srv_frame_names_s {
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
-
-/* The whole body of a one-pose answer (GET /v1/pose and animd eval): clip
- * (NULL: the rest pose) of skeleton at t with wrap, in space, with the
- * calling thread's scratch. */
-anim_result srv_pose_answer(fmt_buf_t *b, const struct store_asset_s *skeleton,
-                            const struct store_asset_s *clip, float t,
-                            anim_wrap wrap, fmt_space space, bool binary);
 
 #endif

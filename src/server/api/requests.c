@@ -193,6 +193,47 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   out->skeleton = query_name(q, "skeleton");
   out->clip = query_name(q, "clip");
   if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
+  out->joints = query_get(q, "joints");
+  if (out->joints != NULL && out->joints[0] == '\0')
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",
+                         "'joints' lists joint names, comma-separated");
+  return 0;
+}
+
+int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
+                     uint32_t **out, uint32_t *count, srv_error_t *err) {
+  *out = NULL;
+  *count = 0;
+  size_t n = 1;
+  for (const char *p = list; *p; p++) n += *p == ',';
+  uint32_t *idx = malloc(n * sizeof *idx);
+  char *name = malloc(strlen(list) + 1);
+  if (idx == NULL || name == NULL) {
+    free(idx);
+    free(name);
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  }
+  const char *p = list;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strcspn(p, ",");
+    memcpy(name, p, len);
+    name[len] = '\0';
+    int32_t j = anim_skeleton_find(sk, name);
+    if (j < 0) {
+      char at[32];
+      snprintf(at, sizeof at, "joints[%zu]", i);
+      srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
+                    "the skeleton has no joint '%.60s'", name);
+      free(idx);
+      free(name);
+      return -1;
+    }
+    idx[i] = sk->to_caller[j];
+    p += len + (p[len] == ',');
+  }
+  free(name);
+  *out = idx;
+  *count = (uint32_t)n;
   return 0;
 }
 

@@ -74,11 +74,20 @@ typedef struct srv_pose_query_s {
   anim_wrap wrap;       /* clamp */
   fmt_space space;      /* model */
   bool binary;          /* format=bin, or Accept: application/octet-stream */
+  const char *joints;   /* joints=a,b: the joints to answer, in that order
+                           (srv_joints_parse); NULL: all. */
   srv_range_query_t range;
 } srv_pose_query_t;
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err);
+
+/* The joints a comma-separated list of names (joints=a,b,c) names, as
+ * caller-order indices of sk, into *out (malloc'd; free it) and *count.
+ * -1 with unknown_joint at "joints[i]" for a name sk does not have (an
+ * empty one included), or out_of_memory. Repeats are allowed. */
+int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
+                     uint32_t **out, uint32_t *count, srv_error_t *err);
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
