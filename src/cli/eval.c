@@ -334,7 +334,7 @@ static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
                         .space = q.space,
                         .joints = list,
                         .joint_count = list_count};
-  srv_frame_names_t names = {skel->id, clip ? clip->id : NULL};
+  srv_frame_names_t names = srv_frame_names(skel, clip);
   rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
 done:
   free(list);
@@ -370,7 +370,7 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
                         .mesh = mesh->mesh,
                         .method = q.method,
                         .normals = q.normals};
-  srv_frame_names_t names = {mesh->id, clip ? clip->id : NULL};
+  srv_frame_names_t names = srv_frame_names(mesh, clip);
   rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
 done:
   store_asset_release(clip);

@@ -158,6 +158,21 @@ void store_asset_summary(const store_asset_t *asset,
   if (asset->clip) out->duration = asset->clip->duration;
 }
 
+fmt_asset_names_t store_answer_names(const store_asset_t *owner,
+                                     const store_asset_t *clip) {
+  bool mesh = owner->kind == STORE_MESH;
+  const store_asset_t *sk = mesh ? owner->skeleton_asset : owner;
+  fmt_asset_names_t n = {
+      .skeleton_id = sk->id,
+      .skeleton_name = sk->name,
+      .clip_id = clip ? clip->id : NULL,
+      .clip_name = clip ? clip->name : NULL,
+      .mesh_id = mesh ? owner->id : NULL,
+      .mesh_name = mesh ? owner->name : NULL,
+  };
+  return n;
+}
+
 int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b) {
   if (asset == NULL || b == NULL) return -1;
   switch (asset->kind) {

@@ -241,6 +241,11 @@ void store_list_free(store_asset_t **assets, size_t count);
  * strings point into the asset. */
 void store_asset_summary(const store_asset_t *asset,
                          fmt_asset_summary_t *out);
+/* The ids and names an answer about owner (a skeleton, or a mesh) and
+ * clip (NULL: the rest pose) prints (formats/answer.h); the strings point
+ * into the assets. */
+fmt_asset_names_t store_answer_names(const store_asset_t *owner,
+                                     const store_asset_t *clip);
 /* The describe answer of GET /v1/{skeletons,clips,meshes}/{id}. */
 int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b);
 

@@ -1,6 +1,18 @@
 /* server: one evaluated frame as answer bytes (frame_answer.h). */
 #include "server/api/frame_answer.h"
 
+#include "store/store.h"
+
+srv_frame_names_t srv_frame_names(const store_asset_t *owner,
+                                  const store_asset_t *clip) {
+  srv_frame_names_t n = {
+      .owner = owner->id,
+      .clip = clip ? clip->id : NULL,
+      .ids = store_answer_names(owner, clip),
+  };
+  return n;
+}
+
 static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                           const srv_frame_names_t *names, bool binary,
                           int64_t frame, const float *v, float t) {
@@ -20,6 +32,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .positions = v,
         .normals = job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements
                                                      : NULL,
+        .ids = names->ids,
     };
     fmt_answer_skin_json(b, &a);
     fmt_buf_putc(b, '\n');
@@ -32,6 +45,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .joint_count = elements,
         .space = job->space,
         .data = v,
+        .ids = names->ids,
     };
     fmt_answer_pose_json(b, &a);
     fmt_buf_putc(b, '\n');

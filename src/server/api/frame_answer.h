@@ -15,12 +15,21 @@
 #include "formats/buf.h"
 #include "server/api/evaluate.h"
 
+struct store_asset_s;
+
 /* Who the answer names: the skeleton's id (poses) or the mesh's id
- * (skinned vertices, job->mesh set), and the clip's id (NULL: null). */
+ * (skinned vertices, job->mesh set), and the clip's id (NULL: null), then
+ * every asset by id and by name. */
 typedef struct srv_frame_names_s {
   const char *owner;
   const char *clip;
+  fmt_asset_names_t ids;
 } srv_frame_names_t;
+
+/* The names of an answer about owner (a skeleton, or a mesh) and clip
+ * (NULL: the rest pose); the strings point into the assets. */
+srv_frame_names_t srv_frame_names(const struct store_asset_s *owner,
+                                  const struct store_asset_s *clip);
 
 /* Evaluates job (its out and sampled are ignored) with s and appends its
  * answer to b: frame -1 for a whole answer, else frame `frame` of a

@@ -90,7 +90,7 @@ static void pose_work(srv_task_t *t) {
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   srv_eval_job_t job = pose_job(p->skel, p->clip, p->t, p->wrap, p->space,
                                 p->joints, p->joint_count);
-  srv_frame_names_t names = {p->skel->id, p->clip ? p->clip->id : NULL};
+  srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1,
                                            s)
                         : ANIM_ERR_OUT_OF_MEMORY;
@@ -139,7 +139,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
   if (s == NULL) return -1;
   srv_eval_job_t job = pose_job(p->skel, p->clip, 0, p->wrap, p->space,
                                 p->joints, p->joint_count);
-  srv_frame_names_t names = {p->skel->id, p->clip ? p->clip->id : NULL};
+  srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
     job.t = (float)srv_range_time(r, i);
     if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
@@ -309,7 +309,7 @@ static void blend_work(srv_task_t *t) {
       .layer_count = b->layer_count,
       .space = b->space,
   };
-  srv_frame_names_t names = {b->skel->id, NULL};
+  srv_frame_names_t names = srv_frame_names(b->skel, NULL);
   b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin,
                                            -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;

@@ -80,6 +80,17 @@ START_TEST(test_ambiguous_names) {
   char target[256];
   snprintf(target, sizeof target, "/v1/pose?skeleton=%s&clip=wave&t=0", s2);
   api_expect(mem_get(target), 200, NULL, NULL, "by id");
+  /* Answers name every asset by id and by name. */
+  a = mem_get("/v1/pose?skeleton=demo-humanoid&clip=wave&t=0");
+  ck_assert_ptr_nonnull(strstr(a.body, "\"skeleton_name\":\"demo-humanoid\""));
+  ck_assert_ptr_nonnull(strstr(a.body, "\"clip_name\":\"wave\",\"matrices\""));
+  mem_answer_free(&a);
+  a = mem_get("/v1/skin?mesh=body&skeleton=demo-humanoid&t=0");
+  api_expect(a, 400, "unknown_parameter", "skeleton", "skin takes no skeleton");
+  a = mem_get("/v1/skin?mesh=body&clip=idle&t=0");
+  ck_assert_ptr_nonnull(strstr(a.body, "\"mesh_name\":\"body\",\"skeleton_id\":\""));
+  ck_assert_ptr_nonnull(strstr(a.body, "\"clip_name\":\"idle\""));
+  mem_answer_free(&a);
   api_expect(mem_get("/v1/pose?skeleton=nobody&t=0"), 404, "not_found",
              "skeleton", "absent");
   mem_server_stop();
