@@ -182,8 +182,8 @@ $(B)/tests/suites.inc: $(UNIT_SRC)
 
 $(B)/tests/unit/run_unit.o: $(B)/tests/suites.inc
 
-$(UNIT): $(UNIT_OBJ) $(APP_LIBS)
-	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(APP_LIBS) $(CHECK_LIBS) \
+$(UNIT): $(UNIT_OBJ) $(CLI_OBJ) $(APP_LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CLI_OBJ) $(APP_LIBS) $(CHECK_LIBS) \
 	  $(SYS_LIBS)
 
 $(B)/bench/%: $(B)/tests/bench/%.o $(APP_LIBS)

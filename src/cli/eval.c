@@ -1,37 +1,39 @@
-/* server: `animd eval FILE --clip NAME --t T [--space S] [--format F]
- * [--wrap W] [--type CONTENT-TYPE]`: decodes FILE with the upload
- * decoders into an in-memory store and prints the body GET /v1/pose would
- * answer for that clip, byte for byte (same ids, same evaluation, same
- * encoder), for headless checks without a server. */
+/* cli: `animd eval`: the API offline. Decodes asset files with the upload
+ * decoders into an in-memory store and prints what the HTTP API would
+ * answer for the same query, byte for byte: the asset list (`list`, as
+ * GET /v1/assets), one pose or a range (GET /v1/pose), skinned vertices
+ * (GET /v1/skin with --mesh), for headless checks without a server.
+ *
+ * Key design choice: options are turned into the query parameters of the
+ * HTTP API (--t 0.5 is t=0.5) and go through the same typed parsers
+ * (server/api/requests.h), lookups (store_find), evaluation pipeline and
+ * encoders (server/api/frame_answer.h), so defaults, errors and bytes
+ * cannot drift apart. Files are recognized by content (cli/sniff.h). */
 #include "cli/eval.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/sniff.h"
 #include "formats/vocab.h"
 #include "server/api/frame_answer.h"
+#include "server/api/requests.h"
+#include "server/config.h"
 #include "server/errors.h"
+#include "server/http/range.h"
 #include "store/store.h"
 
-static const char *type_from_name(const char *path) {
-  const char *dot = strrchr(path, '.');
-  if (dot == NULL) return "application/json";
-  if (strcasecmp(dot, ".glb") == 0) return "model/gltf-binary";
-  if (strcasecmp(dot, ".gltf") == 0) return "model/gltf+json";
-  if (strcasecmp(dot, ".bvh") == 0) return "application/x-bvh";
-  if (strcasecmp(dot, ".md5mesh") == 0) return "application/x-md5mesh";
-  return "application/json";
-}
+#define MAX_FILES 16
+#define MAX_OPTIONS 24
 
 /* Prints an error as the API names it: "animd eval: MESSAGE (CODE at AT)". */
 static int report(FILE *err, srv_error_code code, const char *at,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int report(FILE *err, srv_error_code code, const char *at,
                   const char *fmt, ...) {
-  char msg[512];
+  char msg[640];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -69,133 +71,346 @@ static char *read_file(const char *path, size_t *len, FILE *err) {
   return buf;
 }
 
-static void usage(FILE *err) {
-  char space[64], format[64], wrap[64];
+/* The options, each the query parameter of the same name. */
+static const char *const option_names[] = {
+    "skeleton", "clip",   "mesh",    "t",      "from", "to", "fps",
+    "space",    "wrap",   "format",  "joints", "method", "normals", NULL};
+
+static void usage(FILE *out) {
+  char space[64], format[64], wrap[64], method[64], normals[64];
   fmt_vocab_list(FMT_VOCAB_SPACE, space, sizeof space);
   fmt_vocab_list(FMT_VOCAB_FORMAT, format, sizeof format);
   fmt_vocab_list(FMT_VOCAB_WRAP, wrap, sizeof wrap);
-  fprintf(err,
-          "usage: animd eval FILE --clip NAME --t T [--space S] [--format F] "
-          "[--wrap W] [--type CONTENT-TYPE]\n  S: %s\n  F: %s\n  W: %s\n",
-          space, format, wrap);
+  fmt_vocab_list(FMT_VOCAB_METHOD, method, sizeof method);
+  fmt_vocab_list(FMT_VOCAB_NORMALS, normals, sizeof normals);
+  fprintf(out,
+          "usage: animd eval FILE... list\n"
+          "       animd eval FILE... [--skeleton S] --clip C (--t T | --from A "
+          "--to B --fps F)\n"
+          "                  [--space S] [--wrap W] [--format F] [--joints "
+          "a,b,...]\n"
+          "       animd eval FILE... --mesh M [--clip C (--t T | --from A --to "
+          "B --fps F)]\n"
+          "                  [--method M] [--normals N] [--wrap W] [--format "
+          "F]\n"
+          "\n"
+          "Prints what the HTTP API answers for the same query, byte for "
+          "byte:\n"
+          "list as GET /v1/assets, a pose or range as GET /v1/pose, --mesh "
+          "as GET /v1/skin.\n"
+          "FILE is recognized by its content (glTF binary or JSON, native "
+          "JSON, BVH, MD5);\n"
+          "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
+          "skeleton of the file\n"
+          "before it (animd eval body.md5mesh walk.md5anim ...). Names "
+          "work as in the API:\n"
+          "a name several assets share must be given as an id.\n"
+          "\n"
+          "  --space    %s (model)\n"
+          "  --wrap     %s (clamp)\n"
+          "  --format   %s (json)\n"
+          "  --method   %s (lbs)\n"
+          "  --normals  %s (0)\n"
+          "Exit status: 0 done, 1 an error of the files or the query, 2 bad "
+          "usage.\n",
+          space, wrap, format, method, normals);
 }
 
-/* The value of an option naming a word of vocab (def when absent), or -1
- * after saying why. */
-static int word(FILE *err, const char *option, fmt_vocab vocab,
-                const char *text, int def) {
-  if (text == NULL) return def;
-  int v = fmt_vocab_parse(vocab, text);
-  if (v < 0) {
-    char list[64];
-    fmt_vocab_list(vocab, list, sizeof list);
-    report(err, SRV_ERR_BAD_PARAMETER, option, "%s must be %s", option,
-           list);
-  }
-  return v;
-}
+/* A command line taken apart. */
+typedef struct cli_args_s {
+  const char *files[MAX_FILES];
+  size_t file_count;
+  bool list, help;
+  const char *type;
+  srv_kv_t params[MAX_OPTIONS];
+  unsigned param_count;
+} cli_args_t;
 
-static void quiet_log(void *user, const char *message) {
-  fprintf((FILE *)user, "animd eval: %s\n", message);
-}
-
-int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
-  const char *file = NULL, *clip_name = NULL, *t_text = NULL;
-  const char *space_text = NULL, *format_text = NULL, *wrap_text = NULL;
-  const char *type = NULL;
+/* 0, or 2 after saying what is wrong. */
+static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
+  memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
-    const char **dst = NULL;
-    if (!strcmp(argv[i], "--clip")) dst = &clip_name;
-    else if (!strcmp(argv[i], "--t")) dst = &t_text;
-    else if (!strcmp(argv[i], "--space")) dst = &space_text;
-    else if (!strcmp(argv[i], "--format")) dst = &format_text;
-    else if (!strcmp(argv[i], "--wrap")) dst = &wrap_text;
-    else if (!strcmp(argv[i], "--type")) dst = &type;
-    else if (argv[i][0] != '-' && file == NULL) {
-      file = argv[i];
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      a->help = true;
       continue;
-    } else {
-      fprintf(err, "animd eval: unknown argument '%s'\n", argv[i]);
+    }
+    if (strcmp(arg, "list") == 0) {
+      a->list = true;
+      continue;
+    }
+    if (strncmp(arg, "--", 2) != 0) {
+      if (a->file_count == MAX_FILES) {
+        fprintf(err, "animd eval: at most %d files\n", MAX_FILES);
+        return 2;
+      }
+      a->files[a->file_count++] = arg;
+      continue;
+    }
+    const char *name = arg + 2;
+    bool known = strcmp(name, "type") == 0;
+    for (size_t k = 0; option_names[k] != NULL && !known; k++)
+      known = strcmp(name, option_names[k]) == 0;
+    if (!known) {
+      fprintf(err,
+              "animd eval: unknown option '%s' (animd eval --help lists "
+              "them)\n",
+              arg);
       return 2;
     }
     if (i + 1 >= argc) {
-      fprintf(err, "animd eval: %s needs a value\n", argv[i]);
+      fprintf(err, "animd eval: %s needs a value\n", arg);
       return 2;
     }
-    *dst = argv[++i];
+    const char *value = argv[++i];
+    if (strcmp(name, "type") == 0) {
+      a->type = value;
+    } else if (a->param_count < MAX_OPTIONS) {
+      a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
+    }
   }
-  if (file == NULL || clip_name == NULL || t_text == NULL) {
+  return 0;
+}
+
+/* ---- the store of the files ------------------------------------------------- */
+
+static void log_line(void *user, const char *message) {
+  fprintf((FILE *)user, "animd eval: %s\n", message);
+}
+
+/* Decodes and stores each file in order; an md5anim gets the skeleton of
+ * the file before it. 0, or -1 after saying why. */
+static int load_files(store_t *st, const cli_args_t *a, FILE *err) {
+  store_asset_t *last_skeleton = NULL;
+  int rc = 0;
+  for (size_t i = 0; i < a->file_count && rc == 0; i++) {
+    size_t len;
+    char *body = read_file(a->files[i], &len, err);
+    if (body == NULL) {
+      rc = -1;
+      break;
+    }
+    const char *type = a->type ? a->type : cli_sniff_type(body, len);
+    fmt_error_t fe = {0};
+    fmt_bundle_t bundle = {0};
+    store_ingest_result_t res = {0};
+    fmt_decode_options_t opts = {0};
+    opts.skeleton = last_skeleton ? last_skeleton->skeleton : NULL;
+    if (type == NULL) {
+      rc = report(err, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
+                  "%s: not glTF, JSON, BVH or MD5 (give --type)",
+                  a->files[i]);
+    } else if (fmt_decode(type, body, len, &opts, &bundle, &fe) != 0) {
+      rc = report(err, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", a->files[i],
+                  fe.message);
+    } else if (store_ingest(st, &bundle, last_skeleton, &res, &fe) != 0) {
+      rc = report(err, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", a->files[i],
+                  fe.message);
+    } else {
+      for (size_t k = 0; k < res.count; k++)
+        if (res.entries[k].asset->kind == STORE_SKELETON) {
+          store_asset_release(last_skeleton);
+          last_skeleton = res.entries[k].asset;
+          store_asset_retain(last_skeleton);
+          break;
+        }
+      store_ingest_result_free(&res);
+    }
+    fmt_bundle_free(&bundle);
+    free(body);
+  }
+  store_asset_release(last_skeleton);
+  return rc;
+}
+
+/* store_find with the API's answers: the asset retained into *out (NULL
+ * and 0 for no name), or -1 after reporting not_found or ambiguous. */
+static int lookup(store_t *st, store_kind kind, const char *at,
+                  const char *name, const store_asset_t *skeleton,
+                  store_asset_t **out, FILE *err) {
+  *out = NULL;
+  if (name == NULL) return 0;
+  store_match_t m;
+  store_find(st, kind, name, skeleton, &m);
+  if (m.count > 1) {
+    char msg[512];
+    store_match_describe(&m, kind, name, msg, sizeof msg);
+    return report(err, SRV_ERR_AMBIGUOUS, at, "%s", msg);
+  }
+  if (m.asset == NULL)
+    return report(err, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
+                  store_kind_name(kind), name,
+                  skeleton ? " on that skeleton" : "");
+  *out = m.asset;
+  return 0;
+}
+
+/* ---- answers ------------------------------------------------------------------ */
+
+static int write_out(FILE *out, fmt_buf_t *b, FILE *err) {
+  if (b->failed) return report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
+  if (fwrite(b->data, 1, b->len, out) != b->len)
+    return report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
+  fmt_buf_reset(b);
+  return 0;
+}
+
+static int print_list(store_t *st, FILE *out, FILE *err) {
+  store_asset_t **assets;
+  size_t count;
+  if (store_list(st, &assets, &count) != 0)
+    return report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
+  fmt_asset_summary_t *items = calloc(count ? count : 1, sizeof *items);
+  fmt_buf_t b = FMT_BUF_INIT;
+  if (items == NULL) b.failed = true;
+  for (size_t i = 0; items != NULL && i < count; i++)
+    store_asset_summary(assets[i], &items[i]);
+  if (items != NULL) fmt_answer_assets(&b, items, count);
+  fmt_buf_putc(&b, '\n');
+  int rc = write_out(out, &b, err);
+  fmt_buf_free(&b);
+  free(items);
+  store_list_free(assets, count);
+  return rc;
+}
+
+/* Evaluates job once or over the range and prints every frame. */
+static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
+                        bool binary, const srv_range_query_t *range,
+                        float t, FILE *out, FILE *err) {
+  srv_eval_scratch_t scratch = {0};
+  fmt_buf_t b = FMT_BUF_INIT;
+  int rc = 0;
+  uint32_t frames = range->is_range ? range->frames : 1;
+  srv_range_t times = {.from = range->from, .fps = range->fps};
+  for (uint32_t i = 0; i < frames && rc == 0; i++) {
+    job->t = range->is_range ? (float)srv_range_time(&times, i) : t;
+    anim_result r = srv_frame_answer(&b, job, names, binary,
+                                     range->is_range ? (int64_t)i : -1,
+                                     &scratch);
+    if (r != ANIM_OK)
+      rc = r == ANIM_ERR_OUT_OF_MEMORY
+               ? report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "")
+               : report(err, SRV_ERR_INTERNAL, NULL, "evaluation failed: %s",
+                        anim_result_str(r));
+    else if (b.len >= 65536 || i + 1 == frames)
+      rc = write_out(out, &b, err);
+  }
+  fmt_buf_free(&b);
+  srv_eval_scratch_free(&scratch);
+  if (rc == 0 && fflush(out) != 0)
+    rc = report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
+  return rc;
+}
+
+static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
+                      FILE *err) {
+  srv_pose_query_t q;
+  srv_error_t e;
+  if (srv_pose_query_parse(query, &q, &e) != 0)
+    return report(err, e.code, e.at, "%s", e.message);
+  store_asset_t *skel = NULL, *clip = NULL;
+  uint32_t *list = NULL, list_count = 0;
+  int rc = -1;
+  if (lookup(st, STORE_SKELETON, "skeleton", q.skeleton, NULL, &skel, err) ||
+      lookup(st, STORE_CLIP, "clip", q.clip, skel, &clip, err))
+    goto done;
+  if (clip != NULL && skel != NULL && clip->skeleton_asset != skel) {
+    report(err, SRV_ERR_SKELETON_MISMATCH, "clip", "%s", "");
+    goto done;
+  }
+  if (skel == NULL) {
+    skel = clip->skeleton_asset;
+    store_asset_retain(skel);
+  }
+  if (q.joints != NULL &&
+      srv_joints_parse(q.joints, skel->skeleton, &list, &list_count, &e)) {
+    report(err, e.code, e.at, "%s", e.message);
+    goto done;
+  }
+  srv_eval_job_t job = {.skeleton = skel->skeleton,
+                        .clip = clip ? clip->clip : NULL,
+                        .wrap = q.wrap,
+                        .space = q.space,
+                        .joints = list,
+                        .joint_count = list_count};
+  srv_frame_names_t names = srv_frame_names(skel, clip);
+  rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
+done:
+  free(list);
+  store_asset_release(clip);
+  store_asset_release(skel);
+  return rc;
+}
+
+static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
+                      FILE *err) {
+  srv_skin_query_t q;
+  srv_error_t e;
+  if (srv_skin_query_parse(query, &q, &e) != 0)
+    return report(err, e.code, e.at, "%s", e.message);
+  store_asset_t *mesh = NULL, *clip = NULL;
+  int rc = -1;
+  if (lookup(st, STORE_MESH, "mesh", q.mesh, NULL, &mesh, err) ||
+      lookup(st, STORE_CLIP, "clip", q.clip, mesh->skeleton_asset, &clip,
+             err))
+    goto done;
+  if (clip != NULL && clip->skeleton_asset != mesh->skeleton_asset) {
+    report(err, SRV_ERR_SKELETON_MISMATCH, "clip",
+           "the clip was built for another skeleton than the mesh");
+    goto done;
+  }
+  if (q.normals != ANIM_NORMALS_NONE && mesh->mesh->normals == NULL) {
+    report(err, SRV_ERR_NO_NORMALS, "normals", "%s", "");
+    goto done;
+  }
+  srv_eval_job_t job = {.skeleton = mesh->skeleton_asset->skeleton,
+                        .clip = clip ? clip->clip : NULL,
+                        .wrap = q.wrap,
+                        .mesh = mesh->mesh,
+                        .method = q.method,
+                        .normals = q.normals};
+  srv_frame_names_t names = srv_frame_names(mesh, clip);
+  rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
+done:
+  store_asset_release(clip);
+  store_asset_release(mesh);
+  return rc;
+}
+
+int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
+  cli_args_t a;
+  if (parse_args(argc, argv, &a, err) != 0) return 2;
+  if (a.help) {
+    usage(out);
+    return 0;
+  }
+  if (a.file_count == 0 ||
+      (!a.list && a.param_count == 0)) {
     usage(err);
     return 2;
   }
-  char *end;
-  double t = strtod(t_text, &end);
-  if (*t_text == '\0' || *end != '\0' || !isfinite(t)) {
-    report(err, SRV_ERR_BAD_PARAMETER, "--t", "--t must be a finite number");
-    return 2;
-  }
-  int space = word(err, "--space", FMT_VOCAB_SPACE, space_text,
-                   FMT_SPACE_MODEL);
-  int wrap = word(err, "--wrap", FMT_VOCAB_WRAP, wrap_text, ANIM_WRAP_CLAMP);
-  int format = word(err, "--format", FMT_VOCAB_FORMAT, format_text,
-                    FMT_FORMAT_JSON);
-  if (space < 0 || wrap < 0 || format < 0) return 2;
-  bool binary = format == FMT_FORMAT_BIN;
-
-  size_t len;
-  char *body = read_file(file, &len, err);
-  if (body == NULL) return 1;
-  int status = 1;
   store_t *st = NULL;
   fmt_error_t fe = {0};
-  fmt_bundle_t bundle = {0};
-  store_ingest_result_t res = {0};
-  bool ingested = false;
-  store_asset_t *clip = NULL;
-  fmt_buf_t b = FMT_BUF_INIT;
-  store_options_t opts = {.log = quiet_log, .log_user_data = err};
+  store_options_t opts = {.log = log_line, .log_user_data = err};
   if (store_open(&opts, &st, &fe) != 0) {
-    fprintf(err, "animd eval: store: %s\n", fe.message);
-    goto done;
+    report(err, SRV_ERR_INTERNAL, NULL, "store: %s", fe.message);
+    return 1;
   }
-  if (fmt_decode(type ? type : type_from_name(file), body, len, NULL,
-                 &bundle, &fe) != 0) {
-    fprintf(err, "animd eval: %s: %s (at %s)\n", file, fe.message, fe.at);
-    goto done;
+  int rc = load_files(st, &a, err);
+  if (rc == 0) {
+    srv_config_t cfg;
+    srv_config_defaults(&cfg);
+    srv_query_t query = {.params = a.params,
+                         .count = a.param_count,
+                         .max_frames = cfg.max_frames};
+    bool mesh = false;
+    for (unsigned i = 0; i < a.param_count; i++)
+      mesh |= strcmp(a.params[i].name, "mesh") == 0;
+    rc = a.list ? print_list(st, out, err)
+         : mesh ? print_skin(st, &query, out, err)
+                : print_pose(st, &query, out, err);
   }
-  if (store_ingest(st, &bundle, NULL, &res, &fe) != 0) {
-    fprintf(err, "animd eval: %s\n", fe.message);
-    goto done;
-  }
-  ingested = true;
-  clip = store_lookup(st, STORE_CLIP, clip_name, NULL);
-  if (clip == NULL) {
-    report(err, SRV_ERR_NOT_FOUND, "--clip", "no clip '%s' in %s",
-           clip_name, file);
-    goto done;
-  }
-  anim_result r = srv_pose_answer(&b, clip->skeleton_asset, clip, (float)t,
-                                  (anim_wrap)wrap, (fmt_space)space, binary);
-  if (r != ANIM_OK || b.failed) {
-    if (r == ANIM_ERR_OUT_OF_MEMORY || b.failed)
-      report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
-    else
-      report(err, SRV_ERR_INTERNAL, NULL, "evaluation failed: %s",
-             anim_result_str(r));
-    goto done;
-  }
-  if (fwrite(b.data, 1, b.len, out) != b.len || fflush(out) != 0) {
-    report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
-    goto done;
-  }
-  status = 0;
-
-done:
-  fmt_buf_free(&b);
-  store_asset_release(clip);
-  if (ingested) store_ingest_result_free(&res);
-  fmt_bundle_free(&bundle);
-  if (st) store_close(st);
-  free(body);
-  return status;
+  store_close(st);
+  return rc == 0 ? 0 : 1;
 }

@@ -1,11 +1,14 @@
-/* server: the offline `animd eval` command: evaluates one pose from an
- * asset file and prints exactly what GET /v1/pose would answer. */
-#ifndef ANIMD_SERVER_EVAL_H
-#define ANIMD_SERVER_EVAL_H
+/* cli: the offline `animd eval` command: decodes asset files and prints
+ * exactly what the HTTP API answers for the same query (the asset list, a
+ * pose or a range of poses, skinned vertices). */
+#ifndef ANIMD_CLI_EVAL_H
+#define ANIMD_CLI_EVAL_H
 
 #include <stdio.h>
 
-/* argv[0] is "eval". Returns the process exit status. */
+/* argv[0] is "eval". Prints answers to out, errors and --help's absence to
+ * err. Returns the process exit status: 0, 1 (the files or the query
+ * failed) or 2 (bad usage). */
 int srv_eval_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

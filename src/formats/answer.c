@@ -65,6 +65,27 @@ static void head(fmt_buf_t *b, const char *owner_key, const char *owner,
   }
 }
 
+/* ,"<key>_id":I,"<key>_name":N (null for a NULL id). */
+static void id_and_name(fmt_buf_t *b, const char *key, const char *id,
+                        const char *name) {
+  fmt_buf_puts(b, ",\"");
+  fmt_buf_puts(b, key);
+  fmt_buf_puts(b, "_id\":");
+  fmt_buf_json_string(b, id);
+  fmt_buf_puts(b, ",\"");
+  fmt_buf_puts(b, key);
+  fmt_buf_puts(b, "_name\":");
+  fmt_buf_json_string(b, id != NULL ? name : NULL);
+}
+
+/* The IDS of an answer (answer.h), when there are any. */
+static void ids(fmt_buf_t *b, const fmt_asset_names_t *n) {
+  if (n->skeleton_id == NULL) return;
+  if (n->mesh_id != NULL) id_and_name(b, "mesh", n->mesh_id, n->mesh_name);
+  id_and_name(b, "skeleton", n->skeleton_id, n->skeleton_name);
+  id_and_name(b, "clip", n->clip_id, n->clip_name);
+}
+
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   if (b == NULL || a == NULL || (a->data == NULL && a->joint_count))
     return -1;
@@ -73,6 +94,7 @@ int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   fmt_buf_reserve(b, 128 + n * (a->space == FMT_SPACE_LOCAL ? 10 : 16) * 12);
   head(b, "skeleton", a->skeleton, a->clip, a->t, "joints", a->joint_count,
        a->frame);
+  ids(b, &a->ids);
   fmt_buf_putc(b, ',');
   if (a->space == FMT_SPACE_LOCAL) {
     strided(b, "translation", a->data, n, 3, 10);
@@ -94,6 +116,7 @@ int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a) {
   fmt_buf_reserve(b, 128 + n * (a->normals ? 6 : 3) * 12);
   head(b, "mesh", a->mesh, a->clip, a->t, "vertices", a->vertex_count,
        a->frame);
+  ids(b, &a->ids);
   fmt_buf_putc(b, ',');
   strided(b, "positions", a->positions, n, 3, 3);
   if (a->normals) {

@@ -9,13 +9,17 @@
  * newline (range lines: the caller appends '\n').
  *
  * Pose answers carry "joints" as the joint COUNT, as upload answers do:
- *   local:       {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F],
+ *   local:       {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F][,IDS],
  *                 "translation":[3N],"rotation":[4N],"scale":[3N]}
- *   model, skin: {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F],
+ *   model, skin: {"skeleton":S,"clip":C,"t":T,"joints":N[,"frame":F][,IDS],
  *                 "matrices":[16N]}
  * Skin answers (GET /v1/skin):
- *                {"mesh":M,"clip":C,"t":T,"vertices":V[,"frame":F],
+ *                {"mesh":M,"clip":C,"t":T,"vertices":V[,"frame":F][,IDS],
  *                 "positions":[3V][,"normals":[3V]]}
+ * IDS, when the ids are given (fmt_asset_names_t), names every asset both
+ * ways, whatever "skeleton", "clip" or "mesh" hold (an id over HTTP, the
+ * name as asked over WebSocket): [,"mesh_id":I,"mesh_name":N]
+ * "skeleton_id":I,"skeleton_name":N,"clip_id":I|null,"clip_name":N|null.
  * Numbers are in the caller's joint order as given (the server converts
  * from storage order with anim_pose_to_caller_trs10 / anim_mat4_to_caller);
  * floats use the shortest round-tripping form. */
@@ -34,6 +38,15 @@ typedef enum fmt_space {
 int fmt_space_parse(const char *s, size_t len);
 const char *fmt_space_name(fmt_space space);
 
+/* The ids and names of the assets of an answer (IDS above); skeleton_id
+ * NULL: no IDS printed. mesh_id NULL for poses; clip_id NULL for the rest
+ * pose (null printed). */
+typedef struct fmt_asset_names_s {
+  const char *skeleton_id, *skeleton_name;
+  const char *clip_id, *clip_name;
+  const char *mesh_id, *mesh_name;
+} fmt_asset_names_t;
+
 typedef struct fmt_pose_answer_s {
   const char *skeleton; /* Skeleton id (or name as asked). */
   const char *clip;     /* Clip id (or name as asked); NULL prints null. */
@@ -44,6 +57,7 @@ typedef struct fmt_pose_answer_s {
   /* 10 * joint_count floats (local, trs10) or 16 * joint_count (model,
    * skin), caller order. */
   const float *data;
+  fmt_asset_names_t ids; /* Optional (zero: none printed). */
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
@@ -56,6 +70,7 @@ typedef struct fmt_skin_answer_s {
   uint32_t vertex_count;
   const float *positions; /* 3 * vertex_count. */
   const float *normals;   /* 3 * vertex_count, or NULL. */
+  fmt_asset_names_t ids;  /* Optional (zero: none printed). */
 } fmt_skin_answer_t;
 
 int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);

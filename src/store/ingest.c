@@ -26,7 +26,37 @@ void store_ingest_result_free(store_ingest_result_t *result) {
 
 int store_ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                  store_ingest_result_t *out, fmt_error_t *err) {
-  return store__ingest(s, bundle, external, NULL, false, out, err);
+  return store__ingest(s, bundle, external, NULL, NULL, false, out, err);
+}
+
+int store_ingest_named(store_t *s, fmt_bundle_t *bundle,
+                       store_asset_t *external, const store_names_t *names,
+                       store_ingest_result_t *out, fmt_error_t *err) {
+  return store__ingest(s, bundle, external, names, NULL, false, out, err);
+}
+
+/* ---- names given at upload ------------------------------------------------ */
+
+/* A name given for the one asset of a kind the bundle must hold exactly
+ * one of (have): 0, or -1 with bad_parameter at `at`. */
+static int check_given_name(const char *name, const char *at,
+                            const char *what, size_t have,
+                            fmt_error_t *err) {
+  if (name == NULL) return 0;
+  if (name[0] == '\0')
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+                    "'%s' must not be empty", at);
+  if (strlen(name) > 256)
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+                    "'%s' is longer than 256 bytes", at);
+  if (fmt_is_content_id(name))
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+                    "'%s' must not look like an id (64 hex digits)", at);
+  if (have != 1)
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+                    "'%s' names the one %s of an upload; this one holds %zu",
+                    at, what, have);
+  return 0;
 }
 
 /* ---- local tables of this upload's assets --------------------------------- */
@@ -50,9 +80,19 @@ static int local_table(store_index_t *t, size_t n) {
 /* ---- ingest ---------------------------------------------------------------- */
 
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
-                  const char *forced_id, bool from_disk,
-                  store_ingest_result_t *out, fmt_error_t *err) {
+                  const store_names_t *given, const char *forced_id,
+                  bool from_disk, store_ingest_result_t *out,
+                  fmt_error_t *err) {
   memset(out, 0, sizeof *out);
+  static const store_names_t keep;
+  if (given == NULL) given = &keep;
+  if (check_given_name(given->skeleton, "name", "skeleton",
+                       bundle->skeleton_count, err) != 0 ||
+      check_given_name(given->clip, "clip", "clip", bundle->clip_count,
+                       err) != 0) {
+    fmt_bundle_free(bundle);
+    return -1;
+  }
   size_t n = bundle->skeleton_count + bundle->clip_count + bundle->mesh_count;
   size_t ns = bundle->skeleton_count;
   size_t alloc_n = n ? n : 1;
@@ -93,7 +133,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   size_t m = 0;
   for (size_t i = 0; i < ns; i++, m++) {
     e[m].asset = store__asset_new(STORE_SKELETON, bundle->skeletons[i], NULL,
-                                  forced_id, &texts[m]);
+                                  forced_id, given->skeleton, &texts[m]);
     bundle->skeletons[i] = NULL;
     if (e[m].asset == NULL) goto oom;
   }
@@ -104,7 +144,8 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     void *object = clip ? (void *)bundle->clips[i].clip
                         : (void *)bundle->meshes[i - bundle->clip_count].mesh;
     e[m].asset = store__asset_new(clip ? STORE_CLIP : STORE_MESH, object, sk,
-                                  forced_id, &texts[m]);
+                                  forced_id, clip ? given->clip : NULL,
+                                  &texts[m]);
     if (clip)
       bundle->clips[i].clip = NULL;
     else

@@ -94,21 +94,29 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
                        fmt_error_t *err);
 /* Removes the file of an asset (ENOENT counts as done). */
 int store__remove_file(store_t *s, const store_asset_t *asset);
+/* Removes the files of count assets, all or nothing across a crash (a
+ * commit list "remove <name>" per file when count > 1). Called with
+ * io_lock held. Returns 0, or a negative errno when nothing was removed. */
+int store__remove_files(store_t *s, store_asset_t *const *assets,
+                        size_t count);
 /* Loads every asset file of the data dir into s (at open). */
 int store__load_dir(store_t *s, fmt_error_t *err);
 
 /* Builds an unpublished asset around an object (taking it), computing its
  * canonical text (into text, when not NULL) and id. forced_id, when not
  * NULL, is used instead of the computed id (files loaded at open keep the
- * id they were stored under). Returns NULL on ENOMEM (the object is then
- * freed). */
+ * id they were stored under); name, when not NULL, replaces the object's
+ * name. Returns NULL on ENOMEM (the object is then freed). */
 store_asset_t *store__asset_new(store_kind kind, void *object,
                                 store_asset_t *skeleton_asset,
-                                const char *forced_id, fmt_buf_t *text);
+                                const char *forced_id, const char *name,
+                                fmt_buf_t *text);
 
-/* Publishes one decoded bundle; files are written unless from_disk. */
+/* Publishes one decoded bundle; files are written unless from_disk. names
+ * (may be NULL) renames its skeleton and clip (store_names_t). */
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
-                  const char *forced_id, bool from_disk,
-                  store_ingest_result_t *out, fmt_error_t *err);
+                  const store_names_t *names, const char *forced_id,
+                  bool from_disk, store_ingest_result_t *out,
+                  fmt_error_t *err);
 
 #endif

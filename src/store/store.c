@@ -57,16 +57,35 @@ static void asset_free(store_asset_t *a) {
   anim_clip_free(a->clip);
   anim_mesh_free(a->mesh);
   store_asset_release(a->skeleton_asset);
+  free(a->_name);
   free(a);
+}
+
+/* Points the object's name at the asset's own copy of name: the object's
+ * name lives in its block, which cannot grow; the object is freed before
+ * the copy (asset_free). */
+static bool rename_object(store_asset_t *a, store_kind kind, void *object,
+                          const char *name) {
+  a->_name = strdup(name);
+  if (a->_name == NULL) return false;
+  if (kind == STORE_SKELETON) ((anim_skeleton_t *)object)->name = a->_name;
+  if (kind == STORE_CLIP) ((anim_clip_t *)object)->name = a->_name;
+  if (kind == STORE_MESH) ((anim_mesh_t *)object)->name = a->_name;
+  return true;
 }
 
 store_asset_t *store__asset_new(store_kind kind, void *object,
                                 store_asset_t *skeleton_asset,
-                                const char *forced_id, fmt_buf_t *text) {
+                                const char *forced_id, const char *name,
+                                fmt_buf_t *text) {
   store_asset_t *a = calloc(1, sizeof *a);
   if (a == NULL) goto fail;
   a->kind = kind;
   atomic_init(&a->_refs, 1);
+  if (name != NULL && !rename_object(a, kind, object, name)) {
+    free(a);
+    goto fail;
+  }
   fmt_buf_t local = FMT_BUF_INIT;
   fmt_buf_t *b = text ? text : &local;
   fmt_buf_reset(b);
@@ -139,6 +158,21 @@ void store_asset_summary(const store_asset_t *asset,
   if (asset->clip) out->duration = asset->clip->duration;
 }
 
+fmt_asset_names_t store_answer_names(const store_asset_t *owner,
+                                     const store_asset_t *clip) {
+  bool mesh = owner->kind == STORE_MESH;
+  const store_asset_t *sk = mesh ? owner->skeleton_asset : owner;
+  fmt_asset_names_t n = {
+      .skeleton_id = sk->id,
+      .skeleton_name = sk->name,
+      .clip_id = clip ? clip->id : NULL,
+      .clip_name = clip ? clip->name : NULL,
+      .mesh_id = mesh ? owner->id : NULL,
+      .mesh_name = mesh ? owner->name : NULL,
+  };
+  return n;
+}
+
 int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b) {
   if (asset == NULL || b == NULL) return -1;
   switch (asset->kind) {
@@ -161,17 +195,77 @@ int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b) {
 store_asset_t *store_lookup(store_t *s, store_kind kind,
                             const char *id_or_name,
                             const store_asset_t *skeleton) {
-  if (s == NULL || id_or_name == NULL || id_or_name[0] == '\0') return NULL;
+  store_match_t m;
+  store_find(s, kind, id_or_name, skeleton, &m);
+  return m.asset;
+}
+
+/* Inserts id into the ascending list of the smallest ids seen. */
+static void list_id(store_match_t *m, const char *id) {
+  size_t at = m->listed;
+  while (at > 0 && memcmp(m->ids[at - 1], id, FMT_ID_LEN) > 0) at--;
+  if (at == STORE_MATCH_LISTED) return;
+  size_t last = m->listed < STORE_MATCH_LISTED ? m->listed
+                                                : STORE_MATCH_LISTED - 1;
+  memmove(m->ids[at + 1], m->ids[at], (last - at) * sizeof m->ids[0]);
+  memcpy(m->ids[at], id, FMT_ID_LEN + 1);
+  if (m->listed < STORE_MATCH_LISTED) m->listed++;
+}
+
+/* True when a is an asset of kind named name (within skeleton, when
+ * given, for clips and meshes). */
+static bool named(const store_asset_t *a, store_kind kind, const char *name,
+                  const store_asset_t *skeleton) {
+  return a->kind == kind && strcmp(a->name, name) == 0 &&
+         (kind == STORE_SKELETON || skeleton == NULL ||
+          a->skeleton_asset == skeleton);
+}
+
+void store_find(store_t *s, store_kind kind, const char *id_or_name,
+                const store_asset_t *skeleton, store_match_t *out) {
+  memset(out, 0, sizeof *out);
+  if (s == NULL || id_or_name == NULL || id_or_name[0] == '\0') return;
   pthread_mutex_lock(&s->lock);
   store_asset_t *a = NULL;
   if (fmt_is_content_id(id_or_name)) a = store__find_id(s, kind, id_or_name);
   if (a != NULL && skeleton != NULL && kind != STORE_SKELETON &&
       a->skeleton_asset != skeleton)
     a = NULL;
-  if (a == NULL) store__name_count(s, kind, id_or_name, skeleton, &a);
+  out->count = a != NULL ? 1
+                         : store__name_count(s, kind, id_or_name, skeleton,
+                                             &a);
+  if (out->count > 1)
+    for (size_t i = 0; i < s->count; i++)
+      if (named(s->items[i], kind, id_or_name, skeleton))
+        list_id(out, s->items[i]->id);
   store_asset_retain(a);
+  out->asset = a;
   pthread_mutex_unlock(&s->lock);
-  return a;
+}
+
+void store_match_describe(const store_match_t *m, store_kind kind,
+                          const char *name, char *out, size_t cap) {
+  fmt_buf_t b = FMT_BUF_INIT;
+  static const char *const plural[] = {"skeletons", "clips", "meshes"};
+  fmt_buf_printf(&b, "'%.60s' names %zu %s:", name, m->count,
+                 plural[kind]);
+  for (size_t i = 0; i < m->listed; i++)
+    fmt_buf_printf(&b, "%s %s", i ? "," : "", m->ids[i]);
+  if (m->count > m->listed)
+    fmt_buf_printf(&b, " and %zu more", m->count - m->listed);
+  fmt_buf_puts(&b, " (use an id)");
+  snprintf(out, cap, "%s", b.failed ? "several assets share this name"
+                                    : fmt_buf_cstr(&b));
+  fmt_buf_free(&b);
+}
+
+size_t store_name_count(store_t *s, store_kind kind, const char *name,
+                        const store_asset_t *skeleton) {
+  if (s == NULL || name == NULL || name[0] == '\0') return 0;
+  pthread_mutex_lock(&s->lock);
+  size_t n = store__name_count(s, kind, name, skeleton, NULL);
+  pthread_mutex_unlock(&s->lock);
+  return n;
 }
 
 size_t store_decode_room(store_t *s) {
@@ -185,49 +279,150 @@ size_t store_decode_room(store_t *s) {
 
 /* ---- delete, list, stats -------------------------------------------------------- */
 
-int store_delete(store_t *s, store_kind kind, const char *id,
-                 fmt_error_t *err) {
-  if (!fmt_is_content_id(id))
-    return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id",
-                    "no %s with id \"%.70s\"", store_kind_name(kind),
-                    id ? id : "");
-  /* io_lock alone lets this mutator read the tables. */
-  pthread_mutex_lock(&s->io_lock);
-  store_asset_t *a = store__find_id(s, kind, id);
-  if (a == NULL) {
-    pthread_mutex_unlock(&s->io_lock);
-    return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id",
-                    "no %s with id %s", store_kind_name(kind), id);
-  }
-  if (kind == STORE_SKELETON && a->_clips + a->_meshes > 0) {
-    uint32_t clips = a->_clips, meshes = a->_meshes;
-    pthread_mutex_unlock(&s->io_lock);
-    return fmt_fail(err, FMT_ERR_CONFLICT, "conflict", "id",
-                    "skeleton %s still has %u clip(s) and %u mesh(es): "
-                    "delete them first",
-                    id, clips, meshes);
-  }
+/* Removes victims (io_lock held; a skeleton after its clips and meshes):
+ * their files, then their table entries in one step under the table lock.
+ * Returns 0, or -1 with err (nothing removed). */
+static int remove_assets(store_t *s, store_asset_t *const *victims,
+                         size_t n, fmt_error_t *err) {
   if (s->data_dir != NULL) {
-    int r = store__remove_file(s, a);
-    if (r != 0) {
-      pthread_mutex_unlock(&s->io_lock);
+    int r = store__remove_files(s, victims, n);
+    if (r != 0)
       return fmt_fail(err, FMT_ERR_IO, "io_error", "",
                       "cannot remove the file of %s %s: %s",
-                      store_kind_name(kind), id, strerror(-r));
-    }
+                      store_kind_name(victims[0]->kind), victims[0]->id,
+                      strerror(-r));
   }
-  store_name_group_t *emptied[2];
+  store_name_group_t **emptied = calloc(2 * n, sizeof *emptied);
+  if (emptied == NULL)
+    return fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
+                    "out of memory");
   pthread_mutex_lock(&s->lock);
-  store__unpublish(s, a, emptied);
-  a->_removed = true;
-  s->stats.deleted++;
+  for (size_t i = 0; i < n; i++) {
+    store__unpublish(s, victims[i], emptied + 2 * i);
+    victims[i]->_removed = true;
+    s->stats.deleted++;
+  }
   pthread_mutex_unlock(&s->lock);
+  for (size_t i = 0; i < 2 * n; i++) free(emptied[i]);
+  free(emptied);
+  return 0;
+}
+
+/* The published asset of kind with that id (io_lock held), or NULL after
+ * filling err. */
+static store_asset_t *find_for_delete(store_t *s, store_kind kind,
+                                      const char *id, fmt_error_t *err) {
+  store_asset_t *a = store__find_id(s, kind, id);
+  if (a == NULL)
+    fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id", "no %s with id %s",
+             store_kind_name(kind), id);
+  return a;
+}
+
+static int not_an_id(store_kind kind, const char *id, fmt_error_t *err) {
+  return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id",
+                  "no %s with id \"%.70s\"", store_kind_name(kind),
+                  id ? id : "");
+}
+
+int store_delete(store_t *s, store_kind kind, const char *id,
+                 fmt_error_t *err) {
+  if (!fmt_is_content_id(id)) return not_an_id(kind, id, err);
+  /* io_lock alone lets this mutator read the tables. */
+  pthread_mutex_lock(&s->io_lock);
+  store_asset_t *a = find_for_delete(s, kind, id, err);
+  int rc = -1;
+  if (a == NULL) goto done;
+  if (kind == STORE_SKELETON && a->_clips + a->_meshes > 0) {
+    fmt_fail(err, FMT_ERR_CONFLICT, "conflict", "id",
+             "skeleton %s still has %u clip(s) and %u mesh(es): delete "
+             "them first, or delete with ?cascade=1",
+             id, a->_clips, a->_meshes);
+    goto done;
+  }
+  rc = remove_assets(s, &a, 1, err);
+done:
   pthread_mutex_unlock(&s->io_lock);
-  free(emptied[0]);
-  free(emptied[1]);
+  if (rc != 0) return -1;
   size_t freed = a->bytes;
   store_asset_release(a);
   fmt_release_memory(freed);
+  return 0;
+}
+
+static int compare_assets(const void *pa, const void *pb);
+
+/* The clips or meshes of skeleton into list (kind order, then id), with
+ * the lock that guards the tables held. Returns how many were added. */
+static size_t collect_children(const store_t *s, const store_asset_t *sk,
+                               store_kind kind, store_asset_t **list) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->count; i++)
+    if (s->items[i]->kind == kind && s->items[i]->skeleton_asset == sk)
+      list[n++] = s->items[i];
+  qsort(list, n, sizeof *list, compare_assets);
+  return n;
+}
+
+int store_delete_cascade(store_t *s, const char *id,
+                         store_asset_t ***removed, size_t *count,
+                         fmt_error_t *err) {
+  if (removed != NULL) *removed = NULL;
+  if (count != NULL) *count = 0;
+  if (!fmt_is_content_id(id)) return not_an_id(STORE_SKELETON, id, err);
+  pthread_mutex_lock(&s->io_lock);
+  store_asset_t *sk = find_for_delete(s, STORE_SKELETON, id, err);
+  store_asset_t **victims = NULL;
+  size_t n = 0;
+  int rc = -1;
+  if (sk == NULL) goto done;
+  victims = malloc((sk->_clips + sk->_meshes + 1) * sizeof *victims);
+  if (victims == NULL) {
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
+             "out of memory");
+    goto done;
+  }
+  n = collect_children(s, sk, STORE_CLIP, victims);
+  n += collect_children(s, sk, STORE_MESH, victims + n);
+  victims[n++] = sk;
+  rc = remove_assets(s, victims, n, err);
+done:
+  pthread_mutex_unlock(&s->io_lock);
+  if (rc != 0) {
+    free(victims);
+    return -1;
+  }
+  size_t freed = 0;
+  for (size_t i = 0; i < n; i++) freed += victims[i]->bytes;
+  /* The tables' references become the caller's. */
+  if (removed != NULL) {
+    *removed = victims;
+    *count = n;
+  } else {
+    store_list_free(victims, n);
+  }
+  fmt_release_memory(freed);
+  return 0;
+}
+
+int store_children(store_t *s, const store_asset_t *skeleton,
+                   store_kind kind, store_asset_t ***out, size_t *count) {
+  *out = NULL;
+  *count = 0;
+  pthread_mutex_lock(&s->lock);
+  uint32_t cap = kind == STORE_CLIP   ? skeleton->_clips
+                 : kind == STORE_MESH ? skeleton->_meshes
+                                      : 0;
+  store_asset_t **list = malloc((cap ? cap : 1) * sizeof *list);
+  if (list == NULL) {
+    pthread_mutex_unlock(&s->lock);
+    return -ENOMEM;
+  }
+  size_t n = cap ? collect_children(s, skeleton, kind, list) : 0;
+  for (size_t i = 0; i < n; i++) store_asset_retain(list[i]);
+  pthread_mutex_unlock(&s->lock);
+  *out = list;
+  *count = n;
   return 0;
 }
 

@@ -14,12 +14,18 @@
  *
  * Names: a clip or mesh name is unique within its skeleton (non-empty
  * names only): an upload that brings a different clip under a name its
- * skeleton already has fails with name_conflict (FMT_ERR_NAME_CONFLICT). Skeleton names need
- * not be unique; looking a skeleton up by a name that several skeletons
- * share finds none (the id must be used).
+ * skeleton already has fails with name_conflict (FMT_ERR_NAME_CONFLICT).
+ * Skeleton names need not be unique, nor clip names across skeletons; a
+ * name that several assets share is ambiguous: store_find reports how
+ * many match and lists their ids, so callers can tell "none" from "which
+ * one?". An upload may rename its one skeleton and its one clip
+ * (store_ingest_named).
  *
  * Delete: a skeleton that still has clips or meshes is refused with
- * conflict (FMT_ERR_CONFLICT) (delete them first); there is no cascade.
+ * conflict (FMT_ERR_CONFLICT) unless the delete cascades, which removes
+ * the skeleton with all its clips and meshes at once: from the tables in
+ * one step and, on disk, all or nothing across a crash (a commit list
+ * naming the files to remove, as multi-asset uploads do).
  *
  * Persistence (data_dir set): each asset is one file
  * <data_dir>/<kind>-<id>.json (kind: skeleton, clip, mesh) holding exactly
@@ -86,6 +92,8 @@ struct store_asset_s {
   bool _removed;
   size_t _slot;              /* Index in the store's list. */
   uint32_t _clips, _meshes;  /* A skeleton's published clips and meshes. */
+  char *_name;               /* A name given at upload (the object's name
+                                points here), or NULL. */
 };
 
 typedef struct store_s store_t;
@@ -147,10 +155,58 @@ void store_ingest_result_free(store_ingest_result_t *result);
 /* Finds an asset of kind by id, or by name: a skeleton by a name no other
  * skeleton has; a clip or mesh by name within skeleton (when skeleton is
  * not NULL) or, without one, by a name only one clip/mesh has. Returns it
- * retained, or NULL. */
+ * retained, or NULL (none, or several: see store_find). */
 store_asset_t *store_lookup(store_t *store, store_kind kind,
                             const char *id_or_name,
                             const store_asset_t *skeleton);
+
+/* What a name or id stands for: the one asset, or how many share it. */
+#define STORE_MATCH_LISTED 6
+typedef struct store_match_s {
+  store_asset_t *asset; /* Retained when count == 1 (release it), else NULL. */
+  size_t count;         /* Assets of the kind matching: 0, 1 or more. */
+  /* When count > 1: the smallest ids of the matches, ascending (at most
+   * STORE_MATCH_LISTED of them). */
+  size_t listed;
+  char ids[STORE_MATCH_LISTED][FMT_ID_LEN + 1];
+} store_match_t;
+
+/* store_lookup's rules, telling ambiguity apart from absence. Listing the
+ * ids of an ambiguous name scans the store (O(assets)); the other
+ * answers cost a hash probe or two. */
+void store_find(store_t *store, store_kind kind, const char *id_or_name,
+                const store_asset_t *skeleton, store_match_t *out);
+
+/* The sentence an ambiguous match answers with, into out (cap bytes, at
+ * least 512 for every id to fit): "'N' names 5 skeletons: ID, ID, ...
+ * (use an id)", with "and K more" past the listed ids. */
+void store_match_describe(const store_match_t *m, store_kind kind,
+                          const char *name, char *out, size_t cap);
+
+/* How many published assets of kind are named name (within skeleton for
+ * clips and meshes when skeleton is not NULL). */
+size_t store_name_count(store_t *store, store_kind kind, const char *name,
+                        const store_asset_t *skeleton);
+
+/* The clips or meshes (kind) of a skeleton asset, retained, sorted by id
+ * (free with store_list_free). O(assets). Returns 0 or -ENOMEM. */
+int store_children(store_t *store, const store_asset_t *skeleton,
+                   store_kind kind, store_asset_t ***out, size_t *count);
+
+/* Names an upload gives its assets, replacing the decoded ones (NULL:
+ * keep them). skeleton renames the bundle's one skeleton, clip its one
+ * clip; a bundle with another number of them is refused (bad_parameter
+ * at "name" or "clip"), as is an empty name or one that is a content id
+ * (it would read as an id). */
+typedef struct store_names_s {
+  const char *skeleton;
+  const char *clip;
+} store_names_t;
+
+/* store_ingest with the names of the upload (names may be NULL). */
+int store_ingest_named(store_t *store, fmt_bundle_t *bundle,
+                       store_asset_t *external, const store_names_t *names,
+                       store_ingest_result_t *out, fmt_error_t *err);
 
 /* The bytes a decode may build for this store (fmt_decode_options_t
  * .max_bytes): the room left under max_bytes (1 when the store is full),
@@ -166,6 +222,15 @@ size_t store_decode_room(store_t *store);
 int store_delete(store_t *store, store_kind kind, const char *id,
                  fmt_error_t *err);
 
+/* Deletes the skeleton with that id together with its clips and meshes,
+ * all or nothing (tables and files). *removed (optional) receives every
+ * asset removed, retained, clips then meshes (each by id) then the
+ * skeleton (free with store_list_free). Errors as store_delete, without
+ * conflict. */
+int store_delete_cascade(store_t *store, const char *id,
+                         store_asset_t ***removed, size_t *count,
+                         fmt_error_t *err);
+
 /* A snapshot of every asset, retained, skeletons first then clips then
  * meshes, each kind sorted by id. Returns 0 or -ENOMEM. */
 int store_list(store_t *store, store_asset_t ***out, size_t *count);
@@ -176,6 +241,11 @@ void store_list_free(store_asset_t **assets, size_t count);
  * strings point into the asset. */
 void store_asset_summary(const store_asset_t *asset,
                          fmt_asset_summary_t *out);
+/* The ids and names an answer about owner (a skeleton, or a mesh) and
+ * clip (NULL: the rest pose) prints (formats/answer.h); the strings point
+ * into the assets. */
+fmt_asset_names_t store_answer_names(const store_asset_t *owner,
+                                     const store_asset_t *clip);
 /* The describe answer of GET /v1/{skeletons,clips,meshes}/{id}. */
 int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b);
 

@@ -15,6 +15,10 @@
  * belong to uploads that never reached their commit point, are removed.
  * A single new asset needs no list: its rename is atomic.
  *
+ * Removing several assets at once (a cascading delete) is all or nothing
+ * the same way: a commit list of "remove <name>" lines is put in place
+ * first; replaying it at start-up removes the files still there.
+ *
  * At start-up every file is checked to be a regular file without opening
  * it (a FIFO would block the open forever), read, its hash checked against
  * its name, decoded and stored (skeletons first); anything else is
@@ -66,8 +70,11 @@ static int write_temp(store_t *s, const char *what, const char *data,
   return r;
 }
 
-/* Writes the commit list of a multi-asset write and renames it into place
- * (name receives its final name). */
+#define REMOVE_WORD "remove"
+
+/* Writes the commit list of a multi-asset write (each temp file and its
+ * final name) or, tmps NULL, of a multi-asset removal ("remove" and the
+ * name), and renames it into place (name receives its final name). */
 static int write_commit(store_t *s, char (*tmps)[160],
                         store_asset_t *const *assets, size_t count,
                         char name[96]) {
@@ -75,7 +82,7 @@ static int write_commit(store_t *s, char (*tmps)[160],
   for (size_t i = 0; i < count; i++) {
     char final[128];
     file_name(final, sizeof final, assets[i]);
-    fmt_buf_printf(&list, "%s %s\n", tmps[i], final);
+    fmt_buf_printf(&list, "%s %s\n", tmps ? tmps[i] : REMOVE_WORD, final);
   }
   if (list.failed) {
     fmt_buf_free(&list);
@@ -152,6 +159,31 @@ int store__remove_file(store_t *s, const store_asset_t *asset) {
   file_name(name, sizeof name, asset);
   if (unlinkat(s->dir_fd, name, 0) != 0 && errno != ENOENT) return -errno;
   if (fsync(s->dir_fd) != 0) return -errno;
+  return 0;
+}
+
+int store__remove_files(store_t *s, store_asset_t *const *assets,
+                        size_t count) {
+  if (count == 1) return store__remove_file(s, assets[0]);
+  char commit[96];
+  if (s->_stop_at == STORE_STOP_BEFORE_COMMIT) return -EIO;
+  int r = write_commit(s, NULL, assets, count, commit);
+  if (r != 0) return r;
+  if (s->_stop_at == STORE_STOP_AFTER_COMMIT) return 0;
+  /* Past the commit point the removal is decided: a file that cannot go
+   * now goes when the list is replayed, so the list stays. */
+  bool all = true;
+  for (size_t i = 0; i < count; i++) {
+    char name[128];
+    file_name(name, sizeof name, assets[i]);
+    if (unlinkat(s->dir_fd, name, 0) != 0 && errno != ENOENT) {
+      store__log(s, "cannot remove %s now (%s): it goes at the next start",
+                 name, strerror(errno));
+      all = false;
+    }
+  }
+  fsync(s->dir_fd);
+  if (all) unlinkat(s->dir_fd, commit, 0);
   return 0;
 }
 
@@ -258,8 +290,8 @@ static void load_one(store_t *s, const char *name, store_kind kind,
     return;
   }
   store_ingest_result_t res;
-  r = store__ingest(s, &bundle, store_resolver_external(&resolver), id, true,
-                    &res, &err);
+  r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL, id,
+                    true, &res, &err);
   store_resolver_release(&resolver);
   if (r != 0) {
     store__log(s, "skipped %s: %s", name, err.message);
@@ -277,8 +309,9 @@ static bool is_temp_name(const char *name, size_t len) {
          memchr(name, '/', len) == NULL;
 }
 
-/* Finishes the write a commit list describes: each line "<temp> <final>";
- * temp files still there are renamed into place. Then the list goes. */
+/* Finishes the write a commit list describes: each line "<temp> <final>"
+ * (temp files still there are renamed into place) or "remove <final>"
+ * (the file is removed). Then the list goes. */
 static void replay_commit(store_t *s, const char *list_name) {
   char *data = NULL;
   size_t len = 0;
@@ -300,15 +333,19 @@ static void replay_commit(store_t *s, const char *list_name) {
     char *sp = strchr(p, ' ');
     char id[FMT_ID_LEN + 1];
     if (sp != NULL) *sp = '\0';
-    if (sp != NULL && is_temp_name(p, strlen(p)) && parse_name(sp + 1, id) >= 0 &&
-        renameat(s->dir_fd, p, s->dir_fd, sp + 1) == 0)
+    if (sp != NULL && strcmp(p, REMOVE_WORD) == 0 &&
+        parse_name(sp + 1, id) >= 0 && unlinkat(s->dir_fd, sp + 1, 0) == 0)
+      done++;
+    else if (sp != NULL && is_temp_name(p, strlen(p)) &&
+             parse_name(sp + 1, id) >= 0 &&
+             renameat(s->dir_fd, p, s->dir_fd, sp + 1) == 0)
       done++;
     p = nl + 1;
   }
   free(data);
   unlinkat(s->dir_fd, list_name, 0);
   fsync(s->dir_fd);
-  store__log(s, "completed the upload of %s (%zu file(s) renamed)", list_name,
+  store__log(s, "completed %s (%zu file(s) renamed or removed)", list_name,
              done);
 }
 

@@ -36,6 +36,12 @@ def metric(d, name):
     fail("no metric " + name)
 
 
+# Under a sanitizer the allocator keeps freed memory in quarantine: RSS
+# says nothing about what the daemon gives back there.
+SANITIZED = any(k in os.environ.get("ANIMD_BIN", "") for k in ("/asan/",
+                                                               "/tsan/"))
+
+
 def main():
     d = Daemon("--demo", "--idle-timeout", "2s", "--body-timeout", "2s",
                "--min-body-rate", "1M", "--max-connections", "40",
@@ -55,7 +61,8 @@ def main():
         time.sleep(1.0)
         held = rss(d) - base
         # Backpressure holds at most about high water + a batch per client.
-        check(held < 64 << 20, "8 non-reading ranges hold %d bytes" % held)
+        check(SANITIZED or held < 64 << 20,
+              "8 non-reading ranges hold %d bytes" % held)
         # Nothing read for twice the idle timeout: the daemon has closed
         # every one (its own count of open connections is the /metrics
         # request's alone).
@@ -65,8 +72,8 @@ def main():
               "stalled writes" % (open_now - 1))
         for s in socks:
             s.close()
-        check(rss(d) - base < 64 << 20, "memory held after the stalled "
-              "connections closed: %d" % (rss(d) - base))
+        check(SANITIZED or rss(d) - base < 64 << 20, "memory held after the "
+              "stalled connections closed: %d" % (rss(d) - base))
 
         # ---- slow bodies -------------------------------------------------------
         slow = []
@@ -119,7 +126,7 @@ def main():
                 data += chunk
         time.sleep(0.3)
         grown = rss(d) - before
-        check(grown < 24 << 20,
+        check(SANITIZED or grown < 24 << 20,
               "8 idle keep-alive connections after 8 MiB bodies hold %d "
               "bytes more" % grown)
         for s in keep:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Operations: --help and the config file, SIGTERM drain (new connections
 # refused, an in-flight streamed range still completes, exit 0), SIGHUP
-# reopening the access log, `animd eval` printing exactly what GET /v1/pose
-# answers, the systemd unit passing systemd-analyze verify, make install
+# reopening the access log, `animd eval` printing exactly what the HTTP API
+# answers (poses, ranges, joint subsets, skinned vertices, the asset list;
+# files recognized by content), the systemd unit passing systemd-analyze verify, make install
 # into a DESTDIR.
 source "$(dirname "$0")/lib.sh"
 
@@ -53,6 +54,52 @@ for args in "space=local&format=json" "space=model&format=bin" "space=skin&forma
 done
 if "$ANIMD_BIN" eval "$E2E_TMP/rig.json" --clip nope --t 0 2>/dev/null; then
   die "eval of an unknown clip succeeded"
+fi
+# Ranges, skinned vertices and the asset list: the same bytes as HTTP.
+same() { # same QUERY-PATH EVAL-ARGS...
+  local target=$1
+  shift
+  "$ANIMD_BIN" eval "$E2E_TMP/rig.json" "$@" >"$E2E_TMP/eval.out" ||
+    die "eval $* failed"
+  curl -s -o "$E2E_TMP/http.out" "$ANIMD_URL$target"
+  cmp "$E2E_TMP/eval.out" "$E2E_TMP/http.out" || die "eval $* differs from GET $target"
+}
+same "/v1/pose?clip=sway&from=0&to=2&fps=7&space=local" --clip sway --from 0 --to 2 --fps 7 --space local
+same "/v1/pose?clip=sway&from=0.5&to=3&fps=30&format=bin&wrap=pingpong" \
+  --clip sway --from 0.5 --to 3 --fps 30 --format bin --wrap pingpong
+same "/v1/pose?clip=sway&t=1.3&joints=arm,root" --clip sway --t 1.3 --joints arm,root
+same "/v1/skin?mesh=blob&clip=sway&t=0.7&normals=1" --mesh blob --clip sway --t 0.7 --normals 1
+same "/v1/skin?mesh=blob&clip=sway&t=0.7&method=dqs&normals=invt&format=bin" \
+  --mesh blob --clip sway --t 0.7 --method dqs --normals invt --format bin
+same "/v1/skin?mesh=blob&clip=sway&from=0&to=2&fps=5&method=dqs" \
+  --mesh blob --clip sway --from 0 --to 2 --fps 5 --method dqs
+same "/v1/skin?mesh=blob&clip=sway&from=0&to=1&fps=4&format=bin&normals=1" \
+  --mesh blob --clip sway --from 0 --to 1 --fps 4 --format bin --normals 1
+same "/v1/skin?mesh=blob" --mesh blob
+same "/v1/assets" list
+# --help answers, typos do not pass, errors carry the API's codes.
+"$ANIMD_BIN" eval --help >"$E2E_TMP/help" || die "eval --help failed"
+for w in --mesh --from list --joints; do grep -q -- "$w" "$E2E_TMP/help" || die "eval --help lacks $w"; done
+rc=0; "$ANIMD_BIN" eval "$E2E_TMP/rig.json" --clip sway --spcae local 2>"$E2E_TMP/err" || rc=$?
+[ $rc = 2 ] && grep -q "spcae" "$E2E_TMP/err" || die "eval typo: rc $rc"
+rc=0; "$ANIMD_BIN" eval "$E2E_TMP/rig.json" --clip sway --t 0 --joints tail 2>"$E2E_TMP/err" || rc=$?
+[ $rc = 1 ] && grep -q "unknown_joint at joints\[0\]" "$E2E_TMP/err" || die "eval joints: rc $rc"
+# Formats by content: a .glb and a BVH saved without their extensions.
+A=${ANIMD_SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}/assets
+if [ -f "$A/gltf/khronos/CesiumMan.glb" ]; then
+  cp "$A/gltf/khronos/CesiumMan.glb" "$E2E_TMP/cesium"
+  cp "$A/bvh/cmu/01_01.bvh" "$E2E_TMP/take"
+  for f in cesium take; do
+    "$ANIMD_BIN" eval "$E2E_TMP/$f" list >"$E2E_TMP/list.out" || die "eval $f list"
+    [ "$(jq_py 'len(j["skeletons"]), len(j["clips"])' "$E2E_TMP/list.out")" = "1 1" ] ||
+      die "eval $f list: $(head -c 200 "$E2E_TMP/list.out")"
+  done
+  clip=$(jq_py 'j["clips"][0]["id"]' "$E2E_TMP/list.out")
+  "$ANIMD_BIN" eval "$E2E_TMP/take" --clip "$clip" --from 0 --to 0.5 --fps 30 --format bin >"$E2E_TMP/eval.out" ||
+    die "eval of a BVH range"
+  http POST /v1/assets -H 'Content-Type: application/x-bvh' --data-binary @"$E2E_TMP/take"
+  curl -s -o "$E2E_TMP/http.out" "$ANIMD_URL/v1/pose?clip=$clip&from=0&to=0.5&fps=30&format=bin"
+  cmp "$E2E_TMP/eval.out" "$E2E_TMP/http.out" || die "eval of a BVH differs from GET"
 fi
 
 # ---- SIGHUP reopens the access log ---------------------------------------------------

@@ -1,5 +1,7 @@
-/* server: POST /v1/assets (upload), GET /v1/assets (list) and
- * GET|HEAD|DELETE /v1/{skeletons,clips,meshes}/{id}.
+/* server: POST /v1/assets (upload, ?skeleton= ?name= ?clip=), GET
+ * /v1/assets (list), GET|HEAD|DELETE /v1/{skeletons,clips,meshes}/{id}
+ * (DELETE of a skeleton ?cascade=1) and GET /v1/skeletons/{id}/clips and
+ * /meshes (what belongs to a skeleton).
  *
  * An upload is decoded and ingested on the pool: decoding can be large and
  * ingesting writes and fsyncs files, neither belongs on the loop thread.
@@ -7,6 +9,7 @@
  * parses nothing else until the answer is queued. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/api/handlers.h"
 #include "server/api/mesh_bin.h"
@@ -22,6 +25,7 @@ typedef struct upload_task_s {
   store_t *store;
   char content_type[128];
   store_asset_t *external; /* ?skeleton= */
+  char *name, *clip;       /* ?name=, ?clip= (owned), or NULL. */
   store_resolver_t resolver;
   store_ingest_result_t result;
   bool shared;      /* A shared backend stores it before the answer. */
@@ -30,6 +34,28 @@ typedef struct upload_task_s {
   fmt_error_t err;
   fmt_buf_t out;
 } upload_task_t;
+
+/* A warning line (NUL-terminated, as the decoders' warnings) for each
+ * skeleton name of this upload that other stored skeletons share: such a
+ * name is ambiguous and only its id finds the skeleton. */
+static void shared_name_warnings(store_t *st, const store_ingest_result_t *r,
+                                 fmt_buf_t *out) {
+  for (size_t i = 0; i < r->count; i++) {
+    const store_asset_t *a = r->entries[i].asset;
+    if (a->kind != STORE_SKELETON || a->name[0] == '\0') continue;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = r->entries[k].asset->kind == STORE_SKELETON &&
+             strcmp(r->entries[k].asset->name, a->name) == 0;
+    size_t n = seen ? 0 : store_name_count(st, STORE_SKELETON, a->name, NULL);
+    if (n < 2) continue;
+    fmt_buf_printf(out,
+                   "skeleton name '%.60s' is shared by %zu skeletons: name "
+                   "them by id, or upload with ?name=",
+                   a->name, n);
+    fmt_buf_putc(out, '\0');
+  }
+}
 
 static void upload_work(srv_task_t *t) {
   upload_task_t *u = (upload_task_t *)t;
@@ -50,7 +76,9 @@ static void upload_work(srv_task_t *t) {
   }
   store_asset_t *external =
       u->external ? u->external : store_resolver_external(&u->resolver);
-  u->rc = store_ingest(u->store, &bundle, external, &u->result, &u->err);
+  store_names_t names = {u->name, u->clip};
+  u->rc = store_ingest_named(u->store, &bundle, external, &names,
+                             &u->result, &u->err);
   fmt_bundle_free(&bundle);
   if (u->rc == 0 && u->shared) {
     u->texts = calloc(u->result.count ? u->result.count : 1,
@@ -60,18 +88,21 @@ static void upload_work(srv_task_t *t) {
     if (u->texts == NULL) u->out.failed = true;
   }
   if (u->rc == 0) {
+    fmt_buf_t all = FMT_BUF_INIT;
+    if (warnings != NULL) fmt_buf_append(&all, warnings, warnings_len);
+    shared_name_warnings(u->store, &u->result, &all);
     fmt_asset_summary_t *items =
         calloc(u->result.count ? u->result.count : 1, sizeof *items);
-    if (items == NULL) {
+    if (items == NULL || all.failed) {
       u->out.failed = true;
     } else {
       for (size_t i = 0; i < u->result.count; i++)
         store_asset_summary(u->result.entries[i].asset, &items[i]);
-      fmt_answer_upload(&u->out, items, u->result.count, warnings,
-                        warnings ? warnings_len : 0);
+      fmt_answer_upload(&u->out, items, u->result.count, all.data, all.len);
       fmt_buf_putc(&u->out, '\n');
-      free(items);
     }
+    free(items);
+    fmt_buf_free(&all);
   }
   free(warnings);
 }
@@ -99,11 +130,23 @@ static void upload_free(srv_task_t *t) {
   if (u->rc == 0) store_ingest_result_free(&u->result);
   store_resolver_release(&u->resolver);
   store_asset_release(u->external);
+  free(u->name);
+  free(u->clip);
   fmt_buf_free(&u->out);
   free(u);
 }
 
+/* True when the Content-Type names a format whose clip has no name of its
+ * own (BVH, md5anim), which ?clip= may then give. */
+static bool names_no_clip(const char *ctype) {
+  return strncasecmp(ctype, "application/x-bvh", 17) == 0 ||
+         strncasecmp(ctype, "application/x-md5anim", 21) == 0;
+}
+
+static char *dup_param(const char *v) { return v != NULL ? strdup(v) : NULL; }
+
 void srv__handle_upload(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_UPLOAD) != 0) return;
   store_t *st = srv__store(req);
   const char *ctype = srv_request_header(req, "Content-Type");
   if (ctype == NULL || *ctype == '\0') {
@@ -117,12 +160,23 @@ void srv__handle_upload(srv_request_t *req) {
     srv__fail(req, SRV_ERR_EMPTY_BODY, "body", "the body is empty");
     return;
   }
+  const char *name = srv_request_param(req, "name");
+  const char *clip = srv_request_param(req, "clip");
+  if (clip != NULL && !names_no_clip(ctype)) {
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, "clip",
+              "?clip= names the clip of a BVH or md5anim upload; other "
+              "formats name their clips themselves");
+    return;
+  }
   store_asset_t *external = NULL;
   if (srv__lookup(req, STORE_SKELETON, "skeleton",
                   srv_request_param(req, "skeleton"), NULL, &external) != 0)
     return;
   upload_task_t *u = calloc(1, sizeof *u);
-  if (u == NULL) {
+  if (u == NULL || (u->name = dup_param(name), name && !u->name) ||
+      (u->clip = dup_param(clip), clip && !u->clip)) {
+    if (u != NULL) free(u->name);
+    free(u);
     store_asset_release(external);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
@@ -140,53 +194,91 @@ void srv__handle_upload(srv_request_t *req) {
   srv__task_run(&u->task, req, SRV_COST_POOL);
 }
 
-/* ---- list ------------------------------------------------------------------------ */
-
-void srv__handle_list(srv_request_t *req) {
-  store_asset_t **assets = NULL;
-  size_t count = 0;
-  if (store_list(srv__store(req), &assets, &count) != 0) {
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return;
-  }
-  fmt_asset_summary_t *items = calloc(count ? count : 1, sizeof *items);
-  fmt_buf_t b = FMT_BUF_INIT;
-  if (items != NULL) {
-    for (size_t i = 0; i < count; i++) store_asset_summary(assets[i], &items[i]);
-    fmt_answer_assets(&b, items, count);
-    fmt_buf_putc(&b, '\n');
-  } else {
-    b.failed = true;
-  }
-  srv__respond_buf(req, 200, &b, NULL, NULL);
-  fmt_buf_free(&b);
-  free(items);
-  store_list_free(assets, count);
-}
-
 /* ---- describe / delete ------------------------------------------------------------ */
 
-void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
-  store_kind kind = kind_c == 's'   ? STORE_SKELETON
-                    : kind_c == 'c' ? STORE_CLIP
-                                    : STORE_MESH;
-  store_t *st = srv__store(req);
-  store_asset_t *a = NULL;
-  if (srv__lookup(req, kind, "id", id, NULL, &a) != 0) return;
-  if (req->method == SRV_DELETE) {
-    fmt_error_t err = {0};
-    char aid[FMT_ID_LEN + 1];
-    memcpy(aid, a->id, sizeof aid);
+static store_kind kind_of(char kind_c) {
+  return kind_c == 's'   ? STORE_SKELETON
+         : kind_c == 'c' ? STORE_CLIP
+                         : STORE_MESH;
+}
+
+/* Appends ,"<key>":[ids] of the assets of kind in list. */
+static void id_list(fmt_buf_t *b, const char *key, store_asset_t **list,
+                    size_t count, store_kind kind) {
+  fmt_buf_printf(b, ",\"%s\":[", key);
+  bool first = true;
+  for (size_t i = 0; i < count; i++) {
+    if (list[i]->kind != kind) continue;
+    if (!first) fmt_buf_putc(b, ',');
+    first = false;
+    fmt_buf_json_string(b, list[i]->id);
+  }
+  fmt_buf_putc(b, ']');
+}
+
+/* DELETE: {"deleted":{"kind","id"}}; a cascade adds "clips" and "meshes"
+ * (the ids removed with the skeleton). */
+static void delete_asset(srv_request_t *req, store_kind kind,
+                         store_asset_t *a) {
+  srv_query_t query = srv__query(req);
+  srv_delete_query_t q;
+  srv_error_t perr;
+  if (srv_delete_query_parse(&query, kind == STORE_SKELETON, &q,
+                             &perr) != 0) {
     store_asset_release(a);
-    if (srv__backend(req) != NULL) {
-      srv__remove_then_answer(req, kind, aid);
+    srv__respond_err(req, &perr);
+    return;
+  }
+  fmt_error_t err = {0};
+  char aid[FMT_ID_LEN + 1];
+  memcpy(aid, a->id, sizeof aid);
+  store_asset_release(a);
+  if (srv__backend(req) != NULL) {
+    /* A shared store decides deletes in Redis (one asset at a time). */
+    if (q.cascade) {
+      srv__fail(req, SRV_ERR_NOT_IMPLEMENTED, "cascade",
+                "cascade deletes are not available with a shared store");
       return;
     }
-    if (store_delete(st, kind, aid, &err) != 0) {
-      srv__respond_fmt_error(req, &err);
-      return;
-    }
-    srv__respond_deleted(req, kind, aid);
+    srv__remove_then_answer(req, kind, aid);
+    return;
+  }
+  store_asset_t **removed = NULL;
+  size_t count = 0;
+  int rc = q.cascade
+               ? store_delete_cascade(srv__store(req), aid, &removed, &count,
+                                      &err)
+               : store_delete(srv__store(req), kind, aid, &err);
+  if (rc != 0) {
+    srv__respond_fmt_error(req, &err);
+    return;
+  }
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"",
+                 store_kind_name(kind), aid);
+  if (q.cascade) {
+    id_list(&b, "clips", removed, count, STORE_CLIP);
+    id_list(&b, "meshes", removed, count, STORE_MESH);
+  }
+  fmt_buf_puts(&b, "}}\n");
+  store_list_free(removed, count);
+  srv__respond_buf(req, 200, &b, NULL, NULL);
+  fmt_buf_free(&b);
+}
+
+void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
+  store_kind kind = kind_of(kind_c);
+  srv_endpoint ep = req->method != SRV_DELETE ? kind == STORE_MESH
+                                                   ? SRV_EP_MESH_GET
+                                                   : SRV_EP_ASSET_GET
+                    : kind == STORE_SKELETON ? SRV_EP_SKELETON_DELETE
+                                             : SRV_EP_ASSET_DELETE;
+  store_asset_t *a;
+  if (srv__check_query(req, ep) != 0 ||
+      srv__lookup(req, kind, "id", id, NULL, &a) != 0)
+    return;
+  if (req->method == SRV_DELETE) {
+    delete_asset(req, kind, a);
     return;
   }
   if (kind == STORE_MESH && srv__respond_mesh_bin(req, a)) {
@@ -207,4 +299,56 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
   store_asset_release(a);
   srv__respond_buf(req, 200, &b, NULL, extra);
   fmt_buf_free(&b);
+}
+
+/* ---- what belongs to a skeleton ------------------------------------------------------ */
+
+/* Answers a list of assets as GET /v1/assets does. */
+static void respond_summaries(srv_request_t *req, store_asset_t **assets,
+                              size_t count) {
+  fmt_asset_summary_t *items = calloc(count ? count : 1, sizeof *items);
+  fmt_buf_t b = FMT_BUF_INIT;
+  if (items != NULL) {
+    for (size_t i = 0; i < count; i++)
+      store_asset_summary(assets[i], &items[i]);
+    fmt_answer_assets(&b, items, count);
+    fmt_buf_putc(&b, '\n');
+  } else {
+    b.failed = true;
+  }
+  srv__respond_buf(req, 200, &b, NULL, NULL);
+  fmt_buf_free(&b);
+  free(items);
+}
+
+/* ---- list ------------------------------------------------------------------------ */
+
+void srv__handle_list(srv_request_t *req) {
+  store_asset_t **assets = NULL;
+  size_t count = 0;
+  if (srv__check_query(req, SRV_EP_LIST) != 0) return;
+  if (store_list(srv__store(req), &assets, &count) != 0) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  respond_summaries(req, assets, count);
+  store_list_free(assets, count);
+}
+
+void srv__handle_skeleton_children(srv_request_t *req, const char *id,
+                                   char kind_c) {
+  store_asset_t *sk, **list = NULL;
+  size_t count = 0;
+  if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
+      srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
+    return;
+  int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list,
+                          &count);
+  store_asset_release(sk);
+  if (rc != 0) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  respond_summaries(req, list, count);
+  store_list_free(list, count);
 }

@@ -3,6 +3,16 @@
 
 #include "store/store.h"
 
+srv_frame_names_t srv_frame_names(const store_asset_t *owner,
+                                  const store_asset_t *clip) {
+  srv_frame_names_t n = {
+      .owner = owner->id,
+      .clip = clip ? clip->id : NULL,
+      .ids = store_answer_names(owner, clip),
+  };
+  return n;
+}
+
 static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                           const srv_frame_names_t *names, bool binary,
                           int64_t frame, const float *v, float t) {
@@ -22,6 +32,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .positions = v,
         .normals = job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements
                                                      : NULL,
+        .ids = names->ids,
     };
     fmt_answer_skin_json(b, &a);
     fmt_buf_putc(b, '\n');
@@ -34,6 +45,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .joint_count = elements,
         .space = job->space,
         .data = v,
+        .ids = names->ids,
     };
     fmt_answer_pose_json(b, &a);
     fmt_buf_putc(b, '\n');
@@ -52,20 +64,4 @@ anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
   anim_result r = srv_eval_run(&j, s);
   if (r != ANIM_OK) return r;
   return encode(b, &j, names, binary, frame, j.out, t);
-}
-
-anim_result srv_pose_answer(fmt_buf_t *b, const store_asset_t *skeleton,
-                            const store_asset_t *clip, float t,
-                            anim_wrap wrap, fmt_space space, bool binary) {
-  srv_eval_scratch_t *s = srv_eval_scratch_thread();
-  if (s == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  srv_eval_job_t job = {
-      .skeleton = skeleton->skeleton,
-      .clip = clip != NULL ? clip->clip : NULL,
-      .t = t,
-      .wrap = wrap,
-      .space = space,
-  };
-  srv_frame_names_t names = {skeleton->id, clip != NULL ? clip->id : NULL};
-  return srv_frame_answer(b, &job, &names, binary, -1, s);
 }

@@ -18,11 +18,18 @@
 struct store_asset_s;
 
 /* Who the answer names: the skeleton's id (poses) or the mesh's id
- * (skinned vertices, job->mesh set), and the clip's id (NULL: null). */
+ * (skinned vertices, job->mesh set), and the clip's id (NULL: null), then
+ * every asset by id and by name. */
 typedef struct srv_frame_names_s {
   const char *owner;
   const char *clip;
+  fmt_asset_names_t ids;
 } srv_frame_names_t;
+
+/* The names of an answer about owner (a skeleton, or a mesh) and clip
+ * (NULL: the rest pose); the strings point into the assets. */
+srv_frame_names_t srv_frame_names(const struct store_asset_s *owner,
+                                  const struct store_asset_s *clip);
 
 /* Evaluates job (its out and sampled are ignored) with s and appends its
  * answer to b: frame -1 for a whole answer, else frame `frame` of a
@@ -31,12 +38,5 @@ typedef struct srv_frame_names_s {
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
-
-/* The whole body of a one-pose answer (GET /v1/pose and animd eval): clip
- * (NULL: the rest pose) of skeleton at t with wrap, in space, with the
- * calling thread's scratch. */
-anim_result srv_pose_answer(fmt_buf_t *b, const struct store_asset_s *skeleton,
-                            const struct store_asset_s *clip, float t,
-                            anim_wrap wrap, fmt_space space, bool binary);
 
 #endif

@@ -14,6 +14,9 @@ void srv__handle_upload(srv_request_t *req);
 void srv__handle_list(srv_request_t *req);
 /* kind: 's'keleton, 'c'lip or 'm'esh; id is the decoded path segment. */
 void srv__handle_asset(srv_request_t *req, char kind, const char *id);
+/* GET /v1/skeletons/{id}/clips ('c') or /meshes ('m'). */
+void srv__handle_skeleton_children(srv_request_t *req, const char *id,
+                                   char kind);
 
 void srv__handle_pose_get(srv_request_t *req);
 void srv__handle_pose_post(srv_request_t *req);

@@ -23,22 +23,40 @@ srv_query_t srv__query(const srv_request_t *req) {
   return q;
 }
 
+int srv__check_query(srv_request_t *req, srv_endpoint ep) {
+  srv_query_t q = srv__query(req);
+  srv_error_t err;
+  if (srv_query_check(&q, ep, &err) == 0) return 0;
+  srv__respond_err(req, &err);
+  return -1;
+}
+
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out) {
   *out = NULL;
   if (name == NULL || *name == '\0') return 0;
   store_t *st = srv__store(req);
-  store_asset_t *a = st ? store_lookup(st, kind, name, skeleton) : NULL;
-  if (a == NULL && srv__load_then_route(req, kind, at, name, skeleton))
+  store_match_t m = {0};
+  if (st != NULL) store_find(st, kind, name, skeleton, &m);
+  if (m.count > 1) {
+    char msg[512];
+    store_match_describe(&m, kind, name, msg, sizeof msg);
+    /* Longer than an srv_error_t message: every listed id must fit. */
+    srv_respond_error(req, srv_error_status(SRV_ERR_AMBIGUOUS),
+                      srv_error_name(SRV_ERR_AMBIGUOUS), at, "%s", msg);
     return -1;
-  if (a == NULL) {
+  }
+  if (m.asset == NULL &&
+      srv__load_then_route(req, kind, at, name, skeleton))
+    return -1;
+  if (m.asset == NULL) {
     srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
               store_kind_name(kind), name,
               skeleton ? " on that skeleton" : "");
     return -1;
   }
-  *out = a;
+  *out = m.asset;
   return 0;
 }
 

@@ -21,11 +21,16 @@ store_t *srv__store(srv_request_t *req);
 /* The typed-request view of req's query (requests.h). */
 srv_query_t srv__query(const srv_request_t *req);
 
+/* Answers 400 unknown_parameter and returns -1 when req's query has a
+ * parameter ep does not take (requests.h); 0 otherwise. */
+int srv__check_query(srv_request_t *req, srv_endpoint ep);
+
 /* Looks up the asset named name (an id, or a name; a clip or mesh name
  * within skeleton when given), retained into *out. NULL or "": *out =
- * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1. With
- * a shared store backend, a miss returns -1 too while the asset loads:
- * the request is routed again once it is cached (shared_store.h). */
+ * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1; a
+ * name several assets share: 409 ambiguous listing their ids, -1. With a
+ * shared store backend, a miss returns -1 too while the asset loads: the
+ * request is routed again once it is cached (shared_store.h). */
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out);

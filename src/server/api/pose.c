@@ -56,6 +56,8 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
 typedef struct pose_task_s {
   srv_task_t task;
   store_asset_t *skel, *clip;
+  uint32_t *joints;     /* joints=: caller-order indices, or NULL (all). */
+  uint32_t joint_count;
   float t;
   anim_wrap wrap;
   fmt_space space;
@@ -65,10 +67,33 @@ typedef struct pose_task_s {
   fmt_buf_t out;
 } pose_task_t;
 
+/* The pipeline's job for the pose of skel and clip (NULL: the rest pose)
+ * at t, of the listed joints (NULL: all). */
+static srv_eval_job_t pose_job(const store_asset_t *skel,
+                               const store_asset_t *clip, float t,
+                               anim_wrap wrap, fmt_space space,
+                               const uint32_t *joints, uint32_t joint_count) {
+  srv_eval_job_t job = {
+      .skeleton = skel->skeleton,
+      .clip = clip ? clip->clip : NULL,
+      .t = t,
+      .wrap = wrap,
+      .space = space,
+      .joints = joints,
+      .joint_count = joint_count,
+  };
+  return job;
+}
+
 static void pose_work(srv_task_t *t) {
   pose_task_t *p = (pose_task_t *)t;
-  p->result = srv_pose_answer(&p->out, p->skel, p->clip, p->t, p->wrap,
-                              p->space, p->bin);
+  srv_eval_scratch_t *s = srv_eval_scratch_thread();
+  srv_eval_job_t job = pose_job(p->skel, p->clip, p->t, p->wrap, p->space,
+                                p->joints, p->joint_count);
+  srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
+  p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1,
+                                           s)
+                        : ANIM_ERR_OUT_OF_MEMORY;
 }
 
 static void pose_respond(srv_task_t *t) {
@@ -79,7 +104,8 @@ static void pose_respond(srv_task_t *t) {
   }
   char extra[256];
   pose_headers(extra, sizeof extra, p->bin, p->space,
-               p->skel->skeleton->joint_count, p->etag);
+               p->joints ? p->joint_count : p->skel->skeleton->joint_count,
+               p->etag);
   srv_respond(t->req, 200,
               p->bin ? "application/octet-stream" : "application/json", extra,
               p->out.data, p->out.len);
@@ -89,6 +115,7 @@ static void pose_free(srv_task_t *t) {
   pose_task_t *p = (pose_task_t *)t;
   store_asset_release(p->skel);
   store_asset_release(p->clip);
+  free(p->joints);
   fmt_buf_free(&p->out);
   free(p);
 }
@@ -98,6 +125,8 @@ static void pose_free(srv_task_t *t) {
 typedef struct pose_range_s {
   srv_range_t range;
   store_asset_t *skel, *clip;
+  uint32_t *joints;
+  uint32_t joint_count;
   anim_wrap wrap;
   fmt_space space;
   bool bin;
@@ -108,13 +137,9 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
   pose_range_t *p = (pose_range_t *)r;
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
-  srv_eval_job_t job = {
-      .skeleton = p->skel->skeleton,
-      .clip = p->clip ? p->clip->clip : NULL,
-      .wrap = p->wrap,
-      .space = p->space,
-  };
-  srv_frame_names_t names = {p->skel->id, p->clip ? p->clip->id : NULL};
+  srv_eval_job_t job = pose_job(p->skel, p->clip, 0, p->wrap, p->space,
+                                p->joints, p->joint_count);
+  srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
     job.t = (float)srv_range_time(r, i);
     if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
@@ -127,6 +152,7 @@ static void pose_range_dispose(srv_range_t *r) {
   pose_range_t *p = (pose_range_t *)r;
   store_asset_release(p->skel);
   store_asset_release(p->clip);
+  free(p->joints);
 }
 
 /* ---- GET /v1/pose ------------------------------------------------------------ */
@@ -159,17 +185,21 @@ fail:
 }
 
 static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
-                             store_asset_t *skel, store_asset_t *clip) {
-  uint32_t joints = skel->skeleton->joint_count;
+                             store_asset_t *skel, store_asset_t *clip,
+                             uint32_t *list, uint32_t list_count) {
+  uint32_t joints = list ? list_count : skel->skeleton->joint_count;
   pose_range_t *p = calloc(1, sizeof *p);
   if (p == NULL) {
     store_asset_release(skel);
     store_asset_release(clip);
+    free(list);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   p->skel = skel;
   p->clip = clip;
+  p->joints = list;
+  p->joint_count = list_count;
   p->wrap = q->wrap;
   p->space = q->space;
   p->bin = q->binary;
@@ -179,7 +209,7 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
   pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
   srv__range_run(&p->range, req, &q->range,
                  srv_pose_float_count(p->space, joints), p->bin,
-                 srv_cost_answer(joints, p->bin), extra);
+                 srv_cost_answer(skel->skeleton->joint_count, p->bin), extra);
 }
 
 void srv__handle_pose_get(srv_request_t *req) {
@@ -192,8 +222,17 @@ void srv__handle_pose_get(srv_request_t *req) {
     return;
   }
   if (pose_assets(req, &q, &skel, &clip) != 0) return;
+  uint32_t *list = NULL, list_count = 0;
+  if (q.joints != NULL &&
+      srv_joints_parse(q.joints, skel->skeleton, &list, &list_count,
+                       &err) != 0) {
+    srv__respond_err(req, &err);
+    store_asset_release(skel);
+    store_asset_release(clip);
+    return;
+  }
   if (q.range.is_range) {
-    pose_range_start(req, &q, skel, clip);
+    pose_range_start(req, &q, skel, clip, list, list_count);
     return;
   }
 
@@ -202,8 +241,11 @@ void srv__handle_pose_get(srv_request_t *req) {
     char skel[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
     float t;
     int space, wrap, bin;
+    char joints[40]; /* The ETag of the joint list ("" for all). */
   } key;
   memset(&key, 0, sizeof key);
+  if (list != NULL)
+    srv__etag(key.joints, list, list_count * sizeof *list);
   memcpy(key.skel, skel->id, sizeof key.skel);
   if (clip) memcpy(key.clip, clip->id, sizeof key.clip);
   key.t = q.t;
@@ -221,6 +263,9 @@ void srv__handle_pose_get(srv_request_t *req) {
   }
   p->skel = skel;
   p->clip = clip;
+  p->joints = list;
+  p->joint_count = list_count;
+  list = NULL;
   p->t = q.t;
   p->wrap = q.wrap;
   p->space = q.space;
@@ -237,6 +282,7 @@ void srv__handle_pose_get(srv_request_t *req) {
 fail:
   store_asset_release(skel);
   store_asset_release(clip);
+  free(list);
 }
 
 /* ---- POST /v1/pose: blended layers ----------------------------------------- */
@@ -263,7 +309,7 @@ static void blend_work(srv_task_t *t) {
       .layer_count = b->layer_count,
       .space = b->space,
   };
-  srv_frame_names_t names = {b->skel->id, NULL};
+  srv_frame_names_t names = srv_frame_names(b->skel, NULL);
   b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin,
                                            -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;
@@ -346,6 +392,7 @@ static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
 void srv__handle_pose_post(srv_request_t *req) {
   srv_blend_body_t body;
   srv_error_t err;
+  if (srv__check_query(req, SRV_EP_POSE_POST) != 0) return;
   if (srv_blend_body_parse(req->body, req->body_len,
                            srv_request_header(req, "Accept"), &body,
                            &err) != 0) {

@@ -13,6 +13,63 @@
 
 #include "formats/vocab.h"
 
+/* ---- the parameters of each endpoint ---------------------------------------- */
+
+/* One table per endpoint. A parameter a new feature adds goes into its
+ * endpoint's table here (and into the test list of every parameter). */
+static const char *const pose_get_params[] = {
+    "skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
+    "joints", NULL};
+static const char *const skin_params[] = {
+    "mesh", "clip", "t", "wrap", "method", "normals", "format", "from", "to",
+    "fps", "encoding", NULL};
+static const char *const upload_params[] = {"skeleton", "name", "clip",
+                                            NULL};
+static const char *const mesh_get_params[] = {"format", NULL};
+static const char *const skeleton_delete_params[] = {"cascade", NULL};
+static const char *const stream_params[] = {"token", NULL};
+static const char *const no_params[] = {NULL};
+
+static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
+    [SRV_EP_POSE_GET] = pose_get_params,
+    [SRV_EP_POSE_POST] = no_params,
+    [SRV_EP_SKIN] = skin_params,
+    [SRV_EP_UPLOAD] = upload_params,
+    [SRV_EP_LIST] = no_params,
+    [SRV_EP_ASSET_GET] = no_params,
+    [SRV_EP_MESH_GET] = mesh_get_params,
+    [SRV_EP_ASSET_DELETE] = no_params,
+    [SRV_EP_SKELETON_DELETE] = skeleton_delete_params,
+    [SRV_EP_SKELETON_CHILDREN] = no_params,
+    [SRV_EP_SOLVE] = no_params,
+    [SRV_EP_STREAM] = stream_params,
+};
+
+const char *const *srv_endpoint_params(srv_endpoint ep) {
+  return (unsigned)ep < SRV_EP_COUNT_ ? endpoint_params[ep] : no_params;
+}
+
+/* True when name is in the NULL-terminated list. */
+static bool listed(const char *const *list, const char *name) {
+  for (; *list != NULL; list++)
+    if (strcmp(*list, name) == 0) return true;
+  return false;
+}
+
+int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
+  const char *const *known = srv_endpoint_params(ep);
+  for (unsigned i = 0; i < q->count; i++)
+    if (!listed(known, q->params[i].name))
+      return srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, q->params[i].name,
+                           known[0] == NULL
+                               ? "'%.60s': this endpoint takes no query "
+                                 "parameters"
+                               : "'%.60s' is not a parameter of this "
+                                 "endpoint",
+                           q->params[i].name);
+  return 0;
+}
+
 /* ---- query parameters ---------------------------------------------------- */
 
 static const char *query_get(const srv_query_t *q, const char *name) {
@@ -127,7 +184,8 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   memset(out, 0, sizeof *out);
   int space, wrap;
   double t = 0;
-  if (query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space,
+  if (srv_query_check(q, SRV_EP_POSE_GET, err) != 0 ||
+      query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space,
                  err) != 0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
       query_format(q, &out->binary, err) != 0 ||
@@ -140,6 +198,47 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   out->skeleton = query_name(q, "skeleton");
   out->clip = query_name(q, "clip");
   if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
+  out->joints = query_get(q, "joints");
+  if (out->joints != NULL && out->joints[0] == '\0')
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",
+                         "'joints' lists joint names, comma-separated");
+  return 0;
+}
+
+int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
+                     uint32_t **out, uint32_t *count, srv_error_t *err) {
+  *out = NULL;
+  *count = 0;
+  size_t n = 1;
+  for (const char *p = list; *p; p++) n += *p == ',';
+  uint32_t *idx = malloc(n * sizeof *idx);
+  char *name = malloc(strlen(list) + 1);
+  if (idx == NULL || name == NULL) {
+    free(idx);
+    free(name);
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  }
+  const char *p = list;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strcspn(p, ",");
+    memcpy(name, p, len);
+    name[len] = '\0';
+    int32_t j = anim_skeleton_find(sk, name);
+    if (j < 0) {
+      char at[32];
+      snprintf(at, sizeof at, "joints[%zu]", i);
+      srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
+                    "the skeleton has no joint '%.60s'", name);
+      free(idx);
+      free(name);
+      return -1;
+    }
+    idx[i] = sk->to_caller[j];
+    p += len + (p[len] == ',');
+  }
+  free(name);
+  *out = idx;
+  *count = (uint32_t)n;
   return 0;
 }
 
@@ -147,7 +246,8 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
   int wrap, method, normals;
-  if (query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
+  if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
+      query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
       query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method,
                  err) ||
       query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE,
@@ -166,6 +266,24 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
       query_float(q, "t", out->clip != NULL, 0, &t, err) != 0)
     return -1;
   out->t = (float)t;
+  return 0;
+}
+
+/* ---- DELETE ---------------------------------------------------------------- */
+
+int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
+                           srv_delete_query_t *out, srv_error_t *err) {
+  out->cascade = false;
+  if (srv_query_check(q, skeleton ? SRV_EP_SKELETON_DELETE
+                                  : SRV_EP_ASSET_DELETE,
+                      err) != 0)
+    return -1;
+  const char *v = query_get(q, "cascade");
+  if (v == NULL) return 0;
+  if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) out->cascade = true;
+  else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "cascade",
+                         "'cascade' must be 1, true, 0 or false");
   return 0;
 }
 
@@ -222,6 +340,23 @@ static int json_word(const json_t *o, const char *key, const char *at,
   return 0;
 }
 
+/* 0 when every key of object o is in known; else -1 with unknown_field
+ * at "<prefix><key>" (prefix "" at the top level, "layers[2]." within). */
+static int json_known_fields(const json_t *o, const char *const *known,
+                             const char *prefix, srv_error_t *err) {
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)o, key, v) {
+    (void)v;
+    if (listed(known, key)) continue;
+    char at[128];
+    snprintf(at, sizeof at, "%s%.60s", prefix, key);
+    return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, at,
+                         "unknown field \"%.60s\"", key);
+  }
+  return 0;
+}
+
 /* ---- POST /v1/pose ------------------------------------------------------------ */
 
 static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
@@ -230,6 +365,10 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   snprintf(at, sizeof at, "layers[%zu]", i);
   if (!json_is_object(l))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "a layer is an object");
+  static const char *const fields[] = {"clip", "t",    "weight", "mode",
+                                       "wrap", "mask", NULL};
+  snprintf(at, sizeof at, "layers[%zu].", i);
+  if (json_known_fields(l, fields, at, err) != 0) return -1;
   snprintf(at, sizeof at, "layers[%zu].clip", i);
   if (json_required_string(l, "clip", at, &bl->clip, "a clip id or name",
                            err) != 0)
@@ -289,6 +428,9 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
     srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL, "the body must be an object");
     goto fail;
   }
+  static const char *const fields[] = {"skeleton", "space", "format",
+                                       "layers", NULL};
+  if (json_known_fields(root, fields, "", err) != 0) goto fail;
   if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0 ||
       json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
@@ -349,7 +491,9 @@ int srv_solve_body_parse(const char *body, size_t len, srv_solve_body_t *out,
   out->_root = root;
   /* A body that is not an object has no skeleton. */
   json_t *o = json_is_object(root) ? root : NULL;
-  if (json_required_string(o, "skeleton", "skeleton", &out->skeleton,
+  static const char *const fields[] = {"skeleton", "frames", NULL};
+  if ((o != NULL && json_known_fields(o, fields, "", err) != 0) ||
+      json_required_string(o, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0) {
     srv_solve_body_free(out);
     return -1;

@@ -31,6 +31,34 @@ typedef struct srv_query_s {
   unsigned max_frames;
 } srv_query_t;
 
+/* The endpoints of the API that take a query, each with its table of the
+ * parameters it takes (requests.c): a parameter in no table of its
+ * endpoint answers 400 unknown_parameter, so a typo ("spcae=local") is
+ * reported rather than ignored. The operational endpoints (/healthz,
+ * /metrics, /v1/info) take any query: probes add cache-busters. */
+typedef enum srv_endpoint {
+  SRV_EP_POSE_GET = 0,      /* GET|HEAD /v1/pose */
+  SRV_EP_POSE_POST,         /* POST /v1/pose */
+  SRV_EP_SKIN,              /* GET|HEAD /v1/skin */
+  SRV_EP_UPLOAD,            /* POST /v1/assets */
+  SRV_EP_LIST,              /* GET|HEAD /v1/assets */
+  SRV_EP_ASSET_GET,         /* GET|HEAD /v1/skeletons/{id}, /v1/clips/{id} */
+  SRV_EP_MESH_GET,          /* GET|HEAD /v1/meshes/{id} */
+  SRV_EP_ASSET_DELETE,      /* DELETE /v1/clips/{id}, /v1/meshes/{id} */
+  SRV_EP_SKELETON_DELETE,   /* DELETE /v1/skeletons/{id} */
+  SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
+  SRV_EP_SOLVE,             /* POST /v1/solve */
+  SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_COUNT_
+} srv_endpoint;
+
+/* The parameters ep takes, NULL-terminated (an empty table for an unknown
+ * ep). */
+const char *const *srv_endpoint_params(srv_endpoint ep);
+/* 0 when every parameter of q is one ep takes; else -1 with
+ * unknown_parameter at the first one that is not. */
+int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err);
+
 /* from/to/fps: is_range false when none is given. */
 typedef struct srv_range_query_s {
   bool is_range;
@@ -46,11 +74,20 @@ typedef struct srv_pose_query_s {
   anim_wrap wrap;       /* clamp */
   fmt_space space;      /* model */
   bool binary;          /* format=bin, or Accept: application/octet-stream */
+  const char *joints;   /* joints=a,b: the joints to answer, in that order
+                           (srv_joints_parse); NULL: all. */
   srv_range_query_t range;
 } srv_pose_query_t;
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err);
+
+/* The joints a comma-separated list of names (joints=a,b,c) names, as
+ * caller-order indices of sk, into *out (malloc'd; free it) and *count.
+ * -1 with unknown_joint at "joints[i]" for a name sk does not have (an
+ * empty one included), or out_of_memory. Repeats are allowed. */
+int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
+                     uint32_t **out, uint32_t *count, srv_error_t *err);
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
@@ -70,6 +107,15 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
 /* GET /v1/meshes/{id}: format=json|bin, or Accept as for GET /v1/pose. */
 int srv_mesh_query_parse(const srv_query_t *q, bool *binary,
                          srv_error_t *err);
+
+/* DELETE /v1/{skeletons,clips,meshes}/{id}: cascade=1|true (skeletons
+ * only: with its clips and meshes) or 0|false (the default). */
+typedef struct srv_delete_query_s {
+  bool cascade;
+} srv_delete_query_t;
+
+int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
+                           srv_delete_query_t *out, srv_error_t *err);
 
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */

@@ -61,6 +61,7 @@ static void not_allowed(srv_request_t *req, const char *allow) {
 }
 
 static void stream(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_STREAM) != 0) return;
   const char *up = srv_request_header(req, "Upgrade");
   if (up == NULL || strcasecmp(up, "websocket") != 0) {
     srv_respond_error(req, 400, "upgrade_required", "Upgrade",
@@ -84,22 +85,47 @@ static const char *asset_id(const char *path, const char *prefix) {
   return id;
 }
 
+/* Matches "<prefix><id><suffix>" (one non-empty id segment), copying the
+ * id into buf (cap bytes); suffix NULL matches as asset_id does. */
+static const char *route_id(const char *path, const char *prefix,
+                            const char *suffix, char *buf, size_t cap) {
+  if (suffix == NULL) return asset_id(path, prefix);
+  size_t n = strlen(prefix), len = strlen(path), sl = strlen(suffix);
+  if (strncmp(path, prefix, n) != 0 || len < n + sl + 1 ||
+      strcmp(path + len - sl, suffix) != 0)
+    return NULL;
+  size_t idl = len - n - sl;
+  if (idl >= cap || memchr(path + n, '/', idl) != NULL) return NULL;
+  memcpy(buf, path + n, idl);
+  buf[idl] = '\0';
+  return buf;
+}
+
+#define COLLECTIONS (sizeof collections / sizeof collections[0])
+
 static const struct {
   const char *prefix;
   char kind;
   int route;
-} collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON},
-                   {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
-                   {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
+  const char *suffix; /* NULL: the asset itself (GET, HEAD, DELETE). */
+} collections[] = {{"/v1/skeletons/", 's', SRV_ROUTE_SKELETON, NULL},
+                   {"/v1/clips/", 'c', SRV_ROUTE_CLIP, NULL},
+                   {"/v1/meshes/", 'm', SRV_ROUTE_MESH, NULL},
+                   /* What belongs to a skeleton: <prefix><id>/<suffix>. */
+                   {"/v1/skeletons/", 'c', SRV_ROUTE_SKELETON, "/clips"},
+                   {"/v1/skeletons/", 'm', SRV_ROUTE_SKELETON, "/meshes"}};
 
 bool srv_api_accepts(const srv_request_t *req) {
   unsigned bit = method_bit(req->method);
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
     if (strcmp(req->path, routes[i].path) == 0)
       return (routes[i].methods & bit) != 0;
-  for (size_t i = 0; i < 3; i++)
-    if (asset_id(req->path, collections[i].prefix) != NULL)
-      return (bit & (M_GET | M_HEAD | M_DELETE)) != 0;
+  char buf[256];
+  for (size_t i = 0; i < COLLECTIONS; i++)
+    if (route_id(req->path, collections[i].prefix, collections[i].suffix, buf,
+                 sizeof buf) != NULL)
+      return (bit & (collections[i].suffix ? M_GET | M_HEAD
+                                           : M_GET | M_HEAD | M_DELETE)) != 0;
   return false;
 }
 
@@ -144,19 +170,24 @@ void srv_api_route(srv_request_t *req) {
     default: break;
     }
   }
-  for (size_t i = 0; i < 3; i++) {
-    const char *id = asset_id(path, collections[i].prefix);
+  char buf[256];
+  for (size_t i = 0; i < COLLECTIONS; i++) {
+    const char *id = route_id(path, collections[i].prefix,
+                              collections[i].suffix, buf, sizeof buf);
     if (id == NULL) continue;
     req->route = collections[i].route;
+    bool member = collections[i].suffix != NULL;
+    const char *allow = member ? "GET, HEAD" : "GET, HEAD, DELETE";
     if (req->method == SRV_OPTIONS) {
-      srv_web_preflight(req, "GET, HEAD, DELETE");
+      srv_web_preflight(req, allow);
       return;
     }
-    if ((bit & (M_GET | M_HEAD | M_DELETE)) == 0) {
-      not_allowed(req, "GET, HEAD, DELETE");
+    if ((bit & (member ? M_GET | M_HEAD : M_GET | M_HEAD | M_DELETE)) == 0) {
+      not_allowed(req, allow);
       return;
     }
-    srv__handle_asset(req, collections[i].kind, id);
+    if (member) srv__handle_skeleton_children(req, id, collections[i].kind);
+    else srv__handle_asset(req, collections[i].kind, id);
     return;
   }
   req->route = SRV_ROUTE_NONE;

@@ -51,7 +51,7 @@ static size_t skin_floats(const skin_params_t *p) {
 static anim_result skin_frame(const skin_params_t *p, float t, int64_t frame,
                               srv_eval_scratch_t *s, fmt_buf_t *out) {
   srv_eval_job_t job = skin_job(p, t);
-  srv_frame_names_t names = {p->mesh->id, p->clip ? p->clip->id : NULL};
+  srv_frame_names_t names = srv_frame_names(p->mesh, p->clip);
   return srv_frame_answer(out, &job, &names, p->bin, frame, s);
 }
 

@@ -89,6 +89,7 @@ static void solve_free(srv_task_t *t) {
 void srv__handle_solve(srv_request_t *req) {
   srv_solve_body_t body;
   srv_error_t err;
+  if (srv__check_query(req, SRV_EP_SOLVE) != 0) return;
   if (srv_solve_body_parse(req->body, req->body_len, &body, &err) != 0) {
     srv__respond_err(req, &err);
     return;

@@ -353,6 +353,7 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
         .vertex_count = fd.elements,
         .positions = fd.floats,
         .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+        .ids = store_answer_names(s->mesh, s->clip),
     };
     fmt_answer_skin_json(a, &sa);
   } else {
@@ -364,6 +365,7 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
         .joint_count = fd.elements,
         .space = (fmt_space)s->space,
         .data = fd.floats,
+        .ids = store_answer_names(s->skeleton, s->clip),
     };
     fmt_answer_pose_json(a, &pa);
   }

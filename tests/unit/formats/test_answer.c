@@ -155,6 +155,37 @@ START_TEST(test_skin_json) {
 }
 END_TEST
 
+/* Every asset by id and by name, after the head, in both answers. */
+START_TEST(test_answers_with_ids) {
+  float m[16] = {0};
+  fmt_pose_answer_t a = {.skeleton = "S", .clip = "wave", .t = 0,
+                         .frame = 2, .joint_count = 1,
+                         .space = FMT_SPACE_MODEL, .data = m,
+                         .ids = {.skeleton_id = "S", .skeleton_name = "rig",
+                                 .clip_id = "C", .clip_name = "wave"}};
+  fmt_buf_t b = FMT_BUF_INIT;
+  ck_assert_int_eq(fmt_answer_pose_json(&b, &a), 0);
+  expect_text(&b,
+              "{\"skeleton\":\"S\",\"clip\":\"wave\",\"t\":0,\"joints\":1,"
+              "\"frame\":2,\"skeleton_id\":\"S\",\"skeleton_name\":\"rig\","
+              "\"clip_id\":\"C\",\"clip_name\":\"wave\",\"matrices\":[0,0,0,0,"
+              "0,0,0,0,0,0,0,0,0,0,0,0]}");
+  fmt_buf_reset(&b);
+  const float p[3] = {1, 2, 3};
+  fmt_skin_answer_t k = {.mesh = "M", .clip = NULL, .t = 0, .frame = -1,
+                         .vertex_count = 1, .positions = p,
+                         .ids = {.skeleton_id = "S", .skeleton_name = "rig",
+                                 .mesh_id = "M", .mesh_name = "body"}};
+  ck_assert_int_eq(fmt_answer_skin_json(&b, &k), 0);
+  expect_text(&b,
+              "{\"mesh\":\"M\",\"clip\":null,\"t\":0,\"vertices\":1,"
+              "\"mesh_id\":\"M\",\"mesh_name\":\"body\",\"skeleton_id\":\"S\","
+              "\"skeleton_name\":\"rig\",\"clip_id\":null,\"clip_name\":null,"
+              "\"positions\":[1,2,3]}");
+  fmt_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_binary_and_frame_header) {
   fmt_buf_t b = FMT_BUF_INIT;
   const float v[2] = {1.0f, -2.5f};
@@ -242,6 +273,7 @@ Suite *answer_suite(void) {
   Suite *s = suite_create("answer");
   TCase *tc = tcase_create("answer");
   tcase_set_timeout(tc, 60); /* The float sweeps call printf 60k times. */
+  tcase_add_test(tc, test_answers_with_ids);
   tcase_add_test(tc, test_float_shortest);
   tcase_add_test(tc, test_float_round_trip_sweep);
   tcase_add_test(tc, test_float_matches_printf_method);

@@ -41,6 +41,7 @@ START_TEST(test_codes_clients_see) {
       {"upgrade_required", 400},  {"not_found", 404},
       {"method_not_allowed", 405}, {"timeout", 408},
       {"conflict", 409},          {"name_conflict", 409},
+      {"ambiguous", 409},         {"unknown_parameter", 400},
       {"body_too_large", 413},    {"unsupported_media_type", 415},
       {"header_too_large", 431},  {"out_of_memory", 500},
       {"internal", 500},          {"overloaded", 503},

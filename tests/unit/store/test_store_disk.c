@@ -285,6 +285,41 @@ START_TEST(test_multi_asset_upload_is_all_or_nothing) {
 }
 END_TEST
 
+/* A cascading delete is all or nothing across a crash: stopped before its
+ * commit list is in place nothing is removed; stopped right after it, the
+ * next start finishes the removal; run whole, every file goes. */
+START_TEST(test_cascade_delete_is_all_or_nothing) {
+  static const int stops[3] = {STORE_STOP_BEFORE_COMMIT,
+                               STORE_STOP_AFTER_COMMIT, STORE_STOP_NONE};
+  for (int k = 0; k < 3; k++) {
+    char dir[128];
+    make_temp_dir(dir, sizeof dir);
+    log_t log = {{0}};
+    store_t *s = open_dir(dir, 0, &log);
+    store_ingest_result_t r;
+    fmt_error_t err = {0};
+    ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+    char id[FMT_ID_LEN + 1];
+    memcpy(id, r.entries[0].asset->id, sizeof id);
+    store_ingest_result_free(&r);
+    s->_stop_at = stops[k];
+    int rc = store_delete_cascade(s, id, NULL, NULL, &err);
+    ck_assert_int_eq(rc, k == 0 ? -1 : 0);
+    store_stats_t st;
+    store_stats(s, &st);
+    ck_assert_uint_eq(st.skeletons + st.clips + st.meshes, k == 0 ? 4 : 0);
+    store_close(s);
+    ck_assert_uint_eq(count_files(dir), k == 0 ? 4 : k == 1 ? 5 : 0);
+    s = open_dir(dir, 0, &log);
+    store_stats(s, &st);
+    ck_assert_uint_eq(st.skeletons + st.clips + st.meshes, k == 0 ? 4 : 0);
+    store_close(s);
+    ck_assert_uint_eq(count_files(dir), k == 0 ? 4 : 0);
+    remove_dir(dir);
+  }
+}
+END_TEST
+
 Suite *store_disk_suite(void) {
   Suite *s = suite_create("store_disk");
   TCase *tc = tcase_create("store_disk");
@@ -294,6 +329,7 @@ Suite *store_disk_suite(void) {
   tcase_add_test(tc, test_delete_removes_file_and_limit_writes_nothing);
   tcase_add_test(tc, test_fifo_is_skipped_unopened);
   tcase_add_test(tc, test_multi_asset_upload_is_all_or_nothing);
+  tcase_add_test(tc, test_cascade_delete_is_all_or_nothing);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -183,7 +183,7 @@ START_TEST(test_frame_answers) {
   ck_assert_ptr_nonnull(s);
   srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 0.5f,
                         .space = FMT_SPACE_LOCAL};
-  srv_frame_names_t names = {"S", "C"};
+  srv_frame_names_t names = {.owner = "S", .clip = "C"};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(srv_frame_answer(&b, &job, &names, false, -1, s), ANIM_OK);
   ck_assert(fmt_buf_cstr(&b) != NULL);

@@ -3,7 +3,7 @@
  * that talk to it through the in-memory transport (server/http/memory.h).
  * Helpers send request text, run the loop and flush the client's reads
  * until an answer is complete, and split it into status, headers and
- * body. Every wait is bounded (20 s of loop turns). */
+ * body. Every wait is bounded (60 s of loop turns). */
 #ifndef ANIMD_TESTS_HTTP_MEMORY_FIXTURE_H
 #define ANIMD_TESTS_HTTP_MEMORY_FIXTURE_H
 
@@ -141,11 +141,11 @@ static inline size_t mem_answer_parse(const char *text, size_t len,
   return total;
 }
 
-/* Runs the loop and reads until an answer is complete (or 20 s pass), then
+/* Runs the loop and reads until an answer is complete (or 60 s pass), then
  * takes it from the client's output. Returns false when none came. */
 static inline bool mem_read_answer(srv_http_memory_t *m, mem_answer_t *a,
                                    bool head_request) {
-  uint64_t end = uv_hrtime() + 20000000000ull;
+  uint64_t end = uv_hrtime() + 60000000000ull;
   memset(a, 0, sizeof *a);
   while (uv_hrtime() < end) {
     uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
