@@ -12,6 +12,7 @@
 
 #include "server/api/handlers.h"
 #include "server/api/params.h"
+#include "server/auth/auth.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/ws/upgrade.h"
@@ -89,18 +90,42 @@ static const struct {
                    {"/v1/clips/", 'c', SRV_ROUTE_CLIP},
                    {"/v1/meshes/", 'm', SRV_ROUTE_MESH}};
 
-bool srv_api_accepts(const srv_request_t *req) {
+/* The route of req's path (SRV_ROUTE_NONE: none), and whether it takes
+ * req's method. */
+static int match(const srv_request_t *req, bool *takes) {
   unsigned bit = method_bit(req->method);
-  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-    if (strcmp(req->path, routes[i].path) == 0)
-      return (routes[i].methods & bit) != 0;
-  for (size_t i = 0; i < 3; i++)
-    if (asset_id(req->path, collections[i].prefix) != NULL)
-      return (bit & (M_GET | M_HEAD | M_DELETE)) != 0;
-  return false;
+  bool post = req->method == SRV_POST;
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    if (strcmp(req->path, routes[i].path) != 0) continue;
+    *takes = (routes[i].methods & bit) != 0;
+    int r = routes[i].route;
+    if (post && r == SRV_ROUTE_POSE_GET) return SRV_ROUTE_POSE_POST;
+    if (post && r == SRV_ROUTE_ASSETS_LIST) return SRV_ROUTE_ASSETS_POST;
+    return r;
+  }
+  for (size_t i = 0; i < 3; i++) {
+    if (asset_id(req->path, collections[i].prefix) == NULL) continue;
+    *takes = (bit & (M_GET | M_HEAD | M_DELETE)) != 0;
+    return collections[i].route;
+  }
+  *takes = false;
+  return SRV_ROUTE_NONE;
+}
+
+bool srv_api_accepts(const srv_request_t *req) {
+  bool takes;
+  match(req, &takes);
+  return takes;
 }
 
 void srv_api_route(srv_request_t *req) {
+  /* Access control first (a request the router refuses anyway, 404 or
+   * 405, is answered as such). */
+  bool takes;
+  req->route = match(req, &takes);
+  if (takes && !srv_auth_admit(srv_server_auth(srv_request_server(req)),
+                               req))
+    return;
   const char *path = req->path;
   unsigned bit = method_bit(req->method);
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
