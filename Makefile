@@ -46,7 +46,7 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 # ---- external libraries (Debian package in brackets) -----------------------
 # pkg-config name : Debian package
 PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
-            libcrypto:libssl-dev
+            libcrypto:libssl-dev zlib:zlib1g-dev
 LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
@@ -65,8 +65,8 @@ else
   ifeq ($(wildcard $(WSLAY_H)),)
     $(error wslay is missing: install Debian package libwslay-dev (make deps))
   endif
-  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto)
-  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto) -lwslay
+  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto zlib)
+  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto zlib) -lwslay
   CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
   CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 endif
