@@ -8,7 +8,8 @@
 #   make check        install what is missing, run the threaded suites with
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
-#   make bench        core benchmarks (bench-http, bench-ws: server ones)
+#   make bench        core benchmarks (bench-http, bench-ws, bench-thin:
+#                     server ones)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
 #                     run each for FUZZ_SECONDS (60); not part of check
@@ -103,7 +104,7 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps run check check-threads test build-tests bench \
-        bench-http bench-ws install clean distclean help fuzz fuzz-build \
+        bench-http bench-ws bench-thin install clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
@@ -227,6 +228,9 @@ bench-http: $(ANIMD)
 
 bench-ws: $(ANIMD)
 	scripts/bench-ws $(abspath $(ANIMD))
+
+bench-thin: $(ANIMD)
+	scripts/bench-thin $(abspath $(ANIMD))
 
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
