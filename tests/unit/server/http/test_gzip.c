@@ -162,11 +162,6 @@ START_TEST(test_left_alone) {
 }
 END_TEST
 
-static void run_for(int ms) {
-  uint64_t end = uv_hrtime() + (uint64_t)ms * 1000000;
-  while (uv_hrtime() < end) uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
-}
-
 static const char big_range[] =
     "GET /v1/skin?mesh=body&clip=wave&from=0&to=10&fps=60&normals=1 "
     "HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n";
@@ -175,7 +170,7 @@ START_TEST(test_range_backpressure) {
   mem_server_start();
   srv_http_memory_t *m = mem_client();
   srv_http_memory_send(m, big_range, strlen(big_range));
-  run_for(200);
+  mem_run_for(200);
   /* Nothing read: production stops near the high-water mark, as for an
    * identity range (the compressed bytes count). */
   size_t held = srv_http_memory_queued(m);
@@ -202,13 +197,13 @@ START_TEST(test_client_aborts_half_way) {
   for (int round = 0; round < 2; round++) {
     srv_http_memory_t *m = mem_client();
     srv_http_memory_send(m, big_range, strlen(big_range));
-    run_for(50);
+    mem_run_for(50);
     /* Some of it read (a part of a gzip member), then gone: a reset, or
      * (second round) a half-close with the answer still being written. */
     ck_assert_uint_gt(srv_http_memory_flush(m, 50000), 0);
     if (round == 0) srv_http_memory_reset(m);
     else srv_http_memory_eof(m);
-    run_for(50);
+    mem_run_for(50);
     srv_http_memory_free(m);
   }
   mem_answer_t a = get_with("/v1/skin?mesh=body&clip=wave&t=0.5", "gzip");
