@@ -585,7 +585,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     size_t n = json_array_size(cmd->joints);
     s->mask = malloc(n * sizeof *s->mask);
     if (s->mask == NULL) {
-      send_error(c, id, "internal", NULL, "out of memory");
+      send_error(c, id, "out_of_memory", NULL, "out of memory");
       return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -608,7 +608,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->mesh_name = dup_str(cmd->mesh);
   if (s->skeleton_name == NULL || s->clip_name == NULL ||
       (cmd->mesh != NULL && s->mesh_name == NULL)) {
-    send_error(c, id, "internal", NULL, "out of memory");
+    send_error(c, id, "out_of_memory", NULL, "out of memory");
     return -1;
   }
   s->wrap = cmd->wrap;
@@ -655,7 +655,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   if (s == NULL || arr == NULL) {
     free(s);
     if (arr != NULL) c->streams = arr;
-    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
     return;
   }
   c->streams = arr;
@@ -673,7 +673,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   s->due = now;
   if (heap_push(h, s) != 0) {
     stream_free(s);
-    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
     return;
   }
   c->streams[c->stream_count++] = s;
