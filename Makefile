@@ -10,7 +10,8 @@
 #   make check        install what is missing, run the threaded suites with
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
-#   make bench        core benchmarks (bench-http, bench-ws: server ones)
+#   make bench        core benchmarks (bench-http, bench-ws, bench-thin:
+#                     server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
@@ -52,7 +53,7 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 # ---- external libraries (Debian package in brackets) -----------------------
 # pkg-config name : Debian package
 PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
-            libcrypto:libssl-dev hiredis:libhiredis-dev
+            libcrypto:libssl-dev hiredis:libhiredis-dev zlib:zlib1g-dev
 LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
@@ -71,9 +72,10 @@ else
   ifeq ($(wildcard $(WSLAY_H)),)
     $(error wslay is missing: install Debian package libwslay-dev (make deps))
   endif
-  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto hiredis)
-  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto hiredis) \
-              -lwslay
+  PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto hiredis \
+                  zlib)
+  PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto hiredis \
+                zlib) -lwslay
   CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
   CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 endif
@@ -110,8 +112,8 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-threads test \
-        build-tests bench bench-http bench-ws soak cluster install clean \
-        distclean help fuzz fuzz-build \
+        build-tests bench bench-http bench-ws bench-thin soak cluster install \
+        clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
@@ -256,6 +258,9 @@ soak: $(ANIMD)
 cluster: $(ANIMD)
 	scripts/cluster $(abspath $(ANIMD))
 
+bench-thin: $(ANIMD)
+	scripts/bench-thin $(abspath $(ANIMD))
+
 install: $(ANIMD)
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
 	install -D -m 0644 config/animd.conf $(DESTDIR)/etc/animd/animd.conf
@@ -265,6 +270,7 @@ install: $(ANIMD)
 	  systemd/animd.service \
 	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/animd/README.md
+	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/animd/api.md
 	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
 	install -d $(DESTDIR)$(PREFIX)/include/animd
 	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/

@@ -2,7 +2,8 @@
  * `animd eval` command.
  *
  * main owns process policy: flags and config, signals (SIGTERM/SIGINT
- * drain then exit 0, SIGHUP reopens the access log, SIGPIPE ignored), and
+ * drain then exit 0, SIGHUP reopens the access log and re-reads the tokens
+ * file, SIGPIPE ignored), and
  * the decision that a failure at start is fatal (exit 1, message on
  * stderr). */
 #include <signal.h>
@@ -40,10 +41,7 @@ static void on_stop_signal(uv_signal_t *h, int signum) {
 static void on_hup(uv_signal_t *h, int signum) {
   (void)h;
   (void)signum;
-  int rc = srv_server_reopen_log(server);
-  if (rc != 0)
-    fprintf(stderr, "animd: reopening the access log: %s\n",
-            uv_strerror(rc));
+  srv_server_reload(server); /* It reports on stderr. */
 }
 
 int main(int argc, char **argv) {

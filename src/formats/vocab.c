@@ -5,12 +5,13 @@
 #include <string.h>
 
 /* Indexed by fmt_vocab, then by the table's enum. */
-static const char *const words[FMT_VOCAB_COUNT_][5] = {
+static const char *const words[FMT_VOCAB_COUNT_][7] = {
     [FMT_VOCAB_WRAP] = {"clamp", "loop", "pingpong", NULL},
     [FMT_VOCAB_SPACE] = {"local", "model", "skin", NULL},
     [FMT_VOCAB_LAYOUT] = {"trs10", "mat4", "positions", "positions+normals",
-                          NULL},
+                          "positions/q16", "positions+normals/q16", NULL},
     [FMT_VOCAB_FORMAT] = {"json", "bin", NULL},
+    [FMT_VOCAB_ENCODING] = {"f32", "q16", NULL},
     [FMT_VOCAB_METHOD] = {"lbs", "dqs", NULL},
     [FMT_VOCAB_NORMALS] = {"0", "1", "invt", NULL},
     [FMT_VOCAB_MODE] = {"normal", "additive", NULL},
@@ -54,4 +55,10 @@ fmt_layout fmt_layout_of_pose(fmt_space space) {
 
 fmt_layout fmt_layout_of_skin(bool normals) {
   return normals ? FMT_LAYOUT_POSITIONS_NORMALS : FMT_LAYOUT_POSITIONS;
+}
+
+fmt_layout fmt_layout_of_skin_encoded(bool normals, fmt_encoding encoding) {
+  if (encoding == FMT_ENCODING_Q16)
+    return normals ? FMT_LAYOUT_POSITIONS_NORMALS_Q16 : FMT_LAYOUT_POSITIONS_Q16;
+  return fmt_layout_of_skin(normals);
 }

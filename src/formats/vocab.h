@@ -1,10 +1,11 @@
 /* formats: the words of the API, one table each: wraps, spaces, layouts,
- * formats, skinning methods, normals and blend modes. HTTP parameters,
+ * formats, vertex encodings, skinning methods, normals and blend modes. HTTP parameters,
  * POST bodies, WebSocket messages, answer headers and `animd eval` all
  * read and print these names through here, so a word is spelled once.
  *
  * Each table is indexed by its enum (anim_wrap, fmt_space, fmt_layout,
- * fmt_format, anim_skin_method, anim_skin_normals, fmt_blend_mode): a
+ * fmt_format, fmt_encoding, anim_skin_method, anim_skin_normals,
+ * fmt_blend_mode): a
  * parsed name is the enum value. */
 #ifndef ANIMD_FORMATS_VOCAB_H
 #define ANIMD_FORMATS_VOCAB_H
@@ -18,8 +19,10 @@
 typedef enum fmt_vocab {
   FMT_VOCAB_WRAP = 0, /* clamp loop pingpong (anim_wrap) */
   FMT_VOCAB_SPACE,    /* local model skin (fmt_space) */
-  FMT_VOCAB_LAYOUT,   /* trs10 mat4 positions positions+normals */
+  FMT_VOCAB_LAYOUT,   /* trs10 mat4 positions positions+normals, and
+                         positions/q16 positions+normals/q16 */
   FMT_VOCAB_FORMAT,   /* json bin (fmt_format) */
+  FMT_VOCAB_ENCODING, /* f32 q16 (fmt_encoding) */
   FMT_VOCAB_METHOD,   /* lbs dqs (anim_skin_method) */
   FMT_VOCAB_NORMALS,  /* 0 1 invt (anim_skin_normals; HTTP normals=) */
   FMT_VOCAB_MODE,     /* normal additive (fmt_blend_mode) */
@@ -31,10 +34,16 @@ typedef enum fmt_layout {
   FMT_LAYOUT_TRS10 = 0,
   FMT_LAYOUT_MAT4,
   FMT_LAYOUT_POSITIONS,
-  FMT_LAYOUT_POSITIONS_NORMALS
+  FMT_LAYOUT_POSITIONS_NORMALS,
+  FMT_LAYOUT_POSITIONS_Q16,
+  FMT_LAYOUT_POSITIONS_NORMALS_Q16
 } fmt_layout;
 
 typedef enum fmt_format { FMT_FORMAT_JSON = 0, FMT_FORMAT_BIN } fmt_format;
+
+/* How skinned vertices travel in binary answers: float32, or q16
+ * (formats/q16.h). */
+typedef enum fmt_encoding { FMT_ENCODING_F32 = 0, FMT_ENCODING_Q16 } fmt_encoding;
 
 typedef enum fmt_blend_mode {
   FMT_BLEND_NORMAL = 0,
@@ -55,5 +64,7 @@ void fmt_vocab_list(fmt_vocab v, char *out, size_t cap);
 /* The layout of a pose in space, or of skinned vertices. */
 fmt_layout fmt_layout_of_pose(fmt_space space);
 fmt_layout fmt_layout_of_skin(bool normals);
+/* The layout of skinned vertices in encoding. */
+fmt_layout fmt_layout_of_skin_encoded(bool normals, fmt_encoding encoding);
 
 #endif

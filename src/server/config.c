@@ -12,7 +12,14 @@
 #include "server/web/cors.h"
 #include "server/web/static.h"
 
-typedef enum cfg_type { CFG_STR, CFG_UINT, CFG_SIZE, CFG_MS, CFG_BOOL } cfg_type;
+typedef enum cfg_type {
+  CFG_STR,
+  CFG_UINT,
+  CFG_SIZE,
+  CFG_MS,
+  CFG_BOOL,
+  CFG_RATE
+} cfg_type;
 
 typedef struct cfg_entry_s {
   const char *key;
@@ -77,6 +84,35 @@ static const cfg_entry_t entries[] = {
      "subscribers (least recently used go first)"},
     {"demo", CFG_BOOL, F(demo), 0,
      "load the built-in demo rig, clip and mesh at start"},
+    {"tokens_file", CFG_STR, F(tokens_file), S(tokens_file),
+     "file of bearer token hashes, one '<read|write|admin> sha256:<hex>' "
+     "a line (re-read on SIGHUP); empty: no tokens"},
+    {"auth_reads", CFG_BOOL, F(auth_reads), 0,
+     "reads (poses, skins, assets, streams, info) need a read token"},
+    {"auth_metrics", CFG_BOOL, F(auth_metrics), 0,
+     "/metrics needs an admin token"},
+    {"allow_anonymous_writes", CFG_BOOL, F(allow_anonymous_writes), 0,
+     "listening beyond loopback without a tokens_file, accept uploads and "
+     "deletes from anyone (refused with 403 otherwise)"},
+    {"rate_limits", CFG_STR, F(rate_limits), S(rate_limits),
+     "per-address rate limits: auto (on unless listening on loopback only), "
+     "on or off"},
+    {"connection_rate", CFG_RATE, F(connection_rate), 0,
+     "new connections one client address may open (429 beyond; 0 = no "
+     "limit)"},
+    {"connection_burst", CFG_UINT, F(connection_burst), 0,
+     "connections a quiet client address may open at once"},
+    {"write_rate", CFG_RATE, F(write_rate), 0,
+     "uploads and deletes one client address may send (429 beyond; 0 = no "
+     "limit)"},
+    {"write_burst", CFG_UINT, F(write_burst), 0,
+     "uploads and deletes a quiet client address may send at once"},
+    {"rate_table_size", CFG_UINT, F(rate_table_size), 0,
+     "client addresses the rate limits remember (the least recently seen "
+     "is forgotten beyond)"},
+    {"trusted_proxies", CFG_STR, F(trusted_proxies), S(trusted_proxies),
+     "balancers whose X-Forwarded-For names the client: addresses or "
+     "prefixes (10.0.0.0/8, ::1), comma-separated"},
     {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
      "web pages that may read answers and open streams: origins "
      "(http://host:port), *, loopback, null; comma-separated"},
@@ -85,6 +121,18 @@ static const cfg_entry_t entries[] = {
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
+
+/* The string settings that take one of a few words. */
+static const struct {
+  const char *key;
+  const char *choices;
+} choice_lists[] = {{"rate_limits", "auto|on|off"}};
+
+static const char *choices_of(const char *key) {
+  for (size_t i = 0; i < sizeof choice_lists / sizeof choice_lists[0]; i++)
+    if (strcmp(choice_lists[i].key, key) == 0) return choice_lists[i].choices;
+  return NULL;
+}
 
 void srv_config_defaults(srv_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -108,6 +156,12 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->stream_high_water = 256 * 1024;
   cfg->stream_threads = 0;
   cfg->demo = false;
+  snprintf(cfg->rate_limits, sizeof cfg->rate_limits, "auto");
+  cfg->connection_rate = 50;
+  cfg->connection_burst = 200;
+  cfg->write_rate = 10;
+  cfg->write_burst = 50;
+  cfg->rate_table_size = 16384;
   snprintf(cfg->allowed_origins, sizeof cfg->allowed_origins, "%s",
            SRV_CORS_DEFAULT);
   snprintf(cfg->three_dir, sizeof cfg->three_dir, "%s", SRV_THREE_DIR);
@@ -168,6 +222,36 @@ static int parse_ms(const char *v, uint64_t *out) {
   return 0;
 }
 
+/* A rate carries its unit too: a count per s, min or h (only 0 may go
+ * bare). Stored per second. */
+static int parse_rate(const char *v, double *out) {
+  const char *rest;
+  uint64_t x;
+  if (parse_u64(v, &x, &rest) != 0) return -1;
+  double per;
+  if (strcmp(rest, "/s") == 0) per = 1;
+  else if (strcmp(rest, "/min") == 0) per = 60;
+  else if (strcmp(rest, "/h") == 0) per = 3600;
+  else if (*rest == '\0' && x == 0) per = 1;
+  else return -1;
+  if (x > 1000000000) return -1;
+  *out = (double)x / per;
+  return 0;
+}
+
+/* Whether value is one of choices ("a|b|c"). */
+static bool is_choice(const char *choices, const char *value) {
+  size_t n = strlen(value);
+  for (const char *c = choices; *c;) {
+    const char *bar = strchr(c, '|');
+    size_t len = bar ? (size_t)(bar - c) : strlen(c);
+    if (len == n && strncmp(c, value, n) == 0) return true;
+    if (bar == NULL) break;
+    c = bar + 1;
+  }
+  return false;
+}
+
 static int parse_bool(const char *v, bool *out) {
   if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
       !strcmp(v, "on"))
@@ -191,6 +275,11 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
   uint64_t x;
   switch (e->type) {
   case CFG_STR:
+    if (choices_of(key) != NULL && !is_choice(choices_of(key), value)) {
+      snprintf(err, err_len, "%s: bad value '%s' (one of %s)", key, value,
+               choices_of(key));
+      return -1;
+    }
     if (strlen(value) >= e->size) {
       snprintf(err, err_len, "%s: value too long", key);
       return -1;
@@ -223,10 +312,16 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
   case CFG_BOOL:
     if (parse_bool(value, (bool *)base) != 0) break;
     return 0;
+  case CFG_RATE:
+    if (parse_rate(value, (double *)base) != 0) break;
+    return 0;
   }
   if (e->type == CFG_MS)
     snprintf(err, err_len, "%s: bad value '%s' (a duration needs its unit: "
              "500ms, 10s, 2min, 1h)", key, value);
+  else if (e->type == CFG_RATE)
+    snprintf(err, err_len, "%s: bad value '%s' (a rate is a count per "
+             "unit: 10/s, 30/min, 100/h)", key, value);
   else
     snprintf(err, err_len, "%s: bad value '%s'", key, value);
   return -1;
@@ -355,13 +450,15 @@ void srv_config_print_help(FILE *out) {
                       : entries[i].type == CFG_STR  ? " S"
                       : entries[i].type == CFG_SIZE ? " BYTES"
                       : entries[i].type == CFG_MS   ? " DURATION"
+                      : entries[i].type == CFG_RATE ? " RATE"
                                                     : " N";
     char left[96];
     snprintf(left, sizeof left, "%s%s", flag, arg);
     fprintf(out, "  %-24s %s\n", left, entries[i].help);
   }
   fprintf(out, "\nA DURATION carries its unit: 500ms, 10s, 2min or 1h (only 0 "
-               "may go bare).\nBYTES may end in K, KiB, M, MiB, G or GiB.\n");
+               "may go bare).\nBYTES may end in K, KiB, M, MiB, G or GiB.\n"
+               "A RATE is a count per unit: 10/s, 30/min or 100/h.\n");
 }
 
 int srv_parse_host_port(const char *s, char *host, size_t host_len,

@@ -3,7 +3,8 @@
  *
  * Every setting has one entry in a table (key, flag, type, help), so the
  * file parser, the flag parser, --help and /v1/info cannot drift apart.
- * Sizes accept k/K/KiB, M/MiB, G/GiB suffixes; durations ms or s. */
+ * Sizes accept k/K/KiB, M/MiB, G/GiB suffixes; durations ms, s, min or h;
+ * rates a count per unit (10/s, 30/min, 100/h). */
 #ifndef ANIMD_SERVER_CONFIG_H
 #define ANIMD_SERVER_CONFIG_H
 
@@ -35,6 +36,18 @@ typedef struct srv_config_s {
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */
   size_t stream_cache_size;   /* Shared frame bytes per stream loop. */
   bool demo;                  /* Load the embedded demo asset. */
+  /* Access control (auth/auth.h). */
+  char tokens_file[1024];     /* "<scope> sha256:<hex>" lines; "" none. */
+  bool auth_reads;            /* Reads need a read token. */
+  bool auth_metrics;          /* /metrics needs an admin token. */
+  bool allow_anonymous_writes; /* Off loopback, no tokens: writes open. */
+  char rate_limits[8];        /* auto (on off loopback), on or off. */
+  double connection_rate;     /* New connections/s per client address. */
+  unsigned connection_burst;  /* Connections a quiet address may open. */
+  double write_rate;          /* Write requests/s per client address. */
+  unsigned write_burst;       /* Writes a quiet address may send. */
+  unsigned rate_table_size;   /* Client addresses tracked (LRU beyond). */
+  char trusted_proxies[1024]; /* Addresses/prefixes, comma-separated. */
   /* Web pages allowed to read answers and open streams (web/cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];

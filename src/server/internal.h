@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "server/access_log.h"
+#include "server/auth/auth.h"
 #include "server/config.h"
 #include "server/http/session.h"
 #include "server/metrics.h"
@@ -37,6 +38,7 @@ struct srv_server_s {
   srv_http_host_t http; /* What every HTTP session shares. */
   struct srv_ws_s *ws;  /* WebSocket streaming (ws/upgrade.h). */
   srv_access_log_t *access_log;
+  srv_auth_t *auth; /* Access rules and rate limits (auth/auth.h). */
   bool draining;
   bool drained; /* The final close is scheduled. */
   uv_timer_t drain_timer;

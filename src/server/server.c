@@ -18,6 +18,8 @@
 #include "server/access_log.h"
 
 #include "server/api/router.h"
+#include "server/auth/address.h"
+#include "server/errors.h"
 #include "server/internal.h"
 #include "server/store_open.h"
 #include "store/store.h"
@@ -31,6 +33,17 @@ int srv_server_reopen_log(srv_server_t *s) {
   return srv_access_log_reopen(s->access_log);
 }
 
+int srv_server_reload(srv_server_t *s) {
+  int rc = srv_server_reopen_log(s);
+  if (rc != 0)
+    fprintf(stderr, "animd: reopening the access log: %s\n",
+            uv_strerror(rc));
+  char msg[1024];
+  int t = srv_auth_reload(s->auth, msg, sizeof msg);
+  if (t <= 0) fprintf(stderr, "animd: %s\n", msg);
+  return rc != 0 ? rc : t < 0 ? UV_EINVAL : 0;
+}
+
 static void request_done(srv_request_t *r, void *arg) {
   srv_server_t *s = arg;
   uint64_t now = uv_hrtime();
@@ -38,17 +51,17 @@ static void request_done(srv_request_t *r, void *arg) {
   int status = r->_status ? r->_status : 500;
   srv_metrics_record(&s->metrics, r->route, status, ns);
   if (!srv_access_log_enabled(s->access_log)) return;
-  char target[1024];
-  srv_access_log_mask(r->target, target, sizeof target);
+  char target[1024], redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
+  srv_auth_redact_target(r->target, redacted, sizeof redacted);
+  srv_access_log_mask(redacted, target, sizeof target);
+  srv_auth_log_id(r, token);
   srv_access_log_write(s->access_log,
-                       "%s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
-                       srv_request_peer(r), r->method_name, target,
+                       "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
+                       srv_request_peer(r), token, r->method_name, target,
                        r->http_minor, status,
                        (unsigned long long)r->_bytes_out, (double)ns / 1e6,
                        srv_route_name(r->route));
 }
-
-/* ---- connections -------------------------------------------------------------- */
 
 /* ---- connections -------------------------------------------------------------- */
 
@@ -66,7 +79,11 @@ static void on_connection(uv_stream_t *l, int status) {
   s->metrics.connections_total++;
   srv_http_t *h;
   if (srv_http_serve(&s->http, c, &h) != 0) return;
-  if (s->conns.count + srv_ws_connections(s->ws) > s->cfg.max_connections) {
+  if (srv_auth_admit_connection(s->auth, srv_conn_peer(c)) != 0) {
+    srv_http_reject(h, 429, srv_error_name(SRV_ERR_RATE_LIMITED),
+                    "too many new connections from this address");
+  } else if (s->conns.count + srv_ws_connections(s->ws) >
+             s->cfg.max_connections) {
     s->metrics.connections_rejected++;
     srv_http_reject(h, 503, "too_many_connections",
                     "the server has reached max_connections");
@@ -111,6 +128,10 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
              uv_strerror(rc));
     goto fail;
   }
+  if (srv_auth_new(cfg, &s->auth, err, err_len) != 0) {
+    rc = UV_EINVAL;
+    goto fail_log;
+  }
   rc = srv__store_open(s, err, err_len);
   if (rc != 0) goto fail_log;
   rc = srv_pool_init(&s->pool, loop, cfg->workers, cfg->queue_max);
@@ -143,6 +164,7 @@ fail_store:
   uv_run(loop, UV_RUN_NOWAIT); /* Lets the backend's handles close. */
   srv__store_close(s);
 fail_log:
+  srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
 fail:
   free(s);
@@ -209,6 +231,7 @@ int srv_server_listen(srv_server_t *s) {
   size_t used = 0;
   s->address[0] = '\0';
   bool several = res != NULL && res->ai_next != NULL;
+  bool beyond_loopback = false;
   for (struct addrinfo *a = res; a != NULL && rc == 0; a = a->ai_next) {
     if (s->listener_count == SRV_MAX_LISTENERS) break;
     if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
@@ -228,12 +251,17 @@ int srv_server_listen(srv_server_t *s) {
                        (struct sockaddr *)&bound, &len);
     char one[80];
     name_address(&bound, one, sizeof one, &port);
+    srv_addr_t ip;
+    if (srv_addr_parse(one, strlen(one), &ip) != 0 ||
+        !srv_addr_is_loopback(&ip))
+      beyond_loopback = true;
     int n = snprintf(s->address + used, sizeof s->address - used, "%s%s",
                      used ? " " : "", one);
     if (n > 0 && (size_t)n < sizeof s->address - used) used += (size_t)n;
   }
   freeaddrinfo(res);
   if (rc == 0 && s->listener_count == 0) rc = UV_EADDRNOTAVAIL;
+  if (rc == 0) rc = srv_auth_set_exposed(s->auth, beyond_loopback);
   if (rc != 0) return rc;
   if (s->cfg.ready_file[0] != '\0') {
     /* The first address: what a script connects to. */
@@ -261,11 +289,13 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
   if (st.max_bytes > 0)
     snprintf(limit, sizeof limit, "memory limit %llu MiB",
              (unsigned long long)(st.max_bytes >> 20));
+  char access[512];
+  srv_auth_describe(s->auth, access, sizeof access);
   snprintf(out, cap, "animd %s listening on %s; %s, %zu skeletons, %zu "
-           "clips, %zu meshes, %s%s; %u workers, %u stream loops",
+           "clips, %zu meshes, %s%s; %u workers, %u stream loops; %s",
            ANIMD_VERSION, s->address, where, st.skeletons, st.clips,
            st.meshes, limit, s->cfg.demo ? ", demo assets" : "",
-           srv_pool_threads(&s->pool), stream_threads(&s->cfg));
+           srv_pool_threads(&s->pool), stream_threads(&s->cfg), access);
 }
 
 const char *srv_server_address(const srv_server_t *s) {
@@ -352,6 +382,7 @@ void srv_server_free(srv_server_t *s) {
   }
   srv_ws_free(s->ws);
   srv__store_close(s);
+  srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
   free(s);
 }
@@ -388,7 +419,8 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   };
   s->metrics.pool_rejected = srv_schedule_rejected(&s->schedule);
   if (srv_metrics_render(&s->metrics, &g, text, len) != 0) return UV_ENOMEM;
-  if (srv_ws_metrics_render(s->ws, text, len) != 0) {
+  if (srv_ws_metrics_render(s->ws, text, len) != 0 ||
+      srv_auth_metrics_render(s->auth, text, len) != 0) {
     free(*text);
     *text = NULL;
     return UV_ENOMEM;
@@ -413,6 +445,9 @@ struct srv_http_host_s *srv_server_http_host(srv_server_t *s) {
 }
 struct srv_ws_s *srv_server_ws(srv_server_t *s) {
   return s->ws;
+}
+struct srv_auth_s *srv_server_auth(srv_server_t *s) {
+  return s->auth;
 }
 struct store_s *srv_server_store(srv_server_t *s) {
   return s->store;

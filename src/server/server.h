@@ -48,6 +48,11 @@ void srv_server_drain(srv_server_t *server, void (*done)(srv_server_t *));
 /* Reopens the access log (SIGHUP). Returns 0 or a negative errno. */
 int srv_server_reopen_log(srv_server_t *server);
 
+/* SIGHUP: reopens the access log and re-reads the tokens file (a bad file
+ * keeps the tokens in force); says what happened on stderr. Returns 0, or
+ * a negative errno when either failed. */
+int srv_server_reload(srv_server_t *server);
+
 /* Frees the server after the loop has finished its handles. */
 void srv_server_free(srv_server_t *server);
 
@@ -68,6 +73,9 @@ struct srv_http_host_s *srv_server_http_host(srv_server_t *server);
 
 /* WebSocket streaming (struct srv_ws_s, ws/upgrade.h). */
 struct srv_ws_s *srv_server_ws(srv_server_t *server);
+
+/* Access rules and rate limits (struct srv_auth_s, auth/auth.h). */
+struct srv_auth_s *srv_server_auth(srv_server_t *server);
 
 /* True once srv_server_drain has been called. */
 bool srv_server_draining(const srv_server_t *server);

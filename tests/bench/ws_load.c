@@ -15,8 +15,12 @@
  * small answers are kept, so the client costs little next to the server
  * it measures. The handshake is a fixed request.
  *
- * Usage: ws_load HOST PORT N SECONDS SKELETON CLIP [FPS]
- * Prints one line of key=value results. */
+ * Usage: ws_load HOST PORT N SECONDS SKELETON CLIP [FPS [EXTRA [distinct]]]
+ * EXTRA is appended to the play message's fields (e.g.
+ * ,"mesh":"ID","encoding":"q16"); with "distinct", connection i starts at
+ * clip time i * 0.7 ms, so no two viewers share a frame's evaluation.
+ * Prints one line of key=value results, with the mean bytes of a frame
+ * message. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,8 @@ typedef struct client_s {
   size_t in_len;
   int64_t last_frame;
   uint64_t frames, gaps, warm_gaps, dropped_reported;
+  uint64_t frame_bytes; /* Of the frames counted in the window. */
+  uint64_t msg_bytes;   /* Of the message being received. */
   bool stats_seen;
   /* The message being received: its opcode, first bytes, length so far. */
   uint8_t opcode;
@@ -56,7 +62,8 @@ static const char *skeleton, *clip;
 static uint64_t window_start, window_end;
 static int phase; /* 0 ramp, 1 measuring, 2 asking stats, 3 done */
 static int connected, failed;
-static char play_msg[512];
+static char play_msg[1024];
+static bool distinct;
 
 static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
                        int flags, void *user) {
@@ -116,6 +123,7 @@ static void on_frame_start(wslay_event_context_ptr ctx,
   if (arg->opcode != WSLAY_CONTINUATION_FRAME) {
     c->opcode = arg->opcode;
     c->got = 0;
+    c->msg_bytes = 0;
   }
 }
 
@@ -124,6 +132,7 @@ static void on_chunk(wslay_event_context_ptr ctx,
                      void *user) {
   (void)ctx;
   client_t *c = user;
+  c->msg_bytes += arg->data_length;
   size_t room = sizeof c->head - 1 - c->got;
   size_t n = arg->data_length < room ? arg->data_length : room;
   memcpy(c->head + c->got, arg->data, n);
@@ -150,6 +159,7 @@ static void on_msg(wslay_event_context_ptr ctx,
     c->last_frame = n;
     if (phase == 1 && now >= window_start && now < window_end) {
       c->frames++;
+      c->frame_bytes += c->msg_bytes;
       if (c->count == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 1024;
         c->n = realloc(c->n, c->cap * sizeof *c->n);
@@ -254,8 +264,16 @@ static void on_play_slice(uv_timer_t *t) {
   for (int k = 0; k < per && next_play < nclients; k++, next_play++) {
     client_t *c = &clients[next_play];
     if (!c->upgraded || c->closed) continue;
-    struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)play_msg,
-                                strlen(play_msg)};
+    char own[1100];
+    const char *msg = play_msg;
+    if (distinct) {
+      /* The same message with its own start time. */
+      snprintf(own, sizeof own, "%.*s,\"t0\":%.4f}",
+               (int)strlen(play_msg) - 1, play_msg, next_play * 0.0007);
+      msg = own;
+    }
+    struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)msg,
+                                strlen(msg)};
     wslay_event_queue_msg(c->ctx, &m);
     wslay_event_send(c->ctx);
   }
@@ -299,11 +317,13 @@ int main(int argc, char **argv) {
   skeleton = argv[5];
   clip = argv[6];
   if (argc > 7) fps = atof(argv[7]);
+  const char *extra = argc > 8 ? argv[8] : "";
+  distinct = argc > 9 && strcmp(argv[9], "distinct") == 0;
   snprintf(play_msg, sizeof play_msg,
            "{\"op\":\"play\",\"id\":1,\"skeleton\":\"%s\",\"clip\":\"%s\","
            "\"fps\":%g,\"format\":\"bin\",\"space\":\"model\","
-           "\"wrap\":\"loop\"}",
-           skeleton, clip, fps);
+           "\"wrap\":\"loop\"%s}",
+           skeleton, clip, fps, extra);
   loop = uv_default_loop();
   clients = calloc((size_t)nclients, sizeof *clients);
   /* Room for every arrival of the window up front: growing the arrays of
@@ -355,6 +375,7 @@ int main(int argc, char **argv) {
   uv_run(loop, UV_RUN_DEFAULT);
 
   uint64_t frames = 0, gaps = 0, warm_gaps = 0, dropped = 0, stats = 0;
+  uint64_t frame_bytes = 0;
   uint64_t total = 0;
   for (int i = 0; i < nclients; i++) total += clients[i].count;
   uint64_t *late = malloc((total ? total : 1) * sizeof *late);
@@ -362,6 +383,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nclients; i++) {
     client_t *c = &clients[i];
     frames += c->frames;
+    frame_bytes += c->frame_bytes;
     gaps += c->gaps;
     warm_gaps += c->warm_gaps;
     dropped += c->dropped_reported;
@@ -384,10 +406,12 @@ int main(int argc, char **argv) {
   printf("connections=%d connected=%d failed=%d ramp_ms=%llu "
          "frames_per_s=%.0f expected_per_s=%.0f skipped=%llu "
          "warmup_skipped=%llu dropped=%llu stats_answers=%llu "
-         "lateness_p50_ms=%.2f lateness_p99_ms=%.2f lateness_max_ms=%.2f\n",
+         "lateness_p50_ms=%.2f lateness_p99_ms=%.2f lateness_max_ms=%.2f "
+         "bytes_per_frame=%.0f\n",
          nclients, connected, failed, (unsigned long long)ramp_s,
          frames / seconds, nclients * fps, (unsigned long long)gaps,
          (unsigned long long)warm_gaps, (unsigned long long)dropped,
-         (unsigned long long)stats, p50, p99, mx);
+         (unsigned long long)stats, p50, p99, mx,
+         frames ? (double)frame_bytes / (double)frames : 0.0);
   return 0;
 }

@@ -1,6 +1,7 @@
 /* server: one evaluated frame as answer bytes (frame_answer.h). */
 #include "server/api/frame_answer.h"
 
+#include "formats/q16.h"
 #include "store/store.h"
 
 srv_frame_names_t srv_frame_names(const store_asset_t *owner,
@@ -53,15 +54,45 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
 }
 
+/* Evaluates job into s's own output: *j is the job run (j->out its
+ * floats), *t the clip time sampled. */
+static anim_result run(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                       srv_eval_job_t *j, float *t) {
+  *j = *job;
+  *t = 0;
+  j->out = srv_eval_scratch_output(s, srv_eval_float_count(job));
+  j->sampled = t;
+  if (j->out == NULL) return ANIM_ERR_OUT_OF_MEMORY;
+  return srv_eval_run(j, s);
+}
+
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s) {
-  srv_eval_job_t j = *job;
-  float t = 0;
-  j.out = srv_eval_scratch_output(s, srv_eval_float_count(job));
-  j.sampled = &t;
-  if (j.out == NULL) return ANIM_ERR_OUT_OF_MEMORY;
-  anim_result r = srv_eval_run(&j, s);
+  srv_eval_job_t j;
+  float t;
+  anim_result r = run(job, s, &j, &t);
   if (r != ANIM_OK) return r;
   return encode(b, &j, names, binary, frame, j.out, t);
+}
+
+size_t srv_frame_q16_words(const srv_eval_job_t *job) {
+  return fmt_q16_size(srv_eval_element_count(job),
+                      job->normals != ANIM_NORMALS_NONE) / 4;
+}
+
+anim_result srv_frame_answer_q16(fmt_buf_t *b, const srv_eval_job_t *job,
+                                 int64_t frame, srv_eval_scratch_t *s) {
+  srv_eval_job_t j;
+  float t;
+  anim_result r = run(job, s, &j, &t);
+  if (r != ANIM_OK) return r;
+  uint32_t v = srv_eval_element_count(&j);
+  if (frame >= 0)
+    fmt_answer_frame_header(b, (uint32_t)frame,
+                            (uint32_t)srv_frame_q16_words(&j), t);
+  fmt_q16_append(b, j.out,
+                 j.normals != ANIM_NORMALS_NONE ? j.out + 3 * (size_t)v : NULL,
+                 v);
+  return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
 }

@@ -1,6 +1,7 @@
 /* server: the bytes of one evaluated frame: a pose or skin answer (JSON
- * with a trailing newline, or float32), or one frame of a range (a JSON
- * line with "frame", or a 16-byte header and the floats).
+ * with a trailing newline, float32, or q16 for skinned vertices), or one
+ * frame of a range (a JSON line with "frame", or a 16-byte header and the
+ * floats or the q16 payload).
  *
  * Evaluation goes through the pipeline (evaluate.h) into the scratch's
  * own output, then through the answer encoders of formats/answer.h, so
@@ -38,5 +39,15 @@ srv_frame_names_t srv_frame_names(const struct store_asset_s *owner,
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
+
+/* The same for skinned vertices (job->mesh set) in the q16 encoding
+ * (formats/q16.h): the payload alone for a whole answer (frame -1), else
+ * the 16-byte range frame header, whose float count then counts the
+ * payload's 32-bit words, and the payload. */
+anim_result srv_frame_answer_q16(fmt_buf_t *b, const srv_eval_job_t *job,
+                                 int64_t frame, srv_eval_scratch_t *s);
+
+/* 32-bit words of a q16 frame of job (job->mesh set). */
+size_t srv_frame_q16_words(const srv_eval_job_t *job);
 
 #endif

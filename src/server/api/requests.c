@@ -245,7 +245,7 @@ int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
-  int wrap, method, normals;
+  int wrap, method, normals, encoding;
   if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
       query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method,
@@ -253,8 +253,15 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
       query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE,
                  &normals, err) ||
       query_format(q, &out->binary, err) ||
+      query_word(q, "encoding", FMT_VOCAB_ENCODING, FMT_ENCODING_F32,
+                 &encoding, err) ||
       query_range(q, &out->range, err))
     return -1;
+  if (encoding == FMT_ENCODING_Q16 && !out->binary)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "encoding",
+                         "encoding=q16 is a binary encoding: it needs "
+                         "format=bin");
+  out->encoding = (fmt_encoding)encoding;
   out->wrap = (anim_wrap)wrap;
   out->method = (anim_skin_method)method;
   out->normals = (anim_skin_normals)normals;

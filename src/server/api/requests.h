@@ -19,6 +19,7 @@
 
 #include "animd/animd.h"
 #include "formats/answer.h"
+#include "formats/vocab.h"
 #include "server/errors.h"
 #include "server/http/http.h"
 
@@ -98,6 +99,7 @@ typedef struct srv_skin_query_s {
   anim_skin_method method;   /* lbs */
   anim_skin_normals normals; /* 0 */
   bool binary;
+  fmt_encoding encoding;     /* f32; q16 only with binary. */
   srv_range_query_t range;
 } srv_skin_query_t;
 

@@ -13,6 +13,7 @@
 
 #include "server/api/handlers.h"
 #include "server/api/params.h"
+#include "server/auth/auth.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/web/preflight.h"
@@ -115,21 +116,46 @@ static const struct {
                    {"/v1/skeletons/", 'c', SRV_ROUTE_SKELETON, "/clips"},
                    {"/v1/skeletons/", 'm', SRV_ROUTE_SKELETON, "/meshes"}};
 
-bool srv_api_accepts(const srv_request_t *req) {
+/* The route of req's path (SRV_ROUTE_NONE: none), and whether it takes
+ * req's method. */
+static int match(const srv_request_t *req, bool *takes) {
   unsigned bit = method_bit(req->method);
-  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-    if (strcmp(req->path, routes[i].path) == 0)
-      return (routes[i].methods & bit) != 0;
+  bool post = req->method == SRV_POST;
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    if (strcmp(req->path, routes[i].path) != 0) continue;
+    *takes = (routes[i].methods & bit) != 0;
+    int r = routes[i].route;
+    if (post && r == SRV_ROUTE_POSE_GET) return SRV_ROUTE_POSE_POST;
+    if (post && r == SRV_ROUTE_ASSETS_LIST) return SRV_ROUTE_ASSETS_POST;
+    return r;
+  }
   char buf[256];
-  for (size_t i = 0; i < COLLECTIONS; i++)
+  for (size_t i = 0; i < COLLECTIONS; i++) {
     if (route_id(req->path, collections[i].prefix, collections[i].suffix, buf,
-                 sizeof buf) != NULL)
-      return (bit & (collections[i].suffix ? M_GET | M_HEAD
+                 sizeof buf) == NULL)
+      continue;
+    *takes = (bit & (collections[i].suffix ? M_GET | M_HEAD
                                            : M_GET | M_HEAD | M_DELETE)) != 0;
-  return false;
+    return collections[i].route;
+  }
+  *takes = false;
+  return SRV_ROUTE_NONE;
+}
+
+bool srv_api_accepts(const srv_request_t *req) {
+  bool takes;
+  match(req, &takes);
+  return takes;
 }
 
 void srv_api_route(srv_request_t *req) {
+  /* Access control first (a request the router refuses anyway, 404 or
+   * 405, is answered as such). */
+  bool takes;
+  req->route = match(req, &takes);
+  if (takes && !srv_auth_admit(srv_server_auth(srv_request_server(req)),
+                               req))
+    return;
   const char *path = req->path;
   unsigned bit = method_bit(req->method);
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {

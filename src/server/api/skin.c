@@ -1,5 +1,6 @@
 /* server: GET /v1/skin: skinned vertices of a stored mesh at a clip time
- * (or a streamed range of them), LBS or DQS, with optional normals.
+ * (or a streamed range of them), LBS or DQS, with optional normals, as
+ * JSON, float32 or q16 (encoding=q16 with format=bin, formats/q16.h).
  *
  * The mesh's skeleton is the pose's skeleton; the clip is looked up by id
  * or by name within it. Skinning always runs on the pool unless the mesh
@@ -20,6 +21,7 @@ typedef struct skin_params_s {
   anim_skin_method method;
   anim_skin_normals normals;
   bool bin;
+  fmt_encoding encoding; /* q16 only when bin. */
 } skin_params_t;
 
 static void params_release(skin_params_t *p) {
@@ -42,8 +44,10 @@ static srv_eval_job_t skin_job(const skin_params_t *p, float t) {
   return job;
 }
 
+/* 32-bit numbers of a frame (floats, or words of q16). */
 static size_t skin_floats(const skin_params_t *p) {
   srv_eval_job_t job = skin_job(p, 0);
+  if (p->encoding == FMT_ENCODING_Q16) return srv_frame_q16_words(&job);
   return srv_eval_float_count(&job);
 }
 
@@ -51,6 +55,8 @@ static size_t skin_floats(const skin_params_t *p) {
 static anim_result skin_frame(const skin_params_t *p, float t, int64_t frame,
                               srv_eval_scratch_t *s, fmt_buf_t *out) {
   srv_eval_job_t job = skin_job(p, t);
+  if (p->encoding == FMT_ENCODING_Q16)
+    return srv_frame_answer_q16(out, &job, frame, s);
   srv_frame_names_t names = srv_frame_names(p->mesh, p->clip);
   return srv_frame_answer(out, &job, &names, p->bin, frame, s);
 }
@@ -64,8 +70,9 @@ static void skin_headers(const skin_params_t *p, char *out, size_t cap,
                  "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
                  p->mesh->mesh->vertex_count,
                  fmt_vocab_name(FMT_VOCAB_LAYOUT,
-                                fmt_layout_of_skin(p->normals !=
-                                                   ANIM_NORMALS_NONE)));
+                                fmt_layout_of_skin_encoded(
+                                    p->normals != ANIM_NORMALS_NONE,
+                                    p->encoding)));
   if (etag && n >= 0 && (size_t)n < cap)
     snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
 }
@@ -185,7 +192,8 @@ void srv__handle_skin(srv_request_t *req) {
     return;
   }
   skin_params_t p = {.wrap = q.wrap, .method = q.method,
-                     .normals = q.normals, .bin = q.binary};
+                     .normals = q.normals, .bin = q.binary,
+                     .encoding = q.encoding};
   if (skin_assets(req, &q, &p) != 0) return;
   const anim_mesh_t *mesh = p.mesh->mesh;
   unsigned long cost = srv_cost_answer(
@@ -200,7 +208,7 @@ void srv__handle_skin(srv_request_t *req) {
   struct {
     char mesh[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
     float t;
-    int wrap, method, normals, bin;
+    int wrap, method, normals, bin, encoding;
   } key;
   memset(&key, 0, sizeof key);
   memcpy(key.mesh, p.mesh->id, sizeof key.mesh);
@@ -210,6 +218,7 @@ void srv__handle_skin(srv_request_t *req) {
   key.method = q.method;
   key.normals = q.normals;
   key.bin = q.binary;
+  key.encoding = q.encoding;
   char etag[40];
   srv__etag(etag, &key, sizeof key);
   if (srv__respond_if_not_modified(req, etag)) goto fail;

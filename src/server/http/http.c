@@ -14,6 +14,7 @@
 
 #include <malloc.h>
 
+#include "server/http/gzip.h"
 #include "server/http/session.h"
 #include "server/web/cors.h"
 
@@ -51,6 +52,8 @@ struct srv_http_s {
   bool chunked;          /* Streaming with chunked framing. */
   bool close_after;      /* Close once this answer is queued. */
   bool skip_body;        /* Answered before its body (Expect refused). */
+  srv_gzip_t *gz;        /* The streamed answer's deflate, or NULL. */
+  fmt_buf_t zbuf;        /* A chunk's compressed bytes. */
   /* Request line and headers, NUL-separated; offsets while parsing. */
   char *hbuf;
   size_t hlen, hcap;
@@ -118,6 +121,8 @@ const char *srv_status_text(int status) {
   case 204: return "No Content";
   case 304: return "Not Modified";
   case 400: return "Bad Request";
+  case 401: return "Unauthorized";
+  case 403: return "Forbidden";
   case 404: return "Not Found";
   case 405: return "Method Not Allowed";
   case 406: return "Not Acceptable";
@@ -591,9 +596,12 @@ static void request_done(srv_http_t *h) {
 #define KEEP_BUFFER 65536
 #define TRIM_AFTER (1u << 20)
 
+static void gzip_drop(srv_http_t *h);
+
 static void finish(srv_http_t *h) {
   srv_request_t *r = &h->req;
   request_done(h);
+  gzip_drop(h);
   if (h->bcap > KEEP_BUFFER) {
     bool big = h->bcap > TRIM_AFTER;
     free(h->body);
@@ -681,8 +689,63 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
   return n;
 }
 
+/* ---- gzip (gzip.h) ------------------------------------------------------------ */
+
+/* Whether the answer to r of type ctype is sent gzip-coded. */
+static bool gzip_wanted(const srv_request_t *r, const char *ctype) {
+  return srv_gzip_type(ctype) &&
+         srv_gzip_accepted(srv_request_header(r, "Accept-Encoding"));
+}
+
+/* extra for a gzip-coded answer, into b: a strong ETag made weak (the
+ * bytes differ from the identity answer's, the content does not), then
+ * Content-Encoding and Vary. NULL when b failed. */
+static const char *gzip_headers(const char *extra, fmt_buf_t *b) {
+  static const char strong[] = "ETag: \"";
+  const char *e = extra != NULL ? strstr(extra, strong) : NULL;
+  if (e != NULL) {
+    fmt_buf_append(b, extra, (size_t)(e - extra) + sizeof strong - 2);
+    fmt_buf_puts(b, "W/");
+    fmt_buf_puts(b, e + sizeof strong - 2);
+  } else if (extra != NULL) {
+    fmt_buf_puts(b, extra);
+  }
+  fmt_buf_puts(b, "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n");
+  return fmt_buf_cstr(b);
+}
+
+static void gzip_drop(srv_http_t *h) {
+  srv_gzip_free(h->gz);
+  h->gz = NULL;
+  if (h->zbuf.cap > KEEP_BUFFER) fmt_buf_free(&h->zbuf);
+}
+
+static void respond_raw(srv_request_t *r, int status, const char *ctype,
+                        const char *extra, const void *body, size_t len);
+
 void srv_respond(srv_request_t *r, int status, const char *ctype,
                  const char *extra, const void *body, size_t len) {
+  bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
+  if (!no_body && len >= SRV_GZIP_MIN_BYTES && gzip_wanted(r, ctype)) {
+    /* The whole body compressed at once (HEAD too, for its length). */
+    fmt_buf_t zb = FMT_BUF_INIT, hb = FMT_BUF_INIT;
+    srv_gzip_t *z = srv_gzip_new();
+    const char *zextra = gzip_headers(extra, &hb);
+    bool ok = z != NULL && zextra != NULL &&
+              srv_gzip_deflate(z, body, len, true, &zb) == 0;
+    srv_gzip_free(z);
+    if (ok) respond_raw(r, status, ctype, zextra, zb.data, zb.len);
+    fmt_buf_free(&zb);
+    fmt_buf_free(&hb);
+    if (ok) return;
+    /* Out of memory: the identity answer is as good. */
+  }
+  respond_raw(r, status, ctype, extra, body, len);
+}
+
+/* The answer as it is, never content-coded. */
+static void respond_raw(srv_request_t *r, int status, const char *ctype,
+                        const char *extra, const void *body, size_t len) {
   srv_http_t *h = r->_http;
   r->_status = status;
   bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
@@ -756,11 +819,45 @@ int srv_respond_start(srv_request_t *r, int status, const char *ctype,
   /* HTTP/1.0 has no chunked framing: the body ends with the connection. */
   h->chunked = r->http_minor >= 1;
   if (!h->chunked) h->close_after = true;
-  char head[2048];
-  size_t n = format_head(r, head, sizeof head, status, ctype, extra,
-                         h->chunked ? -1 : -2);
-  int rc = write_(h, head, n, NULL, NULL);
-  if (rc == 0) r->_bytes_out += n;
+  fmt_buf_t hb = FMT_BUF_INIT;
+  if (gzip_wanted(r, ctype)) {
+    /* Chunks are compressed as they come (srv_respond_chunk); without
+     * memory for the deflate state the answer goes out as it is. */
+    h->gz = h->head_only ? NULL : srv_gzip_new();
+    const char *zextra = h->head_only || h->gz != NULL
+                             ? gzip_headers(extra, &hb)
+                             : NULL;
+    if (zextra != NULL) extra = zextra;
+    else gzip_drop(h);
+  }
+  char stack[2048];
+  size_t extra_len = extra ? strlen(extra) : 0;
+  char *head = extra_len + 1024 > sizeof stack ? malloc(extra_len + 1024)
+                                              : stack;
+  int rc = UV_ENOMEM;
+  if (head != NULL) {
+    size_t n = format_head(r, head, head == stack ? sizeof stack
+                                                  : extra_len + 1024,
+                           status, ctype, extra, h->chunked ? -1 : -2);
+    rc = write_(h, head, n, NULL, NULL);
+    if (rc == 0) r->_bytes_out += n;
+    if (head != stack) free(head);
+  }
+  fmt_buf_free(&hb);
+  return rc;
+}
+
+/* Queues len bytes of body as one chunk (or as they are, HTTP/1.0). */
+static int write_chunk(srv_http_t *h, const void *data, size_t len,
+                       srv_write_cb cb, void *arg) {
+  if (len == 0) return write_(h, "", 0, cb, arg);
+  char pre[32];
+  int pn = h->chunked ? snprintf(pre, sizeof pre, "%zx\r\n", len) : 0;
+  uv_buf_t bufs[3] = {uv_buf_init(pre, (unsigned)pn),
+                      uv_buf_init((char *)data, (unsigned)len),
+                      uv_buf_init("\r\n", h->chunked ? 2 : 0)};
+  int rc = writev_(h, bufs, 3, cb, arg);
+  if (rc == 0) h->req._bytes_out += (size_t)pn + len + (h->chunked ? 2 : 0);
   return rc;
 }
 
@@ -768,18 +865,26 @@ int srv_respond_chunk(srv_request_t *r, const void *data, size_t len,
                       srv_write_cb cb, void *arg) {
   srv_http_t *h = r->_http;
   if (h->head_only || len == 0) return write_(h, "", 0, cb, arg);
-  char pre[32];
-  int pn = h->chunked ? snprintf(pre, sizeof pre, "%zx\r\n", len) : 0;
-  uv_buf_t bufs[3] = {uv_buf_init(pre, (unsigned)pn),
-                      uv_buf_init((char *)data, (unsigned)len),
-                      uv_buf_init("\r\n", h->chunked ? 2 : 0)};
-  int rc = writev_(h, bufs, 3, cb, arg);
-  if (rc == 0) r->_bytes_out += (size_t)pn + len + (h->chunked ? 2 : 0);
-  return rc;
+  if (h->gz == NULL) return write_chunk(h, data, len, cb, arg);
+  /* The transport copies what it is given, so one buffer serves every
+   * chunk. */
+  fmt_buf_reset(&h->zbuf);
+  if (srv_gzip_deflate(h->gz, data, len, false, &h->zbuf) != 0)
+    return UV_ENOMEM;
+  return write_chunk(h, h->zbuf.data, h->zbuf.len, cb, arg);
 }
 
 void srv_respond_end(srv_request_t *r) {
   srv_http_t *h = r->_http;
+  if (h->gz != NULL && !h->gone) {
+    /* The gzip trailer (CRC and length) as the last chunk of data. */
+    fmt_buf_reset(&h->zbuf);
+    if (srv_gzip_deflate(h->gz, "", 0, true, &h->zbuf) != 0) {
+      srv_respond_abort(r);
+      return;
+    }
+    write_chunk(h, h->zbuf.data, h->zbuf.len, NULL, NULL);
+  }
   if (h->chunked && !h->head_only && !h->gone)
     if (write_(h, "0\r\n\r\n", 5, NULL, NULL) == 0) r->_bytes_out += 5;
   finish(h);
@@ -787,6 +892,7 @@ void srv_respond_end(srv_request_t *r) {
 
 void srv_respond_abort(srv_request_t *r) {
   srv_http_t *h = r->_http;
+  gzip_drop(h);
   h->close_after = true;
   request_done(h);
   h->state = HTTP_DONE;
@@ -990,6 +1096,8 @@ int srv_request_hand_off(srv_request_t *req,
 /* ---- life cycle ---------------------------------------------------------------- */
 
 static void free_session(srv_http_t *h) {
+  srv_gzip_free(h->gz);
+  fmt_buf_free(&h->zbuf);
   free(h->hbuf);
   free(h->pbuf);
   free(h->body);

@@ -112,7 +112,10 @@ const char *srv_request_param(const srv_request_t *req, const char *name);
  * Each answer finishes the request: the connection then goes on with the
  * next pipelined request (or closes when keep-alive is off). extra_headers
  * is NULL or complete "Name: value\r\n" lines. For HEAD the body is not
- * sent but Content-Length is. */
+ * sent but Content-Length is. A JSON answer of at least 1 KiB to a client
+ * that accepts gzip goes out gzip-coded (Content-Encoding, Vary, a strong
+ * ETag made weak), and so does a chunked JSON stream, each chunk
+ * compressed as it is sent (gzip.h). */
 void srv_respond(srv_request_t *req, int status, const char *content_type,
                  const char *extra_headers, const void *body, size_t len);
 

@@ -16,6 +16,8 @@
 
 #include <uv.h>
 
+#include "formats/q16.h"
+#include "formats/vocab.h"
 #include "server/api/evaluate.h"
 
 typedef struct entry_s {
@@ -23,6 +25,9 @@ typedef struct entry_s {
   uint32_t *mask_copy;
   float *floats;
   size_t cap;            /* Floats allocated. */
+  uint8_t *q16;          /* The q16 payload, once made (q16_ready). */
+  size_t q16_cap;        /* Bytes allocated. */
+  bool q16_ready;
   srv_ws_frame_data_t data;
   bool used;             /* key is set (and its assets retained). */
   bool pending;          /* A pool job is writing floats: hands off. */
@@ -33,6 +38,7 @@ typedef struct eval_job_s {
   srv_job_t job; /* First: the pool hands this pointer back. */
   srv_ws_eval_t *e;
   entry_t *en;
+  uint8_t encoding; /* The prefetching key's. */
   int result;
 } eval_job_t;
 
@@ -71,6 +77,7 @@ static void entry_drop(entry_t *en) {
   store_asset_release(en->key.clip);
   store_asset_release(en->key.mesh);
   en->used = false;
+  en->q16_ready = false;
 }
 
 /* Drops en and gives its buffer back. */
@@ -118,6 +125,7 @@ static void eval_destroy(srv_ws_eval_t *e) {
   srv_ws_eval_clear(e);
   for (unsigned i = 0; i < e->count; i++) {
     free(e->entries[i].floats);
+    free(e->entries[i].q16);
     free(e->entries[i].mask_copy);
   }
   free(e->entries);
@@ -184,6 +192,40 @@ static int evaluate(entry_t *en) {
   return 0;
 }
 
+/* Makes en's q16 payload from its floats (a mesh frame), once. Touches
+ * only en, so it runs on a worker as well. 0 or UV_ENOMEM. */
+static int encode_q16(entry_t *en) {
+  if (en->q16_ready) return 0;
+  bool normals = en->key.normals != 0;
+  uint32_t v = en->data.elements;
+  size_t size = fmt_q16_size(v, normals);
+  if (size > en->q16_cap) {
+    uint8_t *q = realloc(en->q16, size);
+    if (q == NULL) return UV_ENOMEM;
+    en->q16 = q;
+    en->q16_cap = size;
+  }
+  fmt_q16_encode(en->floats, normals ? en->floats + 3 * (size_t)v : NULL, v,
+                 en->q16);
+  en->q16_ready = true;
+  return 0;
+}
+
+/* en's data for key: with the q16 payload when key asks for it. */
+static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
+                      srv_ws_frame_data_t *out) {
+  *out = en->data;
+  out->q16 = NULL;
+  out->q16_words = 0;
+  if (key->encoding != FMT_ENCODING_Q16 || en->key.mesh == NULL) return 0;
+  int r = encode_q16(en);
+  if (r != 0) return r;
+  out->q16 = en->q16;
+  out->q16_words =
+      (uint32_t)(fmt_q16_size(en->data.elements, en->key.normals != 0) / 4);
+  return 0;
+}
+
 static entry_t *find(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   for (unsigned i = 0; i < e->count; i++) {
     entry_t *en = &e->entries[i];
@@ -242,8 +284,7 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
   if (en != NULL && !en->pending) {
     en->used_ns = uv_hrtime();
     e->stats.hits++;
-    *out = en->data;
-    return 0;
+    return entry_data(en, key, out);
   }
   /* Not there, or still being computed on a worker: compute it here. A
    * pending entry is left to its job, so this frame goes to another. */
@@ -256,13 +297,15 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
     return r;
   }
   e->stats.evaluations++;
-  *out = en->data;
-  return 0;
+  return entry_data(en, key, out);
 }
 
 static void job_work(srv_job_t *job) {
   eval_job_t *j = (eval_job_t *)job;
   j->result = evaluate(j->en);
+  /* The q16 bytes too, off the loop, when the subscriber wants them. */
+  if (j->result == 0 && j->encoding == FMT_ENCODING_Q16)
+    j->result = encode_q16(j->en);
 }
 
 static void job_done(srv_job_t *job, int status) {
@@ -290,6 +333,7 @@ int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   j->job.done = job_done;
   j->e = e;
   j->en = en;
+  j->encoding = key->encoding;
   en->pending = true;
   int r = srv_pool_submit_to(e->pool, &j->job, e->inbox);
   if (r != 0) {

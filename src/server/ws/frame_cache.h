@@ -35,6 +35,10 @@ typedef struct srv_ws_eval_key_s {
   /* Caller-order joint indices to send, in order, or NULL for all. */
   const uint32_t *mask;
   uint32_t mask_count;
+  /* Meshes: also wanted in this encoding (fmt_encoding). Not part of the
+   * key: the floats are the same, and the q16 bytes are made once per
+   * entry, the first time a subscriber asks for them. */
+  uint8_t encoding;
 } srv_ws_eval_key_t;
 
 /* One evaluated frame: count floats (in the HTTP binary layout), shared
@@ -43,6 +47,10 @@ typedef struct srv_ws_frame_data_s {
   const float *floats;
   uint32_t count;
   uint32_t elements; /* Joints or vertices sent. */
+  /* With key.encoding q16: the frame's q16 payload (formats/q16.h),
+   * q16_words 32-bit words; else NULL and 0. */
+  const uint8_t *q16;
+  uint32_t q16_words;
 } srv_ws_frame_data_t;
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;

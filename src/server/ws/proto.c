@@ -57,14 +57,16 @@ void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
 static const char *const allowed[][16] = {
     [SRV_WS_OP_PLAY] = {"id", "skeleton", "clip", "mesh", "fps", "speed", "t0",
                         "wrap", "space", "format", "joints", "normals",
-                        "method", NULL},
+                        "method", "encoding", NULL},
     [SRV_WS_OP_PAUSE] = {"id", NULL},
     [SRV_WS_OP_RESUME] = {"id", NULL},
     [SRV_WS_OP_SEEK] = {"id", "t", NULL},
     [SRV_WS_OP_STOP] = {"id", NULL},
-    [SRV_WS_OP_SET] = {"id", "fps", "speed", "space", "format", "wrap", NULL},
+    [SRV_WS_OP_SET] = {"id", "fps", "speed", "space", "format", "wrap",
+                       "encoding", NULL},
     [SRV_WS_OP_POSE] = {"id", "skeleton", "clip", "mesh", "t", "wrap", "space",
-                        "format", "joints", "normals", "method", NULL},
+                        "format", "joints", "normals", "method", "encoding",
+                        NULL},
     [SRV_WS_OP_STATS] = {"id", NULL},
 };
 
@@ -248,6 +250,13 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   if (get_enum(root, "method", FMT_VOCAB_METHOD, &cmd->method, &present, err,
                id))
     goto fail;
+  v = 0;
+  if (get_enum(root, "encoding", FMT_VOCAB_ENCODING, &v, &present, err, id))
+    goto fail;
+  if (present) {
+    cmd->encoding = (fmt_encoding)v;
+    cmd->has |= SRV_WS_HAS_ENCODING;
+  }
   json_t *normals = json_object_get(root, "normals");
   if (normals != NULL) {
     if (!json_is_boolean(normals)) {
@@ -301,7 +310,8 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   }
   if (cmd->op == SRV_WS_OP_SET && cmd->has == 0) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "",
-                     "set needs one of speed, fps, space, format, wrap");
+                     "set needs one of speed, fps, space, format, wrap, "
+                     "encoding");
     goto fail;
   }
   return 0;

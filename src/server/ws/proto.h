@@ -49,7 +49,8 @@ enum {
   SRV_WS_HAS_SPEED = 1u << 1,
   SRV_WS_HAS_SPACE = 1u << 2,
   SRV_WS_HAS_FORMAT = 1u << 3,
-  SRV_WS_HAS_WRAP = 1u << 4
+  SRV_WS_HAS_WRAP = 1u << 4,
+  SRV_WS_HAS_ENCODING = 1u << 5
 };
 
 #define SRV_WS_ID_MAX 64     /* Bytes of an id's JSON form. */
@@ -71,6 +72,7 @@ typedef struct srv_ws_cmd_s {
   int wrap;      /* anim_wrap; streams loop by default, pose clamps. */
   int space;     /* SRV_WS_SPACE_*; model by default. */
   srv_ws_format format;
+  fmt_encoding encoding; /* mesh, format bin: f32 (default) or q16. */
   bool normals;  /* mesh: send normals too. */
   int method;    /* anim_skin_method (lbs). */
   unsigned has;  /* SRV_WS_HAS_* of the fields present. */

@@ -18,6 +18,7 @@
 
 #include "formats/answer.h"
 #include "formats/buf.h"
+#include "formats/vocab.h"
 #include "server/net/deadline.h"
 #include "server/ws/frame_cache.h"
 #include "server/ws/pace.h"
@@ -27,11 +28,6 @@
 #define WS_BIN_HEADER 32 /* Bytes before the floats of a binary frame. */
 #define WS_ONE_SHOT UINT32_MAX
 
-/* Binary frame layouts (header offset 4). */
-enum { LAYOUT_TRS10 = 0, LAYOUT_MAT4, LAYOUT_POSITIONS,
-       LAYOUT_POSITIONS_NORMALS };
-static const char *const layout_names[] = {"trs10", "mat4", "positions",
-                                           "positions+normals"};
 
 typedef struct stream_s {
   srv_ws_client_t *client;
@@ -52,6 +48,7 @@ typedef struct stream_s {
   int wrap, space, method;
   bool normals;
   srv_ws_format format;
+  fmt_encoding encoding; /* q16: binary mesh frames only. */
   uint64_t frames, skipped, dropped;
 } stream_t;
 
@@ -290,10 +287,29 @@ static void stop_all_streams(srv_ws_client_t *c) {
   while (c->stream_count > 0) stream_remove(c, c->streams[0]);
 }
 
-static uint32_t stream_layout(const stream_t *s) {
+/* The binary layout of the stream's frames (header offset 4), numbered
+ * and named as in formats/vocab.h. */
+static fmt_layout stream_layout(const stream_t *s) {
   if (s->mesh != NULL)
-    return s->normals ? LAYOUT_POSITIONS_NORMALS : LAYOUT_POSITIONS;
-  return s->space == FMT_SPACE_LOCAL ? LAYOUT_TRS10 : LAYOUT_MAT4;
+    return fmt_layout_of_skin_encoded(s->normals, s->encoding);
+  return fmt_layout_of_pose((fmt_space)s->space);
+}
+
+/* Whether encoding fits a stream of mesh in format; sends the error when
+ * not. */
+static bool encoding_fits(srv_ws_client_t *c, const char *id,
+                          const store_asset_t *mesh, srv_ws_format format,
+                          fmt_encoding encoding) {
+  if (encoding != FMT_ENCODING_Q16) return true;
+  if (mesh == NULL)
+    send_error(c, id, "bad_value", "encoding",
+               "q16 encodes skinned vertices: it needs a mesh");
+  else if (format != SRV_WS_FORMAT_BIN)
+    send_error(c, id, "bad_value", "encoding",
+               "q16 is a binary encoding: it needs format bin");
+  else
+    return true;
+  return false;
 }
 
 /* The clip time a frame samples: wrapped in double, then as the float the
@@ -316,6 +332,7 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
       .method = (uint8_t)s->method,
       .mask = s->mask,
       .mask_count = s->mask_count,
+      .encoding = (uint8_t)s->encoding,
   };
   return key;
 }
@@ -337,9 +354,11 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
     fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
     fmt_buf_u32le(b, (uint32_t)(f >> 32));
     fmt_buf_f64le(b, t);
-    fmt_buf_u32le(b, fd.count);
+    /* q16: the count is of the payload's 32-bit words. */
+    fmt_buf_u32le(b, fd.q16 != NULL ? fd.q16_words : fd.count);
     fmt_buf_u32le(b, fd.elements);
-    fmt_buf_f32le(b, fd.floats, fd.count);
+    if (fd.q16 != NULL) fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
+    else fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
   fmt_buf_t *a = &h->tmp;
@@ -566,7 +585,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     size_t n = json_array_size(cmd->joints);
     s->mask = malloc(n * sizeof *s->mask);
     if (s->mask == NULL) {
-      send_error(c, id, "internal", NULL, "out of memory");
+      send_error(c, id, "out_of_memory", NULL, "out of memory");
       return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -589,7 +608,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->mesh_name = dup_str(cmd->mesh);
   if (s->skeleton_name == NULL || s->clip_name == NULL ||
       (cmd->mesh != NULL && s->mesh_name == NULL)) {
-    send_error(c, id, "internal", NULL, "out of memory");
+    send_error(c, id, "out_of_memory", NULL, "out of memory");
     return -1;
   }
   s->wrap = cmd->wrap;
@@ -597,6 +616,8 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->format = cmd->format;
   s->normals = cmd->normals;
   s->method = cmd->method;
+  s->encoding = cmd->encoding;
+  if (!encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
   return 0;
 }
 
@@ -604,7 +625,7 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
   fmt_buf_puts(b, ",\"index\":");
   fmt_buf_uint(b, s->index);
   fmt_buf_puts(b, ",\"layout\":");
-  fmt_buf_json_string(b, layout_names[stream_layout(s)]);
+  fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, stream_layout(s)));
   fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
   fmt_buf_uint(b, s->mesh != NULL ? s->mesh->mesh->vertex_count
                 : s->mask != NULL ? s->mask_count
@@ -634,7 +655,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   if (s == NULL || arr == NULL) {
     free(s);
     if (arr != NULL) c->streams = arr;
-    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
     return;
   }
   c->streams = arr;
@@ -652,7 +673,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   s->due = now;
   if (heap_push(h, s) != 0) {
     stream_free(s);
-    send_error(c, cmd->id, "internal", NULL, "out of memory");
+    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
     return;
   }
   c->streams[c->stream_count++] = s;
@@ -745,6 +766,12 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     break;
   }
   case SRV_WS_OP_SET:
+    /* Checked before anything changes: a refused set changes nothing. */
+    if (!encoding_fits(c, cmd->id, s->mesh,
+                       cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
+                       cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding
+                                                      : s->encoding))
+      return;
     if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
       /* The next frame keeps its due time and clip time; frames after it
        * follow the new rate. */
@@ -763,6 +790,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       s->space = cmd->space;
     }
     if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
+    if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
     if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
     {
       fmt_buf_t *b = ack_begin(c, "set", s->id);

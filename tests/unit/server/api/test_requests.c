@@ -139,6 +139,10 @@ static const case_t skin_errors[] = {
     {"mesh=&t=0", SRV_ERR_MISSING_PARAMETER, "mesh"},
     {"mesh=m&clip=c", SRV_ERR_MISSING_PARAMETER, "t"},
     {"mesh=m&t=soon", SRV_ERR_BAD_PARAMETER, "t"},
+    {"mesh=m&format=bin&encoding=q8", SRV_ERR_BAD_PARAMETER, "encoding"},
+    /* q16 is binary only. */
+    {"mesh=m&encoding=q16", SRV_ERR_BAD_PARAMETER, "encoding"},
+    {"mesh=m&format=json&encoding=q16", SRV_ERR_BAD_PARAMETER, "encoding"},
 };
 
 START_TEST(test_skin_query_errors) {
@@ -173,6 +177,17 @@ START_TEST(test_skin_query) {
   ck_assert_int_eq(q.normals, ANIM_NORMALS_INVERSE_TRANSPOSE);
   ck_assert_int_eq(q.wrap, ANIM_WRAP_LOOP);
   ck_assert(q.binary);
+  ck_assert_int_eq(q.encoding, FMT_ENCODING_F32);
+  ck_assert_int_eq(
+      srv_skin_query_parse(
+          query(&qt, "mesh=b&format=bin&encoding=q16&from=0&to=1&fps=2"), &q,
+          &e),
+      0);
+  ck_assert_int_eq(q.encoding, FMT_ENCODING_Q16);
+  ck_assert(q.binary && q.range.is_range);
+  ck_assert_int_eq(
+      srv_skin_query_parse(query(&qt, "mesh=b&encoding=f32"), &q, &e), 0);
+  ck_assert_int_eq(q.encoding, FMT_ENCODING_F32);
   ck_assert_int_eq(
       srv_skin_query_parse(query(&qt, "mesh=b&clip=c&from=0&to=0&fps=1"), &q,
                            &e),

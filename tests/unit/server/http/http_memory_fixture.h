@@ -68,6 +68,12 @@ static inline srv_http_memory_t *mem_client(void) {
   return m;
 }
 
+/* Turns the test loop for ms milliseconds. */
+static inline void mem_run_for(int ms) {
+  uint64_t end = uv_hrtime() + (uint64_t)ms * 1000000;
+  while (uv_hrtime() < end) uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
+}
+
 /* One parsed answer. */
 typedef struct mem_answer_s {
   int status;

@@ -285,12 +285,6 @@ START_TEST(test_handler_happy_paths) {
 }
 END_TEST
 
-/* Runs the loop for about ms milliseconds without reading. */
-static void run_for(unsigned ms) {
-  uint64_t end = uv_hrtime() + (uint64_t)ms * 1000000;
-  while (uv_hrtime() < end) uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
-}
-
 START_TEST(test_range_backpressure) {
   mem_server_start();
   srv_http_memory_t *m = mem_client();
@@ -298,7 +292,7 @@ START_TEST(test_range_backpressure) {
   const char *req = "GET /v1/skin?mesh=body&clip=wave&from=0&to=10&fps=60 "
                     "HTTP/1.1\r\nHost: x\r\n\r\n";
   srv_http_memory_send(m, req, strlen(req));
-  run_for(200);
+  mem_run_for(200);
   /* The client reads nothing: production stops near the high-water mark
    * (256 KiB) plus one batch (about 64 KiB) and a frame. */
   size_t held = srv_http_memory_queued(m);
@@ -322,10 +316,10 @@ START_TEST(test_client_leaves_mid_range) {
   const char *req = "GET /v1/skin?mesh=body&clip=wave&from=0&to=10&fps=60 "
                     "HTTP/1.1\r\nHost: x\r\n\r\n";
   srv_http_memory_send(m, req, strlen(req));
-  run_for(50);
+  mem_run_for(50);
   srv_http_memory_flush(m, 100000);
   srv_http_memory_reset(m);
-  run_for(50);
+  mem_run_for(50);
   srv_http_memory_free(m);
   /* The server still answers, and drains clean (ASan checks the rest). */
   mem_answer_t a = mem_get("/healthz");
@@ -379,7 +373,7 @@ START_TEST(test_upgrade_over_memory_is_refused) {
    * closes. */
   ck_assert_int_eq(a.status, 500);
   mem_answer_free(&a);
-  run_for(10);
+  mem_run_for(10);
   ck_assert(srv_http_memory_closed(m));
   srv_http_memory_free(m);
   mem_server_stop();
@@ -476,7 +470,7 @@ START_TEST(test_head_of_range_does_no_work) {
   ck_assert_uint_eq(srv_http_memory_queued(m), 0);
   /* Nothing follows: no chunk was produced. */
   srv_http_memory_take(m, len);
-  run_for(30);
+  mem_run_for(30);
   srv_http_memory_flush(m, SIZE_MAX);
   srv_http_memory_output(m, &len);
   ck_assert_uint_eq(len, 0);

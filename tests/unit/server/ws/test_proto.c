@@ -29,6 +29,7 @@ START_TEST(test_play_defaults) {
   ck_assert_int_eq(c.wrap, ANIM_WRAP_LOOP);
   ck_assert_int_eq(c.space, SRV_WS_SPACE_MODEL);
   ck_assert_int_eq(c.format, SRV_WS_FORMAT_JSON);
+  ck_assert_int_eq(c.encoding, FMT_ENCODING_F32);
   ck_assert_ptr_null(c.joints);
   srv_ws_cmd_free(&c);
 }
@@ -42,10 +43,12 @@ START_TEST(test_play_all_fields) {
             "\"mesh\":\"m\",\"fps\":30,\"speed\":-0.5,\"t0\":1.25,"
             "\"wrap\":\"pingpong\",\"space\":\"local\",\"format\":\"bin\","
             "\"joints\":[\"hips\",\"head\"],\"normals\":true,"
-            "\"method\":\"dqs\"}",
+            "\"method\":\"dqs\",\"encoding\":\"q16\"}",
             &c, &e),
       0);
   ck_assert_str_eq(c.id, "7");
+  ck_assert_int_eq(c.encoding, FMT_ENCODING_Q16);
+  ck_assert(c.has & SRV_WS_HAS_ENCODING);
   ck_assert_double_eq(c.fps, 30);
   ck_assert_double_eq(c.speed, -0.5);
   ck_assert_double_eq(c.t0, 1.25);
@@ -145,6 +148,11 @@ START_TEST(test_errors) {
   expect_error("{\"op\":\"seek\",\"id\":\"a\"}", "missing_field", "t",
                "\"a\"");
   expect_error("{\"op\":\"set\",\"id\":\"a\"}", "missing_field", "", "\"a\"");
+  expect_error("{\"op\":\"play\",\"id\":\"a\",\"mesh\":\"m\","
+               "\"clip\":\"c\",\"encoding\":\"q8\"}",
+               "bad_value", "encoding", "\"a\"");
+  expect_error("{\"op\":\"stats\",\"encoding\":\"q16\"}", "unknown_field",
+               "encoding", "");
   expect_error("{\"op\":\"set\",\"id\":\"a\",\"normals\":true}",
                "unknown_field", "normals", "\"a\"");
   expect_error("{\"op\":\"stop\",\"id\":\"a\",\"id\":\"b\"}", "bad_json",

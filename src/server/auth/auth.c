@@ -1,0 +1,412 @@
+/* server/auth: the access rules and rate limits in front of the router
+ * (auth.h). */
+#include "server/auth/auth.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/crypto.h>
+#include <uv.h>
+
+#include "server/auth/address.h"
+#include "server/auth/forwarded.h"
+#include "server/auth/rate_limit.h"
+#include "server/auth/tokens.h"
+#include "server/errors.h"
+
+/* Why a request was refused, for /metrics. */
+enum { REFUSED_UNAUTHORIZED, REFUSED_FORBIDDEN, REFUSED_KINDS };
+
+struct srv_auth_s {
+  char tokens_file[1024];
+  bool have_tokens; /* A tokens file is configured. */
+  srv_tokens_t tokens;
+  bool auth_reads, auth_metrics, anonymous_writes;
+  bool beyond_loopback;
+  char rate_mode[8]; /* auto, on, off */
+  srv_rate_t rates[SRV_LIMIT_KINDS_];
+  unsigned table_size;
+  srv_limiter_t *limiter; /* NULL: rate limits off. */
+  srv_prefix_list_t trusted;
+  uint64_t refused[REFUSED_KINDS];
+  uint64_t limited[SRV_LIMIT_KINDS_];
+  uint64_t reloads, reload_failures;
+};
+
+int srv_auth_new(const srv_config_t *cfg, srv_auth_t **out, char *err,
+                 size_t err_len) {
+  srv_auth_t *a = calloc(1, sizeof *a);
+  if (a == NULL) {
+    snprintf(err, err_len, "access control: out of memory");
+    return -1;
+  }
+  snprintf(a->tokens_file, sizeof a->tokens_file, "%s", cfg->tokens_file);
+  a->have_tokens = cfg->tokens_file[0] != '\0';
+  a->auth_reads = cfg->auth_reads;
+  a->auth_metrics = cfg->auth_metrics;
+  a->anonymous_writes = cfg->allow_anonymous_writes;
+  snprintf(a->rate_mode, sizeof a->rate_mode, "%s", cfg->rate_limits);
+  a->rates[SRV_LIMIT_CONNECTION] =
+      (srv_rate_t){cfg->connection_rate, cfg->connection_burst};
+  a->rates[SRV_LIMIT_WRITE] = (srv_rate_t){cfg->write_rate, cfg->write_burst};
+  a->table_size = cfg->rate_table_size;
+  char msg[512];
+  if (!a->have_tokens && (a->auth_reads || a->auth_metrics)) {
+    snprintf(err, err_len, "%s needs a tokens_file",
+             a->auth_reads ? "auth_reads" : "auth_metrics");
+    goto fail;
+  }
+  if (srv_prefix_list_parse(cfg->trusted_proxies, &a->trusted, msg,
+                            sizeof msg) != 0) {
+    snprintf(err, err_len, "trusted_proxies: %s", msg);
+    goto fail;
+  }
+  if (a->have_tokens &&
+      srv_tokens_load(a->tokens_file, &a->tokens, msg, sizeof msg) != 0) {
+    snprintf(err, err_len, "tokens_file %s", msg);
+    goto fail;
+  }
+  if (srv_auth_set_exposed(a, false) != 0) {
+    snprintf(err, err_len, "rate limits: out of memory");
+    goto fail;
+  }
+  *out = a;
+  return 0;
+
+fail:
+  srv_auth_free(a);
+  return -1;
+}
+
+void srv_auth_free(srv_auth_t *a) {
+  if (a == NULL) return;
+  srv_tokens_free(&a->tokens);
+  srv_limiter_free(a->limiter);
+  free(a);
+}
+
+static bool limits_wanted(const srv_auth_t *a) {
+  if (strcmp(a->rate_mode, "on") == 0) return true;
+  if (strcmp(a->rate_mode, "off") == 0) return false;
+  return a->beyond_loopback;
+}
+
+int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback) {
+  a->beyond_loopback = beyond_loopback;
+  bool want = limits_wanted(a);
+  if (want && a->limiter == NULL)
+    return srv_limiter_new(a->table_size, &a->limiter);
+  if (!want) {
+    srv_limiter_free(a->limiter);
+    a->limiter = NULL;
+  }
+  return 0;
+}
+
+static void describe_tokens(const srv_tokens_t *t, char *out, size_t cap) {
+  snprintf(out, cap, "%zu token%s: %zu read, %zu write, %zu admin",
+           t->count, t->count == 1 ? "" : "s",
+           srv_tokens_count(t, SRV_SCOPE_READ),
+           srv_tokens_count(t, SRV_SCOPE_WRITE),
+           srv_tokens_count(t, SRV_SCOPE_ADMIN));
+}
+
+int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap) {
+  msg[0] = '\0';
+  if (!a->have_tokens) return 1;
+  srv_tokens_t fresh;
+  char why[512];
+  if (srv_tokens_load(a->tokens_file, &fresh, why, sizeof why) != 0) {
+    a->reload_failures++;
+    char now[128];
+    describe_tokens(&a->tokens, now, sizeof now);
+    snprintf(msg, cap, "tokens_file not reloaded: %s; keeping the %s", why,
+             now);
+    return -1;
+  }
+  srv_tokens_free(&a->tokens);
+  a->tokens = fresh;
+  a->reloads++;
+  char now[128];
+  describe_tokens(&a->tokens, now, sizeof now);
+  snprintf(msg, cap, "tokens_file %s reloaded: %s", a->tokens_file, now);
+  return 0;
+}
+
+/* ---- the check in front of the router ------------------------------------ */
+
+/* The scope req needs (SRV_SCOPE_NONE: open to all), and whether it is a
+ * write (an upload or a delete). */
+static srv_scope needed(const srv_auth_t *a, const srv_request_t *req,
+                        bool *write) {
+  *write = false;
+  if (req->method == SRV_OPTIONS || strcmp(req->path, "/healthz") == 0)
+    return SRV_SCOPE_NONE;
+  if (strcmp(req->path, "/metrics") == 0)
+    return a->auth_metrics ? SRV_SCOPE_ADMIN : SRV_SCOPE_NONE;
+  if (req->method == SRV_DELETE || req->method == SRV_PUT ||
+      req->method == SRV_PATCH ||
+      (req->method == SRV_POST && strcmp(req->path, "/v1/assets") == 0)) {
+    *write = true;
+    return SRV_SCOPE_WRITE;
+  }
+  return a->auth_reads ? SRV_SCOPE_READ : SRV_SCOPE_NONE;
+}
+
+static bool is_stream(const srv_request_t *req) {
+  return strcmp(req->path, "/v1/stream") == 0;
+}
+
+/* The bearer token req presents, or NULL: the Authorization header's,
+ * else (on /v1/stream only) the token query parameter. */
+static const char *credential(const srv_request_t *req) {
+  const char *h = srv_request_header(req, "Authorization");
+  if (h != NULL) {
+    if (strncasecmp(h, "Bearer", 6) != 0 || (h[6] != ' ' && h[6] != '\t'))
+      return NULL;
+    h += 6;
+    while (*h == ' ' || *h == '\t') h++;
+    return *h ? h : NULL;
+  }
+  if (is_stream(req)) {
+    const char *t = srv_request_param(req, "token");
+    if (t != NULL && *t) return t;
+  }
+  return NULL;
+}
+
+static void refuse(srv_request_t *req, srv_error_code code,
+                   const char *extra, const char *fmt, const char *arg1,
+                   const char *arg2) {
+  char message[256];
+  snprintf(message, sizeof message, fmt, arg1, arg2);
+  srv_respond_error_h(req, srv_error_status(code), extra,
+                      srv_error_name(code), NULL, "%s", message);
+}
+
+/* Answers 429 for an event of kind that must wait wait_ns. */
+static void refuse_rate(srv_request_t *req, uint64_t wait_ns) {
+  uint64_t s = (wait_ns + 999999999ull) / 1000000000ull;
+  char extra[64];
+  snprintf(extra, sizeof extra, "Retry-After: %llu\r\n",
+           (unsigned long long)(s ? s : 1));
+  srv_respond_error_h(req, srv_error_status(SRV_ERR_RATE_LIMITED), extra,
+                      srv_error_name(SRV_ERR_RATE_LIMITED), NULL,
+                      "too many uploads and deletes from this address: "
+                      "retry in %llu s",
+                      (unsigned long long)(s ? s : 1));
+}
+
+bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
+  bool write;
+  srv_scope need = needed(a, req, &write);
+  if (write && a->limiter != NULL) {
+    srv_addr_t client;
+    srv_client_address(req, &a->trusted, &client);
+    srv_addr_t key = srv_addr_client_key(&client);
+    uint64_t wait = srv_limiter_take(a->limiter, SRV_LIMIT_WRITE,
+                                     &a->rates[SRV_LIMIT_WRITE], &key,
+                                     uv_hrtime());
+    if (wait != 0) {
+      a->limited[SRV_LIMIT_WRITE]++;
+      refuse_rate(req, wait);
+      return false;
+    }
+  }
+  if (need == SRV_SCOPE_NONE) return true;
+  if (!a->have_tokens) {
+    if (!write || !a->beyond_loopback || a->anonymous_writes) return true;
+    a->refused[REFUSED_FORBIDDEN]++;
+    refuse(req, SRV_ERR_FORBIDDEN, NULL,
+           "uploads and deletes are refused: animd listens beyond loopback "
+           "without a tokens_file; set tokens_file%s%s",
+           " (write tokens), or allow_anonymous_writes = true",
+           " to accept them from anyone");
+    return false;
+  }
+  const char *token = credential(req);
+  srv_scope has = SRV_SCOPE_NONE;
+  if (token != NULL) {
+    unsigned char hash[SRV_TOKEN_HASH_LEN];
+    srv_token_hash(token, strlen(token), hash);
+    has = srv_tokens_find(&a->tokens, hash);
+  }
+  if (has == SRV_SCOPE_NONE) {
+    a->refused[REFUSED_UNAUTHORIZED]++;
+    refuse(req, SRV_ERR_UNAUTHORIZED,
+           token == NULL
+               ? "WWW-Authenticate: Bearer realm=\"animd\"\r\n"
+               : "WWW-Authenticate: Bearer realm=\"animd\", "
+                 "error=\"invalid_token\"\r\n",
+           token == NULL ? "this needs a %s token: Authorization: Bearer "
+                           "<token>%s"
+                         : "the bearer token is not known here%s%s",
+           token == NULL ? srv_scope_name(need) : "",
+           token == NULL && is_stream(req) ? " (or ?token=<token>)" : "");
+    return false;
+  }
+  if (has < need) {
+    a->refused[REFUSED_FORBIDDEN]++;
+    char extra[128];
+    snprintf(extra, sizeof extra,
+             "WWW-Authenticate: Bearer realm=\"animd\", "
+             "error=\"insufficient_scope\", scope=\"%s\"\r\n",
+             srv_scope_name(need));
+    refuse(req, SRV_ERR_FORBIDDEN, extra,
+           "this needs a %s token; the token given is a %s token",
+           srv_scope_name(need), srv_scope_name(has));
+    return false;
+  }
+  return true;
+}
+
+uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
+  if (a->limiter == NULL) return 0;
+  srv_addr_t addr;
+  if (srv_addr_parse(peer, strlen(peer), &addr) != 0) return 0;
+  if (srv_prefix_list_has(&a->trusted, &addr)) return 0;
+  srv_addr_t key = srv_addr_client_key(&addr);
+  uint64_t wait = srv_limiter_take(a->limiter, SRV_LIMIT_CONNECTION,
+                                   &a->rates[SRV_LIMIT_CONNECTION], &key,
+                                   uv_hrtime());
+  if (wait != 0) a->limited[SRV_LIMIT_CONNECTION]++;
+  return wait;
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+void srv_auth_describe(const srv_auth_t *a, char *out, size_t cap) {
+  char mode[256];
+  if (a->have_tokens) {
+    char t[128];
+    describe_tokens(&a->tokens, t, sizeof t);
+    snprintf(mode, sizeof mode, "tokens (%s): writes need write, reads %s, "
+             "/metrics %s", t, a->auth_reads ? "need read" : "open",
+             a->auth_metrics ? "needs admin" : "open");
+  } else if (!a->beyond_loopback) {
+    snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)");
+  } else if (a->anonymous_writes) {
+    snprintf(mode, sizeof mode, "open to anonymous writes beyond loopback "
+             "(allow_anonymous_writes)");
+  } else {
+    snprintf(mode, sizeof mode, "read-only beyond loopback: uploads and "
+             "deletes refused (no tokens_file)");
+  }
+  char limits[160];
+  if (a->limiter == NULL)
+    snprintf(limits, sizeof limits, "rate limits off");
+  else
+    snprintf(limits, sizeof limits, "rate limits per address: connections "
+             "%g/s (burst %g), writes %g/s (burst %g)",
+             a->rates[SRV_LIMIT_CONNECTION].per_s,
+             a->rates[SRV_LIMIT_CONNECTION].burst,
+             a->rates[SRV_LIMIT_WRITE].per_s, a->rates[SRV_LIMIT_WRITE].burst);
+  snprintf(out, cap, "access: %s; %s%s", mode, limits,
+           a->trusted.count ? ", X-Forwarded-For from trusted_proxies" : "");
+}
+
+int srv_auth_metrics_render(const srv_auth_t *a, char **text, size_t *len) {
+  char buf[2048];
+  int n = snprintf(
+      buf, sizeof buf,
+      "# HELP animd_auth_refused_total Requests refused by access control.\n"
+      "# TYPE animd_auth_refused_total counter\n"
+      "animd_auth_refused_total{code=\"unauthorized\"} %llu\n"
+      "animd_auth_refused_total{code=\"forbidden\"} %llu\n"
+      "# HELP animd_rate_limited_total Connections and writes refused by "
+      "the per-address rate limits (429).\n"
+      "# TYPE animd_rate_limited_total counter\n"
+      "animd_rate_limited_total{kind=\"connection\"} %llu\n"
+      "animd_rate_limited_total{kind=\"write\"} %llu\n"
+      "# HELP animd_rate_limit_addresses Client addresses the rate limits "
+      "remember.\n"
+      "# TYPE animd_rate_limit_addresses gauge\n"
+      "animd_rate_limit_addresses %u\n"
+      "# HELP animd_rate_limit_evictions_total Addresses forgotten to make "
+      "room for new ones.\n"
+      "# TYPE animd_rate_limit_evictions_total counter\n"
+      "animd_rate_limit_evictions_total %llu\n"
+      "# HELP animd_auth_tokens Bearer tokens in force.\n"
+      "# TYPE animd_auth_tokens gauge\n"
+      "animd_auth_tokens %zu\n"
+      "# HELP animd_auth_reloads_total Reloads of the tokens file.\n"
+      "# TYPE animd_auth_reloads_total counter\n"
+      "animd_auth_reloads_total{result=\"ok\"} %llu\n"
+      "animd_auth_reloads_total{result=\"failed\"} %llu\n",
+      (unsigned long long)a->refused[REFUSED_UNAUTHORIZED],
+      (unsigned long long)a->refused[REFUSED_FORBIDDEN],
+      (unsigned long long)a->limited[SRV_LIMIT_CONNECTION],
+      (unsigned long long)a->limited[SRV_LIMIT_WRITE],
+      a->limiter ? srv_limiter_size(a->limiter) : 0,
+      (unsigned long long)(a->limiter ? srv_limiter_evictions(a->limiter)
+                                      : 0),
+      a->tokens.count, (unsigned long long)a->reloads,
+      (unsigned long long)a->reload_failures);
+  if (n < 0 || (size_t)n >= sizeof buf) return -ENOMEM;
+  char *p = realloc(*text, *len + (size_t)n + 1);
+  if (p == NULL) return -ENOMEM;
+  memcpy(p + *len, buf, (size_t)n + 1);
+  *text = p;
+  *len += (size_t)n;
+  return 0;
+}
+
+/* ---- the access log ------------------------------------------------------ */
+
+void srv_auth_log_id(const srv_request_t *req, char *out) {
+  const char *token = credential(req);
+  if (token == NULL) {
+    snprintf(out, SRV_TOKEN_ID_LEN + 1, "-");
+    return;
+  }
+  unsigned char hash[SRV_TOKEN_HASH_LEN];
+  srv_token_hash(token, strlen(token), hash);
+  srv_token_id(hash, out);
+}
+
+/* Whether the raw query name s (n bytes) decodes to "token". */
+static bool names_token(const char *s, size_t n) {
+  static const char want[] = "token";
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++, k++) {
+    char c = s[i];
+    int hi = c == '%' && i + 2 < n
+                 ? OPENSSL_hexchar2int((unsigned char)s[i + 1])
+                 : -1;
+    int lo = hi >= 0 ? OPENSSL_hexchar2int((unsigned char)s[i + 2]) : -1;
+    if (lo >= 0) {
+      c = (char)(hi << 4 | lo);
+      i += 2;
+    } else if (c == '+') {
+      c = ' ';
+    }
+    if (k >= sizeof want - 1 || c != want[k]) return false;
+  }
+  return k == sizeof want - 1;
+}
+
+void srv_auth_redact_target(const char *target, char *out, size_t cap) {
+  if (cap == 0) return;
+  size_t o = 0;
+  const char *q = strchr(target, '?');
+  size_t head = q ? (size_t)(q - target) + 1 : strlen(target);
+  for (size_t i = 0; i < head && o + 1 < cap; i++) out[o++] = target[i];
+  for (const char *s = q ? q + 1 : ""; *s;) {
+    size_t n = strcspn(s, "&");
+    const char *eq = memchr(s, '=', n);
+    size_t keep = n;
+    if (eq != NULL && names_token(s, (size_t)(eq - s)))
+      keep = (size_t)(eq - s) + 1;
+    for (size_t i = 0; i < keep && o + 1 < cap; i++) out[o++] = s[i];
+    if (keep < n && o + 1 < cap) out[o++] = '*';
+    s += n;
+    if (*s == '&') {
+      if (o + 1 < cap) out[o++] = '&';
+      s++;
+    }
+  }
+  out[o] = '\0';
+}

@@ -1,0 +1,169 @@
+/* Tests for the per-address token buckets (server/auth/rate_limit.h) on
+ * a clock the test drives: a burst then refusals with the exact wait,
+ * refill at the configured rate, kinds and addresses apart, IPv6 counted
+ * by /64, and the table's bound under a flood of distinct addresses. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/auth/rate_limit.h"
+
+#define S 1000000000ull /* ns per second */
+
+static srv_addr_t addr(const char *text) {
+  srv_addr_t a;
+  ck_assert_int_eq(srv_addr_parse(text, strlen(text), &a), 0);
+  return srv_addr_client_key(&a);
+}
+
+START_TEST(test_burst_then_refill) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(16, &l), 0);
+  srv_rate_t r = {.per_s = 2, .burst = 3}; /* 2/s, 3 at once */
+  srv_addr_t a = addr("192.0.2.1");
+  uint64_t t = 1000 * S;
+  for (int i = 0; i < 3; i++)
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+  /* Empty: one token comes back in 1/2 s. */
+  uint64_t wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t);
+  ck_assert_uint_ge(wait, S / 2);
+  ck_assert_uint_le(wait, S / 2 + 2);
+  /* 0.4 s later: still 0.1 s to wait. */
+  wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + 4 * S / 10);
+  ck_assert_uint_ge(wait, S / 10 - 2);
+  ck_assert_uint_le(wait, S / 10 + 2);
+  /* At 0.5 s one token, exactly. */
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2),
+                    0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2),
+                    0);
+  /* A long quiet time refills to the burst, not beyond. */
+  t += 3600 * S;
+  for (int i = 0; i < 3; i++)
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+  srv_limiter_free(l);
+}
+END_TEST
+
+START_TEST(test_kinds_and_addresses_apart) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(16, &l), 0);
+  srv_rate_t r = {.per_s = 1.0 / 60, .burst = 1}; /* 1/min */
+  srv_rate_t off = {.per_s = 0, .burst = 1};
+  srv_addr_t a = addr("192.0.2.1"), b = addr("192.0.2.2");
+  uint64_t t = 5 * S;
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+  uint64_t wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t);
+  ck_assert_uint_ge(wait, 60 * S - 2);
+  ck_assert_uint_le(wait, 60 * S + 2);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_CONNECTION, &r, &a, t), 0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &b, t), 0);
+  /* A rate of 0 is no limit. */
+  for (int i = 0; i < 100; i++)
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &off, &a, t), 0);
+  /* A burst below 1 still lets one through. */
+  srv_rate_t tiny = {.per_s = 1, .burst = 0};
+  srv_addr_t c = addr("192.0.2.3");
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &tiny, &c, t), 0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &tiny, &c, t), 0);
+  ck_assert_uint_eq(srv_limiter_size(l), 3);
+  srv_limiter_free(l);
+}
+END_TEST
+
+START_TEST(test_ipv6_by_64) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(16, &l), 0);
+  srv_rate_t r = {.per_s = 1, .burst = 1};
+  srv_addr_t a = addr("2001:db8:1:2::1"), b = addr("2001:db8:1:2:ffff::9");
+  srv_addr_t c = addr("2001:db8:1:3::1");
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
+  /* Same /64: the same bucket. */
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &b, S), 0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &c, S), 0);
+  /* IPv4 by the whole address. */
+  srv_addr_t d = addr("198.51.100.7"), e = addr("198.51.100.8");
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &d, S), 0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &e, S), 0);
+  srv_limiter_free(l);
+}
+END_TEST
+
+/* The i-th address of 10.0.0.0/8. */
+static srv_addr_t flood_addr(unsigned i) {
+  srv_addr_t a;
+  memset(&a, 0, sizeof a);
+  a.b[10] = a.b[11] = 0xff;
+  a.b[12] = 10;
+  a.b[13] = (uint8_t)(i >> 16);
+  a.b[14] = (uint8_t)(i >> 8);
+  a.b[15] = (uint8_t)i;
+  return a;
+}
+
+START_TEST(test_bounded_under_flood) {
+  enum { CAP = 1000, FLOOD = 200000 };
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(CAP, &l), 0);
+  srv_rate_t r = {.per_s = 1.0 / 3600, .burst = 1}; /* 1/h */
+  srv_addr_t victim = addr("192.0.2.200");
+  uint64_t t = S;
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &victim, t), 0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &victim, t), 0);
+  /* Every address of 10.0.0.0/8 up to FLOOD, each once. */
+  for (unsigned i = 0; i < FLOOD; i++) {
+    srv_addr_t a = flood_addr(i);
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+    /* While it stays among the CAP most recent, an address is held to
+     * its limit. */
+    if (i % 997 == 0)
+      ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t), 0);
+    ck_assert_uint_le(srv_limiter_size(l), CAP);
+  }
+  ck_assert_uint_eq(srv_limiter_size(l), CAP);
+  ck_assert_uint_eq(srv_limiter_evictions(l), FLOOD + 1 - CAP);
+  /* The victim was forgotten: back with a full bucket. */
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &victim, t), 0);
+  /* A recently seen address is still remembered (the last of the flood). */
+  srv_addr_t last = flood_addr(FLOOD - 1);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &last, t), 0);
+  srv_limiter_free(l);
+}
+END_TEST
+
+START_TEST(test_lru_keeps_the_active) {
+  /* An address seen again moves to the front: with a table of 2, a
+   * busy address survives a stream of one-off ones. */
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(2, &l), 0);
+  srv_rate_t r = {.per_s = 1.0 / 3600, .burst = 2};
+  srv_addr_t busy = addr("192.0.2.1");
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S), 0);
+  for (int i = 0; i < 50; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "198.51.100.%d", i);
+    srv_addr_t a = addr(name);
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
+    if (i == 0)
+      ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S),
+                        0);
+    else
+      ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S),
+                        0);
+  }
+  srv_limiter_free(l);
+}
+END_TEST
+
+Suite *server_auth_rate_limit_suite(void) {
+  Suite *s = suite_create("server_auth_rate_limit");
+  TCase *tc = tcase_create("rate_limit");
+  tcase_add_test(tc, test_burst_then_refill);
+  tcase_add_test(tc, test_kinds_and_addresses_apart);
+  tcase_add_test(tc, test_ipv6_by_64);
+  tcase_add_test(tc, test_bounded_under_flood);
+  tcase_add_test(tc, test_lru_keeps_the_active);
+  suite_add_tcase(s, tc);
+  return s;
+}
