@@ -1,6 +1,6 @@
 /* animd core: AVX2+FMA kernels of the hierarchy jobs.
  *
- * Compiled with -mavx2 -mfma and only called after anim__have_avx2().
+ * Compiled with -mavx2 -mfma and only called after anim__cpu_isa() says AVX2.
  * Local-to-model builds each local matrix in registers and accumulates the
  * parent's columns with fused multiply-adds; a general 4x4 product (for
  * skinning matrices) does two result columns per 256-bit register. FMA

@@ -1,26 +1,35 @@
-/* animd core: private interface between the skinning job and its kernels.
+/* animd core (private): interface between the skinning job and its kernels.
  *
  * skinning.c validates a job and picks a kernel; each kernel skins the
  * vertex range [first, first + count) of an already validated job and
- * writes outputs relative to first. The AVX2 kernel lives in its own file
- * (compiled with -mavx2 -mfma) and is only called after a CPU check. */
+ * writes outputs relative to first. The AVX2 and AVX-512 kernels live in
+ * their own files (compiled for those instruction sets) and are only called
+ * after a CPU check. anim__skinning_job_run_isa is the job's run with a
+ * ceiling on the instruction set: tests and benchmarks use it to compare
+ * the kernels on one input. */
 #ifndef ANIMD_SKINNING_INTERNAL_H
 #define ANIMD_SKINNING_INTERNAL_H
 
 #include "animd/skinning.h"
+#include "cpu.h"
+
+/* anim_skinning_job_run with kernels no wider than isa (and than the CPU
+ * runs). anim_skinning_job_run(job) is
+ * anim__skinning_job_run_isa(job, anim__cpu_isa()). */
+anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
+                                       anim__isa isa);
 
 void anim__skin_lbs_scalar(const anim_skinning_job_t *job, uint32_t first,
                            uint32_t count);
 void anim__skin_lbs_avx2(const anim_skinning_job_t *job, uint32_t first,
                          uint32_t count);
+void anim__skin_lbs_avx512(const anim_skinning_job_t *job, uint32_t first,
+                           uint32_t count);
 /* DQS: converts the matrices into job->scratch, then skins; uses
- * anim__skin_dqs_rigid_avx2 when every matrix is rigid and SIMD is on. */
+ * anim__skin_dqs_rigid_avx2 when every matrix is rigid and isa allows. */
 void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
-                    uint32_t count);
+                    uint32_t count, anim__isa isa);
 void anim__skin_dqs_rigid_avx2(const anim_skinning_job_t *job, uint32_t first,
                                uint32_t count);
-
-/* Whether the CPU has AVX2 and FMA (checked at run time). */
-bool anim__cpu_has_avx2(void);
 
 #endif

@@ -200,7 +200,9 @@ static int evaluate(scratch_t *e, entry_t *en) {
         .method = (anim_skin_method)k->method,
         .normals = k->normals ? ANIM_NORMALS_LINEAR : ANIM_NORMALS_NONE,
         .out_positions = en->floats,
+        .out_positions_count = 3 * v,
         .out_normals = k->normals ? en->floats + 3 * v : NULL,
+        .out_normals_count = k->normals ? 3 * v : 0,
         .scratch = e->dqs,
         .scratch_count = 8 * (size_t)n,
     };

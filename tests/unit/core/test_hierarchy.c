@@ -5,6 +5,7 @@
  * portable one, and validate() per bad field. */
 #include <check.h>
 
+#include "core/cpu.h"
 #include "core/hierarchy_simd.h"
 #include "test_skeleton_fixtures.h"
 
@@ -150,7 +151,7 @@ END_TEST
 /* Both kernels agree within a few ulps of the magnitude (FMA rounds once
  * per step). */
 START_TEST(test_avx2_matches_portable) {
-  if (!anim__have_avx2())
+  if (anim__cpu_isa() < ANIM__ISA_AVX2)
     return;
   case_t c;
   case_make(&c, 1024, 99);

@@ -1,0 +1,178 @@
+/* animd core: the AVX-512 linear blend skinning kernel.
+ *
+ * Compiled for AVX-512 (F, VL, DQ, BW) and called only after a run-time
+ * CPU check. Key design choice: one blended matrix per 512-bit register.
+ * Each vertex blends its k matrices whole (k loads and k FMAs, the palette
+ * stays in L1), four consecutive vertices are then transposed by 128-bit
+ * blocks into column registers (C0 holds column 0 of all four, and so on)
+ * and transformed together, one vertex per 128-bit lane: the four
+ * positions (and normals) are read with one masked load and spread with
+ * lane permutes, and the results are packed back to 12 floats with one
+ * permute and one store. Against the AVX2 kernel (two vertices per step,
+ * two registers per matrix) this halves the blend's loads and FMAs. It runs
+ * the scalar kernel's operations in the same order, so the two differ only
+ * by FMA and rsqrt rounding. */
+#include <float.h>
+#include <immintrin.h>
+
+#include "skinning_internal.h"
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+#define SHUF_YZX _MM_SHUFFLE(3, 0, 2, 1)
+#define SHUF_ZXY _MM_SHUFFLE(3, 1, 0, 2)
+
+/* k matrices of one vertex blended with its weights, in slot order. */
+static ALWAYS_INLINE __m512 blend(const float *mats, const uint16_t *jv,
+                                  const float *wv, const uint32_t k) {
+  __m512 b = _mm512_mul_ps(_mm512_set1_ps(wv[0]),
+                           _mm512_loadu_ps(mats + 16 * (size_t)jv[0]));
+  for (uint32_t i = 1; i < k; i++)
+    b = _mm512_fmadd_ps(_mm512_set1_ps(wv[i]),
+                        _mm512_loadu_ps(mats + 16 * (size_t)jv[i]), b);
+  return b;
+}
+
+/* a x b in each 128-bit lane (x, y, z). */
+static ALWAYS_INLINE __m512 cross3x4(__m512 a, __m512 b) {
+  __m512 a_yzx = _mm512_permute_ps(a, SHUF_YZX);
+  __m512 a_zxy = _mm512_permute_ps(a, SHUF_ZXY);
+  __m512 b_yzx = _mm512_permute_ps(b, SHUF_YZX);
+  __m512 b_zxy = _mm512_permute_ps(b, SHUF_ZXY);
+  return _mm512_fmsub_ps(a_yzx, b_zxy, _mm512_mul_ps(a_zxy, b_yzx));
+}
+
+/* x * x + y * y + z * z of each 128-bit lane, in its x, y and z. */
+static ALWAYS_INLINE __m512 dot3x4(__m512 a, __m512 b) {
+  __m512 sq = _mm512_mul_ps(a, b);
+  return _mm512_add_ps(_mm512_add_ps(sq, _mm512_permute_ps(sq, SHUF_YZX)),
+                       _mm512_permute_ps(sq, SHUF_ZXY));
+}
+
+/* t / |t| per lane, zero for a zero vector: rsqrt14 refined by one Newton
+ * step (relative error about 1e-7). */
+static ALWAYS_INLINE __m512 normalize3x4(__m512 t) {
+  __m512 d = _mm512_max_ps(dot3x4(t, t), _mm512_set1_ps(FLT_MIN));
+  __m512 y = _mm512_rsqrt14_ps(d);
+  /* y * (1.5 - 0.5 * d * y * y); d * y first, so that d = FLT_MIN (the w
+   * lanes, zero vectors) never makes a subnormal, which costs a microcode
+   * assist per instruction. */
+  __m512 hy = _mm512_mul_ps(_mm512_mul_ps(d, y), _mm512_set1_ps(0.5f));
+  y = _mm512_mul_ps(y, _mm512_fnmadd_ps(hy, y, _mm512_set1_ps(1.5f)));
+  return _mm512_mul_ps(t, y);
+}
+
+/* x, y and z of the 3-vectors of four vertices (12 floats in v), each
+ * repeated over its vertex's lane. */
+static ALWAYS_INLINE void spread(__m512 v, __m512 *x, __m512 *y, __m512 *z) {
+  *x = _mm512_permutexvar_ps(
+      _mm512_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3, 6, 6, 6, 6, 9, 9, 9, 9), v);
+  *y = _mm512_permutexvar_ps(
+      _mm512_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7, 10, 10, 10, 10),
+      v);
+  *z = _mm512_permutexvar_ps(
+      _mm512_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5, 8, 8, 8, 8, 11, 11, 11, 11),
+      v);
+}
+
+/* Stores x, y, z of each lane as 3 * n consecutive floats (n <= 4). With
+ * room, one 16-float store whose last 4 floats the next group overwrites. */
+static ALWAYS_INLINE void store(float *out, __m512 r, uint32_t n, bool room) {
+  r = _mm512_permutexvar_ps(
+      _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15,
+                        15),
+      r);
+  if (room)
+    _mm512_storeu_ps(out, r);
+  else
+    _mm512_mask_storeu_ps(out, (__mmask16)((1u << (3 * n)) - 1), r);
+}
+
+static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
+                                 uint32_t count, const uint32_t k,
+                                 const anim_skin_normals mode) {
+  const anim_mesh_t *m = job->mesh;
+  const float *mats = job->matrices[0].m;
+  const uint16_t *joints = m->joints + (size_t)first * k;
+  const float *weights = m->weights + (size_t)first * k;
+  const float *pos = m->positions + (size_t)first * 3;
+  const float *nrm = m->normals ? m->normals + (size_t)first * 3 : NULL;
+  float *out_p = job->out_positions;
+  float *out_n = job->out_normals;
+  for (uint32_t o = 0; o < count; o += 4) {
+    /* Four vertices per step; a short tail repeats its last vertex and
+     * stores only the real ones. */
+    const uint32_t n = count - o < 4 ? count - o : 4;
+    const uint32_t last = o + n - 1;
+    const uint32_t ob = o + 1 < last ? o + 1 : last;
+    const uint32_t oc = o + 2 < last ? o + 2 : last;
+    const __m512 ba = blend(mats, joints + (size_t)o * k,
+                            weights + (size_t)o * k, k);
+    const __m512 bb = blend(mats, joints + (size_t)ob * k,
+                            weights + (size_t)ob * k, k);
+    const __m512 bc = blend(mats, joints + (size_t)oc * k,
+                            weights + (size_t)oc * k, k);
+    const __m512 bd = blend(mats, joints + (size_t)last * k,
+                            weights + (size_t)last * k, k);
+    const __m512 t0 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 t1 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 t2 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 t3 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 c0 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 c1 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 c2 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 c3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
+    const __mmask16 in = (__mmask16)((1u << (3 * n)) - 1);
+    /* 16 floats from 3 * o fit when at least 6 vertices are left. */
+    const bool room = count - o >= 6;
+    __m512 x, y, z;
+    spread(_mm512_maskz_loadu_ps(in, pos + 3 * (size_t)o), &x, &y, &z);
+    __m512 r = _mm512_fmadd_ps(x, c0, c3);
+    r = _mm512_fmadd_ps(y, c1, r);
+    r = _mm512_fmadd_ps(z, c2, r);
+    store(out_p + 3 * (size_t)o, r, n, room);
+    if (mode == ANIM_NORMALS_NONE)
+      continue;
+    __m512 n0 = c0, n1 = c1, n2 = c2;
+    if (mode == ANIM_NORMALS_INVERSE_TRANSPOSE) {
+      n0 = cross3x4(c1, c2);
+      n1 = cross3x4(c2, c0);
+      n2 = cross3x4(c0, c1);
+      /* det = c0 . (c1 x c2); flip where negative. */
+      const __mmask16 neg = _mm512_cmp_ps_mask(
+          dot3x4(c0, n0), _mm512_setzero_ps(), _CMP_LT_OQ);
+      const __m512 sign = _mm512_set1_ps(-0.0f);
+      n0 = _mm512_mask_xor_ps(n0, neg, n0, sign);
+      n1 = _mm512_mask_xor_ps(n1, neg, n1, sign);
+      n2 = _mm512_mask_xor_ps(n2, neg, n2, sign);
+    }
+    spread(_mm512_maskz_loadu_ps(in, nrm + 3 * (size_t)o), &x, &y, &z);
+    __m512 t = _mm512_mul_ps(x, n0);
+    t = _mm512_fmadd_ps(y, n1, t);
+    t = _mm512_fmadd_ps(z, n2, t);
+    store(out_n + 3 * (size_t)o, normalize3x4(t), n, room);
+  }
+}
+
+#define KERNEL_FOR(K, MODE)                                                    \
+  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,              \
+                                  uint32_t first, uint32_t count) {            \
+    kernel(job, first, count, K, MODE);                                        \
+  }
+KERNEL_FOR(4, ANIM_NORMALS_NONE)
+KERNEL_FOR(4, ANIM_NORMALS_LINEAR)
+KERNEL_FOR(4, ANIM_NORMALS_INVERSE_TRANSPOSE)
+KERNEL_FOR(8, ANIM_NORMALS_NONE)
+KERNEL_FOR(8, ANIM_NORMALS_LINEAR)
+KERNEL_FOR(8, ANIM_NORMALS_INVERSE_TRANSPOSE)
+
+void anim__skin_lbs_avx512(const anim_skinning_job_t *job, uint32_t first,
+                           uint32_t count) {
+  typedef void (*kernel_fn)(const anim_skinning_job_t *, uint32_t, uint32_t);
+  static const kernel_fn table[2][3] = {
+      {kernel_4_ANIM_NORMALS_NONE, kernel_4_ANIM_NORMALS_LINEAR,
+       kernel_4_ANIM_NORMALS_INVERSE_TRANSPOSE},
+      {kernel_8_ANIM_NORMALS_NONE, kernel_8_ANIM_NORMALS_LINEAR,
+       kernel_8_ANIM_NORMALS_INVERSE_TRANSPOSE}};
+  table[job->mesh->influences == 8][job->normals](job, first, count);
+}
