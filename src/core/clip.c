@@ -199,7 +199,10 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                         "duration %g is before the last key (%g)",
                         (double)raw->duration, (double)last);
 
-  anim_allocator_t alloc = builder_allocator(alloc_in);
+  anim_allocator_t alloc;
+  if (!builder_allocator(alloc_in, &alloc))
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1,
+                        -1, BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_clip_t *c = NULL;
   track_ref_t *refs = builder_alloc(&alloc, (tc + 1) * sizeof *refs);

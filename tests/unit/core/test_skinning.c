@@ -749,6 +749,7 @@ START_TEST(test_mesh_build_allocator) {
   anim_allocator_t half = {count_alloc, NULL, &g_allocs};
   ck_assert_int_eq(anim_mesh_build(&raw, &g_skel, &half, &m, &err),
                    ANIM_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err.field, "allocator");
 }
 END_TEST
 
