@@ -127,9 +127,13 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             anim_build_error_t *err);
 void anim_clip_free(anim_clip_t *clip);
 
-/* The clip time actually sampled for time t (DESIGN.md wrap rules). A
- * duration of 0 always gives 0; non-finite t gives 0. */
-float anim_wrap_time(float t, float duration, anim_wrap wrap);
+/* The clip time actually sampled for time t (DESIGN.md wrap rules). t is a
+ * double and the wrap is computed in double, so a long-running clock (t in
+ * hours or days) keeps sub-microsecond precision; only the wrapped result,
+ * which lies in [0, duration], is rounded to float (LOOP stays below
+ * duration: a result that would round up to it gives the float just
+ * below). A duration of 0 always gives 0; non-finite t gives 0. */
+float anim_wrap_time(double t, float duration, anim_wrap wrap);
 
 #ifdef __cplusplus
 }

@@ -16,23 +16,27 @@
 #include <emmintrin.h>
 #endif
 
-float anim_wrap_time(float t, float d, anim_wrap wrap) {
-  if (!isfinite(t) || !(d > 0.f) || !isfinite(d))
+float anim_wrap_time(double t, float duration, anim_wrap wrap) {
+  const double d = duration;
+  if (!isfinite(t) || !(d > 0.0) || !isfinite(d))
     return 0.f;
   switch (wrap) {
   case ANIM_WRAP_LOOP: {
-    float r = t - d * floorf(t / d);
-    return r >= 0.f && r < d ? r : 0.f;
+    double r = t - d * floor(t / d);
+    if (!(r >= 0.0 && r < d))
+      return 0.f;
+    float f = (float)r;
+    return f < duration ? f : nextafterf(duration, 0.f);
   }
   case ANIM_WRAP_PINGPONG: {
-    float p = 2.f * d;
-    float r = t - p * floorf(t / p);
-    if (!(r >= 0.f && r < p))
-      r = 0.f;
-    return r > d ? p - r : r;
+    double p = 2.0 * d;
+    double r = t - p * floor(t / p);
+    if (!(r >= 0.0 && r < p))
+      r = 0.0;
+    return (float)(r > d ? p - r : r);
   }
   default:
-    return t < 0.f ? 0.f : (t > d ? d : t);
+    return t < 0.0 ? 0.f : (t > d ? duration : (float)t);
   }
 }
 
