@@ -117,7 +117,11 @@ anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
   uint32_t from = job->from, to = job->to;
   if (from == 0 && to == 0)
     to = job->skeleton->joint_count - 1;
-  if (anim__cpu_isa() >= ANIM__ISA_AVX2)
+  const anim__isa isa = anim__cpu_isa();
+  if (isa >= ANIM__ISA_AVX512)
+    anim__local_to_model_avx512(job->skeleton, &job->input, job->root, from,
+                                to, job->output);
+  else if (isa >= ANIM__ISA_AVX2)
     anim__local_to_model_avx2(job->skeleton, &job->input, job->root, from, to,
                               job->output);
   else
