@@ -125,55 +125,56 @@ static ALWAYS_INLINE void store_quat(float *dst, const __m512 *r,
   }
 }
 
-void anim__grid_sample_avx512(const anim__grid_t *g, uint32_t k, uint32_t k1,
-                              float u, const anim_pose_t *o) {
+/* One path of the grid, C components per joint (3 or 4, a constant after
+ * inlining, so the component loops unroll into registers). */
+static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
+                                      uint32_t k, uint32_t k1, float u,
+                                      const uint32_t C) {
   const __m512 uu = _mm512_set1_ps(u);
-  for (uint32_t p = 0; p < 3; p++) {
-    const anim__grid_path_t *gp = &g->path[p];
-    const uint32_t c = p == ANIM_PATH_ROTATION ? 4u : 3u;
-    float *out = p == ANIM_PATH_TRANSLATION ? &o->translation[0].x
-                 : p == ANIM_PATH_ROTATION  ? &o->rotation[0].x
-                                            : &o->scale[0].x;
-    const float *ra = gp->values + k * gp->row;
-    const float *rb = gp->values + k1 * gp->row;
-    for (uint32_t blk = 0; blk < gp->blocks; blk++) {
-      const uint32_t lo = blk * GRID_LANES;
-      const uint32_t n =
-          gp->count - lo < GRID_LANES ? gp->count - lo : GRID_LANES;
-      const float *a = ra + (size_t)blk * c * GRID_LANES;
-      const float *b = rb + (size_t)blk * c * GRID_LANES;
-      __m512 va[4], vb[4], r[4];
-      for (uint32_t e = 0; e < c; e++) {
-        va[e] = _mm512_load_ps(a + e * GRID_LANES);
-        r[e] = va[e];
-      }
-      if (u != 0.f) {
-        for (uint32_t e = 0; e < c; e++)
-          vb[e] = _mm512_load_ps(b + e * GRID_LANES);
-        if (c == 4) {
-          slerp16(va, vb, u, r);
-        } else {
-          for (uint32_t e = 0; e < 3; e++)
-            r[e] = _mm512_add_ps(
-                va[e], _mm512_mul_ps(_mm512_sub_ps(vb[e], va[e]), uu));
-        }
-      }
-      if (gp->first[blk] != UINT32_MAX) {
-        float *dst = out + (size_t)c * gp->first[blk];
-        if (c == 4)
-          store_quat(dst, r, n);
-        else
-          store_vec3(dst, r, n);
-        continue;
-      }
-      _Alignas(64) float soa[4][16];
-      for (uint32_t e = 0; e < c; e++)
-        _mm512_store_ps(soa[e], r[e]);
-      for (uint32_t l = 0; l < n; l++) {
-        float *dst = out + (size_t)c * gp->joints[lo + l];
-        for (uint32_t e = 0; e < c; e++)
-          dst[e] = soa[e][l];
-      }
+  const float *ra = gp->values + k * gp->row;
+  const float *rb = gp->values + k1 * gp->row;
+  for (uint32_t blk = 0; blk < gp->blocks; blk++) {
+    const uint32_t lo = blk * GRID_LANES;
+    const uint32_t n =
+        gp->count - lo < GRID_LANES ? gp->count - lo : GRID_LANES;
+    const float *a = ra + (size_t)blk * C * GRID_LANES;
+    const float *b = rb + (size_t)blk * C * GRID_LANES;
+    __m512 va[4], vb[4], r[4];
+    for (uint32_t e = 0; e < C; e++)
+      r[e] = va[e] = _mm512_load_ps(a + e * GRID_LANES);
+    if (u != 0.f) {
+      for (uint32_t e = 0; e < C; e++)
+        vb[e] = _mm512_load_ps(b + e * GRID_LANES);
+      if (C == 4)
+        slerp16(va, vb, u, r);
+      else
+        for (uint32_t e = 0; e < C; e++)
+          r[e] = _mm512_add_ps(
+              va[e], _mm512_mul_ps(_mm512_sub_ps(vb[e], va[e]), uu));
+    }
+    if (gp->first[blk] != UINT32_MAX) {
+      float *dst = out + (size_t)C * gp->first[blk];
+      if (C == 4)
+        store_quat(dst, r, n);
+      else
+        store_vec3(dst, r, n);
+      continue;
+    }
+    _Alignas(64) float soa[4][16];
+    for (uint32_t e = 0; e < C; e++)
+      _mm512_store_ps(soa[e], r[e]);
+    for (uint32_t l = 0; l < n; l++) {
+      float *dst = out + (size_t)C * gp->joints[lo + l];
+      for (uint32_t e = 0; e < C; e++)
+        dst[e] = soa[e][l];
     }
   }
+}
+
+void anim__grid_sample_avx512(const anim__grid_t *g, uint32_t k, uint32_t k1,
+                              float u, const anim_pose_t *o) {
+  sample_path(&g->path[ANIM_PATH_TRANSLATION], &o->translation[0].x, k, k1,
+              u, 3);
+  sample_path(&g->path[ANIM_PATH_ROTATION], &o->rotation[0].x, k, k1, u, 4);
+  sample_path(&g->path[ANIM_PATH_SCALE], &o->scale[0].x, k, k1, u, 3);
 }
