@@ -88,70 +88,86 @@ static ALWAYS_INLINE void store(float *out, __m512 r, uint32_t n, bool room) {
     _mm512_mask_storeu_ps(out, (__mmask16)((1u << (3 * n)) - 1), r);
 }
 
+/* Skins n (1..4) consecutive vertices, whose joints, weights, position
+ * and normal streams start at jv, wv, p and nv; vertex i of the group is
+ * vertex min(i, n - 1), so a short tail repeats its last vertex and stores
+ * only the real ones. room: 16 floats fit at op and on. */
+static ALWAYS_INLINE void group(const float *mats, const uint16_t *jv,
+                                const float *wv, const float *p,
+                                const float *nv, float *op, float *on,
+                                uint32_t n, bool room, const uint32_t k,
+                                const anim_skin_normals mode) {
+  const uint32_t vb = n > 1 ? k : 0, vc = n > 2 ? 2 * k : (n - 1) * k;
+  const uint32_t vd = (n - 1) * k;
+  const __m512 ba = blend(mats, jv, wv, k);
+  const __m512 bb = blend(mats, jv + vb, wv + vb, k);
+  const __m512 bc = blend(mats, jv + vc, wv + vc, k);
+  const __m512 bd = blend(mats, jv + vd, wv + vd, k);
+  const __m512 t0 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 t1 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m512 t2 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 t3 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m512 c0 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m512 c1 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
+  const __m512 c2 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m512 c3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
+  const __mmask16 in = (__mmask16)((1u << (3 * n)) - 1);
+  __m512 x, y, z;
+  spread(n == 4 ? _mm512_maskz_loadu_ps(0x0fff, p)
+                : _mm512_maskz_loadu_ps(in, p),
+         &x, &y, &z);
+  __m512 r = _mm512_fmadd_ps(x, c0, c3);
+  r = _mm512_fmadd_ps(y, c1, r);
+  r = _mm512_fmadd_ps(z, c2, r);
+  store(op, r, n, room);
+  if (mode == ANIM_NORMALS_NONE)
+    return;
+  __m512 n0 = c0, n1 = c1, n2 = c2;
+  if (mode == ANIM_NORMALS_INVERSE_TRANSPOSE) {
+    n0 = cross3x4(c1, c2);
+    n1 = cross3x4(c2, c0);
+    n2 = cross3x4(c0, c1);
+    /* det = c0 . (c1 x c2); flip where negative. */
+    const __mmask16 neg = _mm512_cmp_ps_mask(dot3x4(c0, n0),
+                                             _mm512_setzero_ps(), _CMP_LT_OQ);
+    const __m512 sign = _mm512_set1_ps(-0.0f);
+    n0 = _mm512_mask_xor_ps(n0, neg, n0, sign);
+    n1 = _mm512_mask_xor_ps(n1, neg, n1, sign);
+    n2 = _mm512_mask_xor_ps(n2, neg, n2, sign);
+  }
+  spread(n == 4 ? _mm512_maskz_loadu_ps(0x0fff, nv)
+                : _mm512_maskz_loadu_ps(in, nv),
+         &x, &y, &z);
+  __m512 t = _mm512_mul_ps(x, n0);
+  t = _mm512_fmadd_ps(y, n1, t);
+  t = _mm512_fmadd_ps(z, n2, t);
+  store(on, normalize3x4(t), n, room);
+}
+
 static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
                                  uint32_t count, const uint32_t k,
                                  const anim_skin_normals mode) {
   const anim_mesh_t *m = job->mesh;
   const float *mats = job->matrices[0].m;
-  const uint16_t *joints = m->joints + (size_t)first * k;
-  const float *weights = m->weights + (size_t)first * k;
-  const float *pos = m->positions + (size_t)first * 3;
-  const float *nrm = m->normals ? m->normals + (size_t)first * 3 : NULL;
-  float *out_p = job->out_positions;
-  float *out_n = job->out_normals;
-  for (uint32_t o = 0; o < count; o += 4) {
-    /* Four vertices per step; a short tail repeats its last vertex and
-     * stores only the real ones. */
-    const uint32_t n = count - o < 4 ? count - o : 4;
-    const uint32_t last = o + n - 1;
-    const uint32_t ob = o + 1 < last ? o + 1 : last;
-    const uint32_t oc = o + 2 < last ? o + 2 : last;
-    const __m512 ba = blend(mats, joints + (size_t)o * k,
-                            weights + (size_t)o * k, k);
-    const __m512 bb = blend(mats, joints + (size_t)ob * k,
-                            weights + (size_t)ob * k, k);
-    const __m512 bc = blend(mats, joints + (size_t)oc * k,
-                            weights + (size_t)oc * k, k);
-    const __m512 bd = blend(mats, joints + (size_t)last * k,
-                            weights + (size_t)last * k, k);
-    const __m512 t0 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m512 t1 = _mm512_shuffle_f32x4(ba, bb, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m512 t2 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m512 t3 = _mm512_shuffle_f32x4(bc, bd, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m512 c0 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 c1 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
-    const __m512 c2 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 c3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
-    const __mmask16 in = (__mmask16)((1u << (3 * n)) - 1);
-    /* 16 floats from 3 * o fit when at least 6 vertices are left. */
-    const bool room = count - o >= 6;
-    __m512 x, y, z;
-    spread(_mm512_maskz_loadu_ps(in, pos + 3 * (size_t)o), &x, &y, &z);
-    __m512 r = _mm512_fmadd_ps(x, c0, c3);
-    r = _mm512_fmadd_ps(y, c1, r);
-    r = _mm512_fmadd_ps(z, c2, r);
-    store(out_p + 3 * (size_t)o, r, n, room);
-    if (mode == ANIM_NORMALS_NONE)
-      continue;
-    __m512 n0 = c0, n1 = c1, n2 = c2;
-    if (mode == ANIM_NORMALS_INVERSE_TRANSPOSE) {
-      n0 = cross3x4(c1, c2);
-      n1 = cross3x4(c2, c0);
-      n2 = cross3x4(c0, c1);
-      /* det = c0 . (c1 x c2); flip where negative. */
-      const __mmask16 neg = _mm512_cmp_ps_mask(
-          dot3x4(c0, n0), _mm512_setzero_ps(), _CMP_LT_OQ);
-      const __m512 sign = _mm512_set1_ps(-0.0f);
-      n0 = _mm512_mask_xor_ps(n0, neg, n0, sign);
-      n1 = _mm512_mask_xor_ps(n1, neg, n1, sign);
-      n2 = _mm512_mask_xor_ps(n2, neg, n2, sign);
-    }
-    spread(_mm512_maskz_loadu_ps(in, nrm + 3 * (size_t)o), &x, &y, &z);
-    __m512 t = _mm512_mul_ps(x, n0);
-    t = _mm512_fmadd_ps(y, n1, t);
-    t = _mm512_fmadd_ps(z, n2, t);
-    store(out_n + 3 * (size_t)o, normalize3x4(t), n, room);
+  const uint16_t *jv = m->joints + (size_t)first * k;
+  const float *wv = m->weights + (size_t)first * k;
+  const float *p = m->positions + (size_t)first * 3;
+  const float *nv = m->normals ? m->normals + (size_t)first * 3 : NULL;
+  float *op = job->out_positions;
+  float *on = job->out_normals;
+  uint32_t o = 0;
+  /* Whole groups: 16 floats fit at the outputs while 6 vertices are left. */
+  for (; o + 4 <= count; o += 4) {
+    group(mats, jv, wv, p, nv, op, on, 4, count - o >= 6, k, mode);
+    jv += 4 * k;
+    wv += 4 * k;
+    p += 12;
+    nv = mode == ANIM_NORMALS_NONE ? nv : nv + 12;
+    op += 12;
+    on = mode == ANIM_NORMALS_NONE ? on : on + 12;
   }
+  if (o < count)
+    group(mats, jv, wv, p, nv, op, on, count - o, false, k, mode);
 }
 
 #define KERNEL_FOR(K, MODE)                                                    \
