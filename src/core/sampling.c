@@ -23,6 +23,8 @@ float anim_wrap_time(double t, float duration, anim_wrap wrap) {
     return 0.f;
   switch (wrap) {
   case ANIM_WRAP_LOOP: {
+    if (t >= 0.0 && t < d) /* The same as below, without the division. */
+      return (float)t < duration ? (float)t : nextafterf(duration, 0.f);
     double r = t - d * floor(t / d);
     if (!(r >= 0.0 && r < d))
       return 0.f;
