@@ -52,8 +52,9 @@ static inline __attribute__((always_inline)) __m512
 load_part(const float *f, uint32_t n, uint32_t part) {
   uint32_t at = 16 * part;
   uint32_t left = n > at ? n - at : 0;
-  __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-  return _mm512_maskz_loadu_ps(m, f + at);
+  if (left >= 16) /* Masked loads are slower: only for the last block. */
+    return _mm512_loadu_ps(f + at);
+  return _mm512_maskz_loadu_ps((__mmask16)((1u << left) - 1), f + at);
 }
 
 /* The 12 local-matrix entries of joints [j, j + n) (n <= 16) into
