@@ -113,6 +113,7 @@ typedef struct anim_clip_s {
   const struct anim__grid_s *_grid;
   uint32_t *_others;
   uint32_t _other_count;
+  size_t _bytes; /* The size of the clip's one allocation. */
   anim_allocator_t _alloc;
 } anim_clip_t;
 
@@ -135,6 +136,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_allocator_t *alloc, anim_clip_t **out,
                             anim_build_error_t *err);
 void anim_clip_free(anim_clip_t *clip);
+
+/* Bytes the clip holds (its one allocation: tracks, keys, and the
+ * key-major copy of the tracks on its shared key grid, which about doubles
+ * their values), for memory accounting; 0 for NULL. */
+size_t anim_clip_memory(const anim_clip_t *clip);
 
 /* The clip time actually sampled for time t (DESIGN.md wrap rules). t is a
  * double and the wrap is computed in double, so a long-running clock (t in

@@ -3,8 +3,8 @@
  * A mesh is built once from a raw form: joint indices are checked against
  * the skeleton and remapped to its storage order, weights are renormalized
  * to sum to 1, and streams are stored as flat float / uint16 arrays that the
- * job reads with SIMD (AVX2 + FMA when the CPU has it, chosen at run time,
- * with a scalar path that gives the same results within ANIM_EPS_SKIN).
+ * job reads with SIMD (AVX-512 or AVX2 + FMA when the CPU has them, chosen
+ * at run time, with a scalar path; all agree within ANIM_EPS_SKIN).
  *
  * Linear blend skinning (LBS), for a vertex with influences (j_i, w_i):
  *   B  = sum_i w_i * M[j_i]            (the blended 4x4 skinning matrix)

@@ -275,8 +275,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   size_t off_name = off_floats + (floats + 4) * sizeof(float);
   /* The grid goes last, 64-byte aligned wherever the block starts. */
   size_t off_grid = builder_align(off_name + name_len + 1);
-  char *block = builder_alloc(
-      &alloc, grid_bytes > 0 ? off_grid + grid_bytes + 63 : off_grid);
+  const size_t bytes = grid_bytes > 0 ? off_grid + grid_bytes + 63 : off_grid;
+  char *block = builder_alloc(&alloc, bytes);
   if (block == NULL) {
     res = builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
                        "out of memory");
@@ -285,6 +285,7 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   c = (anim_clip_t *)block;
   memset(c, 0, sizeof *c);
   c->_alloc = alloc;
+  c->_bytes = bytes;
   c->joint_count = sk->joint_count;
   c->track_count = (uint32_t)tc;
   c->tracks = (anim_track_t *)(block + off_tracks);
@@ -391,4 +392,8 @@ void anim_clip_free(anim_clip_t *clip) {
     return;
   anim_allocator_t a = clip->_alloc;
   builder_free(&a, clip);
+}
+
+size_t anim_clip_memory(const anim_clip_t *clip) {
+  return clip != NULL ? clip->_bytes : 0;
 }

@@ -145,6 +145,12 @@ START_TEST(test_grid_membership) {
   ck_assert_uint_eq(gr->path[0].count + gr->path[1].count + gr->path[2].count,
                     g.track_count);
   ck_assert_uint_eq(c->_other_count, 0);
+  /* The memory figure covers the keys twice (track- and key-major). */
+  size_t floats = 0;
+  for (size_t i = 0; i < g.track_count; i++)
+    floats += g.tracks[i].value_count;
+  ck_assert_uint_ge(anim_clip_memory(c), 2 * floats * sizeof(float));
+  ck_assert_uint_eq(anim_clip_memory(NULL), 0);
   /* Times are stored once for the whole run of tracks. */
   for (uint32_t i = 1; i < c->track_count; i++)
     ck_assert_ptr_eq(c->tracks[i].times, c->tracks[0].times);
