@@ -41,20 +41,9 @@ void anim__grid_sample_scalar(const anim__grid_t *g, uint32_t k, uint32_t k1,
       }
       anim_quat_t qb = {b[0], b[GRID_LANES], b[2 * GRID_LANES],
                         b[3 * GRID_LANES]};
+      /* The dot product in pairs, as the SSE per-track sampler sums it. */
       float x = (qa.x * qb.x + qa.y * qb.y) + (qa.z * qb.z + qa.w * qb.w);
-      if (x < 0.f) {
-        x = -x;
-        qb.x = -qb.x;
-        qb.y = -qb.y;
-        qb.z = -qb.z;
-        qb.w = -qb.w;
-      }
-      if (x > 1.f)
-        x = 1.f;
-      float w0, w1;
-      pk_slerp_weights(x, u, &w0, &w1);
-      anim_quat_t r = {qa.x * w0 + qb.x * w1, qa.y * w0 + qb.y * w1,
-                       qa.z * w0 + qb.z * w1, qa.w * w0 + qb.w * w1};
+      anim_quat_t r = pk_quat_slerp_dot(qa, qb, x, u);
       o->rotation[j] = r;
     }
   }

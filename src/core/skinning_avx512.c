@@ -171,25 +171,4 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
     group(mats, jv, wv, p, nv, op, on, count - o, false, k, mode);
 }
 
-#define KERNEL_FOR(K, MODE)                                                    \
-  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,              \
-                                  uint32_t first, uint32_t count) {            \
-    kernel(job, first, count, K, MODE);                                        \
-  }
-KERNEL_FOR(4, ANIM_NORMALS_NONE)
-KERNEL_FOR(4, ANIM_NORMALS_LINEAR)
-KERNEL_FOR(4, ANIM_NORMALS_INVERSE_TRANSPOSE)
-KERNEL_FOR(8, ANIM_NORMALS_NONE)
-KERNEL_FOR(8, ANIM_NORMALS_LINEAR)
-KERNEL_FOR(8, ANIM_NORMALS_INVERSE_TRANSPOSE)
-
-void anim__skin_lbs_avx512(const anim_skinning_job_t *job, uint32_t first,
-                           uint32_t count) {
-  typedef void (*kernel_fn)(const anim_skinning_job_t *, uint32_t, uint32_t);
-  static const kernel_fn table[2][3] = {
-      {kernel_4_ANIM_NORMALS_NONE, kernel_4_ANIM_NORMALS_LINEAR,
-       kernel_4_ANIM_NORMALS_INVERSE_TRANSPOSE},
-      {kernel_8_ANIM_NORMALS_NONE, kernel_8_ANIM_NORMALS_LINEAR,
-       kernel_8_ANIM_NORMALS_INVERSE_TRANSPOSE}};
-  table[job->mesh->influences == 8][job->normals](job, first, count);
-}
+ANIM__LBS_KERNEL_ENTRY(anim__skin_lbs_avx512)
