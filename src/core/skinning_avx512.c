@@ -148,14 +148,11 @@ static ALWAYS_INLINE void group(const float *mats, const uint16_t *jv,
 static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
                                  uint32_t count, const uint32_t k,
                                  const anim_skin_normals mode) {
-  const anim_mesh_t *m = job->mesh;
-  const float *mats = job->matrices[0].m;
-  const uint16_t *jv = m->joints + (size_t)first * k;
-  const float *wv = m->weights + (size_t)first * k;
-  const float *p = m->positions + (size_t)first * 3;
-  const float *nv = m->normals ? m->normals + (size_t)first * 3 : NULL;
-  float *op = job->out_positions;
-  float *on = job->out_normals;
+  const anim__lbs_streams_t s = anim__lbs_streams(job, first, k);
+  const float *mats = s.mats;
+  const uint16_t *jv = s.joints;
+  const float *wv = s.weights, *p = s.positions, *nv = s.normals;
+  float *op = s.out_positions, *on = s.out_normals;
   uint32_t o = 0;
   /* Whole groups: 16 floats fit at the outputs while 6 vertices are left. */
   for (; o + 4 <= count; o += 4) {

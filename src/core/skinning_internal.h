@@ -25,6 +25,28 @@ void anim__skin_lbs_avx2(const anim_skinning_job_t *job, uint32_t first,
                          uint32_t count);
 void anim__skin_lbs_avx512(const anim_skinning_job_t *job, uint32_t first,
                            uint32_t count);
+/* The streams of a validated job from vertex first on (k influences). */
+typedef struct anim__lbs_streams_s {
+  const float *mats; /* The skinning matrices, 16 floats each. */
+  const uint16_t *joints;
+  const float *weights, *positions, *normals; /* normals may be NULL. */
+  float *out_positions, *out_normals;
+} anim__lbs_streams_t;
+
+static inline anim__lbs_streams_t
+anim__lbs_streams(const anim_skinning_job_t *job, uint32_t first, uint32_t k) {
+  const anim_mesh_t *m = job->mesh;
+  anim__lbs_streams_t s = {
+      job->matrices[0].m,
+      m->joints + (size_t)first * k,
+      m->weights + (size_t)first * k,
+      m->positions + (size_t)first * 3,
+      m->normals ? m->normals + (size_t)first * 3 : NULL,
+      job->out_positions,
+      job->out_normals};
+  return s;
+}
+
 /* Defines void name(job, first, count), an LBS kernel entry point, from
  * the file's static always-inline kernel(job, first, count, k, mode):
  * one copy specialized per influence count (4, 8) and normals mode, so
