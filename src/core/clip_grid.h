@@ -12,7 +12,8 @@
  * hardware prefetcher follows, instead of one scattered cache line per
  * track, and a SIMD kernel evaluates 16 joints per instruction. The
  * track-major copies in clip->tracks stay as they are for readers of the
- * public form. Tracks outside the grid are sampled one by one. */
+ * public form. Tracks outside the grid are sampled one by one. The grid
+ * has a scalar, an AVX2 and an AVX-512 kernel, all bit for bit equal. */
 #ifndef ANIMD_CORE_CLIP_GRID_H
 #define ANIMD_CORE_CLIP_GRID_H
 
@@ -64,6 +65,8 @@ anim__grid_t *anim__grid_fill(void *mem, anim_track_t *tracks, size_t n,
  * Orient is not applied. */
 void anim__grid_sample_scalar(const anim__grid_t *g, uint32_t k, uint32_t k1,
                               float u, const anim_pose_t *o);
+void anim__grid_sample_avx2(const anim__grid_t *g, uint32_t k, uint32_t k1,
+                            float u, const anim_pose_t *o);
 void anim__grid_sample_avx512(const anim__grid_t *g, uint32_t k, uint32_t k1,
                               float u, const anim_pose_t *o);
 

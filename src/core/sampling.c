@@ -230,6 +230,8 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
     const uint32_t k1 = u == 0.f ? k : k + 1;
     if (isa >= ANIM__ISA_AVX512)
       anim__grid_sample_avx512(g, k, k1, u, o);
+    else if (isa >= ANIM__ISA_AVX2)
+      anim__grid_sample_avx2(g, k, k1, u, o);
     else
       anim__grid_sample_scalar(g, k, k1, u, o);
     if (sk->has_orient) {

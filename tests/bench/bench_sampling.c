@@ -237,16 +237,12 @@ int main(void) {
     for (int i = 0; i < N; i++)
       w.times[i] = fmodf((float)i / 60.f, clip->duration);
     print_fig("sequential, sample + l2m", measure(&w, N, SAMPLE | L2M), J);
-    /* Sampling has an AVX-512 and a scalar kernel, local-to-model all
-     * three. */
     for (int isa = (int)anim__cpu_isa(); isa >= ANIM__ISA_SCALAR; isa--) {
       char label[64];
       w.isa = (anim__isa)isa;
-      if (isa != ANIM__ISA_AVX2) {
-        snprintf(label, sizeof label, "sequential, sample only, %s",
-                 isa_names[isa]);
-        print_fig(label, measure(&w, N, SAMPLE), J);
-      }
+      snprintf(label, sizeof label, "sequential, sample only, %s",
+               isa_names[isa]);
+      print_fig(label, measure(&w, N, SAMPLE), J);
       snprintf(label, sizeof label, "local-to-model only, %s",
                isa_names[isa]);
       print_fig(label, measure(&w, N, L2M), J);

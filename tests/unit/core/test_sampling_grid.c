@@ -1,8 +1,8 @@
 /* Tests for the shared key grid of a clip (clip_grid.c, sampling_grid.c,
  * sampling_avx512.c): which tracks go on it, that a joint sampled on the
  * grid gets the same floats bit for bit as when its track is sampled on
- * its own, and that the AVX-512 kernel gives the scalar kernel's floats bit
- * for bit, on random trees with joints missing from paths (blocks with
+ * its own, and that the AVX2 and AVX-512 kernels give the scalar kernel's
+ * floats bit for bit, on random trees with joints missing from paths (blocks with
  * gaps), partial blocks, keys far apart (the closed-form slerp) and
  * opposite (the shortest path), times on keys, between keys and outside
  * the clip, with and without joint orient. */
@@ -23,11 +23,11 @@ typedef struct grid_case_s {
 } grid_case_t;
 
 /* n joints; joint i gets a translation track unless i % 3 == 1, a rotation
- * track unless i % 5 == 4 and a scale track when i % 2 == 0, all LINEAR on
- * one 30 fps grid. Rotation keys take random steps of every size, some
+ * track unless i % 5 == 4 and a scale track when i % 2 == 0 (with full, all
+ * three: blocks of consecutive joints), all LINEAR on one 30 fps grid. Rotation keys take random steps of every size, some
  * wider than 90 degrees, some flipped in sign. */
 static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
-                           bool orient) {
+                           bool orient, bool full) {
   tf_rng_t rng = {seed};
   tf_tree_make(&g->tree, n, &rng, 2);
   if (orient)
@@ -45,8 +45,8 @@ static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
   float *v = g->values;
   for (uint32_t i = 0; i < n; i++) {
     for (int p = 0; p < 3; p++) {
-      if ((p == 0 && i % 3 == 1) || (p == 1 && i % 5 == 4) ||
-          (p == 2 && i % 2 != 0))
+      if (!full && ((p == 0 && i % 3 == 1) || (p == 1 && i % 5 == 4) ||
+                    (p == 2 && i % 2 != 0)))
         continue;
       const int c = p == ANIM_PATH_ROTATION ? 4 : 3;
       anim_quat_t q = tf_rand_quat(&rng);
@@ -138,7 +138,7 @@ static const double g_times[] = {-1.0,  0.0,    1.0 / 30, 0.0123, 0.101,
  * a clip whose first LINEAR track has other times keeps the rest off. */
 START_TEST(test_grid_membership) {
   grid_case_t g;
-  grid_case_make(&g, 50, 7, false);
+  grid_case_make(&g, 50, 7, false, false);
   anim_clip_t *c = build(g.sk, g.tracks, g.track_count);
   ck_assert_ptr_nonnull(c->_grid);
   const anim__grid_t *gr = c->_grid;
@@ -178,15 +178,16 @@ START_TEST(test_grid_membership) {
 END_TEST
 
 /* Grid joints against the same tracks sampled one by one (kept off the
- * grid by a first LINEAR track on other times), and the AVX-512 kernel
- * against the scalar one: identical floats. */
+ * grid by a first LINEAR track on other times), and the AVX2 and AVX-512
+ * kernels against the scalar one: identical floats. */
 START_TEST(test_grid_bit_exact) {
   const uint32_t sizes[] = {1, 16, 17, 50, 300};
   for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-    for (int orient = 0; orient < 2; orient++) {
+    for (int variant = 0; variant < 4; variant++) {
+      const bool orient = variant & 1, full = variant & 2;
       const uint32_t n = sizes[z];
       grid_case_t g;
-      grid_case_make(&g, n, 11 + z, orient);
+      grid_case_make(&g, n, 11 + z, orient, full);
       const uint32_t root = g.sk->to_caller[0];
       /* Off-grid variant: the root's translation moves to other times. */
       anim_raw_track_t *off = malloc((g.track_count + 1) * sizeof *off);
@@ -201,14 +202,19 @@ START_TEST(test_grid_bit_exact) {
       anim_clip_t *on = build(g.sk, g.tracks, g.track_count);
       anim_clip_t *apart = build(g.sk, off, m);
       ck_assert_uint_eq(apart->_other_count, m - 1);
-      pose_buf_t a, b, s;
+      pose_buf_t a, b, s, v;
       pose_buf_init(&a, n);
       pose_buf_init(&b, n);
       pose_buf_init(&s, n);
+      pose_buf_init(&v, n);
       for (size_t i = 0; i < sizeof g_times / sizeof g_times[0]; i++) {
         sample(g.sk, on, g_times[i], ANIM__ISA_SCALAR, &s);
+        sample(g.sk, on, g_times[i], ANIM__ISA_AVX2, &v);
         sample(g.sk, on, g_times[i], ANIM__ISA_AVX512, &a);
         sample(g.sk, apart, g_times[i], ANIM__ISA_AVX512, &b);
+        ck_assert_mem_eq(v.q, s.q, n * sizeof *v.q);
+        ck_assert_mem_eq(v.s, s.s, n * sizeof *v.s);
+        ck_assert_mem_eq(v.t, s.t, n * sizeof *v.t);
         ck_assert_mem_eq(a.q, s.q, n * sizeof *a.q);
         ck_assert_mem_eq(a.s, s.s, n * sizeof *a.s);
         ck_assert_mem_eq(a.t, s.t, n * sizeof *a.t);
@@ -220,6 +226,7 @@ START_TEST(test_grid_bit_exact) {
       pose_buf_free(&a);
       pose_buf_free(&b);
       pose_buf_free(&s);
+      pose_buf_free(&v);
       anim_clip_free(on);
       anim_clip_free(apart);
       free(off);
@@ -233,11 +240,11 @@ END_TEST
  * apart and opposite included. */
 START_TEST(test_grid_slerp_reference) {
   grid_case_t g;
-  grid_case_make(&g, 40, 23, false);
+  grid_case_make(&g, 40, 23, false, true);
   anim_clip_t *c = build(g.sk, g.tracks, g.track_count);
   pose_buf_t p;
   pose_buf_init(&p, 40);
-  for (int isa = ANIM__ISA_SCALAR; isa <= ANIM__ISA_AVX512; isa += 2) {
+  for (int isa = ANIM__ISA_SCALAR; isa <= ANIM__ISA_AVX512; isa++) {
     for (int step = 0; step < 90; step++) {
       const double t = step / 90.0;
       sample(g.sk, c, t, (anim__isa)isa, &p);
