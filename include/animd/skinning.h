@@ -116,7 +116,9 @@ typedef enum anim_skin_normals {
 } anim_skin_normals;
 
 /* One skinning pass over a vertex range. The caller owns every array; run()
- * reads the mesh and matrices, writes the outputs, never allocates, and may
+ * reads the mesh and matrices, writes the outputs, never allocates (it may
+ * copy a palette of up to 256 matrices that is not 64-byte aligned to 16
+ * KiB of stack: align the matrices to 64 bytes to spare the copy), and may
  * run on any thread (jobs over disjoint ranges may run concurrently, each
  * with its own DQS scratch). Zero-initialized fields mean the defaults. */
 typedef struct anim_skinning_job_s {

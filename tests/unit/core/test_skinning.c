@@ -426,15 +426,18 @@ END_TEST
 /* ---- AVX2 and AVX-512 against scalar
  * ------------------------------------------------------ */
 
-static void compare_paths(size_t n, uint32_t k, uint32_t first,
-                          uint32_t count) {
+/* shift: bytes from a 64-byte boundary to the palette (the SIMD kernels
+ * copy a misaligned palette to an aligned one for long ranges). */
+static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
+                             uint32_t count, size_t shift) {
   float *pos = malloc(3 * n * sizeof(float));
   float *nrm = malloc(3 * n * sizeof(float));
   float *w = malloc(k * n * sizeof(float));
   uint32_t *j = malloc(k * n * sizeof(uint32_t));
   random_mesh_data(n, k, pos, nrm, j, w);
   anim_mesh_t *m = build(n, pos, nrm, k, j, w);
-  anim_mat4_t mats[NJ];
+  _Alignas(64) unsigned char palette[(NJ + 1) * sizeof(anim_mat4_t)];
+  anim_mat4_t *mats = (anim_mat4_t *)(void *)(palette + shift);
   for (int i = 0; i < NJ; i++) {
     double r[3][4];
     for (int a = 0; a < 3; a++)
@@ -494,6 +497,11 @@ static void compare_paths(size_t n, uint32_t k, uint32_t first,
   anim_mesh_free(m);
 }
 
+static void compare_paths(size_t n, uint32_t k, uint32_t first,
+                          uint32_t count) {
+  compare_paths_at(n, k, first, count, 0);
+}
+
 START_TEST(test_simd_matches_scalar) {
   setup_skel();
   const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17,
@@ -507,6 +515,10 @@ START_TEST(test_simd_matches_scalar) {
   compare_paths(1001, 4, 17, 0);
   compare_paths(1001, 8, 1000, 1);
   compare_paths(1001, 4, 500, 333);
+  /* Palettes 16 and 48 bytes off a cache line, long and short ranges. */
+  compare_paths_at(1001, 4, 0, 0, 16);
+  compare_paths_at(1001, 8, 3, 700, 48);
+  compare_paths_at(300, 4, 0, 100, 16);
 }
 END_TEST
 
