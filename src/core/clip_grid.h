@@ -70,6 +70,30 @@ void anim__grid_sample_avx2(const anim__grid_t *g, uint32_t k, uint32_t k1,
 void anim__grid_sample_avx512(const anim__grid_t *g, uint32_t k, uint32_t k1,
                               float u, const anim_pose_t *o);
 
+/* Writes n joints' values, SoA in soa (component e of lane l at
+ * soa[e * stride + l]), to their places in out (C floats per joint): the
+ * SIMD kernels' path for blocks whose joints are not consecutive. */
+static inline void anim__grid_scatter(float *out, uint32_t C,
+                                      const uint32_t *joints, const float *soa,
+                                      uint32_t stride, uint32_t n) {
+  for (uint32_t l = 0; l < n; l++) {
+    float *dst = out + (size_t)C * joints[l];
+    for (uint32_t e = 0; e < C; e++)
+      dst[e] = soa[e * stride + l];
+  }
+}
+
+/* Samples the grid's three paths with sample_path(gp, out, k, k1, u, C),
+ * a kernel file's own path sampler (C: components per joint). */
+#define ANIM__GRID_SAMPLE_PATHS(sample_path, g, k, k1, u, o)                  \
+  do {                                                                        \
+    sample_path(&(g)->path[ANIM_PATH_TRANSLATION], &(o)->translation[0].x,    \
+                k, k1, u, 3);                                                 \
+    sample_path(&(g)->path[ANIM_PATH_ROTATION], &(o)->rotation[0].x, k, k1,   \
+                u, 4);                                                        \
+    sample_path(&(g)->path[ANIM_PATH_SCALE], &(o)->scale[0].x, k, k1, u, 3);  \
+  } while (0)
+
 /* anim_sampling_job_run with kernels no wider than isa (tests). */
 anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
                                        anim__isa isa);

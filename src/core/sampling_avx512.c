@@ -168,18 +168,11 @@ static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
     _Alignas(64) float soa[4][16];
     for (uint32_t e = 0; e < C; e++)
       _mm512_store_ps(soa[e], r[e]);
-    for (uint32_t l = 0; l < n; l++) {
-      float *dst = out + (size_t)C * gp->joints[lo + l];
-      for (uint32_t e = 0; e < C; e++)
-        dst[e] = soa[e][l];
-    }
+    anim__grid_scatter(out, C, gp->joints + lo, soa[0], 16, n);
   }
 }
 
 void anim__grid_sample_avx512(const anim__grid_t *g, uint32_t k, uint32_t k1,
                               float u, const anim_pose_t *o) {
-  sample_path(&g->path[ANIM_PATH_TRANSLATION], &o->translation[0].x, k, k1,
-              u, 3);
-  sample_path(&g->path[ANIM_PATH_ROTATION], &o->rotation[0].x, k, k1, u, 4);
-  sample_path(&g->path[ANIM_PATH_SCALE], &o->scale[0].x, k, k1, u, 3);
+  ANIM__GRID_SAMPLE_PATHS(sample_path, g, k, k1, u, o);
 }
