@@ -1,9 +1,11 @@
 /* animd core: result codes, allocator hooks and shared enums.
  *
  * Every core function that can fail returns an anim_result (0 = OK), in the
- * style of cgltf_result. Builders take an optional anim_allocator_t; a NULL
- * allocator (or one with both hooks NULL) means malloc/free. Jobs never
- * allocate: their scratch space is owned and sized by the caller. */
+ * style of cgltf_result. Builders (skeleton, clip, mesh) take an optional
+ * anim_allocator_t; a NULL allocator (or one with both hooks NULL) means
+ * malloc/free, and one with only one hook is refused with
+ * ANIM_ERR_INVALID_ARGUMENT (error field "allocator"). Jobs never allocate:
+ * their scratch space is owned and sized by the caller. */
 #ifndef ANIMD_BASE_H
 #define ANIMD_BASE_H
 
@@ -44,7 +46,8 @@ typedef enum anim_result {
 /* A stable, human-readable name for a result ("ok", "cycle", ...). */
 const char *anim_result_str(anim_result r);
 
-/* Allocation hooks: both or neither. user_data is passed back unchanged. */
+/* Allocation hooks: both or neither. user_data is passed back unchanged.
+ * Blocks must be aligned as malloc's are. */
 typedef struct anim_allocator_s {
   void *(*alloc)(size_t size, void *user_data);
   void (*free)(void *ptr, void *user_data);

@@ -5,7 +5,9 @@
  * and one interpolation. anim_clip_build checks the raw form against its
  * skeleton and produces an immutable runtime clip whose tracks refer to
  * joints in the skeleton's storage order. Tracks whose keys sit on a fixed
- * frame grid (BVH, MD5) are detected and sampled in O(1).
+ * frame grid (BVH, MD5) are detected and sampled in O(1); LINEAR tracks
+ * that share their key times (the usual exported clip) are also stored
+ * key-major, so a pose reads two contiguous rows of keys.
  *
  * Sampling is a job (anim_sampling_job_t in animd/sampling.h). */
 #ifndef ANIMD_CLIP_H
@@ -78,12 +80,13 @@ typedef struct anim_track_s {
   /* Keys on a grid: key i within 1% of an interval of times[0] + i / rate
    * (the sampler guesses the segment from the grid, then checks times). */
   uint8_t fixed_rate;
-  /* private: 1 when the key times equal the previous track's; times then
-   * points at that track's array and the sampler locates the segment once
-   * for both. */
+  /* private: 1 when the key times equal those of the previous track that
+   * is sampled on its own (not on the clip's shared grid): the sampler
+   * locates the segment once for both. */
   uint8_t _same_times;
   uint32_t key_count;
   float rate;           /* Keys per second when fixed_rate. */
+  /* Shared with the previous track when their key times are equal. */
   const float *times;
   const float *values;  /* As in the raw form, rotation values normalized. */
   const float *bezier;  /* BEZIER only. */
@@ -104,6 +107,13 @@ typedef struct anim_clip_s {
    * storage order: the sampler copies the rest value there. */
   uint32_t *_missing;
   uint32_t _missing_count;
+  /* The LINEAR tracks that share one set of key times, also stored
+   * key-major for the sampler (NULL when there are none), and the indices
+   * of the other tracks, which are sampled one by one. */
+  const struct anim__grid_s *_grid;
+  uint32_t *_others;
+  uint32_t _other_count;
+  size_t _bytes; /* The size of the clip's one allocation. */
   anim_allocator_t _alloc;
 } anim_clip_t;
 
@@ -127,9 +137,18 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             anim_build_error_t *err);
 void anim_clip_free(anim_clip_t *clip);
 
-/* The clip time actually sampled for time t (DESIGN.md wrap rules). A
- * duration of 0 always gives 0; non-finite t gives 0. */
-float anim_wrap_time(float t, float duration, anim_wrap wrap);
+/* Bytes the clip holds (its one allocation: tracks, keys, and the
+ * key-major copy of the tracks on its shared key grid, which about doubles
+ * their values), for memory accounting; 0 for NULL. */
+size_t anim_clip_memory(const anim_clip_t *clip);
+
+/* The clip time actually sampled for time t (DESIGN.md wrap rules). t is a
+ * double and the wrap is computed in double, so a long-running clock (t in
+ * hours or days) keeps sub-microsecond precision; only the wrapped result,
+ * which lies in [0, duration], is rounded to float (LOOP stays below
+ * duration: a result that would round up to it gives the float just
+ * below). A duration of 0 always gives 0; non-finite t gives 0. */
+float anim_wrap_time(double t, float duration, anim_wrap wrap);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,9 @@
  * rotation (orient already applied, as the sampler and blender output it).
  * skinning matrices: M_skin[j] = M_model[j] * inverseBind[j].
  *
- * Both run an SSE2 kernel, or an AVX2+FMA one when the CPU has it (chosen
- * per call); the two agree within 1e-5 relative. Neither allocates nor
- * takes locks. */
+ * Both run an SSE2 kernel, or an AVX2+FMA one when the CPU has it, and
+ * local-to-model an AVX-512 one where available (chosen per call); they
+ * agree within 1e-5 relative. Neither allocates nor takes locks. */
 #ifndef ANIMD_HIERARCHY_H
 #define ANIMD_HIERARCHY_H
 

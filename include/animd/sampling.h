@@ -8,8 +8,11 @@
  * in O(1) for fixed-rate tracks, once for consecutive tracks with equal key
  * times, from the context's cursor when playback moves forward, and by
  * binary search otherwise; all of these find the same segment, so the
- * result never depends on the context. The job never allocates, takes no
- * locks and only writes the output (and the context's cursors). */
+ * result never depends on the context. LINEAR tracks on the clip's shared
+ * key times are read from its key-major copy (16 joints per AVX-512
+ * instruction where the CPU has it), which gives the same floats bit for
+ * bit. The job never allocates, takes no locks and only writes the output
+ * (and the context's cursors). */
 #ifndef ANIMD_SAMPLING_H
 #define ANIMD_SAMPLING_H
 
@@ -38,7 +41,7 @@ anim_result anim_sampling_context_init(anim_sampling_context_t *ctx,
 typedef struct anim_sampling_job_s {
   const anim_skeleton_t *skeleton; /* The skeleton the clip was built for. */
   const anim_clip_t *clip;
-  float time;          /* Seconds, before wrapping. */
+  double time;         /* Seconds, before wrapping (wrapped in double). */
   anim_wrap wrap;      /* Zero means clamp. */
   anim_sampling_context_t *context; /* Optional (NULL: binary search). */
   anim_pose_t output;  /* joint_count entries, storage order. */

@@ -3,8 +3,8 @@
  * A mesh is built once from a raw form: joint indices are checked against
  * the skeleton and remapped to its storage order, weights are renormalized
  * to sum to 1, and streams are stored as flat float / uint16 arrays that the
- * job reads with SIMD (AVX2 + FMA when the CPU has it, chosen at run time,
- * with a scalar path that gives the same results within ANIM_EPS_SKIN).
+ * job reads with SIMD (AVX-512 or AVX2 + FMA when the CPU has them, chosen
+ * at run time, with a scalar path; all agree within ANIM_EPS_SKIN).
  *
  * Linear blend skinning (LBS), for a vertex with influences (j_i, w_i):
  *   B  = sum_i w_i * M[j_i]            (the blended 4x4 skinning matrix)
@@ -116,7 +116,9 @@ typedef enum anim_skin_normals {
 } anim_skin_normals;
 
 /* One skinning pass over a vertex range. The caller owns every array; run()
- * reads the mesh and matrices, writes the outputs, never allocates, and may
+ * reads the mesh and matrices, writes the outputs, never allocates (it may
+ * copy a palette of up to 256 matrices that is not 64-byte aligned to 16
+ * KiB of stack: align the matrices to 64 bytes to spare the copy), and may
  * run on any thread (jobs over disjoint ranges may run concurrently, each
  * with its own DQS scratch). Zero-initialized fields mean the defaults. */
 typedef struct anim_skinning_job_s {
@@ -132,8 +134,8 @@ typedef struct anim_skinning_job_s {
   uint32_t vertex_count;
   /* Outputs, relative to the range: out_positions[0..2] is vertex
    * first_vertex. 3 floats per vertex of the range each. The counts are
-   * in floats; 0 means the caller vouches for the size, otherwise a count
-   * below 3 * range gives ANIM_ERR_BUFFER_TOO_SMALL. */
+   * the arrays' sizes in floats and are always checked: a count below
+   * 3 * range gives ANIM_ERR_BUFFER_TOO_SMALL. */
   float *out_positions;
   size_t out_positions_count;
   float *out_normals; /* Required unless normals is NONE. */
@@ -143,20 +145,20 @@ typedef struct anim_skinning_job_s {
    * by run(). */
   float *scratch;
   size_t scratch_count;
-  bool force_scalar; /* Tests: skip the SIMD path. */
 } anim_skinning_job_t;
 
 /* ANIM_OK, or: ANIM_ERR_INVALID_ARGUMENT for a NULL job, mesh, matrices or
  * output, an unknown method or normals mode, normals asked of a mesh without
  * them, or a range outside the mesh; ANIM_ERR_BUFFER_TOO_SMALL for
- * matrix_count < mesh->joint_count, a given output count that is too small,
- * or DQS scratch that is missing or too small. */
+ * matrix_count < mesh->joint_count, an output count below 3 floats per
+ * vertex of the range, or DQS scratch that is missing or too small. */
 anim_result anim_skinning_job_validate(const anim_skinning_job_t *job);
 /* Validates, then skins. Matrices are not checked for NaN (garbage in,
  * garbage out, never a crash). */
 anim_result anim_skinning_job_run(const anim_skinning_job_t *job);
 
-/* Which SIMD path the job uses on this CPU: "avx2" or "scalar". */
+/* Which SIMD path the LBS job uses on this CPU: "avx512", "avx2" or
+ * "scalar". */
 const char *anim_skinning_backend(void);
 
 #ifdef __cplusplus

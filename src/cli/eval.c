@@ -277,14 +277,14 @@ static int print_list(store_t *st, FILE *out, FILE *err) {
 /* Evaluates job once or over the range and prints every frame. */
 static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
                         bool binary, const srv_range_query_t *range,
-                        float t, FILE *out, FILE *err) {
+                        double t, FILE *out, FILE *err) {
   srv_eval_scratch_t scratch = {0};
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;
   uint32_t frames = range->is_range ? range->frames : 1;
   srv_range_t times = {.from = range->from, .fps = range->fps};
   for (uint32_t i = 0; i < frames && rc == 0; i++) {
-    job->t = range->is_range ? (float)srv_range_time(&times, i) : t;
+    job->t = range->is_range ? srv_range_time(&times, i) : t;
     anim_result r = srv_frame_answer(&b, job, names, binary,
                                      range->is_range ? (int64_t)i : -1,
                                      &scratch);

@@ -1,9 +1,12 @@
 /* animd core (private): allocation and error reporting for the builders.
  *
- * Skeleton and clip builders allocate through the caller's optional
- * anim_allocator_t (NULL, or both hooks NULL, means malloc/free) and report
- * their first problem in an anim_build_error_t. Blocks are assumed to be
- * aligned for any type, as malloc's are. */
+ * The one allocation rule of the core: skeleton, clip and mesh builders
+ * allocate through the caller's optional anim_allocator_t, where NULL, or
+ * both hooks NULL, means malloc/free and one hook without the other is
+ * refused (ANIM_ERR_INVALID_ARGUMENT, field "allocator") before anything is
+ * allocated. Blocks are assumed to be aligned for any type, as malloc's
+ * are; builder_alloc_aligned gives stronger alignment for SIMD streams.
+ * Builders report their first problem in an anim_build_error_t. */
 #ifndef ANIMD_CORE_BUILDER_H
 #define ANIMD_CORE_BUILDER_H
 
@@ -16,17 +19,39 @@
 
 #include "animd/math.h"
 
-static inline anim_allocator_t builder_allocator(const anim_allocator_t *a) {
+/* The message and field of a refused allocator (one hook of two). */
+#define BUILDER_ALLOCATOR_MESSAGE "allocator needs both hooks or neither"
+
+/* Resolves the caller's allocator into *out; false when only one of the
+ * two hooks is given. */
+static inline bool builder_allocator(const anim_allocator_t *a,
+                                     anim_allocator_t *out) {
   anim_allocator_t r = {0, 0, 0};
-  if (a != NULL && a->alloc != NULL && a->free != NULL)
+  if (a != NULL && (a->alloc != NULL) != (a->free != NULL))
+    return false;
+  if (a != NULL && a->alloc != NULL)
     r = *a;
-  return r;
+  *out = r;
+  return true;
 }
 
 static inline void *builder_alloc(const anim_allocator_t *a, size_t size) {
   if (size == 0)
     size = 1;
   return a->alloc != NULL ? a->alloc(size, a->user_data) : malloc(size);
+}
+
+/* size bytes starting on a multiple of align (a power of two), from a
+ * block align - 1 bytes larger whose start goes to *block (what
+ * builder_free takes); NULL when the allocator fails. */
+static inline void *builder_alloc_aligned(const anim_allocator_t *a,
+                                          size_t size, size_t align,
+                                          void **block) {
+  unsigned char *b = builder_alloc(a, size + align - 1);
+  *block = b;
+  if (b == NULL)
+    return NULL;
+  return b + ((align - (uintptr_t)b % align) % align);
 }
 
 static inline void builder_free(const anim_allocator_t *a, void *p) {

@@ -11,6 +11,7 @@
 
 #include "animd/clip.h"
 #include "builder.h"
+#include "clip_grid.h"
 #include "clip_interp.h"
 #include "pose_kernels.h"
 
@@ -161,6 +162,14 @@ static bool detect_fixed_rate(const float *times, uint32_t n, float *rate) {
 
 /* ---- build --------------------------------------------------------------- */
 
+/* Whether sorted track i has the same key times as the one before it (its
+ * times are then not stored again). */
+static bool same_times(const anim_raw_track_t *const *sorted, size_t i) {
+  return i > 0 && sorted[i]->key_count == sorted[i - 1]->key_count &&
+         memcmp(sorted[i]->times, sorted[i - 1]->times,
+                sorted[i]->key_count * sizeof(float)) == 0;
+}
+
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *sk,
                             const anim_allocator_t *alloc_in,
@@ -199,13 +208,19 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                         "duration %g is before the last key (%g)",
                         (double)raw->duration, (double)last);
 
-  anim_allocator_t alloc = builder_allocator(alloc_in);
+  anim_allocator_t alloc;
+  if (!builder_allocator(alloc_in, &alloc))
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1,
+                        -1, BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_clip_t *c = NULL;
-  track_ref_t *refs = builder_alloc(&alloc, (tc + 1) * sizeof *refs);
-  if (refs == NULL)
+  /* Scratch: the raw tracks in sorted order, then the sort keys. */
+  const anim_raw_track_t **sorted = builder_alloc(
+      &alloc, (tc + 1) * (sizeof *sorted + sizeof(track_ref_t)));
+  if (sorted == NULL)
     return builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
                         "out of memory");
+  track_ref_t *refs = (track_ref_t *)(void *)(sorted + tc + 1);
   for (size_t i = 0; i < tc; i++) {
     refs[i].joint = sk->from_caller[raw->tracks[i].joint];
     refs[i].path = (uint32_t)raw->tracks[i].path;
@@ -227,28 +242,41 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     goto fail;
   }
 
-  /* Sizes: untracked pairs, then floats and SQUAD controls. */
+  /* Sizes: untracked pairs, tracks off the grid, floats (key times once
+   * for a run of tracks with equal times), SQUAD controls, the grid. */
   size_t missing = 3u * (size_t)sk->joint_count - tc;
   size_t floats = 0, controls = 0;
   for (size_t i = 0; i < tc; i++) {
-    const anim_raw_track_t *t = &raw->tracks[i];
-    floats += t->key_count + t->value_count;
+    sorted[i] = &raw->tracks[refs[i].index];
+    const anim_raw_track_t *t = sorted[i];
+    floats += t->value_count;
+    if (!same_times(sorted, i))
+      floats += t->key_count;
     if (t->interpolation == ANIM_INTERP_BEZIER)
       floats += 4 * t->key_count;
     if (t->interpolation == ANIM_INTERP_SQUAD &&
         t->path == ANIM_PATH_ROTATION && t->key_count > 1)
       controls += 3 * (t->key_count - 1);
   }
+  uint32_t rep = UINT32_MAX;
+  const size_t grid_bytes = anim__grid_size(sorted, tc, &rep);
+  size_t others = 0;
+  for (size_t i = 0; i < tc; i++)
+    others += rep == UINT32_MAX || !anim__grid_member(sorted[rep], sorted[i]);
   size_t name_len = raw->name != NULL ? strlen(raw->name) : 0;
   size_t off_tracks = builder_align(sizeof *c);
   size_t off_missing = builder_align(off_tracks + tc * sizeof(anim_track_t));
-  size_t off_controls = builder_align(off_missing + missing * 4);
+  size_t off_others = builder_align(off_missing + missing * 4);
+  size_t off_controls = builder_align(off_others + others * 4);
   size_t off_floats =
       builder_align(off_controls + controls * sizeof(anim_quat_t));
   /* Four zero floats after the keys let the sampler load a 3-component
    * value as 4 floats anywhere in the key data. */
   size_t off_name = off_floats + (floats + 4) * sizeof(float);
-  char *block = builder_alloc(&alloc, off_name + name_len + 1);
+  /* The grid goes last, 64-byte aligned wherever the block starts. */
+  size_t off_grid = builder_align(off_name + name_len + 1);
+  const size_t bytes = grid_bytes > 0 ? off_grid + grid_bytes + 63 : off_grid;
+  char *block = builder_alloc(&alloc, bytes);
   if (block == NULL) {
     res = builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
                        "out of memory");
@@ -257,11 +285,14 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   c = (anim_clip_t *)block;
   memset(c, 0, sizeof *c);
   c->_alloc = alloc;
+  c->_bytes = bytes;
   c->joint_count = sk->joint_count;
   c->track_count = (uint32_t)tc;
   c->tracks = (anim_track_t *)(block + off_tracks);
   c->_missing = (uint32_t *)(block + off_missing);
   c->_missing_count = (uint32_t)missing;
+  c->_others = (uint32_t *)(block + off_others);
+  c->_other_count = (uint32_t)others;
   c->name = block + off_name;
   memcpy(c->name, raw->name != NULL ? raw->name : "", name_len + 1);
   c->duration = raw->duration > last ? raw->duration : last;
@@ -270,7 +301,7 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   float *f = (float *)(block + off_floats);
   memset(f + floats, 0, 4 * sizeof(float));
   for (size_t i = 0; i < tc; i++) {
-    const anim_raw_track_t *t = &raw->tracks[refs[i].index];
+    const anim_raw_track_t *t = sorted[i];
     anim_track_t *d = &c->tracks[i];
     uint32_t n = (uint32_t)t->key_count;
     memset(d, 0, sizeof *d);
@@ -279,9 +310,12 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     d->interpolation = (uint8_t)t->interpolation;
     d->components = (uint8_t)path_components(t->path);
     d->key_count = n;
-    float *times = f;
-    memcpy(times, t->times, n * sizeof(float));
-    f += n;
+    const float *times = i > 0 ? d[-1].times : NULL;
+    if (!same_times(sorted, i)) {
+      memcpy(f, t->times, n * sizeof(float));
+      times = f;
+      f += n;
+    }
     float *values = f;
     memcpy(values, t->values, t->value_count * sizeof(float));
     f += t->value_count;
@@ -315,11 +349,23 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
       d->fixed_rate = 1;
       d->rate = rate;
     }
-    if (i > 0 && d[-1].key_count == n &&
-        memcmp(d[-1].times, times, n * sizeof(float)) == 0) {
-      d->times = d[-1].times;
-      d->_same_times = 1;
-    }
+  }
+  if (rep != UINT32_MAX) {
+    uintptr_t g = (uintptr_t)(block + off_grid);
+    c->_grid = anim__grid_fill((void *)((g + 63) & ~(uintptr_t)63), c->tracks,
+                               tc, rep);
+  }
+  /* Tracks off the grid, and which of them can reuse the segment of the
+   * one sampled before them. */
+  for (size_t i = 0, o = 0; i < tc; i++) {
+    if (rep != UINT32_MAX && anim__grid_member(sorted[rep], sorted[i]))
+      continue;
+    anim_track_t *d = &c->tracks[i];
+    const anim_track_t *prev = o > 0 ? &c->tracks[c->_others[o - 1]] : NULL;
+    d->_same_times = prev != NULL && prev->key_count == d->key_count &&
+                     memcmp(prev->times, d->times,
+                            d->key_count * sizeof(float)) == 0;
+    c->_others[o++] = (uint32_t)i;
   }
   /* Untracked pairs in (joint, path) order: merge against sorted tracks. */
   size_t m = 0, ti = 0;
@@ -331,13 +377,13 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
         c->_missing[m++] = j * 4u + p;
     }
   }
-  builder_free(&alloc, refs);
+  builder_free(&alloc, (void *)sorted);
   *out = c;
   return ANIM_OK;
 
 fail:
   builder_free(&alloc, c);
-  builder_free(&alloc, refs);
+  builder_free(&alloc, (void *)sorted);
   return res;
 }
 
@@ -346,4 +392,8 @@ void anim_clip_free(anim_clip_t *clip) {
     return;
   anim_allocator_t a = clip->_alloc;
   builder_free(&a, clip);
+}
+
+size_t anim_clip_memory(const anim_clip_t *clip) {
+  return clip != NULL ? clip->_bytes : 0;
 }

@@ -4,22 +4,15 @@
  * children read it, so no recursion and no scratch memory. The 4x4
  * products run in SSE2 columns (the portable kernel) or, when the CPU has
  * them, in the AVX2+FMA kernel of hierarchy_avx2.c, chosen per call with
- * __builtin_cpu_supports (a cached CPU-feature read: no locks, no state). */
+ * anim__cpu_isa() (a cached CPU-feature read: no locks, no state). */
 #include "animd/hierarchy.h"
+#include "cpu.h"
 #include "hierarchy_simd.h"
 #include "pose_kernels.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-bool anim__have_avx2(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
 
 /* ---- kernels ------------------------------------------------------------- */
 
@@ -124,7 +117,11 @@ anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
   uint32_t from = job->from, to = job->to;
   if (from == 0 && to == 0)
     to = job->skeleton->joint_count - 1;
-  if (anim__have_avx2())
+  const anim__isa isa = anim__cpu_isa();
+  if (isa >= ANIM__ISA_AVX512)
+    anim__local_to_model_avx512(job->skeleton, &job->input, job->root, from,
+                                to, job->output);
+  else if (isa >= ANIM__ISA_AVX2)
     anim__local_to_model_avx2(job->skeleton, &job->input, job->root, from, to,
                               job->output);
   else
@@ -151,7 +148,7 @@ anim_result anim_skinning_matrices_job_run(
   if (r != ANIM_OK)
     return r;
   const anim_skeleton_t *sk = job->skeleton;
-  if (anim__have_avx2())
+  if (anim__cpu_isa() >= ANIM__ISA_AVX2)
     anim__skinning_matrices_avx2(job->model, sk->inverse_bind, sk->joint_count,
                                  job->output);
   else

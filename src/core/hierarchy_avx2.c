@@ -1,15 +1,17 @@
 /* animd core: AVX2+FMA kernels of the hierarchy jobs.
  *
- * Compiled with -mavx2 -mfma and only called after anim__have_avx2().
- * Local-to-model builds each local matrix in registers and accumulates the
- * parent's columns with fused multiply-adds; a general 4x4 product (for
- * skinning matrices) does two result columns per 256-bit register. FMA
- * rounds once per step, so results differ from the portable kernel by a
- * few ulps (the tests bound it). */
+ * Compiled with -mavx2 -mfma and only called after anim__cpu_isa() says
+ * AVX2. Local-to-model computes each local matrix's 12 entries in scalar
+ * code and broadcasts them (off the critical path: out-of-order execution
+ * runs it ahead), then
+ * chains the parent products through hierarchy_chain.h; a general 4x4
+ * product (for skinning matrices) does two result columns per 256-bit
+ * register. FMA rounds once per step, so results differ from the portable
+ * kernel by a few ulps (the tests bound it). */
 #include <immintrin.h>
 
+#include "hierarchy_chain.h"
 #include "hierarchy_simd.h"
-#include "pose_kernels.h"
 
 /* Two result columns c and c + 1 of a * b; ak are a's columns doubled. */
 static inline __m256 two_cols(__m256 a0, __m256 a1, __m256 a2, __m256 a3,
@@ -35,45 +37,41 @@ static inline void mul_avx2(float *restrict out, const float *a,
   _mm256_storeu_ps(out + 8, two_cols(a0, a1, a2, a3, b, 2));
 }
 
-/* out = p * (T * R * S) with the local matrix built in registers: its
- * columns are scale * (rotation column, 0) and (t, 1), so each result
- * column is a sum of p's columns weighted by broadcast scalars. */
-static inline void mul_trs_fma(float *restrict out, const float *p,
-                               anim_vec3_t t, anim_quat_t q, anim_vec3_t s) {
-  __m128 p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4);
-  __m128 p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+/* The 12 entries of T * R * S (columns 0..2 of the scaled rotation, then
+ * the translation), each broadcast over a register. */
+static inline __attribute__((always_inline)) void
+local_entries(__m128 *e, anim_vec3_t t, anim_quat_t q, anim_vec3_t s) {
   float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
   float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
   float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  __m128 c0 = _mm_mul_ps(p0, _mm_set1_ps((1.f - 2.f * (yy + zz)) * s.x));
-  c0 = _mm_fmadd_ps(p1, _mm_set1_ps(2.f * (xy + wz) * s.x), c0);
-  c0 = _mm_fmadd_ps(p2, _mm_set1_ps(2.f * (xz - wy) * s.x), c0);
-  __m128 c1 = _mm_mul_ps(p0, _mm_set1_ps(2.f * (xy - wz) * s.y));
-  c1 = _mm_fmadd_ps(p1, _mm_set1_ps((1.f - 2.f * (xx + zz)) * s.y), c1);
-  c1 = _mm_fmadd_ps(p2, _mm_set1_ps(2.f * (yz + wx) * s.y), c1);
-  __m128 c2 = _mm_mul_ps(p0, _mm_set1_ps(2.f * (xz + wy) * s.z));
-  c2 = _mm_fmadd_ps(p1, _mm_set1_ps(2.f * (yz - wx) * s.z), c2);
-  c2 = _mm_fmadd_ps(p2, _mm_set1_ps((1.f - 2.f * (xx + yy)) * s.z), c2);
-  __m128 c3 = _mm_fmadd_ps(p0, _mm_set1_ps(t.x), p3);
-  c3 = _mm_fmadd_ps(p1, _mm_set1_ps(t.y), c3);
-  c3 = _mm_fmadd_ps(p2, _mm_set1_ps(t.z), c3);
-  _mm_storeu_ps(out, c0);
-  _mm_storeu_ps(out + 4, c1);
-  _mm_storeu_ps(out + 8, c2);
-  _mm_storeu_ps(out + 12, c3);
+  e[0] = _mm_set1_ps((1.f - 2.f * (yy + zz)) * s.x);
+  e[1] = _mm_set1_ps(2.f * (xy + wz) * s.x);
+  e[2] = _mm_set1_ps(2.f * (xz - wy) * s.x);
+  e[3] = _mm_set1_ps(2.f * (xy - wz) * s.y);
+  e[4] = _mm_set1_ps((1.f - 2.f * (xx + zz)) * s.y);
+  e[5] = _mm_set1_ps(2.f * (yz + wx) * s.y);
+  e[6] = _mm_set1_ps(2.f * (xz + wy) * s.z);
+  e[7] = _mm_set1_ps(2.f * (yz - wx) * s.z);
+  e[8] = _mm_set1_ps((1.f - 2.f * (xx + yy)) * s.z);
+  e[9] = _mm_set1_ps(t.x);
+  e[10] = _mm_set1_ps(t.y);
+  e[11] = _mm_set1_ps(t.z);
 }
 
 void anim__local_to_model_avx2(const anim_skeleton_t *sk,
                                const anim_pose_t *in, const anim_mat4_t *root,
                                uint32_t from, uint32_t to, anim_mat4_t *out) {
+  /* Read once: the output stores could alias them as far as the compiler
+   * knows. */
+  const int16_t *parents = sk->parents;
+  const anim_vec3_t *tr = in->translation, *sc = in->scale;
+  const anim_quat_t *rot = in->rotation;
+  chain_mat_t m = chain_identity();
   for (uint32_t j = from; j <= to; j++) {
-    int p = sk->parents[j];
-    if (p < 0 && root == NULL)
-      anim_mat4_from_trs_inl(&out[j], in->translation[j], in->rotation[j],
-                             in->scale[j]);
-    else
-      mul_trs_fma(out[j].m, p < 0 ? root->m : out[p].m, in->translation[j],
-                  in->rotation[j], in->scale[j]);
+    __m128 e[12];
+    local_entries(e, tr[j], rot[j], sc[j]);
+    m = chain_mul(chain_parent(parents[j], j, from, m, root, out), e);
+    chain_store(out[j].m, m);
   }
 }
 

@@ -92,11 +92,11 @@ static inline void pk_slerp_weights(float x, float t, float *w0, float *w1) {
   *w1 = sinf(t * th) * s;
 }
 
-/* Shortest-path slerp: b is negated when dot(a, b) < 0. Exact at t = 0
- * (gives a) and t = 1 (gives b or -b). Inputs are unit quaternions. */
-static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
-                                        float t) {
-  float x = pk_quat_dot(a, b);
+/* Shortest-path slerp given x = dot(a, b) (callers sum the dot product in
+ * their own order): b is negated when x < 0. Exact at t = 0 (gives a) and
+ * t = 1 (gives b or -b). Inputs are unit quaternions. */
+static inline anim_quat_t pk_quat_slerp_dot(anim_quat_t a, anim_quat_t b,
+                                            float x, float t) {
   if (x < 0.f) {
     x = -x;
     b.x = -b.x;
@@ -111,6 +111,11 @@ static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
   anim_quat_t r = {w0 * a.x + w1 * b.x, w0 * a.y + w1 * b.y,
                    w0 * a.z + w1 * b.z, w0 * a.w + w1 * b.w};
   return r;
+}
+
+static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
+                                        float t) {
+  return pk_quat_slerp_dot(a, b, pk_quat_dot(a, b), t);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "animd/sampling.h"
+#include "clip_grid.h"
 #include "clip_interp.h"
 #include "pose_kernels.h"
 
@@ -16,23 +17,29 @@
 #include <emmintrin.h>
 #endif
 
-float anim_wrap_time(float t, float d, anim_wrap wrap) {
-  if (!isfinite(t) || !(d > 0.f) || !isfinite(d))
+float anim_wrap_time(double t, float duration, anim_wrap wrap) {
+  const double d = duration;
+  if (!isfinite(t) || !(d > 0.0) || !isfinite(d))
     return 0.f;
   switch (wrap) {
   case ANIM_WRAP_LOOP: {
-    float r = t - d * floorf(t / d);
-    return r >= 0.f && r < d ? r : 0.f;
+    if (t >= 0.0 && t < d) /* The same as below, without the division. */
+      return (float)t < duration ? (float)t : nextafterf(duration, 0.f);
+    double r = t - d * floor(t / d);
+    if (!(r >= 0.0 && r < d))
+      return 0.f;
+    float f = (float)r;
+    return f < duration ? f : nextafterf(duration, 0.f);
   }
   case ANIM_WRAP_PINGPONG: {
-    float p = 2.f * d;
-    float r = t - p * floorf(t / p);
-    if (!(r >= 0.f && r < p))
-      r = 0.f;
-    return r > d ? p - r : r;
+    double p = 2.0 * d;
+    double r = t - p * floor(t / p);
+    if (!(r >= 0.0 && r < p))
+      r = 0.0;
+    return (float)(r > d ? p - r : r);
   }
   default:
-    return t < 0.f ? 0.f : (t > d ? d : t);
+    return t < 0.0 ? 0.f : (t > d ? duration : (float)t);
   }
 }
 
@@ -179,6 +186,12 @@ static inline void slerp4(anim_quat_t *dst, const float *a, float u) {
 #endif
 
 anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
+  return anim__sampling_job_run_isa(job, anim__cpu_isa());
+}
+
+anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
+                                       anim__isa isa) {
+  isa = anim__isa_cap(isa);
   anim_result r = anim_sampling_job_validate(job);
   if (r != ANIM_OK)
     return r;
@@ -210,7 +223,27 @@ anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
   uint32_t *cursors = job->context != NULL ? job->context->cursors : NULL;
   uint32_t k = 0;
   float u = 0.f;
-  for (uint32_t i = 0; i < clip->track_count; i++) {
+  const anim__grid_t *g = clip->_grid;
+  if (g != NULL) {
+    k = locate(&clip->tracks[g->rep], t,
+               cursors != NULL ? &cursors[g->rep] : NULL, &u);
+    const uint32_t k1 = u == 0.f ? k : k + 1;
+    if (isa >= ANIM__ISA_AVX512)
+      anim__grid_sample_avx512(g, k, k1, u, o);
+    else if (isa >= ANIM__ISA_AVX2)
+      anim__grid_sample_avx2(g, k, k1, u, o);
+    else
+      anim__grid_sample_scalar(g, k, k1, u, o);
+    if (sk->has_orient) {
+      const anim__grid_path_t *gr = &g->path[ANIM_PATH_ROTATION];
+      for (uint32_t m = 0; m < gr->count; m++) {
+        const uint32_t j = gr->joints[m];
+        o->rotation[j] = anim_quat_mul_inl(sk->orient[j], o->rotation[j]);
+      }
+    }
+  }
+  for (uint32_t x = 0; x < clip->_other_count; x++) {
+    const uint32_t i = clip->_others[x];
     const anim_track_t *tr = &clip->tracks[i];
     /* Tracks sharing the previous track's times share its segment. */
     if (!tr->_same_times)

@@ -226,7 +226,10 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "joints", -1, -1, -1,
                         "a skeleton needs at least one joint");
 
-  anim_allocator_t alloc = builder_allocator(alloc_in);
+  anim_allocator_t alloc;
+  if (!builder_allocator(alloc_in, &alloc))
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1,
+                        -1, BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_skeleton_t *s = NULL;
   name_entry_t *by_name =

@@ -4,10 +4,12 @@
  * vertex at a time, blend the 3x4 part of the influencing matrices with the
  * weights (in slot order, so identity matrices give the bind pose exactly),
  * transform the position and the normal, renormalize. Key design choice:
- * the kernel is picked per run with __builtin_cpu_supports, so one binary
- * runs everywhere and uses AVX2 + FMA where the CPU has them. */
+ * the kernel is picked per run from anim__cpu_isa() (core/cpu.h), so one
+ * binary runs everywhere and uses AVX2 + FMA or AVX-512 where the CPU has
+ * them. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "skinning_internal.h"
 
@@ -41,10 +43,9 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
   if (job->matrix_count < m->joint_count)
     return ANIM_ERR_BUFFER_TOO_SMALL;
   const size_t need = (size_t)count * 3;
-  if (job->out_positions_count && job->out_positions_count < need)
+  if (job->out_positions_count < need)
     return ANIM_ERR_BUFFER_TOO_SMALL;
-  if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count &&
-      job->out_normals_count < need)
+  if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count < need)
     return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->method == ANIM_SKIN_DQS &&
       (!job->scratch || job->scratch_count < (size_t)m->joint_count *
@@ -53,19 +54,39 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
   return ANIM_OK;
 }
 
-bool anim__cpu_has_avx2(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-
 const char *anim_skinning_backend(void) {
-  return anim__cpu_has_avx2() ? "avx2" : "scalar";
+  static const char *const names[] = {"scalar", "avx2", "avx512"};
+  return names[anim__cpu_isa()];
 }
 
-anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
+/* The SIMD kernels load whole matrices (64 bytes): from a palette that is
+ * not 64-byte aligned most loads straddle two cache lines, which costs
+ * about 40% of the AVX-512 kernel's time. Palettes of up to this many
+ * matrices are then copied to an aligned block on the stack (16 KiB) when
+ * the range is long enough to pay for the copy. */
+#define ALIGNED_PALETTE_MAX 256u
+#define ALIGNED_PALETTE_MIN_VERTICES 256u
+
+static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
+                          anim__isa isa) {
+  _Alignas(64) anim_mat4_t palette[ALIGNED_PALETTE_MAX];
+  anim_skinning_job_t aligned;
+  const uint32_t joints = job->mesh->joint_count;
+  if ((uintptr_t)job->matrices % 64u != 0 && joints <= ALIGNED_PALETTE_MAX &&
+      count >= ALIGNED_PALETTE_MIN_VERTICES) {
+    memcpy(palette, job->matrices, joints * sizeof palette[0]);
+    aligned = *job;
+    aligned.matrices = palette;
+    job = &aligned;
+  }
+  if (isa == ANIM__ISA_AVX512)
+    anim__skin_lbs_avx512(job, job->first_vertex, count);
+  else
+    anim__skin_lbs_avx2(job, job->first_vertex, count);
+}
+
+anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
+                                       anim__isa isa) {
   anim_result r = anim_skinning_job_validate(job);
   if (r != ANIM_OK)
     return r;
@@ -73,13 +94,18 @@ anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
   range_of(job, &count);
   if (count == 0)
     return ANIM_OK;
+  isa = anim__isa_cap(isa);
   if (job->method == ANIM_SKIN_DQS)
-    anim__skin_dqs(job, job->first_vertex, count);
-  else if (!job->force_scalar && anim__cpu_has_avx2())
-    anim__skin_lbs_avx2(job, job->first_vertex, count);
+    anim__skin_dqs(job, job->first_vertex, count, isa);
+  else if (isa >= ANIM__ISA_AVX2)
+    skin_lbs_simd(job, count, isa);
   else
     anim__skin_lbs_scalar(job, job->first_vertex, count);
   return ANIM_OK;
+}
+
+anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
+  return anim__skinning_job_run_isa(job, anim__cpu_isa());
 }
 
 /* ---- scalar LBS ---------------------------------------------------------- */

@@ -104,14 +104,11 @@ static ALWAYS_INLINE void store_pair(float *out, __m256 r, bool more) {
 static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
                                  uint32_t count, const uint32_t k,
                                  const anim_skin_normals mode) {
-  const anim_mesh_t *m = job->mesh;
-  const float *mats = job->matrices[0].m;
-  const uint16_t *joints = m->joints + (size_t)first * k;
-  const float *weights = m->weights + (size_t)first * k;
-  const float *pos = m->positions + (size_t)first * 3;
-  const float *nrm = m->normals ? m->normals + (size_t)first * 3 : NULL;
-  float *out_p = job->out_positions;
-  float *out_n = job->out_normals;
+  const anim__lbs_streams_t s = anim__lbs_streams(job, first, k);
+  const float *mats = s.mats;
+  const uint16_t *joints = s.joints;
+  const float *weights = s.weights, *pos = s.positions, *nrm = s.normals;
+  float *out_p = s.out_positions, *out_n = s.out_normals;
   const __m256 sign = _mm256_set1_ps(-0.0f);
   for (uint32_t o = 0; o < count; o += 2) {
     /* Two vertices per step; an odd tail pairs the last vertex with
@@ -179,25 +176,4 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
   }
 }
 
-#define KERNEL_FOR(K, MODE)                                                    \
-  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,              \
-                                  uint32_t first, uint32_t count) {            \
-    kernel(job, first, count, K, MODE);                                        \
-  }
-KERNEL_FOR(4, ANIM_NORMALS_NONE)
-KERNEL_FOR(4, ANIM_NORMALS_LINEAR)
-KERNEL_FOR(4, ANIM_NORMALS_INVERSE_TRANSPOSE)
-KERNEL_FOR(8, ANIM_NORMALS_NONE)
-KERNEL_FOR(8, ANIM_NORMALS_LINEAR)
-KERNEL_FOR(8, ANIM_NORMALS_INVERSE_TRANSPOSE)
-
-void anim__skin_lbs_avx2(const anim_skinning_job_t *job, uint32_t first,
-                         uint32_t count) {
-  typedef void (*kernel_fn)(const anim_skinning_job_t *, uint32_t, uint32_t);
-  static const kernel_fn table[2][3] = {
-      {kernel_4_ANIM_NORMALS_NONE, kernel_4_ANIM_NORMALS_LINEAR,
-       kernel_4_ANIM_NORMALS_INVERSE_TRANSPOSE},
-      {kernel_8_ANIM_NORMALS_NONE, kernel_8_ANIM_NORMALS_LINEAR,
-       kernel_8_ANIM_NORMALS_INVERSE_TRANSPOSE}};
-  table[job->mesh->influences == 8][job->normals](job, first, count);
-}
+ANIM__LBS_KERNEL_ENTRY(anim__skin_lbs_avx2)

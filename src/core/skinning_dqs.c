@@ -233,9 +233,9 @@ static void apply_inverse_transpose(const float s[3][3], const float v[3],
 }
 
 void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
-                    uint32_t count) {
+                    uint32_t count, anim__isa isa) {
   const bool rigid = convert_joints(job);
-  if (rigid && !job->force_scalar && anim__cpu_has_avx2()) {
+  if (rigid && isa >= ANIM__ISA_AVX2) {
     anim__skin_dqs_rigid_avx2(job, first, count);
     return;
   }

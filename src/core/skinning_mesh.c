@@ -2,7 +2,7 @@
  *
  * Owns anim_mesh_build / anim_mesh_free. Every check runs before anything
  * is allocated, so a failed build leaves nothing behind. The built mesh is
- * one allocation (header, name and 32-byte aligned streams) freed in one
+ * one allocation (header, name and 64-byte aligned streams) freed in one
  * call. Key design choice: the influences of each vertex are stored so
  * that adding their weights in slot order in float gives exactly 1 (the
  * largest weight goes last and absorbs the rounding), which makes skinning
@@ -14,22 +14,11 @@
 #include <string.h>
 
 #include "animd/skinning.h"
+#include "builder.h"
 
-#define MESH_ALIGN 32u
+#define MESH_ALIGN 64u
 
-static void *mesh_alloc(const anim_allocator_t *a, size_t size) {
-  if (a->alloc)
-    return a->alloc(size, a->user_data);
-  return malloc(size);
-}
-
-static void mesh_dealloc(const anim_allocator_t *a, void *p) {
-  if (a->free)
-    a->free(p, a->user_data);
-  else
-    free(p);
-}
-
+/* Rounds n up to a multiple of MESH_ALIGN. */
 static size_t align_up(size_t n) {
   return (n + MESH_ALIGN - 1) & ~(size_t)(MESH_ALIGN - 1);
 }
@@ -155,9 +144,10 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
   if (!raw || !skeleton || !out)
     return fail(err, ANIM_ERR_INVALID_ARGUMENT, "mesh", -1, -1, -1,
                 "missing mesh, skeleton or output");
-  if (alloc && (!alloc->alloc) != (!alloc->free))
-    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "mesh", -1, -1, -1,
-                "allocator needs both hooks or neither");
+  anim_allocator_t a;
+  if (!builder_allocator(alloc, &a))
+    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1, -1,
+                BUILDER_ALLOCATOR_MESSAGE);
   if (skeleton->joint_count == 0 || skeleton->joint_count > ANIM_MAX_JOINTS ||
       !skeleton->from_caller)
     return fail(err, ANIM_ERR_INVALID_ARGUMENT, "mesh", -1, -1, -1,
@@ -197,18 +187,14 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
   size_t off_i = align_up(off_j + n * slots * sizeof(uint16_t));
   size_t total = off_i + raw->index_count * sizeof(uint32_t);
 
-  anim_allocator_t a = {0};
-  if (alloc && alloc->alloc)
-    a = *alloc;
-  /* Over-allocate so the streams can sit on 32-byte boundaries whatever
-   * alignment the allocator gives. */
-  unsigned char *block = mesh_alloc(&a, total + MESH_ALIGN);
-  if (!block)
+  /* The streams sit on MESH_ALIGN boundaries whatever alignment the
+   * allocator gives; the header sits at the aligned start and _block keeps
+   * the real one. */
+  void *block = NULL;
+  unsigned char *base = builder_alloc_aligned(&a, total, MESH_ALIGN, &block);
+  if (!base)
     return fail(err, ANIM_ERR_OUT_OF_MEMORY, "mesh", -1, -1, -1,
                 "out of memory");
-  size_t shift = (MESH_ALIGN - ((uintptr_t)block % MESH_ALIGN)) % MESH_ALIGN;
-  /* The header sits at the aligned start; _block keeps the real start. */
-  unsigned char *base = block + shift;
   anim_mesh_t *m = (anim_mesh_t *)base;
   memset(m, 0, sizeof *m);
   m->_alloc = a;
@@ -251,5 +237,5 @@ void anim_mesh_free(anim_mesh_t *mesh) {
   if (!mesh)
     return;
   anim_allocator_t a = mesh->_alloc;
-  mesh_dealloc(&a, mesh->_block);
+  builder_free(&a, mesh->_block);
 }

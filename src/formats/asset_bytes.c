@@ -64,6 +64,31 @@ static size_t clip_block(size_t joints, size_t tracks, const clip_counts_t *c,
          FMT_BLOCK_OVERHEAD;
 }
 
+/* At most what the core adds for the key grid of LINEAR tracks that share
+ * their key times (include/animd/clip.h): per path, every such track's
+ * values again, padded to blocks of 16 joints, plus the grid's index and
+ * alignment. An upper bound: the grid holds only the tracks that share
+ * the representative's times. */
+static size_t grid_bound(const anim_raw_clip_t *raw) {
+  size_t extra = 0;
+  for (int path = 0; path < 3; path++) {
+    size_t n = 0, keys = 0;
+    for (size_t i = 0; i < raw->track_count; i++) {
+      const anim_raw_track_t *t = &raw->tracks[i];
+      if ((int)t->path != path || t->interpolation != ANIM_INTERP_LINEAR)
+        continue;
+      n++;
+      if (t->key_count > keys) keys = t->key_count;
+    }
+    if (n == 0) continue;
+    size_t comps = path == ANIM_PATH_ROTATION ? 4 : 3;
+    size_t blocks = (n + 15) / 16;
+    extra += keys * blocks * 16 * comps * sizeof(float) +
+             blocks * 2 * sizeof(uint32_t) + n * sizeof(uint32_t) + 256;
+  }
+  return extra;
+}
+
 size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
                           const anim_skeleton_t *skeleton) {
   clip_counts_t c = {0, 0};
@@ -71,27 +96,22 @@ size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
     const anim_raw_track_t *t = &raw->tracks[i];
     count_track(&c, t->key_count, t->value_count, t->path, t->interpolation);
   }
+  /* Sections aligned to at most 64 bytes: up to 48 bytes more each than
+   * clip_block counts. */
   return clip_block(skeleton->joint_count, raw->track_count, &c,
-                    raw->name ? strlen(raw->name) : 0);
+                    raw->name ? strlen(raw->name) : 0) +
+         grid_bound(raw) + 5 * 48;
 }
 
 size_t fmt_clip_bytes(const anim_clip_t *clip) {
-  clip_counts_t c = {0, 0};
-  for (uint32_t i = 0; i < clip->track_count; i++) {
-    const anim_track_t *t = &clip->tracks[i];
-    size_t per_key = t->components;
-    if (t->interpolation == ANIM_INTERP_CUBICSPLINE) per_key *= 3;
-    count_track(&c, t->key_count, (size_t)t->key_count * per_key,
-                (anim_path)t->path, (anim_interp)t->interpolation);
-  }
-  return clip_block(clip->joint_count, clip->track_count, &c,
-                    strlen(clip->name));
+  /* The clip is one allocation; the core knows its size. */
+  return anim_clip_memory(clip) + FMT_BLOCK_OVERHEAD;
 }
 
 /* ---- meshes -------------------------------------------------------------- */
 
-/* The mesh builder aligns every stream, and the block, to 32 bytes. */
-#define MESH_ALIGN 32u
+/* The mesh builder aligns every stream, and the block, to 64 bytes. */
+#define MESH_ALIGN 64u
 
 static size_t mesh_block(size_t n, size_t influences, bool normals,
                          size_t name_len, size_t indices) {
@@ -102,7 +122,8 @@ static size_t mesh_block(size_t n, size_t influences, bool normals,
   off = align_to(off + (normals ? n * 3 * sizeof(float) : 0), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(float), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(uint16_t), MESH_ALIGN);
-  return off + indices * sizeof(uint32_t) + MESH_ALIGN + FMT_BLOCK_OVERHEAD;
+  return off + indices * sizeof(uint32_t) + MESH_ALIGN - 1 +
+         FMT_BLOCK_OVERHEAD;
 }
 
 size_t fmt_raw_mesh_bytes(const anim_raw_mesh_t *raw) {

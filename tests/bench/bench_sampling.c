@@ -1,16 +1,19 @@
 /* Benchmark: clip sampling and local-to-model on generated humanoid-like
- * skeletons (J = 67 and 200, depth 13), keys at 30 fps on translation,
- * rotation and scale of every joint, 2 s clips. Single thread; each
- * figure is the median of several runs, in nanoseconds per pose.
+ * skeletons (J = 67, 200 and 1000, depth 13), keys at 30 fps on
+ * translation, rotation and scale of every joint, 2 s clips. Single
+ * thread; each figure is the median of several runs, in nanoseconds per
+ * pose and per joint.
  *
  *   sequential: t += 1/60 s with a sampling context, sample + local-to-model
  *   random:     t uniform in [0, 2] each call, no context, the same work
  *
- * All tracks share one key grid (as BVH and MD5 clips do), so the sampler
- * locates the segment once per run of tracks with equal key times. For
- * reference it also prints sampling alone, and random queries that locate
- * every track on its own, by the grid and by binary search. Times are
- * thread CPU time; the fastest run is printed next to the median. */
+ * All tracks share one key grid (as BVH and MD5 clips and most exports
+ * do), so they are sampled from the clip's key-major rows. It also prints
+ * sampling and local-to-model alone on each kernel the CPU runs (AVX-512,
+ * AVX2, scalar), and random queries on the same clip off its grid (every
+ * track sampled on its own, located once per run of equal key times, by
+ * the fixed-rate guess, or by binary search). Times are thread CPU time;
+ * the fastest run is printed next to the median. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,8 @@
 #include <time.h>
 
 #include "animd/animd.h"
+#include "core/clip_grid.h"
+#include "core/hierarchy_simd.h"
 
 #define RUNS 9
 #define FPS 30
@@ -148,30 +153,37 @@ typedef struct world_s {
   anim_quat_t *q;
   anim_mat4_t *model;
   float *times;
+  anim__isa isa; /* Kernels no wider than this. */
   double sink;
 } world_t;
 
-/* ns per pose over n poses at w->times; hier adds local-to-model. */
-static double run(world_t *w, int n, bool hier) {
+enum { SAMPLE = 1, L2M = 2 };
+
+/* ns per pose over n poses at w->times: sampling, local-to-model or both
+ * (what). */
+static double run(world_t *w, int n, int what) {
   uint32_t J = w->sk->joint_count;
   anim_sampling_job_t sj = {.skeleton = w->sk,
                             .clip = w->clip,
                             .context = w->ctx,
                             .output = {w->t, w->q, w->s, J}};
-  anim_local_to_model_job_t lj = {.skeleton = w->sk,
-                                  .input = {w->t, w->q, w->s, J},
-                                  .output = w->model,
-                                  .output_count = J};
+  anim_pose_t pose = {w->t, w->q, w->s, J};
   double t0 = now_ns();
   for (int i = 0; i < n; i++) {
     sj.time = w->times[i];
-    if (anim_sampling_job_run(&sj) != ANIM_OK)
+    if ((what & SAMPLE) && anim__sampling_job_run_isa(&sj, w->isa) != ANIM_OK)
       exit(1);
-    if (hier && anim_local_to_model_job_run(&lj) != ANIM_OK)
-      exit(1);
+    if (!(what & L2M))
+      continue;
+    if (w->isa >= ANIM__ISA_AVX512)
+      anim__local_to_model_avx512(w->sk, &pose, NULL, 0, J - 1, w->model);
+    else if (w->isa >= ANIM__ISA_AVX2)
+      anim__local_to_model_avx2(w->sk, &pose, NULL, 0, J - 1, w->model);
+    else
+      anim__local_to_model_portable(w->sk, &pose, NULL, 0, J - 1, w->model);
   }
   double dt = now_ns() - t0;
-  w->sink += hier ? w->model[J - 1].m[12] : w->q[J - 1].w;
+  w->sink += (what & L2M) ? w->model[J - 1].m[12] : w->q[J - 1].w;
   return dt / n;
 }
 
@@ -179,22 +191,29 @@ typedef struct fig_s {
   double median, best;
 } fig_t;
 
-static fig_t measure(world_t *w, int n, bool hier) {
+static fig_t measure(world_t *w, int n, int what) {
   double r[RUNS];
-  run(w, n, hier); /* warm up */
+  run(w, n, what); /* warm up */
   for (int i = 0; i < RUNS; i++)
-    r[i] = run(w, n, hier);
+    r[i] = run(w, n, what);
   fig_t f = {median(r, RUNS), r[0]};
   return f;
 }
 
+static void print_fig(const char *label, fig_t f, uint32_t J) {
+  printf("  %-34s %8.0f (%8.0f) ns/pose  %6.2f ns/joint\n", label, f.median,
+         f.best, f.median / J);
+}
+
 int main(void) {
-  const int sizes[2] = {67, 200};
+  const int sizes[3] = {67, 200, 1000};
   const int N = 4000;
+  static const char *const isa_names[3] = {"scalar", "AVX2", "AVX-512"};
   double sink = 0;
   printf("sampling + local-to-model, LINEAR keys at %d fps on T/R/S, "
-         "2 s clip, median of %d runs\n", FPS, RUNS);
-  for (int si = 0; si < 2; si++) {
+         "2 s clip, median (best) of %d runs; this CPU runs %s\n",
+         FPS, RUNS, isa_names[anim__cpu_isa()]);
+  for (int si = 0; si < 3; si++) {
     anim_skeleton_t *sk = humanoid(sizes[si]);
     int depth = 0;
     for (uint32_t k = 0; k < sk->joint_count; k++) {
@@ -213,40 +232,54 @@ int main(void) {
                  malloc(J * sizeof(anim_vec3_t)),
                  malloc(J * sizeof(anim_quat_t)),
                  malloc(J * sizeof(anim_mat4_t)), malloc(N * sizeof(float)),
-                 0};
+                 anim__cpu_isa(), 0};
+    printf("J=%u (depth %d, %u tracks):\n", J, depth, clip->track_count);
     for (int i = 0; i < N; i++)
       w.times[i] = fmodf((float)i / 60.f, clip->duration);
-    fig_t seq = measure(&w, N, true);
-    fig_t seq_s = measure(&w, N, false);
+    print_fig("sequential, sample + l2m", measure(&w, N, SAMPLE | L2M), J);
+    for (int isa = (int)anim__cpu_isa(); isa >= ANIM__ISA_SCALAR; isa--) {
+      char label[64];
+      w.isa = (anim__isa)isa;
+      snprintf(label, sizeof label, "sequential, sample only, %s",
+               isa_names[isa]);
+      print_fig(label, measure(&w, N, SAMPLE), J);
+      snprintf(label, sizeof label, "local-to-model only, %s",
+               isa_names[isa]);
+      print_fig(label, measure(&w, N, L2M), J);
+    }
+    w.isa = anim__cpu_isa();
     for (int i = 0; i < N; i++)
       w.times[i] = (float)(rnd() * clip->duration);
     w.ctx = NULL;
-    fig_t ran = measure(&w, N, true);
-    fig_t ran_s = measure(&w, N, false);
-    /* The same random queries locating every track on its own (as if no
-     * two tracks had equal key times), then by binary search too. */
+    print_fig("random, sample + l2m", measure(&w, N, SAMPLE | L2M), J);
+    print_fig("random, sample only", measure(&w, N, SAMPLE), J);
+    /* The same clip off its key grid: every track sampled on its own
+     * (locating the segment once for the run of equal key times), then
+     * each track located by the fixed-rate guess, then by binary search. */
     anim_clip_t copy = *clip;
     anim_track_t *tracks = malloc(clip->track_count * sizeof *tracks);
+    uint32_t *all = malloc(clip->track_count * sizeof *all);
     memcpy(tracks, clip->tracks, clip->track_count * sizeof *tracks);
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+      tracks[i]._same_times = i > 0;
+      all[i] = i;
+    }
+    copy.tracks = tracks;
+    copy._grid = NULL;
+    copy._others = all;
+    copy._other_count = clip->track_count;
+    w.clip = &copy;
+    print_fig("random, sample only, off the grid", measure(&w, N, SAMPLE),
+              J);
     for (uint32_t i = 0; i < clip->track_count; i++)
       tracks[i]._same_times = 0;
-    copy.tracks = tracks;
-    w.clip = &copy;
-    fig_t ran_o = measure(&w, N, true);
+    print_fig("  each track located (grid guess)", measure(&w, N, SAMPLE), J);
     for (uint32_t i = 0; i < clip->track_count; i++)
       tracks[i].fixed_rate = 0;
-    fig_t ran_b = measure(&w, N, true);
-    printf("J=%3u (depth %d, %u tracks), ns per pose, median (best):\n", J,
-           depth, clip->track_count);
-    printf("  sequential  sample+l2m %6.0f (%6.0f)  sample only %6.0f "
-           "(%6.0f)\n", seq.median, seq.best, seq_s.median, seq_s.best);
-    printf("  random      sample+l2m %6.0f (%6.0f)  sample only %6.0f "
-           "(%6.0f)\n", ran.median, ran.best, ran_s.median, ran_s.best);
-    printf("  random, each track located: grid %6.0f (%6.0f)  binary "
-           "search %6.0f (%6.0f)\n", ran_o.median, ran_o.best, ran_b.median,
-           ran_b.best);
+    print_fig("  each track by binary search", measure(&w, N, SAMPLE), J);
     sink += w.sink;
     free(tracks);
+    free(all);
     free(w.t);
     free(w.s);
     free(w.q);

@@ -4,9 +4,10 @@
  * posed with random rotations, its skinning matrices from local-to-model
  * and model * inverse bind, and meshes of 10,000 and 100,000 vertices with
  * 4 (or 8) influences on random joints with random weights.
- * Figures: LBS positions+normals and positions only on the AVX2 path and
- * the scalar path, the inverse-transpose normals mode, 8 influences, and
- * DQS (AVX2 and scalar for rigid matrices; the non-rigid path). Each
+ * Figures: LBS positions+normals, positions only, the inverse-transpose
+ * normals mode and 8 influences on each kernel the CPU runs (AVX-512, AVX2,
+ * scalar), and DQS (SIMD and scalar for rigid matrices; the non-rigid
+ * path). Each
  * figure is the median (and the best) of 9 runs of at least 20 ms each. */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
+#include "core/skinning_internal.h"
 
 #define JOINTS 67
 #define RUNS 9
@@ -122,14 +124,17 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
   return mesh;
 }
 
-static void bench(const char *label, anim_skinning_job_t job) {
+/* Times job with kernels up to isa (skipped when the CPU has less). */
+static void bench(const char *label, anim_skinning_job_t job, anim__isa isa) {
+  if (isa > anim__cpu_isa())
+    return;
   const double n = job.mesh->vertex_count;
   /* Calibrate the repeat count to about 20 ms per run. */
   int reps = 1;
   for (;;) {
     double t0 = now_s();
     for (int r = 0; r < reps; r++)
-      if (anim_skinning_job_run(&job) != ANIM_OK) {
+      if (anim__skinning_job_run_isa(&job, isa) != ANIM_OK) {
         fprintf(stderr, "%s: job failed\n", label);
         exit(1);
       }
@@ -141,7 +146,7 @@ static void bench(const char *label, anim_skinning_job_t job) {
   for (int k = 0; k < RUNS; k++) {
     double t0 = now_s();
     for (int r = 0; r < reps; r++)
-      anim_skinning_job_run(&job);
+      anim__skinning_job_run_isa(&job, isa);
     double dt = now_s() - t0;
     rate[k] = n * reps / dt;
   }
@@ -170,37 +175,40 @@ int main(void) {
                                 .matrices = mats,
                                 .matrix_count = JOINTS,
                                 .out_positions = op,
+                                .out_positions_count = n * 3,
                                 .out_normals = on,
+                                .out_normals_count = n * 3,
                                 .scratch = scratch,
                                 .scratch_count = sizeof scratch / 4};
+    static const char *const isa_names[3] = {"scalar", "AVX2", "AVX-512"};
     anim_skinning_job_t j = base;
-    j.normals = ANIM_NORMALS_LINEAR;
-    bench("LBS 4 infl positions+normals (default)", j);
-    j.normals = ANIM_NORMALS_NONE;
-    bench("LBS 4 infl positions only", j);
-    j.normals = ANIM_NORMALS_INVERSE_TRANSPOSE;
-    bench("LBS 4 infl positions+normals inverse-transp.", j);
-    j = base;
-    j.force_scalar = true;
-    j.normals = ANIM_NORMALS_LINEAR;
-    bench("LBS 4 infl positions+normals, scalar path", j);
-    j.normals = ANIM_NORMALS_NONE;
-    bench("LBS 4 infl positions only, scalar path", j);
-    j = base;
-    j.mesh = m8;
-    j.normals = ANIM_NORMALS_LINEAR;
-    bench("LBS 8 infl positions+normals", j);
-    j.force_scalar = true;
-    bench("LBS 8 infl positions+normals, scalar path", j);
+    char label[64];
+    for (int isa = ANIM__ISA_AVX512; isa >= ANIM__ISA_SCALAR; isa--) {
+      const char *in = isa_names[isa];
+      j = base;
+      j.normals = ANIM_NORMALS_LINEAR;
+      snprintf(label, sizeof label, "LBS 4 infl positions+normals, %s", in);
+      bench(label, j, (anim__isa)isa);
+      j.normals = ANIM_NORMALS_NONE;
+      snprintf(label, sizeof label, "LBS 4 infl positions only, %s", in);
+      bench(label, j, (anim__isa)isa);
+      j.normals = ANIM_NORMALS_INVERSE_TRANSPOSE;
+      snprintf(label, sizeof label, "LBS 4 infl pos+inverse-transp., %s", in);
+      bench(label, j, (anim__isa)isa);
+      j = base;
+      j.mesh = m8;
+      j.normals = ANIM_NORMALS_LINEAR;
+      snprintf(label, sizeof label, "LBS 8 infl positions+normals, %s", in);
+      bench(label, j, (anim__isa)isa);
+    }
     j = base;
     j.method = ANIM_SKIN_DQS;
     j.normals = ANIM_NORMALS_LINEAR;
-    bench("DQS 4 infl positions+normals", j);
+    bench("DQS 4 infl positions+normals", j, anim__cpu_isa());
     j.normals = ANIM_NORMALS_NONE;
-    bench("DQS 4 infl positions only", j);
-    j.force_scalar = true;
+    bench("DQS 4 infl positions only", j, anim__cpu_isa());
     j.normals = ANIM_NORMALS_LINEAR;
-    bench("DQS 4 infl positions+normals, scalar path", j);
+    bench("DQS 4 infl positions+normals, scalar path", j, ANIM__ISA_SCALAR);
     /* A uniform scale of 1.5 on every matrix: the non-rigid path. */
     anim_mat4_t scaled[JOINTS];
     for (int k = 0; k < JOINTS; k++) {
@@ -208,9 +216,8 @@ int main(void) {
       for (int e = 0; e < 12; e++)
         scaled[k].m[e] *= 1.5f;
     }
-    j.force_scalar = false;
     j.matrices = scaled;
-    bench("DQS 4 infl positions+normals, scaled matrices", j);
+    bench("DQS 4 infl positions+normals, scaled matrices", j, anim__cpu_isa());
     free(op);
     free(on);
     anim_mesh_free(m4);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "animd/animd.h"
+#include "core/skinning_internal.h"
 #include "formats/bundle.h"
 
 #ifndef FUZZ_CONTENT_TYPE
@@ -191,8 +192,8 @@ static void run_mesh(const anim_mesh_t *m, const anim_skeleton_t *k) {
         job.out_normals_count = normals ? 3 * nv : 0;
         job.scratch = dqs;
         job.scratch_count = ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)(w.n + 1);
-        job.force_scalar = normals == 1;
-        (void)anim_skinning_job_run(&job);
+        (void)anim__skinning_job_run_isa(
+            &job, normals == 1 ? ANIM__ISA_SCALAR : anim__cpu_isa());
       }
     }
   }

@@ -227,8 +227,10 @@ static anim_result skin_mesh(const srv_eval_job_t *job,
       .method = job->method,
       .normals = job->normals,
       .out_positions = job->out,
+      .out_positions_count = 3 * v,
       .out_normals =
           job->normals != ANIM_NORMALS_NONE ? job->out + 3 * v : NULL,
+      .out_normals_count = job->normals != ANIM_NORMALS_NONE ? 3 * v : 0,
       .scratch = s->_dqs,
       .scratch_count = 8 * (size_t)sk->joint_count,
   };

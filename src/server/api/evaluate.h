@@ -62,7 +62,7 @@ float *srv_eval_scratch_output(srv_eval_scratch_t *s, size_t count);
 /* One layer of a blended pose. */
 typedef struct srv_eval_layer_s {
   const anim_clip_t *clip;
-  float t;
+  double t; /* Wrapped in double (a clock of hours keeps its precision). */
   anim_wrap wrap;
   float weight;        /* >= 0. */
   bool additive;       /* Added on top of the weighted layers. */
@@ -74,7 +74,7 @@ typedef struct srv_eval_job_s {
   /* The pose: layers blended when layer_count > 0, else clip (NULL: the
    * rest pose) sampled at t with wrap. */
   const anim_clip_t *clip;
-  float t;
+  double t; /* Wrapped in double (a clock of hours keeps its precision). */
   anim_wrap wrap;
   const srv_eval_layer_t *layers;
   size_t layer_count;

@@ -58,7 +58,7 @@ typedef struct pose_task_s {
   store_asset_t *skel, *clip;
   uint32_t *joints;     /* joints=: caller-order indices, or NULL (all). */
   uint32_t joint_count;
-  float t;
+  double t;
   anim_wrap wrap;
   fmt_space space;
   bool bin;
@@ -70,7 +70,7 @@ typedef struct pose_task_s {
 /* The pipeline's job for the pose of skel and clip (NULL: the rest pose)
  * at t, of the listed joints (NULL: all). */
 static srv_eval_job_t pose_job(const store_asset_t *skel,
-                               const store_asset_t *clip, float t,
+                               const store_asset_t *clip, double t,
                                anim_wrap wrap, fmt_space space,
                                const uint32_t *joints, uint32_t joint_count) {
   srv_eval_job_t job = {
@@ -141,7 +141,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
                                 p->joints, p->joint_count);
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
-    job.t = (float)srv_range_time(r, i);
+    job.t = srv_range_time(r, i);
     if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
       return -1;
   }
@@ -239,7 +239,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   /* The ETag: content ids and every parameter that changes the bytes. */
   struct {
     char skel[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
-    float t;
+    double t;
     int space, wrap, bin;
     char joints[40]; /* The ETag of the joint list ("" for all). */
   } key;

@@ -194,7 +194,7 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
     return -1;
   out->space = (fmt_space)space;
   out->wrap = (anim_wrap)wrap;
-  out->t = (float)t;
+  out->t = t;
   out->skeleton = query_name(q, "skeleton");
   out->clip = query_name(q, "clip");
   if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
@@ -272,7 +272,7 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
   if (!out->range.is_range &&
       query_float(q, "t", out->clip != NULL, 0, &t, err) != 0)
     return -1;
-  out->t = (float)t;
+  out->t = t;
   return 0;
 }
 
@@ -388,7 +388,7 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   if (!json_number_in(jt, -3e38, 3e38, &d))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
                          "\"t\" must be a finite number");
-  bl->t = (float)d;
+  bl->t = d;
   bl->weight = 1.0f;
   json_t *jw = json_object_get(l, "weight");
   if (jw != NULL) {

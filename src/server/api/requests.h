@@ -71,7 +71,7 @@ typedef struct srv_range_query_s {
 typedef struct srv_pose_query_s {
   const char *skeleton;
   const char *clip;     /* Required without a skeleton. */
-  float t;              /* Required unless a range. */
+  double t;             /* Required unless a range. */
   anim_wrap wrap;       /* clamp */
   fmt_space space;      /* model */
   bool binary;          /* format=bin, or Accept: application/octet-stream */
@@ -94,7 +94,7 @@ int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
 typedef struct srv_skin_query_s {
   const char *mesh;     /* Required. */
   const char *clip;     /* NULL: the rest pose. */
-  float t;              /* Required with a clip, unless a range. */
+  double t;             /* Required with a clip, unless a range. */
   anim_wrap wrap;
   anim_skin_method method;   /* lbs */
   anim_skin_normals normals; /* 0 */
@@ -125,7 +125,7 @@ int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
 
 typedef struct srv_blend_layer_body_s {
   const char *clip;
-  float t;
+  double t;
   float weight;         /* 1 */
   anim_wrap wrap;       /* clamp */
   bool additive;        /* mode: normal */

@@ -31,7 +31,7 @@ static void params_release(skin_params_t *p) {
 }
 
 /* The pipeline's job for a frame at t. */
-static srv_eval_job_t skin_job(const skin_params_t *p, float t) {
+static srv_eval_job_t skin_job(const skin_params_t *p, double t) {
   srv_eval_job_t job = {
       .skeleton = p->skel->skeleton,
       .clip = p->clip ? p->clip->clip : NULL,
@@ -52,7 +52,7 @@ static size_t skin_floats(const skin_params_t *p) {
 }
 
 /* Appends frame (-1: a whole answer) at t to out. */
-static anim_result skin_frame(const skin_params_t *p, float t, int64_t frame,
+static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
                               srv_eval_scratch_t *s, fmt_buf_t *out) {
   srv_eval_job_t job = skin_job(p, t);
   if (p->encoding == FMT_ENCODING_Q16)
@@ -82,7 +82,7 @@ static void skin_headers(const skin_params_t *p, char *out, size_t cap,
 typedef struct skin_task_s {
   srv_task_t task;
   skin_params_t p;
-  float t;
+  double t;
   char etag[40];
   anim_result result;
   fmt_buf_t out;
@@ -128,7 +128,7 @@ static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
   for (uint32_t i = first; i < first + n; i++)
-    if (skin_frame(&k->p, (float)srv_range_time(r, i), i, s, out) != ANIM_OK)
+    if (skin_frame(&k->p, srv_range_time(r, i), i, s, out) != ANIM_OK)
       return -1;
   return 0;
 }
@@ -207,7 +207,7 @@ void srv__handle_skin(srv_request_t *req) {
 
   struct {
     char mesh[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
-    float t;
+    double t;
     int wrap, method, normals, bin, encoding;
   } key;
   memset(&key, 0, sizeof key);

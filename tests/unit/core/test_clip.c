@@ -224,6 +224,11 @@ START_TEST(test_bad_field) {
 }
 END_TEST
 
+static void free_hook_unused(void *p, void *ud) {
+  (void)ud;
+  ck_abort_msg("free hook called with %p", p);
+}
+
 START_TEST(test_bad_arguments) {
   anim_skeleton_t *s = skel5();
   fixture_t f;
@@ -235,6 +240,13 @@ START_TEST(test_bad_arguments) {
                    ANIM_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(anim_clip_build(&f.clip, s, NULL, NULL, NULL),
                    ANIM_ERR_INVALID_ARGUMENT);
+  /* An allocator with one hook of two is refused, as by every builder. */
+  const anim_allocator_t half = {NULL, free_hook_unused, NULL};
+  anim_build_error_t err;
+  ck_assert_int_eq(anim_clip_build(&f.clip, s, &half, &c, &err),
+                   ANIM_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err.field, "allocator");
+  ck_assert_ptr_null(c);
   anim_clip_free(NULL);
   anim_skeleton_free(s);
 }

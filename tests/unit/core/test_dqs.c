@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "animd/skinning.h"
+#include "core/skinning_internal.h"
 
 #define NJ 4
 
@@ -73,7 +74,9 @@ static void run(const anim_mesh_t *m, const anim_mat4_t *mats,
                              .method = method,
                              .normals = mode,
                              .out_positions = op,
+                             .out_positions_count = 3 * (size_t)m->vertex_count,
                              .out_normals = on,
+                             .out_normals_count = 3 * (size_t)m->vertex_count,
                              .scratch = g_scratch,
                              .scratch_count = 8 * NJ};
   ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
@@ -438,14 +441,16 @@ static void compare_dqs_paths(size_t n, uint32_t k, uint32_t first,
                                .first_vertex = first,
                                .vertex_count = count,
                                .out_positions = a_p,
+                               .out_positions_count = 3 * (size_t)span,
                                .out_normals = a_n,
+                               .out_normals_count = 3 * (size_t)span,
                                .scratch = g_scratch,
                                .scratch_count = 8 * NJ};
     ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
-    job.force_scalar = true;
     job.out_positions = s_p;
     job.out_normals = s_n;
-    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    ck_assert_int_eq(anim__skinning_job_run_isa(&job, ANIM__ISA_SCALAR),
+                     ANIM_OK);
     for (size_t i = 0; i < 3 * (size_t)span; i++) {
       size_t b = i - i % 3;
       float mag = fabsf(s_p[b]) + fabsf(s_p[b + 1]) + fabsf(s_p[b + 2]) + 1;

@@ -1,10 +1,11 @@
 /* Tests for the local-to-model and skinning-matrix jobs: against a naive
  * recursive double-precision evaluation on random trees of up to 1,024
  * joints given in shuffled order (fixed-seed PRNG), with a root
- * transform, partial from/to updates, the AVX2 kernel against the
- * portable one, and validate() per bad field. */
+ * transform, partial from/to updates, the AVX2 and AVX-512 kernels
+ * against the portable one, and validate() per bad field. */
 #include <check.h>
 
+#include "core/cpu.h"
 #include "core/hierarchy_simd.h"
 #include "test_skeleton_fixtures.h"
 
@@ -147,35 +148,67 @@ START_TEST(test_partial_range) {
 }
 END_TEST
 
-/* Both kernels agree within a few ulps of the magnitude (FMA rounds once
- * per step). */
-START_TEST(test_avx2_matches_portable) {
-  if (!anim__have_avx2())
-    return;
-  case_t c;
-  case_make(&c, 1024, 99);
-  anim_mat4_t *a = malloc(1024 * sizeof *a), *b = malloc(1024 * sizeof *b);
-  anim_mat4_t root = {{1, 0, 0, 0, 0, 0.5f, 0.3f, 0, 0, -0.3f, 0.5f, 0, 4, 5,
-                       6, 1}};
-  anim_pose_t in = {c.t, c.q, c.s, 1024};
-  anim__local_to_model_portable(c.sk, &in, &root, 0, 1023, a);
-  anim__local_to_model_avx2(c.sk, &in, &root, 0, 1023, b);
-  for (uint32_t k = 0; k < 1024; k++)
+/* Every kernel the CPU has (portable, AVX2, AVX-512) agrees with the
+ * portable one within a few ulps of the magnitude (FMA rounds once per
+ * step), with and without a root transform, over whole skeletons whose
+ * sizes are not multiples of the SIMD blocks and over partial ranges
+ * (parents outside the range read from the output). */
+typedef void (*l2m_kernel_fn)(const anim_skeleton_t *, const anim_pose_t *,
+                              const anim_mat4_t *, uint32_t, uint32_t,
+                              anim_mat4_t *);
+
+static void check_close(const anim_mat4_t *a, const anim_mat4_t *b,
+                        uint32_t n, int isa) {
+  for (uint32_t k = 0; k < n; k++)
     for (int e = 0; e < 16; e++)
-      ck_assert_float_eq_tol(a[k].m[e], b[k].m[e],
-                             1e-5f * (1.f + fabsf(a[k].m[e])));
-  anim_mat4_t *sa = malloc(1024 * sizeof *sa), *sb = malloc(1024 * sizeof *sb);
-  anim__skinning_matrices_portable(a, c.sk->inverse_bind, 1024, sa);
-  anim__skinning_matrices_avx2(a, c.sk->inverse_bind, 1024, sb);
-  for (uint32_t k = 0; k < 1024; k++)
-    for (int e = 0; e < 16; e++)
-      ck_assert_float_eq_tol(sa[k].m[e], sb[k].m[e],
-                             1e-5f * (1.f + fabsf(sa[k].m[e])));
-  free(a);
-  free(b);
-  free(sa);
-  free(sb);
-  case_free(&c);
+      ck_assert_msg(fabsf(a[k].m[e] - b[k].m[e]) <=
+                        1e-5f * (1.f + fabsf(a[k].m[e])),
+                    "isa %d joint %u entry %d: %.9g vs %.9g", isa, k, e,
+                    (double)a[k].m[e], (double)b[k].m[e]);
+}
+
+START_TEST(test_simd_matches_portable) {
+  const l2m_kernel_fn kernels[3] = {anim__local_to_model_portable,
+                                    anim__local_to_model_avx2,
+                                    anim__local_to_model_avx512};
+  const uint32_t sizes[] = {1, 2, 15, 16, 17, 33, 1000};
+  const anim_mat4_t root = {{1, 0, 0, 0, 0, 0.5f, 0.3f, 0, 0, -0.3f, 0.5f, 0,
+                             4, 5, 6, 1}};
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+    const uint32_t n = sizes[z];
+    case_t c;
+    case_make(&c, n, 99 + z);
+    anim_mat4_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    anim_pose_t in = {c.t, c.q, c.s, n};
+    for (int with_root = 0; with_root < 2; with_root++) {
+      const anim_mat4_t *r = with_root ? &root : NULL;
+      anim__local_to_model_portable(c.sk, &in, r, 0, n - 1, a);
+      for (int isa = ANIM__ISA_AVX2; isa <= (int)anim__cpu_isa(); isa++) {
+        memset(b, 0, n * sizeof *b);
+        kernels[isa](c.sk, &in, r, 0, n - 1, b);
+        check_close(a, b, n, isa);
+        /* A partial range over the portable result: the same again. */
+        if (n > 4) {
+          memcpy(b, a, n * sizeof *b);
+          for (uint32_t k = n / 3; k <= n - 2; k++)
+            memset(&b[k], 0, sizeof b[k]);
+          kernels[isa](c.sk, &in, r, n / 3, n - 2, b);
+          check_close(a, b, n, isa);
+        }
+      }
+    }
+    if (n == 1000 && anim__cpu_isa() >= ANIM__ISA_AVX2) {
+      anim_mat4_t *sa = malloc(n * sizeof *sa), *sb = malloc(n * sizeof *sb);
+      anim__skinning_matrices_portable(a, c.sk->inverse_bind, n, sa);
+      anim__skinning_matrices_avx2(a, c.sk->inverse_bind, n, sb);
+      check_close(sa, sb, n, ANIM__ISA_AVX2);
+      free(sa);
+      free(sb);
+    }
+    free(a);
+    free(b);
+    case_free(&c);
+  }
 }
 END_TEST
 
@@ -277,7 +310,7 @@ Suite *hierarchy_suite(void) {
   tcase_add_test(tc, test_random_trees);
   tcase_add_test(tc, test_root_transform);
   tcase_add_test(tc, test_partial_range);
-  tcase_add_test(tc, test_avx2_matches_portable);
+  tcase_add_test(tc, test_simd_matches_portable);
   tcase_add_test(tc, test_skinning_matrices);
   tcase_add_test(tc, test_validate);
   suite_add_tcase(s, tc);

@@ -389,6 +389,74 @@ START_TEST(test_sampled_time_and_wrap) {
 }
 END_TEST
 
+/* Query times stay double until wrapped: t = 18.77 s and t = 3 days (plus
+ * a fraction) under LOOP against the double-precision closed form. The
+ * clip (duration d = 1.3f) turns joint b about z by (pi / 2) * u and moves
+ * it by 1000 * u along x, u = (t mod d) / d; b's parent a is at (7, 8, 9),
+ * turned by pi about y. Wrapped in float, 18.77 s alone is 4.6e-7 s off
+ * (3.5e-4 in b's x) and 3 days are off by up to 8 ms. */
+START_TEST(test_time_precision_long_clock) {
+  anim_skeleton_t *s = skel2(NULL);
+  const float d = 1.3f;
+  const float times[2] = {0.f, d};
+  const float move[6] = {0, 0, 0, 1000, 0, 0};
+  const float turn[8] = {0, 0, 0, 1, 0, 0, (float)M_SQRT1_2,
+                         (float)M_SQRT1_2};
+  const anim_raw_track_t tr[2] = {
+      {0, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, times, 2, move, 6, NULL},
+      {0, ANIM_PATH_ROTATION, ANIM_INTERP_LINEAR, times, 2, turn, 8, NULL}};
+  anim_raw_clip_t raw = {"long", tr, 2, 0.f};
+  anim_clip_t *c = NULL;
+  ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
+  const double day = 86400.0;
+  const double ts[] = {18.77, 3 * day + 0.77, 3 * day + 1.2999, 7 * day + 0.1,
+                       1e9 + 0.5};
+  for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+    const double local = fmod(ts[i], (double)d);
+    const double u = local / (double)d;
+    ck_assert_msg(fabs(anim_wrap_time(ts[i], d, ANIM_WRAP_LOOP) - local) <=
+                      1e-7 * (1.0 + local) + fabs(ts[i]) * 1e-16,
+                  "t=%.17g: %.9g vs %.17g", ts[i],
+                  (double)anim_wrap_time(ts[i], d, ANIM_WRAP_LOOP), local);
+    out2_t o;
+    anim_mat4_t model[2];
+    float st = -1.f;
+    anim_sampling_job_t job = {.skeleton = s,
+                               .clip = c,
+                               .time = ts[i],
+                               .wrap = ANIM_WRAP_LOOP,
+                               .output = {o.t, o.q, o.s, 2},
+                               .sampled_time = &st};
+    ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
+    anim_local_to_model_job_t lm = {.skeleton = s,
+                                    .input = job.output,
+                                    .output = model,
+                                    .output_count = 2};
+    ck_assert_int_eq(anim_local_to_model_job_run(&lm), ANIM_OK);
+    /* M_b = M_a * T_b * R_b, M_a = (7, 8, 9) * (pi about y). */
+    const double th = 0.5 * M_PI * u, x = 1000.0 * u;
+    const double want[16] = {-cos(th), sin(th), 0, 0, sin(th), cos(th), 0, 0,
+                             0,        0,       -1, 0, 7 - x,  8,       9, 1};
+    for (int e = 0; e < 16; e++)
+      ck_assert_msg(fabs(model[1].m[e] - want[e]) <= 1e-6 * 1000.0,
+                    "t=%.17g e=%d: %.9g vs %.9g", ts[i], e,
+                    (double)model[1].m[e], want[e]);
+    /* b's x within a few float steps of 1000 * u (3.5e-4 when the query
+     * time is rounded to float first). */
+    ck_assert_msg(fabs(o.t[1].x - x) <= 1e-4, "t=%.17g: x %.9g vs %.9g",
+                  ts[i], (double)o.t[1].x, x);
+  }
+  /* Rounding to float never reaches the end of a LOOP; PINGPONG in
+   * double too. */
+  ck_assert_float_lt(anim_wrap_time(2.0 * 1e6 - 1e-10, 2.f, ANIM_WRAP_LOOP),
+                     2.f);
+  ck_assert(fabs(anim_wrap_time(3 * day + 2.77, 2.f, ANIM_WRAP_PINGPONG) -
+                 1.23) <= 1e-7);
+  anim_clip_free(c);
+  anim_skeleton_free(s);
+}
+END_TEST
+
 /* ---- context and fixed-rate lookups -------------------------------------- */
 
 /* A clip on a random tree with every interpolation, irregular key times
@@ -640,6 +708,7 @@ Suite *sampling_suite(void) {
   tcase_add_test(tc, test_squad);
   tcase_add_test(tc, test_orient_applied);
   tcase_add_test(tc, test_sampled_time_and_wrap);
+  tcase_add_test(tc, test_time_precision_long_clock);
   suite_add_tcase(s, tc);
   tc = tcase_create("lookup");
   tcase_add_test(tc, test_context_identical);

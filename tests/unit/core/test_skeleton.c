@@ -386,6 +386,19 @@ START_TEST(test_allocator_hooks) {
     }
     ck_assert_int_eq(c.live, 0);
   }
+  /* One hook without the other is refused before anything is allocated
+   * (the rule every core builder shares). */
+  counting_t c = {0, 100};
+  const anim_allocator_t halves[2] = {{c_alloc, NULL, &c}, {NULL, c_free, &c}};
+  for (int h = 0; h < 2; h++) {
+    anim_skeleton_t *s = NULL;
+    anim_build_error_t err;
+    ck_assert_int_eq(anim_skeleton_build(&raw, &halves[h], &s, &err),
+                     ANIM_ERR_INVALID_ARGUMENT);
+    ck_assert_str_eq(err.field, "allocator");
+    ck_assert_ptr_null(s);
+    ck_assert_int_eq(c.budget, 100);
+  }
 }
 END_TEST
 

@@ -479,6 +479,30 @@ START_TEST(test_head_of_range_does_no_work) {
 }
 END_TEST
 
+/* A query time is wrapped in double: 18.77 s looped over the 2 s clip is
+ * clip time 0.77 exactly as asked directly (as a float, 18.77 would be
+ * 18.7700005 and land 4.6e-7 s later). */
+START_TEST(test_time_wrapped_in_double) {
+  mem_server_start();
+  static const char *pairs[][2] = {
+      {"/v1/pose?clip=wave&t=18.77&wrap=loop&format=bin",
+       "/v1/pose?clip=wave&t=0.77&format=bin"},
+      {"/v1/skin?mesh=body&clip=wave&t=259218.77&wrap=loop&format=bin",
+       "/v1/skin?mesh=body&clip=wave&t=0.77&format=bin"},
+  };
+  for (int i = 0; i < 2; i++) {
+    mem_answer_t a = mem_get(pairs[i][0]), b = mem_get(pairs[i][1]);
+    ck_assert_int_eq(a.status, 200);
+    ck_assert_int_eq(b.status, 200);
+    ck_assert_uint_eq(a.body_len, b.body_len);
+    ck_assert(memcmp(a.body, b.body, a.body_len) == 0);
+    mem_answer_free(&a);
+    mem_answer_free(&b);
+  }
+  mem_server_stop();
+}
+END_TEST
+
 Suite *server_http_memory_suite(void) {
   Suite *s = suite_create("server_http_memory");
   TCase *tc = tcase_create("memory");
@@ -493,6 +517,7 @@ Suite *server_http_memory_suite(void) {
   tcase_add_test(tc, test_strict_http);
   tcase_add_test(tc, test_expect_continue_after_routing);
   tcase_add_test(tc, test_head_of_range_does_no_work);
+  tcase_add_test(tc, test_time_wrapped_in_double);
   suite_add_tcase(s, tc);
   return s;
 }
