@@ -18,7 +18,8 @@
 //   s.onframe = (f) => { f.data /* Float32Array view */ };
 
 /** Stream frame layouts, by the number in a binary frame's header. */
-export const LAYOUTS = ['trs10', 'mat4', 'positions', 'positions+normals'];
+export const LAYOUTS = ['trs10', 'mat4', 'positions', 'positions+normals',
+  'positions/q16', 'positions+normals/q16'];
 
 /** Bytes before the numbers of a WebSocket binary frame. */
 export const STREAM_HEADER_BYTES = 32;
@@ -117,6 +118,42 @@ async function uploadBody(body, contentType) {
 
 // ---- binary decoders -------------------------------------------------------
 
+/**
+ * Decodes a q16 payload (encoding=q16: f32 min[3], f32 max[3], u16
+ * positions[3V], with normals i16 octahedral normals[2V]) at byteOffset of
+ * buffer into Float32Arrays {positions, normals (null without)}.
+ */
+export function decodeQ16(buffer, byteOffset, vertices, withNormals) {
+  const dv = new DataView(buffer, byteOffset);
+  const min = [0, 1, 2].map((i) => dv.getFloat32(4 * i, true));
+  const max = [0, 1, 2].map((i) => dv.getFloat32(12 + 4 * i, true));
+  const positions = new Float32Array(3 * vertices);
+  for (let i = 0; i < 3 * vertices; i++) {
+    const a = i % 3;
+    positions[i] = min[a] + (dv.getUint16(24 + 2 * i, true) / 65535) * (max[a] - min[a]);
+  }
+  let normals = null;
+  if (withNormals) {
+    normals = new Float32Array(3 * vertices);
+    const base = 24 + 6 * vertices;
+    for (let v = 0; v < vertices; v++) {
+      let x = dv.getInt16(base + 4 * v, true) / 32767;
+      let y = dv.getInt16(base + 4 * v + 2, true) / 32767;
+      const z = 1 - Math.abs(x) - Math.abs(y);
+      if (z < 0) {
+        const fx = (1 - Math.abs(y)) * (x >= 0 ? 1 : -1);
+        y = (1 - Math.abs(x)) * (y >= 0 ? 1 : -1);
+        x = fx;
+      }
+      const len = Math.hypot(x, y, z) || 1;
+      normals[3 * v] = x / len;
+      normals[3 * v + 1] = y / len;
+      normals[3 * v + 2] = z / len;
+    }
+  }
+  return { positions, normals };
+}
+
 /** The header of a WebSocket binary frame and a view of its numbers. */
 export function decodeStreamFrame(buffer) {
   const dv = new DataView(buffer);
@@ -130,9 +167,17 @@ export function decodeStreamFrame(buffer) {
     t: dv.getFloat64(16, true),
     count,
     items: n,
-    data: new Float32Array(buffer, STREAM_HEADER_BYTES, count),
+    data: null,
     byteLength: buffer.byteLength,
   };
+  if (frame.layout.endsWith('/q16')) {
+    const q = decodeQ16(buffer, STREAM_HEADER_BYTES, n, frame.layout.startsWith('positions+normals'));
+    frame.positions = q.positions;
+    frame.normals = q.normals;
+    frame.data = q.positions;
+    return frame;
+  }
+  frame.data = new Float32Array(buffer, STREAM_HEADER_BYTES, count);
   return withSplitViews(frame);
 }
 
@@ -355,6 +400,13 @@ export class Animd {
   async skin({ format = 'bin', ...params } = {}) {
     const res = await this.request('GET', '/v1/skin' + query({ ...params, format }));
     if (format !== 'bin') return res.json();
+    const layout = res.headers.get('X-Animd-Layout') || '';
+    if (layout.endsWith('/q16')) {
+      const vertices = Number(res.headers.get('X-Animd-Vertices'));
+      const q = decodeQ16(await res.arrayBuffer(), 0, vertices, layout.startsWith('positions+normals'));
+      return { mesh: params.mesh, clip: params.clip, t: params.t, layout, vertices,
+               etag: res.headers.get('ETag'), data: q.positions, ...q };
+    }
     const data = new Float32Array(await res.arrayBuffer());
     return withSplitViews({
       mesh: params.mesh, clip: params.clip, t: params.t,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  Animd, AnimdError, decodeMesh, decodeMeshes, decodeRangeFrames, decodeStreamFrame,
+  Animd, AnimdError, decodeMesh, decodeMeshes, decodeQ16, decodeRangeFrames, decodeStreamFrame,
   driveSkeleton, mapSkeleton, sniffBytes, sniffText,
 } from '../../../web/animd.js';
 
@@ -305,4 +305,57 @@ test('three.js skeletons: joints mapped to bones by name', () => {
   drive.release();
   skeleton.update();
   assert.equal(first(0), 9);
+});
+
+// A q16 payload written here from the layout alone (bounding box, u16
+// positions, i16 octahedral normals), then read by the client's decoder:
+// positions within (max - min) / 131070 per axis, normals within 0.01 degree.
+test('q16 frames decode within the stated error', () => {
+  const pos = [[0, 0, 0], [1, -2, 0.5], [0.25, 1.5, -1], [1, 1.5, 0.5]];
+  const nrm = [[0, 0, 1], [0, 0, -1], [0.6, 0.8, 0], [-0.48, 0.6, -0.64]];
+  const V = pos.length;
+  const min = [0, 1, 2].map((a) => Math.min(...pos.map((p) => p[a])));
+  const max = [0, 1, 2].map((a) => Math.max(...pos.map((p) => p[a])));
+  const bytes = 24 + 6 * V + 4 * V;
+  const buf = new ArrayBuffer(32 + bytes + ((4 - (bytes % 4)) % 4));
+  const dv = new DataView(buf);
+  dv.setUint32(4, 5, true); // positions+normals/q16
+  dv.setUint32(24, (buf.byteLength - 32) / 4, true);
+  dv.setUint32(28, V, true);
+  for (let a = 0; a < 3; a++) {
+    dv.setFloat32(32 + 4 * a, min[a], true);
+    dv.setFloat32(44 + 4 * a, max[a], true);
+  }
+  pos.forEach((p, v) => p.forEach((x, a) => {
+    const q = max[a] === min[a] ? 0 : Math.round(((x - min[a]) / (max[a] - min[a])) * 65535);
+    dv.setUint16(56 + 2 * (3 * v + a), q, true);
+  }));
+  nrm.forEach((n, v) => {
+    const s = Math.abs(n[0]) + Math.abs(n[1]) + Math.abs(n[2]);
+    let x = n[0] / s, y = n[1] / s;
+    if (n[2] < 0) {
+      const fx = (1 - Math.abs(y)) * (x >= 0 ? 1 : -1);
+      y = (1 - Math.abs(x)) * (y >= 0 ? 1 : -1);
+      x = fx;
+    }
+    const c = (u) => Math.round(Math.max(-1, Math.min(1, u)) * 32767);
+    dv.setInt16(56 + 6 * V + 4 * v, c(x), true);
+    dv.setInt16(56 + 6 * V + 4 * v + 2, c(y), true);
+  });
+  const f = decodeStreamFrame(buf);
+  assert.equal(f.layout, 'positions+normals/q16');
+  for (let v = 0; v < V; v++) {
+    for (let a = 0; a < 3; a++) {
+      const bound = (max[a] - min[a]) / 131070 + 1e-6;
+      assert.ok(Math.abs(f.positions[3 * v + a] - pos[v][a]) <= bound);
+    }
+    // The angle by atan2(|a x b|, a . b): acos loses it near 0.
+    const a = nrm[v], b = Array.from(f.normals.subarray(3 * v, 3 * v + 3));
+    const cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    assert.ok(Math.atan2(Math.hypot(...cross), dot) * 180 / Math.PI < 0.01);
+  }
+  const q = decodeQ16(buf, 32, V, false);
+  assert.equal(q.normals, null);
+  assert.equal(q.positions.length, 3 * V);
 });
