@@ -5,6 +5,7 @@
 #   make SAN=1        the same under build/asan with ASan + UBSan
 #                     (SAN=thread: build/tsan with ThreadSanitizer)
 #   make run          install what is missing, build, start on 127.0.0.1:8080
+#                     (PORT=9000 for another port)
 #   make deps         install what building and running need (deps-test:
 #                     and what the tests and benchmarks need)
 #   make check        install what is missing, run the threaded suites with
@@ -218,9 +219,11 @@ deps-test:
 check-layers:
 	scripts/check-layers
 
+# make run PORT=9000 serves on another port (8080 by default).
+PORT ?= 8080
 run: deps
 	$(MAKE) --no-print-directory -j2 all
-	$(B)/animd --config config/animd.conf --listen 127.0.0.1:8080 --demo
+	$(B)/animd --config config/animd.conf --listen 127.0.0.1:$(PORT) --demo
 
 # Runs the unit and end-to-end suites; ANIMD_BIN tells the e2e suite which
 # daemon to start.
