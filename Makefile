@@ -60,7 +60,7 @@ LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
 
-NODEPS_GOALS := deps deps-test clean distclean run check check-layers help
+NODEPS_GOALS := deps deps-test clean distclean run check check-layers check-format format help
 ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
   ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
@@ -113,7 +113,7 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps deps-test run check check-layers check-threads test \
+.PHONY: all lib deps deps-test run check check-layers check-format format check-threads test \
         build-tests bench bench-http bench-ws bench-thin soak cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
@@ -215,6 +215,12 @@ deps:
 deps-test:
 	scripts/install-deps --test
 
+# The C sources against .clang-format (make format rewrites them).
+check-format:
+	scripts/check-format
+format:
+	scripts/check-format --fix
+
 # Every #include respects the layers and the server's rooms.
 check-layers:
 	scripts/check-layers
@@ -251,6 +257,7 @@ check-threads:
 # Sanitizers first, release last: the output ends with Check's summary line.
 check: deps-test
 	scripts/check-layers
+	scripts/check-format
 	$(MAKE) --no-print-directory check-threads
 	$(MAKE) --no-print-directory -j2 SAN=1 build-tests
 	$(MAKE) --no-print-directory SAN=1 test

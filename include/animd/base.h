@@ -29,17 +29,17 @@ typedef enum anim_result {
   ANIM_ERR_NAME_EMPTY,       /* A joint without a name. */
   ANIM_ERR_NAME_DUPLICATE,   /* Two joints with the same name. */
   ANIM_ERR_TOO_MANY_JOINTS,  /* More than ANIM_MAX_JOINTS joints. */
-  ANIM_ERR_JOINT_RANGE,      /* A track or vertex names a joint that is not there. */
-  ANIM_ERR_NO_KEYS,          /* A track with no keys. */
-  ANIM_ERR_TIMES_ORDER,      /* Key times not strictly increasing. */
-  ANIM_ERR_TIME_NEGATIVE,    /* A key time below zero. */
-  ANIM_ERR_VALUE_COUNT,      /* Values do not match keys x components. */
-  ANIM_ERR_BEZIER_RANGE,     /* A Bezier control value outside [0, 1]. */
-  ANIM_ERR_DUPLICATE_TRACK,  /* Two tracks animate the same joint and path. */
-  ANIM_ERR_WEIGHT,           /* Vertex weights negative or summing to zero. */
-  ANIM_ERR_INFLUENCES,       /* Influence count not 1..8. */
-  ANIM_ERR_SINGULAR,         /* A matrix that cannot be inverted. */
-  ANIM_ERR_MISMATCH,         /* Objects built for different skeletons. */
+  ANIM_ERR_JOINT_RANGE, /* A track or vertex names a joint that is not there. */
+  ANIM_ERR_NO_KEYS,     /* A track with no keys. */
+  ANIM_ERR_TIMES_ORDER, /* Key times not strictly increasing. */
+  ANIM_ERR_TIME_NEGATIVE,   /* A key time below zero. */
+  ANIM_ERR_VALUE_COUNT,     /* Values do not match keys x components. */
+  ANIM_ERR_BEZIER_RANGE,    /* A Bezier control value outside [0, 1]. */
+  ANIM_ERR_DUPLICATE_TRACK, /* Two tracks animate the same joint and path. */
+  ANIM_ERR_WEIGHT,          /* Vertex weights negative or summing to zero. */
+  ANIM_ERR_INFLUENCES,      /* Influence count not 1..8. */
+  ANIM_ERR_SINGULAR,        /* A matrix that cannot be inverted. */
+  ANIM_ERR_MISMATCH,        /* Objects built for different skeletons. */
   ANIM_RESULT_COUNT_
 } anim_result;
 
@@ -62,9 +62,9 @@ typedef struct anim_allocator_s {
  * of the raw form at fault ("parent", "name", "times", "values", ...). */
 typedef struct anim_build_error_s {
   anim_result code;
-  int32_t joint; /* Joint index, or -1. */
-  int32_t track; /* Track index, or -1. */
-  int32_t key;   /* Key (or vertex, or frame) index, or -1. */
+  int32_t joint;     /* Joint index, or -1. */
+  int32_t track;     /* Track index, or -1. */
+  int32_t key;       /* Key (or vertex, or frame) index, or -1. */
   int32_t component; /* Component within the key or vertex, or -1. */
   const char *field; /* Static string, never NULL after a failed build. */
   char message[160]; /* A full sentence for people. */

@@ -25,7 +25,7 @@ extern "C" {
 
 typedef struct anim_blend_layer_s {
   anim_pose_t pose;
-  float weight;               /* Finite, >= 0. */
+  float weight; /* Finite, >= 0. */
   /* Optional per-joint weights in [0, 1], storage order (a mask: 0 leaves
    * the joint out). NULL means 1 everywhere. */
   const float *joint_weights;

@@ -49,7 +49,7 @@ typedef enum anim_wrap {
 } anim_wrap;
 
 typedef struct anim_raw_track_s {
-  uint32_t joint;   /* Caller-order joint index of the skeleton. */
+  uint32_t joint; /* Caller-order joint index of the skeleton. */
   anim_path path;
   anim_interp interpolation;
   const float *times; /* key_count entries, strictly increasing, >= 0. */
@@ -73,10 +73,10 @@ typedef struct anim_raw_clip_s {
 
 /* One runtime track: its keys are copied and owned by the clip. */
 typedef struct anim_track_s {
-  uint32_t joint;       /* Storage-order joint index. */
-  uint8_t path;         /* anim_path */
+  uint32_t joint;        /* Storage-order joint index. */
+  uint8_t path;          /* anim_path */
   uint8_t interpolation; /* anim_interp */
-  uint8_t components;   /* 3 or 4 */
+  uint8_t components;    /* 3 or 4 */
   /* Keys on a grid: key i within 1% of an interval of times[0] + i / rate
    * (the sampler guesses the segment from the grid, then checks times). */
   uint8_t fixed_rate;
@@ -85,11 +85,11 @@ typedef struct anim_track_s {
    * locates the segment once for both. */
   uint8_t _same_times;
   uint32_t key_count;
-  float rate;           /* Keys per second when fixed_rate. */
+  float rate; /* Keys per second when fixed_rate. */
   /* Shared with the previous track when their key times are equal. */
   const float *times;
-  const float *values;  /* As in the raw form, rotation values normalized. */
-  const float *bezier;  /* BEZIER only. */
+  const float *values; /* As in the raw form, rotation values normalized. */
+  const float *bezier; /* BEZIER only. */
   /* SQUAD rotations: a, b, c per segment k (keys k, k + 1), from
    * anim_quat_squad_setup with neighbours clamped at the ends, so the
    * segment is anim_quat_squad(q_k, a, b, c, u). NULL otherwise. */
@@ -97,11 +97,11 @@ typedef struct anim_track_s {
 } anim_track_t;
 
 typedef struct anim_clip_s {
-  char *name;            /* Never NULL. */
-  float duration;        /* Seconds, >= 0. */
-  uint32_t joint_count;  /* Of the skeleton it was built for. */
+  char *name;           /* Never NULL. */
+  float duration;       /* Seconds, >= 0. */
+  uint32_t joint_count; /* Of the skeleton it was built for. */
   uint32_t track_count;
-  anim_track_t *tracks;  /* Sorted by (storage joint, path). */
+  anim_track_t *tracks; /* Sorted by (storage joint, path). */
   /* private */
   /* (joint * 4 + path) for every joint and path no track animates, in
    * storage order: the sampler copies the rest value there. */

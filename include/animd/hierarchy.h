@@ -21,14 +21,14 @@ extern "C" {
 
 typedef struct anim_local_to_model_job_s {
   const anim_skeleton_t *skeleton;
-  anim_pose_t input;          /* Storage order. */
-  const anim_mat4_t *root;    /* Optional transform above every root. */
+  anim_pose_t input;       /* Storage order. */
+  const anim_mat4_t *root; /* Optional transform above every root. */
   /* Storage-order joint range to update, inclusive. Both zero means all.
    * Joints outside the range must already hold valid model matrices when
    * they are parents of joints inside it. */
   uint32_t from;
   uint32_t to;
-  anim_mat4_t *output;        /* joint_count matrices, storage order. */
+  anim_mat4_t *output; /* joint_count matrices, storage order. */
   size_t output_count;
 } anim_local_to_model_job_t;
 
@@ -41,8 +41,8 @@ anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job);
 
 typedef struct anim_skinning_matrices_job_s {
   const anim_skeleton_t *skeleton;
-  const anim_mat4_t *model;   /* joint_count, storage order. */
-  anim_mat4_t *output;        /* joint_count, storage order. */
+  const anim_mat4_t *model; /* joint_count, storage order. */
+  anim_mat4_t *output;      /* joint_count, storage order. */
   size_t output_count;
 } anim_skinning_matrices_job_t;
 

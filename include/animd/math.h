@@ -41,10 +41,18 @@
 extern "C" {
 #endif
 
-typedef struct anim_vec3_s { float x, y, z; } anim_vec3_t;
-typedef struct anim_vec4_s { float x, y, z, w; } anim_vec4_t;
-typedef struct anim_quat_s { float x, y, z, w; } anim_quat_t;
-typedef struct anim_mat4_s { float m[16]; } anim_mat4_t; /* Column-major. */
+typedef struct anim_vec3_s {
+  float x, y, z;
+} anim_vec3_t;
+typedef struct anim_vec4_s {
+  float x, y, z, w;
+} anim_vec4_t;
+typedef struct anim_quat_s {
+  float x, y, z, w;
+} anim_quat_t;
+typedef struct anim_mat4_s {
+  float m[16];
+} anim_mat4_t; /* Column-major. */
 
 /* A local transform: M = T * R * S. */
 typedef struct anim_transform_s {
@@ -54,9 +62,9 @@ typedef struct anim_transform_s {
 } anim_transform_t;
 
 /* Named tolerances used by the core and its tests. */
-#define ANIM_EPS_UNIT 1e-5f    /* |q| - 1 for a normalized quaternion. */
-#define ANIM_EPS_ANGLE 1e-4f   /* Radians, comparing rotations. */
-#define ANIM_EPS_LENGTH 1e-6f  /* Vectors shorter than this are zero. */
+#define ANIM_EPS_UNIT 1e-5f   /* |q| - 1 for a normalized quaternion. */
+#define ANIM_EPS_ANGLE 1e-4f  /* Radians, comparing rotations. */
+#define ANIM_EPS_LENGTH 1e-6f /* Vectors shorter than this are zero. */
 
 /* ---- vec3 ---------------------------------------------------------------- */
 anim_vec3_t anim_vec3(float x, float y, float z);

@@ -41,10 +41,10 @@ anim_result anim_sampling_context_init(anim_sampling_context_t *ctx,
 typedef struct anim_sampling_job_s {
   const anim_skeleton_t *skeleton; /* The skeleton the clip was built for. */
   const anim_clip_t *clip;
-  double time;         /* Seconds, before wrapping (wrapped in double). */
-  anim_wrap wrap;      /* Zero means clamp. */
+  double time;    /* Seconds, before wrapping (wrapped in double). */
+  anim_wrap wrap; /* Zero means clamp. */
   anim_sampling_context_t *context; /* Optional (NULL: binary search). */
-  anim_pose_t output;  /* joint_count entries, storage order. */
+  anim_pose_t output;               /* joint_count entries, storage order. */
   float *sampled_time; /* Optional out: the clip time after wrapping. */
 } anim_sampling_job_t;
 

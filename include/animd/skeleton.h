@@ -19,8 +19,8 @@ extern "C" {
 #endif
 
 typedef struct anim_raw_joint_s {
-  const char *name;       /* Unique, non-empty, NUL-terminated. */
-  int32_t parent;         /* Index into the raw joints, -1 for a root. */
+  const char *name; /* Unique, non-empty, NUL-terminated. */
+  int32_t parent;   /* Index into the raw joints, -1 for a root. */
   /* Rest (bind) local transform; its rotation is the animated part, so
    * the rest local rotation is orient * rest.rotation. */
   anim_transform_t rest;
@@ -40,22 +40,22 @@ typedef struct anim_raw_skeleton_s {
 } anim_raw_skeleton_t;
 
 typedef struct anim_skeleton_s {
-  char *name;            /* Never NULL ("" when unnamed). */
+  char *name; /* Never NULL ("" when unnamed). */
   uint32_t joint_count;
   /* Storage order (parents before children): */
-  int16_t *parents;        /* -1 for roots. */
+  int16_t *parents; /* -1 for roots. */
   char **names;
   /* Rest local transforms (the rotation excludes orient). */
   anim_transform_t *rest;
-  anim_quat_t *orient;     /* Identity where none was given. */
-  bool has_orient;         /* Any joint has a non-identity orient. */
+  anim_quat_t *orient; /* Identity where none was given. */
+  bool has_orient;     /* Any joint has a non-identity orient. */
   anim_mat4_t *inverse_bind;
   /* Order maps: to_caller[storage] = caller index, from_caller[caller] =
    * storage index. */
   uint32_t *to_caller;
   uint32_t *from_caller;
   /* private */
-  uint32_t *_by_name;  /* Storage indices sorted by name (strcmp order). */
+  uint32_t *_by_name; /* Storage indices sorted by name (strcmp order). */
   anim_allocator_t _alloc;
 } anim_skeleton_t;
 
@@ -68,12 +68,11 @@ typedef struct anim_skeleton_s {
  * non-finite number, the component. Checks run per joint in caller order
  * (name, parent range, numbers), then the inverse bind numbers, then
  * duplicate names (the later joint of the pair is named), then cycles (the
- * smallest index on the first cycle found). ANIM_ERR_SINGULAR means a rest model matrix cannot be inverted
- * (a zero scale) when inverse_bind is NULL. */
+ * smallest index on the first cycle found). ANIM_ERR_SINGULAR means a rest
+ * model matrix cannot be inverted (a zero scale) when inverse_bind is NULL. */
 anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                                 const anim_allocator_t *alloc,
-                                anim_skeleton_t **out,
-                                anim_build_error_t *err);
+                                anim_skeleton_t **out, anim_build_error_t *err);
 void anim_skeleton_free(anim_skeleton_t *skeleton);
 
 /* Storage index of the joint with that name, or -1 (also for NULL).

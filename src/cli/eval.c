@@ -73,8 +73,8 @@ static char *read_file(const char *path, size_t *len, FILE *err) {
 
 /* The options, each the query parameter of the same name. */
 static const char *const option_names[] = {
-    "skeleton", "clip",   "mesh",    "t",      "from", "to", "fps",
-    "space",    "wrap",   "format",  "joints", "method", "normals", NULL};
+    "skeleton", "clip", "mesh",   "t",      "from",   "to",      "fps",
+    "space",    "wrap", "format", "joints", "method", "normals", NULL};
 
 static void usage(FILE *out) {
   char space[64], format[64], wrap[64], method[64], normals[64];
@@ -172,7 +172,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
   return 0;
 }
 
-/* ---- the store of the files ------------------------------------------------- */
+/* ---- the store of the files -------------------------------------------------
+ */
 
 static void log_line(void *user, const char *message) {
   fprintf((FILE *)user, "animd eval: %s\n", message);
@@ -198,8 +199,7 @@ static int load_files(store_t *st, const cli_args_t *a, FILE *err) {
     opts.skeleton = last_skeleton ? last_skeleton->skeleton : NULL;
     if (type == NULL) {
       rc = report(err, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                  "%s: not glTF, JSON, BVH or MD5 (give --type)",
-                  a->files[i]);
+                  "%s: not glTF, JSON, BVH or MD5 (give --type)", a->files[i]);
     } else if (fmt_decode(type, body, len, &opts, &bundle, &fe) != 0) {
       rc = report(err, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", a->files[i],
                   fe.message);
@@ -245,7 +245,8 @@ static int lookup(store_t *st, store_kind kind, const char *at,
   return 0;
 }
 
-/* ---- answers ------------------------------------------------------------------ */
+/* ---- answers
+ * ------------------------------------------------------------------ */
 
 static int write_out(FILE *out, fmt_buf_t *b, FILE *err) {
   if (b->failed) return report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
@@ -276,8 +277,8 @@ static int print_list(store_t *st, FILE *out, FILE *err) {
 
 /* Evaluates job once or over the range and prints every frame. */
 static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
-                        bool binary, const srv_range_query_t *range,
-                        double t, FILE *out, FILE *err) {
+                        bool binary, const srv_range_query_t *range, double t,
+                        FILE *out, FILE *err) {
   srv_eval_scratch_t scratch = {0};
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;
@@ -285,9 +286,8 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   srv_range_t times = {.from = range->from, .fps = range->fps};
   for (uint32_t i = 0; i < frames && rc == 0; i++) {
     job->t = range->is_range ? srv_range_time(&times, i) : t;
-    anim_result r = srv_frame_answer(&b, job, names, binary,
-                                     range->is_range ? (int64_t)i : -1,
-                                     &scratch);
+    anim_result r = srv_frame_answer(
+        &b, job, names, binary, range->is_range ? (int64_t)i : -1, &scratch);
     if (r != ANIM_OK)
       rc = r == ANIM_ERR_OUT_OF_MEMORY
                ? report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "")
@@ -352,8 +352,7 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
   store_asset_t *mesh = NULL, *clip = NULL;
   int rc = -1;
   if (lookup(st, STORE_MESH, "mesh", q.mesh, NULL, &mesh, err) ||
-      lookup(st, STORE_CLIP, "clip", q.clip, mesh->skeleton_asset, &clip,
-             err))
+      lookup(st, STORE_CLIP, "clip", q.clip, mesh->skeleton_asset, &clip, err))
     goto done;
   if (clip != NULL && clip->skeleton_asset != mesh->skeleton_asset) {
     report(err, SRV_ERR_SKELETON_MISMATCH, "clip",
@@ -385,8 +384,7 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     usage(out);
     return 0;
   }
-  if (a.file_count == 0 ||
-      (!a.list && a.param_count == 0)) {
+  if (a.file_count == 0 || (!a.list && a.param_count == 0)) {
     usage(err);
     return 2;
   }

@@ -25,25 +25,22 @@ static anim_result check_layer(const anim_blend_layer_t *l, uint32_t n,
   const anim_pose_t *p = &l->pose;
   if (p->translation == NULL || p->rotation == NULL || p->scale == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (p->joint_count < n)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (p->joint_count < n) return ANIM_ERR_BUFFER_TOO_SMALL;
   if (additive) {
     const anim_pose_t *r = &l->reference;
-    bool none = r->translation == NULL && r->rotation == NULL &&
-                r->scale == NULL;
+    bool none =
+        r->translation == NULL && r->rotation == NULL && r->scale == NULL;
     if (!none) {
       if (r->translation == NULL || r->rotation == NULL || r->scale == NULL)
         return ANIM_ERR_INVALID_ARGUMENT;
-      if (r->joint_count < n)
-        return ANIM_ERR_BUFFER_TOO_SMALL;
+      if (r->joint_count < n) return ANIM_ERR_BUFFER_TOO_SMALL;
     }
   }
   return ANIM_OK;
 }
 
 anim_result anim_blend_job_validate(const anim_blend_job_t *job) {
-  if (job == NULL || job->skeleton == NULL)
-    return ANIM_ERR_INVALID_ARGUMENT;
+  if (job == NULL || job->skeleton == NULL) return ANIM_ERR_INVALID_ARGUMENT;
   uint32_t n = job->skeleton->joint_count;
   if ((job->layer_count > 0 && job->layers == NULL) ||
       (job->additive_count > 0 && job->additive_layers == NULL))
@@ -53,24 +50,20 @@ anim_result anim_blend_job_validate(const anim_blend_job_t *job) {
   const anim_pose_t *o = &job->output;
   if (o->translation == NULL || o->rotation == NULL || o->scale == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (!pose_ok(o, n))
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (!pose_ok(o, n)) return ANIM_ERR_BUFFER_TOO_SMALL;
   for (size_t i = 0; i < job->layer_count; i++) {
     anim_result r = check_layer(&job->layers[i], n, false);
-    if (r != ANIM_OK)
-      return r;
+    if (r != ANIM_OK) return r;
   }
   for (size_t i = 0; i < job->additive_count; i++) {
     anim_result r = check_layer(&job->additive_layers[i], n, true);
-    if (r != ANIM_OK)
-      return r;
+    if (r != ANIM_OK) return r;
   }
   return ANIM_OK;
 }
 
 static float mask_weight(const anim_blend_layer_t *l, uint32_t j) {
-  if (l->joint_weights == NULL)
-    return l->weight;
+  if (l->joint_weights == NULL) return l->weight;
   float m = l->joint_weights[j];
   m = m > 0.f ? (m < 1.f ? m : 1.f) : 0.f; /* also maps NaN to 0 */
   return l->weight * m;
@@ -96,14 +89,11 @@ static anim_quat_t quat_pow(anim_quat_t q, float w) {
   return r;
 }
 
-static float ratio(float p, float r) {
-  return fabsf(r) > 1e-12f ? p / r : 1.f;
-}
+static float ratio(float p, float r) { return fabsf(r) > 1e-12f ? p / r : 1.f; }
 
 anim_result anim_blend_job_run(const anim_blend_job_t *job) {
   anim_result res = anim_blend_job_validate(job);
-  if (res != ANIM_OK)
-    return res;
+  if (res != ANIM_OK) return res;
   const anim_skeleton_t *sk = job->skeleton;
   float threshold = job->threshold > 0.f ? job->threshold : 0.1f;
   const anim_pose_t *o = &job->output;
@@ -131,8 +121,7 @@ anim_result anim_blend_job_run(const anim_blend_job_t *job) {
         lq = anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation);
         ls = sk->rest[j].scale;
       }
-      if (!(w > 0.f))
-        continue;
+      if (!(w > 0.f)) continue;
       if (!have_first) {
         first = lq;
         have_first = true;
@@ -165,8 +154,7 @@ anim_result anim_blend_job_run(const anim_blend_job_t *job) {
     for (size_t i = 0; i < job->additive_count; i++) {
       const anim_blend_layer_t *l = &job->additive_layers[i];
       float w = mask_weight(l, j);
-      if (!(w > 0.f))
-        continue;
+      if (!(w > 0.f)) continue;
       anim_vec3_t pt = l->pose.translation[j], ps = l->pose.scale[j];
       anim_quat_t pq = l->pose.rotation[j];
       anim_vec3_t rt, rs;

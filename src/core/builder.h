@@ -27,17 +27,14 @@
 static inline bool builder_allocator(const anim_allocator_t *a,
                                      anim_allocator_t *out) {
   anim_allocator_t r = {0, 0, 0};
-  if (a != NULL && (a->alloc != NULL) != (a->free != NULL))
-    return false;
-  if (a != NULL && a->alloc != NULL)
-    r = *a;
+  if (a != NULL && (a->alloc != NULL) != (a->free != NULL)) return false;
+  if (a != NULL && a->alloc != NULL) r = *a;
   *out = r;
   return true;
 }
 
 static inline void *builder_alloc(const anim_allocator_t *a, size_t size) {
-  if (size == 0)
-    size = 1;
+  if (size == 0) size = 1;
   return a->alloc != NULL ? a->alloc(size, a->user_data) : malloc(size);
 }
 
@@ -49,14 +46,12 @@ static inline void *builder_alloc_aligned(const anim_allocator_t *a,
                                           void **block) {
   unsigned char *b = builder_alloc(a, size + align - 1);
   *block = b;
-  if (b == NULL)
-    return NULL;
+  if (b == NULL) return NULL;
   return b + ((align - (uintptr_t)b % align) % align);
 }
 
 static inline void builder_free(const anim_allocator_t *a, void *p) {
-  if (p == NULL)
-    return;
+  if (p == NULL) return;
   if (a->free != NULL)
     a->free(p, a->user_data);
   else
@@ -91,8 +86,7 @@ static inline size_t builder_align(size_t n) {
 }
 
 static inline void builder_error_clear(anim_build_error_t *err) {
-  if (err == NULL)
-    return;
+  if (err == NULL) return;
   err->code = ANIM_OK;
   err->joint = err->track = err->key = err->component = -1;
   err->field = "";
@@ -122,8 +116,7 @@ builder_fail(anim_build_error_t *err, anim_result code, const char *field,
 
 static inline anim_result builder_component(anim_build_error_t *err,
                                             anim_result code, long c) {
-  if (err != NULL)
-    err->component = (int32_t)c;
+  if (err != NULL) err->component = (int32_t)c;
   return code;
 }
 

@@ -44,21 +44,20 @@ static anim_result check_track(const anim_raw_track_t *t, size_t i,
     return builder_fail(err, ANIM_ERR_NO_KEYS, "times", joint, (long)i, -1,
                         "track %zu has no keys", i);
   if (t->key_count > MAX_KEYS)
-    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "times", joint,
-                        (long)i, -1, "track %zu: %zu keys; at most %u", i,
-                        t->key_count, MAX_KEYS);
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "times", joint, (long)i,
+                        -1, "track %zu: %zu keys; at most %u", i, t->key_count,
+                        MAX_KEYS);
   if (t->times == NULL)
-    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "times", joint,
-                        (long)i, -1, "track %zu: no times", i);
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "times", joint, (long)i,
+                        -1, "track %zu: no times", i);
   for (size_t k = 0; k < t->key_count; k++) {
     float x = t->times[k];
     if (!isfinite(x))
       return builder_fail(err, ANIM_ERR_NOT_FINITE, "times", joint, (long)i,
                           (long)k, "track %zu: time %zu is not finite", i, k);
     if (x < 0.f)
-      return builder_fail(err, ANIM_ERR_TIME_NEGATIVE, "times", joint,
-                          (long)i, (long)k,
-                          "track %zu: time %zu is negative (%g)", i, k,
+      return builder_fail(err, ANIM_ERR_TIME_NEGATIVE, "times", joint, (long)i,
+                          (long)k, "track %zu: time %zu is negative (%g)", i, k,
                           (double)x);
     if (k > 0 && !(x > t->times[k - 1]))
       return builder_fail(err, ANIM_ERR_TIMES_ORDER, "times", joint, (long)i,
@@ -72,8 +71,7 @@ static anim_result check_track(const anim_raw_track_t *t, size_t i,
   size_t stride = cubic ? 3u * c : c;
   size_t want = t->key_count * stride;
   if (t->values == NULL || t->value_count != want)
-    return builder_fail(err, ANIM_ERR_VALUE_COUNT, "values", joint, (long)i,
-                        -1,
+    return builder_fail(err, ANIM_ERR_VALUE_COUNT, "values", joint, (long)i, -1,
                         "track %zu: %zu values; %zu keys of %s need %zu", i,
                         t->values == NULL ? 0 : t->value_count, t->key_count,
                         path_names[t->path], want);
@@ -109,8 +107,8 @@ static anim_result check_track(const anim_raw_track_t *t, size_t i,
         return builder_component(
             err,
             builder_fail(err, ANIM_ERR_NOT_FINITE, "bezier", joint, (long)i,
-                         (long)(v / 4), "track %zu: curve %zu is not finite",
-                         i, v / 4),
+                         (long)(v / 4), "track %zu: curve %zu is not finite", i,
+                         v / 4),
             (long)(v % 4));
       if (b < 0.f || b > 1.f)
         return builder_component(
@@ -134,10 +132,8 @@ typedef struct track_ref_s {
 
 static int track_ref_cmp(const void *pa, const void *pb) {
   const track_ref_t *a = pa, *b = pb;
-  if (a->joint != b->joint)
-    return a->joint < b->joint ? -1 : 1;
-  if (a->path != b->path)
-    return a->path < b->path ? -1 : 1;
+  if (a->joint != b->joint) return a->joint < b->joint ? -1 : 1;
+  if (a->path != b->path) return a->path < b->path ? -1 : 1;
   return (a->index > b->index) - (a->index < b->index);
 }
 
@@ -147,15 +143,12 @@ static int track_ref_cmp(const void *pa, const void *pb) {
  * only uses the grid as a first guess and then checks the real times, so
  * the tolerance affects speed, never results. */
 static bool detect_fixed_rate(const float *times, uint32_t n, float *rate) {
-  if (n < 2)
-    return false;
+  if (n < 2) return false;
   double t0 = times[0];
   double dt = ((double)times[n - 1] - t0) / (double)(n - 1);
-  if (!(dt > 0.0))
-    return false;
+  if (!(dt > 0.0)) return false;
   for (uint32_t i = 1; i + 1 < n; i++)
-    if (fabs((double)times[i] - (t0 + dt * i)) > 0.01 * dt)
-      return false;
+    if (fabs((double)times[i] - (t0 + dt * i)) > 0.01 * dt) return false;
   *rate = (float)(1.0 / dt);
   return true;
 }
@@ -172,11 +165,10 @@ static bool same_times(const anim_raw_track_t *const *sorted, size_t i) {
 
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *sk,
-                            const anim_allocator_t *alloc_in,
-                            anim_clip_t **out, anim_build_error_t *err) {
+                            const anim_allocator_t *alloc_in, anim_clip_t **out,
+                            anim_build_error_t *err) {
   builder_error_clear(err);
-  if (out != NULL)
-    *out = NULL;
+  if (out != NULL) *out = NULL;
   if (raw == NULL || sk == NULL || out == NULL)
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "tracks", -1, -1, -1,
                         "no clip or no skeleton given");
@@ -197,11 +189,9 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   float last = 0.f;
   for (size_t i = 0; i < tc; i++) {
     anim_result r = check_track(&raw->tracks[i], i, sk, err);
-    if (r != ANIM_OK)
-      return r;
+    if (r != ANIM_OK) return r;
     const anim_raw_track_t *t = &raw->tracks[i];
-    if (t->times[t->key_count - 1] > last)
-      last = t->times[t->key_count - 1];
+    if (t->times[t->key_count - 1] > last) last = t->times[t->key_count - 1];
   }
   if (raw->duration > 0.f && raw->duration < last)
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "duration", -1, -1, -1,
@@ -210,13 +200,13 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
 
   anim_allocator_t alloc;
   if (!builder_allocator(alloc_in, &alloc))
-    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1,
-                        -1, BUILDER_ALLOCATOR_MESSAGE);
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1, -1,
+                        BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_clip_t *c = NULL;
   /* Scratch: the raw tracks in sorted order, then the sort keys. */
-  const anim_raw_track_t **sorted = builder_alloc(
-      &alloc, (tc + 1) * (sizeof *sorted + sizeof(track_ref_t)));
+  const anim_raw_track_t **sorted =
+      builder_alloc(&alloc, (tc + 1) * (sizeof *sorted + sizeof(track_ref_t)));
   if (sorted == NULL)
     return builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
                         "out of memory");
@@ -236,9 +226,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   if (dup >= 0) {
     const anim_raw_track_t *t = &raw->tracks[dup];
     res = builder_fail(err, ANIM_ERR_DUPLICATE_TRACK, "path", (long)t->joint,
-                       dup, -1,
-                       "track %ld: joint %lu already has a %s track", dup,
-                       (unsigned long)t->joint, path_names[t->path]);
+                       dup, -1, "track %ld: joint %lu already has a %s track",
+                       dup, (unsigned long)t->joint, path_names[t->path]);
     goto fail;
   }
 
@@ -250,10 +239,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     sorted[i] = &raw->tracks[refs[i].index];
     const anim_raw_track_t *t = sorted[i];
     floats += t->value_count;
-    if (!same_times(sorted, i))
-      floats += t->key_count;
-    if (t->interpolation == ANIM_INTERP_BEZIER)
-      floats += 4 * t->key_count;
+    if (!same_times(sorted, i)) floats += t->key_count;
+    if (t->interpolation == ANIM_INTERP_BEZIER) floats += 4 * t->key_count;
     if (t->interpolation == ANIM_INTERP_SQUAD &&
         t->path == ANIM_PATH_ROTATION && t->key_count > 1)
       controls += 3 * (t->key_count - 1);
@@ -362,9 +349,9 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
       continue;
     anim_track_t *d = &c->tracks[i];
     const anim_track_t *prev = o > 0 ? &c->tracks[c->_others[o - 1]] : NULL;
-    d->_same_times = prev != NULL && prev->key_count == d->key_count &&
-                     memcmp(prev->times, d->times,
-                            d->key_count * sizeof(float)) == 0;
+    d->_same_times =
+        prev != NULL && prev->key_count == d->key_count &&
+        memcmp(prev->times, d->times, d->key_count * sizeof(float)) == 0;
     c->_others[o++] = (uint32_t)i;
   }
   /* Untracked pairs in (joint, path) order: merge against sorted tracks. */
@@ -388,8 +375,7 @@ fail:
 }
 
 void anim_clip_free(anim_clip_t *clip) {
-  if (clip == NULL)
-    return;
+  if (clip == NULL) return;
   anim_allocator_t a = clip->_alloc;
   builder_free(&a, clip);
 }

@@ -19,8 +19,7 @@ static bool on_grid(uint32_t interp, size_t n, const float *times,
           memcmp(times, grid_times, n * sizeof(float)) == 0);
 }
 
-bool anim__grid_member(const anim_raw_track_t *rep,
-                       const anim_raw_track_t *t) {
+bool anim__grid_member(const anim_raw_track_t *rep, const anim_raw_track_t *t) {
   return on_grid(t->interpolation, t->key_count, t->times, rep->key_count,
                  rep->times);
 }
@@ -41,13 +40,11 @@ size_t anim__grid_size(const anim_raw_track_t *const *sorted, size_t n,
     if (sorted[i]->interpolation == ANIM_INTERP_LINEAR &&
         sorted[i]->key_count >= 2)
       *rep = (uint32_t)i;
-  if (*rep == UINT32_MAX)
-    return 0;
+  if (*rep == UINT32_MAX) return 0;
   const anim_raw_track_t *r = sorted[*rep];
   uint32_t count[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++)
-    if (anim__grid_member(r, sorted[i]))
-      count[sorted[i]->path]++;
+    if (anim__grid_member(r, sorted[i])) count[sorted[i]->path]++;
   size_t bytes = (sizeof(anim__grid_t) + 63) & ~(size_t)63;
   for (uint32_t p = 0; p < 3; p++)
     bytes += path_bytes(count[p], p, r->key_count);
@@ -68,8 +65,8 @@ anim__grid_t *anim__grid_fill(void *mem, anim_track_t *tracks, size_t n,
     const uint32_t c = components_of(p);
     for (size_t i = 0; i < n; i++)
       if (tracks[i].path == p &&
-          on_grid(tracks[i].interpolation, tracks[i].key_count,
-                  tracks[i].times, r->key_count, r->times))
+          on_grid(tracks[i].interpolation, tracks[i].key_count, tracks[i].times,
+                  r->key_count, r->times))
         gp->count++;
     gp->blocks = (gp->count + GRID_LANES - 1) / GRID_LANES;
     gp->row = (size_t)gp->blocks * c * GRID_LANES;
@@ -107,8 +104,7 @@ anim__grid_t *anim__grid_fill(void *mem, anim_track_t *tracks, size_t n,
       const uint32_t hi = lo + GRID_LANES < m ? lo + GRID_LANES : m;
       first[b] = joints[lo];
       for (uint32_t i = lo + 1; i < hi; i++)
-        if (joints[i] != joints[lo] + (i - lo))
-          first[b] = UINT32_MAX;
+        if (joints[i] != joints[lo] + (i - lo)) first[b] = UINT32_MAX;
     }
   }
   return g;

@@ -78,20 +78,19 @@ static inline void anim__grid_scatter(float *out, uint32_t C,
                                       uint32_t stride, uint32_t n) {
   for (uint32_t l = 0; l < n; l++) {
     float *dst = out + (size_t)C * joints[l];
-    for (uint32_t e = 0; e < C; e++)
-      dst[e] = soa[e * stride + l];
+    for (uint32_t e = 0; e < C; e++) dst[e] = soa[e * stride + l];
   }
 }
 
 /* Samples the grid's three paths with sample_path(gp, out, k, k1, u, C),
  * a kernel file's own path sampler (C: components per joint). */
-#define ANIM__GRID_SAMPLE_PATHS(sample_path, g, k, k1, u, o)                  \
-  do {                                                                        \
-    sample_path(&(g)->path[ANIM_PATH_TRANSLATION], &(o)->translation[0].x,    \
-                k, k1, u, 3);                                                 \
-    sample_path(&(g)->path[ANIM_PATH_ROTATION], &(o)->rotation[0].x, k, k1,   \
-                u, 4);                                                        \
-    sample_path(&(g)->path[ANIM_PATH_SCALE], &(o)->scale[0].x, k, k1, u, 3);  \
+#define ANIM__GRID_SAMPLE_PATHS(sample_path, g, k, k1, u, o)                   \
+  do {                                                                         \
+    sample_path(&(g)->path[ANIM_PATH_TRANSLATION], &(o)->translation[0].x, k,  \
+                k1, u, 3);                                                     \
+    sample_path(&(g)->path[ANIM_PATH_ROTATION], &(o)->rotation[0].x, k, k1, u, \
+                4);                                                            \
+    sample_path(&(g)->path[ANIM_PATH_SCALE], &(o)->scale[0].x, k, k1, u, 3);   \
   } while (0)
 
 /* anim_sampling_job_run with kernels no wider than isa (tests). */

@@ -40,10 +40,9 @@ static void cubic(const anim_track_t *tr, uint32_t k, float s, float *out) {
   float h01 = -2.f * s3 + 3.f * s2;
   float h11 = (s3 - s2) * dt;
   for (uint32_t i = 0; i < c; i++)
-    out[i] = h00 * k0[c + i] + h10 * k0[2u * c + i] + h01 * k1[c + i] +
-             h11 * k1[i];
-  if (c == 4)
-    write_quat(out, load_quat(out));
+    out[i] =
+        h00 * k0[c + i] + h10 * k0[2u * c + i] + h01 * k1[c + i] + h11 * k1[i];
+  if (c == 4) write_quat(out, load_quat(out));
 }
 
 /* ---- BEZIER -------------------------------------------------------------- */
@@ -61,28 +60,23 @@ static double bez_slope(double p1, double p2, double s) {
 
 float anim__bezier_factor(const float *curve, float u) {
   double x1 = curve[0], y1 = curve[1], x2 = curve[2], y2 = curve[3];
-  if (!(u > 0.f))
-    return 0.f;
-  if (!(u < 1.f))
-    return 1.f;
+  if (!(u > 0.f)) return 0.f;
+  if (!(u < 1.f)) return 1.f;
   /* x(s) is non-decreasing on [0, 1] when x1, x2 are in [0, 1], so the
    * root is bracketed by [lo, hi]; a Newton step leaving the bracket (or a
    * flat slope) is replaced by bisection. */
   double lo = 0.0, hi = 1.0, s = u;
   for (int it = 0; it < 64; it++) {
     double f = bez(x1, x2, s) - u;
-    if (fabs(f) < 1e-12)
-      break;
+    if (fabs(f) < 1e-12) break;
     if (f < 0.0)
       lo = s;
     else
       hi = s;
     double d = bez_slope(x1, x2, s);
     double next = d > 1e-12 ? s - f / d : lo - 1.0;
-    if (!(next > lo && next < hi))
-      next = 0.5 * (lo + hi);
-    if (hi - lo < 1e-15)
-      break;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (hi - lo < 1e-15) break;
     s = next;
   }
   return (float)bez(y1, y2, s);
@@ -130,29 +124,22 @@ void anim__track_segment(const anim_track_t *tr, uint32_t k, float u,
                          float *out) {
   uint32_t c = tr->components;
   switch (tr->interpolation) {
-  case ANIM_INTERP_CUBICSPLINE:
-    cubic(tr, k, u, out);
-    return;
-  case ANIM_INTERP_SQUAD:
-    squad(tr, k, u, out);
-    return;
+  case ANIM_INTERP_CUBICSPLINE: cubic(tr, k, u, out); return;
+  case ANIM_INTERP_SQUAD: squad(tr, k, u, out); return;
   case ANIM_INTERP_STEP: {
     const float *a = ci_key_value(tr, k);
-    for (uint32_t i = 0; i < c; i++)
-      out[i] = a[i];
+    for (uint32_t i = 0; i < c; i++) out[i] = a[i];
     return;
   }
   case ANIM_INTERP_BEZIER:
     u = anim__bezier_factor(tr->bezier + 4u * k, u);
     break;
-  default:
-    break;
+  default: break;
   }
   const float *a = ci_key_value(tr, k), *b = ci_key_value(tr, k + 1);
   if (c == 4) {
     write_quat(out, pk_quat_slerp(load_quat(a), load_quat(b), u));
     return;
   }
-  for (uint32_t i = 0; i < c; i++)
-    out[i] = a[i] + (b[i] - a[i]) * u;
+  for (uint32_t i = 0; i < c; i++) out[i] = a[i] + (b[i] - a[i]) * u;
 }

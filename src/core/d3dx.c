@@ -21,8 +21,7 @@
 /* ---- the inline set (D3DX accepts NULL here) ---------------------------- */
 
 anim_quat_t *anim_d3dx_quaternion_identity(anim_quat_t *out) {
-  if (out == NULL)
-    return NULL;
+  if (out == NULL) return NULL;
   *out = anim_quat_identity();
   return out;
 }
@@ -33,8 +32,7 @@ bool anim_d3dx_quaternion_is_identity(const anim_quat_t *q) {
 
 anim_quat_t *anim_d3dx_quaternion_conjugate(anim_quat_t *out,
                                             const anim_quat_t *q) {
-  if (out == NULL || q == NULL)
-    return NULL;
+  if (out == NULL || q == NULL) return NULL;
   *out = anim_quat_conjugate(*q);
   return out;
 }
@@ -94,8 +92,7 @@ anim_quat_t *anim_d3dx_quaternion_exp(anim_quat_t *out, const anim_quat_t *q) {
 anim_quat_t *anim_d3dx_quaternion_ln(anim_quat_t *out, const anim_quat_t *q) {
   anim_quat_t v = *q;
   float t = 1.0f;
-  if (v.w < 1.0f && v.w > -1.0f)
-    t = acosf(v.w) / sqrtf(1.0f - v.w * v.w);
+  if (v.w < 1.0f && v.w > -1.0f) t = acosf(v.w) / sqrtf(1.0f - v.w * v.w);
   *out = anim_quat(v.x * t, v.y * t, v.z * t, 0.0f);
   return out;
 }
@@ -173,12 +170,9 @@ void anim_d3dx_quaternion_squad_setup(anim_quat_t *a_out, anim_quat_t *b_out,
                                       const anim_quat_t *q2,
                                       const anim_quat_t *q3) {
   anim_quat_t k0 = *q0, k1 = *q1, k2 = *q2, k3 = *q3;
-  if (d3dx_opposite(k0, k1))
-    k0 = anim_quat(-k0.x, -k0.y, -k0.z, -k0.w);
-  if (d3dx_opposite(k1, k2))
-    k2 = anim_quat(-k2.x, -k2.y, -k2.z, -k2.w);
-  if (d3dx_opposite(k2, k3))
-    k3 = anim_quat(-k3.x, -k3.y, -k3.z, -k3.w);
+  if (d3dx_opposite(k0, k1)) k0 = anim_quat(-k0.x, -k0.y, -k0.z, -k0.w);
+  if (d3dx_opposite(k1, k2)) k2 = anim_quat(-k2.x, -k2.y, -k2.z, -k2.w);
+  if (d3dx_opposite(k2, k3)) k3 = anim_quat(-k3.x, -k3.y, -k3.z, -k3.w);
   anim_quat_t a = d3dx_squad_inner(k0, k1, k2);
   anim_quat_t b = d3dx_squad_inner(k1, k2, k3);
   *a_out = a;
@@ -245,10 +239,8 @@ anim_quat_t *anim_d3dx_quaternion_rotation_yaw_pitch_roll(anim_quat_t *out,
 void anim_d3dx_quaternion_to_axis_angle(const anim_quat_t *q, anim_vec3_t *axis,
                                         float *angle) {
   anim_quat_t v = *q;
-  if (axis != NULL)
-    *axis = anim_vec3(v.x, v.y, v.z);
-  if (angle != NULL)
-    *angle = 2.0f * acosf(v.w);
+  if (axis != NULL) *axis = anim_vec3(v.x, v.y, v.z);
+  if (angle != NULL) *angle = 2.0f * acosf(v.w);
 }
 
 /* The D3DX row-major matrix of q is, float for float, the transpose of our

@@ -38,8 +38,7 @@ anim_quat_t anim_quat_mirror(anim_quat_t q, anim_axis axis) {
 anim_mat4_t anim_mat4_mirror(const anim_mat4_t *m, anim_axis axis) {
   anim_mat4_t r = *m;
   int k = (int)axis;
-  if (k < 0 || k > 2)
-    return r;
+  if (k < 0 || k > 2) return r;
   /* (S M S)(row, col) = s_row s_col M(row, col): row k and column k change
    * sign, their crossing twice. */
   for (int i = 0; i < 4; i++) {

@@ -24,10 +24,9 @@ static inline void mul_portable(float *restrict out, const float *a,
   __m128 a2 = _mm_loadu_ps(a + 8), a3 = _mm_loadu_ps(a + 12);
   for (int c = 0; c < 4; c++) {
     const float *bc = b + 4 * c;
-    __m128 r = _mm_add_ps(
-        _mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])),
-                   _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
-        _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+    __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])),
+                                     _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
+                          _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
     r = _mm_add_ps(r, _mm_mul_ps(a3, _mm_set1_ps(bc[3])));
     _mm_storeu_ps(out + 4 * c, r);
   }
@@ -50,15 +49,15 @@ static inline void mul_trs_portable(float *restrict out, const float *p,
   float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
   float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
   float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-#define COL(a, b, c)                                                          \
-  _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)),                       \
-                        _mm_mul_ps(p1, _mm_set1_ps(b))),                      \
+#define COL(a, b, c)                                                           \
+  _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)),                        \
+                        _mm_mul_ps(p1, _mm_set1_ps(b))),                       \
              _mm_mul_ps(p2, _mm_set1_ps(c)))
   _mm_storeu_ps(out, COL((1.f - 2.f * (yy + zz)) * s.x, 2.f * (xy + wz) * s.x,
                          2.f * (xz - wy) * s.x));
-  _mm_storeu_ps(out + 4, COL(2.f * (xy - wz) * s.y,
-                             (1.f - 2.f * (xx + zz)) * s.y,
-                             2.f * (yz + wx) * s.y));
+  _mm_storeu_ps(out + 4,
+                COL(2.f * (xy - wz) * s.y, (1.f - 2.f * (xx + zz)) * s.y,
+                    2.f * (yz + wx) * s.y));
   _mm_storeu_ps(out + 8, COL(2.f * (xz + wy) * s.z, 2.f * (yz - wx) * s.z,
                              (1.f - 2.f * (xx + yy)) * s.z));
   _mm_storeu_ps(out + 12, _mm_add_ps(COL(t.x, t.y, t.z), p3));
@@ -80,8 +79,8 @@ void anim__local_to_model_portable(const anim_skeleton_t *sk,
       anim_mat4_from_trs_inl(&out[j], in->translation[j], in->rotation[j],
                              in->scale[j]);
     else
-      mul_trs_portable(out[j].m, p < 0 ? root->m : out[p].m,
-                       in->translation[j], in->rotation[j], in->scale[j]);
+      mul_trs_portable(out[j].m, p < 0 ? root->m : out[p].m, in->translation[j],
+                       in->rotation[j], in->scale[j]);
   }
 }
 
@@ -94,8 +93,8 @@ void anim__skinning_matrices_portable(const anim_mat4_t *model,
 
 /* ---- local to model ------------------------------------------------------ */
 
-anim_result anim_local_to_model_job_validate(
-    const anim_local_to_model_job_t *job) {
+anim_result
+anim_local_to_model_job_validate(const anim_local_to_model_job_t *job) {
   if (job == NULL || job->skeleton == NULL || job->output == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
   const anim_pose_t *in = &job->input;
@@ -104,23 +103,20 @@ anim_result anim_local_to_model_job_validate(
   uint32_t n = job->skeleton->joint_count;
   if (in->joint_count < n || job->output_count < n)
     return ANIM_ERR_BUFFER_TOO_SMALL;
-  if ((job->from != 0 || job->to != 0) &&
-      (job->from > job->to || job->to >= n))
+  if ((job->from != 0 || job->to != 0) && (job->from > job->to || job->to >= n))
     return ANIM_ERR_INVALID_ARGUMENT;
   return ANIM_OK;
 }
 
 anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
   anim_result r = anim_local_to_model_job_validate(job);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
   uint32_t from = job->from, to = job->to;
-  if (from == 0 && to == 0)
-    to = job->skeleton->joint_count - 1;
+  if (from == 0 && to == 0) to = job->skeleton->joint_count - 1;
   const anim__isa isa = anim__cpu_isa();
   if (isa >= ANIM__ISA_AVX512)
-    anim__local_to_model_avx512(job->skeleton, &job->input, job->root, from,
-                                to, job->output);
+    anim__local_to_model_avx512(job->skeleton, &job->input, job->root, from, to,
+                                job->output);
   else if (isa >= ANIM__ISA_AVX2)
     anim__local_to_model_avx2(job->skeleton, &job->input, job->root, from, to,
                               job->output);
@@ -132,8 +128,8 @@ anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
 
 /* ---- skinning matrices --------------------------------------------------- */
 
-anim_result anim_skinning_matrices_job_validate(
-    const anim_skinning_matrices_job_t *job) {
+anim_result
+anim_skinning_matrices_job_validate(const anim_skinning_matrices_job_t *job) {
   if (job == NULL || job->skeleton == NULL || job->model == NULL ||
       job->output == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
@@ -142,11 +138,10 @@ anim_result anim_skinning_matrices_job_validate(
   return ANIM_OK;
 }
 
-anim_result anim_skinning_matrices_job_run(
-    const anim_skinning_matrices_job_t *job) {
+anim_result
+anim_skinning_matrices_job_run(const anim_skinning_matrices_job_t *job) {
   anim_result r = anim_skinning_matrices_job_validate(job);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
   const anim_skeleton_t *sk = job->skeleton;
   if (anim__cpu_isa() >= ANIM__ISA_AVX2)
     anim__skinning_matrices_avx2(job->model, sk->inverse_bind, sk->joint_count,

@@ -58,9 +58,9 @@ local_entries(__m128 *e, anim_vec3_t t, anim_quat_t q, anim_vec3_t s) {
   e[11] = _mm_set1_ps(t.z);
 }
 
-void anim__local_to_model_avx2(const anim_skeleton_t *sk,
-                               const anim_pose_t *in, const anim_mat4_t *root,
-                               uint32_t from, uint32_t to, anim_mat4_t *out) {
+void anim__local_to_model_avx2(const anim_skeleton_t *sk, const anim_pose_t *in,
+                               const anim_mat4_t *root, uint32_t from,
+                               uint32_t to, anim_mat4_t *out) {
   /* Read once: the output stores could alias them as far as the compiler
    * knows. */
   const int16_t *parents = sk->parents;

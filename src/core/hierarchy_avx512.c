@@ -19,16 +19,15 @@
 
 /* Lane k of the result: component o of the 3-float item k of the 48 floats
  * in a, b, c (items past the block's end read zeros). */
-static inline __attribute__((always_inline)) __m512
-soa3(__m512 a, __m512 b, __m512 c, int o) {
+static inline __attribute__((always_inline)) __m512 soa3(__m512 a, __m512 b,
+                                                         __m512 c, int o) {
   int ab[16], cc[16];
   __mmask16 from_c = 0;
   for (int k = 0; k < 16; k++) {
     int g = 3 * k + o;
     ab[k] = g < 32 ? g : 0;
     cc[k] = g < 32 ? 0 : g - 32;
-    if (g >= 32)
-      from_c |= (__mmask16)(1u << k);
+    if (g >= 32) from_c |= (__mmask16)(1u << k);
   }
   __m512 r = _mm512_permutex2var_ps(a, _mm512_loadu_si512(ab), b);
   return _mm512_mask_permutexvar_ps(r, from_c, _mm512_loadu_si512(cc), c);
@@ -37,10 +36,10 @@ soa3(__m512 a, __m512 b, __m512 c, int o) {
 /* Lane k: component o of the 4-float item k of the 64 floats in a..d. */
 static inline __attribute__((always_inline)) __m512
 soa4(__m512 a, __m512 b, __m512 c, __m512 d, int o) {
-  const __m512i idx = _mm512_add_epi32(
-      _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24,
-                        28),
-      _mm512_set1_epi32(o));
+  const __m512i idx =
+      _mm512_add_epi32(_mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8,
+                                         12, 16, 20, 24, 28),
+                       _mm512_set1_epi32(o));
   __m512 lo = _mm512_permutex2var_ps(a, idx, b);
   __m512 hi = _mm512_permutex2var_ps(c, idx, d);
   return _mm512_mask_blend_ps((__mmask16)0xff00, lo, hi);
@@ -99,9 +98,8 @@ local_block(float *e, const anim_pose_t *in, uint32_t j, uint32_t n) {
 }
 
 void anim__local_to_model_avx512(const anim_skeleton_t *sk,
-                                 const anim_pose_t *in,
-                                 const anim_mat4_t *root, uint32_t from,
-                                 uint32_t to, anim_mat4_t *out) {
+                                 const anim_pose_t *in, const anim_mat4_t *root,
+                                 uint32_t from, uint32_t to, anim_mat4_t *out) {
   /* Read once: the output stores could alias them as far as the compiler
    * knows. */
   const int16_t *parents = sk->parents;

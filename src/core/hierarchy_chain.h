@@ -32,7 +32,7 @@ chain_load(const float *m) {
 }
 
 static inline __attribute__((always_inline)) void chain_store(float *m,
-                                                             chain_mat_t a) {
+                                                              chain_mat_t a) {
   _mm_storeu_ps(m, a.c0);
   _mm_storeu_ps(m + 4, a.c1);
   _mm_storeu_ps(m + 8, a.c2);

@@ -19,17 +19,16 @@ void anim__skinning_matrices_portable(const anim_mat4_t *model,
                                       uint32_t count, anim_mat4_t *out);
 
 /* Only callable when anim__cpu_isa() >= ANIM__ISA_AVX2 (core/cpu.h). */
-void anim__local_to_model_avx2(const anim_skeleton_t *sk,
-                               const anim_pose_t *in, const anim_mat4_t *root,
-                               uint32_t from, uint32_t to, anim_mat4_t *out);
+void anim__local_to_model_avx2(const anim_skeleton_t *sk, const anim_pose_t *in,
+                               const anim_mat4_t *root, uint32_t from,
+                               uint32_t to, anim_mat4_t *out);
 void anim__skinning_matrices_avx2(const anim_mat4_t *model,
                                   const anim_mat4_t *inverse_bind,
                                   uint32_t count, anim_mat4_t *out);
 
 /* Only callable when anim__cpu_isa() >= ANIM__ISA_AVX512. */
 void anim__local_to_model_avx512(const anim_skeleton_t *sk,
-                                 const anim_pose_t *in,
-                                 const anim_mat4_t *root, uint32_t from,
-                                 uint32_t to, anim_mat4_t *out);
+                                 const anim_pose_t *in, const anim_mat4_t *root,
+                                 uint32_t from, uint32_t to, anim_mat4_t *out);
 
 #endif

@@ -24,8 +24,7 @@ anim_mat4_t anim_mat4_mul(const anim_mat4_t *a, const anim_mat4_t *b) {
 anim_mat4_t anim_mat4_transpose(const anim_mat4_t *m) {
   anim_mat4_t r;
   for (int c = 0; c < 4; c++)
-    for (int row = 0; row < 4; row++)
-      r.m[c * 4 + row] = m->m[row * 4 + c];
+    for (int row = 0; row < 4; row++) r.m[c * 4 + row] = m->m[row * 4 + c];
   return r;
 }
 

@@ -16,31 +16,28 @@ static anim_result store_inverse(const double inv[16], anim_mat4_t *out) {
   anim_mat4_t r;
   for (int i = 0; i < 16; i++) {
     r.m[i] = (float)inv[i];
-    if (!isfinite(r.m[i]))
-      return ANIM_ERR_SINGULAR;
+    if (!isfinite(r.m[i])) return ANIM_ERR_SINGULAR;
   }
   *out = r;
   return ANIM_OK;
 }
 
 anim_result anim_mat4_affine_inverse(const anim_mat4_t *m, anim_mat4_t *out) {
-  if (m == NULL || out == NULL)
-    return ANIM_ERR_INVALID_ARGUMENT;
+  if (m == NULL || out == NULL) return ANIM_ERR_INVALID_ARGUMENT;
   const float *a = m->m;
-#define A(r, c) ((double)a[(c) * 4 + (r)])
+#define A(r, c) ((double)a[(c)*4 + (r)])
   double c00 = A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1);
   double c01 = A(1, 2) * A(2, 0) - A(1, 0) * A(2, 2);
   double c02 = A(1, 0) * A(2, 1) - A(1, 1) * A(2, 0);
   double det = A(0, 0) * c00 + A(0, 1) * c01 + A(0, 2) * c02;
   double big = 0.0;
   for (int c = 0; c < 3; c++)
-    for (int r = 0; r < 3; r++)
-      big = fmax(big, fabs(A(r, c)));
+    for (int r = 0; r < 3; r++) big = fmax(big, fabs(A(r, c)));
   if (!(fabs(det) > SINGULAR_REL * big * big * big) || !isfinite(det))
     return ANIM_ERR_SINGULAR;
   double k = 1.0 / det;
   double inv[16];
-#define I(r, c) inv[(c) * 4 + (r)]
+#define I(r, c) inv[(c)*4 + (r)]
   I(0, 0) = c00 * k;
   I(1, 0) = c01 * k;
   I(2, 0) = c02 * k;
@@ -62,8 +59,7 @@ anim_result anim_mat4_affine_inverse(const anim_mat4_t *m, anim_mat4_t *out) {
 /* Inverse by the adjugate: the 2x2 minors of rows 0-1 and rows 2-3 give all
  * sixteen 3x3 cofactors (Laplace expansion along the two row pairs). */
 anim_result anim_mat4_inverse(const anim_mat4_t *m, anim_mat4_t *out) {
-  if (m == NULL || out == NULL)
-    return ANIM_ERR_INVALID_ARGUMENT;
+  if (m == NULL || out == NULL) return ANIM_ERR_INVALID_ARGUMENT;
   double a[4][4]; /* a[r][c] */
   double big = 0.0;
   for (int c = 0; c < 4; c++)
@@ -108,28 +104,24 @@ anim_result anim_mat4_inverse(const anim_mat4_t *m, anim_mat4_t *out) {
   b[3][3] = (a[2][0] * s3 - a[2][1] * s1 + a[2][2] * s0) * k;
   double inv[16];
   for (int c = 0; c < 4; c++)
-    for (int r = 0; r < 4; r++)
-      inv[c * 4 + r] = b[r][c];
+    for (int r = 0; r < 4; r++) inv[c * 4 + r] = b[r][c];
   return store_inverse(inv, out);
 }
 
 anim_result anim_mat4_decompose(const anim_mat4_t *m, anim_transform_t *t) {
-  if (m == NULL || t == NULL)
-    return ANIM_ERR_INVALID_ARGUMENT;
+  if (m == NULL || t == NULL) return ANIM_ERR_INVALID_ARGUMENT;
   const float *a = m->m;
   double col[3][3];
   double len[3];
   for (int c = 0; c < 3; c++) {
-    for (int r = 0; r < 3; r++)
-      col[c][r] = a[c * 4 + r];
+    for (int r = 0; r < 3; r++) col[c][r] = a[c * 4 + r];
     len[c] = sqrt(col[c][0] * col[c][0] + col[c][1] * col[c][1] +
                   col[c][2] * col[c][2]);
   }
   double det = col[0][0] * (col[1][1] * col[2][2] - col[1][2] * col[2][1]) +
                col[0][1] * (col[1][2] * col[2][0] - col[1][0] * col[2][2]) +
                col[0][2] * (col[1][0] * col[2][1] - col[1][1] * col[2][0]);
-  if (det < 0.0)
-    len[0] = -len[0];
+  if (det < 0.0) len[0] = -len[0];
   t->translation = anim_vec3(a[12], a[13], a[14]);
   t->scale = anim_vec3((float)len[0], (float)len[1], (float)len[2]);
   t->rotation = anim_quat_identity();

@@ -39,15 +39,15 @@ static inline void anim_mat4_mul_inl(anim_mat4_t *restrict out,
     float b0 = b->m[c * 4 + 0], b1 = b->m[c * 4 + 1];
     float b2 = b->m[c * 4 + 2], b3 = b->m[c * 4 + 3];
     for (int r = 0; r < 4; r++)
-      out->m[c * 4 + r] = a->m[r] * b0 + a->m[4 + r] * b1 +
-                          a->m[8 + r] * b2 + a->m[12 + r] * b3;
+      out->m[c * 4 + r] = a->m[r] * b0 + a->m[4 + r] * b1 + a->m[8 + r] * b2 +
+                          a->m[12 + r] * b3;
   }
 }
 
 /* Rotation matrix of a unit quaternion (the upper 3x3), written into the
  * column-major 3x3 part of m with column c scaled by s[c]. */
-static inline void anim_mat4_set_rs_inl(anim_mat4_t *m, anim_quat_t q,
-                                        float sx, float sy, float sz) {
+static inline void anim_mat4_set_rs_inl(anim_mat4_t *m, anim_quat_t q, float sx,
+                                        float sy, float sz) {
   float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
   float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
   float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;

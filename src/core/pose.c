@@ -15,10 +15,8 @@ static bool pose_ok(const anim_pose_t *p) {
 }
 
 anim_result anim_pose_set_rest(const anim_skeleton_t *sk, anim_pose_t *pose) {
-  if (sk == NULL || !pose_ok(pose))
-    return ANIM_ERR_INVALID_ARGUMENT;
-  if (pose->joint_count < sk->joint_count)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (sk == NULL || !pose_ok(pose)) return ANIM_ERR_INVALID_ARGUMENT;
+  if (pose->joint_count < sk->joint_count) return ANIM_ERR_BUFFER_TOO_SMALL;
   for (uint32_t j = 0; j < sk->joint_count; j++) {
     pose->translation[j] = sk->rest[j].translation;
     pose->rotation[j] = anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation);

@@ -34,8 +34,7 @@ static inline anim_quat_t pk_quat_normalize(anim_quat_t q) {
   return q;
 }
 
-static inline anim_vec3_t pk_vec3_lerp(anim_vec3_t a, anim_vec3_t b,
-                                       float t) {
+static inline anim_vec3_t pk_vec3_lerp(anim_vec3_t a, anim_vec3_t b, float t) {
   anim_vec3_t r = {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
                    a.z + (b.z - a.z) * t};
   return r;
@@ -104,8 +103,7 @@ static inline anim_quat_t pk_quat_slerp_dot(anim_quat_t a, anim_quat_t b,
     b.z = -b.z;
     b.w = -b.w;
   }
-  if (x > 1.f)
-    x = 1.f;
+  if (x > 1.f) x = 1.f;
   float w0, w1;
   pk_slerp_weights(x, t, &w0, &w1);
   anim_quat_t r = {w0 * a.x + w1 * b.x, w0 * a.y + w1 * b.y,
@@ -113,8 +111,7 @@ static inline anim_quat_t pk_quat_slerp_dot(anim_quat_t a, anim_quat_t b,
   return r;
 }
 
-static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b,
-                                        float t) {
+static inline anim_quat_t pk_quat_slerp(anim_quat_t a, anim_quat_t b, float t) {
   return pk_quat_slerp_dot(a, b, pk_quat_dot(a, b), t);
 }
 

@@ -27,8 +27,7 @@ anim_quat_t anim_quat_conjugate(anim_quat_t q) {
 
 anim_quat_t anim_quat_inverse(anim_quat_t q) {
   float n = anim_quat_length_sq(q);
-  if (!(n > 0.0f))
-    return anim_quat(0, 0, 0, 0);
+  if (!(n > 0.0f)) return anim_quat(0, 0, 0, 0);
   float inv = 1.0f / n;
   return anim_quat(-q.x * inv, -q.y * inv, -q.z * inv, q.w * inv);
 }
@@ -43,8 +42,7 @@ float anim_quat_length(anim_quat_t q) { return sqrtf(anim_quat_dot(q, q)); }
 
 anim_quat_t anim_quat_normalize(anim_quat_t q) {
   float l = anim_quat_length(q);
-  if (!(l > 0.0f) || !isfinite(l))
-    return anim_quat_identity();
+  if (!(l > 0.0f) || !isfinite(l)) return anim_quat_identity();
   float inv = 1.0f / l;
   return anim_quat(q.x * inv, q.y * inv, q.z * inv, q.w * inv);
 }
@@ -63,8 +61,7 @@ anim_vec3_t anim_quat_rotate(anim_quat_t q, anim_vec3_t v) {
 float anim_quat_angle_between(anim_quat_t a, anim_quat_t b) {
   a = anim_quat_normalize(a);
   b = anim_quat_normalize(b);
-  if (anim_quat_dot(a, b) < 0.0f)
-    b = anim_quat(-b.x, -b.y, -b.z, -b.w);
+  if (anim_quat_dot(a, b) < 0.0f) b = anim_quat(-b.x, -b.y, -b.z, -b.w);
   anim_quat_t d = anim_quat(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w);
   anim_quat_t s = anim_quat(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
   return 4.0f * atan2f(anim_quat_length(d), anim_quat_length(s));

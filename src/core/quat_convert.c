@@ -11,16 +11,14 @@
 
 anim_quat_t anim_quat_from_axis_angle(anim_vec3_t axis, float angle) {
   anim_vec3_t n = anim_vec3_normalize(axis);
-  if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f)
-    return anim_quat_identity();
+  if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f) return anim_quat_identity();
   float h = 0.5f * angle, s = sinf(h);
   return anim_quat(n.x * s, n.y * s, n.z * s, cosf(h));
 }
 
 void anim_quat_to_axis_angle(anim_quat_t q, anim_vec3_t *axis, float *angle) {
   q = anim_quat_normalize(q);
-  if (q.w < 0.0f)
-    q = anim_quat(-q.x, -q.y, -q.z, -q.w);
+  if (q.w < 0.0f) q = anim_quat(-q.x, -q.y, -q.z, -q.w);
   float s = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z);
   anim_vec3_t ax = anim_vec3(1.0f, 0.0f, 0.0f);
   float an = 0.0f;
@@ -28,10 +26,8 @@ void anim_quat_to_axis_angle(anim_quat_t q, anim_vec3_t *axis, float *angle) {
     ax = anim_vec3(q.x / s, q.y / s, q.z / s);
     an = 2.0f * atan2f(s, q.w);
   }
-  if (axis != NULL)
-    *axis = ax;
-  if (angle != NULL)
-    *angle = an;
+  if (axis != NULL) *axis = ax;
+  if (angle != NULL) *angle = an;
 }
 
 /* Shepperd: of 4w^2 = 1 + tr, 4x^2 = 1 + 2R00 - tr, ... compute the largest
@@ -39,7 +35,7 @@ void anim_quat_to_axis_angle(anim_quat_t q, anim_vec3_t *axis, float *angle) {
  * differences, so the divisor is never below 1/2. */
 anim_quat_t anim_quat_from_mat4(const anim_mat4_t *mat) {
   const float *m = mat->m;
-#define R(r, c) m[(c) * 4 + (r)]
+#define R(r, c) m[(c)*4 + (r)]
   float r00 = R(0, 0), r11 = R(1, 1), r22 = R(2, 2);
   float tr = r00 + r11 + r22;
   anim_quat_t q;
@@ -49,24 +45,23 @@ anim_quat_t anim_quat_from_mat4(const anim_mat4_t *mat) {
                   (R(1, 0) - R(0, 1)) / s, 0.25f * s);
   } else if (r00 >= r11 && r00 >= r22) {
     float s = 2.0f * sqrtf(1.0f + r00 - r11 - r22); /* 4x */
-    q = anim_quat(0.25f * s, (R(0, 1) + R(1, 0)) / s,
-                  (R(0, 2) + R(2, 0)) / s, (R(2, 1) - R(1, 2)) / s);
+    q = anim_quat(0.25f * s, (R(0, 1) + R(1, 0)) / s, (R(0, 2) + R(2, 0)) / s,
+                  (R(2, 1) - R(1, 2)) / s);
   } else if (r11 >= r22) {
     float s = 2.0f * sqrtf(1.0f + r11 - r00 - r22); /* 4y */
-    q = anim_quat((R(0, 1) + R(1, 0)) / s, 0.25f * s,
-                  (R(1, 2) + R(2, 1)) / s, (R(0, 2) - R(2, 0)) / s);
+    q = anim_quat((R(0, 1) + R(1, 0)) / s, 0.25f * s, (R(1, 2) + R(2, 1)) / s,
+                  (R(0, 2) - R(2, 0)) / s);
   } else {
     float s = 2.0f * sqrtf(1.0f + r22 - r00 - r11); /* 4z */
-    q = anim_quat((R(0, 2) + R(2, 0)) / s, (R(1, 2) + R(2, 1)) / s,
-                  0.25f * s, (R(1, 0) - R(0, 1)) / s);
+    q = anim_quat((R(0, 2) + R(2, 0)) / s, (R(1, 2) + R(2, 1)) / s, 0.25f * s,
+                  (R(1, 0) - R(0, 1)) / s);
   }
 #undef R
   return anim_quat_normalize(q);
 }
 
 /* yaw(Y) * pitch(X) * roll(Z) multiplied out. */
-anim_quat_t anim_quat_from_yaw_pitch_roll(float yaw, float pitch,
-                                          float roll) {
+anim_quat_t anim_quat_from_yaw_pitch_roll(float yaw, float pitch, float roll) {
   float sy = sinf(0.5f * yaw), cy = cosf(0.5f * yaw);
   float sp = sinf(0.5f * pitch), cp = cosf(0.5f * pitch);
   float sr = sinf(0.5f * roll), cr = cosf(0.5f * roll);
@@ -95,15 +90,12 @@ anim_quat_t anim_quat_from_to(anim_vec3_t from, anim_vec3_t to) {
   double d = f[0] * t[0] + f[1] * t[1] + f[2] * t[2];
   double s = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
   if (s < 1e-12) {
-    if (d > 0.0)
-      return anim_quat_identity();
+    if (d > 0.0) return anim_quat_identity();
     /* Opposite: half a turn about the axis perpendicular to from that is
      * built from the coordinate axis least aligned with it. */
     int k = 0;
-    if (fabs(f[1]) < fabs(f[k]))
-      k = 1;
-    if (fabs(f[2]) < fabs(f[k]))
-      k = 2;
+    if (fabs(f[1]) < fabs(f[k])) k = 1;
+    if (fabs(f[2]) < fabs(f[k])) k = 2;
     double e[3] = {0.0, 0.0, 0.0};
     e[k] = 1.0;
     double p[3] = {f[1] * e[2] - f[2] * e[1], f[2] * e[0] - f[0] * e[2],

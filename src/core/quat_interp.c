@@ -30,10 +30,8 @@ static anim_quat_t quat_blend(anim_quat_t a, float wa, anim_quat_t b,
 
 /* Slerp from a to b along the great arc through them (no sign choice). */
 static anim_quat_t slerp_arc(anim_quat_t a, anim_quat_t b, float d, float t) {
-  if (t == 0.0f)
-    return a;
-  if (t == 1.0f)
-    return b;
+  if (t == 0.0f) return a;
+  if (t == 1.0f) return b;
   if (d > SLERP_NLERP_DOT)
     return anim_quat_normalize(quat_blend(a, 1.0f - t, b, t));
   if (d < -SLERP_NLERP_DOT) {
@@ -59,14 +57,12 @@ anim_quat_t anim_quat_slerp(anim_quat_t a, anim_quat_t b, float t) {
   return slerp_arc(a, b, d, t);
 }
 
-anim_quat_t anim_quat_slerp_no_invert(anim_quat_t a, anim_quat_t b,
-                                      float t) {
+anim_quat_t anim_quat_slerp_no_invert(anim_quat_t a, anim_quat_t b, float t) {
   return slerp_arc(a, b, anim_quat_dot(a, b), t);
 }
 
 anim_quat_t anim_quat_nlerp(anim_quat_t a, anim_quat_t b, float t) {
-  if (anim_quat_dot(a, b) < 0.0f)
-    b = quat_neg(b);
+  if (anim_quat_dot(a, b) < 0.0f) b = quat_neg(b);
   return anim_quat_normalize(quat_blend(a, 1.0f - t, b, t));
 }
 
@@ -111,27 +107,20 @@ void anim_quat_squad_setup(anim_quat_t *a_out, anim_quat_t *b_out,
                            anim_quat_t q2, anim_quat_t q3) {
   /* D3DX's alignment: q0 and q2 to q1's hemisphere, then q3 to the aligned
    * q2's (|x + y| < |x - y| is the same test as x . y < 0). */
-  if (anim_quat_dot(q0, q1) < 0.0f)
-    q0 = quat_neg(q0);
-  if (anim_quat_dot(q1, q2) < 0.0f)
-    q2 = quat_neg(q2);
-  if (anim_quat_dot(q2, q3) < 0.0f)
-    q3 = quat_neg(q3);
+  if (anim_quat_dot(q0, q1) < 0.0f) q0 = quat_neg(q0);
+  if (anim_quat_dot(q1, q2) < 0.0f) q2 = quat_neg(q2);
+  if (anim_quat_dot(q2, q3) < 0.0f) q3 = quat_neg(q3);
   anim_quat_t a = squad_inner(q0, q1, q2);
   anim_quat_t b = squad_inner(q1, q2, q3);
-  if (a_out != NULL)
-    *a_out = a;
-  if (b_out != NULL)
-    *b_out = b;
-  if (c_out != NULL)
-    *c_out = q2;
+  if (a_out != NULL) *a_out = a;
+  if (b_out != NULL) *b_out = b;
+  if (c_out != NULL) *c_out = q2;
 }
 
 anim_quat_t anim_quat_barycentric(anim_quat_t q1, anim_quat_t q2,
                                   anim_quat_t q3, float f, float g) {
   float fg = f + g;
-  if (fg == 0.0f)
-    return q1;
+  if (fg == 0.0f) return q1;
   anim_quat_t a = anim_quat_slerp(q1, q2, fg);
   anim_quat_t b = anim_quat_slerp(q1, q3, fg);
   return anim_quat_slerp(a, b, g / fg);

@@ -19,43 +19,36 @@
 
 float anim_wrap_time(double t, float duration, anim_wrap wrap) {
   const double d = duration;
-  if (!isfinite(t) || !(d > 0.0) || !isfinite(d))
-    return 0.f;
+  if (!isfinite(t) || !(d > 0.0) || !isfinite(d)) return 0.f;
   switch (wrap) {
   case ANIM_WRAP_LOOP: {
     if (t >= 0.0 && t < d) /* The same as below, without the division. */
       return (float)t < duration ? (float)t : nextafterf(duration, 0.f);
     double r = t - d * floor(t / d);
-    if (!(r >= 0.0 && r < d))
-      return 0.f;
+    if (!(r >= 0.0 && r < d)) return 0.f;
     float f = (float)r;
     return f < duration ? f : nextafterf(duration, 0.f);
   }
   case ANIM_WRAP_PINGPONG: {
     double p = 2.0 * d;
     double r = t - p * floor(t / p);
-    if (!(r >= 0.0 && r < p))
-      r = 0.0;
+    if (!(r >= 0.0 && r < p)) r = 0.0;
     return (float)(r > d ? p - r : r);
   }
-  default:
-    return t < 0.0 ? 0.f : (t > d ? duration : (float)t);
+  default: return t < 0.0 ? 0.f : (t > d ? duration : (float)t);
   }
 }
 
 anim_result anim_sampling_context_init(anim_sampling_context_t *ctx,
                                        const anim_clip_t *clip,
                                        uint32_t *cursors, uint32_t count) {
-  if (ctx == NULL || clip == NULL ||
-      (cursors == NULL && clip->track_count > 0))
+  if (ctx == NULL || clip == NULL || (cursors == NULL && clip->track_count > 0))
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (count < clip->track_count)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (count < clip->track_count) return ANIM_ERR_BUFFER_TOO_SMALL;
   ctx->clip = clip;
   ctx->cursors = cursors;
   ctx->cursor_count = count;
-  for (uint32_t i = 0; i < count; i++)
-    cursors[i] = 0;
+  for (uint32_t i = 0; i < count; i++) cursors[i] = 0;
   return ANIM_OK;
 }
 
@@ -64,8 +57,7 @@ anim_result anim_sampling_job_validate(const anim_sampling_job_t *job) {
     return ANIM_ERR_INVALID_ARGUMENT;
   if (job->clip->joint_count != job->skeleton->joint_count)
     return ANIM_ERR_MISMATCH;
-  if ((unsigned)job->wrap >= ANIM_WRAP_COUNT_)
-    return ANIM_ERR_INVALID_ARGUMENT;
+  if ((unsigned)job->wrap >= ANIM_WRAP_COUNT_) return ANIM_ERR_INVALID_ARGUMENT;
   const anim_pose_t *o = &job->output;
   if (o->translation == NULL || o->rotation == NULL || o->scale == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
@@ -73,8 +65,7 @@ anim_result anim_sampling_job_validate(const anim_sampling_job_t *job) {
     return ANIM_ERR_BUFFER_TOO_SMALL;
   const anim_sampling_context_t *c = job->context;
   if (c != NULL) {
-    if (c->clip != job->clip)
-      return ANIM_ERR_MISMATCH;
+    if (c->clip != job->clip) return ANIM_ERR_MISMATCH;
     if (c->cursors == NULL && job->clip->track_count > 0)
       return ANIM_ERR_INVALID_ARGUMENT;
     if (c->cursor_count < job->clip->track_count)
@@ -99,23 +90,19 @@ static uint32_t search(const float *times, uint32_t n, float t) {
 
 /* Segment k and fraction u in [0, 1) of t; u == 0 means "key k exactly"
  * (also before the first key and after the last). */
-static inline uint32_t locate(const anim_track_t *tr, float t,
-                              uint32_t *cursor, float *u) {
+static inline uint32_t locate(const anim_track_t *tr, float t, uint32_t *cursor,
+                              float *u) {
   const float *times = tr->times;
   uint32_t n = tr->key_count;
   *u = 0.f;
-  if (!(t > times[0]))
-    return 0;
-  if (t >= times[n - 1])
-    return n - 1;
+  if (!(t > times[0])) return 0;
+  if (t >= times[n - 1]) return n - 1;
   uint32_t k;
   if (tr->fixed_rate) {
     float g = (t - times[0]) * tr->rate;
     k = g < (float)(n - 2) ? (uint32_t)g : n - 2;
-    while (k > 0 && t < times[k])
-      k--;
-    while (k + 2 < n && t >= times[k + 1])
-      k++;
+    while (k > 0 && t < times[k]) k--;
+    while (k + 2 < n && t >= times[k + 1]) k++;
   } else if (cursor != NULL) {
     k = *cursor;
     if (k + 1 < n && times[k] <= t) {
@@ -167,8 +154,7 @@ static inline void slerp4(anim_quat_t *dst, const float *a, float u) {
     x = -x;
     vb = _mm_xor_ps(vb, _mm_set1_ps(-0.f));
   }
-  if (x > 1.f)
-    x = 1.f;
+  if (x > 1.f) x = 1.f;
   float w0, w1;
   pk_slerp_weights(x, u, &w0, &w1);
   __m128 r = _mm_add_ps(_mm_mul_ps(va, _mm_set1_ps(w0)),
@@ -193,14 +179,12 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
                                        anim__isa isa) {
   isa = anim__isa_cap(isa);
   anim_result r = anim_sampling_job_validate(job);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
   const anim_skeleton_t *sk = job->skeleton;
   const anim_clip_t *clip = job->clip;
   const anim_pose_t *o = &job->output;
   float t = anim_wrap_time(job->time, clip->duration, job->wrap);
-  if (job->sampled_time != NULL)
-    *job->sampled_time = t;
+  if (job->sampled_time != NULL) *job->sampled_time = t;
 
   for (uint32_t m = 0; m < clip->_missing_count; m++) {
     uint32_t j = clip->_missing[m] >> 2;
@@ -209,14 +193,11 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
       o->translation[j] = sk->rest[j].translation;
       break;
     case ANIM_PATH_ROTATION:
-      o->rotation[j] =
-          sk->has_orient
-              ? anim_quat_mul_inl(sk->orient[j], sk->rest[j].rotation)
-              : sk->rest[j].rotation;
+      o->rotation[j] = sk->has_orient ? anim_quat_mul_inl(sk->orient[j],
+                                                          sk->rest[j].rotation)
+                                      : sk->rest[j].rotation;
       break;
-    default:
-      o->scale[j] = sk->rest[j].scale;
-      break;
+    default: o->scale[j] = sk->rest[j].scale; break;
     }
   }
 
@@ -262,12 +243,10 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
         anim__track_segment(tr, k, u, v);
         *dst = quat_at(v);
       }
-      if (sk->has_orient)
-        *dst = anim_quat_mul_inl(sk->orient[j], *dst);
+      if (sk->has_orient) *dst = anim_quat_mul_inl(sk->orient[j], *dst);
     } else {
-      anim_vec3_t *dst = tr->path == ANIM_PATH_TRANSLATION
-                             ? &o->translation[j]
-                             : &o->scale[j];
+      anim_vec3_t *dst =
+          tr->path == ANIM_PATH_TRANSLATION ? &o->translation[j] : &o->scale[j];
       if (key) {
         *dst = vec3_at(ci_key_value(tr, k));
       } else if (linear) {

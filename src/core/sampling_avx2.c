@@ -51,8 +51,7 @@ static ALWAYS_INLINE void slerp8(const __m256 *a, __m256 *b, float u,
   const __m256 neg = _mm256_and_ps(
       _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(-0.f));
   x = _mm256_xor_ps(x, neg);
-  for (int c = 0; c < 4; c++)
-    b[c] = _mm256_xor_ps(b[c], neg);
+  for (int c = 0; c < 4; c++) b[c] = _mm256_xor_ps(b[c], neg);
   x = _mm256_min_ps(x, _mm256_set1_ps(1.f));
   const float d = 1.f - u;
   const __m256 xm1 = _mm256_sub_ps(x, _mm256_set1_ps(1.f));
@@ -69,8 +68,7 @@ static ALWAYS_INLINE void slerp8(const __m256 *a, __m256 *b, float u,
     _mm256_store_ps(f0, w0);
     _mm256_store_ps(f1, w1);
     for (int l = 0; l < HALF; l++)
-      if (wide & (1 << l))
-        pk_slerp_weights(xs[l], u, &f0[l], &f1[l]);
+      if (wide & (1 << l)) pk_slerp_weights(xs[l], u, &f0[l], &f1[l]);
     w0 = _mm256_load_ps(f0);
     w1 = _mm256_load_ps(f1);
   }
@@ -83,20 +81,20 @@ static ALWAYS_INLINE void store_vec3(float *dst, const __m256 *r) {
   /* In each 128-bit lane (joints i..i+3): x0 y0 z0 x1 | y1 z1 x2 y2 |
    * z2 x3 y3 z3, built from x, y, z with in-lane shuffles. */
   const __m256 x = r[0], y = r[1], z = r[2];
-  const __m256 xy = _mm256_unpacklo_ps(x, y); /* x0 y0 x1 y1 */
+  const __m256 xy = _mm256_unpacklo_ps(x, y);  /* x0 y0 x1 y1 */
   const __m256 xy2 = _mm256_unpackhi_ps(x, y); /* x2 y2 x3 y3 */
   /* x0 y0 z0 x1 */
-  const __m256 a = _mm256_blend_ps(
-      _mm256_shuffle_ps(xy, xy, _MM_SHUFFLE(2, 0, 1, 0)),
-      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(0, 0, 0, 0)), 0x44);
+  const __m256 a =
+      _mm256_blend_ps(_mm256_shuffle_ps(xy, xy, _MM_SHUFFLE(2, 0, 1, 0)),
+                      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(0, 0, 0, 0)), 0x44);
   /* y1 z1 x2 y2 */
-  const __m256 b = _mm256_blend_ps(
-      _mm256_shuffle_ps(xy, xy2, _MM_SHUFFLE(1, 0, 3, 3)),
-      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(1, 1, 1, 1)), 0x22);
+  const __m256 b =
+      _mm256_blend_ps(_mm256_shuffle_ps(xy, xy2, _MM_SHUFFLE(1, 0, 3, 3)),
+                      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(1, 1, 1, 1)), 0x22);
   /* z2 x3 y3 z3 */
-  const __m256 c = _mm256_blend_ps(
-      _mm256_shuffle_ps(xy2, xy2, _MM_SHUFFLE(3, 3, 2, 2)),
-      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(3, 3, 3, 2)), 0x99);
+  const __m256 c =
+      _mm256_blend_ps(_mm256_shuffle_ps(xy2, xy2, _MM_SHUFFLE(3, 3, 2, 2)),
+                      _mm256_shuffle_ps(z, z, _MM_SHUFFLE(3, 3, 3, 2)), 0x99);
   /* Joints 0-3 from the low lanes, 4-7 from the high ones. */
   _mm256_storeu_ps(dst, _mm256_permute2f128_ps(a, b, 0x20));
   _mm256_storeu_ps(dst + 8, _mm256_permute2f128_ps(c, a, 0x30));
@@ -141,8 +139,8 @@ static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
         slerp8(va, vb, u, r);
       else
         for (uint32_t e = 0; e < C; e++)
-          r[e] = _mm256_add_ps(
-              va[e], _mm256_mul_ps(_mm256_sub_ps(vb[e], va[e]), uu));
+          r[e] = _mm256_add_ps(va[e],
+                               _mm256_mul_ps(_mm256_sub_ps(vb[e], va[e]), uu));
     }
     const uint32_t first = gp->first[blk];
     if (first != UINT32_MAX && n == HALF) {
@@ -154,8 +152,7 @@ static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
       continue;
     }
     _Alignas(32) float soa[4][HALF];
-    for (uint32_t e = 0; e < C; e++)
-      _mm256_store_ps(soa[e], r[e]);
+    for (uint32_t e = 0; e < C; e++) _mm256_store_ps(soa[e], r[e]);
     anim__grid_scatter(out, C, gp->joints + lo, soa[0], HALF, n);
   }
 }

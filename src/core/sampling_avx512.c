@@ -50,23 +50,18 @@ static ALWAYS_INLINE void slerp16(const __m512 *a, __m512 *b, float u,
   __m512 x = _mm512_add_ps(
       _mm512_add_ps(_mm512_mul_ps(a[0], b[0]), _mm512_mul_ps(a[1], b[1])),
       _mm512_add_ps(_mm512_mul_ps(a[2], b[2]), _mm512_mul_ps(a[3], b[3])));
-  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(),
-                                           _CMP_LT_OQ);
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   const __m512 sign = _mm512_set1_ps(-0.f);
   x = _mm512_mask_xor_ps(x, neg, x, sign);
-  for (int c = 0; c < 4; c++)
-    b[c] = _mm512_mask_xor_ps(b[c], neg, b[c], sign);
+  for (int c = 0; c < 4; c++) b[c] = _mm512_mask_xor_ps(b[c], neg, b[c], sign);
   x = _mm512_min_ps(x, _mm512_set1_ps(1.f));
   const float d = 1.f - u;
   const __m512 xm1 = _mm512_sub_ps(x, _mm512_set1_ps(1.f));
-  const __mmask16 m3 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.99f),
-                                          _CMP_LT_OQ);
-  const __mmask16 m4 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.97f),
-                                          _CMP_LT_OQ);
-  const __mmask16 m7 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.9f),
-                                          _CMP_LT_OQ);
-  const __mmask16 wide = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.7f),
-                                            _CMP_LT_OQ);
+  const __mmask16 m3 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.99f), _CMP_LT_OQ);
+  const __mmask16 m4 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.97f), _CMP_LT_OQ);
+  const __mmask16 m7 = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.9f), _CMP_LT_OQ);
+  const __mmask16 wide =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.7f), _CMP_LT_OQ);
   __m512 w0 = _mm512_mul_ps(_mm512_set1_ps(d), eberly(d * d, xm1, m7, m4, m3));
   __m512 w1 = _mm512_mul_ps(_mm512_set1_ps(u), eberly(u * u, xm1, m7, m4, m3));
   if (wide) {
@@ -75,8 +70,7 @@ static ALWAYS_INLINE void slerp16(const __m512 *a, __m512 *b, float u,
     _mm512_store_ps(f0, w0);
     _mm512_store_ps(f1, w1);
     for (int l = 0; l < 16; l++)
-      if (wide & (1u << l))
-        pk_slerp_weights(xs[l], u, &f0[l], &f1[l]);
+      if (wide & (1u << l)) pk_slerp_weights(xs[l], u, &f0[l], &f1[l]);
     w0 = _mm512_load_ps(f0);
     w1 = _mm512_load_ps(f1);
   }
@@ -85,8 +79,7 @@ static ALWAYS_INLINE void slerp16(const __m512 *a, __m512 *b, float u,
 }
 
 /* SoA x, y, z of 16 joints to 48 AoS floats (vec3 n = count <= 16). */
-static ALWAYS_INLINE void store_vec3(float *dst, const __m512 *r,
-                                     uint32_t n) {
+static ALWAYS_INLINE void store_vec3(float *dst, const __m512 *r, uint32_t n) {
   static const int32_t xy[3][16] = {
       {0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5},
       {21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26},
@@ -98,24 +91,21 @@ static ALWAYS_INLINE void store_vec3(float *dst, const __m512 *r,
   static const __mmask16 zm[3] = {0x4924, 0x2492, 0x9249};
   const uint32_t floats = 3 * n;
   for (uint32_t part = 0; part < 3 && 16 * part < floats; part++) {
-    __m512 v = _mm512_permutex2var_ps(r[0], _mm512_loadu_si512(xy[part]),
-                                      r[1]);
+    __m512 v = _mm512_permutex2var_ps(r[0], _mm512_loadu_si512(xy[part]), r[1]);
     v = _mm512_mask_permutexvar_ps(v, zm[part], _mm512_loadu_si512(zi[part]),
                                    r[2]);
     const uint32_t left = floats - 16 * part;
     if (left >= 16)
       _mm512_storeu_ps(dst + 16 * part, v);
     else
-      _mm512_mask_storeu_ps(dst + 16 * part, (__mmask16)((1u << left) - 1),
-                            v);
+      _mm512_mask_storeu_ps(dst + 16 * part, (__mmask16)((1u << left) - 1), v);
   }
 }
 
 /* SoA x, y, z, w of 16 joints to 64 AoS floats (n <= 16 quaternions). */
-static ALWAYS_INLINE void store_quat(float *dst, const __m512 *r,
-                                     uint32_t n) {
-  const __m512i base = _mm512_setr_epi32(0, 16, 0, 16, 1, 17, 1, 17, 2, 18, 2,
-                                         18, 3, 19, 3, 19);
+static ALWAYS_INLINE void store_quat(float *dst, const __m512 *r, uint32_t n) {
+  const __m512i base =
+      _mm512_setr_epi32(0, 16, 0, 16, 1, 17, 1, 17, 2, 18, 2, 18, 3, 19, 3, 19);
   for (uint32_t part = 0; part < 4 && 4 * part < n; part++) {
     const __m512i idx = _mm512_add_epi32(base, _mm512_set1_epi32(4 * part));
     const __m512 xy = _mm512_permutex2var_ps(r[0], idx, r[1]);
@@ -125,8 +115,7 @@ static ALWAYS_INLINE void store_quat(float *dst, const __m512 *r,
     if (left >= 16)
       _mm512_storeu_ps(dst + 16 * part, v);
     else
-      _mm512_mask_storeu_ps(dst + 16 * part, (__mmask16)((1u << left) - 1),
-                            v);
+      _mm512_mask_storeu_ps(dst + 16 * part, (__mmask16)((1u << left) - 1), v);
   }
 }
 
@@ -154,8 +143,8 @@ static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
         slerp16(va, vb, u, r);
       else
         for (uint32_t e = 0; e < C; e++)
-          r[e] = _mm512_add_ps(
-              va[e], _mm512_mul_ps(_mm512_sub_ps(vb[e], va[e]), uu));
+          r[e] = _mm512_add_ps(va[e],
+                               _mm512_mul_ps(_mm512_sub_ps(vb[e], va[e]), uu));
     }
     if (gp->first[blk] != UINT32_MAX) {
       float *dst = out + (size_t)C * gp->first[blk];
@@ -166,8 +155,7 @@ static ALWAYS_INLINE void sample_path(const anim__grid_path_t *gp, float *out,
       continue;
     }
     _Alignas(64) float soa[4][16];
-    for (uint32_t e = 0; e < C; e++)
-      _mm512_store_ps(soa[e], r[e]);
+    for (uint32_t e = 0; e < C; e++) _mm512_store_ps(soa[e], r[e]);
     anim__grid_scatter(out, C, gp->joints + lo, soa[0], 16, n);
   }
 }

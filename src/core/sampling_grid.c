@@ -16,8 +16,8 @@ void anim__grid_sample_scalar(const anim__grid_t *g, uint32_t k, uint32_t k1,
     const float *ra = gp->values + k * gp->row;
     const float *rb = gp->values + k1 * gp->row;
     for (uint32_t m = 0; m < gp->count; m++) {
-      const size_t at = (size_t)(m / GRID_LANES) * c * GRID_LANES +
-                        m % GRID_LANES;
+      const size_t at =
+          (size_t)(m / GRID_LANES) * c * GRID_LANES + m % GRID_LANES;
       const float *a = ra + at, *b = rb + at;
       const uint32_t j = gp->joints[m];
       if (p != ANIM_PATH_ROTATION) {
@@ -27,8 +27,7 @@ void anim__grid_sample_scalar(const anim__grid_t *g, uint32_t k, uint32_t k1,
         if (u != 0.f) {
           v.x = a[0] + (b[0] - a[0]) * u;
           v.y = a[GRID_LANES] + (b[GRID_LANES] - a[GRID_LANES]) * u;
-          v.z = a[2 * GRID_LANES] +
-                (b[2 * GRID_LANES] - a[2 * GRID_LANES]) * u;
+          v.z = a[2 * GRID_LANES] + (b[2 * GRID_LANES] - a[2 * GRID_LANES]) * u;
         }
         *dst = v;
         continue;

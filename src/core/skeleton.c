@@ -49,8 +49,8 @@ static anim_result check_numbers(const anim_raw_joint_t *j, size_t i,
   }
   anim_quat_t r = j->rest.rotation;
   if (!(pk_quat_dot(r, r) > 1e-12f))
-    return builder_fail(err, ANIM_ERR_ZERO_QUATERNION, "rotation", (long)i,
-                        -1, -1, "joint %zu: rotation has zero length", i);
+    return builder_fail(err, ANIM_ERR_ZERO_QUATERNION, "rotation", (long)i, -1,
+                        -1, "joint %zu: rotation has zero length", i);
   anim_quat_t o = j->orient;
   bool zero = o.x == 0.f && o.y == 0.f && o.z == 0.f && o.w == 0.f;
   if (!zero && !(pk_quat_dot(o, o) > 1e-12f))
@@ -67,8 +67,7 @@ typedef struct name_entry_s {
 static int name_entry_cmp(const void *pa, const void *pb) {
   const name_entry_t *a = pa, *b = pb;
   int c = strcmp(a->name, b->name);
-  if (c != 0)
-    return c;
+  if (c != 0) return c;
   return (a->index > b->index) - (a->index < b->index);
 }
 
@@ -78,37 +77,31 @@ static int name_entry_cmp(const void *pa, const void *pb) {
 static long find_cycle(const anim_raw_joint_t *joints, size_t n,
                        uint32_t *mark) {
   /* mark: 0 unknown, UINT32_MAX done, else (start index + 1). */
-  for (size_t i = 0; i < n; i++)
-    mark[i] = 0;
+  for (size_t i = 0; i < n; i++) mark[i] = 0;
   for (size_t i = 0; i < n; i++) {
-    if (mark[i] != 0)
-      continue;
+    if (mark[i] != 0) continue;
     uint32_t stamp = (uint32_t)i + 1;
     size_t j = i;
     for (;;) {
-      if (mark[j] == UINT32_MAX)
-        break;
+      if (mark[j] == UINT32_MAX) break;
       if (mark[j] == stamp) {
         /* j is on a cycle: report its smallest index. */
         size_t best = j, k = (size_t)joints[j].parent;
         while (k != j) {
-          if (k < best)
-            best = k;
+          if (k < best) best = k;
           k = (size_t)joints[k].parent;
         }
         return (long)best;
       }
       mark[j] = stamp;
-      if (joints[j].parent < 0)
-        break;
+      if (joints[j].parent < 0) break;
       j = (size_t)joints[j].parent;
     }
     /* No cycle on this path: everything stamped is done. */
     j = i;
     while (mark[j] == stamp) {
       mark[j] = UINT32_MAX;
-      if (joints[j].parent < 0)
-        break;
+      if (joints[j].parent < 0) break;
       j = (size_t)joints[j].parent;
     }
   }
@@ -125,15 +118,14 @@ static anim_result validate(const anim_raw_skeleton_t *raw,
       return builder_fail(err, ANIM_ERR_NAME_EMPTY, "name", (long)i, -1, -1,
                           "joint %zu has no name", i);
     if (j->parent < -1 || j->parent >= (int64_t)n)
-      return builder_fail(err, ANIM_ERR_PARENT_RANGE, "parent", (long)i, -1,
-                          -1, "joint %zu: parent %ld is not in [-1, %zu)", i,
+      return builder_fail(err, ANIM_ERR_PARENT_RANGE, "parent", (long)i, -1, -1,
+                          "joint %zu: parent %ld is not in [-1, %zu)", i,
                           (long)j->parent, n);
     if (j->parent == (int32_t)i)
       return builder_fail(err, ANIM_ERR_CYCLE, "parent", (long)i, -1, -1,
                           "joint %zu is its own parent", i);
     anim_result r = check_numbers(j, i, err);
-    if (r != ANIM_OK)
-      return r;
+    if (r != ANIM_OK) return r;
     by_name[i].name = j->name;
     by_name[i].index = (uint32_t)i;
   }
@@ -143,8 +135,8 @@ static anim_result validate(const anim_raw_skeleton_t *raw,
       if (!all_finite(raw->inverse_bind + 16 * i, 16, &bad))
         return builder_component(
             err,
-            builder_fail(err, ANIM_ERR_NOT_FINITE, "inverse_bind", (long)i,
-                         -1, -1,
+            builder_fail(err, ANIM_ERR_NOT_FINITE, "inverse_bind", (long)i, -1,
+                         -1,
                          "joint %zu: inverse bind matrix element %d is not "
                          "a finite number",
                          i, bad),
@@ -175,28 +167,22 @@ static anim_result validate(const anim_raw_skeleton_t *raw,
  * and siblings in caller order. scratch holds 3 * n + 1 entries. */
 static void depth_first_order(const anim_raw_joint_t *joints, size_t n,
                               uint32_t *order, uint32_t *scratch) {
-  uint32_t *first = scratch;        /* n + 1 child offsets */
+  uint32_t *first = scratch;         /* n + 1 child offsets */
   uint32_t *child = scratch + n + 1; /* n children, grouped by parent */
-  uint32_t *stack = child + n;      /* at most n entries */
-  for (size_t i = 0; i <= n; i++)
-    first[i] = 0;
+  uint32_t *stack = child + n;       /* at most n entries */
+  for (size_t i = 0; i <= n; i++) first[i] = 0;
   for (size_t i = 0; i < n; i++)
-    if (joints[i].parent >= 0)
-      first[joints[i].parent + 1]++;
-  for (size_t i = 0; i < n; i++)
-    first[i + 1] += first[i];
+    if (joints[i].parent >= 0) first[joints[i].parent + 1]++;
+  for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
   /* Fill using first[p] as a moving cursor, then shift back. */
   for (size_t i = 0; i < n; i++)
-    if (joints[i].parent >= 0)
-      child[first[joints[i].parent]++] = (uint32_t)i;
-  for (size_t i = n; i > 0; i--)
-    first[i] = first[i - 1];
+    if (joints[i].parent >= 0) child[first[joints[i].parent]++] = (uint32_t)i;
+  for (size_t i = n; i > 0; i--) first[i] = first[i - 1];
   first[0] = 0;
 
   size_t top = 0, out = 0;
   for (size_t i = n; i > 0; i--)
-    if (joints[i - 1].parent < 0)
-      stack[top++] = (uint32_t)(i - 1);
+    if (joints[i - 1].parent < 0) stack[top++] = (uint32_t)(i - 1);
   while (top > 0) {
     uint32_t j = stack[--top];
     order[out++] = j;
@@ -212,8 +198,7 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                                 anim_skeleton_t **out,
                                 anim_build_error_t *err) {
   builder_error_clear(err);
-  if (out != NULL)
-    *out = NULL;
+  if (out != NULL) *out = NULL;
   if (raw == NULL || out == NULL)
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "joints", -1, -1, -1,
                         "no skeleton given");
@@ -228,8 +213,8 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
 
   anim_allocator_t alloc;
   if (!builder_allocator(alloc_in, &alloc))
-    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1,
-                        -1, BUILDER_ALLOCATOR_MESSAGE);
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "allocator", -1, -1, -1,
+                        BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_skeleton_t *s = NULL;
   name_entry_t *by_name =
@@ -239,14 +224,12 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
                         "out of memory");
   uint32_t *scratch = (uint32_t *)(by_name + n);
   res = validate(raw, by_name, scratch, err);
-  if (res != ANIM_OK)
-    goto fail;
+  if (res != ANIM_OK) goto fail;
 
   /* One block: header, matrices, transforms, quaternions, pointers, maps,
    * parents, then the strings. */
   size_t name_bytes = 1 + (raw->name != NULL ? strlen(raw->name) : 0);
-  for (size_t i = 0; i < n; i++)
-    name_bytes += strlen(raw->joints[i].name) + 1;
+  for (size_t i = 0; i < n; i++) name_bytes += strlen(raw->joints[i].name) + 1;
   size_t off_ib = builder_align(sizeof *s);
   size_t off_rest = builder_align(off_ib + n * sizeof(anim_mat4_t));
   size_t off_orient = builder_align(off_rest + n * sizeof(anim_transform_t));
@@ -275,8 +258,7 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
   char *str = block + off_str;
 
   depth_first_order(raw->joints, n, s->to_caller, scratch);
-  for (size_t k = 0; k < n; k++)
-    s->from_caller[s->to_caller[k]] = (uint32_t)k;
+  for (size_t k = 0; k < n; k++) s->from_caller[s->to_caller[k]] = (uint32_t)k;
   for (size_t k = 0; k < n; k++) {
     const anim_raw_joint_t *j = &raw->joints[s->to_caller[k]];
     s->parents[k] =
@@ -288,11 +270,9 @@ anim_result anim_skeleton_build(const anim_raw_skeleton_t *raw,
     s->rest[k] = j->rest;
     s->rest[k].rotation = builder_unit_quat(j->rest.rotation);
     anim_quat_t o = j->orient;
-    if (o.x == 0.f && o.y == 0.f && o.z == 0.f && o.w == 0.f)
-      o.w = 1.f;
+    if (o.x == 0.f && o.y == 0.f && o.z == 0.f && o.w == 0.f) o.w = 1.f;
     s->orient[k] = builder_unit_quat(o);
-    if (s->orient[k].x != 0.f || s->orient[k].y != 0.f ||
-        s->orient[k].z != 0.f)
+    if (s->orient[k].x != 0.f || s->orient[k].y != 0.f || s->orient[k].z != 0.f)
       s->has_orient = true;
   }
   s->name = str;
@@ -346,22 +326,19 @@ fail:
 }
 
 void anim_skeleton_free(anim_skeleton_t *skeleton) {
-  if (skeleton == NULL)
-    return;
+  if (skeleton == NULL) return;
   anim_allocator_t a = skeleton->_alloc;
   builder_free(&a, skeleton);
 }
 
 int32_t anim_skeleton_find(const anim_skeleton_t *skeleton, const char *name) {
-  if (skeleton == NULL || name == NULL)
-    return -1;
+  if (skeleton == NULL || name == NULL) return -1;
   size_t lo = 0, hi = skeleton->joint_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     uint32_t k = skeleton->_by_name[mid];
     int c = strcmp(skeleton->names[k], name);
-    if (c == 0)
-      return (int32_t)k;
+    if (c == 0) return (int32_t)k;
     if (c < 0)
       lo = mid + 1;
     else

@@ -17,11 +17,9 @@
 
 static bool range_of(const anim_skinning_job_t *job, uint32_t *count) {
   const anim_mesh_t *m = job->mesh;
-  if (job->first_vertex > m->vertex_count)
-    return false;
+  if (job->first_vertex > m->vertex_count) return false;
   uint32_t left = m->vertex_count - job->first_vertex;
-  if (job->vertex_count > left)
-    return false;
+  if (job->vertex_count > left) return false;
   *count = job->vertex_count ? job->vertex_count : left;
   return true;
 }
@@ -38,13 +36,10 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
   if (job->normals != ANIM_NORMALS_NONE && (!m->normals || !job->out_normals))
     return ANIM_ERR_INVALID_ARGUMENT;
   uint32_t count = 0;
-  if (!range_of(job, &count))
-    return ANIM_ERR_INVALID_ARGUMENT;
-  if (job->matrix_count < m->joint_count)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (!range_of(job, &count)) return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->matrix_count < m->joint_count) return ANIM_ERR_BUFFER_TOO_SMALL;
   const size_t need = (size_t)count * 3;
-  if (job->out_positions_count < need)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->out_positions_count < need) return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count < need)
     return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->method == ANIM_SKIN_DQS &&
@@ -88,12 +83,10 @@ static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
 anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
                                        anim__isa isa) {
   anim_result r = anim_skinning_job_validate(job);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
   uint32_t count = 0;
   range_of(job, &count);
-  if (count == 0)
-    return ANIM_OK;
+  if (count == 0) return ANIM_OK;
   isa = anim__isa_cap(isa);
   if (job->method == ANIM_SKIN_DQS)
     anim__skin_dqs(job, job->first_vertex, count, isa);
@@ -133,20 +126,17 @@ void anim__skin_lbs_scalar(const anim_skinning_job_t *job, uint32_t first,
     /* b: columns 0..3 of the blended matrix, rows 0..2 (b[4c + r]). */
     float b[16];
     const float *m0 = mats[jv[0]].m;
-    for (int e = 0; e < 16; e++)
-      b[e] = wv[0] * m0[e];
+    for (int e = 0; e < 16; e++) b[e] = wv[0] * m0[e];
     for (uint32_t i = 1; i < k; i++) {
       const float *mi = mats[jv[i]].m;
       const float w = wv[i];
-      for (int e = 0; e < 16; e++)
-        b[e] = b[e] + w * mi[e];
+      for (int e = 0; e < 16; e++) b[e] = b[e] + w * mi[e];
     }
     const float *p = m->positions + 3 * v;
     float *op = job->out_positions + 3 * (size_t)o;
     for (int r = 0; r < 3; r++)
       op[r] = ((b[12 + r] + p[0] * b[r]) + p[1] * b[4 + r]) + p[2] * b[8 + r];
-    if (mode == ANIM_NORMALS_NONE)
-      continue;
+    if (mode == ANIM_NORMALS_NONE) continue;
     const float *n = m->normals + 3 * v;
     float *on = job->out_normals + 3 * (size_t)o;
     if (mode == ANIM_NORMALS_LINEAR) {

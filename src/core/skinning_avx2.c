@@ -141,8 +141,7 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
       _mm_storel_pi((__m64 *)(out_p + 3 * (size_t)o), h);
       _mm_store_ss(out_p + 3 * (size_t)o + 2, _mm_movehl_ps(h, h));
     }
-    if (mode == ANIM_NORMALS_NONE)
-      continue;
+    if (mode == ANIM_NORMALS_NONE) continue;
     __m256 n0, n1, n2;
     if (mode == ANIM_NORMALS_LINEAR) {
       n0 = c0, n1 = c1, n2 = c2;

@@ -68,19 +68,16 @@ static ALWAYS_INLINE void spread(__m512 v, __m512 *x, __m512 *y, __m512 *z) {
   *x = _mm512_permutexvar_ps(
       _mm512_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3, 6, 6, 6, 6, 9, 9, 9, 9), v);
   *y = _mm512_permutexvar_ps(
-      _mm512_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7, 10, 10, 10, 10),
-      v);
+      _mm512_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7, 10, 10, 10, 10), v);
   *z = _mm512_permutexvar_ps(
-      _mm512_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5, 8, 8, 8, 8, 11, 11, 11, 11),
-      v);
+      _mm512_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5, 8, 8, 8, 8, 11, 11, 11, 11), v);
 }
 
 /* Stores x, y, z of each lane as 3 * n consecutive floats (n <= 4). With
  * room, one 16-float store whose last 4 floats the next group overwrites. */
 static ALWAYS_INLINE void store(float *out, __m512 r, uint32_t n, bool room) {
   r = _mm512_permutexvar_ps(
-      _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15,
-                        15),
+      _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15, 15),
       r);
   if (room)
     _mm512_storeu_ps(out, r);
@@ -116,29 +113,27 @@ static ALWAYS_INLINE void group(const float *mats, const uint16_t *jv,
   const __m512 c3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
   const __mmask16 in = (__mmask16)((1u << (3 * n)) - 1);
   __m512 x, y, z;
-  spread(room ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(in, p),
-         &x, &y, &z);
+  spread(room ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(in, p), &x, &y, &z);
   __m512 r = _mm512_fmadd_ps(x, c0, c3);
   r = _mm512_fmadd_ps(y, c1, r);
   r = _mm512_fmadd_ps(z, c2, r);
   store(op, r, n, room);
-  if (mode == ANIM_NORMALS_NONE)
-    return;
+  if (mode == ANIM_NORMALS_NONE) return;
   __m512 n0 = c0, n1 = c1, n2 = c2;
   if (mode == ANIM_NORMALS_INVERSE_TRANSPOSE) {
     n0 = cross3x4(c1, c2);
     n1 = cross3x4(c2, c0);
     n2 = cross3x4(c0, c1);
     /* det = c0 . (c1 x c2); flip where negative. */
-    const __mmask16 neg = _mm512_cmp_ps_mask(dot3x4(c0, n0),
-                                             _mm512_setzero_ps(), _CMP_LT_OQ);
+    const __mmask16 neg =
+        _mm512_cmp_ps_mask(dot3x4(c0, n0), _mm512_setzero_ps(), _CMP_LT_OQ);
     const __m512 sign = _mm512_set1_ps(-0.0f);
     n0 = _mm512_mask_xor_ps(n0, neg, n0, sign);
     n1 = _mm512_mask_xor_ps(n1, neg, n1, sign);
     n2 = _mm512_mask_xor_ps(n2, neg, n2, sign);
   }
-  spread(room ? _mm512_loadu_ps(nv) : _mm512_maskz_loadu_ps(in, nv),
-         &x, &y, &z);
+  spread(room ? _mm512_loadu_ps(nv) : _mm512_maskz_loadu_ps(in, nv), &x, &y,
+         &z);
   __m512 t = _mm512_mul_ps(x, n0);
   t = _mm512_fmadd_ps(y, n1, t);
   t = _mm512_fmadd_ps(z, n2, t);
@@ -164,8 +159,7 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
     op += 12;
     on = mode == ANIM_NORMALS_NONE ? on : on + 12;
   }
-  if (o < count)
-    group(mats, jv, wv, p, nv, op, on, count - o, false, k, mode);
+  if (o < count) group(mats, jv, wv, p, nv, op, on, count - o, false, k, mode);
 }
 
 ANIM__LBS_KERNEL_ENTRY(anim__skin_lbs_avx512)

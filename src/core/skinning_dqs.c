@@ -53,8 +53,7 @@ static void polar_rotation(const dmat3_t *a, dmat3_t *r) {
   double det = det3(a);
   double norm2 = 0.0;
   for (int c = 0; c < 3; c++)
-    for (int i = 0; i < 3; i++)
-      norm2 += a->c[c][i] * a->c[c][i];
+    for (int i = 0; i < 3; i++) norm2 += a->c[c][i] * a->c[c][i];
   memset(r, 0, sizeof *r);
   if (!(det > 1e-12 * norm2 * sqrt(norm2))) {
     r->c[0][0] = r->c[1][1] = r->c[2][2] = 1.0;
@@ -64,13 +63,11 @@ static void polar_rotation(const dmat3_t *a, dmat3_t *r) {
   double s = 1.0 / cbrt(det);
   dmat3_t x;
   for (int c = 0; c < 3; c++)
-    for (int i = 0; i < 3; i++)
-      x.c[c][i] = a->c[c][i] * s;
+    for (int i = 0; i < 3; i++) x.c[c][i] = a->c[c][i] * s;
   for (int it = 0; it < 64; it++) {
     dmat3_t y;
     double dx = det3(&x);
-    if (!(dx > 0.0))
-      break;
+    if (!(dx > 0.0)) break;
     inverse_transpose(&x, dx, &y);
     /* Higham's scaling: gamma = (|X^-1| / |X|)^(1/2) in Frobenius norms. */
     double nx = 0.0, ny = 0.0, change = 0.0;
@@ -86,8 +83,7 @@ static void polar_rotation(const dmat3_t *a, dmat3_t *r) {
         change += fabs(v - x.c[c][i]);
         x.c[c][i] = v;
       }
-    if (change < 1e-14)
-      break;
+    if (change < 1e-14) break;
   }
   *r = x;
 }
@@ -144,26 +140,22 @@ static bool convert_joints(const anim_skinning_job_t *job) {
     const float *m = job->matrices[j].m;
     dmat3_t a;
     for (int c = 0; c < 3; c++)
-      for (int i = 0; i < 3; i++)
-        a.c[c][i] = m[4 * c + i];
+      for (int i = 0; i < 3; i++) a.c[c][i] = m[4 * c + i];
     double det = det3(&a);
     bool rigid = det > 0.0;
     for (int c = 0; c < 3 && rigid; c++)
       for (int e = c; e < 3; e++) {
         double dot = a.c[c][0] * a.c[e][0] + a.c[c][1] * a.c[e][1] +
                      a.c[c][2] * a.c[e][2];
-        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE)
-          rigid = false;
+        if (fabs(dot - (c == e ? 1.0 : 0.0)) > RIGID_TOLERANCE) rigid = false;
       }
     all_rigid = all_rigid && rigid;
     if (det < 0.0)
-      for (int i = 0; i < 3; i++)
-        a.c[0][i] = -a.c[0][i];
+      for (int i = 0; i < 3; i++) a.c[0][i] = -a.c[0][i];
     dmat3_t r;
     polar_rotation(&a, &r);
     anim_quat_t q = quat_from_rotation(&r);
-    if ((signbit(q.w) != 0) == rigid)
-      q = (anim_quat_t){-q.x, -q.y, -q.z, -q.w};
+    if ((signbit(q.w) != 0) == rigid) q = (anim_quat_t){-q.x, -q.y, -q.z, -q.w};
     float tx = m[12], ty = m[13], tz = m[14];
     float *s = job->scratch + (size_t)ANIM_DQS_SCRATCH_PER_MATRIX * j;
     s[0] = q.x;
@@ -206,8 +198,7 @@ static void add_nonrigid(float s[3][3], float w, const float *m,
   for (int c = 0; c < 3; c++) {
     float col[3];
     rotate(qc, m + 4 * c, col);
-    for (int i = 0; i < 3; i++)
-      s[c][i] += w * col[i];
+    for (int i = 0; i < 3; i++) s[c][i] += w * col[i];
   }
 }
 
@@ -228,8 +219,7 @@ static void apply_inverse_transpose(const float s[3][3], const float v[3],
   float det = s[0][0] * k[0][0] + s[0][1] * k[0][1] + s[0][2] * k[0][2];
   apply3((const float(*)[3])k, v, out);
   if (det < 0.0f)
-    for (int i = 0; i < 3; i++)
-      out[i] = -out[i];
+    for (int i = 0; i < 3; i++) out[i] = -out[i];
 }
 
 void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
@@ -251,22 +241,18 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
      * it last), so the blended real part has length >= that weight. */
     uint32_t piv = 0;
     for (uint32_t i = 1; i < k; i++)
-      if (wv[i] > wv[piv])
-        piv = i;
+      if (wv[i] > wv[piv]) piv = i;
     const float *qp = dq + ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)jv[piv];
     float b[8] = {0};
     float s[3][3] = {{0}};
     for (uint32_t i = 0; i < k; i++) {
       const float *qi = dq + ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)jv[i];
       float w = wv[i];
-      if (w == 0.0f)
-        continue;
+      if (w == 0.0f) continue;
       if (qi[0] * qp[0] + qi[1] * qp[1] + qi[2] * qp[2] + qi[3] * qp[3] < 0)
         w = -w;
-      for (int e = 0; e < 8; e++)
-        b[e] += w * qi[e];
-      if (rigid)
-        continue;
+      for (int e = 0; e < 8; e++) b[e] += w * qi[e];
+      if (rigid) continue;
       if (signbit(qi[3])) {
         add_nonrigid(s, wv[i], job->matrices[jv[i]].m, qi);
       } else {
@@ -276,8 +262,7 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
       }
     }
     float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
-    for (int e = 0; e < 8; e++)
-      b[e] /= len;
+    for (int e = 0; e < 8; e++) b[e] /= len;
     const float *q = b, *d = b + 4;
     /* t = 2 * vec(d * conj(q)) */
     float t[3] = {
@@ -292,10 +277,8 @@ void anim__skin_dqs(const anim_skinning_job_t *job, uint32_t first,
       apply3((const float(*)[3])s, p, ps);
     rotate(q, ps, r);
     float *op = job->out_positions + 3 * (size_t)o;
-    for (int c = 0; c < 3; c++)
-      op[c] = r[c] + t[c];
-    if (mode == ANIM_NORMALS_NONE)
-      continue;
+    for (int c = 0; c < 3; c++) op[c] = r[c] + t[c];
+    if (mode == ANIM_NORMALS_NONE) continue;
     const float *n = m->normals + 3 * v;
     float ns[3];
     if (rigid)

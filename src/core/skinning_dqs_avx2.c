@@ -45,8 +45,7 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
     const float *wv = m->weights + v * k;
     uint32_t piv = 0;
     for (uint32_t i = 1; i < k; i++)
-      if (wv[i] > wv[piv])
-        piv = i;
+      if (wv[i] > wv[piv]) piv = i;
     const float *qp = dq + ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)jv[piv];
     __m256 acc = _mm256_setzero_ps();
     for (uint32_t i = 0; i < k; i++) {
@@ -73,8 +72,7 @@ static ALWAYS_INLINE void kernel(const anim_skinning_job_t *job, uint32_t first,
     __m128 t1 = _mm_mul_ps(two, cross_q(q_yzx, q_zxy, p));
     __m128 r = _mm_add_ps(_mm_fmadd_ps(qw, t1, p), cross_q(q_yzx, q_zxy, t1));
     store3(job->out_positions + 3 * (size_t)o, _mm_add_ps(r, t));
-    if (mode == ANIM_NORMALS_NONE)
-      continue;
+    if (mode == ANIM_NORMALS_NONE) continue;
     const __m128 n = load3(m->normals + 3 * v);
     __m128 t2 = _mm_mul_ps(two, cross_q(q_yzx, q_zxy, n));
     __m128 rn = _mm_add_ps(_mm_fmadd_ps(qw, t2, n), cross_q(q_yzx, q_zxy, t2));

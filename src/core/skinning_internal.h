@@ -36,14 +36,13 @@ typedef struct anim__lbs_streams_s {
 static inline anim__lbs_streams_t
 anim__lbs_streams(const anim_skinning_job_t *job, uint32_t first, uint32_t k) {
   const anim_mesh_t *m = job->mesh;
-  anim__lbs_streams_t s = {
-      job->matrices[0].m,
-      m->joints + (size_t)first * k,
-      m->weights + (size_t)first * k,
-      m->positions + (size_t)first * 3,
-      m->normals ? m->normals + (size_t)first * 3 : NULL,
-      job->out_positions,
-      job->out_normals};
+  anim__lbs_streams_t s = {job->matrices[0].m,
+                           m->joints + (size_t)first * k,
+                           m->weights + (size_t)first * k,
+                           m->positions + (size_t)first * 3,
+                           m->normals ? m->normals + (size_t)first * 3 : NULL,
+                           job->out_positions,
+                           job->out_normals};
   return s;
 }
 
@@ -51,27 +50,27 @@ anim__lbs_streams(const anim_skinning_job_t *job, uint32_t first, uint32_t k) {
  * the file's static always-inline kernel(job, first, count, k, mode):
  * one copy specialized per influence count (4, 8) and normals mode, so
  * their loops have no mode branches, picked through a table. */
-#define ANIM__LBS_KERNEL_ENTRY(name)                                          \
-  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_NONE)                                  \
-  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_LINEAR)                                \
-  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_INVERSE_TRANSPOSE)                     \
-  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_NONE)                                  \
-  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_LINEAR)                                \
-  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_INVERSE_TRANSPOSE)                     \
-  void name(const anim_skinning_job_t *job, uint32_t first, uint32_t count) { \
-    typedef void (*kernel_fn)(const anim_skinning_job_t *, uint32_t,          \
-                              uint32_t);                                      \
-    static const kernel_fn table[2][3] = {                                    \
-        {kernel_4_ANIM_NORMALS_NONE, kernel_4_ANIM_NORMALS_LINEAR,            \
-         kernel_4_ANIM_NORMALS_INVERSE_TRANSPOSE},                            \
-        {kernel_8_ANIM_NORMALS_NONE, kernel_8_ANIM_NORMALS_LINEAR,            \
-         kernel_8_ANIM_NORMALS_INVERSE_TRANSPOSE}};                           \
-    table[job->mesh->influences == 8][job->normals](job, first, count);       \
+#define ANIM__LBS_KERNEL_ENTRY(name)                                           \
+  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_NONE)                                   \
+  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_LINEAR)                                 \
+  ANIM__LBS_KERNEL_FOR(4, ANIM_NORMALS_INVERSE_TRANSPOSE)                      \
+  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_NONE)                                   \
+  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_LINEAR)                                 \
+  ANIM__LBS_KERNEL_FOR(8, ANIM_NORMALS_INVERSE_TRANSPOSE)                      \
+  void name(const anim_skinning_job_t *job, uint32_t first, uint32_t count) {  \
+    typedef void (*kernel_fn)(const anim_skinning_job_t *, uint32_t,           \
+                              uint32_t);                                       \
+    static const kernel_fn table[2][3] = {                                     \
+        {kernel_4_ANIM_NORMALS_NONE, kernel_4_ANIM_NORMALS_LINEAR,             \
+         kernel_4_ANIM_NORMALS_INVERSE_TRANSPOSE},                             \
+        {kernel_8_ANIM_NORMALS_NONE, kernel_8_ANIM_NORMALS_LINEAR,             \
+         kernel_8_ANIM_NORMALS_INVERSE_TRANSPOSE}};                            \
+    table[job->mesh->influences == 8][job->normals](job, first, count);        \
   }
-#define ANIM__LBS_KERNEL_FOR(K, MODE)                                         \
-  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,             \
-                                  uint32_t first, uint32_t count) {           \
-    kernel(job, first, count, K, MODE);                                       \
+#define ANIM__LBS_KERNEL_FOR(K, MODE)                                          \
+  static void kernel_##K##_##MODE(const anim_skinning_job_t *job,              \
+                                  uint32_t first, uint32_t count) {            \
+    kernel(job, first, count, K, MODE);                                        \
   }
 
 /* DQS: converts the matrices into job->scratch, then skins; uses

@@ -104,8 +104,7 @@ static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
                              uint32_t slots, const anim_skeleton_t *skel,
                              uint16_t *oj, float *ow) {
   float sum = 0.0f;
-  for (uint32_t i = 0; i < k; i++)
-    sum += rw[i];
+  for (uint32_t i = 0; i < k; i++) sum += rw[i];
   uint32_t big = 0;
   for (uint32_t i = 0; i < slots; i++) {
     if (i < k) {
@@ -115,12 +114,10 @@ static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
       oj[i] = 0;
       ow[i] = 0.0f;
     }
-    if (ow[i] > ow[big])
-      big = i;
+    if (ow[i] > ow[big]) big = i;
   }
   const uint32_t last = slots - 1;
-  if (ow[last] >= ow[big] * (1.0f - 4.0f * FLT_EPSILON))
-    big = last;
+  if (ow[last] >= ow[big] * (1.0f - 4.0f * FLT_EPSILON)) big = last;
   uint16_t tj = oj[big];
   float tw = ow[big];
   oj[big] = oj[last];
@@ -128,8 +125,7 @@ static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
   oj[last] = tj;
   ow[last] = tw;
   float rest = 0.0f;
-  for (uint32_t i = 0; i < last; i++)
-    rest += ow[i];
+  for (uint32_t i = 0; i < last; i++) rest += ow[i];
   ow[last] = 1.0f - rest;
 }
 
@@ -139,8 +135,7 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
                             const anim_skeleton_t *skeleton,
                             const anim_allocator_t *alloc, anim_mesh_t **out,
                             anim_build_error_t *err) {
-  if (out)
-    *out = NULL;
+  if (out) *out = NULL;
   if (!raw || !skeleton || !out)
     return fail(err, ANIM_ERR_INVALID_ARGUMENT, "mesh", -1, -1, -1,
                 "missing mesh, skeleton or output");
@@ -172,8 +167,7 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
                 "indices are missing");
   const uint32_t k = raw->influences ? raw->influences : 4;
   anim_result r = check_raw(raw, skeleton, k, err);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
 
   const size_t n = raw->vertex_count;
   const uint32_t slots = k <= 4 ? 4 : 8;
@@ -214,8 +208,7 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
       double len =
           sqrt((double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2]);
       double inv = len > 0.0 ? 1.0 / len : 0.0;
-      for (int c = 0; c < 3; c++)
-        d[c] = (float)(s[c] * inv);
+      for (int c = 0; c < 3; c++) d[c] = (float)(s[c] * inv);
     }
   }
   m->weights = (float *)(base + off_w);
@@ -234,8 +227,7 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
 }
 
 void anim_mesh_free(anim_mesh_t *mesh) {
-  if (!mesh)
-    return;
+  if (!mesh) return;
   anim_allocator_t a = mesh->_alloc;
   builder_free(&a, mesh->_block);
 }

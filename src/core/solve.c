@@ -23,8 +23,7 @@ anim_result anim_solve_job_validate(const anim_solve_job_t *job) {
       job->frame_count > SIZE_MAX / 3 / n / sizeof(anim_quat_t))
     return ANIM_ERR_INVALID_ARGUMENT;
   const size_t entries = job->frame_count * n;
-  if (job->output_count < entries)
-    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->output_count < entries) return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->position_count && job->position_count < 3 * entries)
     return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->scratch_count < ANIM_SOLVE_SCRATCH_PER_JOINT * n)
@@ -50,13 +49,11 @@ static anim_vec3_t rest_offset(const anim_skeleton_t *sk, uint32_t j,
 static void find_aim_children(const anim_solve_job_t *job) {
   const anim_skeleton_t *sk = job->skeleton;
   const uint32_t n = sk->joint_count;
-  for (uint32_t j = 0; j < n; j++)
-    slot(job, j)[4] = -1.0f;
+  for (uint32_t j = 0; j < n; j++) slot(job, j)[4] = -1.0f;
   for (uint32_t caller = 0; caller < n; caller++) {
     uint32_t c = sk->from_caller[caller];
     int32_t p = sk->parents[c];
-    if (p < 0 || slot(job, (uint32_t)p)[4] >= 0.0f)
-      continue;
+    if (p < 0 || slot(job, (uint32_t)p)[4] >= 0.0f) continue;
     if (anim_vec3_length(rest_offset(sk, (uint32_t)p, c)) > ANIM_EPS_LENGTH)
       slot(job, (uint32_t)p)[4] = (float)c;
   }
@@ -68,8 +65,7 @@ static bool swing(anim_vec3_t u, anim_vec3_t d, anim_quat_t *q) {
   if (!(ld > ANIM_EPS_LENGTH) || !isfinite(ld) || !(lu > ANIM_EPS_LENGTH))
     return false;
   float dot = anim_vec3_dot(u, d);
-  if (dot <= ANTI_PARALLEL_COS * lu * ld)
-    return false;
+  if (dot <= ANTI_PARALLEL_COS * lu * ld) return false;
   anim_vec3_t axis = anim_vec3_cross(u, d);
   *q = anim_quat_normalize(anim_quat(axis.x, axis.y, axis.z, lu * ld + dot));
   return true;
@@ -92,8 +88,7 @@ static anim_quat_t negate(anim_quat_t q) {
 
 anim_result anim_solve_job_run(const anim_solve_job_t *job) {
   anim_result r = anim_solve_job_validate(job);
-  if (r != ANIM_OK)
-    return r;
+  if (r != ANIM_OK) return r;
   const anim_skeleton_t *sk = job->skeleton;
   const uint32_t n = sk->joint_count;
   find_aim_children(job);
@@ -121,8 +116,7 @@ anim_result anim_solve_job_run(const anim_solve_job_t *job) {
           l = anim_quat_mul(anim_quat_conjugate(gp), anim_quat_mul(s, cand));
       }
       l = anim_quat_normalize(l);
-      if (prev ? anim_quat_dot(l, prev[cj]) < 0.0f : l.w < 0.0f)
-        l = negate(l);
+      if (prev ? anim_quat_dot(l, prev[cj]) < 0.0f : l.w < 0.0f) l = negate(l);
       local[cj] = l;
       put_quat(slot(job, j), anim_quat_normalize(anim_quat_mul(gp, l)));
       delta[cj] = prev ? anim_quat_mul(anim_quat_conjugate(prev[cj]), l)

@@ -38,9 +38,7 @@ anim_vec3_t anim_vec3_cross(anim_vec3_t a, anim_vec3_t b) {
                    a.x * b.y - a.y * b.x);
 }
 
-float anim_vec3_length(anim_vec3_t a) {
-  return sqrtf(anim_vec3_dot(a, a));
-}
+float anim_vec3_length(anim_vec3_t a) { return sqrtf(anim_vec3_dot(a, a)); }
 
 anim_vec3_t anim_vec3_normalize(anim_vec3_t a) {
   float l2 = anim_vec3_dot(a, a);
@@ -48,8 +46,7 @@ anim_vec3_t anim_vec3_normalize(anim_vec3_t a) {
     /* The squared length underflowed or overflowed: divide by the largest
      * component first (rare; keeps 1e-20 and 1e20 vectors exact). */
     float m = fmaxf(fabsf(a.x), fmaxf(fabsf(a.y), fabsf(a.z)));
-    if (!(m > 0.0f) || !isfinite(m))
-      return anim_vec3(0.0f, 0.0f, 0.0f);
+    if (!(m > 0.0f) || !isfinite(m)) return anim_vec3(0.0f, 0.0f, 0.0f);
     a = anim_vec3(a.x / m, a.y / m, a.z / m);
     l2 = anim_vec3_dot(a, a);
     if (!(l2 >= 1.0f && l2 <= 3.0f)) /* A NaN component. */

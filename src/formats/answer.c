@@ -87,8 +87,7 @@ static void ids(fmt_buf_t *b, const fmt_asset_names_t *n) {
 }
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
-  if (b == NULL || a == NULL || (a->data == NULL && a->joint_count))
-    return -1;
+  if (b == NULL || a == NULL || (a->data == NULL && a->joint_count)) return -1;
   size_t n = a->joint_count;
   /* A rough size so that most answers need one allocation. */
   fmt_buf_reserve(b, 128 + n * (a->space == FMT_SPACE_LOCAL ? 10 : 16) * 12);
@@ -152,10 +151,14 @@ static bool utf8_valid(const char *s) {
       p++;
       continue;
     }
-    if (c >= 0xC2 && c <= 0xDF) n = 1, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF) n = 2, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4) n = 3, min = 0x10000;
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 1, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+      n = 2, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+      n = 3, min = 0x10000;
+    else
+      return false;
     unsigned cp = c & (0x3F >> n);
     for (unsigned i = 1; i <= n; i++) {
       if ((p[i] & 0xC0) != 0x80) return false;
@@ -180,8 +183,10 @@ static void json_text(fmt_buf_t *b, const char *s) {
   for (const char *p = s; *p; p++)
     fmt_buf_putc(&tmp, (unsigned char)*p >= 0x80 ? '?' : *p);
   const char *clean = fmt_buf_cstr(&tmp);
-  if (clean == NULL) b->failed = true;
-  else fmt_buf_json_string(b, clean);
+  if (clean == NULL)
+    b->failed = true;
+  else
+    fmt_buf_json_string(b, clean);
   fmt_buf_free(&tmp);
 }
 
@@ -242,8 +247,7 @@ int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
 }
 
 int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
-                      size_t count, const char *warnings,
-                      size_t warnings_len) {
+                      size_t count, const char *warnings, size_t warnings_len) {
   if (b == NULL || (items == NULL && count)) return -1;
   assets_body(b, items, count);
   if (warnings != NULL && warnings_len > 0) {

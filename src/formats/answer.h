@@ -66,7 +66,7 @@ typedef struct fmt_skin_answer_s {
   const char *mesh;
   const char *clip;
   float t;
-  int64_t frame;        /* -1 for none. */
+  int64_t frame; /* -1 for none. */
   uint32_t vertex_count;
   const float *positions; /* 3 * vertex_count. */
   const float *normals;   /* 3 * vertex_count, or NULL. */
@@ -119,7 +119,6 @@ int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
 /* The upload answer: fmt_answer_assets plus, when the decoder left remarks
  * (bundle warnings, NUL-separated), "warnings":[strings] at the end. */
 int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
-                      size_t count, const char *warnings,
-                      size_t warnings_len);
+                      size_t count, const char *warnings, size_t warnings_len);
 
 #endif

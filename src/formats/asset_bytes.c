@@ -18,7 +18,7 @@ static size_t skeleton_block(size_t n, size_t text) {
   off = align_to(off + n * sizeof(char *), 16);           /* names */
   /* to_caller, from_caller and the name index. */
   off = align_to(off + 3 * n * sizeof(uint32_t), 16);
-  off = align_to(off + n * sizeof(int16_t), 16);          /* parents */
+  off = align_to(off + n * sizeof(int16_t), 16); /* parents */
   return off + text + FMT_BLOCK_OVERHEAD;
 }
 
@@ -31,8 +31,7 @@ size_t fmt_raw_skeleton_bytes(const anim_raw_skeleton_t *raw) {
 
 size_t fmt_skeleton_bytes(const anim_skeleton_t *s) {
   size_t text = strlen(s->name) + 1;
-  for (uint32_t i = 0; i < s->joint_count; i++)
-    text += strlen(s->names[i]) + 1;
+  for (uint32_t i = 0; i < s->joint_count; i++) text += strlen(s->names[i]) + 1;
   return skeleton_block(s->joint_count, text);
 }
 
@@ -122,8 +121,7 @@ static size_t mesh_block(size_t n, size_t influences, bool normals,
   off = align_to(off + (normals ? n * 3 * sizeof(float) : 0), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(float), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(uint16_t), MESH_ALIGN);
-  return off + indices * sizeof(uint32_t) + MESH_ALIGN - 1 +
-         FMT_BLOCK_OVERHEAD;
+  return off + indices * sizeof(uint32_t) + MESH_ALIGN - 1 + FMT_BLOCK_OVERHEAD;
 }
 
 size_t fmt_raw_mesh_bytes(const anim_raw_mesh_t *raw) {

@@ -159,8 +159,10 @@ static size_t format_g(char *out, const char *digits, int n, int x, int P) {
     out[o++] = 'e';
     out[o++] = x < 0 ? '-' : '+';
     int ax = x < 0 ? -x : x;
-    if (ax >= 10) out[o++] = (char)('0' + ax / 10);
-    else out[o++] = '0';
+    if (ax >= 10)
+      out[o++] = (char)('0' + ax / 10);
+    else
+      out[o++] = '0';
     out[o++] = (char)('0' + ax % 10);
   } else if (x >= 0) {
     for (int i = 0; i <= x; i++) out[o++] = i < n ? digits[i] : '0';
@@ -259,18 +261,18 @@ void fmt_buf_json_string(fmt_buf_t *b, const char *s) {
     char esc[7] = {'\\', 0};
     size_t n = 2;
     switch (c) {
-      case '"': esc[1] = '"'; break;
-      case '\\': esc[1] = '\\'; break;
-      case '\n': esc[1] = 'n'; break;
-      case '\r': esc[1] = 'r'; break;
-      case '\t': esc[1] = 't'; break;
-      case '\b': esc[1] = 'b'; break;
-      case '\f': esc[1] = 'f'; break;
-      default:
-        memcpy(esc, "\\u00", 4);
-        esc[4] = hex[c >> 4];
-        esc[5] = hex[c & 15];
-        n = 6;
+    case '"': esc[1] = '"'; break;
+    case '\\': esc[1] = '\\'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\t': esc[1] = 't'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    default:
+      memcpy(esc, "\\u00", 4);
+      esc[4] = hex[c >> 4];
+      esc[5] = hex[c & 15];
+      n = 6;
     }
     fmt_buf_append(b, esc, n);
   }

@@ -15,13 +15,14 @@
 #include <stdint.h>
 
 typedef struct fmt_buf_s {
-  char *data;  /* Not NUL-terminated unless fmt_buf_cstr was called. */
+  char *data; /* Not NUL-terminated unless fmt_buf_cstr was called. */
   size_t len;
   size_t cap;
   bool failed; /* Sticky: an allocation failed; data is incomplete. */
 } fmt_buf_t;
 
-#define FMT_BUF_INIT {NULL, 0, 0, false}
+#define FMT_BUF_INIT                                                           \
+  { NULL, 0, 0, false }
 
 void fmt_buf_init(fmt_buf_t *b);
 /* Frees the memory and zeroes b. */

@@ -80,8 +80,8 @@ typedef struct fmt_decode_options_s {
 /* Decoder entry points: 0 on success (bundle filled, caller frees), -1 on
  * failure (err filled, bundle left empty). body need not be NUL-terminated. */
 int fmt_decode_native_json(const void *body, size_t len,
-                           const fmt_decode_options_t *opts,
-                           fmt_bundle_t *out, fmt_error_t *err);
+                           const fmt_decode_options_t *opts, fmt_bundle_t *out,
+                           fmt_error_t *err);
 int fmt_decode_gltf(const void *body, size_t len, bool binary,
                     const fmt_decode_options_t *opts, fmt_bundle_t *out,
                     fmt_error_t *err);

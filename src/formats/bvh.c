@@ -221,8 +221,10 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
   for (size_t i = 0; i < nj; i++) {
     bool pos = false, rot = false;
     for (int c = 0; c < b->j[i].nch; c++) {
-      if (b->j[i].ch[c] <= CH_ZPOS) pos = true;
-      else rot = true;
+      if (b->j[i].ch[c] <= CH_ZPOS)
+        pos = true;
+      else
+        rot = true;
     }
     per_frame += (pos ? 3 : 0) + (rot ? 4 : 0);
   }

@@ -272,9 +272,10 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     return bad(c, "missing", atf(c, "skins[%zu].joints", s),
                "must list at least one joint");
   if (nj > fmt__max_joints(c->opts))
-    return fmt_fail(
-        c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu].joints", s),
-        "%s: %zu joints, at most %zu", c->at, nj, fmt__max_joints(c->opts));
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
+                    atf(c, "skins[%zu].joints", s),
+                    "%s: %zu joints, at most %zu", c->at, nj,
+                    fmt__max_joints(c->opts));
   for (size_t i = 0; i < nj; i++) {
     json_t *e = json_array_get(jarr, i);
     if (!json_is_integer(e) || json_integer_value(e) < 0 ||
@@ -303,7 +304,8 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     bool animated = false;
     while (p >= 0 && jmap[p] < 0) {
       if (++c->walk_steps > GL_MAX_WALK_STEPS) {
-        fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_complex", atf(c, "skins[%zu]", s),
+        fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_complex",
+                 atf(c, "skins[%zu]", s),
                  "%s: the node tree is too deep for the skins' joints", c->at);
         goto done;
       }
@@ -338,7 +340,8 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     }
     /* Keep the ancestors as joints of their own. */
     if (k->count + len > fmt__max_joints(c->opts)) {
-      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu]", s),
+      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
+               atf(c, "skins[%zu]", s),
                "%s: the skin's joints and their ancestors exceed %zu joints",
                c->at, fmt__max_joints(c->opts));
       goto done;
@@ -465,7 +468,8 @@ static int load_skeletons(gl_ctx_t *c) {
       if (rc) break;
       c->total_joints += c->skels[s].count;
       if (c->total_joints > GL_MAX_TOTAL_JOINTS) {
-        rc = fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", atf(c, "skins[%zu]", s),
+        rc = fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
+                      atf(c, "skins[%zu]", s),
                       "%s: the skeletons hold more than %zu joints", c->at,
                       GL_MAX_TOTAL_JOINTS);
         break;
@@ -770,7 +774,8 @@ static int check_document(gl_ctx_t *c) {
       get_array(c, c->root, "meshes", &c->meshes, &c->nmeshes, "meshes"))
     return -1;
   if (c->nnodes > (size_t)INT32_MAX)
-    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", "nodes", "too many nodes");
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", "nodes",
+                    "too many nodes");
   return 0;
 }
 

@@ -28,14 +28,16 @@ int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
   for (size_t i = 0; off < len; i++) {
     uint32_t ch[2];
     if (len - off < 8)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "truncated", atf(c, "glb.chunks[%zu]", i),
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "truncated",
+                      atf(c, "glb.chunks[%zu]", i),
                       "%s: chunk header cut short", c->at);
     memcpy(ch, p + off, 8);
     off += 8;
     if (ch[0] > len - off)
-      return fmt_fail(
-          c->err, FMT_ERR_BAD_INPUT, "chunk_length", atf(c, "glb.chunks[%zu].chunkLength", i),
-          "%s: %u bytes do not fit in the %zu left", c->at, ch[0], len - off);
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "chunk_length",
+                      atf(c, "glb.chunks[%zu].chunkLength", i),
+                      "%s: %u bytes do not fit in the %zu left", c->at, ch[0],
+                      len - off);
     if (i == 0) {
       if (ch[1] != GLB_JSON)
         return bad(c, "bad_chunk", "glb.chunks[0].chunkType",
@@ -113,9 +115,10 @@ int fmt__gl_load_buffers(gl_ctx_t *c, bool binary) {
       if (decode_data_uri(c, u, &c->bufs[i], i)) return -1;
     }
     if (blen > c->bufs[i].len)
-      return fmt_fail(
-          c->err, FMT_ERR_BAD_INPUT, "buffer_length", atf(c, "buffers[%zu].byteLength", i),
-          "%s: %zu bytes declared, %zu present", c->at, blen, c->bufs[i].len);
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "buffer_length",
+                      atf(c, "buffers[%zu].byteLength", i),
+                      "%s: %zu bytes declared, %zu present", c->at, blen,
+                      c->bufs[i].len);
     c->bufs[i].len = blen;
   }
   return 0;
@@ -135,17 +138,13 @@ typedef struct gl_acc_s {
 
 static size_t ctype_size(int t) {
   switch (t) {
-    case CT_I8:
-    case CT_U8:
-      return 1;
-    case CT_I16:
-    case CT_U16:
-      return 2;
-    case CT_U32:
-    case CT_F32:
-      return 4;
-    default:
-      return 0;
+  case CT_I8:
+  case CT_U8: return 1;
+  case CT_I16:
+  case CT_U16: return 2;
+  case CT_U32:
+  case CT_F32: return 4;
+  default: return 0;
   }
 }
 
@@ -183,7 +182,8 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
                atf(c, "%s.byteStride", vat)))
     return -1;
   if (voff > c->bufs[buf].len || vlen > c->bufs[buf].len - voff)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds", atf(c, "%s.byteLength", vat),
+    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds",
+                    atf(c, "%s.byteLength", vat),
                     "%s: bytes %zu..%zu+%zu lie outside buffers[%lld] "
                     "(%zu bytes)",
                     c->at, voff, voff, vlen, (long long)buf, c->bufs[buf].len);
@@ -243,8 +243,8 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
     return -1;
   if (view < 0) {
     if (a->count > GL_MAX_ZERO_ELEMENTS / (size_t)a->comps)
-      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", atf(c, "%s.count", aat),
-                      "%s: too many elements", c->at);
+      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large",
+                      atf(c, "%s.count", aat), "%s: too many elements", c->at);
   } else {
     size_t stride, need;
     const uint8_t *dummy;
@@ -274,33 +274,32 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
 
 static double comp_get(const uint8_t *p, int ctype, bool norm) {
   switch (ctype) {
-    case CT_I8: {
-      int8_t v;
-      memcpy(&v, p, 1);
-      return norm ? fmax(v / 127.0, -1.0) : v;
-    }
-    case CT_U8:
-      return norm ? p[0] / 255.0 : p[0];
-    case CT_I16: {
-      int16_t v;
-      memcpy(&v, p, 2);
-      return norm ? fmax(v / 32767.0, -1.0) : v;
-    }
-    case CT_U16: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      return norm ? v / 65535.0 : v;
-    }
-    case CT_U32: {
-      uint32_t v;
-      memcpy(&v, p, 4);
-      return norm ? v / 4294967295.0 : v;
-    }
-    default: {
-      float v;
-      memcpy(&v, p, 4);
-      return v;
-    }
+  case CT_I8: {
+    int8_t v;
+    memcpy(&v, p, 1);
+    return norm ? fmax(v / 127.0, -1.0) : v;
+  }
+  case CT_U8: return norm ? p[0] / 255.0 : p[0];
+  case CT_I16: {
+    int16_t v;
+    memcpy(&v, p, 2);
+    return norm ? fmax(v / 32767.0, -1.0) : v;
+  }
+  case CT_U16: {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return norm ? v / 65535.0 : v;
+  }
+  case CT_U32: {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return norm ? v / 4294967295.0 : v;
+  }
+  default: {
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+  }
   }
 }
 
@@ -367,7 +366,8 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
   for (size_t s = 0; s < scount; s++) {
     double ix = comp_get(ip + s * ctype_size(it), it, false);
     if (ix <= prev || ix >= (double)a->count)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", sat),
+      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range",
+                      atf(c, "%s.indices", sat),
                       "%s: index %zu (%.0f) is out of range or not "
                       "increasing",
                       c->at, s, ix);
@@ -387,8 +387,7 @@ static int take_read(gl_ctx_t *c, size_t n, const char *at) {
     return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", at,
                     "%s: the file's accessors decode to more than %zu bytes "
                     "(%d times its size plus %zu)",
-                    at, c->read_max, GL_READ_AMPLIFICATION,
-                    GL_READ_ALLOWANCE);
+                    at, c->read_max, GL_READ_AMPLIFICATION, GL_READ_ALLOWANCE);
   c->read_bytes += bytes;
   return 0;
 }

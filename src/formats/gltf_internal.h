@@ -93,15 +93,15 @@ typedef struct gl_ctx_s {
   size_t nnj;
   size_t total_keys, total_vertices, total_joints, walk_steps;
   size_t read_bytes, read_max; /* Accessor data decoded, and its bound. */
-  char at[256]; /* Scratch for error paths. */
+  char at[256];                /* Scratch for error paths. */
 } gl_ctx_t;
 
 #define TM_FLOAT (1u << (CT_F32 - CT_I8))
-#define TM_UINT                                         \
-  ((1u << (CT_U8 - CT_I8)) | (1u << (CT_U16 - CT_I8)) | \
+#define TM_UINT                                                                \
+  ((1u << (CT_U8 - CT_I8)) | (1u << (CT_U16 - CT_I8)) |                        \
    (1u << (CT_U32 - CT_I8)))
-#define TM_NORM                                        \
-  ((1u << (CT_I8 - CT_I8)) | (1u << (CT_U8 - CT_I8)) | \
+#define TM_NORM                                                                \
+  ((1u << (CT_I8 - CT_I8)) | (1u << (CT_U8 - CT_I8)) |                         \
    (1u << (CT_I16 - CT_I8)) | (1u << (CT_U16 - CT_I8)))
 #define TM_ANY 0xffffffffu
 

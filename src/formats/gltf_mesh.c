@@ -106,10 +106,10 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                "%s: integer weights must be normalized", wat);
       goto done;
     }
-    if (fmt__gl_acc_floats(
-            c, (size_t)aw[s], wat, 4,
-            TM_FLOAT | (1u << (CT_U8 - CT_I8)) | (1u << (CT_U16 - CT_I8)),
-            &w[s], &n2))
+    if (fmt__gl_acc_floats(c, (size_t)aw[s], wat, 4,
+                           TM_FLOAT | (1u << (CT_U8 - CT_I8)) |
+                               (1u << (CT_U16 - CT_I8)),
+                           &w[s], &n2))
       goto done;
     if (n2 != nv) {
       fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", wat,
@@ -169,15 +169,16 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                           TM_UINT, &idx, &nidx))
       goto done;
     if (nidx % 3 != 0) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", atf(c, "%s.indices", pat),
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
+               atf(c, "%s.indices", pat),
                "%s: %zu indices do not make whole triangles", c->at, nidx);
       goto done;
     }
     for (size_t i = 0; i < nidx; i++)
       if (idx[i] >= nv) {
-        fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", pat),
-                 "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i],
-                 nv);
+        fmt_fail(
+            c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", pat),
+            "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i], nv);
         goto done;
       }
   } else if (md != 4 && fmt_bundle_warn(c->out,
@@ -197,8 +198,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   if (base == NULL || !base[0]) base = dflt;
   /* Long names are cut between characters, never inside one. */
   if (nprims > 1)
-    snprintf(name, sizeof name, "%.*s_%zu", (int)fmt__utf8_cut(base, 200),
-             base, p);
+    snprintf(name, sizeof name, "%.*s_%zu", (int)fmt__utf8_cut(base, 200), base,
+             p);
   else
     snprintf(name, sizeof name, "%.*s",
              (int)fmt__utf8_cut(base, sizeof name - 1), base);
@@ -206,8 +207,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     /* Several nodes share the mesh: the node index makes it unique. */
     char b2[256];
     snprintf(b2, sizeof b2, "%s", name);
-    snprintf(name, sizeof name, "%.*s.%zu", (int)fmt__utf8_cut(b2, 200),
-             b2, node);
+    snprintf(name, sizeof name, "%.*s.%zu", (int)fmt__utf8_cut(b2, 200), b2,
+             node);
     if (mesh_name_taken(c, (uint32_t)skin, name)) {
       fmt_fail(c->err, FMT_ERR_BAD_INPUT, "duplicate_name", pat,
                "%s: mesh name %s is already used by this skin", pat, name);

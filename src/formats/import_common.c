@@ -48,8 +48,8 @@ int fmt__nomem(fmt_error_t *err, const char *at) {
                   "out of memory while decoding the upload");
 }
 
-int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
-                size_t bytes, fmt_error_t *err, const char *at) {
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts, size_t bytes,
+                fmt_error_t *err, const char *at) {
   size_t max = opts != NULL ? opts->max_bytes : 0;
   if (max != 0 && (bytes > max || b->bytes > max - bytes))
     return fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", at,
@@ -222,8 +222,8 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
   char at[32];
   snprintf(at, sizeof at, "line %zu", t->tok_line);
   if (t->tok_len == 0 && t->tok >= t->end)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at, "line %zu: %s (found end of input)",
-                    t->tok_line, what);
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at,
+                    "line %zu: %s (found end of input)", t->tok_line, what);
   char tok[40];
   size_t n = t->tok_len < sizeof tok - 1 ? t->tok_len : sizeof tok - 1;
   for (size_t i = 0; i < n; i++) {
@@ -231,8 +231,9 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
     tok[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
   }
   tok[n] = '\0';
-  return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at, "line %zu: %s (found \"%s\"%s)",
-                  t->tok_line, what, tok, t->tok_len > n ? "..." : "");
+  return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at,
+                  "line %zu: %s (found \"%s\"%s)", t->tok_line, what, tok,
+                  t->tok_len > n ? "..." : "");
 }
 
 bool fmt__utf8_valid(const char *s, size_t len) {

@@ -1,8 +1,8 @@
 /* formats: helpers shared by the glTF, BVH and MD5 importers.
  *
  * Growing the bundle one object at a time, the default limits the
- * importers enforce (FMT_ERR_TOO_LARGE beyond them), building core objects with their
- * build errors turned into decoder errors, and a bounds-checked text
+ * importers enforce (FMT_ERR_TOO_LARGE beyond them), building core objects with
+ * their build errors turned into decoder errors, and a bounds-checked text
  * cursor for the two line-oriented formats (BVH, MD5) that reports every
  * problem as "line N" plus the offending token. */
 #ifndef ANIMD_FORMATS_IMPORT_COMMON_H
@@ -31,8 +31,8 @@ int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
 /* Charges bytes (formats/asset_bytes.h) of an object about to be built to
  * the bundle: 0, or -1 with FMT_ERR_NO_ROOM at `at` when the bundle would
  * hold more than opts->max_bytes. */
-int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts,
-                size_t bytes, fmt_error_t *err, const char *at);
+int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts, size_t bytes,
+                fmt_error_t *err, const char *at);
 
 /* Reports a core build failure as FMT_ERR_BAD_INPUT at `at`. */
 int fmt__build_fail(fmt_error_t *err, const char *at,

@@ -101,8 +101,8 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at, "%s: %s %lld exceeds %zu", at,
-                    key, v, max);
+    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at,
+                    "%s: %s %lld exceeds %zu", at, key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
     return fail(m, "truncated", "the count exceeds the data that follows");
@@ -517,9 +517,9 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   anim_result r = anim_skeleton_build(&raw, NULL, &skel, &be);
   if (r != ANIM_OK) {
     char at[32];
-    snprintf(
-        at, sizeof at, "line %zu",
-        be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line : (size_t)1);
+    snprintf(at, sizeof at, "line %zu",
+             be.joint >= 0 && (size_t)be.joint < nj ? js[be.joint].line
+                                                    : (size_t)1);
     fmt__build_fail(err, at, &be, r);
     goto done;
   }

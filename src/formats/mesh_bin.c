@@ -18,8 +18,8 @@ static void put_f32(unsigned char *h, size_t at, float f) {
 
 /* Places a section of bytes after *end: returns its offset. */
 static uint64_t place(uint64_t *end, uint64_t bytes) {
-  uint64_t at = (*end + FMT_MESH_BIN_ALIGN - 1) / FMT_MESH_BIN_ALIGN *
-                FMT_MESH_BIN_ALIGN;
+  uint64_t at =
+      (*end + FMT_MESH_BIN_ALIGN - 1) / FMT_MESH_BIN_ALIGN * FMT_MESH_BIN_ALIGN;
   *end = at + bytes;
   return at;
 }
@@ -38,8 +38,8 @@ int fmt_mesh_bin(fmt_buf_t *b, const anim_mesh_t *mesh,
   uint64_t at_uv = texcoords ? place(&end, 8 * v) : 0;
   uint64_t at_jnt = place(&end, 2 * k * v);
   uint64_t at_wgt = place(&end, 4 * k * v);
-  uint64_t at_idx = mesh->indices ? place(&end, 4 * (uint64_t)mesh->index_count)
-                                  : 0;
+  uint64_t at_idx =
+      mesh->indices ? place(&end, 4 * (uint64_t)mesh->index_count) : 0;
   end = place(&end, 0); /* The block's length is a multiple of 16 too. */
   if (end > UINT32_MAX) return -1;
 

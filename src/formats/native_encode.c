@@ -31,21 +31,21 @@ bool fmt_is_content_id(const char *s) {
 
 const char *fmt_path_name(anim_path path) {
   switch (path) {
-    case ANIM_PATH_TRANSLATION: return "translation";
-    case ANIM_PATH_ROTATION: return "rotation";
-    case ANIM_PATH_SCALE: return "scale";
+  case ANIM_PATH_TRANSLATION: return "translation";
+  case ANIM_PATH_ROTATION: return "rotation";
+  case ANIM_PATH_SCALE: return "scale";
   }
   return "unknown";
 }
 
 const char *fmt_interp_name(anim_interp interp) {
   switch (interp) {
-    case ANIM_INTERP_LINEAR: return "LINEAR";
-    case ANIM_INTERP_STEP: return "STEP";
-    case ANIM_INTERP_CUBICSPLINE: return "CUBICSPLINE";
-    case ANIM_INTERP_BEZIER: return "BEZIER";
-    case ANIM_INTERP_SQUAD: return "SQUAD";
-    case ANIM_INTERP_COUNT_: break;
+  case ANIM_INTERP_LINEAR: return "LINEAR";
+  case ANIM_INTERP_STEP: return "STEP";
+  case ANIM_INTERP_CUBICSPLINE: return "CUBICSPLINE";
+  case ANIM_INTERP_BEZIER: return "BEZIER";
+  case ANIM_INTERP_SQUAD: return "SQUAD";
+  case ANIM_INTERP_COUNT_: break;
   }
   return "unknown";
 }
@@ -72,8 +72,8 @@ static void skeleton_body(fmt_buf_t *b, const anim_skeleton_t *s) {
   fmt_buf_puts(b, ",\"joints\":[");
   for (uint32_t c = 0; c < s->joint_count; c++) {
     uint32_t j = s->from_caller[c];
-    int32_t parent = s->parents[j] < 0 ? -1
-                                       : (int32_t)s->to_caller[s->parents[j]];
+    int32_t parent =
+        s->parents[j] < 0 ? -1 : (int32_t)s->to_caller[s->parents[j]];
     const anim_transform_t *r = &s->rest[j];
     if (c) fmt_buf_putc(b, ',');
     fmt_buf_puts(b, "{\"name\":");

@@ -68,8 +68,7 @@ static void pop(ctx_t *c, size_t old) {
 }
 
 static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
-                const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
                 const char *fmt, ...) {
   char message[256];
@@ -82,8 +81,7 @@ static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
 
 /* Fails at path + "." + key. */
 static int fail_at(ctx_t *c, const char *key, fmt_error_kind kind,
-                   const char *code,
-                   const char *what) {
+                   const char *code, const char *what) {
   size_t old = push_key(c, key);
   fail(c, kind, code, "%s", what);
   pop(c, old);
@@ -92,21 +90,21 @@ static int fail_at(ctx_t *c, const char *key, fmt_error_kind kind,
 
 static const char *type_name(const json_t *v) {
   switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER:
+  case JSON_REAL: return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a boolean";
+  case JSON_NULL: return "null";
   }
   return "unknown";
 }
 
 static int wrong_type(ctx_t *c, const json_t *v, const char *expected) {
-  return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected %s, found %s", expected,
-              type_name(v));
+  return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected %s, found %s",
+              expected, type_name(v));
 }
 
 /* Refuses members of obj not in allowed (NULL-terminated). */
@@ -119,7 +117,8 @@ static int check_members(ctx_t *c, json_t *obj, const char *const *allowed) {
       if (strcmp(*a, k) == 0) ok = true;
     if (!ok) {
       size_t old = push_key(c, k);
-      fail(c, FMT_ERR_BAD_INPUT, "unknown_field", "unknown member \"%.60s\"", k);
+      fail(c, FMT_ERR_BAD_INPUT, "unknown_field", "unknown member \"%.60s\"",
+           k);
       pop(c, old);
       return -1;
     }
@@ -147,14 +146,16 @@ static int read_int(ctx_t *c, json_t *v, int64_t lo, int64_t hi,
   } else if (json_is_real(v)) {
     double d = json_real_value(v);
     if (d != floor(d) || d < -9e15 || d > 9e15)
-      return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected an integer, found %g", d);
+      return fail(c, FMT_ERR_BAD_INPUT, "wrong_type",
+                  "expected an integer, found %g", d);
     i = (int64_t)d;
   } else {
     return wrong_type(c, v, "an integer");
   }
   if (i < lo || i > hi)
-    return fail(c, FMT_ERR_BAD_INPUT, range_code, "%lld is outside [%lld, %lld]",
-                (long long)i, (long long)lo, (long long)hi);
+    return fail(c, FMT_ERR_BAD_INPUT, range_code,
+                "%lld is outside [%lld, %lld]", (long long)i, (long long)lo,
+                (long long)hi);
   *out = i;
   return 0;
 }
@@ -166,7 +167,8 @@ static int get_array(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field", "this member is required");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field",
+                   "this member is required");
   }
   if (!json_is_array(v)) {
     size_t old = push_key(c, key);
@@ -184,7 +186,8 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field", "this member is required");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field",
+                   "this member is required");
   }
   if (!json_is_string(v)) {
     size_t old = push_key(c, key);
@@ -193,7 +196,8 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
     return -1;
   }
   if (strlen(json_string_value(v)) != json_string_length(v))
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "bad_value", "a NUL character in a string");
+    return fail_at(c, key, FMT_ERR_BAD_INPUT, "bad_value",
+                   "a NUL character in a string");
   *out = json_string_value(v);
   return 0;
 }
@@ -211,8 +215,8 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu numbers, found %zu", expected,
-         n);
+    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu numbers, found %zu",
+         expected, n);
     pop(c, old);
     return -1;
   }
@@ -236,7 +240,9 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
   return 0;
 }
 
-static int oom(ctx_t *c) { return fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory"); }
+static int oom(ctx_t *c) {
+  return fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory");
+}
 
 /* Maps a core build error to a path under the current one. sub names the
  * list the indices point into ("joints", "tracks"). */
@@ -254,8 +260,8 @@ static int build_failed(ctx_t *c, anim_result r, const anim_build_error_t *e,
     push_key(c, field);
     if (key >= 0) push_index(c, (size_t)key);
   }
-  fmt_error_kind kind = r == ANIM_ERR_TOO_MANY_JOINTS ? FMT_ERR_TOO_LARGE
-                                                      : FMT_ERR_BAD_INPUT;
+  fmt_error_kind kind =
+      r == ANIM_ERR_TOO_MANY_JOINTS ? FMT_ERR_TOO_LARGE : FMT_ERR_BAD_INPUT;
   fail(c, kind, anim_result_str(r), "%s",
        e->message[0] ? e->message : anim_result_str(r));
   pop(c, old);
@@ -276,8 +282,8 @@ static int decode_vec(ctx_t *c, json_t *joint, const char *key, size_t n,
 }
 
 static int decode_skeleton(ctx_t *c, json_t *obj) {
-  static const char *const members[] = {"name", "joints",
-                                        "inverseBindMatrices", "id", NULL};
+  static const char *const members[] = {"name", "joints", "inverseBindMatrices",
+                                        "id", NULL};
   static const char *const joint_members[] = {
       "name", "parent", "translation", "rotation", "scale", "orient", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
@@ -294,8 +300,8 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
                    "a skeleton needs at least one joint");
   if (n > max) {
     size_t old = push_key(c, "joints");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_joints", "%zu joints; at most %zu are accepted",
-         n, max);
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_joints",
+         "%zu joints; at most %zu are accepted", n, max);
     pop(c, old);
     return -1;
   }
@@ -315,7 +321,8 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
     if (check_members(c, j, joint_members) != 0) goto done;
     if (get_string(c, j, "name", true, &r->name) != 0) goto done;
     if (r->name[0] == '\0') {
-      fail_at(c, "name", FMT_ERR_BAD_INPUT, "name_empty", "a joint needs a name");
+      fail_at(c, "name", FMT_ERR_BAD_INPUT, "name_empty",
+              "a joint needs a name");
       goto done;
     }
     json_t *p = json_object_get(j, "parent");
@@ -347,8 +354,10 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
   pop(c, old);
   if (get_floats(c, obj, "inverseBindMatrices", false, 16 * n, &ibm, NULL))
     goto done;
-  anim_raw_skeleton_t rs = {.name = name ? name : "", .joints = raw,
-                            .joint_count = n, .inverse_bind = ibm};
+  anim_raw_skeleton_t rs = {.name = name ? name : "",
+                            .joints = raw,
+                            .joint_count = n,
+                            .inverse_bind = ibm};
   anim_skeleton_t *built = NULL;
   anim_build_error_t be = {0};
   if (fmt__charge(c->out, c->opts, fmt_raw_skeleton_bytes(&rs), c->err,
@@ -382,7 +391,8 @@ done:
   return rc;
 }
 
-/* ---- binding clips and meshes to a skeleton ------------------------------- */
+/* ---- binding clips and meshes to a skeleton -------------------------------
+ */
 
 /* Finds the skeleton a clip or mesh belongs to: its "skeleton" member (a
  * name of this upload's skeletons, or a stored skeleton's id or name), or
@@ -459,8 +469,8 @@ typedef struct track_mem_s {
 
 static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
                         anim_raw_track_t *raw, track_mem_t *mem) {
-  static const char *const members[] = {"joint",  "path",   "interpolation",
-                                        "times",  "values", "bezier", NULL};
+  static const char *const members[] = {
+      "joint", "path", "interpolation", "times", "values", "bezier", NULL};
   if (!json_is_object(t)) return wrong_type(c, t, "an object");
   if (check_members(c, t, members) != 0) return -1;
   json_t *joint = json_object_get(t, "joint");
@@ -471,8 +481,10 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   if (json_is_string(joint)) {
     int32_t storage = anim_skeleton_find(s, json_string_value(joint));
     if (storage < 0)
-      return fail(c, FMT_ERR_BAD_INPUT, "unknown_joint", "the skeleton has no joint "
-                  "\"%.80s\"", json_string_value(joint));
+      return fail(c, FMT_ERR_BAD_INPUT, "unknown_joint",
+                  "the skeleton has no joint "
+                  "\"%.80s\"",
+                  json_string_value(joint));
     raw->joint = s->to_caller[storage];
   } else {
     int64_t j;
@@ -513,11 +525,12 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     return -1;
   size_t max_keys = c->opts->max_keys ? c->opts->max_keys : DEFAULT_MAX_KEYS;
   if (keys == 0)
-    return fail_at(c, "times", FMT_ERR_BAD_INPUT, "no_keys", "a track needs keys");
+    return fail_at(c, "times", FMT_ERR_BAD_INPUT, "no_keys",
+                   "a track needs keys");
   if (keys > max_keys) {
     old = push_key(c, "times");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_keys", "%zu keys; at most %zu per track", keys,
-         max_keys);
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_keys",
+         "%zu keys; at most %zu per track", keys, max_keys);
     pop(c, old);
     return -1;
   }
@@ -525,7 +538,8 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   for (size_t k = 0; k < keys; k++) {
     size_t o = push_index(c, k);
     if (mem->times[k] < 0)
-      return fail(c, FMT_ERR_BAD_INPUT, "time_negative", "key times start at 0");
+      return fail(c, FMT_ERR_BAD_INPUT, "time_negative",
+                  "key times start at 0");
     if (k > 0 && !(mem->times[k] > mem->times[k - 1]))
       return fail(c, FMT_ERR_BAD_INPUT, "times_order",
                   "key times must increase strictly (%g after %g)",
@@ -541,10 +555,11 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   if (nvalues != keys * per_key) {
     old = push_key(c, "values");
     fail(c, FMT_ERR_BAD_INPUT, "value_count",
-         "expected %zu numbers (%zu keys x %zu%s), found %zu",
-         keys * per_key, keys, comps,
+         "expected %zu numbers (%zu keys x %zu%s), found %zu", keys * per_key,
+         keys, comps,
          ip == ANIM_INTERP_CUBICSPLINE ? " x 3 for in-tangent, value, "
-                                         "out-tangent" : "",
+                                         "out-tangent"
+                                       : "",
          nvalues);
     pop(c, old);
     return -1;
@@ -574,8 +589,8 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
 }
 
 static int decode_clip(ctx_t *c, json_t *obj) {
-  static const char *const members[] = {"name", "skeleton", "duration",
-                                        "tracks", "id", NULL};
+  static const char *const members[] = {"name",   "skeleton", "duration",
+                                        "tracks", "id",       NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -587,7 +602,8 @@ static int decode_clip(ctx_t *c, json_t *obj) {
   if (d != NULL) {
     size_t old = push_key(c, "duration");
     if (read_float(c, d, &duration) != 0) return -1;
-    if (duration < 0) return fail(c, FMT_ERR_BAD_INPUT, "bad_value", "a negative duration");
+    if (duration < 0)
+      return fail(c, FMT_ERR_BAD_INPUT, "bad_value", "a negative duration");
     pop(c, old);
   }
   const anim_skeleton_t *s;
@@ -610,8 +626,10 @@ static int decode_clip(ctx_t *c, json_t *obj) {
     pop(c, o);
   }
   pop(c, old);
-  anim_raw_clip_t rc_raw = {.name = name ? name : "", .tracks = raw,
-                            .track_count = n, .duration = duration};
+  anim_raw_clip_t rc_raw = {.name = name ? name : "",
+                            .tracks = raw,
+                            .track_count = n,
+                            .duration = duration};
   anim_clip_t *built = NULL;
   anim_build_error_t be = {0};
   if (fmt__charge(c->out, c->opts, fmt_raw_clip_bytes(&rc_raw, s), c->err,
@@ -627,8 +645,7 @@ static int decode_clip(ctx_t *c, json_t *obj) {
           strcmp(be.field, "values") == 0 && be.track >= 0 &&
           (size_t)be.track < n) {
         size_t comps = raw[be.track].path == ANIM_PATH_ROTATION ? 4 : 3;
-        if (raw[be.track].interpolation == ANIM_INTERP_CUBICSPLINE)
-          comps *= 3;
+        if (raw[be.track].interpolation == ANIM_INTERP_CUBICSPLINE) comps *= 3;
         key = (int32_t)((size_t)key * comps + (size_t)be.component);
       } else if (key >= 0 && be.component >= 0 && be.field &&
                  strcmp(be.field, "bezier") == 0) {
@@ -674,8 +691,8 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu integers, found %zu", expected,
-         n);
+    fail(c, FMT_ERR_BAD_INPUT, "value_count",
+         "expected %zu integers, found %zu", expected, n);
     return -1;
   }
   uint32_t *v = malloc((n ? n : 1) * sizeof *v);
@@ -683,8 +700,8 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
   for (size_t i = 0; i < n; i++) {
     int64_t x;
     size_t o = push_index(c, i);
-    if (read_int(c, json_array_get(arr, i), 0, (int64_t)limit - 1,
-                 range_code, &x) != 0) {
+    if (read_int(c, json_array_get(arr, i), 0, (int64_t)limit - 1, range_code,
+                 &x) != 0) {
       free(v);
       return -1;
     }
@@ -699,8 +716,8 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
 
 static int decode_mesh(ctx_t *c, json_t *obj) {
   static const char *const members[] = {
-      "name",   "skeleton", "influences", "positions", "normals",
-      "joints", "weights",  "indices",    "vertices",  "id", NULL};
+      "name",    "skeleton", "influences", "positions", "normals", "joints",
+      "weights", "indices",  "vertices",   "id",        NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -732,7 +749,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       c->opts->max_vertices ? c->opts->max_vertices : DEFAULT_MAX_VERTICES;
   if (v > max_v) {
     size_t old = push_key(c, "positions");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_vertices", "%zu vertices; at most %zu", v, max_v);
+    fail(c, FMT_ERR_TOO_LARGE, "too_many_vertices", "%zu vertices; at most %zu",
+         v, max_v);
     pop(c, old);
     goto done;
   }
@@ -764,27 +782,33 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
     }
     if (!(sum > 0) || !isfinite(sum)) {
       push_index(c, i * (size_t)k);
-      fail(c, FMT_ERR_BAD_INPUT, "weight", "the weights of vertex %zu sum to %g", i,
-           (double)sum);
+      fail(c, FMT_ERR_BAD_INPUT, "weight",
+           "the weights of vertex %zu sum to %g", i, (double)sum);
       goto done;
     }
   }
   pop(c, old);
   if (v > UINT32_MAX) {
-    fail_at(c, "positions", FMT_ERR_TOO_LARGE, "too_many_vertices", "too many vertices");
+    fail_at(c, "positions", FMT_ERR_TOO_LARGE, "too_many_vertices",
+            "too many vertices");
     goto done;
   }
-  if (get_uints(c, obj, "indices", false, SIZE_MAX, (uint32_t)v,
-                "index_range", &indices, &nidx) != 0)
+  if (get_uints(c, obj, "indices", false, SIZE_MAX, (uint32_t)v, "index_range",
+                &indices, &nidx) != 0)
     goto done;
   if (nidx % 3 != 0) {
-    fail_at(c, "indices", FMT_ERR_BAD_INPUT, "value_count", "3 indices per triangle");
+    fail_at(c, "indices", FMT_ERR_BAD_INPUT, "value_count",
+            "3 indices per triangle");
     goto done;
   }
-  anim_raw_mesh_t raw = {.name = name ? name : "", .vertex_count = v,
-                         .positions = pos, .normals = nrm,
-                         .influences = (uint32_t)k, .joints = joints,
-                         .weights = w, .indices = nidx ? indices : NULL,
+  anim_raw_mesh_t raw = {.name = name ? name : "",
+                         .vertex_count = v,
+                         .positions = pos,
+                         .normals = nrm,
+                         .influences = (uint32_t)k,
+                         .joints = joints,
+                         .weights = w,
+                         .indices = nidx ? indices : NULL,
                          .index_count = nidx};
   anim_mesh_t *built = NULL;
   anim_build_error_t be = {0};
@@ -803,8 +827,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
     goto done;
   }
   fmt_bundle_t *b = c->out;
-  fmt_mesh_t *grown =
-      realloc(b->meshes, (b->mesh_count + 1) * sizeof *grown);
+  fmt_mesh_t *grown = realloc(b->meshes, (b->mesh_count + 1) * sizeof *grown);
   if (grown == NULL) {
     anim_mesh_free(built);
     oom(c);
@@ -848,7 +871,8 @@ static size_t tree_cost(const char *p, size_t len) {
   return len + values * TREE_VALUE_BYTES + members * TREE_MEMBER_BYTES;
 }
 
-/* ---- the document ----------------------------------------------------------- */
+/* ---- the document -----------------------------------------------------------
+ */
 
 static int decode_list(ctx_t *c, json_t *root, const char *key,
                        int (*one)(ctx_t *, json_t *)) {
@@ -866,8 +890,8 @@ static int decode_list(ctx_t *c, json_t *root, const char *key,
 }
 
 int fmt_decode_native_json(const void *body, size_t len,
-                           const fmt_decode_options_t *opts,
-                           fmt_bundle_t *out, fmt_error_t *err) {
+                           const fmt_decode_options_t *opts, fmt_bundle_t *out,
+                           fmt_error_t *err) {
   static const fmt_decode_options_t defaults;
   static const char *const members[] = {"skeleton", "skeletons", "clips",
                                         "meshes", NULL};

@@ -57,11 +57,9 @@ int fmt_encode_mesh(fmt_buf_t *b, const anim_mesh_t *mesh,
 int fmt_describe_skeleton(fmt_buf_t *b, const char *id,
                           const anim_skeleton_t *skeleton);
 int fmt_describe_clip(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
-                      const anim_skeleton_t *skeleton,
-                      const char *skeleton_id);
+                      const anim_skeleton_t *skeleton, const char *skeleton_id);
 int fmt_describe_mesh(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
-                      const anim_skeleton_t *skeleton,
-                      const char *skeleton_id);
+                      const anim_skeleton_t *skeleton, const char *skeleton_id);
 
 /* Lowercase hex SHA-256 of data (libcrypto EVP) into out[65] (NUL
  * terminated). Returns 0, or -1 if libcrypto fails. */

@@ -93,9 +93,8 @@ void fmt_q16_encode(const float *positions, const float *normals,
   for (uint32_t i = 0; i < vertices; i++, q += 6) {
     const float *p = positions + 3 * (size_t)i;
     for (int a = 0; a < 3; a++)
-      put_u16(q + 2 * a, quantize_unsigned(((double)p[a] - base[a]) *
-                                               scale[a],
-                                           65535));
+      put_u16(q + 2 * a,
+              quantize_unsigned(((double)p[a] - base[a]) * scale[a], 65535));
   }
   if (normals != NULL) {
     for (uint32_t i = 0; i < vertices; i++, q += 4) {

@@ -59,6 +59,7 @@ fmt_layout fmt_layout_of_skin(bool normals) {
 
 fmt_layout fmt_layout_of_skin_encoded(bool normals, fmt_encoding encoding) {
   if (encoding == FMT_ENCODING_Q16)
-    return normals ? FMT_LAYOUT_POSITIONS_NORMALS_Q16 : FMT_LAYOUT_POSITIONS_Q16;
+    return normals ? FMT_LAYOUT_POSITIONS_NORMALS_Q16
+                   : FMT_LAYOUT_POSITIONS_Q16;
   return fmt_layout_of_skin(normals);
 }

@@ -1,7 +1,7 @@
 /* formats: the words of the API, one table each: wraps, spaces, layouts,
- * formats, vertex encodings, skinning methods, normals and blend modes. HTTP parameters,
- * POST bodies, WebSocket messages, answer headers and `animd eval` all
- * read and print these names through here, so a word is spelled once.
+ * formats, vertex encodings, skinning methods, normals and blend modes. HTTP
+ * parameters, POST bodies, WebSocket messages, answer headers and `animd eval`
+ * all read and print these names through here, so a word is spelled once.
  *
  * Each table is indexed by its enum (anim_wrap, fmt_space, fmt_layout,
  * fmt_format, fmt_encoding, anim_skin_method, anim_skin_normals,
@@ -43,7 +43,10 @@ typedef enum fmt_format { FMT_FORMAT_JSON = 0, FMT_FORMAT_BIN } fmt_format;
 
 /* How skinned vertices travel in binary answers: float32, or q16
  * (formats/q16.h). */
-typedef enum fmt_encoding { FMT_ENCODING_F32 = 0, FMT_ENCODING_Q16 } fmt_encoding;
+typedef enum fmt_encoding {
+  FMT_ENCODING_F32 = 0,
+  FMT_ENCODING_Q16
+} fmt_encoding;
 
 typedef enum fmt_blend_mode {
   FMT_BLEND_NORMAL = 0,

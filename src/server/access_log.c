@@ -11,7 +11,7 @@
 
 struct srv_access_log_s {
   pthread_mutex_t lock;
-  FILE *f;          /* NULL: off. */
+  FILE *f; /* NULL: off. */
   char path[1024];
 };
 

@@ -49,11 +49,11 @@ typedef struct srv_backend_ops_s {
   void (*load)(void *self, store_kind kind, const char *id_or_name,
                const char *skeleton_id, srv_backend_cb cb, void *arg);
   /* Stores an upload's assets (skeletons first) whole or not at all. */
-  void (*publish)(void *self, const srv_backend_entry_t *entries,
-                  size_t count, srv_backend_cb cb, void *arg);
+  void (*publish)(void *self, const srv_backend_entry_t *entries, size_t count,
+                  srv_backend_cb cb, void *arg);
   /* Deletes the asset of kind with that id on every node. */
-  void (*remove)(void *self, store_kind kind, const char *id,
-                 srv_backend_cb cb, void *arg);
+  void (*remove)(void *self, store_kind kind, const char *id, srv_backend_cb cb,
+                 void *arg);
   /* True while the backend is reachable. */
   bool (*available)(void *self);
 } srv_backend_ops_t;

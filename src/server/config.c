@@ -34,7 +34,8 @@ typedef struct cfg_entry_s {
 
 static const cfg_entry_t entries[] = {
     {"listen", CFG_STR, F(listen), S(listen),
-     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any; a name such as localhost: every address it resolves to)"},
+     "address to listen on, host:port ([::1]:port for IPv6; port 0 = any; a "
+     "name such as localhost: every address it resolves to)"},
     {"ready_file", CFG_STR, F(ready_file), S(ready_file),
      "write the bound host:port to this file once listening"},
     {"data_dir", CFG_STR, F(data_dir), S(data_dir),
@@ -189,7 +190,8 @@ static int parse_size(const char *v, uint64_t *out) {
   uint64_t x;
   if (parse_u64(v, &x, &rest) != 0) return -1;
   uint64_t mul = 1;
-  if (*rest == '\0' || strcmp(rest, "B") == 0) mul = 1;
+  if (*rest == '\0' || strcmp(rest, "B") == 0)
+    mul = 1;
   else if (!strcmp(rest, "k") || !strcmp(rest, "K") || !strcmp(rest, "KiB"))
     mul = 1024;
   else if (!strcmp(rest, "M") || !strcmp(rest, "MiB"))
@@ -211,12 +213,18 @@ static int parse_ms(const char *v, uint64_t *out) {
   uint64_t x;
   if (parse_u64(v, &x, &rest) != 0) return -1;
   uint64_t mul;
-  if (strcmp(rest, "ms") == 0) mul = 1;
-  else if (strcmp(rest, "s") == 0) mul = 1000;
-  else if (strcmp(rest, "min") == 0) mul = 60000;
-  else if (strcmp(rest, "h") == 0) mul = 3600000;
-  else if (*rest == '\0' && x == 0) mul = 1;
-  else return -1;
+  if (strcmp(rest, "ms") == 0)
+    mul = 1;
+  else if (strcmp(rest, "s") == 0)
+    mul = 1000;
+  else if (strcmp(rest, "min") == 0)
+    mul = 60000;
+  else if (strcmp(rest, "h") == 0)
+    mul = 3600000;
+  else if (*rest == '\0' && x == 0)
+    mul = 1;
+  else
+    return -1;
   if (x > UINT64_MAX / mul) return -1;
   *out = x * mul;
   return 0;
@@ -229,11 +237,16 @@ static int parse_rate(const char *v, double *out) {
   uint64_t x;
   if (parse_u64(v, &x, &rest) != 0) return -1;
   double per;
-  if (strcmp(rest, "/s") == 0) per = 1;
-  else if (strcmp(rest, "/min") == 0) per = 60;
-  else if (strcmp(rest, "/h") == 0) per = 3600;
-  else if (*rest == '\0' && x == 0) per = 1;
-  else return -1;
+  if (strcmp(rest, "/s") == 0)
+    per = 1;
+  else if (strcmp(rest, "/min") == 0)
+    per = 60;
+  else if (strcmp(rest, "/h") == 0)
+    per = 3600;
+  else if (*rest == '\0' && x == 0)
+    per = 1;
+  else
+    return -1;
   if (x > 1000000000) return -1;
   *out = (double)x / per;
   return 0;
@@ -295,8 +308,7 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
     return 0;
   case CFG_UINT: {
     const char *rest;
-    if (parse_u64(value, &x, &rest) != 0 || *rest != '\0' ||
-        x > UINT32_MAX)
+    if (parse_u64(value, &x, &rest) != 0 || *rest != '\0' || x > UINT32_MAX)
       break;
     *(unsigned *)base = (unsigned)x;
     return 0;
@@ -317,11 +329,15 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
     return 0;
   }
   if (e->type == CFG_MS)
-    snprintf(err, err_len, "%s: bad value '%s' (a duration needs its unit: "
-             "500ms, 10s, 2min, 1h)", key, value);
+    snprintf(err, err_len,
+             "%s: bad value '%s' (a duration needs its unit: "
+             "500ms, 10s, 2min, 1h)",
+             key, value);
   else if (e->type == CFG_RATE)
-    snprintf(err, err_len, "%s: bad value '%s' (a rate is a count per "
-             "unit: 10/s, 30/min, 100/h)", key, value);
+    snprintf(err, err_len,
+             "%s: bad value '%s' (a rate is a count per "
+             "unit: 10/s, 30/min, 100/h)",
+             key, value);
   else
     snprintf(err, err_len, "%s: bad value '%s'", key, value);
   return -1;
@@ -378,13 +394,12 @@ static const cfg_entry_t *flag_entry(const char *arg) {
   char key[64];
   size_t n = strlen(arg + 2);
   if (n >= sizeof key) return NULL;
-  for (size_t i = 0; i <= n; i++)
-    key[i] = arg[2 + i] == '-' ? '_' : arg[2 + i];
+  for (size_t i = 0; i <= n; i++) key[i] = arg[2 + i] == '-' ? '_' : arg[2 + i];
   return find_entry(key);
 }
 
-int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv,
-                          FILE *out, char *err, size_t err_len) {
+int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
+                          char *err, size_t err_len) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       srv_config_print_help(out);
@@ -415,8 +430,8 @@ int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv,
     const char *value;
     if (e->type == CFG_BOOL) {
       value = "true";
-      if (i + 1 < argc && (!strcmp(argv[i + 1], "true") ||
-                           !strcmp(argv[i + 1], "false")))
+      if (i + 1 < argc &&
+          (!strcmp(argv[i + 1], "true") || !strcmp(argv[i + 1], "false")))
         value = argv[++i];
     } else {
       if (i + 1 >= argc) {
@@ -461,8 +476,7 @@ void srv_config_print_help(FILE *out) {
                "A RATE is a count per unit: 10/s, 30/min or 100/h.\n");
 }
 
-int srv_parse_host_port(const char *s, char *host, size_t host_len,
-                        int *port) {
+int srv_parse_host_port(const char *s, char *host, size_t host_len, int *port) {
   const char *colon;
   const char *h = s;
   size_t hn;

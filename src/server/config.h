@@ -14,16 +14,16 @@
 #include <stdio.h>
 
 typedef struct srv_config_s {
-  char listen[256];          /* host:port; port 0 picks a free one. */
-  char ready_file[1024];     /* Written with the bound host:port. "" off. */
-  char data_dir[1024];       /* Persistent store; "" keeps it in memory. */
-  char store[300];           /* "file" (data_dir), or redis://host:port/db. */
-  char access_log[1024];     /* "-" stderr, "" off, else a file path. */
-  unsigned workers;          /* Pool threads; 0 = one per CPU. */
-  unsigned queue_max;        /* Pool jobs waiting; beyond: 503. */
-  unsigned max_connections;  /* Beyond: 503 and close. */
-  size_t max_header_size;    /* Bytes of request line + headers (16 KiB). */
-  size_t max_body_size;      /* Bytes (64 MiB). */
+  char listen[256];           /* host:port; port 0 picks a free one. */
+  char ready_file[1024];      /* Written with the bound host:port. "" off. */
+  char data_dir[1024];        /* Persistent store; "" keeps it in memory. */
+  char store[300];            /* "file" (data_dir), or redis://host:port/db. */
+  char access_log[1024];      /* "-" stderr, "" off, else a file path. */
+  unsigned workers;           /* Pool threads; 0 = one per CPU. */
+  unsigned queue_max;         /* Pool jobs waiting; beyond: 503. */
+  unsigned max_connections;   /* Beyond: 503 and close. */
+  size_t max_header_size;     /* Bytes of request line + headers (16 KiB). */
+  size_t max_body_size;       /* Bytes (64 MiB). */
   uint64_t header_timeout_ms; /* First byte to end of headers. */
   uint64_t idle_timeout_ms;   /* Keep-alive silence; stalled writes. */
   uint64_t body_timeout_ms;   /* Headers' end to body's end (+ size). */
@@ -37,17 +37,17 @@ typedef struct srv_config_s {
   size_t stream_cache_size;   /* Shared frame bytes per stream loop. */
   bool demo;                  /* Load the embedded demo asset. */
   /* Access control (auth/auth.h). */
-  char tokens_file[1024];     /* "<scope> sha256:<hex>" lines; "" none. */
-  bool auth_reads;            /* Reads need a read token. */
-  bool auth_metrics;          /* /metrics needs an admin token. */
+  char tokens_file[1024];      /* "<scope> sha256:<hex>" lines; "" none. */
+  bool auth_reads;             /* Reads need a read token. */
+  bool auth_metrics;           /* /metrics needs an admin token. */
   bool allow_anonymous_writes; /* Off loopback, no tokens: writes open. */
-  char rate_limits[8];        /* auto (on off loopback), on or off. */
-  double connection_rate;     /* New connections/s per client address. */
-  unsigned connection_burst;  /* Connections a quiet address may open. */
-  double write_rate;          /* Write requests/s per client address. */
-  unsigned write_burst;       /* Writes a quiet address may send. */
-  unsigned rate_table_size;   /* Client addresses tracked (LRU beyond). */
-  char trusted_proxies[1024]; /* Addresses/prefixes, comma-separated. */
+  char rate_limits[8];         /* auto (on off loopback), on or off. */
+  double connection_rate;      /* New connections/s per client address. */
+  unsigned connection_burst;   /* Connections a quiet address may open. */
+  double write_rate;           /* Write requests/s per client address. */
+  unsigned write_burst;        /* Writes a quiet address may send. */
+  unsigned rate_table_size;    /* Client addresses tracked (LRU beyond). */
+  char trusted_proxies[1024];  /* Addresses/prefixes, comma-separated. */
   /* Web pages allowed to read answers and open streams (web/cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];
@@ -72,13 +72,12 @@ int srv_config_load(srv_config_t *cfg, const char *path, char *err,
  * order (each setting has a flag --key-with-dashes VALUE; booleans take no
  * value). Returns 0, 1 when --help was given (help printed to out), or -1
  * with a message in err. */
-int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv,
-                          FILE *out, char *err, size_t err_len);
+int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
+                          char *err, size_t err_len);
 
 void srv_config_print_help(FILE *out);
 
 /* Parses "host:port" or "[v6]:port". Returns 0 or -1. */
-int srv_parse_host_port(const char *s, char *host, size_t host_len,
-                        int *port);
+int srv_parse_host_port(const char *s, char *host, size_t host_len, int *port);
 
 #endif

@@ -33,8 +33,7 @@ static const struct {
     [SRV_ERR_UNKNOWN_FIELD] = {"unknown_field", 400, "unknown field"},
     [SRV_ERR_BAD_VALUE] = {"bad_value", 400, "a value is out of range"},
     [SRV_ERR_VALUE_COUNT] = {"value_count", 400, "wrong number of values"},
-    [SRV_ERR_NOT_FINITE] = {"not_finite", 400,
-                            "numbers must be finite"},
+    [SRV_ERR_NOT_FINITE] = {"not_finite", 400, "numbers must be finite"},
     [SRV_ERR_TOO_LARGE] = {"too_large", 400, "too many values"},
     [SRV_ERR_UNKNOWN_JOINT] = {"unknown_joint", 400,
                                "not a joint name of the skeleton"},
@@ -45,8 +44,7 @@ static const struct {
     [SRV_ERR_BAD_BLEND] = {"bad_blend", 400, "blending failed"},
     [SRV_ERR_BAD_INPUT] = {"bad_input", 400, "solving failed"},
     [SRV_ERR_BAD_UPGRADE] = {"bad_upgrade", 400, "bad WebSocket handshake"},
-    [SRV_ERR_BAD_HANDSHAKE] = {"bad_handshake", 400,
-                               "bad WebSocket handshake"},
+    [SRV_ERR_BAD_HANDSHAKE] = {"bad_handshake", 400, "bad WebSocket handshake"},
     [SRV_ERR_UPGRADE_REQUIRED] = {"upgrade_required", 400,
                                   "this endpoint speaks WebSocket"},
     [SRV_ERR_BAD_MESSAGE] = {"bad_message", 400, "a message is an object"},
@@ -62,8 +60,7 @@ static const struct {
                                   "too many streams on this connection"},
     [SRV_ERR_UNAUTHORIZED] = {"unauthorized", 401,
                               "a bearer token is required"},
-    [SRV_ERR_FORBIDDEN] = {"forbidden", 403,
-                           "the token does not allow this"},
+    [SRV_ERR_FORBIDDEN] = {"forbidden", 403, "the token does not allow this"},
     [SRV_ERR_RATE_LIMITED] = {"rate_limited", 429,
                               "too many requests from this address"},
     [SRV_ERR_NOT_FOUND] = {"not_found", 404, "not found"},
@@ -85,8 +82,7 @@ static const struct {
                                      "only WebSocket version 13"},
     [SRV_ERR_HEADER_TOO_LARGE] = {"header_too_large", 431,
                                   "the headers are too large"},
-    [SRV_ERR_TOO_MANY_HEADERS] = {"too_many_headers", 431,
-                                  "too many headers"},
+    [SRV_ERR_TOO_MANY_HEADERS] = {"too_many_headers", 431, "too many headers"},
     [SRV_ERR_ORIGIN_NOT_ALLOWED] = {"origin_not_allowed", 403,
                                     "pages from this origin may not use "
                                     "this server (see allowed_origins)"},
@@ -143,9 +139,8 @@ int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
 
 int srv_error_json(fmt_buf_t *b, srv_error_code code, const char *at,
                    const char *message) {
-  return fmt_answer_error(b, srv_error_name(code),
-                          message != NULL && message[0] != '\0'
-                              ? message
-                              : srv_error_message(code),
-                          at);
+  return fmt_answer_error(
+      b, srv_error_name(code),
+      message != NULL && message[0] != '\0' ? message : srv_error_message(code),
+      at);
 }

@@ -31,7 +31,7 @@ static const char *route_names[SRV_ROUTE_COUNT_] = {
 
 const double srv_latency_bounds[SRV_METRICS_BUCKETS] = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-    0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,   10.0};
+    0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0};
 
 const char *srv_route_name(int route) {
   if (route < 0 || route >= SRV_ROUTE_COUNT_) return "none";
@@ -104,8 +104,10 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
     for (unsigned s = 0; s <= SRV_METRICS_STATUSES; s++) {
       if (m->requests[r][s] == 0) continue;
       char code[16];
-      if (s == SRV_METRICS_STATUSES) snprintf(code, sizeof code, "other");
-      else snprintf(code, sizeof code, "%d", m->statuses[s]);
+      if (s == SRV_METRICS_STATUSES)
+        snprintf(code, sizeof code, "other");
+      else
+        snprintf(code, sizeof code, "%d", m->statuses[s]);
       put(&t, "animd_requests_total{route=\"%s\",status=\"%s\"} %llu\n",
           route_names[r], code, (unsigned long long)m->requests[r][s]);
     }
@@ -172,10 +174,9 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       "# HELP animd_uptime_seconds Seconds since start.\n"
       "# TYPE animd_uptime_seconds gauge\nanimd_uptime_seconds %.3f\n",
       (unsigned long long)g->assets_skeletons,
-      (unsigned long long)g->assets_clips,
-      (unsigned long long)g->assets_meshes,
-      (unsigned long long)g->store_bytes,
-      (unsigned long long)g->resident_bytes, g->uptime_s);
+      (unsigned long long)g->assets_clips, (unsigned long long)g->assets_meshes,
+      (unsigned long long)g->store_bytes, (unsigned long long)g->resident_bytes,
+      g->uptime_s);
   if (t.failed) {
     free(t.p);
     return UV_ENOMEM;

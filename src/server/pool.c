@@ -19,8 +19,10 @@
 static void inbox_push(srv_pool_inbox_t *in, srv_job_t *job) {
   job->_next = NULL;
   pthread_mutex_lock(&in->_lock);
-  if (in->_tail) in->_tail->_next = job;
-  else in->_head = job;
+  if (in->_tail)
+    in->_tail->_next = job;
+  else
+    in->_head = job;
   in->_tail = job;
   pthread_mutex_unlock(&in->_lock);
   uv_async_send(&in->_async);
@@ -64,7 +66,8 @@ void srv_pool_inbox_close(srv_pool_inbox_t *in) {
   uv_close((uv_handle_t *)&in->_async, on_inbox_closed);
 }
 
-/* ---- workers ---------------------------------------------------------------- */
+/* ---- workers ----------------------------------------------------------------
+ */
 
 static void *worker_main(void *arg) {
   srv_pool_t *pool = arg;
@@ -110,7 +113,8 @@ static srv_job_t *signal_stop(srv_pool_t *pool) {
 static int join_workers(srv_pool_t *pool, const struct timespec *deadline) {
   for (; pool->_joined < pool->_thread_count; pool->_joined++) {
     pthread_t t = pool->_threads[pool->_joined];
-    if (deadline == NULL) pthread_join(t, NULL);
+    if (deadline == NULL)
+      pthread_join(t, NULL);
     else if (pthread_timedjoin_np(t, NULL, deadline) != 0)
       return UV_ETIMEDOUT;
   }
@@ -181,8 +185,10 @@ int srv_pool_submit_to(srv_pool_t *pool, srv_job_t *job,
   }
   job->_next = NULL;
   job->_status = 0;
-  if (pool->_tail) pool->_tail->_next = job;
-  else pool->_head = job;
+  if (pool->_tail)
+    pool->_tail->_next = job;
+  else
+    pool->_head = job;
   pool->_tail = job;
   pool->_queued++;
   inbox->_pending++;

@@ -58,9 +58,9 @@ typedef struct srv_pool_s {
   unsigned _queued;
   bool _stop;
   bool _closed;
-  unsigned _joined;         /* Workers joined so far. */
-  srv_job_t *_waiting;      /* Never started (after a timed close). */
-  unsigned _busy;           /* Read with atomics. */
+  unsigned _joined;    /* Workers joined so far. */
+  srv_job_t *_waiting; /* Never started (after a timed close). */
+  unsigned _busy;      /* Read with atomics. */
 } srv_pool_t;
 
 /* Starts threads workers (0 = one per CPU) with at most queue_max waiting

@@ -36,6 +36,4 @@ int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job) {
   return rc;
 }
 
-uint64_t srv_schedule_rejected(const srv_schedule_t *s) {
-  return s->_rejected;
-}
+uint64_t srv_schedule_rejected(const srv_schedule_t *s) { return s->_rejected; }

@@ -27,7 +27,8 @@
 
 static void check_drained(srv_server_t *s);
 
-/* ---- access log -------------------------------------------------------------- */
+/* ---- access log
+ * -------------------------------------------------------------- */
 
 int srv_server_reopen_log(srv_server_t *s) {
   return srv_access_log_reopen(s->access_log);
@@ -36,8 +37,7 @@ int srv_server_reopen_log(srv_server_t *s) {
 int srv_server_reload(srv_server_t *s) {
   int rc = srv_server_reopen_log(s);
   if (rc != 0)
-    fprintf(stderr, "animd: reopening the access log: %s\n",
-            uv_strerror(rc));
+    fprintf(stderr, "animd: reopening the access log: %s\n", uv_strerror(rc));
   char msg[1024];
   int t = srv_auth_reload(s->auth, msg, sizeof msg);
   if (t <= 0) fprintf(stderr, "animd: %s\n", msg);
@@ -58,12 +58,12 @@ static void request_done(srv_request_t *r, void *arg) {
   srv_access_log_write(s->access_log,
                        "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
                        srv_request_peer(r), token, r->method_name, target,
-                       r->http_minor, status,
-                       (unsigned long long)r->_bytes_out, (double)ns / 1e6,
-                       srv_route_name(r->route));
+                       r->http_minor, status, (unsigned long long)r->_bytes_out,
+                       (double)ns / 1e6, srv_route_name(r->route));
 }
 
-/* ---- connections -------------------------------------------------------------- */
+/* ---- connections
+ * -------------------------------------------------------------- */
 
 static void on_connection(uv_stream_t *l, int status) {
   srv_server_t *s = l->data;
@@ -95,7 +95,8 @@ static void on_conns_empty(srv_conn_set_t *set) {
   if (s->draining) check_drained(s);
 }
 
-/* ---- life cycle ------------------------------------------------------------------ */
+/* ---- life cycle
+ * ------------------------------------------------------------------ */
 
 static unsigned stream_threads(const srv_config_t *cfg) {
   if (cfg->stream_threads > 0) return cfg->stream_threads;
@@ -103,8 +104,8 @@ static unsigned stream_threads(const srv_config_t *cfg) {
   return n > 0 ? (unsigned)n : 1;
 }
 
-int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
-                   srv_server_t **out, char *err, size_t err_len) {
+int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
+                   char *err, size_t err_len) {
   srv_server_t *s = calloc(1, sizeof *s);
   if (s == NULL) return UV_ENOMEM;
   s->loop = loop;
@@ -143,7 +144,8 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
   srv_ws_limits_t lim;
   srv_ws_limits_defaults(&lim);
   if (cfg->stream_high_water > 0) lim.high_water = cfg->stream_high_water;
-  if (cfg->stream_cache_size > 0) lim.frame_cache_bytes = cfg->stream_cache_size;
+  if (cfg->stream_cache_size > 0)
+    lim.frame_cache_bytes = cfg->stream_cache_size;
   rc = srv_ws_new(stream_threads(cfg), (store_t *)s->store, &s->pool, &lim,
                   s->access_log, &s->ws);
   if (rc != 0) {
@@ -280,8 +282,10 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
   if (s->store != NULL) store_stats((store_t *)s->store, &st);
   char where[1200];
   if (s->cfg.data_dir[0] != '\0')
-    snprintf(where, sizeof where, "data dir %s (%llu assets loaded, %llu "
-             "files skipped)", s->cfg.data_dir, (unsigned long long)st.loaded,
+    snprintf(where, sizeof where,
+             "data dir %s (%llu assets loaded, %llu "
+             "files skipped)",
+             s->cfg.data_dir, (unsigned long long)st.loaded,
              (unsigned long long)st.skipped);
   else
     snprintf(where, sizeof where, "in memory only (no data dir)");
@@ -291,16 +295,15 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
              (unsigned long long)(st.max_bytes >> 20));
   char access[512];
   srv_auth_describe(s->auth, access, sizeof access);
-  snprintf(out, cap, "animd %s listening on %s; %s, %zu skeletons, %zu "
+  snprintf(out, cap,
+           "animd %s listening on %s; %s, %zu skeletons, %zu "
            "clips, %zu meshes, %s%s; %u workers, %u stream loops; %s",
-           ANIMD_VERSION, s->address, where, st.skeletons, st.clips,
-           st.meshes, limit, s->cfg.demo ? ", demo assets" : "",
+           ANIMD_VERSION, s->address, where, st.skeletons, st.clips, st.meshes,
+           limit, s->cfg.demo ? ", demo assets" : "",
            srv_pool_threads(&s->pool), stream_threads(&s->cfg), access);
 }
 
-const char *srv_server_address(const srv_server_t *s) {
-  return s->address;
-}
+const char *srv_server_address(const srv_server_t *s) { return s->address; }
 
 static void close_one(srv_conn_t *c, void *arg) {
   (void)arg;
@@ -328,9 +331,8 @@ static void on_drained(uv_timer_t *t) {
     /* The pool gets what is left of drain_timeout: a job still running
      * then (a long import) is left to the process's exit. */
     uint64_t now = uv_hrtime();
-    uint64_t left = s->drain_deadline_ns > now
-                        ? (s->drain_deadline_ns - now) / 1000000
-                        : 0;
+    uint64_t left =
+        s->drain_deadline_ns > now ? (s->drain_deadline_ns - now) / 1000000 : 0;
     if (srv_pool_close_within(&s->pool, left) != 0) {
       fprintf(stderr, "animd: drain_timeout passed with work still running "
                       "on the pool: not waiting for it\n");
@@ -366,10 +368,11 @@ void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
    * written; the drain timeout cuts any that cannot finish. */
   srv_ws_drain(s->ws);
   srv_conn_set_each(&s->conns, drain_one, NULL);
-  if (s->conns.count == 0) check_drained(s);
+  if (s->conns.count == 0)
+    check_drained(s);
   else
-    uv_timer_start(&s->drain_timer, on_drain_timeout,
-                   s->cfg.drain_timeout_ms, 0);
+    uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.drain_timeout_ms,
+                   0);
 }
 
 void srv_server_free(srv_server_t *s) {
@@ -387,9 +390,7 @@ void srv_server_free(srv_server_t *s) {
   free(s);
 }
 
-bool srv_server_draining(const srv_server_t *s) {
-  return s->draining;
-}
+bool srv_server_draining(const srv_server_t *s) { return s->draining; }
 
 /* The process's resident set, from /proc/self/statm (0 elsewhere). */
 static uint64_t resident_bytes(void) {
@@ -428,18 +429,10 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   return 0;
 }
 
-const srv_config_t *srv_server_config(const srv_server_t *s) {
-  return &s->cfg;
-}
-srv_pool_t *srv_server_pool(srv_server_t *s) {
-  return &s->pool;
-}
-srv_metrics_t *srv_server_metrics(srv_server_t *s) {
-  return &s->metrics;
-}
-uv_loop_t *srv_server_loop(const srv_server_t *s) {
-  return s->loop;
-}
+const srv_config_t *srv_server_config(const srv_server_t *s) { return &s->cfg; }
+srv_pool_t *srv_server_pool(srv_server_t *s) { return &s->pool; }
+srv_metrics_t *srv_server_metrics(srv_server_t *s) { return &s->metrics; }
+uv_loop_t *srv_server_loop(const srv_server_t *s) { return s->loop; }
 struct srv_http_host_s *srv_server_http_host(srv_server_t *s) {
   return &s->http;
 }

@@ -23,8 +23,8 @@ typedef struct srv_server_s srv_server_t;
 /* Creates a server from cfg (copied) on loop: starts the pool and opens
  * the store (loading data_dir and the demo when asked). Returns 0 or a
  * negative errno with a message in err. */
-int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg,
-                   srv_server_t **out, char *err, size_t err_len);
+int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
+                   char *err, size_t err_len);
 
 /* Binds and listens on cfg.listen; writes cfg.ready_file. Returns 0 or a
  * negative errno. */

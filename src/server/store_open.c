@@ -48,13 +48,17 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
   const char *kind = s->cfg.store;
   bool redis = is_redis(kind);
   if (!redis && kind[0] != '\0' && strcmp(kind, "file") != 0) {
-    snprintf(err, err_len, "store: '%s' is neither file nor "
-             "redis://host:port/db", kind);
+    snprintf(err, err_len,
+             "store: '%s' is neither file nor "
+             "redis://host:port/db",
+             kind);
     return UV_EINVAL;
   }
   if (redis && (s->cfg.data_dir[0] != '\0' || s->cfg.demo)) {
-    snprintf(err, err_len, "store: with %s, data_dir and demo must be "
-             "left out (upload the assets through any node)", kind);
+    snprintf(err, err_len,
+             "store: with %s, data_dir and demo must be "
+             "left out (upload the assets through any node)",
+             kind);
     return UV_EINVAL;
   }
   store_options_t opts = {
@@ -68,15 +72,15 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
   store_t *st = NULL;
   int rc = store_open(&opts, &st, &fe);
   if (rc != 0) {
-    snprintf(err, err_len, "store: %s", fe.message[0] ? fe.message
-                                                      : uv_strerror(rc));
+    snprintf(err, err_len, "store: %s",
+             fe.message[0] ? fe.message : uv_strerror(rc));
     return rc < 0 ? rc : UV_EIO;
   }
   s->store = (struct store_s *)st;
   if (redis) {
     srv_redis_backend_t *b = NULL;
-    if (srv_redis_backend_open(s->loop, kind, st, &s->pool,
-                               s->cfg.memory_limit, &b, err, err_len) != 0) {
+    if (srv_redis_backend_open(s->loop, kind, st, &s->pool, s->cfg.memory_limit,
+                               &b, err, err_len) != 0) {
       srv__store_close(s);
       return UV_EINVAL;
     }

@@ -8,13 +8,13 @@
 
 int store_asset_encode(const store_asset_t *a, fmt_buf_t *b) {
   switch (a->kind) {
-    case STORE_SKELETON: return fmt_encode_skeleton(b, a->skeleton);
-    case STORE_CLIP:
-      return fmt_encode_clip(b, a->clip, a->skeleton_asset->skeleton,
-                             a->skeleton_asset->id);
-    case STORE_MESH:
-      return fmt_encode_mesh(b, a->mesh, a->skeleton_asset->skeleton,
-                             a->skeleton_asset->id);
+  case STORE_SKELETON: return fmt_encode_skeleton(b, a->skeleton);
+  case STORE_CLIP:
+    return fmt_encode_clip(b, a->clip, a->skeleton_asset->skeleton,
+                           a->skeleton_asset->id);
+  case STORE_MESH:
+    return fmt_encode_mesh(b, a->mesh, a->skeleton_asset->skeleton,
+                           a->skeleton_asset->id);
   }
   return -1;
 }
@@ -25,9 +25,8 @@ static size_t bundle_count(const fmt_bundle_t *b, store_kind kind) {
                                 : b->mesh_count;
 }
 
-int store_adopt(store_t *s, store_kind kind, const char *id,
-                const char *text, size_t len, store_asset_t **out,
-                fmt_error_t *err) {
+int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
+                size_t len, store_asset_t **out, fmt_error_t *err) {
   *out = NULL;
   char hash[FMT_ID_LEN + 1];
   if (!fmt_is_content_id(id) || fmt_content_id(text, len, hash) != 0 ||
@@ -52,12 +51,12 @@ int store_adopt(store_t *s, store_kind kind, const char *id,
   size_t n = bundle.skeleton_count + bundle.clip_count + bundle.mesh_count;
   if (r == 0 && (n != 1 || bundle_count(&bundle, kind) != 1))
     r = fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_input", "",
-                 "the text of %s %s holds another asset",
-                 store_kind_name(kind), id);
+                 "the text of %s %s holds another asset", store_kind_name(kind),
+                 id);
   store_ingest_result_t res;
   if (r == 0)
-    r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL,
-                      id, true, &res, err);
+    r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL, id,
+                      true, &res, err);
   fmt_bundle_free(&bundle);
   store_resolver_release(&resolver);
   if (r != 0) return -1;
@@ -70,8 +69,8 @@ int store_adopt(store_t *s, store_kind kind, const char *id,
 /* Drops the listed assets that match, dependents first: clips and meshes
  * come after skeletons in a store_list, so walking it backwards deletes a
  * skeleton's clips and meshes before the skeleton. */
-static size_t drop_matching(store_t *s, bool (*match)(const store_asset_t *,
-                                                      const void *),
+static size_t drop_matching(store_t *s,
+                            bool (*match)(const store_asset_t *, const void *),
                             const void *key) {
   store_asset_t **list;
   size_t count, dropped = 0;

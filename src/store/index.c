@@ -87,8 +87,8 @@ void store__index_remove(store_index_t *ix, uint64_t h, const void *item) {
   size_t hole = i;
   for (size_t j = (i + 1) & mask; ix->hashes[j] != 0; j = (j + 1) & mask) {
     size_t home = ix->hashes[j] & mask;
-    bool stays = hole <= j ? (hole < home && home <= j)
-                           : (hole < home || home <= j);
+    bool stays =
+        hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
     if (stays) continue;
     ix->hashes[hole] = ix->hashes[j];
     ix->items[hole] = ix->items[j];

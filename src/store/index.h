@@ -19,7 +19,7 @@
 typedef struct store_index_s {
   uint64_t *hashes; /* 0: an empty slot. */
   void **items;
-  size_t cap;       /* A power of two, or 0. */
+  size_t cap; /* A power of two, or 0. */
   size_t count;
 } store_index_t;
 

@@ -35,13 +35,13 @@ int store_ingest_named(store_t *s, fmt_bundle_t *bundle,
   return store__ingest(s, bundle, external, names, NULL, false, out, err);
 }
 
-/* ---- names given at upload ------------------------------------------------ */
+/* ---- names given at upload ------------------------------------------------
+ */
 
 /* A name given for the one asset of a kind the bundle must hold exactly
  * one of (have): 0, or -1 with bad_parameter at `at`. */
-static int check_given_name(const char *name, const char *at,
-                            const char *what, size_t have,
-                            fmt_error_t *err) {
+static int check_given_name(const char *name, const char *at, const char *what,
+                            size_t have, fmt_error_t *err) {
   if (name == NULL) return 0;
   if (name[0] == '\0')
     return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
@@ -59,7 +59,8 @@ static int check_given_name(const char *name, const char *at,
   return 0;
 }
 
-/* ---- local tables of this upload's assets --------------------------------- */
+/* ---- local tables of this upload's assets ---------------------------------
+ */
 
 /* Clips and meshes by (kind, skeleton, name). */
 static bool local_name_match(const void *item, const void *key) {
@@ -77,7 +78,8 @@ static int local_table(store_index_t *t, size_t n) {
   return 0;
 }
 
-/* ---- ingest ---------------------------------------------------------------- */
+/* ---- ingest ----------------------------------------------------------------
+ */
 
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                   const store_names_t *given, const char *forced_id,
@@ -88,8 +90,8 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   if (given == NULL) given = &keep;
   if (check_given_name(given->skeleton, "name", "skeleton",
                        bundle->skeleton_count, err) != 0 ||
-      check_given_name(given->clip, "clip", "clip", bundle->clip_count,
-                       err) != 0) {
+      check_given_name(given->clip, "clip", "clip", bundle->clip_count, err) !=
+          0) {
     fmt_bundle_free(bundle);
     return -1;
   }
@@ -143,9 +145,9 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     store_asset_t *sk = k == FMT_EXTERNAL_SKELETON ? external : e[k].asset;
     void *object = clip ? (void *)bundle->clips[i].clip
                         : (void *)bundle->meshes[i - bundle->clip_count].mesh;
-    e[m].asset = store__asset_new(clip ? STORE_CLIP : STORE_MESH, object, sk,
-                                  forced_id, clip ? given->clip : NULL,
-                                  &texts[m]);
+    e[m].asset =
+        store__asset_new(clip ? STORE_CLIP : STORE_MESH, object, sk, forced_id,
+                         clip ? given->clip : NULL, &texts[m]);
     if (clip)
       bundle->clips[i].clip = NULL;
     else
@@ -192,8 +194,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     if (a->kind != STORE_SKELETON && a->name[0] != '\0') {
       store_asset_t *same = NULL;
       uint64_t hn = store__name_hash(a->kind, a->skeleton_asset, a->name);
-      if (store__name_count(s, a->kind, a->name, a->skeleton_asset, &same) ==
-          0)
+      if (store__name_count(s, a->kind, a->name, a->skeleton_asset, &same) == 0)
         same = store__index_find(&names, hn, local_name_match, a);
       if (same != NULL) {
         fmt_fail(err, FMT_ERR_NAME_CONFLICT, "name_conflict", "",

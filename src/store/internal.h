@@ -64,10 +64,10 @@ size_t store__name_count(const store_t *s, store_kind kind, const char *name,
 typedef struct store_publish_s {
   store_asset_t *const *assets;
   size_t count;
-  store_index_t by_id, by_name;  /* Grown tables (cap 0: none needed). */
-  store_asset_t **items;         /* Grown list, or NULL. */
+  store_index_t by_id, by_name; /* Grown tables (cap 0: none needed). */
+  store_asset_t **items;        /* Grown list, or NULL. */
   size_t items_cap;
-  store_name_group_t **groups;   /* Two per asset (NULL: none). */
+  store_name_group_t **groups; /* Two per asset (NULL: none). */
   store_name_group_t **new_groups;
   size_t new_count;
 } store_publish_t;
@@ -90,15 +90,13 @@ void store__log(store_t *s, const char *fmt, ...)
  * nothing (files written before a failure are removed). Called with
  * io_lock held. Returns 0 or a negative errno (err filled). */
 int store__write_files(store_t *s, store_asset_t *const *assets,
-                       const fmt_buf_t *texts, size_t count,
-                       fmt_error_t *err);
+                       const fmt_buf_t *texts, size_t count, fmt_error_t *err);
 /* Removes the file of an asset (ENOENT counts as done). */
 int store__remove_file(store_t *s, const store_asset_t *asset);
 /* Removes the files of count assets, all or nothing across a crash (a
  * commit list "remove <name>" per file when count > 1). Called with
  * io_lock held. Returns 0, or a negative errno when nothing was removed. */
-int store__remove_files(store_t *s, store_asset_t *const *assets,
-                        size_t count);
+int store__remove_files(store_t *s, store_asset_t *const *assets, size_t count);
 /* Loads every asset file of the data dir into s (at open). */
 int store__load_dir(store_t *s, fmt_error_t *err);
 
@@ -116,7 +114,6 @@ store_asset_t *store__asset_new(store_kind kind, void *object,
  * (may be NULL) renames its skeleton and clip (store_names_t). */
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                   const store_names_t *names, const char *forced_id,
-                  bool from_disk, store_ingest_result_t *out,
-                  fmt_error_t *err);
+                  bool from_disk, store_ingest_result_t *out, fmt_error_t *err);
 
 #endif

@@ -29,9 +29,9 @@ void store__log(store_t *s, const char *fmt, ...) {
 
 const char *store_kind_name(store_kind kind) {
   switch (kind) {
-    case STORE_SKELETON: return "skeleton";
-    case STORE_CLIP: return "clip";
-    case STORE_MESH: return "mesh";
+  case STORE_SKELETON: return "skeleton";
+  case STORE_CLIP: return "clip";
+  case STORE_MESH: return "mesh";
   }
   return "unknown";
 }
@@ -44,13 +44,13 @@ int store_kind_parse_plural(const char *s, size_t len) {
   return -1;
 }
 
-/* ---- assets --------------------------------------------------------------- */
+/* ---- assets ---------------------------------------------------------------
+ */
 
 /* What an asset costs the store besides its core object: the asset itself
  * and its share of the indexes (an id slot and two name-group slots, each
  * a hash and a pointer in tables kept at most half full). */
-#define ASSET_OVERHEAD \
-  (sizeof(store_asset_t) + FMT_BLOCK_OVERHEAD + 3 * 2 * 16)
+#define ASSET_OVERHEAD (sizeof(store_asset_t) + FMT_BLOCK_OVERHEAD + 3 * 2 * 16)
 
 static void asset_free(store_asset_t *a) {
   anim_skeleton_free(a->skeleton);
@@ -91,26 +91,26 @@ store_asset_t *store__asset_new(store_kind kind, void *object,
   fmt_buf_reset(b);
   int rc = -1;
   switch (kind) {
-    case STORE_SKELETON:
-      a->skeleton = object;
-      a->name = a->skeleton->name;
-      a->bytes = fmt_skeleton_bytes(a->skeleton);
-      rc = fmt_encode_skeleton(b, a->skeleton);
-      break;
-    case STORE_CLIP:
-      a->clip = object;
-      a->name = a->clip->name;
-      a->bytes = fmt_clip_bytes(a->clip);
-      rc = fmt_encode_clip(b, a->clip, skeleton_asset->skeleton,
-                           skeleton_asset->id);
-      break;
-    case STORE_MESH:
-      a->mesh = object;
-      a->name = a->mesh->name ? a->mesh->name : "";
-      a->bytes = fmt_mesh_bytes(a->mesh);
-      rc = fmt_encode_mesh(b, a->mesh, skeleton_asset->skeleton,
-                           skeleton_asset->id);
-      break;
+  case STORE_SKELETON:
+    a->skeleton = object;
+    a->name = a->skeleton->name;
+    a->bytes = fmt_skeleton_bytes(a->skeleton);
+    rc = fmt_encode_skeleton(b, a->skeleton);
+    break;
+  case STORE_CLIP:
+    a->clip = object;
+    a->name = a->clip->name;
+    a->bytes = fmt_clip_bytes(a->clip);
+    rc = fmt_encode_clip(b, a->clip, skeleton_asset->skeleton,
+                         skeleton_asset->id);
+    break;
+  case STORE_MESH:
+    a->mesh = object;
+    a->name = a->mesh->name ? a->mesh->name : "";
+    a->bytes = fmt_mesh_bytes(a->mesh);
+    rc = fmt_encode_mesh(b, a->mesh, skeleton_asset->skeleton,
+                         skeleton_asset->id);
+    break;
   }
   if (skeleton_asset != NULL) {
     store_asset_retain(skeleton_asset);
@@ -146,8 +146,7 @@ void store_asset_release(store_asset_t *asset) {
     asset_free(asset);
 }
 
-void store_asset_summary(const store_asset_t *asset,
-                         fmt_asset_summary_t *out) {
+void store_asset_summary(const store_asset_t *asset, fmt_asset_summary_t *out) {
   memset(out, 0, sizeof *out);
   out->kind = (fmt_asset_kind)asset->kind;
   out->id = asset->id;
@@ -176,24 +175,23 @@ fmt_asset_names_t store_answer_names(const store_asset_t *owner,
 int store_asset_describe(const store_asset_t *asset, fmt_buf_t *b) {
   if (asset == NULL || b == NULL) return -1;
   switch (asset->kind) {
-    case STORE_SKELETON:
-      return fmt_describe_skeleton(b, asset->id, asset->skeleton);
-    case STORE_CLIP:
-      return fmt_describe_clip(b, asset->id, asset->clip,
-                               asset->skeleton_asset->skeleton,
-                               asset->skeleton_asset->id);
-    case STORE_MESH:
-      return fmt_describe_mesh(b, asset->id, asset->mesh,
-                               asset->skeleton_asset->skeleton,
-                               asset->skeleton_asset->id);
+  case STORE_SKELETON:
+    return fmt_describe_skeleton(b, asset->id, asset->skeleton);
+  case STORE_CLIP:
+    return fmt_describe_clip(b, asset->id, asset->clip,
+                             asset->skeleton_asset->skeleton,
+                             asset->skeleton_asset->id);
+  case STORE_MESH:
+    return fmt_describe_mesh(b, asset->id, asset->mesh,
+                             asset->skeleton_asset->skeleton,
+                             asset->skeleton_asset->id);
   }
   return -1;
 }
 
 /* ---- lookups ------------------------------------------------------------ */
 
-store_asset_t *store_lookup(store_t *s, store_kind kind,
-                            const char *id_or_name,
+store_asset_t *store_lookup(store_t *s, store_kind kind, const char *id_or_name,
                             const store_asset_t *skeleton) {
   store_match_t m;
   store_find(s, kind, id_or_name, skeleton, &m);
@@ -205,8 +203,8 @@ static void list_id(store_match_t *m, const char *id) {
   size_t at = m->listed;
   while (at > 0 && memcmp(m->ids[at - 1], id, FMT_ID_LEN) > 0) at--;
   if (at == STORE_MATCH_LISTED) return;
-  size_t last = m->listed < STORE_MATCH_LISTED ? m->listed
-                                                : STORE_MATCH_LISTED - 1;
+  size_t last =
+      m->listed < STORE_MATCH_LISTED ? m->listed : STORE_MATCH_LISTED - 1;
   memmove(m->ids[at + 1], m->ids[at], (last - at) * sizeof m->ids[0]);
   memcpy(m->ids[at], id, FMT_ID_LEN + 1);
   if (m->listed < STORE_MATCH_LISTED) m->listed++;
@@ -231,9 +229,8 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
   if (a != NULL && skeleton != NULL && kind != STORE_SKELETON &&
       a->skeleton_asset != skeleton)
     a = NULL;
-  out->count = a != NULL ? 1
-                         : store__name_count(s, kind, id_or_name, skeleton,
-                                             &a);
+  out->count =
+      a != NULL ? 1 : store__name_count(s, kind, id_or_name, skeleton, &a);
   if (out->count > 1)
     for (size_t i = 0; i < s->count; i++)
       if (named(s->items[i], kind, id_or_name, skeleton))
@@ -247,15 +244,14 @@ void store_match_describe(const store_match_t *m, store_kind kind,
                           const char *name, char *out, size_t cap) {
   fmt_buf_t b = FMT_BUF_INIT;
   static const char *const plural[] = {"skeletons", "clips", "meshes"};
-  fmt_buf_printf(&b, "'%.60s' names %zu %s:", name, m->count,
-                 plural[kind]);
+  fmt_buf_printf(&b, "'%.60s' names %zu %s:", name, m->count, plural[kind]);
   for (size_t i = 0; i < m->listed; i++)
     fmt_buf_printf(&b, "%s %s", i ? "," : "", m->ids[i]);
   if (m->count > m->listed)
     fmt_buf_printf(&b, " and %zu more", m->count - m->listed);
   fmt_buf_puts(&b, " (use an id)");
-  snprintf(out, cap, "%s", b.failed ? "several assets share this name"
-                                    : fmt_buf_cstr(&b));
+  snprintf(out, cap, "%s",
+           b.failed ? "several assets share this name" : fmt_buf_cstr(&b));
   fmt_buf_free(&b);
 }
 
@@ -277,13 +273,14 @@ size_t store_decode_room(store_t *s) {
   return room;
 }
 
-/* ---- delete, list, stats -------------------------------------------------------- */
+/* ---- delete, list, stats
+ * -------------------------------------------------------- */
 
 /* Removes victims (io_lock held; a skeleton after its clips and meshes):
  * their files, then their table entries in one step under the table lock.
  * Returns 0, or -1 with err (nothing removed). */
-static int remove_assets(store_t *s, store_asset_t *const *victims,
-                         size_t n, fmt_error_t *err) {
+static int remove_assets(store_t *s, store_asset_t *const *victims, size_t n,
+                         fmt_error_t *err) {
   if (s->data_dir != NULL) {
     int r = store__remove_files(s, victims, n);
     if (r != 0)
@@ -364,9 +361,8 @@ static size_t collect_children(const store_t *s, const store_asset_t *sk,
   return n;
 }
 
-int store_delete_cascade(store_t *s, const char *id,
-                         store_asset_t ***removed, size_t *count,
-                         fmt_error_t *err) {
+int store_delete_cascade(store_t *s, const char *id, store_asset_t ***removed,
+                         size_t *count, fmt_error_t *err) {
   if (removed != NULL) *removed = NULL;
   if (count != NULL) *count = 0;
   if (!fmt_is_content_id(id)) return not_an_id(STORE_SKELETON, id, err);
@@ -378,8 +374,7 @@ int store_delete_cascade(store_t *s, const char *id,
   if (sk == NULL) goto done;
   victims = malloc((sk->_clips + sk->_meshes + 1) * sizeof *victims);
   if (victims == NULL) {
-    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
-             "out of memory");
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
     goto done;
   }
   n = collect_children(s, sk, STORE_CLIP, victims);
@@ -405,8 +400,8 @@ done:
   return 0;
 }
 
-int store_children(store_t *s, const store_asset_t *skeleton,
-                   store_kind kind, store_asset_t ***out, size_t *count) {
+int store_children(store_t *s, const store_asset_t *skeleton, store_kind kind,
+                   store_asset_t ***out, size_t *count) {
   *out = NULL;
   *count = 0;
   pthread_mutex_lock(&s->lock);
@@ -470,7 +465,8 @@ void store_stats(store_t *s, store_stats_t *out) {
   pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- open, close -------------------------------------------------------------- */
+/* ---- open, close
+ * -------------------------------------------------------------- */
 
 int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
   static const store_options_t defaults;
@@ -492,7 +488,8 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
     s->data_dir = strdup(opts->data_dir);
     if (s->data_dir == NULL) {
       store_close(s);
-      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
+      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
+               "out of memory");
       return -ENOMEM;
     }
     int r = store__load_dir(s, err);
@@ -523,7 +520,8 @@ void store_close(store_t *s) {
   free(s);
 }
 
-/* ---- resolver ----------------------------------------------------------------------- */
+/* ---- resolver
+ * ----------------------------------------------------------------------- */
 
 void store_resolver_init(store_resolver_t *r, store_t *store) {
   memset(r, 0, sizeof *r);
@@ -561,7 +559,6 @@ store_asset_t *store_resolver_external(const store_resolver_t *r) {
 }
 
 void store_resolver_release(store_resolver_t *r) {
-  for (size_t i = 0; i < r->found_count; i++)
-    store_asset_release(r->found[i]);
+  for (size_t i = 0; i < r->found_count; i++) store_asset_release(r->found[i]);
   r->found_count = 0;
 }

@@ -90,10 +90,10 @@ struct store_asset_s {
   atomic_uint_fast32_t _refs;
   /* Guarded by the store's locks: */
   bool _removed;
-  size_t _slot;              /* Index in the store's list. */
-  uint32_t _clips, _meshes;  /* A skeleton's published clips and meshes. */
-  char *_name;               /* A name given at upload (the object's name
-                                points here), or NULL. */
+  size_t _slot;             /* Index in the store's list. */
+  uint32_t _clips, _meshes; /* A skeleton's published clips and meshes. */
+  char *_name;              /* A name given at upload (the object's name
+                               points here), or NULL. */
 };
 
 typedef struct store_s store_t;
@@ -135,7 +135,7 @@ typedef struct store_ingest_result_s {
   store_entry_t *entries; /* Skeletons, then clips, then meshes, each in
                              bundle order. */
   size_t count;
-  bool any_created;       /* Anything was created by this upload. */
+  bool any_created; /* Anything was created by this upload. */
 } store_ingest_result_t;
 
 /* Stores a decoded bundle whole or not at all, taking ownership of its
@@ -146,9 +146,8 @@ typedef struct store_ingest_result_s {
  * FMT_ERR_CONFLICT skeleton_deleted (external was deleted meanwhile),
  * FMT_ERR_NO_ROOM insufficient_storage, FMT_ERR_IO io_error,
  * FMT_ERR_OUT_OF_MEMORY out_of_memory or FMT_ERR_INTERNAL internal. */
-int store_ingest(store_t *store, fmt_bundle_t *bundle,
-                 store_asset_t *external, store_ingest_result_t *out,
-                 fmt_error_t *err);
+int store_ingest(store_t *store, fmt_bundle_t *bundle, store_asset_t *external,
+                 store_ingest_result_t *out, fmt_error_t *err);
 /* Releases the entries and frees the array. */
 void store_ingest_result_free(store_ingest_result_t *result);
 
@@ -239,8 +238,7 @@ void store_list_free(store_asset_t **assets, size_t count);
 
 /* The summary line of an upload or list answer (formats/answer.h). The
  * strings point into the asset. */
-void store_asset_summary(const store_asset_t *asset,
-                         fmt_asset_summary_t *out);
+void store_asset_summary(const store_asset_t *asset, fmt_asset_summary_t *out);
 /* The ids and names an answer about owner (a skeleton, or a mesh) and
  * clip (NULL: the rest pose) prints (formats/answer.h); the strings point
  * into the assets. */

@@ -58,10 +58,10 @@ static int write_all(int fd, const char *data, size_t len) {
 /* Writes data under a new temp name (into tmp), fsynced. */
 static int write_temp(store_t *s, const char *what, const char *data,
                       size_t len, char tmp[160]) {
-  snprintf(tmp, 160, TMP_PREFIX "%ld-%lu-%s", (long)getpid(),
-           s->tmp_counter++, what);
-  int fd = openat(s->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                  0644);
+  snprintf(tmp, 160, TMP_PREFIX "%ld-%lu-%s", (long)getpid(), s->tmp_counter++,
+           what);
+  int fd =
+      openat(s->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return -errno;
   int r = write_all(fd, data, len);
   if (r == 0 && fsync(fd) != 0) r = -errno;
@@ -102,9 +102,8 @@ static int write_commit(store_t *s, char (*tmps)[160],
 }
 
 int store__write_files(store_t *s, store_asset_t *const *assets,
-                       const fmt_buf_t *texts, size_t count,
-                       fmt_error_t *err) {
-  char (*tmps)[160] = calloc(count ? count : 1, sizeof *tmps);
+                       const fmt_buf_t *texts, size_t count, fmt_error_t *err) {
+  char(*tmps)[160] = calloc(count ? count : 1, sizeof *tmps);
   char commit[96] = "";
   size_t written = 0, renamed = 0;
   int r = tmps == NULL ? -ENOMEM : 0;
@@ -142,8 +141,10 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
              at < count ? assets[at]->id : "", s->data_dir, strerror(-r));
   /* Undo: the list is gone, so nothing of this upload may stay. */
   for (size_t j = 0; j < count; j++) {
-    if (j < renamed) store__remove_file(s, assets[j]);
-    else if (j < written) unlinkat(s->dir_fd, tmps[j], 0);
+    if (j < renamed)
+      store__remove_file(s, assets[j]);
+    else if (j < written)
+      unlinkat(s->dir_fd, tmps[j], 0);
   }
   fmt_fail(err, r == -ENOSPC ? FMT_ERR_NO_ROOM : FMT_ERR_IO,
            r == -ENOSPC ? "insufficient_storage" : "io_error", "",
@@ -256,8 +257,10 @@ static void load_one(store_t *s, const char *name, store_kind kind,
   }
   char hash[FMT_ID_LEN + 1];
   if (fmt_content_id(data, len, hash) != 0 || strcmp(hash, id) != 0) {
-    store__log(s, "skipped %s: its content does not match its name "
-               "(truncated or damaged)", name);
+    store__log(s,
+               "skipped %s: its content does not match its name "
+               "(truncated or damaged)",
+               name);
     s->stats.skipped++;
     free(data);
     return;
@@ -272,8 +275,7 @@ static void load_one(store_t *s, const char *name, store_kind kind,
   fmt_error_t err = {0};
   r = fmt_decode_native_json(data, len, &opts, &bundle, &err);
   free(data);
-  size_t count = bundle.skeleton_count + bundle.clip_count +
-                 bundle.mesh_count;
+  size_t count = bundle.skeleton_count + bundle.clip_count + bundle.mesh_count;
   bool shape_ok = r == 0 && count == 1 &&
                   (kind == STORE_SKELETON ? bundle.skeleton_count == 1
                    : kind == STORE_CLIP   ? bundle.clip_count == 1
@@ -320,8 +322,7 @@ static void replay_commit(store_t *s, const char *list_name) {
               ? -EINVAL
               : read_file(s, list_name, &data, &len);
   if (r != 0) {
-    store__log(s, "skipped %s: cannot read it (%s)", list_name,
-               strerror(-r));
+    store__log(s, "skipped %s: cannot read it (%s)", list_name, strerror(-r));
     s->stats.skipped++;
     return;
   }
@@ -388,8 +389,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   size_t count = 0, cap = 0;
   int r = 0;
   while ((d = readdir(dir)) != NULL) {
-    if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-      continue;
+    if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0) continue;
     if (strncmp(d->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
       store__log(s, "removed %s: an unfinished write", d->d_name);
       unlinkat(s->dir_fd, d->d_name, 0);
@@ -431,7 +431,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   for (size_t i = 0; i < count; i++) free(names[i]);
   free(names);
   if (r != 0)
-    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory loading %s",
-             s->data_dir);
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
+             "out of memory loading %s", s->data_dir);
   return r;
 }

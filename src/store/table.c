@@ -77,19 +77,17 @@ store_asset_t *store__find_id(const store_t *s, store_kind kind,
   store_asset_t key;
   key.kind = kind;
   memcpy(key.id, id, FMT_ID_LEN);
-  return store__index_find(&s->by_id, store__id_hash(kind, id),
-                           store__id_match, &key);
+  return store__index_find(&s->by_id, store__id_hash(kind, id), store__id_match,
+                           &key);
 }
 
 size_t store__name_count(const store_t *s, store_kind kind, const char *name,
-                         const store_asset_t *skeleton,
-                         store_asset_t **only) {
+                         const store_asset_t *skeleton, store_asset_t **only) {
   group_key_t k = {kind, kind == STORE_SKELETON ? NULL : skeleton, name};
   const store_name_group_t *g =
       store__index_find(&s->by_name, group_hash(&k), group_match, &k);
   if (only != NULL)
-    *only = g != NULL && g->count == 1 ? (store_asset_t *)g->members_xor
-                                       : NULL;
+    *only = g != NULL && g->count == 1 ? (store_asset_t *)g->members_xor : NULL;
   return g != NULL ? g->count : 0;
 }
 
@@ -161,8 +159,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     p->items = old; /* Freed by store__publish_done. */
   }
   for (size_t g = 0; g < p->new_count; g++)
-    store__index_insert(&s->by_name, p->new_groups[g]->hash,
-                        p->new_groups[g]);
+    store__index_insert(&s->by_name, p->new_groups[g]->hash, p->new_groups[g]);
   p->new_count = 0; /* The store owns them now. */
   for (size_t i = 0; i < p->count; i++) {
     store_asset_t *a = p->assets[i];

@@ -30,36 +30,31 @@ int main(void) {
 
   anim_quat_t acc = q;
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    acc = anim_quat_mul(acc, r);
+  for (int i = 0; i < N; i++) acc = anim_quat_mul(acc, r);
   t1 = now_ns();
   report("anim_quat_mul", t0, t1, acc.w);
 
   acc = q;
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    acc = anim_quat_mul_inl(acc, r);
+  for (int i = 0; i < N; i++) acc = anim_quat_mul_inl(acc, r);
   t1 = now_ns();
   report("anim_quat_mul_inl", t0, t1, acc.w);
 
   anim_vec3_t w = v;
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    w = anim_quat_rotate(q, w);
+  for (int i = 0; i < N; i++) w = anim_quat_rotate(q, w);
   t1 = now_ns();
   report("anim_quat_rotate", t0, t1, w.x);
 
   w = v;
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    w = anim_quat_rotate_inl(q, w);
+  for (int i = 0; i < N; i++) w = anim_quat_rotate_inl(q, w);
   t1 = now_ns();
   report("anim_quat_rotate_inl", t0, t1, w.x);
 
   acc = q;
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    acc = anim_quat_slerp(acc, r, 0.37f);
+  for (int i = 0; i < N; i++) acc = anim_quat_slerp(acc, r, 0.37f);
   t1 = now_ns();
   report("anim_quat_slerp (near)", t0, t1, acc.w);
 
@@ -105,8 +100,7 @@ int main(void) {
 
   anim_mat4_t a = anim_mat4_from_transform(&tr), p = anim_mat4_identity();
   t0 = now_ns();
-  for (int i = 0; i < N; i++)
-    p = anim_mat4_mul(&a, &p);
+  for (int i = 0; i < N; i++) p = anim_mat4_mul(&a, &p);
   t1 = now_ns();
   report("anim_mat4_mul", t0, t1, p.m[0]);
 
@@ -135,8 +129,7 @@ int main(void) {
   for (int i = 0; i < N; i++) {
     anim_mat4_t inv;
     a.m[12] = (float)(i & 7);
-    if (anim_mat4_affine_inverse(&a, &inv) == ANIM_OK)
-      sum += inv.m[12];
+    if (anim_mat4_affine_inverse(&a, &inv) == ANIM_OK) sum += inv.m[12];
   }
   t1 = now_ns();
   report("anim_mat4_affine_inverse", t0, t1, sum);

@@ -84,17 +84,14 @@ static anim_skeleton_t *humanoid(int count) {
     int l = add(j, names, &n, u), h = add(j, names, &n, l);
     for (int f = 0; f < 5; f++) {
       int p = h;
-      for (int k = 0; k < 4; k++)
-        p = add(j, names, &n, p);
+      for (int k = 0; k < 4; k++) p = add(j, names, &n, p);
     }
     int p = hips;
-    for (int k = 0; k < 4; k++)
-      p = add(j, names, &n, p);
+    for (int k = 0; k < 4; k++) p = add(j, names, &n, p);
   }
-  while (n < count)
-    add(j, names, &n, (n % 3 == 0) ? s2 : head);
-  anim_raw_skeleton_t raw = {.name = "humanoid", .joints = j,
-                             .joint_count = (size_t)count};
+  while (n < count) add(j, names, &n, (n % 3 == 0) ? s2 : head);
+  anim_raw_skeleton_t raw = {
+      .name = "humanoid", .joints = j, .joint_count = (size_t)count};
   anim_skeleton_t *s = NULL;
   anim_build_error_t err;
   if (anim_skeleton_build(&raw, NULL, &s, &err) != ANIM_OK) {
@@ -131,8 +128,8 @@ static anim_clip_t *clip_for(const anim_skeleton_t *s, float **mem) {
           values[3 * k + e] = base + 0.1f * (float)w * (float)(e + 1);
       }
     }
-    tr[i] = (anim_raw_track_t){i / 3, path, ANIM_INTERP_LINEAR, times,
-                               KEYS, values, (size_t)KEYS * comp, NULL};
+    tr[i] = (anim_raw_track_t){i / 3, path,   ANIM_INTERP_LINEAR,  times,
+                               KEYS,  values, (size_t)KEYS * comp, NULL};
   }
   anim_raw_clip_t raw = {"bench", tr, 3 * n, 0.f};
   anim_clip_t *c = NULL;
@@ -173,8 +170,7 @@ static double run(world_t *w, int n, int what) {
     sj.time = w->times[i];
     if ((what & SAMPLE) && anim__sampling_job_run_isa(&sj, w->isa) != ANIM_OK)
       exit(1);
-    if (!(what & L2M))
-      continue;
+    if (!(what & L2M)) continue;
     if (w->isa >= ANIM__ISA_AVX512)
       anim__local_to_model_avx512(w->sk, &pose, NULL, 0, J - 1, w->model);
     else if (w->isa >= ANIM__ISA_AVX2)
@@ -194,8 +190,7 @@ typedef struct fig_s {
 static fig_t measure(world_t *w, int n, int what) {
   double r[RUNS];
   run(w, n, what); /* warm up */
-  for (int i = 0; i < RUNS; i++)
-    r[i] = run(w, n, what);
+  for (int i = 0; i < RUNS; i++) r[i] = run(w, n, what);
   fig_t f = {median(r, RUNS), r[0]};
   return f;
 }
@@ -218,8 +213,7 @@ int main(void) {
     int depth = 0;
     for (uint32_t k = 0; k < sk->joint_count; k++) {
       int d = 1;
-      for (int p = sk->parents[k]; p >= 0; p = sk->parents[p])
-        d++;
+      for (int p = sk->parents[k]; p >= 0; p = sk->parents[p]) d++;
       depth = d > depth ? d : depth;
     }
     float *mem;
@@ -228,11 +222,16 @@ int main(void) {
     uint32_t *cur = calloc(clip->track_count, sizeof *cur);
     anim_sampling_context_t ctx;
     anim_sampling_context_init(&ctx, clip, cur, clip->track_count);
-    world_t w = {sk, clip, &ctx, malloc(J * sizeof(anim_vec3_t)),
+    world_t w = {sk,
+                 clip,
+                 &ctx,
+                 malloc(J * sizeof(anim_vec3_t)),
                  malloc(J * sizeof(anim_vec3_t)),
                  malloc(J * sizeof(anim_quat_t)),
-                 malloc(J * sizeof(anim_mat4_t)), malloc(N * sizeof(float)),
-                 anim__cpu_isa(), 0};
+                 malloc(J * sizeof(anim_mat4_t)),
+                 malloc(N * sizeof(float)),
+                 anim__cpu_isa(),
+                 0};
     printf("J=%u (depth %d, %u tracks):\n", J, depth, clip->track_count);
     for (int i = 0; i < N; i++)
       w.times[i] = fmodf((float)i / 60.f, clip->duration);
@@ -243,13 +242,11 @@ int main(void) {
       snprintf(label, sizeof label, "sequential, sample only, %s",
                isa_names[isa]);
       print_fig(label, measure(&w, N, SAMPLE), J);
-      snprintf(label, sizeof label, "local-to-model only, %s",
-               isa_names[isa]);
+      snprintf(label, sizeof label, "local-to-model only, %s", isa_names[isa]);
       print_fig(label, measure(&w, N, L2M), J);
     }
     w.isa = anim__cpu_isa();
-    for (int i = 0; i < N; i++)
-      w.times[i] = (float)(rnd() * clip->duration);
+    for (int i = 0; i < N; i++) w.times[i] = (float)(rnd() * clip->duration);
     w.ctx = NULL;
     print_fig("random, sample + l2m", measure(&w, N, SAMPLE | L2M), J);
     print_fig("random, sample only", measure(&w, N, SAMPLE), J);
@@ -269,13 +266,10 @@ int main(void) {
     copy._others = all;
     copy._other_count = clip->track_count;
     w.clip = &copy;
-    print_fig("random, sample only, off the grid", measure(&w, N, SAMPLE),
-              J);
-    for (uint32_t i = 0; i < clip->track_count; i++)
-      tracks[i]._same_times = 0;
+    print_fig("random, sample only, off the grid", measure(&w, N, SAMPLE), J);
+    for (uint32_t i = 0; i < clip->track_count; i++) tracks[i]._same_times = 0;
     print_fig("  each track located (grid guess)", measure(&w, N, SAMPLE), J);
-    for (uint32_t i = 0; i < clip->track_count; i++)
-      tracks[i].fixed_rate = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) tracks[i].fixed_rate = 0;
     print_fig("  each track by binary search", measure(&w, N, SAMPLE), J);
     sink += w.sink;
     free(tracks);

@@ -78,8 +78,7 @@ static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
   anim_mat4_t model[JOINTS];
   anim_pose_t pose = {t, r, sc, JOINTS};
   anim_pose_set_rest(sk, &pose);
-  for (int j = 0; j < JOINTS; j++)
-    r[j] = random_quat(0.5f);
+  for (int j = 0; j < JOINTS; j++) r[j] = random_quat(0.5f);
   anim_local_to_model_job_t l2m = {
       .skeleton = sk, .input = pose, .output = model, .output_count = JOINTS};
   anim_skinning_matrices_job_t smj = {
@@ -126,8 +125,7 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
 
 /* Times job with kernels up to isa (skipped when the CPU has less). */
 static void bench(const char *label, anim_skinning_job_t job, anim__isa isa) {
-  if (isa > anim__cpu_isa())
-    return;
+  if (isa > anim__cpu_isa()) return;
   const double n = job.mesh->vertex_count;
   /* Calibrate the repeat count to about 20 ms per run. */
   int reps = 1;
@@ -138,15 +136,13 @@ static void bench(const char *label, anim_skinning_job_t job, anim__isa isa) {
         fprintf(stderr, "%s: job failed\n", label);
         exit(1);
       }
-    if (now_s() - t0 > 0.02 || reps > (1 << 20))
-      break;
+    if (now_s() - t0 > 0.02 || reps > (1 << 20)) break;
     reps *= 2;
   }
   double rate[RUNS];
   for (int k = 0; k < RUNS; k++) {
     double t0 = now_s();
-    for (int r = 0; r < reps; r++)
-      anim__skinning_job_run_isa(&job, isa);
+    for (int r = 0; r < reps; r++) anim__skinning_job_run_isa(&job, isa);
     double dt = now_s() - t0;
     rate[k] = n * reps / dt;
   }
@@ -213,8 +209,7 @@ int main(void) {
     anim_mat4_t scaled[JOINTS];
     for (int k = 0; k < JOINTS; k++) {
       scaled[k] = mats[k];
-      for (int e = 0; e < 12; e++)
-        scaled[k].m[e] *= 1.5f;
+      for (int e = 0; e < 12; e++) scaled[k].m[e] *= 1.5f;
     }
     j.matrices = scaled;
     bench("DQS 4 infl positions+normals, scaled matrices", j, anim__cpu_isa());

@@ -113,10 +113,10 @@ static int on_genmask(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
   return 0;
 }
 
-static void on_frame_start(wslay_event_context_ptr ctx,
-                           const struct wslay_event_on_frame_recv_start_arg
-                               *arg,
-                           void *user) {
+static void
+on_frame_start(wslay_event_context_ptr ctx,
+               const struct wslay_event_on_frame_recv_start_arg *arg,
+               void *user) {
   (void)ctx;
   client_t *c = user;
   /* Continuation frames keep the message's opcode. */
@@ -140,8 +140,7 @@ static void on_chunk(wslay_event_context_ptr ctx,
 }
 
 static void on_msg(wslay_event_context_ptr ctx,
-                   const struct wslay_event_on_msg_recv_arg *arg,
-                   void *user) {
+                   const struct wslay_event_on_msg_recv_arg *arg, void *user) {
   (void)ctx;
   client_t *c = user;
   if (arg->opcode == WSLAY_BINARY_FRAME && c->got >= 32) {
@@ -206,8 +205,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   const char *data = buf->base;
   size_t len = (size_t)nread;
   if (!c->upgraded) {
-    size_t take = len < sizeof c->hs - 1 - c->hs_len
-                      ? len : sizeof c->hs - 1 - c->hs_len;
+    size_t take =
+        len < sizeof c->hs - 1 - c->hs_len ? len : sizeof c->hs - 1 - c->hs_len;
     memcpy(c->hs + c->hs_len, data, take);
     c->hs_len += take;
     c->hs[c->hs_len] = '\0';
@@ -268,8 +267,8 @@ static void on_play_slice(uv_timer_t *t) {
     const char *msg = play_msg;
     if (distinct) {
       /* The same message with its own start time. */
-      snprintf(own, sizeof own, "%.*s,\"t0\":%.4f}",
-               (int)strlen(play_msg) - 1, play_msg, next_play * 0.0007);
+      snprintf(own, sizeof own, "%.*s,\"t0\":%.4f}", (int)strlen(play_msg) - 1,
+               play_msg, next_play * 0.0007);
       msg = own;
     }
     struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)msg,
@@ -370,8 +369,7 @@ int main(int argc, char **argv) {
   phase = 1;
   uv_timer_t timer;
   uv_timer_init(loop, &timer);
-  uv_timer_start(&timer, on_phase,
-                 (uint64_t)(1000 + seconds * 1000 + 100), 0);
+  uv_timer_start(&timer, on_phase, (uint64_t)(1000 + seconds * 1000 + 100), 0);
   uv_run(loop, UV_RUN_DEFAULT);
 
   uint64_t frames = 0, gaps = 0, warm_gaps = 0, dropped = 0, stats = 0;
@@ -396,8 +394,8 @@ int main(int argc, char **argv) {
       if (o < origin) origin = o;
     }
     for (size_t j = 0; j < c->count; j++)
-      late[k++] = (uint64_t)((double)c->at[j] - (double)c->n[j] * step -
-                             origin);
+      late[k++] =
+          (uint64_t)((double)c->at[j] - (double)c->n[j] * step - origin);
   }
   qsort(late, k, sizeof *late, cmp_u64);
   double p50 = k ? late[k / 2] / 1e6 : 0;

@@ -26,29 +26,28 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Three joints: root, spine (child of root), head (child of spine). */
-static const char fixed_md5mesh[] =
-    "MD5Version 10\n"
-    "commandline \"\"\n"
-    "numJoints 3\n"
-    "numMeshes 1\n"
-    "joints {\n"
-    "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
-    "\t\"spine\"\t0 ( 0 1 0 ) ( 0 0 0 )\n"
-    "\t\"head\"\t1 ( 0 2 0 ) ( 0 0 0 )\n"
-    "}\n"
-    "mesh {\n"
-    "\tshader \"skin\"\n"
-    "\tnumverts 3\n"
-    "\tvert 0 ( 0 0 ) 0 1\n"
-    "\tvert 1 ( 0 0 ) 1 1\n"
-    "\tvert 2 ( 0 0 ) 2 1\n"
-    "\tnumtris 1\n"
-    "\ttri 0 0 1 2\n"
-    "\tnumweights 3\n"
-    "\tweight 0 0 1 ( 1 0 0 )\n"
-    "\tweight 1 1 1 ( 1 0 0 )\n"
-    "\tweight 2 2 1 ( 1 0 0 )\n"
-    "}\n";
+static const char fixed_md5mesh[] = "MD5Version 10\n"
+                                    "commandline \"\"\n"
+                                    "numJoints 3\n"
+                                    "numMeshes 1\n"
+                                    "joints {\n"
+                                    "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
+                                    "\t\"spine\"\t0 ( 0 1 0 ) ( 0 0 0 )\n"
+                                    "\t\"head\"\t1 ( 0 2 0 ) ( 0 0 0 )\n"
+                                    "}\n"
+                                    "mesh {\n"
+                                    "\tshader \"skin\"\n"
+                                    "\tnumverts 3\n"
+                                    "\tvert 0 ( 0 0 ) 0 1\n"
+                                    "\tvert 1 ( 0 0 ) 1 1\n"
+                                    "\tvert 2 ( 0 0 ) 2 1\n"
+                                    "\tnumtris 1\n"
+                                    "\ttri 0 0 1 2\n"
+                                    "\tnumweights 3\n"
+                                    "\tweight 0 0 1 ( 1 0 0 )\n"
+                                    "\tweight 1 1 1 ( 1 0 0 )\n"
+                                    "\tweight 2 2 1 ( 1 0 0 )\n"
+                                    "}\n";
 
 static fmt_bundle_t fixed;
 static int fixed_ready;
@@ -130,15 +129,15 @@ static void run_clip(const anim_clip_t *c, const anim_skeleton_t *k) {
   scratch_t w;
   if (scratch_init(&w, k->joint_count) == 0) {
     const float d = c->duration;
-    const float times[] = {0.0f,  d * 0.5f,  d,        d * 1.37f, -0.25f,
+    const float times[] = {0.0f,   d * 0.5f, d,        d * 1.37f, -0.25f,
                            -1e30f, 1e30f,    NAN,      INFINITY,  -INFINITY,
-                           3e38f, 1e-40f,    d + 1e-6f};
-    uint32_t *cursors = calloc(c->track_count ? c->track_count : 1,
-                               sizeof *cursors);
+                           3e38f,  1e-40f,   d + 1e-6f};
+    uint32_t *cursors =
+        calloc(c->track_count ? c->track_count : 1, sizeof *cursors);
     anim_sampling_context_t ctx;
-    bool have_ctx = cursors != NULL &&
-                    anim_sampling_context_init(&ctx, c, cursors,
-                                               c->track_count) == ANIM_OK;
+    bool have_ctx =
+        cursors != NULL &&
+        anim_sampling_context_init(&ctx, c, cursors, c->track_count) == ANIM_OK;
     for (int wrap = 0; wrap < ANIM_WRAP_COUNT_; wrap++) {
       for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
         float out_t = 0;
@@ -174,8 +173,8 @@ static void run_mesh(const anim_mesh_t *m, const anim_skeleton_t *k) {
   size_t nv = m->vertex_count ? m->vertex_count : 1;
   float *pos = calloc(3 * nv, sizeof *pos);
   float *nrm = calloc(3 * nv, sizeof *nrm);
-  float *dqs = calloc(ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)(w.n + 1),
-                      sizeof *dqs);
+  float *dqs =
+      calloc(ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)(w.n + 1), sizeof *dqs);
   if (pos && nrm && dqs) {
     for (int method = 0; method < 2; method++) {
       for (int normals = 0; normals < 3; normals++) {
@@ -192,8 +191,8 @@ static void run_mesh(const anim_mesh_t *m, const anim_skeleton_t *k) {
         job.out_normals_count = normals ? 3 * nv : 0;
         job.scratch = dqs;
         job.scratch_count = ANIM_DQS_SCRATCH_PER_MATRIX * (size_t)(w.n + 1);
-        (void)anim__skinning_job_run_isa(
-            &job, normals == 1 ? ANIM__ISA_SCALAR : anim__cpu_isa());
+        (void)anim__skinning_job_run_isa(&job, normals == 1 ? ANIM__ISA_SCALAR
+                                                            : anim__cpu_isa());
       }
     }
   }
@@ -227,8 +226,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int verbose = -1;
   if (verbose < 0) verbose = getenv("FUZZ_VERBOSE") != NULL;
   if (verbose)
-    fprintf(stderr, "decode: %s %s at %s: %s\n",
-            fmt_error_kind_name(err.kind), err.code, err.at, err.message);
+    fprintf(stderr, "decode: %s %s at %s: %s\n", fmt_error_kind_name(err.kind),
+            err.code, err.at, err.message);
   if (rc != 0) {
     /* A failure always says what and where, with a kind of bad input. */
     bool input_kind = err.kind == FMT_ERR_BAD_INPUT ||
@@ -256,8 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     scratch_t w;
     const anim_skeleton_t *k = b.skeletons[i];
     if (scratch_init(&w, k->joint_count) == 0 &&
-        anim_pose_set_rest(k, &(anim_pose_t){w.t, w.r, w.s,
-                                             k->joint_count}) == ANIM_OK)
+        anim_pose_set_rest(k, &(anim_pose_t){w.t, w.r, w.s, k->joint_count}) ==
+            ANIM_OK)
       run_hierarchy(k, &w);
     scratch_free(&w);
   }

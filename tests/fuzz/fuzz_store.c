@@ -61,8 +61,8 @@ static void remove_dir(void) {
   struct dirent *e;
   char path[600];
   while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
-                                (e->d_name[1] == '.' && e->d_name[2] == 0)))
+    if (e->d_name[0] == '.' &&
+        (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == 0)))
       continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     unlink(path);
@@ -82,8 +82,8 @@ static void start(void) {
   fmt_error_t err;
   if (store_open(&o, &store, &err) != 0) abort();
   fmt_bundle_t b;
-  if (fmt_decode("application/json", base, sizeof base - 1, NULL, &b,
-                 &err) != 0)
+  if (fmt_decode("application/json", base, sizeof base - 1, NULL, &b, &err) !=
+      0)
     abort();
   store_ingest_result_t res;
   if (store_ingest(store, &b, NULL, &res, &err) != 0) abort();
@@ -120,8 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   store_ingest_result_t res;
   memset(&res, 0, sizeof res);
-  int rc = store_ingest(store, &b, store_resolver_external(&resolver), &res,
-                        &err);
+  int rc =
+      store_ingest(store, &b, store_resolver_external(&resolver), &res, &err);
   fmt_bundle_free(&b);
   store_resolver_release(&resolver);
   if (rc != 0) {
@@ -162,8 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   store_ingest_result_free(&res);
   store_stats(store, &now);
-  if (now.skeletons != base_stats.skeletons ||
-      now.clips != base_stats.clips || now.meshes != base_stats.meshes)
+  if (now.skeletons != base_stats.skeletons || now.clips != base_stats.clips ||
+      now.meshes != base_stats.meshes)
     abort();
   return 0;
 }

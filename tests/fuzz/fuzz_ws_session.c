@@ -40,8 +40,7 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
       memchr(err.at, '\0', sizeof err.at) == NULL ||
       memchr(err.id, '\0', sizeof err.id) == NULL)
     abort();
-  srv_ws_session_send(k->s, WSLAY_TEXT_FRAME, err.message,
-                      strlen(err.message));
+  srv_ws_session_send(k->s, WSLAY_TEXT_FRAME, err.message, strlen(err.message));
 }
 
 static void on_pong(void *user) { (void)user; }

@@ -51,8 +51,8 @@ static int e2e_discover(const char *dir) {
   while ((e = readdir(d)) != NULL && e2e_count < E2E_MAX_SCRIPTS) {
     if (strncmp(e->d_name, "t_", 2) != 0) continue;
     const char *dot = strrchr(e->d_name, '.');
-    if (dot == NULL || (strcmp(dot, ".sh") && strcmp(dot, ".py") &&
-                        strcmp(dot, ".js")))
+    if (dot == NULL ||
+        (strcmp(dot, ".sh") && strcmp(dot, ".py") && strcmp(dot, ".js")))
       continue;
     if (only != NULL && strstr(e->d_name, only) == NULL) continue;
     size_t dn = strlen(dir), nn = strlen(e->d_name);
@@ -141,7 +141,8 @@ START_TEST(test_e2e_script) {
     FILE *f = fopen(log_path, "r");
     if (f != NULL) {
       char line[256];
-      while (fgets(line, sizeof line, f) != NULL) snprintf(why, sizeof why, "%s", line);
+      while (fgets(line, sizeof line, f) != NULL)
+        snprintf(why, sizeof why, "%s", line);
       fclose(f);
     }
     why[strcspn(why, "\n")] = '\0';
@@ -168,10 +169,6 @@ static Suite *scripts_suite(const char *name, const char *dir) {
   return s;
 }
 
-Suite *e2e_suite(void) {
-  return scripts_suite("e2e", E2E_DIR);
-}
+Suite *e2e_suite(void) { return scripts_suite("e2e", E2E_DIR); }
 
-Suite *web_suite(void) {
-  return scripts_suite("web", WEB_DIR);
-}
+Suite *web_suite(void) { return scripts_suite("web", WEB_DIR); }

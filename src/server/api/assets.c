@@ -18,7 +18,8 @@
 #include "server/http/task.h"
 #include "store/cache.h"
 
-/* ---- upload ------------------------------------------------------------------- */
+/* ---- upload
+ * ------------------------------------------------------------------- */
 
 typedef struct upload_task_s {
   srv_task_t task;
@@ -77,12 +78,11 @@ static void upload_work(srv_task_t *t) {
   store_asset_t *external =
       u->external ? u->external : store_resolver_external(&u->resolver);
   store_names_t names = {u->name, u->clip};
-  u->rc = store_ingest_named(u->store, &bundle, external, &names,
-                             &u->result, &u->err);
+  u->rc = store_ingest_named(u->store, &bundle, external, &names, &u->result,
+                             &u->err);
   fmt_bundle_free(&bundle);
   if (u->rc == 0 && u->shared) {
-    u->texts = calloc(u->result.count ? u->result.count : 1,
-                      sizeof *u->texts);
+    u->texts = calloc(u->result.count ? u->result.count : 1, sizeof *u->texts);
     for (size_t i = 0; u->texts && i < u->result.count; i++)
       store_asset_encode(u->result.entries[i].asset, &u->texts[i]);
     if (u->texts == NULL) u->out.failed = true;
@@ -151,9 +151,9 @@ void srv__handle_upload(srv_request_t *req) {
   const char *ctype = srv_request_header(req, "Content-Type");
   if (ctype == NULL || *ctype == '\0') {
     srv__fail(req, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, "Content-Type",
-                      "send the asset with a Content-Type: application/json, "
-                      "model/gltf-binary, model/gltf+json, application/x-bvh, "
-                      "application/x-md5mesh or application/x-md5anim");
+              "send the asset with a Content-Type: application/json, "
+              "model/gltf-binary, model/gltf+json, application/x-bvh, "
+              "application/x-md5mesh or application/x-md5anim");
     return;
   }
   if (req->body_len == 0) {
@@ -194,7 +194,8 @@ void srv__handle_upload(srv_request_t *req) {
   srv__task_run(&u->task, req, SRV_COST_POOL);
 }
 
-/* ---- describe / delete ------------------------------------------------------------ */
+/* ---- describe / delete
+ * ------------------------------------------------------------ */
 
 static store_kind kind_of(char kind_c) {
   return kind_c == 's'   ? STORE_SKELETON
@@ -223,8 +224,7 @@ static void delete_asset(srv_request_t *req, store_kind kind,
   srv_query_t query = srv__query(req);
   srv_delete_query_t q;
   srv_error_t perr;
-  if (srv_delete_query_parse(&query, kind == STORE_SKELETON, &q,
-                             &perr) != 0) {
+  if (srv_delete_query_parse(&query, kind == STORE_SKELETON, &q, &perr) != 0) {
     store_asset_release(a);
     srv__respond_err(req, &perr);
     return;
@@ -245,10 +245,9 @@ static void delete_asset(srv_request_t *req, store_kind kind,
   }
   store_asset_t **removed = NULL;
   size_t count = 0;
-  int rc = q.cascade
-               ? store_delete_cascade(srv__store(req), aid, &removed, &count,
-                                      &err)
-               : store_delete(srv__store(req), kind, aid, &err);
+  int rc = q.cascade ? store_delete_cascade(srv__store(req), aid, &removed,
+                                            &count, &err)
+                     : store_delete(srv__store(req), kind, aid, &err);
   if (rc != 0) {
     srv__respond_fmt_error(req, &err);
     return;
@@ -268,11 +267,11 @@ static void delete_asset(srv_request_t *req, store_kind kind,
 
 void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
   store_kind kind = kind_of(kind_c);
-  srv_endpoint ep = req->method != SRV_DELETE ? kind == STORE_MESH
-                                                   ? SRV_EP_MESH_GET
-                                                   : SRV_EP_ASSET_GET
-                    : kind == STORE_SKELETON ? SRV_EP_SKELETON_DELETE
-                                             : SRV_EP_ASSET_DELETE;
+  srv_endpoint ep =
+      req->method != SRV_DELETE
+          ? kind == STORE_MESH ? SRV_EP_MESH_GET : SRV_EP_ASSET_GET
+      : kind == STORE_SKELETON ? SRV_EP_SKELETON_DELETE
+                               : SRV_EP_ASSET_DELETE;
   store_asset_t *a;
   if (srv__check_query(req, ep) != 0 ||
       srv__lookup(req, kind, "id", id, NULL, &a) != 0)
@@ -301,7 +300,8 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
   fmt_buf_free(&b);
 }
 
-/* ---- what belongs to a skeleton ------------------------------------------------------ */
+/* ---- what belongs to a skeleton
+ * ------------------------------------------------------ */
 
 /* Answers a list of assets as GET /v1/assets does. */
 static void respond_summaries(srv_request_t *req, store_asset_t **assets,
@@ -321,7 +321,8 @@ static void respond_summaries(srv_request_t *req, store_asset_t **assets,
   free(items);
 }
 
-/* ---- list ------------------------------------------------------------------------ */
+/* ---- list
+ * ------------------------------------------------------------------------ */
 
 void srv__handle_list(srv_request_t *req) {
   store_asset_t **assets = NULL;
@@ -342,8 +343,7 @@ void srv__handle_skeleton_children(srv_request_t *req, const char *id,
   if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
       srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
     return;
-  int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list,
-                          &count);
+  int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list, &count);
   store_asset_release(sk);
   if (rc != 0) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);

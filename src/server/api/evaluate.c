@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- scratch --------------------------------------------------------------- */
+/* ---- scratch ---------------------------------------------------------------
+ */
 
 void srv_eval_scratch_free(srv_eval_scratch_t *s) {
   free(s->_pose.translation);
@@ -111,7 +112,8 @@ srv_eval_scratch_t *srv_eval_scratch_thread(void) {
   return s;
 }
 
-/* ---- counts ------------------------------------------------------------------ */
+/* ---- counts
+ * ------------------------------------------------------------------ */
 
 size_t srv_pose_float_count(fmt_space space, uint32_t joints) {
   return (size_t)joints * (space == FMT_SPACE_LOCAL ? 10 : 16);
@@ -119,18 +121,17 @@ size_t srv_pose_float_count(fmt_space space, uint32_t joints) {
 
 uint32_t srv_eval_element_count(const srv_eval_job_t *job) {
   if (job->mesh != NULL) return job->mesh->vertex_count;
-  return job->joints != NULL ? job->joint_count
-                             : job->skeleton->joint_count;
+  return job->joints != NULL ? job->joint_count : job->skeleton->joint_count;
 }
 
 size_t srv_eval_float_count(const srv_eval_job_t *job) {
   size_t n = srv_eval_element_count(job);
-  if (job->mesh != NULL)
-    return n * (job->normals != ANIM_NORMALS_NONE ? 6 : 3);
+  if (job->mesh != NULL) return n * (job->normals != ANIM_NORMALS_NONE ? 6 : 3);
   return srv_pose_float_count(job->space, (uint32_t)n);
 }
 
-/* ---- the stages ---------------------------------------------------------------- */
+/* ---- the stages
+ * ---------------------------------------------------------------- */
 
 /* One clip into s->_pose, through the scratch's sampling context. */
 static anim_result sample(const srv_eval_job_t *job, srv_eval_scratch_t *s,
@@ -143,8 +144,7 @@ static anim_result sample(const srv_eval_job_t *job, srv_eval_scratch_t *s,
   if (!s->_ctx_bound || s->_ctx.clip != job->clip) {
     if (!reserve_tracks(s, job->clip->track_count))
       return ANIM_ERR_OUT_OF_MEMORY;
-    s->_ctx_bound = anim_sampling_context_init(&s->_ctx, job->clip,
-                                               s->_cursors,
+    s->_ctx_bound = anim_sampling_context_init(&s->_ctx, job->clip, s->_cursors,
                                                s->_tracks) == ANIM_OK;
   }
   anim_sampling_job_t sj = {
@@ -174,20 +174,28 @@ static anim_result blend(const srv_eval_job_t *job, srv_eval_scratch_t *s,
     anim_pose_t pose = {s->_layer_t + at, s->_layer_r + at, s->_layer_s + at,
                         n};
     float t = 0;
-    anim_sampling_job_t sj = {.skeleton = sk, .clip = l->clip, .time = l->t,
-                              .wrap = l->wrap, .output = pose,
+    anim_sampling_job_t sj = {.skeleton = sk,
+                              .clip = l->clip,
+                              .time = l->t,
+                              .wrap = l->wrap,
+                              .output = pose,
                               .sampled_time = &t};
     anim_result r = anim_sampling_job_run(&sj);
     if (r != ANIM_OK) return r;
     if (i == 0) *sampled = t;
-    anim_blend_layer_t bl = {.pose = pose, .weight = l->weight,
-                             .joint_weights = l->mask};
-    if (l->additive) additive[na++] = bl;
-    else normal[nn++] = bl;
+    anim_blend_layer_t bl = {
+        .pose = pose, .weight = l->weight, .joint_weights = l->mask};
+    if (l->additive)
+      additive[na++] = bl;
+    else
+      normal[nn++] = bl;
   }
-  anim_blend_job_t bj = {.skeleton = sk, .layers = normal,
-                         .layer_count = nn, .additive_layers = additive,
-                         .additive_count = na, .output = s->_pose};
+  anim_blend_job_t bj = {.skeleton = sk,
+                         .layers = normal,
+                         .layer_count = nn,
+                         .additive_layers = additive,
+                         .additive_count = na,
+                         .output = s->_pose};
   return anim_blend_job_run(&bj);
 }
 
@@ -214,8 +222,7 @@ static anim_result skin_matrices(const anim_skeleton_t *sk,
   return anim_skinning_matrices_job_run(&job);
 }
 
-static anim_result skin_mesh(const srv_eval_job_t *job,
-                             srv_eval_scratch_t *s) {
+static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   const anim_skeleton_t *sk = job->skeleton;
   anim_result r = skin_matrices(sk, s);
   if (r != ANIM_OK) return r;
@@ -271,8 +278,8 @@ anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   if (!reserve_joints(s, sk->joint_count)) return ANIM_ERR_OUT_OF_MEMORY;
   s->_pose.joint_count = sk->joint_count;
   float sampled = 0;
-  anim_result r = job->layer_count > 0 ? blend(job, s, &sampled)
-                                       : sample(job, s, &sampled);
+  anim_result r =
+      job->layer_count > 0 ? blend(job, s, &sampled) : sample(job, s, &sampled);
   if (r != ANIM_OK) return r;
   if (job->sampled != NULL) *job->sampled = sampled;
   return job->mesh != NULL ? skin_mesh(job, s) : pose_floats(job, s);

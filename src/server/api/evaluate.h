@@ -27,23 +27,23 @@
  * by srv_eval_run, freed by srv_eval_scratch_free. */
 typedef struct srv_eval_scratch_s {
   /* private */
-  uint32_t _joints;          /* Capacity of the per-joint arrays. */
-  uint32_t _tracks;          /* Capacity of the sampling cursors. */
-  size_t _layers;            /* Capacity of the layer poses. */
-  size_t _out;               /* Capacity of _answer, floats. */
-  anim_pose_t _pose;         /* The sampled or blended pose. */
-  anim_vec3_t *_layer_t;     /* _layers * _joints each. */
+  uint32_t _joints;      /* Capacity of the per-joint arrays. */
+  uint32_t _tracks;      /* Capacity of the sampling cursors. */
+  size_t _layers;        /* Capacity of the layer poses. */
+  size_t _out;           /* Capacity of _answer, floats. */
+  anim_pose_t _pose;     /* The sampled or blended pose. */
+  anim_vec3_t *_layer_t; /* _layers * _joints each. */
   anim_quat_t *_layer_r;
   anim_vec3_t *_layer_s;
   anim_blend_layer_t *_blend; /* 2 * _layers: normal, then additive. */
   anim_mat4_t *_model;
   anim_mat4_t *_skin;
-  float *_full;              /* 16 * _joints: caller order before a list. */
-  float *_dqs;               /* 8 * _joints: DQS scratch. */
-  float *_answer;            /* srv_eval_scratch_output. */
+  float *_full;   /* 16 * _joints: caller order before a list. */
+  float *_dqs;    /* 8 * _joints: DQS scratch. */
+  float *_answer; /* srv_eval_scratch_output. */
   uint32_t *_cursors;
   anim_sampling_context_t _ctx;
-  bool _ctx_bound;           /* _ctx is bound to _ctx.clip. */
+  bool _ctx_bound; /* _ctx is bound to _ctx.clip. */
 } srv_eval_scratch_t;
 
 void srv_eval_scratch_free(srv_eval_scratch_t *s);
@@ -64,9 +64,9 @@ typedef struct srv_eval_layer_s {
   const anim_clip_t *clip;
   double t; /* Wrapped in double (a clock of hours keeps its precision). */
   anim_wrap wrap;
-  float weight;        /* >= 0. */
-  bool additive;       /* Added on top of the weighted layers. */
-  const float *mask;   /* joint_count weights, storage order; NULL: all. */
+  float weight;      /* >= 0. */
+  bool additive;     /* Added on top of the weighted layers. */
+  const float *mask; /* joint_count weights, storage order; NULL: all. */
 } srv_eval_layer_t;
 
 typedef struct srv_eval_job_s {

@@ -31,8 +31,8 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .frame = frame,
         .vertex_count = elements,
         .positions = v,
-        .normals = job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements
-                                                     : NULL,
+        .normals =
+            job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements : NULL,
         .ids = names->ids,
     };
     fmt_answer_skin_json(b, &a);
@@ -78,7 +78,8 @@ anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
 
 size_t srv_frame_q16_words(const srv_eval_job_t *job) {
   return fmt_q16_size(srv_eval_element_count(job),
-                      job->normals != ANIM_NORMALS_NONE) / 4;
+                      job->normals != ANIM_NORMALS_NONE) /
+         4;
 }
 
 anim_result srv_frame_answer_q16(fmt_buf_t *b, const srv_eval_job_t *job,

@@ -20,8 +20,8 @@ bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   }
   if (!binary) return false;
   char parts[FMT_ID_LEN + 32], etag[40];
-  int n = snprintf(parts, sizeof parts, "mesh-bin-v%u:%s",
-                   FMT_MESH_BIN_VERSION, a->id);
+  int n = snprintf(parts, sizeof parts, "mesh-bin-v%u:%s", FMT_MESH_BIN_VERSION,
+                   a->id);
   srv__etag(etag, parts, (size_t)n);
   if (srv__respond_if_not_modified(req, etag)) return true;
   fmt_buf_t b = FMT_BUF_INIT;
@@ -32,8 +32,8 @@ bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   }
   char extra[160];
   snprintf(extra, sizeof extra,
-           "ETag: %s\r\nX-Animd-Vertices: %u\r\nX-Animd-Layout: mesh\r\n",
-           etag, a->mesh->vertex_count);
+           "ETag: %s\r\nX-Animd-Vertices: %u\r\nX-Animd-Layout: mesh\r\n", etag,
+           a->mesh->vertex_count);
   srv_respond(req, 200, "application/octet-stream", extra, b.data, b.len);
   fmt_buf_free(&b);
   return true;

@@ -40,8 +40,7 @@ void srv__handle_healthz(srv_request_t *req) {
                 sizeof degraded - 1);
     return;
   }
-  srv_respond(req, 200, "application/json", NULL, "{\"status\":\"ok\"}\n",
-              16);
+  srv_respond(req, 200, "application/json", NULL, "{\"status\":\"ok\"}\n", 16);
 }
 
 void srv__handle_info(srv_request_t *req) {
@@ -57,11 +56,10 @@ void srv__handle_info(srv_request_t *req) {
       (json_int_t)cfg->max_frames, "memory_limit",
       (json_int_t)cfg->memory_limit, "header_timeout_ms",
       (json_int_t)cfg->header_timeout_ms, "idle_timeout_ms",
-      (json_int_t)cfg->idle_timeout_ms, "queue_max",
-      (json_int_t)cfg->queue_max, "max_joints", (json_int_t)ANIM_MAX_JOINTS,
-      "pool", "workers", (json_int_t)srv_pool_threads(srv_server_pool(s)),
-      "inline_cost", cfg->inline_cost ? "enabled" : "disabled",
-      "persistent",
+      (json_int_t)cfg->idle_timeout_ms, "queue_max", (json_int_t)cfg->queue_max,
+      "max_joints", (json_int_t)ANIM_MAX_JOINTS, "pool", "workers",
+      (json_int_t)srv_pool_threads(srv_server_pool(s)), "inline_cost",
+      cfg->inline_cost ? "enabled" : "disabled", "persistent",
       cfg->data_dir[0] != '\0');
   respond_json(req, 200, o);
 }
@@ -73,7 +71,7 @@ void srv__handle_metrics(srv_request_t *req) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
-  srv_respond(req, 200, "text/plain; version=0.0.4; charset=utf-8", NULL,
-              text, len);
+  srv_respond(req, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, text,
+              len);
   free(text);
 }

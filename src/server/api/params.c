@@ -47,21 +47,18 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                       srv_error_name(SRV_ERR_AMBIGUOUS), at, "%s", msg);
     return -1;
   }
-  if (m.asset == NULL &&
-      srv__load_then_route(req, kind, at, name, skeleton))
+  if (m.asset == NULL && srv__load_then_route(req, kind, at, name, skeleton))
     return -1;
   if (m.asset == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
-              store_kind_name(kind), name,
-              skeleton ? " on that skeleton" : "");
+    srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s", store_kind_name(kind),
+              name, skeleton ? " on that skeleton" : "");
     return -1;
   }
   *out = m.asset;
   return 0;
 }
 
-void srv__respond_deleted(srv_request_t *req, store_kind kind,
-                          const char *id) {
+void srv__respond_deleted(srv_request_t *req, store_kind kind, const char *id) {
   fmt_buf_t b = FMT_BUF_INIT;
   fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"}}\n",
                  store_kind_name(kind), id);
@@ -124,19 +121,17 @@ void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
 }
 
 void srv__respond_err(srv_request_t *req, const srv_error_t *err) {
-  srv_respond_error(req, srv_error_status(err->code),
-                    srv_error_name(err->code),
+  srv_respond_error(req, srv_error_status(err->code), srv_error_name(err->code),
                     err->at[0] != '\0' ? err->at : NULL, "%s",
                     err->message[0] != '\0' ? err->message
-                                             : srv_error_message(err->code));
+                                            : srv_error_message(err->code));
 }
 
 void srv__fail_result(srv_request_t *req, anim_result r, const char *what) {
   if (r == ANIM_ERR_OUT_OF_MEMORY)
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   else
-    srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s: %s", what,
-              anim_result_str(r));
+    srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s: %s", what, anim_result_str(r));
 }
 
 void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
@@ -151,18 +146,18 @@ void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
 
 int srv_error_kind_status(fmt_error_kind kind) {
   switch (kind) {
-    case FMT_ERR_NONE:
-    case FMT_ERR_BAD_INPUT: return 400;
-    case FMT_ERR_UNSUPPORTED_TYPE: return 415;
-    case FMT_ERR_TOO_LARGE: return 413;
-    case FMT_ERR_NOT_FOUND: return 404;
-    case FMT_ERR_CONFLICT:
-    case FMT_ERR_NAME_CONFLICT: return 409;
-    case FMT_ERR_NO_ROOM: return 507;
-    case FMT_ERR_OUT_OF_MEMORY:
-    case FMT_ERR_IO:
-    case FMT_ERR_INTERNAL:
-    case FMT_ERR_KIND_COUNT_: return 500;
+  case FMT_ERR_NONE:
+  case FMT_ERR_BAD_INPUT: return 400;
+  case FMT_ERR_UNSUPPORTED_TYPE: return 415;
+  case FMT_ERR_TOO_LARGE: return 413;
+  case FMT_ERR_NOT_FOUND: return 404;
+  case FMT_ERR_CONFLICT:
+  case FMT_ERR_NAME_CONFLICT: return 409;
+  case FMT_ERR_NO_ROOM: return 507;
+  case FMT_ERR_OUT_OF_MEMORY:
+  case FMT_ERR_IO:
+  case FMT_ERR_INTERNAL:
+  case FMT_ERR_KIND_COUNT_: return 500;
   }
   return 500;
 }
@@ -182,7 +177,6 @@ void srv__range_run(srv_range_t *r, srv_request_t *req,
   size_t frame_bytes = frame_floats * (bin ? 4 : 12) + 64;
   r->batch = (uint32_t)(65536 / frame_bytes) + 1;
   r->frame_cost = frame_cost;
-  srv__range_start(r, req,
-                   bin ? "application/octet-stream" : "application/x-ndjson",
-                   extra);
+  srv__range_start(
+      r, req, bin ? "application/octet-stream" : "application/x-ndjson", extra);
 }

@@ -36,8 +36,7 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 store_asset_t **out);
 
 /* Answers a delete: {"deleted":{"kind","id"}}. */
-void srv__respond_deleted(srv_request_t *req, store_kind kind,
-                          const char *id);
+void srv__respond_deleted(srv_request_t *req, store_kind kind, const char *id);
 
 /* A strong ETag for this answer from its parts (content ids, parameters):
  * "\"<32 hex>\"" into out (at least 40 bytes). */

@@ -51,12 +51,13 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
   out[n] = '\0';
 }
 
-/* ---- one pose ------------------------------------------------------------- */
+/* ---- one pose -------------------------------------------------------------
+ */
 
 typedef struct pose_task_s {
   srv_task_t task;
   store_asset_t *skel, *clip;
-  uint32_t *joints;     /* joints=: caller-order indices, or NULL (all). */
+  uint32_t *joints; /* joints=: caller-order indices, or NULL (all). */
   uint32_t joint_count;
   double t;
   anim_wrap wrap;
@@ -91,8 +92,7 @@ static void pose_work(srv_task_t *t) {
   srv_eval_job_t job = pose_job(p->skel, p->clip, p->t, p->wrap, p->space,
                                 p->joints, p->joint_count);
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
-  p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1,
-                                           s)
+  p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;
 }
 
@@ -120,7 +120,8 @@ static void pose_free(srv_task_t *t) {
   free(p);
 }
 
-/* ---- a range of poses ------------------------------------------------------ */
+/* ---- a range of poses ------------------------------------------------------
+ */
 
 typedef struct pose_range_s {
   srv_range_t range;
@@ -142,8 +143,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
     job.t = srv_range_time(r, i);
-    if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK)
-      return -1;
+    if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK) return -1;
   }
   return 0;
 }
@@ -155,7 +155,8 @@ static void pose_range_dispose(srv_range_t *r) {
   free(p->joints);
 }
 
-/* ---- GET /v1/pose ------------------------------------------------------------ */
+/* ---- GET /v1/pose
+ * ------------------------------------------------------------ */
 
 /* The skeleton and clip a query names: a clip alone brings its skeleton;
  * a clip of another skeleton than the one named is refused. 0, or -1
@@ -163,8 +164,8 @@ static void pose_range_dispose(srv_range_t *r) {
 static int pose_assets(srv_request_t *req, const srv_pose_query_t *q,
                        store_asset_t **skel, store_asset_t **clip) {
   *clip = NULL;
-  if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL,
-                  skel) != 0)
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL, skel) !=
+      0)
     return -1;
   if (srv__lookup(req, STORE_CLIP, "clip", q->clip, *skel, clip) != 0)
     goto fail;
@@ -223,9 +224,8 @@ void srv__handle_pose_get(srv_request_t *req) {
   }
   if (pose_assets(req, &q, &skel, &clip) != 0) return;
   uint32_t *list = NULL, list_count = 0;
-  if (q.joints != NULL &&
-      srv_joints_parse(q.joints, skel->skeleton, &list, &list_count,
-                       &err) != 0) {
+  if (q.joints != NULL && srv_joints_parse(q.joints, skel->skeleton, &list,
+                                           &list_count, &err) != 0) {
     srv__respond_err(req, &err);
     store_asset_release(skel);
     store_asset_release(clip);
@@ -244,8 +244,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     char joints[40]; /* The ETag of the joint list ("" for all). */
   } key;
   memset(&key, 0, sizeof key);
-  if (list != NULL)
-    srv__etag(key.joints, list, list_count * sizeof *list);
+  if (list != NULL) srv__etag(key.joints, list, list_count * sizeof *list);
   memcpy(key.skel, skel->id, sizeof key.skel);
   if (clip) memcpy(key.clip, clip->id, sizeof key.clip);
   key.t = q.t;
@@ -285,14 +284,15 @@ fail:
   free(list);
 }
 
-/* ---- POST /v1/pose: blended layers ----------------------------------------- */
+/* ---- POST /v1/pose: blended layers -----------------------------------------
+ */
 
 typedef struct blend_task_s {
   srv_task_t task;
   store_asset_t *skel;
   store_asset_t *clips[SRV_BLEND_MAX_LAYERS]; /* Retained. */
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
-  float *masks;       /* layer_count * joints weights, or NULL. */
+  float *masks; /* layer_count * joints weights, or NULL. */
   size_t layer_count;
   fmt_space space;
   bool bin;
@@ -310,8 +310,7 @@ static void blend_work(srv_task_t *t) {
       .space = b->space,
   };
   srv_frame_names_t names = srv_frame_names(b->skel, NULL);
-  b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin,
-                                           -1, s)
+  b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin, -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;
 }
 
@@ -336,8 +335,7 @@ static void blend_respond(srv_task_t *t) {
 
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  for (size_t i = 0; i < b->layer_count; i++)
-    store_asset_release(b->clips[i]);
+  for (size_t i = 0; i < b->layer_count; i++) store_asset_release(b->clips[i]);
   store_asset_release(b->skel);
   free(b->masks);
   fmt_buf_free(&b->out);
@@ -373,8 +371,10 @@ static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
       return -1;
     }
     srv_eval_layer_t *el = &b->layers[i];
-    *el = (srv_eval_layer_t){.clip = b->clips[i]->clip, .t = l->t,
-                             .wrap = l->wrap, .weight = l->weight,
+    *el = (srv_eval_layer_t){.clip = b->clips[i]->clip,
+                             .t = l->t,
+                             .wrap = l->wrap,
+                             .weight = l->weight,
                              .additive = l->additive};
     if (l->mask != NULL) {
       srv_error_t err;
@@ -417,8 +417,8 @@ void srv__handle_pose_post(srv_request_t *req) {
   srv_blend_body_free(&body);
   srv__task_run(&b->task, req,
                 srv_cost_answer((unsigned long)b->skel->skeleton->joint_count *
-                                     (b->layer_count + 1),
-                                 b->bin));
+                                    (b->layer_count + 1),
+                                b->bin));
   return;
 
 fail:

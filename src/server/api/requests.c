@@ -13,18 +13,18 @@
 
 #include "formats/vocab.h"
 
-/* ---- the parameters of each endpoint ---------------------------------------- */
+/* ---- the parameters of each endpoint ----------------------------------------
+ */
 
 /* One table per endpoint. A parameter a new feature adds goes into its
  * endpoint's table here (and into the test list of every parameter). */
 static const char *const pose_get_params[] = {
-    "skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
-    "joints", NULL};
+    "skeleton", "clip", "t",   "space",  "wrap", "format",
+    "from",     "to",   "fps", "joints", NULL};
 static const char *const skin_params[] = {
-    "mesh", "clip", "t", "wrap", "method", "normals", "format", "from", "to",
-    "fps", "encoding", NULL};
-static const char *const upload_params[] = {"skeleton", "name", "clip",
-                                            NULL};
+    "mesh",   "clip", "t",  "wrap", "method",   "normals",
+    "format", "from", "to", "fps",  "encoding", NULL};
+static const char *const upload_params[] = {"skeleton", "name", "clip", NULL};
 static const char *const mesh_get_params[] = {"format", NULL};
 static const char *const skeleton_delete_params[] = {"cascade", NULL};
 static const char *const stream_params[] = {"token", NULL};
@@ -129,8 +129,7 @@ static bool accepts_binary(const char *accept) {
   return accept != NULL && strstr(accept, "application/octet-stream");
 }
 
-static int query_format(const srv_query_t *q, bool *binary,
-                        srv_error_t *err) {
+static int query_format(const srv_query_t *q, bool *binary, srv_error_t *err) {
   int f;
   if (query_word(q, "format", FMT_VOCAB_FORMAT,
                  accepts_binary(q->accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON,
@@ -140,8 +139,7 @@ static int query_format(const srv_query_t *q, bool *binary,
   return 0;
 }
 
-int srv_mesh_query_parse(const srv_query_t *q, bool *binary,
-                         srv_error_t *err) {
+int srv_mesh_query_parse(const srv_query_t *q, bool *binary, srv_error_t *err) {
   return query_format(q, binary, err);
 }
 
@@ -170,14 +168,15 @@ static int query_range(const srv_query_t *q, srv_range_query_t *out,
   double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
   if (frames > (double)q->max_frames)
     return srv_error_set(err, SRV_ERR_TOO_MANY_FRAMES, "fps",
-                         "the range has %.0f frames; max_frames is %u",
-                         frames, q->max_frames);
+                         "the range has %.0f frames; max_frames is %u", frames,
+                         q->max_frames);
   out->frames = (uint32_t)frames;
   out->is_range = true;
   return 0;
 }
 
-/* ---- GET /v1/pose, GET /v1/skin -------------------------------------------- */
+/* ---- GET /v1/pose, GET /v1/skin --------------------------------------------
+ */
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err) {
@@ -185,8 +184,8 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   int space, wrap;
   double t = 0;
   if (srv_query_check(q, SRV_EP_POSE_GET, err) != 0 ||
-      query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space,
-                 err) != 0 ||
+      query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space, err) !=
+          0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
       query_format(q, &out->binary, err) != 0 ||
       query_range(q, &out->range, err) != 0 ||
@@ -248,13 +247,12 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
   int wrap, method, normals, encoding;
   if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
-      query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method,
+      query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
+      query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
                  err) ||
-      query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE,
-                 &normals, err) ||
       query_format(q, &out->binary, err) ||
-      query_word(q, "encoding", FMT_VOCAB_ENCODING, FMT_ENCODING_F32,
-                 &encoding, err) ||
+      query_word(q, "encoding", FMT_VOCAB_ENCODING, FMT_ENCODING_F32, &encoding,
+                 err) ||
       query_range(q, &out->range, err))
     return -1;
   if (encoding == FMT_ENCODING_Q16 && !out->binary)
@@ -276,25 +274,27 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
   return 0;
 }
 
-/* ---- DELETE ---------------------------------------------------------------- */
+/* ---- DELETE ----------------------------------------------------------------
+ */
 
 int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
                            srv_delete_query_t *out, srv_error_t *err) {
   out->cascade = false;
-  if (srv_query_check(q, skeleton ? SRV_EP_SKELETON_DELETE
-                                  : SRV_EP_ASSET_DELETE,
-                      err) != 0)
+  if (srv_query_check(
+          q, skeleton ? SRV_EP_SKELETON_DELETE : SRV_EP_ASSET_DELETE, err) != 0)
     return -1;
   const char *v = query_get(q, "cascade");
   if (v == NULL) return 0;
-  if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) out->cascade = true;
+  if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
+    out->cascade = true;
   else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "cascade",
                          "'cascade' must be 1, true, 0 or false");
   return 0;
 }
 
-/* ---- JSON bodies ----------------------------------------------------------- */
+/* ---- JSON bodies -----------------------------------------------------------
+ */
 
 /* Parses a body (duplicate keys refused): 0 with *root owned by the
  * caller, or -1 with bad_json at "line L, column C". */
@@ -309,8 +309,7 @@ static int json_body(const char *body, size_t len, json_t **root,
 }
 
 /* A finite JSON number in [lo, hi]. */
-static bool json_number_in(const json_t *v, double lo, double hi,
-                           double *out) {
+static bool json_number_in(const json_t *v, double lo, double hi, double *out) {
   if (!json_is_number(v)) return false;
   double d = json_number_value(v);
   if (!isfinite(d) || d < lo || d > hi) return false;
@@ -335,13 +334,12 @@ static int json_word(const json_t *o, const char *key, const char *at,
                      fmt_vocab vocab, int *out, srv_error_t *err) {
   json_t *v = json_object_get(o, key);
   if (v == NULL) return 0;
-  int w = json_is_string(v) ? fmt_vocab_parse(vocab, json_string_value(v))
-                            : -1;
+  int w = json_is_string(v) ? fmt_vocab_parse(vocab, json_string_value(v)) : -1;
   if (w < 0) {
     char list[128];
     fmt_vocab_list(vocab, list, sizeof list);
-    return srv_error_set(err, SRV_ERR_BAD_VALUE, at, "\"%s\" must be %s",
-                         key, list);
+    return srv_error_set(err, SRV_ERR_BAD_VALUE, at, "\"%s\" must be %s", key,
+                         list);
   }
   *out = w;
   return 0;
@@ -364,7 +362,8 @@ static int json_known_fields(const json_t *o, const char *const *known,
   return 0;
 }
 
-/* ---- POST /v1/pose ------------------------------------------------------------ */
+/* ---- POST /v1/pose
+ * ------------------------------------------------------------ */
 
 static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
                        srv_error_t *err) {
@@ -435,8 +434,8 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
     srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL, "the body must be an object");
     goto fail;
   }
-  static const char *const fields[] = {"skeleton", "space", "format",
-                                       "layers", NULL};
+  static const char *const fields[] = {"skeleton", "space", "format", "layers",
+                                       NULL};
   if (json_known_fields(root, fields, "", err) != 0) goto fail;
   if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0 ||
@@ -474,9 +473,8 @@ int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
   memset(weights, 0, sk->joint_count * sizeof *weights);
   for (size_t k = 0; k < json_array_size(mask); k++) {
     json_t *jn = json_array_get(mask, k);
-    int32_t j = json_is_string(jn)
-                    ? anim_skeleton_find(sk, json_string_value(jn))
-                    : -1;
+    int32_t j =
+        json_is_string(jn) ? anim_skeleton_find(sk, json_string_value(jn)) : -1;
     if (j < 0) {
       char at[96];
       snprintf(at, sizeof at, "layers[%zu].mask[%zu]", layer, k);
@@ -488,7 +486,8 @@ int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
   return 0;
 }
 
-/* ---- POST /v1/solve -------------------------------------------------------------- */
+/* ---- POST /v1/solve
+ * -------------------------------------------------------------- */
 
 int srv_solve_body_parse(const char *body, size_t len, srv_solve_body_t *out,
                          srv_error_t *err) {

@@ -70,13 +70,13 @@ typedef struct srv_range_query_s {
 /* GET /v1/pose. Names point into the query; NULL when absent or empty. */
 typedef struct srv_pose_query_s {
   const char *skeleton;
-  const char *clip;     /* Required without a skeleton. */
-  double t;             /* Required unless a range. */
-  anim_wrap wrap;       /* clamp */
-  fmt_space space;      /* model */
-  bool binary;          /* format=bin, or Accept: application/octet-stream */
-  const char *joints;   /* joints=a,b: the joints to answer, in that order
-                           (srv_joints_parse); NULL: all. */
+  const char *clip;   /* Required without a skeleton. */
+  double t;           /* Required unless a range. */
+  anim_wrap wrap;     /* clamp */
+  fmt_space space;    /* model */
+  bool binary;        /* format=bin, or Accept: application/octet-stream */
+  const char *joints; /* joints=a,b: the joints to answer, in that order
+                         (srv_joints_parse); NULL: all. */
   srv_range_query_t range;
 } srv_pose_query_t;
 
@@ -92,14 +92,14 @@ int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
-  const char *mesh;     /* Required. */
-  const char *clip;     /* NULL: the rest pose. */
-  double t;             /* Required with a clip, unless a range. */
+  const char *mesh; /* Required. */
+  const char *clip; /* NULL: the rest pose. */
+  double t;         /* Required with a clip, unless a range. */
   anim_wrap wrap;
   anim_skin_method method;   /* lbs */
   anim_skin_normals normals; /* 0 */
   bool binary;
-  fmt_encoding encoding;     /* f32; q16 only with binary. */
+  fmt_encoding encoding; /* f32; q16 only with binary. */
   srv_range_query_t range;
 } srv_skin_query_t;
 
@@ -107,8 +107,7 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err);
 
 /* GET /v1/meshes/{id}: format=json|bin, or Accept as for GET /v1/pose. */
-int srv_mesh_query_parse(const srv_query_t *q, bool *binary,
-                         srv_error_t *err);
+int srv_mesh_query_parse(const srv_query_t *q, bool *binary, srv_error_t *err);
 
 /* DELETE /v1/{skeletons,clips,meshes}/{id}: cascade=1|true (skeletons
  * only: with its clips and meshes) or 0|false (the default). */
@@ -126,18 +125,18 @@ int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
 typedef struct srv_blend_layer_body_s {
   const char *clip;
   double t;
-  float weight;         /* 1 */
-  anim_wrap wrap;       /* clamp */
-  bool additive;        /* mode: normal */
-  const json_t *mask;   /* An array of joint names, or NULL. */
+  float weight;       /* 1 */
+  anim_wrap wrap;     /* clamp */
+  bool additive;      /* mode: normal */
+  const json_t *mask; /* An array of joint names, or NULL. */
 } srv_blend_layer_body_t;
 
 typedef struct srv_blend_body_s {
   const char *skeleton;
   fmt_space space;
-  bool binary;          /* format, else Accept as for GET. */
+  bool binary; /* format, else Accept as for GET. */
   srv_blend_layer_body_t layers[SRV_BLEND_MAX_LAYERS];
-  size_t layer_count;   /* 1 to SRV_BLEND_MAX_LAYERS. */
+  size_t layer_count; /* 1 to SRV_BLEND_MAX_LAYERS. */
   /* private */
   json_t *_root;
 } srv_blend_body_t;

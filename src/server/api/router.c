@@ -57,8 +57,8 @@ static void not_allowed(srv_request_t *req, const char *allow) {
   snprintf(extra, sizeof extra, "Allow: %s\r\n", allow);
   srv_respond_error_h(req, srv_error_status(SRV_ERR_METHOD_NOT_ALLOWED), extra,
                       srv_error_name(SRV_ERR_METHOD_NOT_ALLOWED), NULL,
-                      "%s is not allowed here (allowed: %s)",
-                      req->method_name, allow);
+                      "%s is not allowed here (allowed: %s)", req->method_name,
+                      allow);
 }
 
 static void stream(srv_request_t *req) {
@@ -153,8 +153,7 @@ void srv_api_route(srv_request_t *req) {
    * 405, is answered as such). */
   bool takes;
   req->route = match(req, &takes);
-  if (takes && !srv_auth_admit(srv_server_auth(srv_request_server(req)),
-                               req))
+  if (takes && !srv_auth_admit(srv_server_auth(srv_request_server(req)), req))
     return;
   const char *path = req->path;
   unsigned bit = method_bit(req->method);
@@ -212,8 +211,10 @@ void srv_api_route(srv_request_t *req) {
       not_allowed(req, allow);
       return;
     }
-    if (member) srv__handle_skeleton_children(req, id, collections[i].kind);
-    else srv__handle_asset(req, collections[i].kind, id);
+    if (member)
+      srv__handle_skeleton_children(req, id, collections[i].kind);
+    else
+      srv__handle_asset(req, collections[i].kind, id);
     return;
   }
   req->route = SRV_ROUTE_NONE;

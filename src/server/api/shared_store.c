@@ -23,38 +23,33 @@ const srv_backend_t *srv__backend(srv_request_t *req) {
 
 /* 503 store_unavailable with Retry-After. */
 static void fail_retry(srv_request_t *req, const char *message) {
-  srv_respond_error_h(req, srv_error_status(SRV_ERR_STORE_UNAVAILABLE),
-                      "Retry-After: 1\r\n",
-                      srv_error_name(SRV_ERR_STORE_UNAVAILABLE), NULL, "%s",
-                      message);
+  srv_respond_error_h(
+      req, srv_error_status(SRV_ERR_STORE_UNAVAILABLE), "Retry-After: 1\r\n",
+      srv_error_name(SRV_ERR_STORE_UNAVAILABLE), NULL, "%s", message);
 }
 
 static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
                          const char *at) {
   switch (r->status) {
-    case SRV_BACKEND_UNAVAILABLE:
-      fail_retry(req, r->message);
-      return;
-    case SRV_BACKEND_NAME_CONFLICT:
-      srv__fail(req, SRV_ERR_NAME_CONFLICT, NULL, "%s", r->message);
-      return;
-    case SRV_BACKEND_CONFLICT:
-      srv__fail(req, SRV_ERR_CONFLICT, at, "%s", r->message);
-      return;
-    case SRV_BACKEND_GONE:
-      srv_respond_error(req, 409, "skeleton_deleted", NULL, "%s",
-                        r->message);
-      return;
-    case SRV_BACKEND_NO_ROOM:
-      srv__fail(req, SRV_ERR_INSUFFICIENT_STORAGE, NULL, "%s", r->message);
-      return;
-    default:
-      srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s", r->message);
-      return;
+  case SRV_BACKEND_UNAVAILABLE: fail_retry(req, r->message); return;
+  case SRV_BACKEND_NAME_CONFLICT:
+    srv__fail(req, SRV_ERR_NAME_CONFLICT, NULL, "%s", r->message);
+    return;
+  case SRV_BACKEND_CONFLICT:
+    srv__fail(req, SRV_ERR_CONFLICT, at, "%s", r->message);
+    return;
+  case SRV_BACKEND_GONE:
+    srv_respond_error(req, 409, "skeleton_deleted", NULL, "%s", r->message);
+    return;
+  case SRV_BACKEND_NO_ROOM:
+    srv__fail(req, SRV_ERR_INSUFFICIENT_STORAGE, NULL, "%s", r->message);
+    return;
+  default: srv__fail(req, SRV_ERR_INTERNAL, NULL, "%s", r->message); return;
   }
 }
 
-/* ---- loads ------------------------------------------------------------------ */
+/* ---- loads ------------------------------------------------------------------
+ */
 
 typedef struct wait_s {
   srv_request_t *req;
@@ -75,8 +70,8 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
     srv_api_route(req);
     reroutes = 0;
   } else if (r->status == SRV_BACKEND_NOT_FOUND) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, w->at[0] ? w->at : NULL,
-              "no %s '%s'%s", store_kind_name(w->kind), w->name,
+    srv__fail(req, SRV_ERR_NOT_FOUND, w->at[0] ? w->at : NULL, "no %s '%s'%s",
+              store_kind_name(w->kind), w->name,
               w->within_skeleton ? " on that skeleton" : "");
   } else {
     answer_reply(req, r, NULL);
@@ -85,14 +80,12 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
   free(w);
 }
 
-bool srv__load_then_route(srv_request_t *req, store_kind kind,
-                          const char *at, const char *name,
-                          const store_asset_t *skeleton) {
+bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
+                          const char *name, const store_asset_t *skeleton) {
   const srv_backend_t *b = srv__backend(req);
   if (b == NULL) return false;
   if (reroutes >= MAX_REROUTES) {
-    fail_retry(req,
-                    "the node's cache cannot keep the assets of this "
+    fail_retry(req, "the node's cache cannot keep the assets of this "
                     "request; retry later");
     return true;
   }
@@ -109,12 +102,13 @@ bool srv__load_then_route(srv_request_t *req, store_kind kind,
   snprintf(w->at, sizeof w->at, "%s", at ? at : "");
   memcpy(w->name, name, n + 1);
   srv_request_hold(req);
-  b->ops->load(b->self, kind, name, skeleton ? skeleton->id : NULL,
-               on_loaded, w);
+  b->ops->load(b->self, kind, name, skeleton ? skeleton->id : NULL, on_loaded,
+               w);
   return true;
 }
 
-/* ---- uploads ----------------------------------------------------------------- */
+/* ---- uploads
+ * ----------------------------------------------------------------- */
 
 typedef struct publish_s {
   srv_request_t *req;
@@ -153,8 +147,7 @@ static void on_published(void *arg, const srv_backend_reply_t *r) {
   publish_free(p);
 }
 
-void srv__publish_then_answer(srv_request_t *req,
-                              store_ingest_result_t *result,
+void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
                               fmt_buf_t *texts, fmt_buf_t *answer) {
   const srv_backend_t *b = srv__backend(req);
   publish_t *p = calloc(1, sizeof *p);
@@ -181,7 +174,8 @@ void srv__publish_then_answer(srv_request_t *req,
   free(entries);
 }
 
-/* ---- deletes ------------------------------------------------------------------- */
+/* ---- deletes
+ * ------------------------------------------------------------------- */
 
 typedef struct remove_s {
   srv_request_t *req;

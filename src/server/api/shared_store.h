@@ -20,17 +20,15 @@ const srv_backend_t *srv__backend(srv_request_t *req);
  * cached, or answered (404 not_found at `at`, 503 store_unavailable). The
  * handler must answer nothing more and return. False when there is no
  * backend (the caller answers 404). */
-bool srv__load_then_route(srv_request_t *req, store_kind kind,
-                          const char *at, const char *name,
-                          const store_asset_t *skeleton);
+bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
+                          const char *name, const store_asset_t *skeleton);
 
 /* Stores an upload already in the node's cache (result, the canonical
  * texts of its entries) in the backend, then answers answer (201 when
  * something was new to the backend, else 200) or the backend's refusal,
  * dropping from the cache what this upload put there. Takes result,
  * texts and answer (leaves them empty). */
-void srv__publish_then_answer(srv_request_t *req,
-                              store_ingest_result_t *result,
+void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
                               fmt_buf_t *texts, fmt_buf_t *answer);
 
 /* Deletes kind id in the backend, drops it from the cache, and answers as

@@ -66,18 +66,18 @@ static void skin_headers(const skin_params_t *p, char *out, size_t cap,
   out[0] = '\0';
   int n = 0;
   if (p->bin)
-    n = snprintf(out, cap,
-                 "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
-                 p->mesh->mesh->vertex_count,
-                 fmt_vocab_name(FMT_VOCAB_LAYOUT,
-                                fmt_layout_of_skin_encoded(
-                                    p->normals != ANIM_NORMALS_NONE,
-                                    p->encoding)));
+    n = snprintf(
+        out, cap, "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
+        p->mesh->mesh->vertex_count,
+        fmt_vocab_name(FMT_VOCAB_LAYOUT,
+                       fmt_layout_of_skin_encoded(
+                           p->normals != ANIM_NORMALS_NONE, p->encoding)));
   if (etag && n >= 0 && (size_t)n < cap)
     snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
 }
 
-/* ---- one frame ------------------------------------------------------------------ */
+/* ---- one frame
+ * ------------------------------------------------------------------ */
 
 typedef struct skin_task_s {
   srv_task_t task;
@@ -104,8 +104,8 @@ static void skin_respond(srv_task_t *t) {
   char extra[256];
   skin_headers(&k->p, extra, sizeof extra, k->etag);
   srv_respond(t->req, 200,
-              k->p.bin ? "application/octet-stream" : "application/json",
-              extra, k->out.data, k->out.len);
+              k->p.bin ? "application/octet-stream" : "application/json", extra,
+              k->out.data, k->out.len);
 }
 
 static void skin_free(srv_task_t *t) {
@@ -115,7 +115,8 @@ static void skin_free(srv_task_t *t) {
   free(k);
 }
 
-/* ---- ranges -------------------------------------------------------------------------- */
+/* ---- ranges
+ * -------------------------------------------------------------------------- */
 
 typedef struct skin_range_s {
   srv_range_t range;
@@ -137,7 +138,8 @@ static void skin_range_dispose(srv_range_t *r) {
   params_release(&((skin_range_t *)r)->p);
 }
 
-/* ---- GET /v1/skin --------------------------------------------------------------------- */
+/* ---- GET /v1/skin
+ * --------------------------------------------------------------------- */
 
 /* The mesh, its skeleton and the clip a query names. 0, or -1 after
  * answering (p released). */
@@ -191,15 +193,17 @@ void srv__handle_skin(srv_request_t *req) {
     srv__respond_err(req, &err);
     return;
   }
-  skin_params_t p = {.wrap = q.wrap, .method = q.method,
-                     .normals = q.normals, .bin = q.binary,
+  skin_params_t p = {.wrap = q.wrap,
+                     .method = q.method,
+                     .normals = q.normals,
+                     .bin = q.binary,
                      .encoding = q.encoding};
   if (skin_assets(req, &q, &p) != 0) return;
   const anim_mesh_t *mesh = p.mesh->mesh;
-  unsigned long cost = srv_cost_answer(
-      (unsigned long)mesh->vertex_count * mesh->influences +
-          p.skel->skeleton->joint_count,
-      p.bin);
+  unsigned long cost =
+      srv_cost_answer((unsigned long)mesh->vertex_count * mesh->influences +
+                          p.skel->skeleton->joint_count,
+                      p.bin);
   if (q.range.is_range) {
     skin_range_start(req, &q, &p, cost);
     return;

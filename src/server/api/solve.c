@@ -27,8 +27,8 @@ static void solve_work(srv_task_t *t) {
   size_t count = s->frames * n;
   anim_quat_t *local = malloc(count * sizeof *local);
   anim_quat_t *delta = malloc(count * sizeof *delta);
-  float *scratch = malloc((size_t)ANIM_SOLVE_SCRATCH_PER_JOINT * n *
-                          sizeof(float));
+  float *scratch =
+      malloc((size_t)ANIM_SOLVE_SCRATCH_PER_JOINT * n * sizeof(float));
   s->result = ANIM_ERR_OUT_OF_MEMORY;
   if (local && delta && scratch) {
     anim_solve_job_t job = {.skeleton = s->skel->skeleton,
@@ -104,8 +104,8 @@ void srv__handle_solve(srv_request_t *req) {
                   &s->skel) != 0)
     goto fail;
   size_t n = s->skel->skeleton->joint_count;
-  if (srv_solve_positions_parse(&body, n, &s->positions, &s->frames,
-                                &err) != 0) {
+  if (srv_solve_positions_parse(&body, n, &s->positions, &s->frames, &err) !=
+      0) {
     srv__respond_err(req, &err);
     goto fail;
   }

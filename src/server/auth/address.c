@@ -111,8 +111,8 @@ static int parse_prefix(const char *s, size_t n, srv_prefix_t *p) {
   return 0;
 }
 
-int srv_prefix_list_parse(const char *text, srv_prefix_list_t *out,
-                          char *err, size_t err_len) {
+int srv_prefix_list_parse(const char *text, srv_prefix_list_t *out, char *err,
+                          size_t err_len) {
   out->count = 0;
   const char *s = text;
   for (;;) {
@@ -124,9 +124,10 @@ int srv_prefix_list_parse(const char *text, srv_prefix_list_t *out,
       return -1;
     }
     if (parse_prefix(s, n, &out->items[out->count]) != 0) {
-      snprintf(err, err_len, "'%.*s' is not an address or prefix "
-               "(10.0.0.0/8, fd00::/8, 192.168.1.5)", (int)(n > 64 ? 64 : n),
-               s);
+      snprintf(err, err_len,
+               "'%.*s' is not an address or prefix "
+               "(10.0.0.0/8, fd00::/8, 192.168.1.5)",
+               (int)(n > 64 ? 64 : n), s);
       return -1;
     }
     out->count++;

@@ -47,8 +47,8 @@ typedef struct srv_prefix_list_s {
 /* Parses "10.0.0.0/8, 192.168.1.5, fd00::/8" (commas or spaces between;
  * "" is the empty list). Returns 0, or -1 with the entry at fault in
  * err. */
-int srv_prefix_list_parse(const char *text, srv_prefix_list_t *out,
-                          char *err, size_t err_len);
+int srv_prefix_list_parse(const char *text, srv_prefix_list_t *out, char *err,
+                          size_t err_len);
 
 bool srv_prefix_list_has(const srv_prefix_list_t *l, const srv_addr_t *a);
 

@@ -107,9 +107,8 @@ int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback) {
 }
 
 static void describe_tokens(const srv_tokens_t *t, char *out, size_t cap) {
-  snprintf(out, cap, "%zu token%s: %zu read, %zu write, %zu admin",
-           t->count, t->count == 1 ? "" : "s",
-           srv_tokens_count(t, SRV_SCOPE_READ),
+  snprintf(out, cap, "%zu token%s: %zu read, %zu write, %zu admin", t->count,
+           t->count == 1 ? "" : "s", srv_tokens_count(t, SRV_SCOPE_READ),
            srv_tokens_count(t, SRV_SCOPE_WRITE),
            srv_tokens_count(t, SRV_SCOPE_ADMIN));
 }
@@ -178,13 +177,12 @@ static const char *credential(const srv_request_t *req) {
   return NULL;
 }
 
-static void refuse(srv_request_t *req, srv_error_code code,
-                   const char *extra, const char *fmt, const char *arg1,
-                   const char *arg2) {
+static void refuse(srv_request_t *req, srv_error_code code, const char *extra,
+                   const char *fmt, const char *arg1, const char *arg2) {
   char message[256];
   snprintf(message, sizeof message, fmt, arg1, arg2);
-  srv_respond_error_h(req, srv_error_status(code), extra,
-                      srv_error_name(code), NULL, "%s", message);
+  srv_respond_error_h(req, srv_error_status(code), extra, srv_error_name(code),
+                      NULL, "%s", message);
 }
 
 /* Answers 429 for an event of kind that must wait wait_ns. */
@@ -207,9 +205,9 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
     srv_addr_t client;
     srv_client_address(req, &a->trusted, &client);
     srv_addr_t key = srv_addr_client_key(&client);
-    uint64_t wait = srv_limiter_take(a->limiter, SRV_LIMIT_WRITE,
-                                     &a->rates[SRV_LIMIT_WRITE], &key,
-                                     uv_hrtime());
+    uint64_t wait =
+        srv_limiter_take(a->limiter, SRV_LIMIT_WRITE,
+                         &a->rates[SRV_LIMIT_WRITE], &key, uv_hrtime());
     if (wait != 0) {
       a->limited[SRV_LIMIT_WRITE]++;
       refuse_rate(req, wait);
@@ -237,10 +235,9 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
   if (has == SRV_SCOPE_NONE) {
     a->refused[REFUSED_UNAUTHORIZED]++;
     refuse(req, SRV_ERR_UNAUTHORIZED,
-           token == NULL
-               ? "WWW-Authenticate: Bearer realm=\"animd\"\r\n"
-               : "WWW-Authenticate: Bearer realm=\"animd\", "
-                 "error=\"invalid_token\"\r\n",
+           token == NULL ? "WWW-Authenticate: Bearer realm=\"animd\"\r\n"
+                         : "WWW-Authenticate: Bearer realm=\"animd\", "
+                           "error=\"invalid_token\"\r\n",
            token == NULL ? "this needs a %s token: Authorization: Bearer "
                            "<token>%s"
                          : "the bearer token is not known here%s%s",
@@ -269,9 +266,9 @@ uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
   if (srv_addr_parse(peer, strlen(peer), &addr) != 0) return 0;
   if (srv_prefix_list_has(&a->trusted, &addr)) return 0;
   srv_addr_t key = srv_addr_client_key(&addr);
-  uint64_t wait = srv_limiter_take(a->limiter, SRV_LIMIT_CONNECTION,
-                                   &a->rates[SRV_LIMIT_CONNECTION], &key,
-                                   uv_hrtime());
+  uint64_t wait =
+      srv_limiter_take(a->limiter, SRV_LIMIT_CONNECTION,
+                       &a->rates[SRV_LIMIT_CONNECTION], &key, uv_hrtime());
   if (wait != 0) a->limited[SRV_LIMIT_CONNECTION]++;
   return wait;
 }
@@ -283,23 +280,28 @@ void srv_auth_describe(const srv_auth_t *a, char *out, size_t cap) {
   if (a->have_tokens) {
     char t[128];
     describe_tokens(&a->tokens, t, sizeof t);
-    snprintf(mode, sizeof mode, "tokens (%s): writes need write, reads %s, "
-             "/metrics %s", t, a->auth_reads ? "need read" : "open",
+    snprintf(mode, sizeof mode,
+             "tokens (%s): writes need write, reads %s, "
+             "/metrics %s",
+             t, a->auth_reads ? "need read" : "open",
              a->auth_metrics ? "needs admin" : "open");
   } else if (!a->beyond_loopback) {
     snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)");
   } else if (a->anonymous_writes) {
-    snprintf(mode, sizeof mode, "open to anonymous writes beyond loopback "
+    snprintf(mode, sizeof mode,
+             "open to anonymous writes beyond loopback "
              "(allow_anonymous_writes)");
   } else {
-    snprintf(mode, sizeof mode, "read-only beyond loopback: uploads and "
+    snprintf(mode, sizeof mode,
+             "read-only beyond loopback: uploads and "
              "deletes refused (no tokens_file)");
   }
   char limits[160];
   if (a->limiter == NULL)
     snprintf(limits, sizeof limits, "rate limits off");
   else
-    snprintf(limits, sizeof limits, "rate limits per address: connections "
+    snprintf(limits, sizeof limits,
+             "rate limits per address: connections "
              "%g/s (burst %g), writes %g/s (burst %g)",
              a->rates[SRV_LIMIT_CONNECTION].per_s,
              a->rates[SRV_LIMIT_CONNECTION].burst,
@@ -341,8 +343,7 @@ int srv_auth_metrics_render(const srv_auth_t *a, char **text, size_t *len) {
       (unsigned long long)a->limited[SRV_LIMIT_CONNECTION],
       (unsigned long long)a->limited[SRV_LIMIT_WRITE],
       a->limiter ? srv_limiter_size(a->limiter) : 0,
-      (unsigned long long)(a->limiter ? srv_limiter_evictions(a->limiter)
-                                      : 0),
+      (unsigned long long)(a->limiter ? srv_limiter_evictions(a->limiter) : 0),
       a->tokens.count, (unsigned long long)a->reloads,
       (unsigned long long)a->reload_failures);
   if (n < 0 || (size_t)n >= sizeof buf) return -ENOMEM;

@@ -43,6 +43,5 @@ int srv_client_address(const srv_request_t *req,
   for (unsigned i = 0; i < req->header_count && count < SRV_MAX_HEADERS; i++)
     if (strcasecmp(req->headers[i].name, "X-Forwarded-For") == 0)
       xff[count++] = req->headers[i].value;
-  return srv_client_address_of(srv_request_peer(req), xff, count, trusted,
-                               out);
+  return srv_client_address_of(srv_request_peer(req), xff, count, trusted, out);
 }

@@ -17,7 +17,7 @@ typedef struct bucket_s {
 typedef struct entry_s {
   srv_addr_t key;
   bucket_t buckets[SRV_LIMIT_KINDS_];
-  uint32_t chain;      /* Next entry of the same hash slot. */
+  uint32_t chain;        /* Next entry of the same hash slot. */
   uint32_t newer, older; /* The LRU list. */
 } entry_t;
 
@@ -87,10 +87,14 @@ static uint32_t slot_of(const srv_limiter_t *l, const srv_addr_t *key) {
 
 static void lru_unlink(srv_limiter_t *l, uint32_t i) {
   entry_t *e = &l->entries[i];
-  if (e->newer != NONE) l->entries[e->newer].older = e->older;
-  else l->newest = e->older;
-  if (e->older != NONE) l->entries[e->older].newer = e->newer;
-  else l->oldest = e->newer;
+  if (e->newer != NONE)
+    l->entries[e->newer].older = e->older;
+  else
+    l->newest = e->older;
+  if (e->older != NONE)
+    l->entries[e->older].newer = e->newer;
+  else
+    l->oldest = e->newer;
 }
 
 static void lru_push(srv_limiter_t *l, uint32_t i) {
@@ -164,6 +168,4 @@ uint64_t srv_limiter_take(srv_limiter_t *l, srv_limit_kind kind,
 
 unsigned srv_limiter_size(const srv_limiter_t *l) { return l->used; }
 
-uint64_t srv_limiter_evictions(const srv_limiter_t *l) {
-  return l->evictions;
-}
+uint64_t srv_limiter_evictions(const srv_limiter_t *l) { return l->evictions; }

@@ -152,8 +152,8 @@ srv_scope srv_tokens_find(const srv_tokens_t *t,
    * with a mask. */
   unsigned found = 0;
   for (size_t i = 0; i < t->count; i++) {
-    unsigned eq = CRYPTO_memcmp(t->items[i].hash, hash,
-                                SRV_TOKEN_HASH_LEN) == 0;
+    unsigned eq =
+        CRYPTO_memcmp(t->items[i].hash, hash, SRV_TOKEN_HASH_LEN) == 0;
     unsigned mask = 0u - eq;
     found |= mask & (unsigned)t->items[i].scope;
   }

@@ -93,9 +93,9 @@ int srv_gzip_deflate(srv_gzip_t *z, const void *in, size_t len, bool finish,
     size_t room = deflateBound(&z->zs, z->zs.avail_in) + 64;
     if (!fmt_buf_reserve(out, room)) return -1;
     z->zs.next_out = (Bytef *)out->data + out->len;
-    z->zs.avail_out = (uInt)(out->cap - out->len > (1u << 30)
-                                 ? (1u << 30)
-                                 : out->cap - out->len);
+    z->zs.avail_out =
+        (uInt)(out->cap - out->len > (1u << 30) ? (1u << 30)
+                                                : out->cap - out->len);
     uInt before = z->zs.avail_out;
     int rc = deflate(&z->zs, left > 0 ? Z_NO_FLUSH : flush);
     out->len += before - z->zs.avail_out;

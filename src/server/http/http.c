@@ -37,23 +37,23 @@ struct srv_http_s {
   void *ctx;
   llhttp_t parser;
   http_state state;
-  unsigned refs;         /* Holds on the request in flight, and the io's. */
-  bool gone;             /* The transport has closed. */
+  unsigned refs; /* Holds on the request in flight, and the io's. */
+  bool gone;     /* The transport has closed. */
   bool timer_open;
-  bool in_message;       /* A request's first byte has been seen. */
+  bool in_message;        /* A request's first byte has been seen. */
   uint64_t body_start_ms; /* When the headers were complete. */
   uint64_t body_expected; /* Content-Length (0: chunked or none). */
   bool headers_done;
-  bool last_was_value;   /* Header callback alternation. */
-  bool driving;          /* drive is on the stack. */
-  bool waiting_drain;    /* Paused until queued writes drop. */
+  bool last_was_value; /* Header callback alternation. */
+  bool driving;        /* drive is on the stack. */
+  bool waiting_drain;  /* Paused until queued writes drop. */
   bool peer_eof;
-  bool head_only;        /* HEAD: send no body. */
-  bool chunked;          /* Streaming with chunked framing. */
-  bool close_after;      /* Close once this answer is queued. */
-  bool skip_body;        /* Answered before its body (Expect refused). */
-  srv_gzip_t *gz;        /* The streamed answer's deflate, or NULL. */
-  fmt_buf_t zbuf;        /* A chunk's compressed bytes. */
+  bool head_only;   /* HEAD: send no body. */
+  bool chunked;     /* Streaming with chunked framing. */
+  bool close_after; /* Close once this answer is queued. */
+  bool skip_body;   /* Answered before its body (Expect refused). */
+  srv_gzip_t *gz;   /* The streamed answer's deflate, or NULL. */
+  fmt_buf_t zbuf;   /* A chunk's compressed bytes. */
   /* Request line and headers, NUL-separated; offsets while parsing. */
   char *hbuf;
   size_t hlen, hcap;
@@ -79,9 +79,7 @@ struct srv_http_s {
   uv_timer_t timer;
 };
 
-static const srv_config_t *cfg_of(const srv_http_t *h) {
-  return h->host->cfg;
-}
+static const srv_config_t *cfg_of(const srv_http_t *h) { return h->host->cfg; }
 
 static void srv_http_ref(srv_http_t *h) { h->refs++; }
 static void srv_http_unref(srv_http_t *h);
@@ -96,8 +94,8 @@ static int writev_(srv_http_t *h, const uv_buf_t *bufs, unsigned n,
   return h->io->writev(h->ctx, bufs, n, cb, arg);
 }
 
-static int write_(srv_http_t *h, const void *data, size_t len,
-                  srv_write_cb cb, void *arg) {
+static int write_(srv_http_t *h, const void *data, size_t len, srv_write_cb cb,
+                  void *arg) {
   uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
   return writev_(h, &b, 1, cb, arg);
 }
@@ -110,7 +108,8 @@ static void close_after_writes(srv_http_t *h) {
   if (!h->gone) h->io->close_after_writes(h->ctx);
 }
 
-/* ---- small utilities ------------------------------------------------------- */
+/* ---- small utilities -------------------------------------------------------
+ */
 
 const char *srv_status_text(int status) {
   switch (status) {
@@ -226,22 +225,21 @@ static srv_method map_method(uint8_t m) {
   }
 }
 
-/* ---- timers ------------------------------------------------------------------- */
+/* ---- timers
+ * ------------------------------------------------------------------- */
 
-static void respond_error_and_close(srv_http_t *h, int status,
-                                    const char *code, const char *at,
-                                    const char *msg);
+static void respond_error_and_close(srv_http_t *h, int status, const char *code,
+                                    const char *at, const char *msg);
 
 static void on_timer(uv_timer_t *t) {
   srv_http_t *h = t->data;
   if (h->gone || h->state != HTTP_IDLE) return;
   if (h->in_message)
-    respond_error_and_close(h, 408, "timeout",
-                            h->headers_done ? "body" : "headers",
-                            h->headers_done
-                                ? "the request body did not arrive in time"
-                                : "the request headers did not arrive in "
-                                  "time");
+    respond_error_and_close(
+        h, 408, "timeout", h->headers_done ? "body" : "headers",
+        h->headers_done ? "the request body did not arrive in time"
+                        : "the request headers did not arrive in "
+                          "time");
   else
     close_now(h); /* Idle keep-alive connection. */
 }
@@ -273,10 +271,11 @@ static void arm_timer(srv_http_t *h) {
   uv_timer_start(&h->timer, on_timer, due > now ? due - now : 0, 0);
 }
 
-/* ---- llhttp callbacks ------------------------------------------------------ */
+/* ---- llhttp callbacks ------------------------------------------------------
+ */
 
-static int fail_cb(srv_http_t *h, int status, const char *code,
-                   const char *at, const char *msg) {
+static int fail_cb(srv_http_t *h, int status, const char *code, const char *at,
+                   const char *msg) {
   if (h->err_status == 0) {
     h->err_status = status;
     h->err_code = code;
@@ -499,8 +498,8 @@ static int on_headers_complete(llhttp_t *p) {
   if (has_length && p->content_length > max_body)
     return fail_cb(h, 413, "body_too_large", "body",
                    "Content-Length is larger than max_body_size");
-  bool has_body = (has_length && p->content_length > 0) ||
-                  (p->flags & F_CHUNKED) != 0;
+  bool has_body =
+      (has_length && p->content_length > 0) || (p->flags & F_CHUNKED) != 0;
   const char *expect = srv_request_header(r, "Expect");
   if (expect != NULL) {
     if (strcasecmp(expect, "100-continue") != 0)
@@ -583,7 +582,8 @@ static const llhttp_settings_t settings = {
     .on_message_complete = on_message_complete,
 };
 
-/* ---- answers ------------------------------------------------------------------ */
+/* ---- answers
+ * ------------------------------------------------------------------ */
 
 static void drive(srv_http_t *h);
 
@@ -657,8 +657,8 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
                           const char *ctype, const char *extra,
                           long long length) {
   srv_http_t *h = r->_http;
-  bool close = h->close_after || !r->keep_alive || h->host->draining ||
-               r->upgrade;
+  bool close =
+      h->close_after || !r->keep_alive || h->host->draining || r->upgrade;
   size_t n = 0;
   put_str(buf, cap, &n, "HTTP/1.1 ");
   put_uint(buf, cap, &n, (unsigned)status);
@@ -679,17 +679,19 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
   }
   if (extra) put_str(buf, cap, &n, extra);
   if (h->host->cfg != NULL && n < cap)
-    n += srv_cors_answer_headers(h->host->cfg->allowed_origins,
-                                 srv_request_header(r, "Origin"),
-                                 srv_request_header(r, "Host"), buf + n,
-                                 cap - n);
-  if (close) put_str(buf, cap, &n, "Connection: close\r\n");
-  else if (r->http_minor == 0) put_str(buf, cap, &n, "Connection: keep-alive\r\n");
+    n += srv_cors_answer_headers(
+        h->host->cfg->allowed_origins, srv_request_header(r, "Origin"),
+        srv_request_header(r, "Host"), buf + n, cap - n);
+  if (close)
+    put_str(buf, cap, &n, "Connection: close\r\n");
+  else if (r->http_minor == 0)
+    put_str(buf, cap, &n, "Connection: keep-alive\r\n");
   put_str(buf, cap, &n, "\r\n");
   return n;
 }
 
-/* ---- gzip (gzip.h) ------------------------------------------------------------ */
+/* ---- gzip (gzip.h)
+ * ------------------------------------------------------------ */
 
 /* Whether the answer to r of type ctype is sent gzip-coded. */
 static bool gzip_wanted(const srv_request_t *r, const char *ctype) {
@@ -725,7 +727,8 @@ static void respond_raw(srv_request_t *r, int status, const char *ctype,
 
 void srv_respond(srv_request_t *r, int status, const char *ctype,
                  const char *extra, const void *body, size_t len) {
-  bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
+  bool no_body =
+      status == 304 || status == 204 || (status >= 100 && status < 200);
   if (!no_body && len >= SRV_GZIP_MIN_BYTES && gzip_wanted(r, ctype)) {
     /* The whole body compressed at once (HEAD too, for its length). */
     fmt_buf_t zb = FMT_BUF_INIT, hb = FMT_BUF_INIT;
@@ -748,7 +751,8 @@ static void respond_raw(srv_request_t *r, int status, const char *ctype,
                         const char *extra, const void *body, size_t len) {
   srv_http_t *h = r->_http;
   r->_status = status;
-  bool no_body = status == 304 || status == 204 || (status >= 100 && status < 200);
+  bool no_body =
+      status == 304 || status == 204 || (status >= 100 && status < 200);
   char stack[2048];
   char *head = stack;
   size_t cap = sizeof stack;
@@ -771,8 +775,8 @@ static void respond_raw(srv_request_t *r, int status, const char *ctype,
 }
 
 static void respond_error_v(srv_request_t *r, int status, const char *extra,
-                            const char *code, const char *at,
-                            const char *fmt, va_list ap) {
+                            const char *code, const char *at, const char *fmt,
+                            va_list ap) {
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);
   /* The one printer of error bodies (formats/answer.h): text that is not
@@ -824,21 +828,22 @@ int srv_respond_start(srv_request_t *r, int status, const char *ctype,
     /* Chunks are compressed as they come (srv_respond_chunk); without
      * memory for the deflate state the answer goes out as it is. */
     h->gz = h->head_only ? NULL : srv_gzip_new();
-    const char *zextra = h->head_only || h->gz != NULL
-                             ? gzip_headers(extra, &hb)
-                             : NULL;
-    if (zextra != NULL) extra = zextra;
-    else gzip_drop(h);
+    const char *zextra =
+        h->head_only || h->gz != NULL ? gzip_headers(extra, &hb) : NULL;
+    if (zextra != NULL)
+      extra = zextra;
+    else
+      gzip_drop(h);
   }
   char stack[2048];
   size_t extra_len = extra ? strlen(extra) : 0;
-  char *head = extra_len + 1024 > sizeof stack ? malloc(extra_len + 1024)
-                                              : stack;
+  char *head =
+      extra_len + 1024 > sizeof stack ? malloc(extra_len + 1024) : stack;
   int rc = UV_ENOMEM;
   if (head != NULL) {
-    size_t n = format_head(r, head, head == stack ? sizeof stack
-                                                  : extra_len + 1024,
-                           status, ctype, extra, h->chunked ? -1 : -2);
+    size_t n =
+        format_head(r, head, head == stack ? sizeof stack : extra_len + 1024,
+                    status, ctype, extra, h->chunked ? -1 : -2);
     rc = write_(h, head, n, NULL, NULL);
     if (rc == 0) r->_bytes_out += n;
     if (head != stack) free(head);
@@ -901,9 +906,8 @@ void srv_respond_abort(srv_request_t *r) {
 
 /* Answers an error outside any handler (parse errors, timeouts, refused
  * connections) and closes the connection afterwards. */
-static void respond_error_and_close(srv_http_t *h, int status,
-                                    const char *code, const char *at,
-                                    const char *msg) {
+static void respond_error_and_close(srv_http_t *h, int status, const char *code,
+                                    const char *at, const char *msg) {
   srv_request_t *r = &h->req;
   if (r->_http == NULL) {
     memset(r, 0, sizeof *r);
@@ -925,10 +929,9 @@ static void respond_error_and_close(srv_http_t *h, int status,
   h->close_after = true;
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
-  srv_respond_error_h(r, status,
-                      status == 503 || status == 429 ? "Retry-After: 1\r\n"
-                                                     : NULL,
-                      code, at, "%s", msg);
+  srv_respond_error_h(
+      r, status, status == 503 || status == 429 ? "Retry-After: 1\r\n" : NULL,
+      code, at, "%s", msg);
 }
 
 void srv_http_reject(srv_http_t *h, int status, const char *code,
@@ -936,7 +939,8 @@ void srv_http_reject(srv_http_t *h, int status, const char *code,
   respond_error_and_close(h, status, code, NULL, message);
 }
 
-/* ---- driving the parser -------------------------------------------------------- */
+/* ---- driving the parser
+ * -------------------------------------------------------- */
 
 static void dispatch(srv_http_t *h) {
   if (h->skip_body) {
@@ -1093,7 +1097,8 @@ int srv_request_hand_off(srv_request_t *req,
   return 0;
 }
 
-/* ---- life cycle ---------------------------------------------------------------- */
+/* ---- life cycle
+ * ---------------------------------------------------------------- */
 
 static void free_session(srv_http_t *h) {
   srv_gzip_free(h->gz);
@@ -1148,7 +1153,8 @@ int srv_http_new(srv_http_host_t *host, const srv_http_io_t *io, void *ctx,
   return 0;
 }
 
-/* ---- over a TCP connection (net/conn.h) ------------------------------------------ */
+/* ---- over a TCP connection (net/conn.h)
+ * ------------------------------------------ */
 
 static int c_writev(void *ctx, const uv_buf_t *bufs, unsigned n,
                     srv_write_cb cb, void *arg) {
@@ -1169,8 +1175,8 @@ static int c_dup_socket(void *ctx, uv_os_sock_t *fd) {
 }
 
 static const srv_http_io_t conn_io = {
-    c_writev, c_queued, c_unread, c_consume, c_close, c_close_after_writes,
-    c_peer, c_dup_socket,
+    c_writev, c_queued,     c_unread, c_consume, c_close, c_close_after_writes,
+    c_peer,   c_dup_socket,
 };
 
 static void p_read(srv_conn_t *c, ssize_t nread, void *user) {
@@ -1188,8 +1194,7 @@ static void p_close(srv_conn_t *c, void *user) {
 
 static const srv_conn_proto_t http_proto = {p_read, p_drain, p_close};
 
-int srv_http_serve(srv_http_host_t *host, srv_conn_t *conn,
-                   srv_http_t **out) {
+int srv_http_serve(srv_http_host_t *host, srv_conn_t *conn, srv_http_t **out) {
   srv_http_t *h;
   int rc = srv_http_new(host, &conn_io, conn, &h);
   if (rc != 0) {

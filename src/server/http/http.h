@@ -42,19 +42,19 @@ typedef enum srv_method {
 typedef struct srv_request_s {
   srv_method method;
   const char *method_name;
-  const char *target;     /* As sent: path and query. */
-  const char *path;       /* Percent-decoded path, without the query. */
-  const char *query;      /* Raw query after '?', "" when none. */
+  const char *target; /* As sent: path and query. */
+  const char *path;   /* Percent-decoded path, without the query. */
+  const char *query;  /* Raw query after '?', "" when none. */
   srv_kv_t headers[SRV_MAX_HEADERS];
   unsigned header_count;
   srv_kv_t params[SRV_MAX_QUERY]; /* Decoded query parameters. */
   unsigned param_count;
-  const char *body;       /* NUL-terminated copy, body_len bytes. */
+  const char *body; /* NUL-terminated copy, body_len bytes. */
   size_t body_len;
-  int http_minor;         /* HTTP/1.x */
+  int http_minor; /* HTTP/1.x */
   bool keep_alive;
-  bool upgrade;           /* Upgrade requested (Connection: upgrade). */
-  uint64_t start_ns;      /* uv_hrtime() at the first byte. */
+  bool upgrade;      /* Upgrade requested (Connection: upgrade). */
+  uint64_t start_ns; /* uv_hrtime() at the first byte. */
   /* Filled by the router for metrics and logs. */
   int route;
   /* private */
@@ -136,8 +136,8 @@ void srv_respond_error_h(srv_request_t *req, int status,
  * length 0 is skipped. Return 0 or a negative errno (the connection is
  * closing: stop producing, but still call srv_respond_end or
  * srv_respond_abort). */
-int srv_respond_start(srv_request_t *req, int status,
-                      const char *content_type, const char *extra_headers);
+int srv_respond_start(srv_request_t *req, int status, const char *content_type,
+                      const char *extra_headers);
 int srv_respond_chunk(srv_request_t *req, const void *data, size_t len,
                       srv_write_cb cb, void *arg);
 void srv_respond_end(srv_request_t *req);

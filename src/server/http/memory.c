@@ -24,9 +24,9 @@ struct srv_http_memory_s {
   bool freed;       /* The client side is gone; free with the session. */
   mwrite_t *head, *tail;
   size_t queued;
-  char *in;         /* Client bytes not consumed by the session. */
+  char *in; /* Client bytes not consumed by the session. */
   size_t in_off, in_len, in_cap;
-  char *out;        /* What the client has read. */
+  char *out; /* What the client has read. */
   size_t out_len, out_cap;
 };
 
@@ -46,7 +46,8 @@ static int append(char **buf, size_t *len, size_t *cap, const void *data,
   return 0;
 }
 
-/* ---- the transport the session sees ------------------------------------------- */
+/* ---- the transport the session sees
+ * ------------------------------------------- */
 
 static int m_writev(void *ctx, const uv_buf_t *bufs, unsigned n,
                     srv_write_cb cb, void *arg) {
@@ -65,8 +66,10 @@ static int m_writev(void *ctx, const uv_buf_t *bufs, unsigned n,
     if (bufs[i].len) memcpy(w->data + off, bufs[i].base, bufs[i].len);
     off += bufs[i].len;
   }
-  if (m->tail) m->tail->next = w;
-  else m->head = w;
+  if (m->tail)
+    m->tail->next = w;
+  else
+    m->head = w;
   m->tail = w;
   m->queued += len;
   return 0;
@@ -121,11 +124,12 @@ static const char *m_peer(void *ctx) {
 }
 
 static const srv_http_io_t memory_io = {
-    m_writev, m_queued,  m_unread, m_consume, m_close, m_close_after_writes,
+    m_writev, m_queued, m_unread, m_consume, m_close, m_close_after_writes,
     m_peer,   NULL,
 };
 
-/* ---- the client's side ------------------------------------------------------------- */
+/* ---- the client's side
+ * ------------------------------------------------------------- */
 
 srv_http_memory_t *srv_http_memory_new(srv_http_host_t *host) {
   srv_http_memory_t *m = calloc(1, sizeof *m);
@@ -137,8 +141,7 @@ srv_http_memory_t *srv_http_memory_new(srv_http_host_t *host) {
   return m;
 }
 
-void srv_http_memory_send(srv_http_memory_t *m, const void *data,
-                          size_t len) {
+void srv_http_memory_send(srv_http_memory_t *m, const void *data, size_t len) {
   if (m->closed || m->close_after) return;
   if (append(&m->in, &m->in_len, &m->in_cap, data, len) != 0) return;
   srv_http_on_read(m->http, (ssize_t)len);

@@ -57,8 +57,7 @@ static bool emit(srv_range_t *r) {
     srv_respond_abort(r->_req);
     return false;
   }
-  if (srv_respond_chunk(r->_req, r->_out.data, r->_out.len, on_written, r) ==
-      0)
+  if (srv_respond_chunk(r->_req, r->_out.data, r->_out.len, on_written, r) == 0)
     r->_writes++;
   fmt_buf_reset(&r->_out);
   r->_next += r->_n;
@@ -73,8 +72,10 @@ static void done(srv_job_t *job, int status) {
     maybe_free(r);
     return;
   }
-  if (emit(r)) pump(r);
-  else maybe_free(r);
+  if (emit(r))
+    pump(r);
+  else
+    maybe_free(r);
 }
 
 static void pump(srv_range_t *r) {

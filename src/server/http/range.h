@@ -19,8 +19,8 @@ struct srv_range_s {
   /* Filled by the handler. */
   double from, fps;
   uint32_t frame_count;
-  uint32_t batch;            /* Frames per job (>= 1). */
-  unsigned long frame_cost;  /* Work estimate per frame (task.h). */
+  uint32_t batch;           /* Frames per job (>= 1). */
+  unsigned long frame_cost; /* Work estimate per frame (task.h). */
   /* Worker thread: append frames [first, first + n) to out. 0 or -1. */
   int (*produce)(srv_range_t *r, uint32_t first, uint32_t n, fmt_buf_t *out);
   /* Loop thread, once, last: free what the handler attached. */

@@ -23,8 +23,8 @@
 /* What a session needs around it; shared by every session of a loop and
  * owned by the server (or a test). */
 typedef struct srv_http_host_s {
-  const srv_config_t *cfg; /* Limits and timeouts. */
-  srv_server_t *server;    /* srv_request_server's answer. */
+  const srv_config_t *cfg;  /* Limits and timeouts. */
+  srv_server_t *server;     /* srv_request_server's answer. */
   srv_schedule_t *schedule; /* Where requests' work runs. */
   uv_loop_t *loop;
   /* Answers a complete request (the API's router). */
@@ -77,8 +77,7 @@ void srv_http_reject(srv_http_t *http, int status, const char *code,
 
 /* Serves HTTP on conn (net/conn.h): a session over the connection.
  * Returns 0, or a negative errno (the connection is closed). */
-int srv_http_serve(srv_http_host_t *host, srv_conn_t *conn,
-                   srv_http_t **out);
+int srv_http_serve(srv_http_host_t *host, srv_conn_t *conn, srv_http_t **out);
 
 /* True when conn carries an HTTP session (not yet upgraded). */
 bool srv_http_is_conn_http(const srv_conn_t *conn);

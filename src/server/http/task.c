@@ -1,7 +1,6 @@
 /* server: running request tasks inline or on the pool (task.h). */
 #include "server/http/task.h"
 
-
 static void task_work(srv_job_t *job) {
   srv_task_t *t = (srv_task_t *)job;
   t->work(t);

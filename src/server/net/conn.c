@@ -58,13 +58,16 @@ typedef struct wreq_s {
 
 static void start_reading(srv_conn_t *c);
 
-/* ---- life cycle -------------------------------------------------------------- */
+/* ---- life cycle
+ * -------------------------------------------------------------- */
 
 static void set_remove(srv_conn_t *c) {
   srv_conn_set_t *set = c->set;
   if (set == NULL) return;
-  if (c->prev) c->prev->next = c->next;
-  else set->head = c->next;
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    set->head = c->next;
   if (c->next) c->next->prev = c->prev;
   c->prev = c->next = NULL;
   c->set = NULL;
@@ -221,7 +224,8 @@ size_t srv_conn_queued(const srv_conn_t *c) { return c->queued; }
 
 /* ---- the timer: a graceful close (flush, FIN, wait for the peer's FIN)
  * bounded by linger_ms without progress, and writes that make no progress
- * for write_timeout_ms. ------------------------------------------------------ */
+ * for write_timeout_ms. ------------------------------------------------------
+ */
 
 static size_t bytes_pending(const srv_conn_t *c) {
   return c->queued + uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
@@ -234,8 +238,7 @@ static void on_timer(uv_timer_t *t) {
     /* Still flushing, slowly: give it another period. */
     c->progress_mark = now;
     uv_timer_start(&c->timer, on_timer,
-                   c->close_when_drained ? c->linger_ms
-                                         : c->write_timeout_ms,
+                   c->close_when_drained ? c->linger_ms : c->write_timeout_ms,
                    0);
     return;
   }
@@ -263,8 +266,7 @@ static void begin_shutdown(srv_conn_t *c) {
   c->shutdown_sent = true;
   c->shutdown_req.data = c;
   uv_timer_start(&c->timer, on_timer, c->linger_ms, 0);
-  if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) !=
-      0)
+  if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) != 0)
     srv_conn_close(c);
   else
     start_reading(c); /* To see the peer's FIN; the rest is discarded. */
@@ -282,7 +284,8 @@ void srv_conn_close_after_writes(srv_conn_t *c) {
   uv_timer_start(&c->timer, on_timer, c->linger_ms, 0);
 }
 
-/* ---- writes ---------------------------------------------------------------- */
+/* ---- writes ----------------------------------------------------------------
+ */
 
 static void on_write(uv_write_t *r, int status) {
   wreq_t *w = (wreq_t *)r;
@@ -324,13 +327,14 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
   return 0;
 }
 
-int srv_conn_write(srv_conn_t *c, const void *data, size_t len,
-                   srv_write_cb cb, void *arg) {
+int srv_conn_write(srv_conn_t *c, const void *data, size_t len, srv_write_cb cb,
+                   void *arg) {
   uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
   return srv_conn_writev(c, &b, 1, cb, arg);
 }
 
-/* ---- reads ----------------------------------------------------------------- */
+/* ---- reads -----------------------------------------------------------------
+ */
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   (void)suggested;
@@ -373,8 +377,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     if (nread == UV_EOF) c->eof = true;
     uv_read_stop(s);
     c->reading = false;
-    if (c->proto) c->proto->on_read(c, nread, c->user);
-    else srv_conn_close(c);
+    if (c->proto)
+      c->proto->on_read(c, nread, c->user);
+    else
+      srv_conn_close(c);
     return;
   }
   c->rlen += (size_t)nread;
@@ -410,8 +416,7 @@ void srv_conn_consume(srv_conn_t *c, size_t n) {
   if (!buffer_full(c) && !c->close_when_drained) start_reading(c);
 }
 
-void srv_conn_start(srv_conn_t *c, const srv_conn_proto_t *proto,
-                    void *user) {
+void srv_conn_start(srv_conn_t *c, const srv_conn_proto_t *proto, void *user) {
   if (c->closing) return;
   c->proto = proto;
   c->user = user;

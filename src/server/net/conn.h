@@ -78,8 +78,8 @@ int srv_conn_accept(uv_stream_t *listener, const srv_conn_opts_t *opts,
 
 /* Opens fd, a connected TCP socket owned from now on (closed on failure),
  * on loop. Returns 0 and *out, or a negative errno. */
-int srv_conn_open(uv_loop_t *loop, uv_os_sock_t fd,
-                  const srv_conn_opts_t *opts, srv_conn_t **out);
+int srv_conn_open(uv_loop_t *loop, uv_os_sock_t fd, const srv_conn_opts_t *opts,
+                  srv_conn_t **out);
 
 /* Installs the protocol (user is passed back to its hooks) and starts
  * reading. A protocol may hand the connection to another one this way;
@@ -103,8 +103,7 @@ size_t srv_conn_queued(const srv_conn_t *conn);
 
 /* The bytes read and not consumed yet (valid until the next read or
  * consume), and consuming n of them. Consuming resumes a paused read. */
-void srv_conn_unread(const srv_conn_t *conn, const char **data,
-                     size_t *len);
+void srv_conn_unread(const srv_conn_t *conn, const char **data, size_t *len);
 void srv_conn_consume(srv_conn_t *conn, size_t n);
 
 /* Closes now: the protocol's on_close runs, queued writes complete with

@@ -96,8 +96,7 @@ void srv_deadline_start(srv_deadline_t *d, uint64_t due_ns,
     };
     timerfd_settime(d->_fd, TFD_TIMER_ABSTIME, &its, NULL);
     if (!d->_polling)
-      d->_polling =
-          uv_poll_start(&d->_h.poll, UV_READABLE, on_readable) == 0;
+      d->_polling = uv_poll_start(&d->_h.poll, UV_READABLE, on_readable) == 0;
     d->_armed = true;
     return;
   }
@@ -122,9 +121,7 @@ void srv_deadline_stop(srv_deadline_t *d) {
   uv_timer_stop(&d->_h.timer);
 }
 
-void srv_deadline_unref(srv_deadline_t *d) {
-  uv_unref((uv_handle_t *)&d->_h);
-}
+void srv_deadline_unref(srv_deadline_t *d) { uv_unref((uv_handle_t *)&d->_h); }
 
 static void on_closed(uv_handle_t *h) {
   srv_deadline_t *d = h->data;

@@ -44,8 +44,7 @@ int srv_deadline_init_ms(uv_loop_t *loop, srv_deadline_t *d);
 
 /* Calls cb once uv_hrtime() >= due_ns (at once, from the loop, when due_ns
  * is already past). Replaces any earlier arming. */
-void srv_deadline_start(srv_deadline_t *d, uint64_t due_ns,
-                        srv_deadline_cb cb);
+void srv_deadline_start(srv_deadline_t *d, uint64_t due_ns, srv_deadline_cb cb);
 void srv_deadline_stop(srv_deadline_t *d);
 
 /* Whether the deadline keeps the loop alive while armed (like uv_ref). */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs,
-                     unsigned nbufs, bool try_first, size_t head_size,
-                     uv_write_cb cb, uv_write_t **req, size_t *len) {
+int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs, unsigned nbufs,
+                     bool try_first, size_t head_size, uv_write_cb cb,
+                     uv_write_t **req, size_t *len) {
   *req = NULL;
   *len = 0;
   size_t total = 0;

@@ -22,8 +22,8 @@
  * queued request (malloc'd; the caller fills its own fields before the
  * loop runs again and frees it in cb) and *len the bytes it holds, or a
  * negative errno (nothing queued). */
-int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs,
-                     unsigned nbufs, bool try_first, size_t head_size,
-                     uv_write_cb cb, uv_write_t **req, size_t *len);
+int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs, unsigned nbufs,
+                     bool try_first, size_t head_size, uv_write_cb cb,
+                     uv_write_t **req, size_t *len);
 
 #endif

@@ -78,8 +78,8 @@ int srv_redis_parse_url(const char *url, srv_redis_opts_t *o, char *err,
              gai_strerror(rc));
     return -1;
   }
-  rc = getnameinfo(ai->ai_addr, ai->ai_addrlen, o->host, sizeof o->host,
-                   NULL, 0, NI_NUMERICHOST);
+  rc = getnameinfo(ai->ai_addr, ai->ai_addrlen, o->host, sizeof o->host, NULL,
+                   0, NI_NUMERICHOST);
   freeaddrinfo(ai);
   if (rc != 0) {
     snprintf(err, err_len, "store: cannot resolve %s", host);

@@ -73,7 +73,8 @@ static long long int_at(const redisReply *r, size_t i) {
   return r->element[i]->integer;
 }
 
-/* ---- loads ---------------------------------------------------------------- */
+/* ---- loads ----------------------------------------------------------------
+ */
 
 static void load_finish(load_t *l) {
   srv_redis_backend_t *b = l->owner;
@@ -102,8 +103,8 @@ static void make_room(srv_redis_backend_t *b, size_t len) {
   __atomic_fetch_add(&b->stats.flushes, 1, __ATOMIC_RELAXED);
 }
 
-static int adopt(load_t *l, store_kind kind, const char *id,
-                 const char *text, size_t len) {
+static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
+                 size_t len) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
   make_room(l->owner, len);
@@ -158,7 +159,8 @@ static void on_lookup(void *arg, redisReply *r) {
   if (r == NULL) {
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
               "the shared store (Redis) was lost during the lookup; retry "
-              "later%s", "");
+              "later%s",
+              "");
   } else if (status == NULL) {
     reply_set(&l->reply, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
@@ -167,9 +169,9 @@ static void on_lookup(void *arg, redisReply *r) {
   } else {
     bool skeleton = l->kind == STORE_SKELETON;
     const char *id = str_at(r, 1), *sid = str_at(r, 3);
-    bool shaped = id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
-                  (skeleton || (sid && strlen(sid) == FMT_ID_LEN &&
-                                str_at(r, 4)));
+    bool shaped =
+        id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
+        (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
     if (shaped) {
       memcpy(l->id, id, FMT_ID_LEN + 1);
       l->text = copy_reply_string(r, 2, &l->text_len);
@@ -253,8 +255,8 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   l->owner = b;
   l->job.work = load_work;
   l->job.done = load_done;
-  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname,
-                        id_or_name, sk};
+  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname, id_or_name,
+                        sk};
   if (srv_redis_command(b->redis, on_lookup, l, 6, argv, NULL) != 0) {
     free(l->waiters);
     free(l->key);
@@ -266,7 +268,8 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   b->loads = l;
 }
 
-/* ---- publish and remove ------------------------------------------------------ */
+/* ---- publish and remove
+ * ------------------------------------------------------ */
 
 typedef struct call_s {
   srv_backend_cb cb;
@@ -286,7 +289,8 @@ static const char *call_status(srv_backend_reply_t *out, redisReply *r,
   if (r == NULL)
     reply_set(out, SRV_BACKEND_UNAVAILABLE,
               "the shared store (Redis) was lost before it confirmed the "
-              "%s; send it again", what);
+              "%s; send it again",
+              what);
   return str_at(r, 0);
 }
 
@@ -341,10 +345,9 @@ static void backend_publish(void *self, const srv_backend_entry_t *entries,
     for (size_t i = 0; i < argc; i++)
       if (lens[i] == 0) lens[i] = strlen(argv[i]);
   }
-  int rc = argv && lens && c
-               ? srv_redis_command(b->redis, on_publish, c, (int)argc, argv,
-                                   lens)
-               : UV_ENOMEM;
+  int rc = argv && lens && c ? srv_redis_command(b->redis, on_publish, c,
+                                                 (int)argc, argv, lens)
+                             : UV_ENOMEM;
   free(argv);
   free(lens);
   if (rc == 0) return;
@@ -410,7 +413,8 @@ static const srv_backend_ops_t ops = {
     .available = backend_available,
 };
 
-/* ---- published changes ---------------------------------------------------------- */
+/* ---- published changes
+ * ---------------------------------------------------------- */
 
 static int kind_of(const char *s, size_t len) {
   for (int k = STORE_SKELETON; k <= STORE_MESH; k++) {
@@ -447,7 +451,8 @@ static void on_resubscribed(void *arg) {
   b->stats.flushes++;
 }
 
-/* ---- life cycle ---------------------------------------------------------------------- */
+/* ---- life cycle
+ * ---------------------------------------------------------------------- */
 
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,

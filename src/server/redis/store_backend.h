@@ -36,9 +36,9 @@ const srv_backend_t *srv_redis_backend(srv_redis_backend_t *b);
 void srv_redis_backend_close(srv_redis_backend_t *b);
 
 typedef struct srv_redis_backend_stats_s {
-  unsigned long loads;  /* Assets loaded from Redis into the cache. */
-  unsigned long shared; /* Requests that waited on a load in flight. */
-  unsigned long drops;  /* Cached assets dropped on published changes. */
+  unsigned long loads;   /* Assets loaded from Redis into the cache. */
+  unsigned long shared;  /* Requests that waited on a load in flight. */
+  unsigned long drops;   /* Cached assets dropped on published changes. */
   unsigned long flushes; /* Cache emptied (full, or back after a loss). */
   unsigned long connects, losses;
 } srv_redis_backend_stats_t;

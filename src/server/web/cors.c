@@ -38,15 +38,18 @@ typedef struct origin_s {
 /* Parses "http(s)://host[:port]" (len bytes). False when it is not one. */
 static bool parse_origin(const char *s, size_t len, origin_t *o) {
   size_t skip;
-  if (len > 7 && strncasecmp(s, "http://", 7) == 0) skip = 7;
-  else if (len > 8 && strncasecmp(s, "https://", 8) == 0) skip = 8;
-  else return false;
+  if (len > 7 && strncasecmp(s, "http://", 7) == 0)
+    skip = 7;
+  else if (len > 8 && strncasecmp(s, "https://", 8) == 0)
+    skip = 8;
+  else
+    return false;
   const char *a = s + skip, *end = s + len;
   const char *h_end;
   if (*a == '[') {
     h_end = a + 1;
-    while (h_end < end && (isxdigit((unsigned char)*h_end) ||
-                           *h_end == ':' || *h_end == '.'))
+    while (h_end < end &&
+           (isxdigit((unsigned char)*h_end) || *h_end == ':' || *h_end == '.'))
       h_end++;
     if (h_end == end || *h_end != ']') return false;
     h_end++;
@@ -124,8 +127,7 @@ static bool allows_any(const char *list) {
   return false;
 }
 
-bool srv_cors_allowed(const char *list, const char *origin,
-                      const char *host) {
+bool srv_cors_allowed(const char *list, const char *origin, const char *host) {
   if (origin == NULL) return true;
   size_t olen = strlen(origin);
   if (olen == 0 || olen > SRV_CORS_ORIGIN_MAX) return false;

@@ -32,11 +32,11 @@
 #define SRV_CORS_MAX_AGE 600
 
 /* Request headers a page may send (preflight Allow-Headers). */
-#define SRV_CORS_ALLOW_HEADERS \
+#define SRV_CORS_ALLOW_HEADERS                                                 \
   "Accept, Authorization, Content-Type, If-None-Match"
 
 /* Answer headers a page may read besides the safelisted ones. */
-#define SRV_CORS_EXPOSE_HEADERS \
+#define SRV_CORS_EXPOSE_HEADERS                                                \
   "ETag, Retry-After, X-Animd-Joints, X-Animd-Layout, X-Animd-Vertices"
 
 /* Checks the syntax of a list. Returns 0, or -1 with a message naming the
@@ -45,8 +45,7 @@ int srv_cors_validate(const char *list, char *err, size_t err_len);
 
 /* True when a request from origin (the Origin header; NULL when absent)
  * to host (the Host header; may be NULL) may be served to the page. */
-bool srv_cors_allowed(const char *list, const char *origin,
-                      const char *host);
+bool srv_cors_allowed(const char *list, const char *origin, const char *host);
 
 /* Writes the CORS header lines ("Name: value\r\n") of an answer to a
  * request with these Origin and Host headers into buf (cap bytes):

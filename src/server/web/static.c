@@ -59,7 +59,8 @@ static bool safe_three_path(const char *rest) {
   return true;
 }
 
-/* ---- /three/ files, read on the pool ----------------------------------------- */
+/* ---- /three/ files, read on the pool
+ * ----------------------------------------- */
 
 typedef struct three_task_s {
   srv_task_t task;
@@ -141,7 +142,8 @@ static void serve_three(srv_request_t *req, const char *rest) {
   srv__task_run(&r->task, req, SRV_COST_POOL);
 }
 
-/* ---- dispatch ------------------------------------------------------------------ */
+/* ---- dispatch
+ * ------------------------------------------------------------------ */
 
 bool srv_web_static(srv_request_t *req) {
   const embedded_t *file = NULL;
@@ -150,16 +152,15 @@ bool srv_web_static(srv_request_t *req) {
   bool three = strncmp(req->path, THREE_PREFIX, strlen(THREE_PREFIX)) == 0;
   if (file == NULL && !three) return false;
   if (file != NULL && file->start == file->end) {
-    srv_respond_error(req, 404, "not_found", NULL,
-                      "%s is not in this build", req->path);
+    srv_respond_error(req, 404, "not_found", NULL, "%s is not in this build",
+                      req->path);
     return true;
   }
   if (req->method == SRV_OPTIONS) {
     srv_web_preflight(req, "GET, HEAD");
   } else if (req->method != SRV_GET && req->method != SRV_HEAD) {
-    srv_respond_error_h(req, 405, "Allow: GET, HEAD\r\n",
-                        "method_not_allowed", NULL,
-                        "%s is not allowed here (allowed: GET, HEAD)",
+    srv_respond_error_h(req, 405, "Allow: GET, HEAD\r\n", "method_not_allowed",
+                        NULL, "%s is not allowed here (allowed: GET, HEAD)",
                         req->method_name);
   } else if (three) {
     serve_three(req, req->path + strlen(THREE_PREFIX));

@@ -24,14 +24,14 @@ typedef struct entry_s {
   srv_ws_eval_key_t key; /* mask points to mask_copy. */
   uint32_t *mask_copy;
   float *floats;
-  size_t cap;            /* Floats allocated. */
-  uint8_t *q16;          /* The q16 payload, once made (q16_ready). */
-  size_t q16_cap;        /* Bytes allocated. */
+  size_t cap;     /* Floats allocated. */
+  uint8_t *q16;   /* The q16 payload, once made (q16_ready). */
+  size_t q16_cap; /* Bytes allocated. */
   bool q16_ready;
   srv_ws_frame_data_t data;
-  bool used;             /* key is set (and its assets retained). */
-  bool pending;          /* A pool job is writing floats: hands off. */
-  uint64_t used_ns;      /* Last set or read. */
+  bool used;        /* key is set (and its assets retained). */
+  bool pending;     /* A pool job is writing floats: hands off. */
+  uint64_t used_ns; /* Last set or read. */
 } entry_t;
 
 typedef struct eval_job_s {
@@ -48,10 +48,10 @@ struct srv_ws_eval_s {
   unsigned next; /* Round-robin victim. */
   srv_pool_t *pool;
   srv_pool_inbox_t *inbox; /* NULL: jobs come back on the pool's loop. */
-  unsigned pending; /* Jobs in flight. */
-  size_t bytes;     /* Floats allocated by every entry, in bytes. */
+  unsigned pending;        /* Jobs in flight. */
+  size_t bytes;            /* Floats allocated by every entry, in bytes. */
   size_t max_bytes;
-  bool freeing;     /* Free once the last job is back. */
+  bool freeing; /* Free once the last job is back. */
   srv_ws_eval_stats_t stats;
 };
 
@@ -143,11 +143,10 @@ void srv_ws_eval_stats(const srv_ws_eval_t *e, srv_ws_eval_stats_t *out) {
 }
 
 static bool key_eq(const srv_ws_eval_key_t *a, const srv_ws_eval_key_t *b) {
-  if (a->skeleton != b->skeleton || a->clip != b->clip ||
-      a->mesh != b->mesh || memcmp(&a->t, &b->t, sizeof a->t) != 0 ||
-      a->wrap != b->wrap || a->space != b->space ||
-      a->normals != b->normals || a->method != b->method ||
-      a->mask_count != b->mask_count)
+  if (a->skeleton != b->skeleton || a->clip != b->clip || a->mesh != b->mesh ||
+      memcmp(&a->t, &b->t, sizeof a->t) != 0 || a->wrap != b->wrap ||
+      a->space != b->space || a->normals != b->normals ||
+      a->method != b->method || a->mask_count != b->mask_count)
     return false;
   if (a->mask_count == 0) return (a->mask == NULL) == (b->mask == NULL);
   return memcmp(a->mask, b->mask, a->mask_count * sizeof *a->mask) == 0;
@@ -312,8 +311,10 @@ static void job_done(srv_job_t *job, int status) {
   eval_job_t *j = (eval_job_t *)job;
   srv_ws_eval_t *e = j->e;
   j->en->pending = false;
-  if (status != 0 || j->result != 0) entry_drop(j->en);
-  else e->stats.evaluations++;
+  if (status != 0 || j->result != 0)
+    entry_drop(j->en);
+  else
+    e->stats.evaluations++;
   free(j);
   e->pending--;
   if (e->freeing && e->pending == 0) eval_destroy(e);

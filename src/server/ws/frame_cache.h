@@ -10,9 +10,9 @@
  * pipeline (api/evaluate.h), as the HTTP pose and skin answers do, so
  * they are equal bit for bit. Skinned-mesh frames are computed one frame
  * ahead on the server's worker pool (srv_ws_eval_prefetch); an entry a
- * job is writing is never read or reused until the job is back. Loop thread only (the
- * jobs touch only their entry and the immutable assets; their results come
- * back to the cache's loop). */
+ * job is writing is never read or reused until the job is back. Loop thread
+ * only (the jobs touch only their entry and the immutable assets; their results
+ * come back to the cache's loop). */
 #ifndef ANIMD_SERVER_WS_EVAL_H
 #define ANIMD_SERVER_WS_EVAL_H
 
@@ -26,12 +26,12 @@
 typedef struct srv_ws_eval_key_s {
   store_asset_t *skeleton; /* Always set (a mesh's skeleton for meshes). */
   store_asset_t *clip;
-  store_asset_t *mesh;     /* NULL for poses. */
-  float t;                 /* Sampled clip time (after wrapping). */
-  uint8_t wrap;            /* anim_wrap */
-  uint8_t space;           /* fmt_space (poses). */
-  uint8_t normals;         /* Meshes: also normals. */
-  uint8_t method;          /* anim_skin_method (meshes). */
+  store_asset_t *mesh; /* NULL for poses. */
+  float t;             /* Sampled clip time (after wrapping). */
+  uint8_t wrap;        /* anim_wrap */
+  uint8_t space;       /* fmt_space (poses). */
+  uint8_t normals;     /* Meshes: also normals. */
+  uint8_t method;      /* anim_skin_method (meshes). */
   /* Caller-order joint indices to send, in order, or NULL for all. */
   const uint32_t *mask;
   uint32_t mask_count;

@@ -30,8 +30,8 @@ int srv_ws_accept_key(const char *key, char out[SRV_WS_ACCEPT_LEN + 1]) {
   memcpy(cat + 24, ws_guid, sizeof ws_guid - 1);
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int md_len = 0;
-  if (EVP_Digest(cat, 24 + sizeof ws_guid - 1, md, &md_len, EVP_sha1(),
-                 NULL) != 1 ||
+  if (EVP_Digest(cat, 24 + sizeof ws_guid - 1, md, &md_len, EVP_sha1(), NULL) !=
+          1 ||
       md_len != 20)
     return UV_EIO;
   unsigned char b64[SRV_WS_ACCEPT_LEN + 4];
@@ -90,8 +90,7 @@ int srv_ws_handshake_check(const srv_ws_handshake_req_t *req,
   int r = srv_ws_accept_key(req->key, out->accept);
   if (r == UV_EINVAL)
     return refuse(out, 400, "bad_handshake", "Sec-WebSocket-Key",
-                  "Sec-WebSocket-Key must be the base64 form of 16 bytes",
-                  "");
+                  "Sec-WebSocket-Key must be the base64 form of 16 bytes", "");
   if (r != 0)
     return refuse(out, 500, "internal", NULL, "the handshake digest failed",
                   "");

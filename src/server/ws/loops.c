@@ -36,12 +36,12 @@ typedef struct stream_loop_s {
   srv_ws_hub_t *hub;
   srv_pool_inbox_t returns; /* Prefetched frames come back here. */
   bool has_returns;
-  bool closed;            /* The loop's own handles are closing. */
+  bool closed; /* The loop's own handles are closing. */
   uint64_t close_timeout_ms;
   srv_access_log_t *log; /* Not owned. */
-  atomic_uint clients; /* Handed off and not yet gone. */
-  bool shut;           /* Loop thread: the hub was shut down. */
-  pthread_mutex_t lock; /* Guards the fields below. */
+  atomic_uint clients;   /* Handed off and not yet gone. */
+  bool shut;             /* Loop thread: the hub was shut down. */
+  pthread_mutex_t lock;  /* Guards the fields below. */
   handoff_t *inbox;
   bool drain;
   uint16_t code;
@@ -55,7 +55,8 @@ struct srv_ws_loops_s {
   bool drained;
 };
 
-/* ---- on a stream loop ------------------------------------------------------ */
+/* ---- on a stream loop ------------------------------------------------------
+ */
 
 static void publish(stream_loop_t *l) {
   srv_ws_hub_stats_t st;
@@ -75,8 +76,7 @@ static void maybe_finish(stream_loop_t *l) {
     l->hub = NULL;
     uv_close((uv_handle_t *)&l->wake, NULL);
   }
-  if (l->closed ||
-      (l->has_returns && srv_pool_inbox_pending(&l->returns) > 0))
+  if (l->closed || (l->has_returns && srv_pool_inbox_pending(&l->returns) > 0))
     return; /* Checked again on every loop iteration (on_publish). */
   l->closed = true;
   if (l->has_returns) srv_pool_inbox_close(&l->returns);
@@ -85,8 +85,10 @@ static void maybe_finish(stream_loop_t *l) {
 
 static void on_publish(uv_prepare_t *h) {
   stream_loop_t *l = h->data;
-  if (l->hub != NULL) publish(l);
-  else maybe_finish(l);
+  if (l->hub != NULL)
+    publish(l);
+  else
+    maybe_finish(l);
 }
 
 static void on_socket_gone(void *arg) {
@@ -239,9 +241,8 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
   return 0;
 }
 
-int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd,
-                          const void *head, size_t head_len, const void *in,
-                          size_t in_len) {
+int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd, const void *head,
+                          size_t head_len, const void *in, size_t in_len) {
   if (ls->drained) {
     close(fd);
     return UV_ESHUTDOWN;
@@ -286,8 +287,7 @@ void srv_ws_loops_stats(srv_ws_loops_t *ls, srv_ws_hub_stats_t *sum) {
   }
 }
 
-void srv_ws_loops_drain(srv_ws_loops_t *ls, uint16_t code,
-                        const char *reason) {
+void srv_ws_loops_drain(srv_ws_loops_t *ls, uint16_t code, const char *reason) {
   if (ls->drained) return;
   ls->drained = true;
   for (unsigned i = 0; i < ls->count; i++) {

@@ -67,7 +67,6 @@ double srv_ws_wrap(double t, double d, int wrap) {
     if (u >= p) u = 0;
     return u <= d ? u : p - u;
   }
-  default:
-    return t < 0 ? 0 : (t > d ? d : t);
+  default: return t < 0 ? 0 : (t > d ? d : t);
   }
 }

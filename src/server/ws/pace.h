@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 typedef struct srv_ws_clock_s {
-  uint64_t base_ns;   /* Due time of base_frame. */
+  uint64_t base_ns; /* Due time of base_frame. */
   int64_t base_frame;
-  double base_t;      /* Clip time (before wrapping) of base_frame. */
-  double fps;         /* > 0. */
+  double base_t; /* Clip time (before wrapping) of base_frame. */
+  double fps;    /* > 0. */
   double speed;
 } srv_ws_clock_t;
 

@@ -33,9 +33,8 @@ static void utf8_trim(char *s) {
   if (n - (i - 1) < need) s[i - 1] = '\0';
 }
 
-int srv_ws_error_set(srv_ws_error_t *err, const char *id,
-                     srv_error_code code, const char *at, const char *fmt,
-                     ...) {
+int srv_ws_error_set(srv_ws_error_t *err, const char *id, srv_error_code code,
+                     const char *at, const char *fmt, ...) {
   snprintf(err->code, sizeof err->code, "%s", srv_error_name(code));
   snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
   utf8_trim(err->at);
@@ -106,9 +105,8 @@ static int get_string(json_t *root, const char *key, const char **out,
 }
 
 /* A string field whose value is a word of vocab; *out is its value. */
-static int get_enum(json_t *root, const char *key, fmt_vocab vocab,
-                    int *out, bool *present, srv_ws_error_t *err,
-                    const char *id) {
+static int get_enum(json_t *root, const char *key, fmt_vocab vocab, int *out,
+                    bool *present, srv_ws_error_t *err, const char *id) {
   const char *s = NULL;
   *present = false;
   if (get_string(root, key, &s, err, id) != 0) return -1;

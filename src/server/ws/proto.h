@@ -65,17 +65,17 @@ typedef struct srv_ws_cmd_s {
   const char *skeleton;
   const char *clip;
   const char *mesh;
-  double fps;    /* play: 60 by default; (0, SRV_WS_FPS_MAX]. */
-  double speed;  /* play: 1 by default; finite, |speed| <= SPEED_MAX. */
-  double t0;     /* play: start clip time (0). */
-  double t;      /* seek, pose: clip time. */
-  int wrap;      /* anim_wrap; streams loop by default, pose clamps. */
-  int space;     /* SRV_WS_SPACE_*; model by default. */
+  double fps;   /* play: 60 by default; (0, SRV_WS_FPS_MAX]. */
+  double speed; /* play: 1 by default; finite, |speed| <= SPEED_MAX. */
+  double t0;    /* play: start clip time (0). */
+  double t;     /* seek, pose: clip time. */
+  int wrap;     /* anim_wrap; streams loop by default, pose clamps. */
+  int space;    /* SRV_WS_SPACE_*; model by default. */
   srv_ws_format format;
   fmt_encoding encoding; /* mesh, format bin: f32 (default) or q16. */
-  bool normals;  /* mesh: send normals too. */
-  int method;    /* anim_skin_method (lbs). */
-  unsigned has;  /* SRV_WS_HAS_* of the fields present. */
+  bool normals;          /* mesh: send normals too. */
+  int method;            /* anim_skin_method (lbs). */
+  unsigned has;          /* SRV_WS_HAS_* of the fields present. */
   /* "joints": the names to send (an array of strings), or NULL for all.
    * Borrowed from root. */
   json_t *joints;
@@ -100,8 +100,8 @@ const char *srv_ws_op_name(srv_ws_op op);
 
 /* Fills err printf-style (code: its wire string, server/errors.h);
  * returns -1. */
-int srv_ws_error_set(srv_ws_error_t *err, const char *id,
-                     srv_error_code code, const char *at, const char *fmt,
-                     ...) __attribute__((format(printf, 5, 6)));
+int srv_ws_error_set(srv_ws_error_t *err, const char *id, srv_error_code code,
+                     const char *at, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 #endif

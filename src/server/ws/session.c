@@ -71,8 +71,7 @@ static void on_frame_start(wslay_event_context_ptr ctx,
 }
 
 static void on_msg(wslay_event_context_ptr ctx,
-                   const struct wslay_event_on_msg_recv_arg *arg,
-                   void *user) {
+                   const struct wslay_event_on_msg_recv_arg *arg, void *user) {
   (void)ctx;
   srv_ws_session_t *s = user;
   if (arg->opcode == WSLAY_TEXT_FRAME || arg->opcode == WSLAY_BINARY_FRAME) {
@@ -131,8 +130,7 @@ int srv_ws_session_init(srv_ws_session_t *s, const srv_ws_session_io_t *io,
       .on_msg_recv_callback = on_msg,
       .on_frame_recv_start_callback = on_frame_start,
   };
-  if (wslay_event_context_server_init(&s->ctx, &cbs, s) != 0)
-    return UV_ENOMEM;
+  if (wslay_event_context_server_init(&s->ctx, &cbs, s) != 0) return UV_ENOMEM;
   wslay_event_config_set_max_recv_msg_length(s->ctx, max_message);
   return 0;
 }
@@ -181,8 +179,8 @@ int srv_ws_session_feed(srv_ws_session_t *s, const void *data, size_t len) {
   return flush(s);
 }
 
-int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode,
-                         const void *data, size_t len) {
+int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode, const void *data,
+                         size_t len) {
   if (srv_ws_session_closing(s)) return UV_EPIPE;
   struct wslay_event_msg msg = {opcode, data, len};
   int r = wslay_event_queue_msg(s->ctx, &msg);
@@ -191,8 +189,8 @@ int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode,
   return 0;
 }
 
-int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode,
-                        const void *data, size_t len) {
+int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode, const void *data,
+                        size_t len) {
   int r = srv_ws_session_queue(s, opcode, data, len);
   return r != 0 ? r : flush(s);
 }
@@ -212,8 +210,7 @@ int srv_ws_session_close(srv_ws_session_t *s, uint16_t code,
   if (srv_ws_session_closing(s)) return 0;
   size_t rlen = reason != NULL ? strlen(reason) : 0;
   if (rlen > 123) rlen = 123;
-  int r = wslay_event_queue_close(s->ctx, code, (const uint8_t *)reason,
-                                  rlen);
+  int r = wslay_event_queue_close(s->ctx, code, (const uint8_t *)reason, rlen);
   if (r != 0 && r != WSLAY_ERR_NO_MORE_MSG) return UV_ENOMEM;
   s->_close_queued = true;
   return flush(s);

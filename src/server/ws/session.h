@@ -35,14 +35,14 @@ typedef struct srv_ws_session_s {
   srv_ws_session_io_t io;
   void *user;
   /* private */
-  const uint8_t *_in;   /* Bytes being fed, and how many are left. */
+  const uint8_t *_in; /* Bytes being fed, and how many are left. */
   size_t _in_len;
-  uint8_t *_out;        /* Frames produced by wslay, flushed to io.write. */
+  uint8_t *_out; /* Frames produced by wslay, flushed to io.write. */
   size_t _out_len;
   size_t _out_cap;
   bool _write_failed;
   bool _close_queued;
-  uint16_t _raw_close;  /* Close code sent outside wslay (framing error). */
+  uint16_t _raw_close; /* Close code sent outside wslay (framing error). */
 } srv_ws_session_t;
 
 /* Prepares s (caller memory). max_message bounds a received message in
@@ -60,13 +60,13 @@ int srv_ws_session_feed(srv_ws_session_t *s, const void *data, size_t len);
 /* Queues one message (opcode WSLAY_TEXT_FRAME or WSLAY_BINARY_FRAME; the
  * data is copied) and flushes. Returns 0, or UV_EPIPE once a close was
  * queued, or UV_ENOMEM. */
-int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode,
-                        const void *data, size_t len);
+int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode, const void *data,
+                        size_t len);
 
 /* Queues one message like srv_ws_session_send without writing it yet, so
  * several messages go out in one write at the next flush. */
-int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode,
-                         const void *data, size_t len);
+int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode, const void *data,
+                         size_t len);
 /* Writes everything queued. Returns 0 or a negative errno. */
 int srv_ws_session_flush(srv_ws_session_t *s);
 

@@ -19,7 +19,8 @@ typedef struct ws_socket_s {
   uint64_t opened_ns;
 } ws_socket_t;
 
-/* ---- transport -------------------------------------------------------------- */
+/* ---- transport --------------------------------------------------------------
+ */
 
 static int t_write(void *ctx, const uint8_t *data, size_t len) {
   if (len == 0) return 0;
@@ -32,7 +33,8 @@ static void t_close(void *ctx) { srv_conn_close_after_writes(ctx); }
 
 static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
 
-/* ---- protocol ----------------------------------------------------------------- */
+/* ---- protocol
+ * ----------------------------------------------------------------- */
 
 static void on_read(srv_conn_t *conn, ssize_t nread, void *user) {
   ws_socket_t *s = user;
@@ -57,9 +59,8 @@ static void log_session(const ws_socket_t *s, srv_conn_t *conn) {
   srv_access_log_write(s->log,
                        "%s \"WS /v1/stream\" close %u/%u %.3fs frames %llu "
                        "skipped %llu dropped %llu messages %llu stream",
-                       srv_conn_peer(conn), sum.close_sent,
-                       sum.close_received, secs,
-                       (unsigned long long)sum.frames_sent,
+                       srv_conn_peer(conn), sum.close_sent, sum.close_received,
+                       secs, (unsigned long long)sum.frames_sent,
                        (unsigned long long)sum.frames_skipped,
                        (unsigned long long)sum.frames_dropped,
                        (unsigned long long)sum.messages);

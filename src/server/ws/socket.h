@@ -30,7 +30,7 @@ typedef void (*srv_ws_socket_gone_cb)(void *arg);
 typedef struct srv_ws_socket_opts_s {
   const void *head; /* Written first (the handshake answer). */
   size_t head_len;
-  const void *in;   /* Bytes the peer sent after the upgrade request. */
+  const void *in; /* Bytes the peer sent after the upgrade request. */
   size_t in_len;
   uint64_t close_timeout_ms;
   srv_ws_socket_gone_cb on_gone;

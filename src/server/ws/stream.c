@@ -28,23 +28,22 @@
 #define WS_BIN_HEADER 32 /* Bytes before the floats of a binary frame. */
 #define WS_ONE_SHOT UINT32_MAX
 
-
 typedef struct stream_s {
   srv_ws_client_t *client;
   char id[SRV_WS_ID_MAX + 1];
-  uint32_t index;        /* Stream index in binary headers. */
-  char *skeleton_name;   /* As the client named them (JSON answers). */
+  uint32_t index;      /* Stream index in binary headers. */
+  char *skeleton_name; /* As the client named them (JSON answers). */
   char *clip_name;
   char *mesh_name;
   store_asset_t *skeleton, *clip, *mesh; /* Retained. */
-  uint32_t *mask;        /* Caller-order joints to send, or NULL. */
+  uint32_t *mask; /* Caller-order joints to send, or NULL. */
   uint32_t mask_count;
   srv_ws_clock_t clock;
-  int64_t next;          /* Next frame number to send. */
-  uint64_t due;          /* Due time of next (heap key). */
-  int heap_pos;          /* -1 when not scheduled (paused). */
+  int64_t next; /* Next frame number to send. */
+  uint64_t due; /* Due time of next (heap key). */
+  int heap_pos; /* -1 when not scheduled (paused). */
   bool paused;
-  double paused_t;       /* Clip time to resume from. */
+  double paused_t; /* Clip time to resume from. */
   int wrap, space, method;
   bool normals;
   srv_ws_format format;
@@ -62,13 +61,13 @@ struct srv_ws_client_s {
   unsigned stream_count;
   uint32_t next_index;
   uint64_t last_rx_ns;
-  uint64_t close_ns;     /* When the close handshake started, or 0. */
+  uint64_t close_ns; /* When the close handshake started, or 0. */
   bool ping_out;
-  bool transport_closed; /* transport.close was called. */
-  int busy;              /* Calls of this client on the stack. */
+  bool transport_closed;       /* transport.close was called. */
+  int busy;                    /* Calls of this client on the stack. */
   srv_ws_client_t *dirty_next; /* In the tick's list of unflushed clients. */
   bool dirty;
-  uint64_t dirty_due;    /* Earliest due time of the frames queued. */
+  uint64_t dirty_due; /* Earliest due time of the frames queued. */
   bool free_pending;
   uint64_t sent, dropped;
   uint64_t skipped, messages; /* Over the session, all streams. */
@@ -86,7 +85,7 @@ struct srv_ws_hub_s {
   srv_ws_client_t *clients;
   srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
   srv_ws_eval_t *eval;
-  fmt_buf_t out;  /* The message being built. */
+  fmt_buf_t out; /* The message being built. */
   fmt_buf_t tmp;
   srv_ws_hub_stats_t stats;
 };
@@ -162,8 +161,10 @@ static void on_tick(srv_deadline_t *timer);
 
 static void arm(srv_ws_hub_t *h) {
   if (h->freeing) return;
-  if (h->heap_len == 0) srv_deadline_stop(&h->tick);
-  else srv_deadline_start(&h->tick, h->heap[0]->due, on_tick);
+  if (h->heap_len == 0)
+    srv_deadline_stop(&h->tick);
+  else
+    srv_deadline_start(&h->tick, h->heap[0]->due, on_tick);
 }
 
 /* ---- client calls and deferred free -------------------------------------- */
@@ -189,8 +190,7 @@ static void check_done(srv_ws_client_t *c) {
 
 /* ---- messages to the client ---------------------------------------------- */
 
-static void client_close(srv_ws_client_t *c, uint16_t code,
-                         const char *reason);
+static void client_close(srv_ws_client_t *c, uint16_t code, const char *reason);
 
 /* Answers to control messages are never dropped, so a client that sends
  * messages without reading the answers is cut off (1008) once its unsent
@@ -357,8 +357,10 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
     /* q16: the count is of the payload's 32-bit words. */
     fmt_buf_u32le(b, fd.q16 != NULL ? fd.q16_words : fd.count);
     fmt_buf_u32le(b, fd.elements);
-    if (fd.q16 != NULL) fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
-    else fmt_buf_f32le(b, fd.floats, fd.count);
+    if (fd.q16 != NULL)
+      fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
+    else
+      fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
   fmt_buf_t *a = &h->tmp;
@@ -428,8 +430,8 @@ static void send_frame(stream_t *s, int64_t n, bool in_tick) {
     h->stats.frames_dropped++;
     return;
   }
-  uint8_t opcode = s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                                  : WSLAY_TEXT_FRAME;
+  uint8_t opcode =
+      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
   if (!in_tick) {
     srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
     check_done(c);
@@ -467,8 +469,7 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
      * one travels. */
     if (s->mesh != NULL) {
       srv_ws_eval_key_t key =
-          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock,
-                                                          s->next)));
+          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock, s->next)));
       srv_ws_eval_prefetch(s->client->hub->eval, &key);
     }
   }
@@ -602,8 +603,8 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     }
     s->mask_count = (uint32_t)n;
   }
-  s->skeleton_name = dup_str(cmd->skeleton != NULL ? cmd->skeleton
-                                                   : s->skeleton->id);
+  s->skeleton_name =
+      dup_str(cmd->skeleton != NULL ? cmd->skeleton : s->skeleton->id);
   s->clip_name = dup_str(cmd->clip);
   s->mesh_name = dup_str(cmd->mesh);
   if (s->skeleton_name == NULL || s->clip_name == NULL ||
@@ -627,9 +628,9 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
   fmt_buf_puts(b, ",\"layout\":");
   fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, stream_layout(s)));
   fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
-  fmt_buf_uint(b, s->mesh != NULL ? s->mesh->mesh->vertex_count
-                : s->mask != NULL ? s->mask_count
-                                  : s->skeleton->skeleton->joint_count);
+  fmt_buf_uint(b, s->mesh != NULL   ? s->mesh->mesh->vertex_count
+                  : s->mask != NULL ? s->mask_count
+                                    : s->skeleton->skeleton->joint_count);
   fmt_buf_puts(b, ",\"duration\":");
   fmt_buf_float(b, s->clip->clip->duration);
   fmt_buf_puts(b, ",\"fps\":");
@@ -799,8 +800,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       send_text(c, b);
     }
     break;
-  default:
-    break;
+  default: break;
   }
   arm(h);
 }
@@ -867,18 +867,10 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
     return;
   }
   switch (cmd.op) {
-  case SRV_WS_OP_PLAY:
-    op_play(c, &cmd);
-    break;
-  case SRV_WS_OP_POSE:
-    op_pose(c, &cmd);
-    break;
-  case SRV_WS_OP_STATS:
-    op_stats(c, &cmd);
-    break;
-  default:
-    op_stream(c, &cmd);
-    break;
+  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
+  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
+  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
+  default: op_stream(c, &cmd); break;
   }
   srv_ws_cmd_free(&cmd);
 }
@@ -896,8 +888,7 @@ static int on_write(void *user, const uint8_t *data, size_t len) {
   return c->t.write(c->tctx, data, len);
 }
 
-static const srv_ws_session_io_t session_io = {on_message, on_pong,
-                                               on_write};
+static const srv_ws_session_io_t session_io = {on_message, on_pong, on_write};
 
 srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
                                    const srv_ws_transport_t *t, void *ctx) {
@@ -906,8 +897,8 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
   c->hub = hub;
   c->t = *t;
   c->tctx = ctx;
-  if (srv_ws_session_init(&c->session, &session_io, c,
-                          hub->lim.max_message) != 0) {
+  if (srv_ws_session_init(&c->session, &session_io, c, hub->lim.max_message) !=
+      0) {
     free(c);
     return NULL;
   }
@@ -958,8 +949,10 @@ void srv_ws_client_eof(srv_ws_client_t *c) {
 static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
   stop_all_streams(c);
-  if (c->prev != NULL) c->prev->next = c->next;
-  else h->clients = c->next;
+  if (c->prev != NULL)
+    c->prev->next = c->next;
+  else
+    h->clients = c->next;
   if (c->next != NULL) c->next->prev = c->prev;
   h->stats.clients--;
   srv_ws_session_free(&c->session);
@@ -1015,14 +1008,16 @@ static void on_sweep(uv_timer_t *timer) {
   }
 }
 
-srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             srv_pool_t *pool, srv_pool_inbox_t *inbox,
+srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
+                             srv_pool_inbox_t *inbox,
                              const srv_ws_limits_t *lim) {
   srv_ws_hub_t *h = calloc(1, sizeof *h);
   if (h == NULL) return NULL;
   h->store = store;
-  if (lim != NULL) h->lim = *lim;
-  else srv_ws_limits_defaults(&h->lim);
+  if (lim != NULL)
+    h->lim = *lim;
+  else
+    srv_ws_limits_defaults(&h->lim);
   h->eval = srv_ws_eval_new(64, h->lim.frame_cache_bytes, pool, inbox);
   if (h->eval == NULL) {
     free(h);

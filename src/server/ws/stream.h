@@ -55,13 +55,12 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim);
 /* Creates the hub of loop over store (not owned); pool (may be NULL)
  * computes skinned-mesh frames ahead of time, and inbox brings them back
  * when loop is not the pool's (NULL: it is). Returns NULL on ENOMEM. */
-srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store,
-                             srv_pool_t *pool, srv_pool_inbox_t *inbox,
+srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
+                             srv_pool_inbox_t *inbox,
                              const srv_ws_limits_t *lim);
 /* Closes every client with code (1001 on shutdown) and a reason: their
  * transports close once the close frame is written. */
-void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code,
-                         const char *reason);
+void srv_ws_hub_shutdown(srv_ws_hub_t *hub, uint16_t code, const char *reason);
 /* Closes the hub's timers and frees it once they are closed. Clients must
  * all be freed first. */
 void srv_ws_hub_free(srv_ws_hub_t *hub);
@@ -85,7 +84,7 @@ typedef struct srv_ws_hub_stats_s {
   /* Frames by lateness when written to the socket (write time minus the
    * frame's due time): counts per bucket, not cumulative. */
   uint64_t late[SRV_WS_LATE_BUCKETS + 1];
-  double late_sum;         /* Seconds. */
+  double late_sum; /* Seconds. */
 } srv_ws_hub_stats_t;
 
 void srv_ws_hub_stats(const srv_ws_hub_t *hub, srv_ws_hub_stats_t *out);
@@ -98,8 +97,8 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
 /* What a client's session amounted to, for its access log line. */
 typedef struct srv_ws_client_summary_s {
   uint64_t frames_sent, frames_skipped, frames_dropped;
-  uint64_t messages;     /* Control messages received. */
-  unsigned close_sent;   /* Close codes (0: none). */
+  uint64_t messages;   /* Control messages received. */
+  unsigned close_sent; /* Close codes (0: none). */
   unsigned close_received;
 } srv_ws_client_summary_t;
 

@@ -59,8 +59,8 @@ static void on_flushed(srv_request_t *req, void *arg) {
   if (rc == 0) return;
   req->upgrade = true; /* No more HTTP on this connection. */
   if (rc == UV_ESHUTDOWN)
-    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down",
-                        NULL, "the server is shutting down");
+    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
+                        "the server is shutting down");
   else
     srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
                       uv_strerror(rc));
@@ -79,8 +79,8 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   srv_ws_handshake_t hs;
   if (srv_ws_handshake_check(&hr, &hs) != 101) {
     req->upgrade = true; /* No more HTTP on this connection. */
-    srv_respond_error_h(req, hs.status, hs.extra_headers, hs.code, hs.at,
-                        "%s", hs.message);
+    srv_respond_error_h(req, hs.status, hs.extra_headers, hs.code, hs.at, "%s",
+                        hs.message);
     return 0;
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins,
@@ -94,8 +94,8 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   }
   if (ws->draining) {
     req->upgrade = true;
-    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down",
-                        NULL, "the server is shutting down");
+    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
+                        "the server is shutting down");
     return 0;
   }
   upgrade_t *u = calloc(1, sizeof *u);
@@ -163,12 +163,10 @@ int srv_ws_metrics_render(srv_ws_t *ws, char **text, size_t *len) {
       "# TYPE animd_ws_errors_total counter\n"
       "animd_ws_errors_total %llu\n",
       (unsigned long long)st.clients, (unsigned long long)st.streams,
-      (unsigned long long)st.frames_sent,
-      (unsigned long long)st.frames_dropped,
-      (unsigned long long)st.frames_skipped,
-      (unsigned long long)st.evaluations, (unsigned long long)st.cache_hits,
-      (unsigned long long)st.prefetched, (unsigned long long)st.messages_in,
-      (unsigned long long)st.errors);
+      (unsigned long long)st.frames_sent, (unsigned long long)st.frames_dropped,
+      (unsigned long long)st.frames_skipped, (unsigned long long)st.evaluations,
+      (unsigned long long)st.cache_hits, (unsigned long long)st.prefetched,
+      (unsigned long long)st.messages_in, (unsigned long long)st.errors);
   if (n < 0 || (size_t)n >= sizeof buf) return UV_ENOMEM;
   int m = snprintf(buf + n, sizeof buf - (size_t)n,
                    "# HELP animd_ws_frame_lateness_seconds Time from a "

@@ -45,11 +45,9 @@ static void fill(p2_t *p, anim_vec3_t t, anim_quat_t q, anim_vec3_t s) {
   }
 }
 
-static void assert_quat(anim_quat_t q, double x, double y, double z,
-                        double w) {
+static void assert_quat(anim_quat_t q, double x, double y, double z, double w) {
   double p[4] = {x, y, z, w};
-  ck_assert_msg(tf_quat_dist(q, p) < 2e-6, "(%g %g %g %g)", q.x, q.y, q.z,
-                q.w);
+  ck_assert_msg(tf_quat_dist(q, p) < 2e-6, "(%g %g %g %g)", q.x, q.y, q.z, q.w);
 }
 
 #define H ((float)M_SQRT1_2)
@@ -67,10 +65,8 @@ START_TEST(test_weights_and_signs) {
        (anim_vec3_t){2, 2, 2});
   anim_blend_layer_t layers[2] = {{.pose = view(&a), .weight = 1.f},
                                   {.pose = view(&b), .weight = 3.f}};
-  anim_blend_job_t job = {.skeleton = sk,
-                          .layers = layers,
-                          .layer_count = 2,
-                          .output = view(&o)};
+  anim_blend_job_t job = {
+      .skeleton = sk, .layers = layers, .layer_count = 2, .output = view(&o)};
   ck_assert_int_eq(anim_blend_job_run(&job), ANIM_OK);
   ck_assert_float_eq_tol(o.t[0].x, 3.f, 1e-6f);
   ck_assert_float_eq_tol(o.t[1].y, 6.f, 1e-6f);
@@ -99,10 +95,8 @@ START_TEST(test_masks) {
   anim_blend_layer_t layers[2] = {
       {.pose = view(&a), .weight = 1.f, .joint_weights = ma},
       {.pose = view(&b), .weight = 1.f, .joint_weights = mb}};
-  anim_blend_job_t job = {.skeleton = sk,
-                          .layers = layers,
-                          .layer_count = 2,
-                          .output = view(&o)};
+  anim_blend_job_t job = {
+      .skeleton = sk, .layers = layers, .layer_count = 2, .output = view(&o)};
   ck_assert_int_eq(anim_blend_job_run(&job), ANIM_OK);
   ck_assert_float_eq_tol(o.t[0].x, 4.f, 1e-6f); /* (3 + 3) / 1.5 */
   ck_assert_float_eq_tol(o.t[1].x, 6.f, 1e-6f);
@@ -119,10 +113,8 @@ START_TEST(test_threshold_rest) {
   fill(&a, (anim_vec3_t){0, 0, 0}, (anim_quat_t){0, 0, H, H},
        (anim_vec3_t){3, 3, 3});
   anim_blend_layer_t layer = {.pose = view(&a), .weight = 0.05f};
-  anim_blend_job_t job = {.skeleton = sk,
-                          .layers = &layer,
-                          .layer_count = 1,
-                          .output = view(&o)};
+  anim_blend_job_t job = {
+      .skeleton = sk, .layers = &layer, .layer_count = 1, .output = view(&o)};
   ck_assert_int_eq(anim_blend_job_run(&job), ANIM_OK);
   ck_assert_float_eq_tol(o.t[0].x, 5.f, 1e-5f);
   ck_assert_float_eq_tol(o.s[0].x, 2.f, 1e-5f);
@@ -160,8 +152,8 @@ START_TEST(test_additive) {
   fill(&r, (anim_vec3_t){1, 0, 0}, (anim_quat_t){0, 0, 0, 1},
        (anim_vec3_t){1.5f, 1.5f, 1.5f});
   anim_blend_layer_t layer = {.pose = view(&base), .weight = 1.f};
-  anim_blend_layer_t add = {.pose = view(&p), .weight = 0.5f,
-                            .reference = view(&r)};
+  anim_blend_layer_t add = {
+      .pose = view(&p), .weight = 0.5f, .reference = view(&r)};
   anim_blend_job_t job = {.skeleton = sk,
                           .layers = &layer,
                           .layer_count = 1,
@@ -198,8 +190,8 @@ START_TEST(test_validate) {
        (anim_vec3_t){1, 1, 1});
   r = a;
   anim_blend_layer_t layer = {.pose = view(&a), .weight = 1.f};
-  anim_blend_layer_t add = {.pose = view(&a), .weight = 1.f,
-                            .reference = view(&r)};
+  anim_blend_layer_t add = {
+      .pose = view(&a), .weight = 1.f, .reference = view(&r)};
   const anim_blend_job_t good = {.skeleton = sk,
                                  .layers = &layer,
                                  .layer_count = 1,
@@ -210,16 +202,16 @@ START_TEST(test_validate) {
   ck_assert_int_eq(anim_blend_job_validate(NULL), ANIM_ERR_INVALID_ARGUMENT);
   anim_blend_job_t j;
   anim_blend_layer_t l2, a2;
-#define BAD(mutation, code)                                                  \
-  do {                                                                       \
-    j = good;                                                                \
-    l2 = layer;                                                              \
-    a2 = add;                                                                \
-    j.layers = &l2;                                                          \
-    j.additive_layers = &a2;                                                 \
-    mutation;                                                                \
-    ck_assert_int_eq(anim_blend_job_validate(&j), code);                     \
-    ck_assert_int_eq(anim_blend_job_run(&j), code);                          \
+#define BAD(mutation, code)                                                    \
+  do {                                                                         \
+    j = good;                                                                  \
+    l2 = layer;                                                                \
+    a2 = add;                                                                  \
+    j.layers = &l2;                                                            \
+    j.additive_layers = &a2;                                                   \
+    mutation;                                                                  \
+    ck_assert_int_eq(anim_blend_job_validate(&j), code);                       \
+    ck_assert_int_eq(anim_blend_job_run(&j), code);                            \
   } while (0)
   BAD(j.skeleton = NULL, ANIM_ERR_INVALID_ARGUMENT);
   BAD(j.layers = NULL, ANIM_ERR_INVALID_ARGUMENT);

@@ -27,8 +27,8 @@ START_TEST(test_skeleton_rotations_fixed_point) {
     raw[j].rest.rotation = rng_quat(&rng);
     raw[j].orient = rng_quat(&rng);
   }
-  anim_raw_skeleton_t rs = {.name = "idem", .joints = raw,
-                            .joint_count = IDEM_JOINTS};
+  anim_raw_skeleton_t rs = {
+      .name = "idem", .joints = raw, .joint_count = IDEM_JOINTS};
   anim_skeleton_t *a = NULL, *b = NULL;
   ck_assert_int_eq(anim_skeleton_build(&rs, NULL, &a, NULL), ANIM_OK);
   for (uint32_t s = 0; s < a->joint_count; s++) {
@@ -67,9 +67,12 @@ START_TEST(test_clip_rotation_keys_fixed_point) {
     memcpy(values + 4 * k, &q, sizeof q);
   }
   values[0] = 0.0f, values[1] = 0.0f, values[2] = 0.0f, values[3] = 2.0f;
-  anim_raw_track_t tr = {.joint = 0, .path = ANIM_PATH_ROTATION,
-                         .times = times, .key_count = IDEM_KEYS,
-                         .values = values, .value_count = 4 * IDEM_KEYS};
+  anim_raw_track_t tr = {.joint = 0,
+                         .path = ANIM_PATH_ROTATION,
+                         .times = times,
+                         .key_count = IDEM_KEYS,
+                         .values = values,
+                         .value_count = 4 * IDEM_KEYS};
   anim_raw_clip_t rc = {.name = "spin", .tracks = &tr, .track_count = 1};
   anim_clip_t *a = NULL, *b = NULL;
   ck_assert_int_eq(anim_clip_build(&rc, sk, NULL, &a, NULL), ANIM_OK);
@@ -102,8 +105,11 @@ START_TEST(test_mesh_influences_fixed_point) {
   float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   uint32_t rj[12] = {0, 1, 0, 0, 1, 2, 3, 0, 3, 2, 1, 0};
   float rw[12] = {0.5f, 0.5f, 0, 0, 1, 1, 1, 0, 0.25f, 0.25f, 0.25f, 0.25f};
-  anim_raw_mesh_t rm = {.vertex_count = 3, .positions = pos,
-                        .influences = 4, .joints = rj, .weights = rw};
+  anim_raw_mesh_t rm = {.vertex_count = 3,
+                        .positions = pos,
+                        .influences = 4,
+                        .joints = rj,
+                        .weights = rw};
   anim_mesh_t *a = NULL, *b = NULL;
   ck_assert_int_eq(anim_mesh_build(&rm, sk, NULL, &a, NULL), ANIM_OK);
   uint32_t bj[12];

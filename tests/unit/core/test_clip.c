@@ -33,11 +33,11 @@ static anim_skeleton_t *skel5(void) {
 
 /* A valid raw clip with owned, mutable arrays. */
 typedef struct fixture_s {
-  float t0[3], v0[9];           /* root translation LINEAR */
-  float t1[2], v1[24];          /* arm rotation CUBICSPLINE */
-  float t2[2], v2[6], b2[8];    /* hand scale BEZIER */
-  float t3[3], v3[12];          /* head rotation SQUAD */
-  float t4[2], v4[6];           /* spare: root translation again */
+  float t0[3], v0[9];        /* root translation LINEAR */
+  float t1[2], v1[24];       /* arm rotation CUBICSPLINE */
+  float t2[2], v2[6], b2[8]; /* hand scale BEZIER */
+  float t3[3], v3[12];       /* head rotation SQUAD */
+  float t4[2], v4[6];        /* spare: root translation again */
   anim_raw_track_t tracks[5];
   anim_raw_clip_t clip;
 } fixture_t;
@@ -53,29 +53,25 @@ static void fixture_init(fixture_t *f) {
   f->v1[16 + 2] = 1.f; /* key 1 value (0,0,1,0) */
   f->t2[0] = 0.f;
   f->t2[1] = 1.f;
-  for (int i = 0; i < 6; i++)
-    f->v2[i] = 1.f + (float)(i / 3);
+  for (int i = 0; i < 6; i++) f->v2[i] = 1.f + (float)(i / 3);
   const float b2[8] = {0.25f, 0.1f, 0.25f, 1.f, 0, 0, 1, 1};
   memcpy(f->b2, b2, sizeof b2);
   const float t3[3] = {0, 1, 2};
   memcpy(f->t3, t3, sizeof t3);
-  for (int k = 0; k < 3; k++)
-    f->v3[4 * k + 3] = 1.f;
+  for (int k = 0; k < 3; k++) f->v3[4 * k + 3] = 1.f;
   f->t4[0] = 0.f;
   f->t4[1] = 1.f;
-  f->tracks[0] = (anim_raw_track_t){1, ANIM_PATH_TRANSLATION,
-                                    ANIM_INTERP_LINEAR, f->t0, 3, f->v0, 9,
-                                    NULL};
-  f->tracks[1] = (anim_raw_track_t){2, ANIM_PATH_ROTATION,
-                                    ANIM_INTERP_CUBICSPLINE, f->t1, 2, f->v1,
-                                    24, NULL};
-  f->tracks[2] = (anim_raw_track_t){0, ANIM_PATH_SCALE, ANIM_INTERP_BEZIER,
-                                    f->t2, 2, f->v2, 6, f->b2};
-  f->tracks[3] = (anim_raw_track_t){3, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD,
-                                    f->t3, 3, f->v3, 12, NULL};
-  f->tracks[4] = (anim_raw_track_t){1, ANIM_PATH_TRANSLATION,
-                                    ANIM_INTERP_STEP, f->t4, 2, f->v4, 6,
-                                    NULL};
+  f->tracks[0] = (anim_raw_track_t){
+      1, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, f->t0, 3, f->v0, 9, NULL};
+  f->tracks[1] = (anim_raw_track_t){
+      2,   ANIM_PATH_ROTATION, ANIM_INTERP_CUBICSPLINE, f->t1, 2, f->v1, 24,
+      NULL};
+  f->tracks[2] = (anim_raw_track_t){
+      0, ANIM_PATH_SCALE, ANIM_INTERP_BEZIER, f->t2, 2, f->v2, 6, f->b2};
+  f->tracks[3] = (anim_raw_track_t){
+      3, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD, f->t3, 3, f->v3, 12, NULL};
+  f->tracks[4] = (anim_raw_track_t){
+      1, ANIM_PATH_TRANSLATION, ANIM_INTERP_STEP, f->t4, 2, f->v4, 6, NULL};
   f->clip = (anim_raw_clip_t){"walk", f->tracks, 4, 0.f};
 }
 
@@ -172,8 +168,7 @@ static const bad_t bads[] = {
     {"no keys", m_nokeys, ANIM_ERR_NO_KEYS, 0, 1, -1, -1, "times"},
     {"no times", m_notimes, ANIM_ERR_INVALID_ARGUMENT, 2, 0, -1, -1, "times"},
     {"time NaN", m_time_nan, ANIM_ERR_NOT_FINITE, 0, 1, 1, -1, "times"},
-    {"time negative", m_time_neg, ANIM_ERR_TIME_NEGATIVE, 3, 3, 0, -1,
-     "times"},
+    {"time negative", m_time_neg, ANIM_ERR_TIME_NEGATIVE, 3, 3, 0, -1, "times"},
     {"time equal", m_time_order, ANIM_ERR_TIMES_ORDER, 0, 1, 2, -1, "times"},
     {"time back", m_time_back, ANIM_ERR_TIMES_ORDER, 3, 3, 2, -1, "times"},
     {"value count", m_count, ANIM_ERR_VALUE_COUNT, 0, 1, -1, -1, "values"},
@@ -181,8 +176,8 @@ static const bad_t bads[] = {
     {"no values", m_novalues, ANIM_ERR_VALUE_COUNT, 3, 3, -1, -1, "values"},
     {"value NaN", m_value_nan, ANIM_ERR_NOT_FINITE, 1, 2, 1, 6, "values"},
     {"value inf", m_value_inf, ANIM_ERR_NOT_FINITE, 0, 1, 2, 1, "values"},
-    {"zero quat cubic", m_zero_quat_cubic, ANIM_ERR_ZERO_QUATERNION, 1, 2, 1,
-     4, "values"},
+    {"zero quat cubic", m_zero_quat_cubic, ANIM_ERR_ZERO_QUATERNION, 1, 2, 1, 4,
+     "values"},
     {"zero quat", m_zero_quat, ANIM_ERR_ZERO_QUATERNION, 3, 3, 2, 0, "values"},
     {"bezier NULL", m_bez_null, ANIM_ERR_INVALID_ARGUMENT, 2, 0, -1, -1,
      "bezier"},
@@ -194,8 +189,8 @@ static const bad_t bads[] = {
      "duration"},
     {"duration NaN", m_dur_nan, ANIM_ERR_NOT_FINITE, -1, -1, -1, -1,
      "duration"},
-    {"duration negative", m_dur_neg, ANIM_ERR_INVALID_ARGUMENT, -1, -1, -1,
-     -1, "duration"},
+    {"duration negative", m_dur_neg, ANIM_ERR_INVALID_ARGUMENT, -1, -1, -1, -1,
+     "duration"},
     {"tracks NULL", m_tracks_null, ANIM_ERR_INVALID_ARGUMENT, -1, -1, -1, -1,
      "tracks"},
 };
@@ -261,8 +256,9 @@ START_TEST(test_fixed_rate_detection) {
     times[i] = (float)i / 30.f;
     values[3 * i] = values[3 * i + 1] = values[3 * i + 2] = (float)i;
   }
-  anim_raw_track_t tr = {0, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR,
-                         times, 61, values, 183, NULL};
+  anim_raw_track_t tr = {
+      0,   ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, times, 61, values, 183,
+      NULL};
   anim_raw_clip_t raw = {"grid", &tr, 1, 0.f};
   anim_clip_t *c = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
@@ -289,11 +285,11 @@ START_TEST(test_wrap_time) {
     float t;
     float clamp, loop, ping;
   } c[] = {
-      {0.f, 0.f, 0.f, 0.f},        {0.5f, 0.5f, 0.5f, 0.5f},
-      {2.f, 2.f, 0.f, 2.f},        {2.5f, 2.f, 0.5f, 1.5f},
-      {4.f, 2.f, 0.f, 0.f},        {5.f, 2.f, 1.f, 1.f},
-      {-0.5f, 0.f, 1.5f, 0.5f},    {-2.f, 0.f, 0.f, 2.f},
-      {-3.f, 0.f, 1.f, 1.f},       {7.f, 2.f, 1.f, 1.f},
+      {0.f, 0.f, 0.f, 0.f},      {0.5f, 0.5f, 0.5f, 0.5f},
+      {2.f, 2.f, 0.f, 2.f},      {2.5f, 2.f, 0.5f, 1.5f},
+      {4.f, 2.f, 0.f, 0.f},      {5.f, 2.f, 1.f, 1.f},
+      {-0.5f, 0.f, 1.5f, 0.5f},  {-2.f, 0.f, 0.f, 2.f},
+      {-3.f, 0.f, 1.f, 1.f},     {7.f, 2.f, 1.f, 1.f},
       {101.5f, 2.f, 1.5f, 1.5f},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {

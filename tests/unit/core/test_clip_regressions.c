@@ -13,19 +13,22 @@
  * |q| = 4.2535296e37 (the other terms vanish next to it) is (0, 1.66e-38,
  * 1, 1.67e-38). */
 START_TEST(test_rotation_key_with_huge_component) {
-  anim_raw_joint_t j = {.name = "j", .parent = -1,
-                        .rest = {.rotation = {0, 0, 0, 1},
-                                 .scale = {1, 1, 1}}};
+  anim_raw_joint_t j = {.name = "j",
+                        .parent = -1,
+                        .rest = {.rotation = {0, 0, 0, 1}, .scale = {1, 1, 1}}};
   anim_raw_skeleton_t rs = {.name = "s", .joints = &j, .joint_count = 1};
   anim_skeleton_t *sk = NULL;
   anim_build_error_t err;
   ck_assert_int_eq(anim_skeleton_build(&rs, NULL, &sk, &err), ANIM_OK);
   const float times[] = {0, 1};
-  const float values[] = {0, 0.70709997f, 4.2535296e37f, 0.70968288f,
-                          0, 0,           0,             1};
-  anim_raw_track_t t = {.joint = 0, .path = ANIM_PATH_ROTATION,
-                        .interpolation = ANIM_INTERP_LINEAR, .times = times,
-                        .key_count = 2, .values = values,
+  const float values[] = {0, 0.70709997f, 4.2535296e37f, 0.70968288f, 0, 0, 0,
+                          1};
+  anim_raw_track_t t = {.joint = 0,
+                        .path = ANIM_PATH_ROTATION,
+                        .interpolation = ANIM_INTERP_LINEAR,
+                        .times = times,
+                        .key_count = 2,
+                        .values = values,
                         .value_count = 8};
   anim_raw_clip_t rc = {.name = "c", .tracks = &t, .track_count = 1};
   anim_clip_t *clip = NULL;

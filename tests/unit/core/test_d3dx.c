@@ -232,8 +232,7 @@ START_TEST(test_d3dx_squad_setup_aliasing) {
       outp[o] = &in[i];
       anim_d3dx_quaternion_squad_setup(outp[0], outp[1], outp[2], &in[0],
                                        &in[1], &in[2], &in[3]);
-      for (int k = 0; k < 3; k++)
-        ck_assert_quat_bits(*outp[k], want[k]);
+      for (int k = 0; k < 3; k++) ck_assert_quat_bits(*outp[k], want[k]);
     }
 }
 END_TEST
@@ -407,8 +406,7 @@ START_TEST(test_d3dx_matrix_rotation_quaternion) {
       102.0f,  -34.0f,  -33.0f, 0.0f, 0.0f,   0.0f,   0.0f,   1.0f};
   float got[16];
   ck_assert_ptr_eq(anim_d3dx_matrix_rotation_quaternion(got, &q), got);
-  for (int i = 0; i < 16; i++)
-    ck_assert_float_ulps(got[i], want[i], 0);
+  for (int i = 0; i < 16; i++) ck_assert_float_ulps(got[i], want[i], 0);
 }
 END_TEST
 

@@ -45,10 +45,8 @@ static void axis_angle(const double ax[3], double a, double r[3][3]) {
 static anim_mat4_t from_rows(const double a[3][3], const double t[3]) {
   anim_mat4_t m = identity4();
   for (int c = 0; c < 3; c++)
-    for (int i = 0; i < 3; i++)
-      m.m[4 * c + i] = (float)a[i][c];
-  for (int i = 0; i < 3; i++)
-    m.m[12 + i] = (float)t[i];
+    for (int i = 0; i < 3; i++) m.m[4 * c + i] = (float)a[i][c];
+  for (int i = 0; i < 3; i++) m.m[12 + i] = (float)t[i];
   return m;
 }
 
@@ -109,8 +107,7 @@ START_TEST(test_dqs_single_influence_equals_lbs) {
   uint32_t j[N];
   for (int i = 0; i < 3 * N; i++)
     pos[i] = (float)(2 * urand()), nrm[i] = (float)urand();
-  for (int v = 0; v < N; v++)
-    j[v] = (uint32_t)v % NJ, w[v] = 1.0f;
+  for (int v = 0; v < N; v++) j[v] = (uint32_t)v % NJ, w[v] = 1.0f;
   anim_mesh_t *m = build(N, pos, nrm, 1, j, w);
   for (int kind = 0; kind < 4; kind++) {
     anim_mat4_t mats[NJ];
@@ -118,18 +115,14 @@ START_TEST(test_dqs_single_influence_equals_lbs) {
     for (int i = 0; i < NJ; i++) {
       double ax[3] = {urand(), urand(), urand()};
       double l = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-      for (int c = 0; c < 3; c++)
-        ax[c] /= l, t[i][c] = 3 * urand();
+      for (int c = 0; c < 3; c++) ax[c] /= l, t[i][c] = 3 * urand();
       double r[3][3];
       axis_angle(ax, 3.0 * urand(), r);
       /* kind 0 rigid; 1 non-uniform scale; 2 shear; 3 mirror. */
       double s[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-      if (kind == 1)
-        s[0][0] = 2.0, s[1][1] = 0.5, s[2][2] = 1.5;
-      if (kind == 2)
-        s[0][1] = 0.4, s[2][0] = -0.3;
-      if (kind == 3)
-        s[1][1] = -1.0;
+      if (kind == 1) s[0][0] = 2.0, s[1][1] = 0.5, s[2][2] = 1.5;
+      if (kind == 2) s[0][1] = 0.4, s[2][0] = -0.3;
+      if (kind == 3) s[1][1] = -1.0;
       for (int r_ = 0; r_ < 3; r_++)
         for (int c = 0; c < 3; c++)
           a[i][r_][c] =
@@ -167,8 +160,7 @@ START_TEST(test_dqs_translations_blend_linearly) {
   anim_mat4_t mats[NJ] = {identity4(), identity4(), identity4(), identity4()};
   const double t[3][3] = {{1, 0, 0}, {0, -2, 0}, {0.5, 0.5, 4}};
   for (int i = 0; i < 3; i++)
-    for (int c = 0; c < 3; c++)
-      mats[i].m[12 + c] = (float)t[i][c];
+    for (int c = 0; c < 3; c++) mats[i].m[12 + c] = (float)t[i][c];
   float op[3];
   run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_NONE, op, NULL);
   ck_assert_double_eq_tol(op[0], 1 + 0.2 + 0.25, 1e-6);
@@ -233,8 +225,7 @@ START_TEST(test_dqs_twist_keeps_volume) {
     ck_assert_double_eq_tol(rd, 1.0, 1e-5);
     ck_assert_double_eq_tol(dp[3 * v], pos[3 * v], 1e-6);
     ck_assert_double_eq_tol(rl, sqrt((1 - a) * (1 - a) + a * a), 1e-5);
-    if (rl < lbs_min)
-      lbs_min = rl;
+    if (rl < lbs_min) lbs_min = rl;
   }
   ck_assert_double_eq_tol(lbs_min, M_SQRT1_2, 1e-5);
   anim_mesh_free(m);
@@ -252,8 +243,7 @@ START_TEST(test_dqs_eight_influences) {
   double r[3][3];
   axis_angle(ax, M_PI / 3, r);
   anim_mat4_t mats[NJ];
-  for (int i = 0; i < NJ; i++)
-    mats[i] = from_rows(r, t);
+  for (int i = 0; i < NJ; i++) mats[i] = from_rows(r, t);
   float op[6], on[6];
   run(m, mats, ANIM_SKIN_DQS, ANIM_NORMALS_LINEAR, op, on);
   for (int v = 0; v < 2; v++)
@@ -276,8 +266,7 @@ END_TEST
  * the blend would be 0.5 (qA + qB), a different rotation. */
 static void quat_of(const double ax[3], double a, double q[4]) {
   double l = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-  for (int i = 0; i < 3; i++)
-    q[i] = ax[i] / l * sin(a / 2);
+  for (int i = 0; i < 3; i++) q[i] = ax[i] / l * sin(a / 2);
   q[3] = cos(a / 2);
 }
 
@@ -287,8 +276,7 @@ static void rotate_d(const double q[4], const double p[3], double out[3]) {
                   q[0] * p[1] - q[1] * p[0]};
   double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
                   q[0] * c1[1] - q[1] * c1[0]};
-  for (int c = 0; c < 3; c++)
-    out[c] = p[c] + 2 * q[3] * c1[c] + 2 * c2[c];
+  for (int c = 0; c < 3; c++) out[c] = p[c] + 2 * q[3] * c1[c] + 2 * c2[c];
 }
 
 START_TEST(test_dqs_sign_alignment) {
@@ -309,10 +297,8 @@ START_TEST(test_dqs_sign_alignment) {
   double dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
   ck_assert(dot < 0);
   double len = 0;
-  for (int i = 0; i < 4; i++)
-    q[i] = qa[i] - qb[i], len += q[i] * q[i];
-  for (int i = 0; i < 4; i++)
-    q[i] /= sqrt(len);
+  for (int i = 0; i < 4; i++) q[i] = qa[i] - qb[i], len += q[i] * q[i];
+  for (int i = 0; i < 4; i++) q[i] /= sqrt(len);
   /* p' = p + 2w (u x p) + 2 u x (u x p), u = vector part. */
   const double p[3] = {1, 2, 3};
   double c1[3] = {q[1] * p[2] - q[2] * p[1], q[2] * p[0] - q[0] * p[2],
@@ -343,8 +329,7 @@ START_TEST(test_dqs_mixed_rigid_and_scaled) {
   axis_angle(z, M_PI / 3, r1);
   axis_angle(x, 40 * M_PI / 180, r2);
   for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++)
-      a2[r][c] = r2[r][c] * sd[c];
+    for (int c = 0; c < 3; c++) a2[r][c] = r2[r][c] * sd[c];
   anim_mat4_t mats[NJ] = {identity4(), identity4(), identity4(), identity4()};
   mats[0] = from_rows(r1, t0);
   mats[1] = from_rows(a2, t0);
@@ -353,8 +338,7 @@ START_TEST(test_dqs_mixed_rigid_and_scaled) {
   double len = 0;
   for (int i = 0; i < 4; i++)
     q[i] = 0.3 * q1[i] + 0.7 * q2[i], len += q[i] * q[i];
-  for (int i = 0; i < 4; i++)
-    q[i] /= sqrt(len);
+  for (int i = 0; i < 4; i++) q[i] /= sqrt(len);
   double ps[3], ns[3], e[3], en[3];
   for (int c = 0; c < 3; c++) {
     ps[c] = (0.3 + 0.7 * sd[c]) * pos[c];
@@ -396,8 +380,7 @@ START_TEST(test_dqs_scratch_and_range) {
   job.scratch_count = 8 * NJ;
   ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
   const float e[6] = {2, 5, 0, 3, 0, 0};
-  for (int i = 0; i < 6; i++)
-    ck_assert_float_eq_tol(op[i], e[i], 1e-6f);
+  for (int i = 0; i < 6; i++) ck_assert_float_eq_tol(op[i], e[i], 1e-6f);
   anim_mesh_free(m);
 }
 END_TEST
@@ -431,8 +414,7 @@ static void compare_dqs_paths(size_t n, uint32_t k, uint32_t first,
   float *s_p = malloc(sz * 4), *s_n = malloc(sz * 4);
   for (int mode = ANIM_NORMALS_NONE; mode <= ANIM_NORMALS_INVERSE_TRANSPOSE;
        mode++) {
-    for (size_t i = 0; i < sz; i++)
-      a_p[i] = a_n[i] = s_p[i] = s_n[i] = 777.0f;
+    for (size_t i = 0; i < sz; i++) a_p[i] = a_n[i] = s_p[i] = s_n[i] = 777.0f;
     anim_skinning_job_t job = {.mesh = m,
                                .matrices = mats,
                                .matrix_count = NJ,

@@ -20,8 +20,7 @@ typedef struct case_s {
 
 static void pose_to_locals(case_t *c) {
   for (uint32_t k = 0; k < c->sk->joint_count; k++)
-    tf_mat_trs(c->locals + 16 * c->sk->to_caller[k], c->t[k], c->q[k],
-               c->s[k]);
+    tf_mat_trs(c->locals + 16 * c->sk->to_caller[k], c->t[k], c->q[k], c->s[k]);
 }
 
 static void case_make(case_t *c, uint32_t n, uint64_t seed) {
@@ -38,9 +37,9 @@ static void case_make(case_t *c, uint32_t n, uint64_t seed) {
     c->t[k] = (anim_vec3_t){tf_range(&rng, -1, 1), tf_range(&rng, -1, 1),
                             tf_range(&rng, -1, 1)};
     c->q[k] = tf_rand_quat(&rng);
-    c->s[k] = (anim_vec3_t){tf_range(&rng, 0.8f, 1.2f),
-                            tf_range(&rng, 0.8f, 1.2f),
-                            tf_range(&rng, 0.8f, 1.2f)};
+    c->s[k] =
+        (anim_vec3_t){tf_range(&rng, 0.8f, 1.2f), tf_range(&rng, 0.8f, 1.2f),
+                      tf_range(&rng, 0.8f, 1.2f)};
   }
   pose_to_locals(c);
 }
@@ -56,11 +55,11 @@ static void case_free(case_t *c) {
 }
 
 static anim_local_to_model_job_t job_of(case_t *c) {
-  anim_local_to_model_job_t j = {.skeleton = c->sk,
-                                 .input = {c->t, c->q, c->s,
-                                           c->sk->joint_count},
-                                 .output = c->model,
-                                 .output_count = c->sk->joint_count};
+  anim_local_to_model_job_t j = {
+      .skeleton = c->sk,
+      .input = {c->t, c->q, c->s, c->sk->joint_count},
+      .output = c->model,
+      .output_count = c->sk->joint_count};
   return j;
 }
 
@@ -73,8 +72,7 @@ static double compare(const case_t *c, const double *root, uint32_t from,
     double ref[16];
     tf_model_rec(c->tree.joints, c->locals, root, c->sk->to_caller[k], ref);
     double mag = 1;
-    for (int e = 0; e < 16; e++)
-      mag = fmax(mag, fabs(ref[e]));
+    for (int e = 0; e < 16; e++) mag = fmax(mag, fabs(ref[e]));
     worst = fmax(worst, tf_max_diff_f(c->model[k].m, ref, 16) / mag);
   }
   return worst;
@@ -103,8 +101,7 @@ START_TEST(test_root_transform) {
   tf_mat_trs(root, (anim_vec3_t){1, 2, 3}, (anim_quat_t){0, h, 0, h},
              (anim_vec3_t){2, 2, 2});
   anim_mat4_t rootf;
-  for (int e = 0; e < 16; e++)
-    rootf.m[e] = (float)root[e];
+  for (int e = 0; e < 16; e++) rootf.m[e] = (float)root[e];
   anim_local_to_model_job_t j = job_of(&c);
   j.root = &rootf;
   ck_assert_int_eq(anim_local_to_model_job_run(&j), ANIM_OK);
@@ -122,8 +119,8 @@ START_TEST(test_partial_range) {
   case_make(&c, 500, 7);
   anim_local_to_model_job_t j = job_of(&c);
   ck_assert_int_eq(anim_local_to_model_job_run(&j), ANIM_OK);
-  const uint32_t ranges[][2] = {{120, 499}, {0, 0}, {10, 200}, {499, 499},
-                                {1, 1}};
+  const uint32_t ranges[][2] = {
+      {120, 499}, {0, 0}, {10, 200}, {499, 499}, {1, 1}};
   tf_rng_t rng = {3};
   anim_mat4_t *before = malloc(500 * sizeof *before);
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
@@ -131,8 +128,7 @@ START_TEST(test_partial_range) {
     bool all = from == 0 && to == 0;
     uint32_t lo = from, hi = all ? 499 : to;
     memcpy(before, c.model, 500 * sizeof *before);
-    for (uint32_t k = lo; k <= hi; k++)
-      c.q[k] = tf_rand_quat(&rng);
+    for (uint32_t k = lo; k <= hi; k++) c.q[k] = tf_rand_quat(&rng);
     pose_to_locals(&c);
     j.from = from;
     j.to = to;
@@ -157,8 +153,8 @@ typedef void (*l2m_kernel_fn)(const anim_skeleton_t *, const anim_pose_t *,
                               const anim_mat4_t *, uint32_t, uint32_t,
                               anim_mat4_t *);
 
-static void check_close(const anim_mat4_t *a, const anim_mat4_t *b,
-                        uint32_t n, int isa) {
+static void check_close(const anim_mat4_t *a, const anim_mat4_t *b, uint32_t n,
+                        int isa) {
   for (uint32_t k = 0; k < n; k++)
     for (int e = 0; e < 16; e++)
       ck_assert_msg(fabsf(a[k].m[e] - b[k].m[e]) <=
@@ -172,8 +168,8 @@ START_TEST(test_simd_matches_portable) {
                                     anim__local_to_model_avx2,
                                     anim__local_to_model_avx512};
   const uint32_t sizes[] = {1, 2, 15, 16, 17, 33, 1000};
-  const anim_mat4_t root = {{1, 0, 0, 0, 0, 0.5f, 0.3f, 0, 0, -0.3f, 0.5f, 0,
-                             4, 5, 6, 1}};
+  const anim_mat4_t root = {
+      {1, 0, 0, 0, 0, 0.5f, 0.3f, 0, 0, -0.3f, 0.5f, 0, 4, 5, 6, 1}};
   for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
     const uint32_t n = sizes[z];
     case_t c;
@@ -223,18 +219,15 @@ START_TEST(test_skinning_matrices) {
   anim_local_to_model_job_t j = job_of(&c);
   ck_assert_int_eq(anim_local_to_model_job_run(&j), ANIM_OK);
   anim_mat4_t *skin = malloc(200 * sizeof *skin);
-  anim_skinning_matrices_job_t sj = {.skeleton = c.sk,
-                                     .model = c.model,
-                                     .output = skin,
-                                     .output_count = 200};
+  anim_skinning_matrices_job_t sj = {
+      .skeleton = c.sk, .model = c.model, .output = skin, .output_count = 200};
   ck_assert_int_eq(anim_skinning_matrices_job_run(&sj), ANIM_OK);
   for (uint32_t k = 0; k < 200; k++)
     for (int e = 0; e < 16; e++)
       ck_assert_float_eq_tol(skin[k].m[e], (e % 5 == 0) ? 1.f : 0.f, 1e-4f);
 
   tf_rng_t rng = {11};
-  for (uint32_t k = 0; k < 200; k++)
-    c.q[k] = tf_rand_quat(&rng);
+  for (uint32_t k = 0; k < 200; k++) c.q[k] = tf_rand_quat(&rng);
   ck_assert_int_eq(anim_local_to_model_job_run(&j), ANIM_OK);
   ck_assert_int_eq(anim_skinning_matrices_job_run(&sj), ANIM_OK);
   for (uint32_t k = 0; k < 200; k++) {
@@ -245,8 +238,7 @@ START_TEST(test_skinning_matrices) {
     }
     tf_mat_mul(ref, m, ib);
     double mag = 1;
-    for (int e = 0; e < 16; e++)
-      mag = fmax(mag, fabs(ref[e]));
+    for (int e = 0; e < 16; e++) mag = fmax(mag, fabs(ref[e]));
     ck_assert(tf_max_diff_f(skin[k].m, ref, 16) < 1e-5 * mag);
   }
   free(skin);
@@ -262,12 +254,12 @@ START_TEST(test_validate) {
   ck_assert_int_eq(anim_local_to_model_job_validate(NULL),
                    ANIM_ERR_INVALID_ARGUMENT);
   anim_local_to_model_job_t j;
-#define BAD(mutation, code)                                                  \
-  do {                                                                       \
-    j = good;                                                                \
-    mutation;                                                                \
-    ck_assert_int_eq(anim_local_to_model_job_validate(&j), code);            \
-    ck_assert_int_eq(anim_local_to_model_job_run(&j), code);                 \
+#define BAD(mutation, code)                                                    \
+  do {                                                                         \
+    j = good;                                                                  \
+    mutation;                                                                  \
+    ck_assert_int_eq(anim_local_to_model_job_validate(&j), code);              \
+    ck_assert_int_eq(anim_local_to_model_job_run(&j), code);                   \
   } while (0)
   BAD(j.skeleton = NULL, ANIM_ERR_INVALID_ARGUMENT);
   BAD(j.output = NULL, ANIM_ERR_INVALID_ARGUMENT);
@@ -287,12 +279,12 @@ START_TEST(test_validate) {
   ck_assert_int_eq(anim_skinning_matrices_job_validate(NULL),
                    ANIM_ERR_INVALID_ARGUMENT);
   anim_skinning_matrices_job_t s;
-#define BAD(mutation, code)                                                  \
-  do {                                                                       \
-    s = sg;                                                                  \
-    mutation;                                                                \
-    ck_assert_int_eq(anim_skinning_matrices_job_validate(&s), code);         \
-    ck_assert_int_eq(anim_skinning_matrices_job_run(&s), code);              \
+#define BAD(mutation, code)                                                    \
+  do {                                                                         \
+    s = sg;                                                                    \
+    mutation;                                                                  \
+    ck_assert_int_eq(anim_skinning_matrices_job_validate(&s), code);           \
+    ck_assert_int_eq(anim_skinning_matrices_job_run(&s), code);                \
   } while (0)
   BAD(s.skeleton = NULL, ANIM_ERR_INVALID_ARGUMENT);
   BAD(s.model = NULL, ANIM_ERR_INVALID_ARGUMENT);

@@ -8,8 +8,7 @@
 static anim_mat4_t from_rows(const float rows[4][4]) {
   anim_mat4_t m;
   for (int r = 0; r < 4; r++)
-    for (int c = 0; c < 4; c++)
-      m.m[c * 4 + r] = rows[r][c];
+    for (int c = 0; c < 4; c++) m.m[c * 4 + r] = rows[r][c];
   return m;
 }
 
@@ -19,10 +18,8 @@ START_TEST(test_mat4_mul_transpose) {
   static const float b_rows[4][4] = {
       {2, 0, 0, 1}, {0, 3, 0, 0}, {1, 0, 1, 0}, {0, 0, 0, 1}};
   /* a * b by rows x columns, by hand. */
-  static const float ab_rows[4][4] = {{5, 6, 3, 5},
-                                      {17, 18, 7, 13},
-                                      {29, 30, 11, 21},
-                                      {41, 42, 15, 29}};
+  static const float ab_rows[4][4] = {
+      {5, 6, 3, 5}, {17, 18, 7, 13}, {29, 30, 11, 21}, {41, 42, 15, 29}};
   anim_mat4_t a = from_rows(a_rows), b = from_rows(b_rows),
               ab = from_rows(ab_rows);
   anim_mat4_t p = anim_mat4_mul(&a, &b);
@@ -49,8 +46,7 @@ START_TEST(test_mat4_from_quat_and_trs) {
   test_rng r = {12345u};
   for (int n = 0; n < 300; n++) {
     anim_vec3_t ax = rng_vec(&r, -1, 1);
-    if (anim_vec3_length(ax) < 1e-2f)
-      continue;
+    if (anim_vec3_length(ax) < 1e-2f) continue;
     double an = rng_range(&r, -TEST_PI, TEST_PI);
     anim_quat_t q = anim_quat_from_axis_angle(ax, (float)an);
     anim_mat4_t m = anim_mat4_from_quat(q);
@@ -80,12 +76,9 @@ START_TEST(test_mat4_decompose) {
     anim_transform_t tr = {rng_vec(&r, -10, 10), rng_quat(&r),
                            rng_vec(&r, 0.1, 3)};
     /* Every sign pattern of the scale, including negative determinants. */
-    if (n & 1)
-      tr.scale.x = -tr.scale.x;
-    if (n & 2)
-      tr.scale.y = -tr.scale.y;
-    if (n & 4)
-      tr.scale.z = -tr.scale.z;
+    if (n & 1) tr.scale.x = -tr.scale.x;
+    if (n & 2) tr.scale.y = -tr.scale.y;
+    if (n & 4) tr.scale.z = -tr.scale.z;
     anim_mat4_t m = anim_mat4_from_transform(&tr);
     anim_transform_t d;
     ck_assert_int_eq(anim_mat4_decompose(&m, &d), ANIM_OK);
@@ -94,14 +87,13 @@ START_TEST(test_mat4_decompose) {
     ck_assert(d.scale.y > 0 && d.scale.z > 0);
     int negatives = (n & 1) + ((n >> 1) & 1) + ((n >> 2) & 1);
     ck_assert((d.scale.x < 0) == (negatives % 2 == 1));
-    ck_assert_vec(anim_vec3(fabsf(d.scale.x), d.scale.y, d.scale.z),
-                  anim_vec3(fabsf(tr.scale.x), fabsf(tr.scale.y),
-                            fabsf(tr.scale.z)),
-                  4 * TOL_VEC);
+    ck_assert_vec(
+        anim_vec3(fabsf(d.scale.x), d.scale.y, d.scale.z),
+        anim_vec3(fabsf(tr.scale.x), fabsf(tr.scale.y), fabsf(tr.scale.z)),
+        4 * TOL_VEC);
     anim_mat4_t back = anim_mat4_from_transform(&d);
     ck_assert_msg(mdiff(&back, &m) <= 1e-5f, "round trip %d", n);
-    if (negatives == 0)
-      ck_assert_quat_sign(d.rotation, tr.rotation, 4 * TOL_Q);
+    if (negatives == 0) ck_assert_quat_sign(d.rotation, tr.rotation, 4 * TOL_Q);
   }
   /* Zero scale on an axis: singular, translation still filled. */
   anim_transform_t z = {anim_vec3(1, 2, 3), anim_quat_identity(),
@@ -133,8 +125,7 @@ START_TEST(test_mat4_inverse) {
   for (int n = 0; n < 300; n++) {
     anim_transform_t tr = {rng_vec(&r, -10, 10), rng_quat(&r),
                            rng_vec(&r, 0.2, 3)};
-    if (n & 1)
-      tr.scale.y = -tr.scale.y;
+    if (n & 1) tr.scale.y = -tr.scale.y;
     anim_mat4_t a = anim_mat4_from_transform(&tr), ia, ig;
     ck_assert_int_eq(anim_mat4_affine_inverse(&a, &ia), ANIM_OK);
     ck_assert_int_eq(anim_mat4_inverse(&a, &ig), ANIM_OK);
@@ -145,8 +136,7 @@ START_TEST(test_mat4_inverse) {
     ck_assert_msg(mdiff(&p3, &id) <= TOL_INV, "general right %d", n);
     /* A general (projective) matrix with well-conditioned entries. */
     anim_mat4_t g;
-    for (int i = 0; i < 16; i++)
-      g.m[i] = (float)rng_range(&r, -1, 1);
+    for (int i = 0; i < 16; i++) g.m[i] = (float)rng_range(&r, -1, 1);
     for (int i = 0; i < 4; i++)
       g.m[i * 5] += 3.0f; /* Diagonally dominant: invertible. */
     ck_assert_int_eq(anim_mat4_inverse(&g, &ig), ANIM_OK);
@@ -162,8 +152,7 @@ START_TEST(test_mat4_inverse) {
   ck_assert_int_eq(anim_mat4_inverse(&s, &out), ANIM_ERR_SINGULAR);
   ck_assert(mdiff(&out, &keep) == 0.0f);
   anim_mat4_t zero;
-  for (int i = 0; i < 16; i++)
-    zero.m[i] = 0;
+  for (int i = 0; i < 16; i++) zero.m[i] = 0;
   ck_assert_int_eq(anim_mat4_inverse(&zero, &out), ANIM_ERR_SINGULAR);
   ck_assert_int_eq(anim_mat4_inverse(NULL, &out), ANIM_ERR_INVALID_ARGUMENT);
 }

@@ -32,12 +32,10 @@ START_TEST(test_mirror) {
     for (int n = 0; n < 200; n++) {
       anim_quat_t q = rng_quat(&r);
       anim_vec3_t p = rng_vec(&r, -5, 5);
-      ck_assert_vec(anim_vec3_mirror(anim_vec3_mirror(p, a), a), p,
-                    TOL_EXACT);
+      ck_assert_vec(anim_vec3_mirror(anim_vec3_mirror(p, a), a), p, TOL_EXACT);
       ck_assert_vec(anim_vec3_mirror(p, a), anim_mat4_transform_point(&s, p),
                     TOL_EXACT);
-      ck_assert_quat(anim_quat_mirror(anim_quat_mirror(q, a), a), q,
-                     TOL_EXACT);
+      ck_assert_quat(anim_quat_mirror(anim_quat_mirror(q, a), a), q, TOL_EXACT);
       /* Mirrored point rotated by the mirrored rotation = mirror of the
        * rotated point. */
       ck_assert_vec(

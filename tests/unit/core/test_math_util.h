@@ -14,12 +14,12 @@
 #define TEST_PI 3.14159265358979323846
 
 /* Named tolerances. */
-#define TOL_EXACT 0.0f   /* Bit-exact results. */
-#define TOL_Q 2e-6f      /* Quaternion components after a few operations. */
+#define TOL_EXACT 0.0f    /* Bit-exact results. */
+#define TOL_Q 2e-6f       /* Quaternion components after a few operations. */
 #define TOL_Q_LOOSE 2e-5f /* After long chains (squad, decompose). */
-#define TOL_VEC 2e-6f    /* Unit-scale vector components. */
-#define TOL_MAT 2e-6f    /* Unit-scale matrix entries. */
-#define TOL_INV 2e-5f    /* inverse * m against the identity. */
+#define TOL_VEC 2e-6f     /* Unit-scale vector components. */
+#define TOL_MAT 2e-6f     /* Unit-scale matrix entries. */
+#define TOL_INV 2e-5f     /* inverse * m against the identity. */
 
 static inline float qdiff(anim_quat_t a, anim_quat_t b) {
   float d = fabsf(a.x - b.x);
@@ -40,47 +40,48 @@ static inline float vdiff(anim_vec3_t a, anim_vec3_t b) {
 
 static inline float mdiff(const anim_mat4_t *a, const anim_mat4_t *b) {
   float d = 0.0f;
-  for (int i = 0; i < 16; i++)
-    d = fmaxf(d, fabsf(a->m[i] - b->m[i]));
+  for (int i = 0; i < 16; i++) d = fmaxf(d, fabsf(a->m[i] - b->m[i]));
   return d;
 }
 
-#define ck_assert_quat_sign(a, b, tol)                                       \
-  do {                                                                       \
-    anim_quat_t qa_ = (a), qb_ = (b);                                        \
-    ck_assert_msg(qdiff_sign(qa_, qb_) <= (tol),                             \
-                  "quat (%.9g %.9g %.9g %.9g) != (%.9g %.9g %.9g %.9g)",     \
-                  qa_.x, qa_.y, qa_.z, qa_.w, qb_.x, qb_.y, qb_.z, qb_.w);   \
+#define ck_assert_quat_sign(a, b, tol)                                         \
+  do {                                                                         \
+    anim_quat_t qa_ = (a), qb_ = (b);                                          \
+    ck_assert_msg(qdiff_sign(qa_, qb_) <= (tol),                               \
+                  "quat (%.9g %.9g %.9g %.9g) != (%.9g %.9g %.9g %.9g)",       \
+                  qa_.x, qa_.y, qa_.z, qa_.w, qb_.x, qb_.y, qb_.z, qb_.w);     \
   } while (0)
 
-#define ck_assert_quat(a, b, tol)                                            \
-  do {                                                                       \
-    anim_quat_t qa_ = (a), qb_ = (b);                                        \
-    ck_assert_msg(qdiff(qa_, qb_) <= (tol),                                  \
-                  "quat (%.9g %.9g %.9g %.9g) != (%.9g %.9g %.9g %.9g)",     \
-                  qa_.x, qa_.y, qa_.z, qa_.w, qb_.x, qb_.y, qb_.z, qb_.w);   \
+#define ck_assert_quat(a, b, tol)                                              \
+  do {                                                                         \
+    anim_quat_t qa_ = (a), qb_ = (b);                                          \
+    ck_assert_msg(qdiff(qa_, qb_) <= (tol),                                    \
+                  "quat (%.9g %.9g %.9g %.9g) != (%.9g %.9g %.9g %.9g)",       \
+                  qa_.x, qa_.y, qa_.z, qa_.w, qb_.x, qb_.y, qb_.z, qb_.w);     \
   } while (0)
 
-#define ck_assert_vec(a, b, tol)                                             \
-  do {                                                                       \
-    anim_vec3_t va_ = (a), vb_ = (b);                                        \
-    ck_assert_msg(vdiff(va_, vb_) <= (tol),                                  \
-                  "vec (%.9g %.9g %.9g) != (%.9g %.9g %.9g)", va_.x, va_.y,  \
-                  va_.z, vb_.x, vb_.y, vb_.z);                               \
+#define ck_assert_vec(a, b, tol)                                               \
+  do {                                                                         \
+    anim_vec3_t va_ = (a), vb_ = (b);                                          \
+    ck_assert_msg(vdiff(va_, vb_) <= (tol),                                    \
+                  "vec (%.9g %.9g %.9g) != (%.9g %.9g %.9g)", va_.x, va_.y,    \
+                  va_.z, vb_.x, vb_.y, vb_.z);                                 \
   } while (0)
 
-#define ck_assert_near(a, b, tol)                                            \
-  do {                                                                       \
-    double fa_ = (a), fb_ = (b);                                             \
-    ck_assert_msg(fabs(fa_ - fb_) <= (tol), "%.9g != %.9g (tol %g)", fa_,   \
-                  fb_, (double)(tol));                                       \
+#define ck_assert_near(a, b, tol)                                              \
+  do {                                                                         \
+    double fa_ = (a), fb_ = (b);                                               \
+    ck_assert_msg(fabs(fa_ - fb_) <= (tol), "%.9g != %.9g (tol %g)", fa_, fb_, \
+                  (double)(tol));                                              \
   } while (0)
 
-#define ck_assert_unit(q)                                                    \
+#define ck_assert_unit(q)                                                      \
   ck_assert_near(anim_quat_length(q), 1.0, ANIM_EPS_UNIT)
 
 /* xorshift32 with a fixed seed: the same inputs on every run. */
-typedef struct { uint32_t s; } test_rng;
+typedef struct {
+  uint32_t s;
+} test_rng;
 
 static inline uint32_t rng_next(test_rng *r) {
   uint32_t x = r->s;
@@ -127,8 +128,7 @@ static inline anim_mat4_t ref_rotation(double ax, double ay, double az,
       double v = row == col ? 1.0 : 0.0;
       if (row < 3 && col < 3) {
         double k2 = 0;
-        for (int i = 0; i < 3; i++)
-          k2 += k[row][i] * k[i][col];
+        for (int i = 0; i < 3; i++) k2 += k[row][i] * k[i][col];
         v += s * k[row][col] + c * k2;
       }
       m.m[col * 4 + row] = (float)v;

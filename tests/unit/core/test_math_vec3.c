@@ -26,8 +26,8 @@ START_TEST(test_vec3_length_normalize) {
                 TOL_EXACT);
   ck_assert_vec(anim_vec3_normalize(anim_vec3(0, -1e-20f, 0)),
                 anim_vec3(0, -1, 0), TOL_VEC);
-  ck_assert_vec(anim_vec3_normalize(anim_vec3(1e20f, 0, 0)),
-                anim_vec3(1, 0, 0), TOL_VEC);
+  ck_assert_vec(anim_vec3_normalize(anim_vec3(1e20f, 0, 0)), anim_vec3(1, 0, 0),
+                TOL_VEC);
   ck_assert_vec(anim_vec3_normalize(anim_vec3(3e20f, 4e20f, 0)),
                 anim_vec3(0.6f, 0.8f, 0), TOL_VEC);
   ck_assert_vec(anim_vec3_normalize(anim_vec3(NAN, 1, 0)), anim_vec3(0, 0, 0),
@@ -41,8 +41,7 @@ START_TEST(test_vec3_lerp) {
   anim_vec3_t a = anim_vec3(1, 2, 3), b = anim_vec3(3, -2, 7);
   ck_assert_vec(anim_vec3_lerp(a, b, 0), a, TOL_EXACT);
   ck_assert_vec(anim_vec3_lerp(a, b, 1), b, TOL_EXACT);
-  ck_assert_vec(anim_vec3_lerp(a, b, 0.25f), anim_vec3(1.5f, 1, 4),
-                TOL_EXACT);
+  ck_assert_vec(anim_vec3_lerp(a, b, 0.25f), anim_vec3(1.5f, 1, 4), TOL_EXACT);
 }
 END_TEST
 

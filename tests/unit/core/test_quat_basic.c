@@ -20,8 +20,8 @@ START_TEST(test_quat_identity_conjugate_inverse) {
   anim_quat_t q = anim_quat(0.5f, -1, 2, 0.25f);
   ck_assert_quat(anim_quat_mul(q, anim_quat_inverse(q)), id, TOL_Q);
   ck_assert_quat(anim_quat_mul(anim_quat_inverse(q), q), id, TOL_Q);
-  ck_assert_float_eq(anim_quat_dot(anim_quat(1, 2, 3, 4),
-                                   anim_quat(5, 6, 7, 8)), 70.0f);
+  ck_assert_float_eq(
+      anim_quat_dot(anim_quat(1, 2, 3, 4), anim_quat(5, 6, 7, 8)), 70.0f);
   ck_assert_float_eq(anim_quat_length_sq(anim_quat(1, 2, 3, 4)), 30.0f);
   ck_assert_float_eq(anim_quat_length(anim_quat(0, 3, 0, 4)), 5.0f);
 }
@@ -38,8 +38,8 @@ START_TEST(test_quat_normalize) {
   for (int i = 0; i < 200; i++) {
     anim_quat_t q = rng_quat(&r);
     float k = (float)rng_range(&r, 1e-3, 1e3);
-    anim_quat_t n = anim_quat_normalize(anim_quat(q.x * k, q.y * k, q.z * k,
-                                                  q.w * k));
+    anim_quat_t n =
+        anim_quat_normalize(anim_quat(q.x * k, q.y * k, q.z * k, q.w * k));
     ck_assert_unit(n);
     ck_assert_quat(n, q, TOL_Q);
   }
@@ -79,8 +79,7 @@ START_TEST(test_quat_rotate_reference) {
     double angle = rng_range(&r, -TEST_PI, TEST_PI);
     double l = sqrt((double)axis.x * axis.x + (double)axis.y * axis.y +
                     (double)axis.z * axis.z);
-    if (l < 1e-3)
-      continue;
+    if (l < 1e-3) continue;
     double s = sin(angle / 2) / l;
     anim_quat_t q = anim_quat((float)(axis.x * s), (float)(axis.y * s),
                               (float)(axis.z * s), (float)cos(angle / 2));
@@ -119,9 +118,9 @@ START_TEST(test_quat_angle_between) {
                  TEST_PI / 2, ANIM_EPS_ANGLE);
   ck_assert_near(anim_quat_angle_between(id, anim_quat(1, 0, 0, 0)), TEST_PI,
                  ANIM_EPS_ANGLE);
-  ck_assert_near(anim_quat_angle_between(anim_quat(0, 0, h, h),
-                                         anim_quat(0, 0, -h, -h)),
-                 0.0, TOL_EXACT);
+  ck_assert_near(
+      anim_quat_angle_between(anim_quat(0, 0, h, h), anim_quat(0, 0, -h, -h)),
+      0.0, TOL_EXACT);
   /* A small angle keeps its precision: 1e-3 rad about y. */
   anim_quat_t s = anim_quat(0, (float)sin(0.5e-3), 0, (float)cos(0.5e-3));
   ck_assert_near(anim_quat_angle_between(id, s), 1e-3, 1e-8);

@@ -42,8 +42,8 @@ START_TEST(test_slerp_closed_form) {
   ck_assert_quat_sign(anim_quat_slerp_no_invert(a, b, 0.5f), rot_z(TEST_PI),
                       TOL_Q);
   /* The same rotation given as -b changes nothing for slerp. */
-  ck_assert_quat(anim_quat_slerp(a, b, 0.3f),
-                 anim_quat_slerp(a, qneg(b), 0.3f), TOL_Q);
+  ck_assert_quat(anim_quat_slerp(a, b, 0.3f), anim_quat_slerp(a, qneg(b), 0.3f),
+                 TOL_Q);
 }
 END_TEST
 
@@ -81,12 +81,11 @@ END_TEST
 
 START_TEST(test_slerp_nearly_equal) {
   anim_quat_t a = anim_quat_normalize(anim_quat(0.1f, 0.2f, 0.3f, 0.9f));
-  anim_quat_t b = anim_quat_normalize(anim_quat(0.1f, 0.2f, 0.3f + 1e-6f,
-                                                0.9f));
+  anim_quat_t b =
+      anim_quat_normalize(anim_quat(0.1f, 0.2f, 0.3f + 1e-6f, 0.9f));
   for (int i = 0; i <= 10; i++) {
     anim_quat_t s = anim_quat_slerp(a, b, i / 10.0f);
-    ck_assert(isfinite(s.x) && isfinite(s.y) && isfinite(s.z) &&
-              isfinite(s.w));
+    ck_assert(isfinite(s.x) && isfinite(s.y) && isfinite(s.z) && isfinite(s.w));
     ck_assert_unit(s);
     ck_assert_quat(s, a, 2e-6f);
   }
@@ -100,8 +99,7 @@ START_TEST(test_slerp_nearly_equal) {
     anim_quat_t o = anim_quat_slerp_no_invert(a, qneg(a), i / 4.0f);
     ck_assert_unit(o);
   }
-  ck_assert_quat(anim_quat_slerp_no_invert(a, qneg(a), 1), qneg(a),
-                 TOL_EXACT);
+  ck_assert_quat(anim_quat_slerp_no_invert(a, qneg(a), 1), qneg(a), TOL_EXACT);
 }
 END_TEST
 
@@ -110,11 +108,10 @@ START_TEST(test_nlerp) {
   ck_assert_quat(anim_quat_nlerp(rot_z(0), rot_z(TEST_PI / 2), 0.5f),
                  rot_z(TEST_PI / 4), TOL_Q);
   /* Shortest path. */
-  ck_assert_quat(anim_quat_nlerp(anim_quat(0, 0, 0, 1),
-                                 anim_quat(0, 0, -h, -h), 0.5f),
-                 rot_z(TEST_PI / 4), TOL_Q);
-  ck_assert_quat(anim_quat_nlerp(rot_z(0.3), rot_z(1.1), 0), rot_z(0.3),
-                 TOL_Q);
+  ck_assert_quat(
+      anim_quat_nlerp(anim_quat(0, 0, 0, 1), anim_quat(0, 0, -h, -h), 0.5f),
+      rot_z(TEST_PI / 4), TOL_Q);
+  ck_assert_quat(anim_quat_nlerp(rot_z(0.3), rot_z(1.1), 0), rot_z(0.3), TOL_Q);
 }
 END_TEST
 
@@ -122,10 +119,9 @@ START_TEST(test_exp_ln) {
   /* ln of the rotation (axis, angle) is (axis * angle / 2, 0). */
   double ang = 2.0;
   double ax[3] = {2.0 / 7, 3.0 / 7, 6.0 / 7};
-  anim_quat_t q = anim_quat((float)(ax[0] * sin(ang / 2)),
-                            (float)(ax[1] * sin(ang / 2)),
-                            (float)(ax[2] * sin(ang / 2)),
-                            (float)cos(ang / 2));
+  anim_quat_t q =
+      anim_quat((float)(ax[0] * sin(ang / 2)), (float)(ax[1] * sin(ang / 2)),
+                (float)(ax[2] * sin(ang / 2)), (float)cos(ang / 2));
   anim_quat_t l = anim_quat((float)ax[0], (float)ax[1], (float)ax[2], 0);
   l = anim_quat(l.x * (float)(ang / 2), l.y * (float)(ang / 2),
                 l.z * (float)(ang / 2), 0);
@@ -206,9 +202,9 @@ START_TEST(test_barycentric) {
   }
   /* About one axis: angles 0, 0.6, 1.2 with f = 0.25, g = 0.5 gives
    * slerp(0.45, 0.9, 2/3) = 0.75 = 0.25 * 0.6 + 0.5 * 1.2. */
-  ck_assert_quat(anim_quat_barycentric(rot_z(0), rot_z(0.6), rot_z(1.2),
-                                       0.25f, 0.5f),
-                 rot_z(0.75), TOL_Q);
+  ck_assert_quat(
+      anim_quat_barycentric(rot_z(0), rot_z(0.6), rot_z(1.2), 0.25f, 0.5f),
+      rot_z(0.75), TOL_Q);
 }
 END_TEST
 

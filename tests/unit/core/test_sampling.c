@@ -24,8 +24,7 @@ static anim_skeleton_t *skel2(const anim_quat_t *orient_b) {
   anim_raw_joint_t j[2] = {J("b", 1), J("a", -1)};
   j[1].rest.translation = (anim_vec3_t){7, 8, 9};
   j[1].rest.rotation = (anim_quat_t){0, 1, 0, 0};
-  if (orient_b != NULL)
-    j[0].orient = *orient_b;
+  if (orient_b != NULL) j[0].orient = *orient_b;
   anim_raw_skeleton_t raw = {.joints = j, .joint_count = 2};
   anim_skeleton_t *s = NULL;
   ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &s, NULL), ANIM_OK);
@@ -39,18 +38,15 @@ typedef struct out2_s {
 
 static void sample(const anim_skeleton_t *sk, const anim_clip_t *c, float t,
                    out2_t *o) {
-  anim_sampling_job_t job = {.skeleton = sk,
-                             .clip = c,
-                             .time = t,
-                             .output = {o->t, o->q, o->s, 2}};
+  anim_sampling_job_t job = {
+      .skeleton = sk, .clip = c, .time = t, .output = {o->t, o->q, o->s, 2}};
   ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
 }
 
 static anim_clip_t *one_track(const anim_skeleton_t *sk, uint32_t joint,
                               anim_path path, anim_interp interp,
-                              const float *times, size_t n,
-                              const float *values, size_t nv,
-                              const float *bezier) {
+                              const float *times, size_t n, const float *values,
+                              size_t nv, const float *bezier) {
   anim_raw_track_t tr = {joint, path, interp, times, n, values, nv, bezier};
   anim_raw_clip_t raw = {"c", &tr, 1, 0.f};
   anim_clip_t *c = NULL;
@@ -60,11 +56,11 @@ static anim_clip_t *one_track(const anim_skeleton_t *sk, uint32_t joint,
   return c;
 }
 
-static void assert_quat(anim_quat_t q, double x, double y, double z,
-                        double w, double tol) {
+static void assert_quat(anim_quat_t q, double x, double y, double z, double w,
+                        double tol) {
   double p[4] = {x, y, z, w};
-  ck_assert_msg(tf_quat_dist(q, p) < tol, "(%g %g %g %g) vs (%g %g %g %g)",
-                q.x, q.y, q.z, q.w, x, y, z, w);
+  ck_assert_msg(tf_quat_dist(q, p) < tol, "(%g %g %g %g) vs (%g %g %g %g)", q.x,
+                q.y, q.z, q.w, x, y, z, w);
 }
 
 /* ---- interpolations ------------------------------------------------------ */
@@ -75,9 +71,9 @@ START_TEST(test_step) {
   const float v[9] = {1, 1, 1, 2, 2, 2, 3, 3, 3};
   anim_clip_t *c = one_track(s, 0, ANIM_PATH_TRANSLATION, ANIM_INTERP_STEP,
                              times, 3, v, 9, NULL);
-  const float at[][2] = {{0.f, 1},  {0.5f, 1},   {0.75f, 1},  {0.999f, 1},
-                         {1.f, 2},  {1.5f, 2},   {1.9999f, 2}, {2.f, 3},
-                         {5.f, 3}};
+  const float at[][2] = {{0.f, 1},     {0.5f, 1}, {0.75f, 1},
+                         {0.999f, 1},  {1.f, 2},  {1.5f, 2},
+                         {1.9999f, 2}, {2.f, 3},  {5.f, 3}};
   out2_t o;
   for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
     sample(s, c, at[i][0], &o);
@@ -164,15 +160,14 @@ START_TEST(test_linear_slerp_random) {
     double A[4] = {a.x, a.y, a.z, a.w}, B[4] = {b.x, b.y, b.z, b.w};
     double d = A[0] * B[0] + A[1] * B[1] + A[2] * B[2] + A[3] * B[3];
     if (d < 0) {
-      for (int k = 0; k < 4; k++)
-        B[k] = -B[k];
+      for (int k = 0; k < 4; k++) B[k] = -B[k];
       d = -d;
     }
     double th = acos(fmin(d, 1.0)), R[4];
     for (int k = 0; k < 4; k++)
-      R[k] = th < 1e-9 ? A[k]
-                       : (sin((1 - u) * th) * A[k] + sin(u * th) * B[k]) /
-                             sin(th);
+      R[k] = th < 1e-9
+                 ? A[k]
+                 : (sin((1 - u) * th) * A[k] + sin(u * th) * B[k]) / sin(th);
     double e = tf_quat_dist(o.q[1], R);
     worst = fmax(worst, e);
     anim_clip_free(c);
@@ -262,8 +257,8 @@ START_TEST(test_bezier) {
 
   /* A linear curve (x1 = y1, x2 = y2) gives plain lerp. */
   const float lin[8] = {0.3f, 0.3f, 0.6f, 0.6f, 0, 0, 0, 0};
-  c = one_track(s, 0, ANIM_PATH_TRANSLATION, ANIM_INTERP_BEZIER, times, 2, v,
-                6, lin);
+  c = one_track(s, 0, ANIM_PATH_TRANSLATION, ANIM_INTERP_BEZIER, times, 2, v, 6,
+                lin);
   sample(s, c, 2.5f, &o);
   ck_assert_float_eq_tol(o.t[1].x, 7.5f, 1e-4f);
   anim_clip_free(c);
@@ -293,8 +288,8 @@ START_TEST(test_squad) {
     rv[4 * k + 2] = (float)sin(r);
     rv[4 * k + 3] = (float)cos(r);
   }
-  anim_clip_t *c = one_track(s, 0, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD,
-                             times, 4, rv, 16, NULL);
+  anim_clip_t *c = one_track(s, 0, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD, times,
+                             4, rv, 16, NULL);
   out2_t o;
   sample(s, c, 1.5f, &o);
   const double mid[3] = {3.75, 19.6875, 38.75};
@@ -400,8 +395,7 @@ START_TEST(test_time_precision_long_clock) {
   const float d = 1.3f;
   const float times[2] = {0.f, d};
   const float move[6] = {0, 0, 0, 1000, 0, 0};
-  const float turn[8] = {0, 0, 0, 1, 0, 0, (float)M_SQRT1_2,
-                         (float)M_SQRT1_2};
+  const float turn[8] = {0, 0, 0, 1, 0, 0, (float)M_SQRT1_2, (float)M_SQRT1_2};
   const anim_raw_track_t tr[2] = {
       {0, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, times, 2, move, 6, NULL},
       {0, ANIM_PATH_ROTATION, ANIM_INTERP_LINEAR, times, 2, turn, 8, NULL}};
@@ -428,23 +422,21 @@ START_TEST(test_time_precision_long_clock) {
                                .output = {o.t, o.q, o.s, 2},
                                .sampled_time = &st};
     ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
-    anim_local_to_model_job_t lm = {.skeleton = s,
-                                    .input = job.output,
-                                    .output = model,
-                                    .output_count = 2};
+    anim_local_to_model_job_t lm = {
+        .skeleton = s, .input = job.output, .output = model, .output_count = 2};
     ck_assert_int_eq(anim_local_to_model_job_run(&lm), ANIM_OK);
     /* M_b = M_a * T_b * R_b, M_a = (7, 8, 9) * (pi about y). */
     const double th = 0.5 * M_PI * u, x = 1000.0 * u;
-    const double want[16] = {-cos(th), sin(th), 0, 0, sin(th), cos(th), 0, 0,
-                             0,        0,       -1, 0, 7 - x,  8,       9, 1};
+    const double want[16] = {-cos(th), sin(th), 0,  0, sin(th), cos(th), 0, 0,
+                             0,        0,       -1, 0, 7 - x,   8,       9, 1};
     for (int e = 0; e < 16; e++)
       ck_assert_msg(fabs(model[1].m[e] - want[e]) <= 1e-6 * 1000.0,
                     "t=%.17g e=%d: %.9g vs %.9g", ts[i], e,
                     (double)model[1].m[e], want[e]);
     /* b's x within a few float steps of 1000 * u (3.5e-4 when the query
      * time is rounded to float first). */
-    ck_assert_msg(fabs(o.t[1].x - x) <= 1e-4, "t=%.17g: x %.9g vs %.9g",
-                  ts[i], (double)o.t[1].x, x);
+    ck_assert_msg(fabs(o.t[1].x - x) <= 1e-4, "t=%.17g: x %.9g vs %.9g", ts[i],
+                  (double)o.t[1].x, x);
   }
   /* Rounding to float never reaches the end of a LOOP; PINGPONG in
    * double too. */
@@ -482,8 +474,7 @@ static void big_make(big_t *b, uint32_t n, uint64_t seed) {
   for (uint32_t i = 0; i < tc; i++) {
     /* Every fourth track repeats the previous track's key times. */
     bool same = i % 4 == 1;
-    if (!same)
-      keys = 1 + (uint32_t)(tf_next(&rng) % 40);
+    if (!same) keys = 1 + (uint32_t)(tf_next(&rng) % 40);
     anim_path path = (anim_path)(i % 3);
     anim_interp ip = (anim_interp)(tf_next(&rng) % ANIM_INTERP_COUNT_);
     uint32_t comp = path == ANIM_PATH_ROTATION ? 4 : 3;
@@ -496,13 +487,12 @@ static void big_make(big_t *b, uint32_t n, uint64_t seed) {
       t += tf_range(&rng, 0.01f, 0.1f);
       for (uint32_t e = 0; e < stride; e++)
         values[k * stride + e] = tf_range(&rng, -1.f, 1.f);
-      for (int e = 0; e < 4; e++)
-        bez[4 * k + e] = tf_range(&rng, 0.f, 1.f);
+      for (int e = 0; e < 4; e++) bez[4 * k + e] = tf_range(&rng, 0.f, 1.f);
     }
     prev_times = times;
     /* (joint, path) = (i / 3, i % 3) is unique, and i / 3 < n. */
-    tr[i] = (anim_raw_track_t){i / 3, path, ip, times, keys, values,
-                               keys * stride, bez};
+    tr[i] = (anim_raw_track_t){i / 3,  path,          ip, times, keys,
+                               values, keys * stride, bez};
   }
   anim_raw_clip_t rc = {"big", tr, tc, 0.f};
   anim_build_error_t err;
@@ -562,9 +552,9 @@ START_TEST(test_context_identical) {
   poses_init(&p1, 60);
   uint32_t *cur = malloc(b.clip->track_count * sizeof *cur);
   anim_sampling_context_t ctx;
-  ck_assert_int_eq(anim_sampling_context_init(&ctx, b.clip, cur,
-                                              b.clip->track_count),
-                   ANIM_OK);
+  ck_assert_int_eq(
+      anim_sampling_context_init(&ctx, b.clip, cur, b.clip->track_count),
+      ANIM_OK);
   tf_rng_t rng = {77};
   float d = b.clip->duration;
   for (int seq = 0; seq < 3; seq++) {
@@ -580,8 +570,7 @@ START_TEST(test_context_identical) {
     }
   }
   /* Garbage cursors are only a slower search. */
-  for (uint32_t i = 0; i < b.clip->track_count; i++)
-    cur[i] = 0xfffffff0u - i;
+  for (uint32_t i = 0; i < b.clip->track_count; i++) cur[i] = 0xfffffff0u - i;
   run(&b, b.clip, NULL, 0.37f * d, &p0);
   run(&b, b.clip, &ctx, 0.37f * d, &p1);
   assert_same(&p0, &p1);
@@ -666,16 +655,15 @@ START_TEST(test_validate) {
                                     .context = &ctx,
                                     .output = {o.t, o.q, o.s, 2}};
   ck_assert_int_eq(anim_sampling_job_validate(&good), ANIM_OK);
-  ck_assert_int_eq(anim_sampling_job_validate(NULL),
-                   ANIM_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(anim_sampling_job_validate(NULL), ANIM_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(anim_sampling_job_run(NULL), ANIM_ERR_INVALID_ARGUMENT);
   anim_sampling_job_t j;
-#define BAD(mutation, code)                                                  \
-  do {                                                                       \
-    j = good;                                                                \
-    mutation;                                                                \
-    ck_assert_int_eq(anim_sampling_job_validate(&j), code);                  \
-    ck_assert_int_eq(anim_sampling_job_run(&j), code);                       \
+#define BAD(mutation, code)                                                    \
+  do {                                                                         \
+    j = good;                                                                  \
+    mutation;                                                                  \
+    ck_assert_int_eq(anim_sampling_job_validate(&j), code);                    \
+    ck_assert_int_eq(anim_sampling_job_run(&j), code);                         \
   } while (0)
   BAD(j.skeleton = NULL, ANIM_ERR_INVALID_ARGUMENT);
   BAD(j.clip = NULL, ANIM_ERR_INVALID_ARGUMENT);

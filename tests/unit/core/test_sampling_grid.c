@@ -2,8 +2,8 @@
  * sampling_avx512.c): which tracks go on it, that a joint sampled on the
  * grid gets the same floats bit for bit as when its track is sampled on
  * its own, and that the AVX2 and AVX-512 kernels give the scalar kernel's
- * floats bit for bit, on random trees with joints missing from paths (blocks with
- * gaps), partial blocks, keys far apart (the closed-form slerp) and
+ * floats bit for bit, on random trees with joints missing from paths (blocks
+ * with gaps), partial blocks, keys far apart (the closed-form slerp) and
  * opposite (the shortest path), times on keys, between keys and outside
  * the clip, with and without joint orient. */
 #include <check.h>
@@ -24,8 +24,9 @@ typedef struct grid_case_s {
 
 /* n joints; joint i gets a translation track unless i % 3 == 1, a rotation
  * track unless i % 5 == 4 and a scale track when i % 2 == 0 (with full, all
- * three: blocks of consecutive joints), all LINEAR on one 30 fps grid. Rotation keys take random steps of every size, some
- * wider than 90 degrees, some flipped in sign. */
+ * three: blocks of consecutive joints), all LINEAR on one 30 fps grid. Rotation
+ * keys take random steps of every size, some wider than 90 degrees, some
+ * flipped in sign. */
 static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
                            bool orient, bool full) {
   tf_rng_t rng = {seed};
@@ -35,8 +36,7 @@ static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
       g->tree.joints[i].orient = tf_rand_quat(&rng);
   anim_raw_skeleton_t raw = {.joints = g->tree.joints, .joint_count = n};
   ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &g->sk, NULL), ANIM_OK);
-  for (int k = 0; k < KEYS; k++)
-    g->times[k] = (float)k / 30.f;
+  for (int k = 0; k < KEYS; k++) g->times[k] = (float)k / 30.f;
   g->other_times[0] = 0.f;
   g->other_times[1] = 5.f;
   g->tracks = calloc(3 * (size_t)n + 1, sizeof *g->tracks);
@@ -52,8 +52,7 @@ static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
       anim_quat_t q = tf_rand_quat(&rng);
       for (int k = 0; k < KEYS; k++) {
         if (c == 4) {
-          if (k % 7 == 3)
-            q = tf_rand_quat(&rng); /* A wide step. */
+          if (k % 7 == 3) q = tf_rand_quat(&rng);  /* A wide step. */
           const float s = k % 5 == 2 ? -1.f : 1.f; /* Opposite sign. */
           v[4 * k] = s * q.x, v[4 * k + 1] = s * q.y;
           v[4 * k + 2] = s * q.z, v[4 * k + 3] = s * q.w;
@@ -69,13 +68,17 @@ static void grid_case_make(grid_case_t *g, uint32_t n, uint64_t seed,
           float l = sqrtf(r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w);
           q = (anim_quat_t){r.x / l, r.y / l, r.z / l, r.w / l};
         } else {
-          for (int e = 0; e < 3; e++)
-            v[3 * k + e] = tf_range(&rng, -2.f, 2.f);
+          for (int e = 0; e < 3; e++) v[3 * k + e] = tf_range(&rng, -2.f, 2.f);
         }
       }
-      g->tracks[g->track_count++] = (anim_raw_track_t){
-          i, (anim_path)p, ANIM_INTERP_LINEAR, g->times, KEYS, v,
-          (size_t)KEYS * c, NULL};
+      g->tracks[g->track_count++] = (anim_raw_track_t){i,
+                                                       (anim_path)p,
+                                                       ANIM_INTERP_LINEAR,
+                                                       g->times,
+                                                       KEYS,
+                                                       v,
+                                                       (size_t)KEYS * c,
+                                                       NULL};
       v += KEYS * c;
     }
   }
@@ -123,10 +126,8 @@ static void sample(const anim_skeleton_t *sk, const anim_clip_t *c, double t,
   memset(p->t, 0x7f, p->n * sizeof *p->t);
   memset(p->s, 0x7f, p->n * sizeof *p->s);
   memset(p->q, 0x7f, p->n * sizeof *p->q);
-  anim_sampling_job_t job = {.skeleton = sk,
-                             .clip = c,
-                             .time = t,
-                             .output = {p->t, p->q, p->s, p->n}};
+  anim_sampling_job_t job = {
+      .skeleton = sk, .clip = c, .time = t, .output = {p->t, p->q, p->s, p->n}};
   ck_assert_int_eq(anim__sampling_job_run_isa(&job, isa), ANIM_OK);
 }
 
@@ -147,8 +148,7 @@ START_TEST(test_grid_membership) {
   ck_assert_uint_eq(c->_other_count, 0);
   /* The memory figure covers the keys twice (track- and key-major). */
   size_t floats = 0;
-  for (size_t i = 0; i < g.track_count; i++)
-    floats += g.tracks[i].value_count;
+  for (size_t i = 0; i < g.track_count; i++) floats += g.tracks[i].value_count;
   ck_assert_uint_ge(anim_clip_memory(c), 2 * floats * sizeof(float));
   ck_assert_uint_eq(anim_clip_memory(NULL), 0);
   /* Times are stored once for the whole run of tracks. */
@@ -163,9 +163,9 @@ START_TEST(test_grid_membership) {
     if (!(g.tracks[i].joint == root && g.tracks[i].path == 0))
       g.tracks[n++] = g.tracks[i];
   const float two[6] = {0, 0, 0, 1, 1, 1};
-  g.tracks[n++] = (anim_raw_track_t){root, ANIM_PATH_TRANSLATION,
-                                     ANIM_INTERP_LINEAR, g.other_times, 2,
-                                     two, 6, NULL};
+  g.tracks[n++] = (anim_raw_track_t){
+      root, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, g.other_times, 2, two, 6,
+      NULL};
   c = build(g.sk, g.tracks, n);
   gr = c->_grid;
   ck_assert_ptr_nonnull(gr);
@@ -196,9 +196,14 @@ START_TEST(test_grid_bit_exact) {
         if (!(g.tracks[i].joint == root && g.tracks[i].path == 0))
           off[m++] = g.tracks[i];
       const float two[6] = {0, 0, 0, 1, 1, 1};
-      off[m++] = (anim_raw_track_t){root, ANIM_PATH_TRANSLATION,
-                                    ANIM_INTERP_LINEAR, g.other_times, 2,
-                                    two, 6, NULL};
+      off[m++] = (anim_raw_track_t){root,
+                                    ANIM_PATH_TRANSLATION,
+                                    ANIM_INTERP_LINEAR,
+                                    g.other_times,
+                                    2,
+                                    two,
+                                    6,
+                                    NULL};
       anim_clip_t *on = build(g.sk, g.tracks, g.track_count);
       anim_clip_t *apart = build(g.sk, off, m);
       ck_assert_uint_eq(apart->_other_count, m - 1);
@@ -255,8 +260,7 @@ START_TEST(test_grid_slerp_reference) {
                        ((double)g.times[k + 1] - g.times[k]);
       for (size_t i = 0; i < g.track_count; i++) {
         const anim_raw_track_t *tr = &g.tracks[i];
-        if (tr->path != ANIM_PATH_ROTATION)
-          continue;
+        if (tr->path != ANIM_PATH_ROTATION) continue;
         double qa[4], qb[4], dot = 0;
         for (int e = 0; e < 4; e++) {
           qa[e] = tr->values[4 * k + e];
@@ -264,18 +268,15 @@ START_TEST(test_grid_slerp_reference) {
           dot += qa[e] * qb[e];
         }
         if (dot < 0) {
-          for (int e = 0; e < 4; e++)
-            qb[e] = -qb[e];
+          for (int e = 0; e < 4; e++) qb[e] = -qb[e];
           dot = -dot;
         }
-        if (dot > 1)
-          dot = 1;
+        if (dot > 1) dot = 1;
         const double th = acos(dot);
         const double w0 = th < 1e-9 ? 1 - u : sin((1 - u) * th) / sin(th);
         const double w1 = th < 1e-9 ? u : sin(u * th) / sin(th);
         double want[4];
-        for (int e = 0; e < 4; e++)
-          want[e] = w0 * qa[e] + w1 * qb[e];
+        for (int e = 0; e < 4; e++) want[e] = w0 * qa[e] + w1 * qb[e];
         const uint32_t j = g.sk->from_caller[tr->joint];
         ck_assert_msg(tf_quat_dist(p.q[j], want) <= 2e-6,
                       "isa %d t=%g joint %u: %g", isa, t, j,

@@ -87,8 +87,7 @@ START_TEST(test_random_tree_order) {
      * after k is k's child, or a child of one of k's ancestors, or a root. */
     if (k + 1 < t.n && s->parents[k + 1] >= 0) {
       int a = (int)k;
-      while (a >= 0 && a != s->parents[k + 1])
-        a = s->parents[a];
+      while (a >= 0 && a != s->parents[k + 1]) a = s->parents[a];
       ck_assert_int_eq(a, s->parents[k + 1]);
     }
   }
@@ -187,8 +186,7 @@ START_TEST(test_bad_counts) {
                    ANIM_ERR_INVALID_ARGUMENT);
   /* A non-finite inverse bind element names joint and element. */
   float ib[80];
-  for (int i = 0; i < 80; i++)
-    ib[i] = (i % 5 == 0) ? 1.f : 0.f;
+  for (int i = 0; i < 80; i++) ib[i] = (i % 5 == 0) ? 1.f : 0.f;
   ib[16 * 2 + 5] = NAN;
   raw.inverse_bind = ib;
   ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &s, &err),
@@ -223,8 +221,7 @@ START_TEST(test_inverse_bind_computed) {
   tf_rng_t rng = {0xfeedu};
   tf_tree_t t;
   tf_tree_make(&t, 300, &rng, 2);
-  for (uint32_t i = 0; i < t.n; i += 3)
-    t.joints[i].orient = tf_rand_quat(&rng);
+  for (uint32_t i = 0; i < t.n; i += 3) t.joints[i].orient = tf_rand_quat(&rng);
   anim_raw_skeleton_t raw = {.joints = t.joints, .joint_count = t.n};
   anim_skeleton_t *s = NULL;
   ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &s, NULL), ANIM_OK);
@@ -233,13 +230,12 @@ START_TEST(test_inverse_bind_computed) {
   for (uint32_t i = 0; i < t.n; i++) {
     const anim_raw_joint_t *rj = &t.joints[i];
     double o[4] = {rj->orient.x, rj->orient.y, rj->orient.z, rj->orient.w};
-    if (o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0)
-      o[3] = 1;
+    if (o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0) o[3] = 1;
     double on = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
-    for (int k = 0; k < 4; k++)
-      o[k] /= on;
+    for (int k = 0; k < 4; k++) o[k] /= on;
     double r[4] = {rj->rest.rotation.x, rj->rest.rotation.y,
-                   rj->rest.rotation.z, rj->rest.rotation.w}, q[4];
+                   rj->rest.rotation.z, rj->rest.rotation.w},
+           q[4];
     tf_quat_mul(q, o, r);
     anim_quat_t qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
     tf_mat_trs(locals + 16 * i, rj->rest.translation, qf, rj->rest.scale);
@@ -255,10 +251,8 @@ START_TEST(test_inverse_bind_computed) {
       double d = fabs(p[e] - ((e % 5 == 0) ? 1.0 : 0.0));
       /* Scale the bound by the size of the model matrix. */
       double mag = 1;
-      for (int k = 0; k < 16; k++)
-        mag = fmax(mag, fabs(m[k]));
-      if (d / mag > worst)
-        worst = d / mag;
+      for (int k = 0; k < 16; k++) mag = fmax(mag, fabs(m[k]));
+      if (d / mag > worst) worst = d / mag;
     }
   }
   ck_assert_msg(worst < 2e-4, "worst relative error %g", worst);
@@ -329,8 +323,7 @@ START_TEST(test_pose_to_caller) {
   }
   anim_mat4_t m[5];
   for (int k = 0; k < 5; k++)
-    for (int e = 0; e < 16; e++)
-      m[k].m[e] = (float)(100 * k + e);
+    for (int e = 0; e < 16; e++) m[k].m[e] = (float)(100 * k + e);
   float mo[80];
   ck_assert_int_eq(anim_mat4_to_caller(s, m, mo, 79),
                    ANIM_ERR_BUFFER_TOO_SMALL);
@@ -339,8 +332,7 @@ START_TEST(test_pose_to_caller) {
   ck_assert_int_eq(anim_mat4_to_caller(s, m, mo, 80), ANIM_OK);
   for (int c = 0; c < 5; c++)
     for (int e = 0; e < 16; e++)
-      ck_assert_float_eq(mo[16 * c + e],
-                         (float)(100 * s->from_caller[c] + e));
+      ck_assert_float_eq(mo[16 * c + e], (float)(100 * s->from_caller[c] + e));
   anim_skeleton_free(s);
 }
 END_TEST
@@ -354,8 +346,7 @@ typedef struct counting_s {
 
 static void *c_alloc(size_t n, void *ud) {
   counting_t *c = ud;
-  if (c->budget-- <= 0)
-    return NULL;
+  if (c->budget-- <= 0) return NULL;
   c->live++;
   return malloc(n);
 }

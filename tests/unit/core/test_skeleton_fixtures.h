@@ -64,8 +64,7 @@ static inline void tf_mat_trs(double *m, anim_vec3_t t, anim_quat_t q,
                  1 - 2 * (x * x + y * y)};
   double sc[3] = {s.x, s.y, s.z};
   for (int c = 0; c < 3; c++) {
-    for (int k = 0; k < 3; k++)
-      m[c * 4 + k] = r[c * 3 + k] * sc[c];
+    for (int k = 0; k < 3; k++) m[c * 4 + k] = r[c * 3 + k] * sc[c];
     m[c * 4 + 3] = 0;
   }
   m[12] = t.x;
@@ -79,8 +78,7 @@ static inline void tf_mat_mul(double *out, const double *a, const double *b) {
   for (int c = 0; c < 4; c++)
     for (int k = 0; k < 4; k++) {
       double acc = 0;
-      for (int i = 0; i < 4; i++)
-        acc += a[i * 4 + k] * b[c * 4 + i];
+      for (int i = 0; i < 4; i++) acc += a[i * 4 + k] * b[c * 4 + i];
       r[c * 4 + k] = acc;
     }
   memcpy(out, r, sizeof r);
@@ -111,8 +109,7 @@ static inline void tf_tree_make(tf_tree_t *t, uint32_t n, tf_rng_t *r,
   t->n = n;
   t->joints = calloc(n, sizeof *t->joints);
   t->names = calloc(n, sizeof *t->names);
-  for (uint32_t i = 0; i < n; i++)
-    perm[i] = i;
+  for (uint32_t i = 0; i < n; i++) perm[i] = i;
   for (uint32_t i = n; i > 1; i--) {
     uint32_t k = (uint32_t)(tf_next(r) % i);
     uint32_t tmp = perm[i - 1];
@@ -165,18 +162,17 @@ static inline double tf_max_diff_f(const float *a, const double *b, int n) {
   double m = 0;
   for (int i = 0; i < n; i++) {
     double d = fabs((double)a[i] - b[i]);
-    if (d > m)
-      m = d;
+    if (d > m) m = d;
   }
   return m;
 }
 
 /* |q - p| up to sign. */
 static inline double tf_quat_dist(anim_quat_t q, const double *p) {
-  double a = fabs(q.x - p[0]) + fabs(q.y - p[1]) + fabs(q.z - p[2]) +
-             fabs(q.w - p[3]);
-  double b = fabs(q.x + p[0]) + fabs(q.y + p[1]) + fabs(q.z + p[2]) +
-             fabs(q.w + p[3]);
+  double a =
+      fabs(q.x - p[0]) + fabs(q.y - p[1]) + fabs(q.z - p[2]) + fabs(q.w - p[3]);
+  double b =
+      fabs(q.x + p[0]) + fabs(q.y + p[1]) + fabs(q.z + p[2]) + fabs(q.w + p[3]);
   return a < b ? a : b;
 }
 

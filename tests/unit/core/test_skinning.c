@@ -24,8 +24,7 @@ static uint32_t g_to[NJ];
 static anim_skeleton_t g_skel;
 
 static void setup_skel(void) {
-  for (uint32_t c = 0; c < NJ; c++)
-    g_to[g_from[c]] = c;
+  for (uint32_t c = 0; c < NJ; c++) g_to[g_from[c]] = c;
   memset(&g_skel, 0, sizeof g_skel);
   g_skel.name = "test";
   g_skel.joint_count = NJ;
@@ -50,8 +49,7 @@ static anim_mat4_t identity4(void) {
 static anim_mat4_t mat_rows(const double r[3][4]) {
   anim_mat4_t m = identity4();
   for (int c = 0; c < 4; c++)
-    for (int i = 0; i < 3; i++)
-      m.m[4 * c + i] = (float)r[i][c];
+    for (int i = 0; i < 3; i++) m.m[4 * c + i] = (float)r[i][c];
   return m;
 }
 
@@ -119,8 +117,7 @@ START_TEST(test_bind_pose_exact) {
     random_mesh_data(n, k, pos, nrm, j, w);
     anim_mesh_t *m = build(n, pos, nrm, k, j, w);
     anim_mat4_t mats[NJ];
-    for (int i = 0; i < NJ; i++)
-      mats[i] = identity4();
+    for (int i = 0; i < NJ; i++) mats[i] = identity4();
     for (int path = ANIM__ISA_SCALAR; path <= ANIM__ISA_AVX512; path++) {
       skin(m, mats, ANIM_NORMALS_LINEAR, (anim__isa)path, op, on);
       for (size_t i = 0; i < 3 * n; i++)
@@ -234,8 +231,7 @@ START_TEST(test_single_joint_rigid) {
   double r[3][4];
   rot_z(a, r, t[0], t[1], t[2]);
   anim_mat4_t mats[NJ];
-  for (int i = 0; i < NJ; i++)
-    mats[i] = identity4();
+  for (int i = 0; i < NJ; i++) mats[i] = identity4();
   mats[g_from[4]] = mat_rows(r);
   for (int path = ANIM__ISA_SCALAR; path <= ANIM__ISA_AVX512; path++)
     for (int mode = ANIM_NORMALS_LINEAR; mode <= ANIM_NORMALS_INVERSE_TRANSPOSE;
@@ -272,8 +268,7 @@ START_TEST(test_two_joint_half_blend) {
   uint32_t j[2] = {0, 1};
   anim_mesh_t *m = build(1, pos, nrm, 2, j, w);
   anim_mat4_t mats[NJ];
-  for (int i = 0; i < NJ; i++)
-    mats[i] = identity4();
+  for (int i = 0; i < NJ; i++) mats[i] = identity4();
   double r[3][4];
   rot_z(M_PI / 2, r, 0, 0, 2);
   mats[g_from[1]] = mat_rows(r);
@@ -304,8 +299,7 @@ START_TEST(test_normals_nonuniform_scale) {
   uint32_t j[1] = {2};
   anim_mesh_t *m = build(1, pos, nrm, 1, j, w);
   anim_mat4_t mats[NJ];
-  for (int i = 0; i < NJ; i++)
-    mats[i] = identity4();
+  for (int i = 0; i < NJ; i++) mats[i] = identity4();
   mats[g_from[2]].m[0] = 2.0f;
   float op[3], on[3];
   const double s5 = sqrt(5.0);
@@ -381,8 +375,7 @@ START_TEST(test_inverse_transpose_perpendicular) {
             r[i][0] * tan_[v][0] + r[i][1] * tan_[v][1] + r[i][2] * tan_[v][2];
         len += lt[i] * lt[i];
       }
-      for (int i = 0; i < 3; i++)
-        dot += lt[i] * on[3 * v + i];
+      for (int i = 0; i < 3; i++) dot += lt[i] * on[3 * v + i];
       ck_assert_double_eq_tol(dot / sqrt(len), 0.0, 1e-5);
     }
   }
@@ -410,13 +403,11 @@ START_TEST(test_eight_influences_closed_form) {
   }
   double e[3] = {pos[0], pos[1], pos[2]};
   for (int i = 0; i < 8; i++)
-    for (int c = 0; c < 3; c++)
-      e[c] += w[i] / 36.0 * t[j[i]][c];
+    for (int c = 0; c < 3; c++) e[c] += w[i] / 36.0 * t[j[i]][c];
   float op[3], on[3];
   for (int path = ANIM__ISA_SCALAR; path <= ANIM__ISA_AVX512; path++) {
     skin(m, mats, ANIM_NORMALS_LINEAR, (anim__isa)path, op, on);
-    for (int c = 0; c < 3; c++)
-      ck_assert_double_eq_tol(op[c], e[c], 1e-6);
+    for (int c = 0; c < 3; c++) ck_assert_double_eq_tol(op[c], e[c], 1e-6);
     ck_assert_double_eq_tol(on[2], 1.0, 1e-6);
   }
   anim_mesh_free(m);
@@ -453,8 +444,7 @@ static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
   float *s_p = malloc(sz * sizeof(float)), *s_n = malloc(sz * sizeof(float));
   for (int mode = ANIM_NORMALS_NONE; mode <= ANIM_NORMALS_INVERSE_TRANSPOSE;
        mode++) {
-    for (size_t i = 0; i < sz; i++)
-      s_p[i] = s_n[i] = 12345.0f;
+    for (size_t i = 0; i < sz; i++) s_p[i] = s_n[i] = 12345.0f;
     anim_skinning_job_t job = {.mesh = m,
                                .matrices = mats,
                                .matrix_count = NJ,
@@ -469,8 +459,7 @@ static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
                      ANIM_OK);
     /* Each SIMD kernel the CPU has against the scalar one. */
     for (int isa = ANIM__ISA_AVX2; isa <= (int)anim__cpu_isa(); isa++) {
-      for (size_t i = 0; i < sz; i++)
-        a_p[i] = a_n[i] = 12345.0f;
+      for (size_t i = 0; i < sz; i++) a_p[i] = a_n[i] = 12345.0f;
       job.out_positions = a_p;
       job.out_normals = a_n;
       ck_assert_int_eq(anim__skinning_job_run_isa(&job, (anim__isa)isa),
@@ -483,8 +472,8 @@ static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
                       s_p[i]);
         if (mode != ANIM_NORMALS_NONE)
           ck_assert_msg(fabsf(a_n[i] - s_n[i]) <= ANIM_EPS_SKIN,
-                        "isa %d mode %d n=%zu i=%zu %.9g vs %.9g", isa, mode,
-                        n, i, a_n[i], s_n[i]);
+                        "isa %d mode %d n=%zu i=%zu %.9g vs %.9g", isa, mode, n,
+                        i, a_n[i], s_n[i]);
       }
       for (size_t i = 3 * (size_t)span; i < sz; i++)
         ck_assert(a_p[i] == 12345.0f && a_n[i] == 12345.0f);
@@ -504,8 +493,8 @@ static void compare_paths(size_t n, uint32_t k, uint32_t first,
 
 START_TEST(test_simd_matches_scalar) {
   setup_skel();
-  const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17,
-                          1001};
+  const size_t sizes[] = {1, 2,  3,  4,  5,  6,  7,  8,
+                          9, 11, 12, 13, 15, 16, 17, 1001};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     compare_paths(sizes[s], 4, 0, 0);
     compare_paths(sizes[s], 8, 0, 0);
@@ -595,19 +584,16 @@ START_TEST(test_mesh_build_remaps_and_pads) {
   double seen[NJ] = {0};
   for (int v = 0; v < 2; v++) {
     float sum = 0.0f;
-    for (int i = 0; i < 4; i++)
-      sum += m->weights[4 * v + i];
+    for (int i = 0; i < 4; i++) sum += m->weights[4 * v + i];
     ck_assert(sum == 1.0f);
     ck_assert(m->weights[4 * v + 3] >= m->weights[4 * v + 0]);
   }
-  for (int i = 0; i < 4; i++)
-    seen[m->joints[i]] += m->weights[i];
+  for (int i = 0; i < 4; i++) seen[m->joints[i]] += m->weights[i];
   ck_assert_double_eq_tol(seen[g_from[1]], 0.25, 1e-7);
   ck_assert_double_eq_tol(seen[g_from[4]], 0.75, 1e-7);
   /* Vertex 1: caller joint 5 weight 0, joint 2 weight 1. */
   memset(seen, 0, sizeof seen);
-  for (int i = 4; i < 8; i++)
-    seen[m->joints[i]] += m->weights[i];
+  for (int i = 4; i < 8; i++) seen[m->joints[i]] += m->weights[i];
   ck_assert(seen[g_from[2]] == 1.0);
   anim_mesh_free(m);
 }
@@ -721,8 +707,7 @@ END_TEST
 static int g_allocs, g_frees, g_fail_at;
 static void *count_alloc(size_t size, void *ud) {
   ck_assert_ptr_eq(ud, &g_allocs);
-  if (g_fail_at >= 0 && g_allocs == g_fail_at)
-    return NULL;
+  if (g_fail_at >= 0 && g_allocs == g_fail_at) return NULL;
   g_allocs++;
   return malloc(size);
 }
@@ -776,8 +761,7 @@ START_TEST(test_job_validate_rejects) {
   anim_mesh_t *m = build(4, pos, nrm, 1, j, w);
   anim_mesh_t *bare = build(4, pos, NULL, 1, j, w);
   anim_mat4_t mats[NJ];
-  for (int i = 0; i < NJ; i++)
-    mats[i] = identity4();
+  for (int i = 0; i < NJ; i++) mats[i] = identity4();
   float op[12], on[12], scratch[8 * NJ];
   const anim_skinning_job_t good = {.mesh = m,
                                     .matrices = mats,
@@ -814,8 +798,8 @@ START_TEST(test_job_validate_rejects) {
   /* A count of 0 is a size like any other (no "caller vouches"). */
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_positions_count = 0);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_normals_count = 0);
-  REJECT(ANIM_ERR_BUFFER_TOO_SMALL, (jb.first_vertex = 1,
-                                     jb.out_positions_count = 8));
+  REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
+         (jb.first_vertex = 1, jb.out_positions_count = 8));
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
          (jb.method = ANIM_SKIN_DQS, jb.scratch = NULL));
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
@@ -845,8 +829,9 @@ START_TEST(test_job_validate_rejects) {
                       __builtin_cpu_supports("avx512vl") &&
                       __builtin_cpu_supports("avx512dq") &&
                       __builtin_cpu_supports("avx512bw");
-  ck_assert_str_eq(anim_skinning_backend(),
-                   avx512 ? "avx512" : avx2 ? "avx2" : "scalar");
+  ck_assert_str_eq(anim_skinning_backend(), avx512 ? "avx512"
+                                            : avx2 ? "avx2"
+                                                   : "scalar");
   anim_mesh_free(m);
   anim_mesh_free(bare);
 }

@@ -229,8 +229,7 @@ START_TEST(test_solve_random_trees) {
     for (uint32_t j = 0; j < n; j++) {
       double t[3];
       do {
-        for (int c = 0; c < 3; c++)
-          t[c] = urand();
+        for (int c = 0; c < 3; c++) t[c] = urand();
       } while (sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) < 0.3);
       f.rest[j].translation =
           (anim_vec3_t){(float)t[0], (float)t[1], (float)t[2]};
@@ -250,12 +249,10 @@ START_TEST(test_solve_random_trees) {
     }
     /* Aim child by the rule, computed independently here. */
     int aim[MAXJ];
-    for (uint32_t j = 0; j < n; j++)
-      aim[j] = -1;
+    for (uint32_t j = 0; j < n; j++) aim[j] = -1;
     for (uint32_t c = 0; c < n; c++) {
       uint32_t s = from[c];
-      if (par[s] >= 0 && aim[par[s]] < 0)
-        aim[par[s]] = (int)s;
+      if (par[s] >= 0 && aim[par[s]] < 0) aim[par[s]] = (int)s;
     }
     enum { F = 4 };
     float pos[F * MAXJ * 3];
@@ -283,8 +280,7 @@ START_TEST(test_solve_random_trees) {
         expect[fr][j] = l;
         /* Forward kinematics: x_j = x_p + scale_p * G_p t_j. */
         if (par[j] < 0) {
-          for (int c = 0; c < 3; c++)
-            x[j][c] = 2 * urand();
+          for (int c = 0; c < 3; c++) x[j][c] = 2 * urand();
           scale[j] = sigma[j];
         } else {
           const anim_vec3_t t = f.rest[j].translation;

@@ -36,7 +36,8 @@ static inline bool shared_assets_present(const char *what) {
     return true;
   }
   printf("skipped: %s: needs the shared test assets (%s; set "
-         "ANIMD_SHARED)\n", what, dir);
+         "ANIMD_SHARED)\n",
+         what, dir);
   fflush(stdout);
   return false;
 }
@@ -86,25 +87,27 @@ static inline void asset_decode(const char *rel, const char *ct,
   int rc = fmt_decode(ct, body, len, opts, b, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(body);
-  ck_assert_msg(rc == 0, "%s: %s %s at %s: %s", rel, fmt_error_kind_name(err.kind), err.code,
-                err.at, err.message);
+  ck_assert_msg(rc == 0, "%s: %s %s at %s: %s", rel,
+                fmt_error_kind_name(err.kind), err.code, err.at, err.message);
   import_time_log(rel, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
 
 /* Decodes a buffer expecting failure with status and at. */
-#define ck_decode_fails(ct, body, len, opts, status_, at_)                   \
-  do {                                                                       \
-    fmt_bundle_t b_;                                                         \
-    fmt_error_t e_;                                                          \
-    memset(&e_, 0, sizeof e_);                                               \
-    int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);             \
-    ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",        \
-                  (status_), (at_));                                         \
-    ck_assert_msg(srv_error_kind_status(e_.kind) == (status_) && strcmp(e_.at, (at_)) == 0,       \
-                  "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",        \
-                  srv_error_kind_status(e_.kind), e_.at, e_.code, e_.message, (status_), (at_));  \
-    ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count, 0); \
+#define ck_decode_fails(ct, body, len, opts, status_, at_)                     \
+  do {                                                                         \
+    fmt_bundle_t b_;                                                           \
+    fmt_error_t e_;                                                            \
+    memset(&e_, 0, sizeof e_);                                                 \
+    int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);               \
+    ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",          \
+                  (status_), (at_));                                           \
+    ck_assert_msg(srv_error_kind_status(e_.kind) == (status_) &&               \
+                      strcmp(e_.at, (at_)) == 0,                               \
+                  "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",          \
+                  srv_error_kind_status(e_.kind), e_.at, e_.code, e_.message,  \
+                  (status_), (at_));                                           \
+    ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count, 0);   \
   } while (0)
 
 static inline size_t bundle_vertices(const fmt_bundle_t *b) {
@@ -168,8 +171,8 @@ static inline void mutate_decode(const char *rel, const char *ct,
     } else {
       ck_assert_msg(srv_error_kind_status(e.kind) == 400 ||
                         srv_error_kind_status(e.kind) == 413,
-                    "%s mutation %d: status %d (%s)", rel, i, srv_error_kind_status(e.kind),
-                    e.message);
+                    "%s mutation %d: status %d (%s)", rel, i,
+                    srv_error_kind_status(e.kind), e.message);
       ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
     }
   }

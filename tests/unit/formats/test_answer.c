@@ -14,13 +14,24 @@ static void expect_text(fmt_buf_t *b, const char *expected) {
 }
 
 START_TEST(test_float_shortest) {
-  struct { float f; const char *s; } cases[] = {
-      {0.0f, "0"},          {-0.0f, "-0"},       {1.0f, "1"},
-      {-3.0f, "-3"},        {0.5f, "0.5"},       {0.1f, "0.1"},
-      {1.0f / 3.0f, "0.33333334"},              {1e-7f, "1e-07"},
-      {16777216.0f, "16777216"},                 {3.4028235e38f, "3.4028235e+38"},
-      {0.70710677f, "0.70710677"},              {123456.5f, "123456.5"},
-      {2.5e-3f, "0.0025"},  {1e10f, "1e+10"},
+  struct {
+    float f;
+    const char *s;
+  } cases[] = {
+      {0.0f, "0"},
+      {-0.0f, "-0"},
+      {1.0f, "1"},
+      {-3.0f, "-3"},
+      {0.5f, "0.5"},
+      {0.1f, "0.1"},
+      {1.0f / 3.0f, "0.33333334"},
+      {1e-7f, "1e-07"},
+      {16777216.0f, "16777216"},
+      {3.4028235e38f, "3.4028235e+38"},
+      {0.70710677f, "0.70710677"},
+      {123456.5f, "123456.5"},
+      {2.5e-3f, "0.0025"},
+      {1e10f, "1e+10"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char out[FMT_FLOAT_MAX];
@@ -77,12 +88,13 @@ START_TEST(test_float_matches_printf_method) {
         continue;
       fmt_float_str(fast, f);
       fmt_float_str_printf(slow, f);
-      ck_assert_msg(strcmp(fast, slow) == 0, "%a: %s vs %s", (double)f,
-                    fast, slow);
+      ck_assert_msg(strcmp(fast, slow) == 0, "%a: %s vs %s", (double)f, fast,
+                    slow);
     }
   }
-  const float extremes[] = {1.401298464e-45f, 1.17549435e-38f, 3.4028235e38f,
-                            -2.5e-3f, 0.3f, 2.0e7f + 2.0f, 1e-5f, 123.456f};
+  const float extremes[] = {
+      1.401298464e-45f, 1.17549435e-38f, 3.4028235e38f, -2.5e-3f, 0.3f,
+      2.0e7f + 2.0f,    1e-5f,           123.456f};
   for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
     fmt_float_str(fast, extremes[i]);
     fmt_float_str_printf(slow, extremes[i]);
@@ -103,11 +115,15 @@ START_TEST(test_json_string_escaping) {
 END_TEST
 
 START_TEST(test_pose_local_json) {
-  const float trs[20] = {1, 2, 3, 0, 0, 0, 1, 1, 1, 1,
+  const float trs[20] = {1,    2,  3, 0, 0,           0, 1,           1, 1, 1,
                          0.5f, -1, 0, 0, 0.70710677f, 0, 0.70710677f, 2, 2, 2};
-  fmt_pose_answer_t a = {.skeleton = "s1", .clip = "walk", .t = 0.25f,
-                         .frame = -1, .joint_count = 2,
-                         .space = FMT_SPACE_LOCAL, .data = trs};
+  fmt_pose_answer_t a = {.skeleton = "s1",
+                         .clip = "walk",
+                         .t = 0.25f,
+                         .frame = -1,
+                         .joint_count = 2,
+                         .space = FMT_SPACE_LOCAL,
+                         .data = trs};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(fmt_answer_pose_json(&b, &a), 0);
   expect_text(&b,
@@ -122,15 +138,18 @@ END_TEST
 START_TEST(test_pose_model_json_with_frame) {
   float m[16];
   for (int i = 0; i < 16; i++) m[i] = (float)i;
-  fmt_pose_answer_t a = {.skeleton = "s", .clip = NULL, .t = 1.5f,
-                         .frame = 7, .joint_count = 1,
-                         .space = FMT_SPACE_SKIN, .data = m};
+  fmt_pose_answer_t a = {.skeleton = "s",
+                         .clip = NULL,
+                         .t = 1.5f,
+                         .frame = 7,
+                         .joint_count = 1,
+                         .space = FMT_SPACE_SKIN,
+                         .data = m};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(fmt_answer_pose_json(&b, &a), 0);
-  expect_text(&b,
-              "{\"skeleton\":\"s\",\"clip\":null,\"t\":1.5,\"joints\":1,"
-              "\"frame\":7,\"matrices\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,"
-              "14,15]}");
+  expect_text(&b, "{\"skeleton\":\"s\",\"clip\":null,\"t\":1.5,\"joints\":1,"
+                  "\"frame\":7,\"matrices\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,"
+                  "14,15]}");
   fmt_buf_free(&b);
 }
 END_TEST
@@ -138,19 +157,22 @@ END_TEST
 START_TEST(test_skin_json) {
   const float p[6] = {1, 2, 3, 4, 5, 6};
   const float n[6] = {0, 1, 0, 0, 0, -1};
-  fmt_skin_answer_t a = {.mesh = "m", .clip = "c", .t = 0, .frame = -1,
-                         .vertex_count = 2, .positions = p, .normals = n};
+  fmt_skin_answer_t a = {.mesh = "m",
+                         .clip = "c",
+                         .t = 0,
+                         .frame = -1,
+                         .vertex_count = 2,
+                         .positions = p,
+                         .normals = n};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(fmt_answer_skin_json(&b, &a), 0);
-  expect_text(&b,
-              "{\"mesh\":\"m\",\"clip\":\"c\",\"t\":0,\"vertices\":2,"
-              "\"positions\":[1,2,3,4,5,6],\"normals\":[0,1,0,0,0,-1]}");
+  expect_text(&b, "{\"mesh\":\"m\",\"clip\":\"c\",\"t\":0,\"vertices\":2,"
+                  "\"positions\":[1,2,3,4,5,6],\"normals\":[0,1,0,0,0,-1]}");
   fmt_buf_reset(&b);
   a.normals = NULL;
   ck_assert_int_eq(fmt_answer_skin_json(&b, &a), 0);
-  expect_text(&b,
-              "{\"mesh\":\"m\",\"clip\":\"c\",\"t\":0,\"vertices\":2,"
-              "\"positions\":[1,2,3,4,5,6]}");
+  expect_text(&b, "{\"mesh\":\"m\",\"clip\":\"c\",\"t\":0,\"vertices\":2,"
+                  "\"positions\":[1,2,3,4,5,6]}");
   fmt_buf_free(&b);
 }
 END_TEST
@@ -158,11 +180,17 @@ END_TEST
 /* Every asset by id and by name, after the head, in both answers. */
 START_TEST(test_answers_with_ids) {
   float m[16] = {0};
-  fmt_pose_answer_t a = {.skeleton = "S", .clip = "wave", .t = 0,
-                         .frame = 2, .joint_count = 1,
-                         .space = FMT_SPACE_MODEL, .data = m,
-                         .ids = {.skeleton_id = "S", .skeleton_name = "rig",
-                                 .clip_id = "C", .clip_name = "wave"}};
+  fmt_pose_answer_t a = {.skeleton = "S",
+                         .clip = "wave",
+                         .t = 0,
+                         .frame = 2,
+                         .joint_count = 1,
+                         .space = FMT_SPACE_MODEL,
+                         .data = m,
+                         .ids = {.skeleton_id = "S",
+                                 .skeleton_name = "rig",
+                                 .clip_id = "C",
+                                 .clip_name = "wave"}};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(fmt_answer_pose_json(&b, &a), 0);
   expect_text(&b,
@@ -172,10 +200,16 @@ START_TEST(test_answers_with_ids) {
               "0,0,0,0,0,0,0,0,0,0,0,0]}");
   fmt_buf_reset(&b);
   const float p[3] = {1, 2, 3};
-  fmt_skin_answer_t k = {.mesh = "M", .clip = NULL, .t = 0, .frame = -1,
-                         .vertex_count = 1, .positions = p,
-                         .ids = {.skeleton_id = "S", .skeleton_name = "rig",
-                                 .mesh_id = "M", .mesh_name = "body"}};
+  fmt_skin_answer_t k = {.mesh = "M",
+                         .clip = NULL,
+                         .t = 0,
+                         .frame = -1,
+                         .vertex_count = 1,
+                         .positions = p,
+                         .ids = {.skeleton_id = "S",
+                                 .skeleton_name = "rig",
+                                 .mesh_id = "M",
+                                 .mesh_name = "body"}};
   ck_assert_int_eq(fmt_answer_skin_json(&b, &k), 0);
   expect_text(&b,
               "{\"mesh\":\"M\",\"clip\":null,\"t\":0,\"vertices\":1,"
@@ -192,9 +226,9 @@ START_TEST(test_binary_and_frame_header) {
   ck_assert_int_eq(fmt_answer_frame_header(&b, 3, 2, 0.5), 0);
   ck_assert_int_eq(fmt_answer_floats_bin(&b, v, 2), 0);
   /* 1.0f = 0x3f800000, -2.5f = 0xc0200000, 0.5 = 0x3fe0000000000000. */
-  const unsigned char expected[24] = {
-      3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f,
-      0, 0, 0x80, 0x3f, 0, 0, 0x20, 0xc0};
+  const unsigned char expected[24] = {3, 0, 0,    0,    2, 0, 0,    0,
+                                      0, 0, 0,    0,    0, 0, 0xe0, 0x3f,
+                                      0, 0, 0x80, 0x3f, 0, 0, 0x20, 0xc0};
   ck_assert_uint_eq(b.len, 24);
   ck_assert_int_eq(memcmp(b.data, expected, 24), 0);
   ck_assert_str_eq(fmt_layout_name(FMT_SPACE_LOCAL), "trs10");
@@ -207,29 +241,37 @@ END_TEST
 
 START_TEST(test_error_body) {
   fmt_buf_t b = FMT_BUF_INIT;
-  ck_assert_int_eq(fmt_answer_error(&b, "value_count",
-                                    "expected 4 \"values\"",
-                                    "clips[0].tracks[3].values"), 0);
+  ck_assert_int_eq(fmt_answer_error(&b, "value_count", "expected 4 \"values\"",
+                                    "clips[0].tracks[3].values"),
+                   0);
   expect_text(&b,
               "{\"error\":{\"code\":\"value_count\",\"message\":\"expected 4 "
               "\\\"values\\\"\",\"at\":\"clips[0].tracks[3].values\"}}");
   fmt_buf_reset(&b);
   ck_assert_int_eq(fmt_answer_error(&b, "not_found", "no clip", ""), 0);
-  expect_text(&b,
-              "{\"error\":{\"code\":\"not_found\",\"message\":\"no clip\","
-              "\"at\":null}}");
+  expect_text(&b, "{\"error\":{\"code\":\"not_found\",\"message\":\"no clip\","
+                  "\"at\":null}}");
   fmt_buf_free(&b);
 }
 END_TEST
 
 START_TEST(test_upload_and_list) {
   fmt_asset_summary_t items[] = {
-      {.kind = FMT_ASSET_CLIP, .id = "c1", .name = "wave", .skeleton = "s1",
+      {.kind = FMT_ASSET_CLIP,
+       .id = "c1",
+       .name = "wave",
+       .skeleton = "s1",
        .duration = 2},
       {.kind = FMT_ASSET_SKELETON, .id = "s1", .name = "rig", .count = 3},
-      {.kind = FMT_ASSET_MESH, .id = "m1", .name = "body", .skeleton = "s1",
+      {.kind = FMT_ASSET_MESH,
+       .id = "m1",
+       .name = "body",
+       .skeleton = "s1",
        .count = 100},
-      {.kind = FMT_ASSET_CLIP, .id = "c2", .name = "idle", .skeleton = "s1",
+      {.kind = FMT_ASSET_CLIP,
+       .id = "c2",
+       .name = "idle",
+       .skeleton = "s1",
        .duration = 0.5f},
   };
   fmt_buf_t b = FMT_BUF_INIT;

@@ -34,7 +34,7 @@ static void count_free(void *p, void *user) {
 
 static anim_skeleton_t *chain(size_t n, counter_t *c) {
   anim_raw_joint_t *j = calloc(n, sizeof *j);
-  char (*names)[32] = calloc(n, sizeof *names);
+  char(*names)[32] = calloc(n, sizeof *names);
   for (size_t i = 0; i < n; i++) {
     snprintf(names[i], sizeof names[i], "joint_%zu", i);
     j[i].name = names[i];
@@ -45,8 +45,7 @@ static anim_skeleton_t *chain(size_t n, counter_t *c) {
   anim_allocator_t a = {count_alloc, count_free, c};
   anim_skeleton_t *s = NULL;
   ck_assert_int_eq(anim_skeleton_build(&raw, &a, &s, NULL), ANIM_OK);
-  ck_assert_uint_eq(fmt_raw_skeleton_bytes(&raw),
-                    c->live + FMT_BLOCK_OVERHEAD);
+  ck_assert_uint_eq(fmt_raw_skeleton_bytes(&raw), c->live + FMT_BLOCK_OVERHEAD);
   ck_assert_uint_eq(fmt_skeleton_bytes(s), c->live + FMT_BLOCK_OVERHEAD);
   free(j);
   free(names);
@@ -84,8 +83,7 @@ START_TEST(clip_bytes_match_the_builder) {
        NULL},
       {3, ANIM_PATH_SCALE, ANIM_INTERP_BEZIER, times, 5, values, 15, bezier},
       {4, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD, times, 5, values, 20, NULL},
-      {5, ANIM_PATH_TRANSLATION, ANIM_INTERP_SQUAD, times, 4, values, 12,
-       NULL},
+      {5, ANIM_PATH_TRANSLATION, ANIM_INTERP_SQUAD, times, 4, values, 12, NULL},
   };
   anim_raw_clip_t raws[] = {
       {.name = "all", .tracks = tr, .track_count = 6},

@@ -164,7 +164,8 @@ static void decode_text(const char *s, const fmt_decode_options_t *o,
   fmt_error_t e;
   memset(&e, 0, sizeof e);
   int rc = fmt_decode(BVH, s, strlen(s), o, b, &e);
-  ck_assert_msg(rc == 0, "%s %s at %s: %s", fmt_error_kind_name(e.kind), e.code, e.at, e.message);
+  ck_assert_msg(rc == 0, "%s %s at %s: %s", fmt_error_kind_name(e.kind), e.code,
+                e.at, e.message);
 }
 
 static const anim_track_t *track(const fmt_bundle_t *b, const char *joint,
@@ -361,14 +362,14 @@ Suite *bvh_suite(void) {
   Suite *s = suite_create("bvh");
   TCase *tc;
   if (shared_assets_present("bvh: the CMU and Bandai Namco files")) {
-  tc = tcase_create("samples");
-  tcase_set_timeout(tc, 30);
-  tcase_add_loop_test(tc, test_sample_counts, 0,
-                      (int)(sizeof files / sizeof files[0]));
-  tcase_add_loop_test(tc, test_first_frame_positions, 0,
-                      (int)(sizeof refs / sizeof refs[0]));
-  tcase_add_test(tc, test_empty_and_garbage);
-  suite_add_tcase(s, tc);
+    tc = tcase_create("samples");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_sample_counts, 0,
+                        (int)(sizeof files / sizeof files[0]));
+    tcase_add_loop_test(tc, test_first_frame_positions, 0,
+                        (int)(sizeof refs / sizeof refs[0]));
+    tcase_add_test(tc, test_empty_and_garbage);
+    suite_add_tcase(s, tc);
   }
   tc = tcase_create("text");
   tcase_add_test(tc, test_tiny_channels);

@@ -1,10 +1,11 @@
 /* Tests that decoders allocate within a small multiple of their input:
  * the worst cases found (BVH frames with no channel, md5anim frames over
  * many unanimated joints, md5mesh vertices that all read every weight)
- * and glTF accessors read by many samplers) decode, or are refused, without the memory (or time) they used to take.
- * Peak memory is the growth of the resident high-water mark of a forked
- * child around the decode, so these run in the release build only (ASan
- * and TSan change what is resident; they are skipped there, saying so). */
+ * and glTF accessors read by many samplers) decode, or are refused, without the
+ * memory (or time) they used to take. Peak memory is the growth of the resident
+ * high-water mark of a forked child around the decode, so these run in the
+ * release build only (ASan and TSan change what is resident; they are skipped
+ * there, saying so). */
 #include <check.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -107,9 +108,8 @@ static anim_skeleton_t *md5_rig(size_t n, fmt_bundle_t *keep) {
                    i);
   fmt_buf_printf(&b, "}\n");
   fmt_error_t err = {0};
-  ck_assert_int_eq(fmt_decode("application/x-md5mesh", b.data, b.len, NULL,
-                              keep, &err),
-                   0);
+  ck_assert_int_eq(
+      fmt_decode("application/x-md5mesh", b.data, b.len, NULL, keep, &err), 0);
   fmt_buf_free(&b);
   return keep->skeletons[0];
 }
@@ -127,8 +127,9 @@ START_TEST(md5anim_frames_over_unanimated_joints) {
   fmt_bundle_t rig;
   fmt_decode_options_t opts = {.skeleton = md5_rig(JOINTS, &rig)};
   fmt_buf_t b = FMT_BUF_INIT;
-  fmt_buf_printf(&b, "MD5Version 10\nnumFrames %d\nnumJoints %d\n"
-                     "frameRate 24\nnumAnimatedComponents 0\nhierarchy {\n",
+  fmt_buf_printf(&b,
+                 "MD5Version 10\nnumFrames %d\nnumJoints %d\n"
+                 "frameRate 24\nnumAnimatedComponents 0\nhierarchy {\n",
                  FRAMES, JOINTS);
   for (int i = 0; i < JOINTS; i++)
     fmt_buf_printf(&b, "\"j%d\" %d 0 0\n", i, i - 1);
@@ -154,9 +155,11 @@ START_TEST(md5mesh_shared_weights_are_bounded) {
   enum { V = 3000 };
   for (int shared = 0; shared < 2; shared++) {
     fmt_buf_t b = FMT_BUF_INIT;
-    fmt_buf_printf(&b, "MD5Version 10\nnumJoints 1\nnumMeshes 1\njoints {\n"
-                       "\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\nmesh {\n"
-                       "numverts %d\n", V);
+    fmt_buf_printf(&b,
+                   "MD5Version 10\nnumJoints 1\nnumMeshes 1\njoints {\n"
+                   "\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\nmesh {\n"
+                   "numverts %d\n",
+                   V);
     for (int v = 0; v < V; v++)
       fmt_buf_printf(&b, "vert %d ( 0 0 ) %d %d\n", v, shared ? 0 : v,
                      shared ? V : 1);
@@ -167,8 +170,8 @@ START_TEST(md5mesh_shared_weights_are_bounded) {
     fmt_buf_printf(&b, "}\n");
     fmt_bundle_t out;
     fmt_error_t err = {0};
-    int rc = fmt_decode("application/x-md5mesh", b.data, b.len, NULL, &out,
-                        &err);
+    int rc =
+        fmt_decode("application/x-md5mesh", b.data, b.len, NULL, &out, &err);
     if (shared) {
       ck_assert_int_eq(rc, -1);
       ck_assert_int_eq(srv_error_kind_status(err.kind), 413);
@@ -194,16 +197,17 @@ START_TEST(gltf_shared_accessors_are_bounded) {
   unsigned char *b64 = malloc(4 * (raw / 3 + 1) + 1);
   EVP_EncodeBlock(b64, (const unsigned char *)times, (int)raw);
   fmt_buf_t b = FMT_BUF_INIT;
-  fmt_buf_printf(&b,
-                 "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"n\"}],"
-                 "\"buffers\":[{\"byteLength\":%zu,\"uri\":"
-                 "\"data:application/octet-stream;base64,%s\"}],"
-                 "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"
-                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,"
-                 "\"count\":%d,\"type\":\"SCALAR\",\"min\":[0],\"max\":[%g]},"
-                 "{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"}],"
-                 "\"animations\":[",
-                 raw, b64, raw, KEYS, (double)times[KEYS - 1], KEYS);
+  fmt_buf_printf(
+      &b,
+      "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"n\"}],"
+      "\"buffers\":[{\"byteLength\":%zu,\"uri\":"
+      "\"data:application/octet-stream;base64,%s\"}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,"
+      "\"count\":%d,\"type\":\"SCALAR\",\"min\":[0],\"max\":[%g]},"
+      "{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"}],"
+      "\"animations\":[",
+      raw, b64, raw, KEYS, (double)times[KEYS - 1], KEYS);
   for (int a = 0; a < ANIMS; a++)
     fmt_buf_printf(&b,
                    "%s{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,"

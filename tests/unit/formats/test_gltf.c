@@ -470,7 +470,8 @@ static void decode_doc(json_t *d, const uint8_t *buf, fmt_bundle_t *b) {
   fmt_error_t e;
   memset(&e, 0, sizeof e);
   int rc = fmt_decode(GLTF, s, strlen(s), NULL, b, &e);
-  ck_assert_msg(rc == 0, "%s %s at %s: %s", fmt_error_kind_name(e.kind), e.code, e.at, e.message);
+  ck_assert_msg(rc == 0, "%s %s at %s: %s", fmt_error_kind_name(e.kind), e.code,
+                e.at, e.message);
   free(s);
 }
 
@@ -548,10 +549,10 @@ START_TEST(test_doc_animated_ancestor_kept) {
   json_array_append_new(json_object_get(an, "samplers"),
                         json_pack("{s:i,s:i}", "input", 0, "output", 2));
   /* Output: accessor 2 has 3 VEC3 for 2 times: make it 2 by a new one. */
-  json_array_append_new(
-      json_object_get(d, "accessors"),
-      json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
-                "count", 2, "type", "VEC3"));
+  json_array_append_new(json_object_get(d, "accessors"),
+                        json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2,
+                                  "componentType", 5126, "count", 2, "type",
+                                  "VEC3"));
   json_object_set_new(json_array_get(json_object_get(an, "samplers"), 1),
                       "output", json_integer(6));
   fmt_bundle_t b;
@@ -589,10 +590,10 @@ START_TEST(test_doc_normalized_stride) {
                                   "node", 1, "path", "translation"));
   json_array_append_new(json_object_get(an, "samplers"),
                         json_pack("{s:i,s:i}", "input", 0, "output", 6));
-  json_array_append_new(
-      json_object_get(d, "accessors"),
-      json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 8, "componentType", 5122,
-                "normalized", 1, "count", 2, "type", "VEC3"));
+  json_array_append_new(json_object_get(d, "accessors"),
+                        json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 8,
+                                  "componentType", 5122, "normalized", 1,
+                                  "count", 2, "type", "VEC3"));
   fmt_bundle_t b;
   decode_doc(d, buf, &b);
   const anim_clip_t *c = b.clips[0].clip;
@@ -670,8 +671,8 @@ START_TEST(test_doc_unorm8_weights) {
   json_t *d = doc_new();
   json_array_set_new(json_object_get(d, "accessors"), 4,
                      json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", 9,
-                               "componentType", 5121, "normalized", 1,
-                               "count", 3, "type", "VEC4"));
+                               "componentType", 5121, "normalized", 1, "count",
+                               3, "type", "VEC4"));
   fmt_bundle_t b;
   decode_doc(d, buf, &b);
   const anim_mesh_t *m = b.meshes[0].mesh;
@@ -703,10 +704,9 @@ START_TEST(test_doc_cubic_fold) {
   make_buffer(buf);
   json_t *d = doc_new();
   json_t *an = json_array_get(json_object_get(d, "animations"), 0);
-  json_array_append_new(
-      json_object_get(an, "channels"),
-      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target", "node", 1,
-                "path", "translation"));
+  json_array_append_new(json_object_get(an, "channels"),
+                        json_pack("{s:i,s:{s:i,s:s}}", "sampler", 1, "target",
+                                  "node", 1, "path", "translation"));
   json_array_append_new(json_object_get(an, "samplers"),
                         json_pack("{s:i,s:i,s:s}", "input", 0, "output", 6,
                                   "interpolation", "CUBICSPLINE"));
@@ -720,8 +720,10 @@ START_TEST(test_doc_cubic_fold) {
   uint32_t n = k->joint_count;
   anim_vec3_t tr[2], sc[2];
   anim_quat_t rot[2];
-  anim_sampling_job_t job = {.skeleton = k, .clip = b.clips[0].clip,
-                             .time = 0.5f, .output = {tr, rot, sc, n}};
+  anim_sampling_job_t job = {.skeleton = k,
+                             .clip = b.clips[0].clip,
+                             .time = 0.5f,
+                             .output = {tr, rot, sc, n}};
   ck_assert_int_eq(anim_sampling_job_run(&job), ANIM_OK);
   anim_vec3_t p = tr[k->from_caller[0]];
   ck_assert_float_eq_tol(p.x, 0, 1e-6f);
@@ -846,17 +848,16 @@ static void m_normal_count(json_t *d, uint8_t *buf) {
           0),
       "attributes");
   json_object_set_new(at, "NORMAL", json_integer(6));
-  json_array_append_new(
-      json_object_get(d, "accessors"),
-      json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2, "componentType", 5126,
-                "count", 2, "type", "VEC3"));
+  json_array_append_new(json_object_get(d, "accessors"),
+                        json_pack("{s:i,s:i,s:i,s:s}", "bufferView", 2,
+                                  "componentType", 5126, "count", 2, "type",
+                                  "VEC3"));
 }
 static void m_duplicate_channel(json_t *d, uint8_t *buf) {
   json_t *an = json_array_get(json_object_get(d, "animations"), 0);
-  json_array_append_new(
-      json_object_get(an, "channels"),
-      json_pack("{s:i,s:{s:i,s:s}}", "sampler", 0, "target", "node", 2,
-                "path", "rotation"));
+  json_array_append_new(json_object_get(an, "channels"),
+                        json_pack("{s:i,s:{s:i,s:s}}", "sampler", 0, "target",
+                                  "node", 2, "path", "rotation"));
 }
 static void m_bad_base64(json_t *d, uint8_t *buf) {
   json_object_set_new(json_array_get(json_object_get(d, "buffers"), 0), "uri",
@@ -932,19 +933,19 @@ Suite *gltf_suite(void) {
   Suite *s = suite_create("gltf");
   TCase *tc;
   if (shared_assets_present("gltf: the Khronos and extra sample files")) {
-  tc = tcase_create("samples");
-  tcase_set_timeout(tc, 30);
-  tcase_add_loop_test(tc, test_sample_counts, 0,
-                      (int)(sizeof files / sizeof files[0]));
-  tcase_add_test(tc, test_fox_clips);
-  tcase_add_test(tc, test_interpolation_test_clips);
-  tcase_add_loop_test(tc, test_interpolation_values, 0,
-                      (int)(sizeof interp_cases / sizeof interp_cases[0]));
-  tcase_add_test(tc, test_recursive_skeletons);
-  tcase_add_test(tc, test_girl_five_roots);
-  tcase_add_test(tc, test_fox_truncated);
-  tcase_add_test(tc, test_mutations);
-  suite_add_tcase(s, tc);
+    tc = tcase_create("samples");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_sample_counts, 0,
+                        (int)(sizeof files / sizeof files[0]));
+    tcase_add_test(tc, test_fox_clips);
+    tcase_add_test(tc, test_interpolation_test_clips);
+    tcase_add_loop_test(tc, test_interpolation_values, 0,
+                        (int)(sizeof interp_cases / sizeof interp_cases[0]));
+    tcase_add_test(tc, test_recursive_skeletons);
+    tcase_add_test(tc, test_girl_five_roots);
+    tcase_add_test(tc, test_fox_truncated);
+    tcase_add_test(tc, test_mutations);
+    suite_add_tcase(s, tc);
   }
   tc = tcase_create("document");
   tcase_add_test(tc, test_doc_fold_armature);

@@ -29,37 +29,36 @@ static void repeat(char *out, const char *unit, int n) {
 /* The fuzzer's input, reduced: joint 3's name holds the bytes 9B 96,
  * which start no UTF-8 sequence. */
 START_TEST(test_md5_joint_name_not_utf8) {
-  static const char body[] =
-      "MD5Version 10\n"
-      "commandline \"\"\n"
-      "\n"
-      "numJoints 3\n"
-      "numMeshes 0\n"
-      "\n"
-      "joints {\n"
-      "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
-      "\t\"spine\"\t0 ( 0 1 0 ) ( 0 0.3826833 0 )\n"
-      "\t\"h\x9b\x96" "d\"\t1 ( 0 2 0 ) ( 0.5 0 0 )\n"
-      "}\n";
+  static const char body[] = "MD5Version 10\n"
+                             "commandline \"\"\n"
+                             "\n"
+                             "numJoints 3\n"
+                             "numMeshes 0\n"
+                             "\n"
+                             "joints {\n"
+                             "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
+                             "\t\"spine\"\t0 ( 0 1 0 ) ( 0 0.3826833 0 )\n"
+                             "\t\"h\x9b\x96"
+                             "d\"\t1 ( 0 2 0 ) ( 0.5 0 0 )\n"
+                             "}\n";
   ck_decode_fails(MESH, body, sizeof body - 1, NULL, 400, "line 10");
 }
 END_TEST
 
 START_TEST(test_md5_shader_not_utf8) {
-  static const char body[] =
-      "MD5Version 10\n"
-      "commandline \"\"\n"
-      "numJoints 1\n"
-      "numMeshes 1\n"
-      "joints {\n"
-      "\t\"a\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
-      "}\n"
-      "mesh {\n"
-      "\tshader \"sk\xc3\"\n"
-      "\tnumverts 0\n"
-      "\tnumtris 0\n"
-      "\tnumweights 0\n"
-      "}\n";
+  static const char body[] = "MD5Version 10\n"
+                             "commandline \"\"\n"
+                             "numJoints 1\n"
+                             "numMeshes 1\n"
+                             "joints {\n"
+                             "\t\"a\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
+                             "}\n"
+                             "mesh {\n"
+                             "\tshader \"sk\xc3\"\n"
+                             "\tnumverts 0\n"
+                             "\tnumtris 0\n"
+                             "\tnumweights 0\n"
+                             "}\n";
   ck_decode_fails(MESH, body, sizeof body - 1, NULL, 400, "line 9");
 }
 END_TEST
@@ -72,15 +71,14 @@ START_TEST(test_md5_long_shader_cut_between_characters) {
   char shader[256], body[2048];
   strcpy(shader, "x");
   for (int i = 0; i < 70; i++) strcat(shader, "\xc3\xa9");
-  const char *mesh_fmt =
-      "mesh {\n"
-      "\tshader \"%s\"\n"
-      "\tnumverts 1\n"
-      "\tvert 0 ( 0 0 ) 0 1\n"
-      "\tnumtris 0\n"
-      "\tnumweights 1\n"
-      "\tweight 0 0 1 ( 0 0 0 )\n"
-      "}\n";
+  const char *mesh_fmt = "mesh {\n"
+                         "\tshader \"%s\"\n"
+                         "\tnumverts 1\n"
+                         "\tvert 0 ( 0 0 ) 0 1\n"
+                         "\tnumtris 0\n"
+                         "\tnumweights 1\n"
+                         "\tweight 0 0 1 ( 0 0 0 )\n"
+                         "}\n";
   int n = snprintf(body, sizeof body,
                    "MD5Version 10\n"
                    "commandline \"\"\n"
@@ -109,22 +107,22 @@ START_TEST(test_md5_long_shader_cut_between_characters) {
 END_TEST
 
 START_TEST(test_bvh_joint_name_not_utf8) {
-  static const char body[] =
-      "HIERARCHY\n"
-      "ROOT hips\n"
-      "{\n"
-      "  OFFSET 0 0 0\n"
-      "  CHANNELS 3 Zrotation Xrotation Yrotation\n"
-      "  JOINT sp\xff" "ine\n"
-      "  {\n"
-      "    OFFSET 0 1 0\n"
-      "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
-      "  }\n"
-      "}\n"
-      "MOTION\n"
-      "Frames: 1\n"
-      "Frame Time: 0.5\n"
-      "0 0 0 0 0 0\n";
+  static const char body[] = "HIERARCHY\n"
+                             "ROOT hips\n"
+                             "{\n"
+                             "  OFFSET 0 0 0\n"
+                             "  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+                             "  JOINT sp\xff"
+                             "ine\n"
+                             "  {\n"
+                             "    OFFSET 0 1 0\n"
+                             "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
+                             "  }\n"
+                             "}\n"
+                             "MOTION\n"
+                             "Frames: 1\n"
+                             "Frame Time: 0.5\n"
+                             "0 0 0 0 0 0\n";
   ck_decode_fails("application/x-bvh", body, sizeof body - 1, NULL, 400,
                   "line 6");
 }

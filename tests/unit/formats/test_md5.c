@@ -252,31 +252,30 @@ END_TEST
 
 /* Five joints with identity orientation ( 0 0 0 ) at x = 0..4 and one
  * vertex with five weights, all at weight position (0, 1, 0). */
-static const char *five =
-    "MD5Version 10\n"
-    "commandline \"\"\n"
-    "numJoints 5\n"
-    "numMeshes 1\n"
-    "joints {\n"
-    "\t\"a\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
-    "\t\"b\"\t0 ( 1 0 0 ) ( 0 0 0 )\n"
-    "\t\"c\"\t0 ( 2 0 0 ) ( 0 0 0 )\n"
-    "\t\"d\"\t0 ( 3 0 0 ) ( 0 0 0 )\n"
-    "\t\"e\"\t0 ( 4 0 0 ) ( 0 0 0 )\n"
-    "}\n"
-    "mesh {\n"
-    "\tshader \"skin\"\n"
-    "\tnumverts 1\n"
-    "\tvert 0 ( 0 0 ) 0 5\n"
-    "\tnumtris 1\n"
-    "\ttri 0 0 0 0\n"
-    "\tnumweights 5\n"
-    "\tweight 0 0 0.1 ( 0 1 0 )\n"
-    "\tweight 1 1 0.3 ( 0 1 0 )\n"
-    "\tweight 2 2 0.2 ( 0 1 0 )\n"
-    "\tweight 3 3 0.25 ( 0 1 0 )\n"
-    "\tweight 4 4 0.15 ( 0 1 0 )\n"
-    "}\n";
+static const char *five = "MD5Version 10\n"
+                          "commandline \"\"\n"
+                          "numJoints 5\n"
+                          "numMeshes 1\n"
+                          "joints {\n"
+                          "\t\"a\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
+                          "\t\"b\"\t0 ( 1 0 0 ) ( 0 0 0 )\n"
+                          "\t\"c\"\t0 ( 2 0 0 ) ( 0 0 0 )\n"
+                          "\t\"d\"\t0 ( 3 0 0 ) ( 0 0 0 )\n"
+                          "\t\"e\"\t0 ( 4 0 0 ) ( 0 0 0 )\n"
+                          "}\n"
+                          "mesh {\n"
+                          "\tshader \"skin\"\n"
+                          "\tnumverts 1\n"
+                          "\tvert 0 ( 0 0 ) 0 5\n"
+                          "\tnumtris 1\n"
+                          "\ttri 0 0 0 0\n"
+                          "\tnumweights 5\n"
+                          "\tweight 0 0 0.1 ( 0 1 0 )\n"
+                          "\tweight 1 1 0.3 ( 0 1 0 )\n"
+                          "\tweight 2 2 0.2 ( 0 1 0 )\n"
+                          "\tweight 3 3 0.25 ( 0 1 0 )\n"
+                          "\tweight 4 4 0.15 ( 0 1 0 )\n"
+                          "}\n";
 
 START_TEST(test_five_weights) {
   fmt_bundle_t b;
@@ -309,37 +308,36 @@ END_TEST
 /* An md5anim for the five-joint mesh above: joint a animates Tx only
  * (flags 1, component 0 of each frame); b..e animate nothing and keep
  * their base frame. */
-static const char *five_anim =
-    "MD5Version 10\n"
-    "commandline \"\"\n"
-    "numFrames 2\n"
-    "numJoints 5\n"
-    "frameRate 10\n"
-    "numAnimatedComponents 1\n"
-    "hierarchy {\n"
-    "\t\"a\"\t-1 1 0\n"
-    "\t\"b\"\t0 0 1\n"
-    "\t\"c\"\t0 0 1\n"
-    "\t\"d\"\t0 0 1\n"
-    "\t\"e\"\t0 0 1\n"
-    "}\n"
-    "bounds {\n"
-    "\t( 0 0 0 ) ( 1 1 1 )\n"
-    "\t( 0 0 0 ) ( 1 1 1 )\n"
-    "}\n"
-    "baseframe {\n"
-    "\t( 0 2 3 ) ( 0 0 0 )\n"
-    "\t( 1 0 0 ) ( 0.6 0 0 )\n"
-    "\t( 2 0 0 ) ( 0 0 0 )\n"
-    "\t( 3 0 0 ) ( 0 0 0 )\n"
-    "\t( 4 0 0 ) ( 0 0 0 )\n"
-    "}\n"
-    "frame 0 {\n"
-    "\t5\n"
-    "}\n"
-    "frame 1 {\n"
-    "\t7\n"
-    "}\n";
+static const char *five_anim = "MD5Version 10\n"
+                               "commandline \"\"\n"
+                               "numFrames 2\n"
+                               "numJoints 5\n"
+                               "frameRate 10\n"
+                               "numAnimatedComponents 1\n"
+                               "hierarchy {\n"
+                               "\t\"a\"\t-1 1 0\n"
+                               "\t\"b\"\t0 0 1\n"
+                               "\t\"c\"\t0 0 1\n"
+                               "\t\"d\"\t0 0 1\n"
+                               "\t\"e\"\t0 0 1\n"
+                               "}\n"
+                               "bounds {\n"
+                               "\t( 0 0 0 ) ( 1 1 1 )\n"
+                               "\t( 0 0 0 ) ( 1 1 1 )\n"
+                               "}\n"
+                               "baseframe {\n"
+                               "\t( 0 2 3 ) ( 0 0 0 )\n"
+                               "\t( 1 0 0 ) ( 0.6 0 0 )\n"
+                               "\t( 2 0 0 ) ( 0 0 0 )\n"
+                               "\t( 3 0 0 ) ( 0 0 0 )\n"
+                               "\t( 4 0 0 ) ( 0 0 0 )\n"
+                               "}\n"
+                               "frame 0 {\n"
+                               "\t5\n"
+                               "}\n"
+                               "frame 1 {\n"
+                               "\t7\n"
+                               "}\n";
 
 START_TEST(test_partial_flags) {
   fmt_bundle_t mesh, b;
@@ -436,19 +434,19 @@ Suite *md5_suite(void) {
   Suite *s = suite_create("md5");
   TCase *tc;
   if (shared_assets_present("md5: Bob and assimp's invalid meshes")) {
-  tc = tcase_create("bob");
-  tcase_set_timeout(tc, 30);
-  tcase_add_test(tc, test_bob_counts);
-  tcase_add_test(tc, test_bob_bind_pose_vertices);
-  tcase_add_test(tc, test_bob_model_space_joints);
-  tcase_add_test(tc, test_bob_normals_and_winding);
-  tcase_add_test(tc, test_bob_anim);
-  tcase_add_test(tc, test_anim_hierarchy_mismatch);
-  tcase_add_test(tc, test_bob_truncated);
-  tcase_add_test(tc, test_mutations);
-  tcase_add_loop_test(tc, test_invalid_files, 0,
-                      (int)(sizeof invalid / sizeof invalid[0]));
-  suite_add_tcase(s, tc);
+    tc = tcase_create("bob");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_bob_counts);
+    tcase_add_test(tc, test_bob_bind_pose_vertices);
+    tcase_add_test(tc, test_bob_model_space_joints);
+    tcase_add_test(tc, test_bob_normals_and_winding);
+    tcase_add_test(tc, test_bob_anim);
+    tcase_add_test(tc, test_anim_hierarchy_mismatch);
+    tcase_add_test(tc, test_bob_truncated);
+    tcase_add_test(tc, test_mutations);
+    tcase_add_loop_test(tc, test_invalid_files, 0,
+                        (int)(sizeof invalid / sizeof invalid[0]));
+    suite_add_tcase(s, tc);
   }
   tc = tcase_create("invalid");
   tcase_add_test(tc, test_five_weights);

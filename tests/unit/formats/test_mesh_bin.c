@@ -32,8 +32,7 @@ static const float positions[] = {-1, 0, 0, 1, 0, 0, 1, 2, 0.5f, -1, 2, -3};
 static const float normals[] = {0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0};
 static const uint32_t joints[] = {0, 1, 0, 0, 1, 2, 0, 0,
                                   2, 0, 0, 0, 0, 1, 2, 0};
-static const float weights[] = {3, 1, 0, 0, 1, 1, 0, 0,
-                                1, 0, 0, 0, 1, 1, 2, 0};
+static const float weights[] = {3, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 2, 0};
 static const uint32_t indices[] = {0, 1, 2, 0, 2, 3};
 static const float uvs[] = {0, 0, 1, 0, 1, 1, 0, 1};
 

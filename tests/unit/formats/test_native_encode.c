@@ -10,20 +10,20 @@
 #include "formats/native_json.h"
 
 /* The expected canonical text of TINY_INPUT and its SHA-256 (sha256sum). */
-#define TINY_CANONICAL                                                       \
-  "{\"skeleton\":{\"name\":\"t\",\"joints\":[{\"name\":\"root\",\"parent\":" \
-  "-1,\"translation\":[0,1,0],\"rotation\":[0,0,0,1],\"scale\":[1,1,1]},"    \
-  "{\"name\":\"tip\",\"parent\":0,\"translation\":[0.5,0,0],\"rotation\":"   \
-  "[0,0,0,1],\"scale\":[1,1,1]}],\"inverseBindMatrices\":[1,0,0,0,0,1,0,0,"  \
+#define TINY_CANONICAL                                                         \
+  "{\"skeleton\":{\"name\":\"t\",\"joints\":[{\"name\":\"root\",\"parent\":"   \
+  "-1,\"translation\":[0,1,0],\"rotation\":[0,0,0,1],\"scale\":[1,1,1]},"      \
+  "{\"name\":\"tip\",\"parent\":0,\"translation\":[0.5,0,0],\"rotation\":"     \
+  "[0,0,0,1],\"scale\":[1,1,1]}],\"inverseBindMatrices\":[1,0,0,0,0,1,0,0,"    \
   "0,0,1,0,0,-1,0,1,1,0,0,0,0,1,0,0,0,0,1,0,-0.5,-1,0,1]}}"
-#define TINY_ID \
+#define TINY_ID                                                                \
   "c438b08ea5e81456b61530e0762c4a0c8ad9b0eab8ccc2b0e2189631b63a525b"
 /* The same skeleton written differently: member order, spacing, 1.0 for 1,
  * defaults left out. */
-#define TINY_INPUT                                                        \
-  "{ \"skeleton\": { \"joints\": [ {\"parent\": -1, \"name\": \"root\", " \
-  "\"translation\": [0.0, 1.0, 0e0]},\n {\"scale\":[1,1,1], \"name\":"    \
-  "\"tip\", \"parent\": 0, \"translation\": [5e-1, 0, 0]} ], "            \
+#define TINY_INPUT                                                             \
+  "{ \"skeleton\": { \"joints\": [ {\"parent\": -1, \"name\": \"root\", "      \
+  "\"translation\": [0.0, 1.0, 0e0]},\n {\"scale\":[1,1,1], \"name\":"         \
+  "\"tip\", \"parent\": 0, \"translation\": [5e-1, 0, 0]} ], "                 \
   "\"name\": \"t\" } }"
 
 static const char *const FAKE_SKELETON_ID =
@@ -49,8 +49,7 @@ static void decode_ok(const char *text, size_t len,
   fmt_error_t err = {0};
   int rc = fmt_decode_native_json(text, len, opts, b, &err);
   ck_assert_msg(rc == 0, "decode failed: %s %s at %s: %s",
-                fmt_error_kind_name(err.kind),
-                err.code, err.at, err.message);
+                fmt_error_kind_name(err.kind), err.code, err.at, err.message);
 }
 
 static const anim_skeleton_t *resolve_fixed(const char *id, void *user) {
@@ -84,8 +83,8 @@ static void same_clip(const anim_clip_t *a, const anim_clip_t *b) {
     ck_assert_uint_eq(x->interpolation, y->interpolation);
     ck_assert_uint_eq(x->key_count, y->key_count);
     ck_assert_uint_eq(x->fixed_rate, y->fixed_rate);
-    size_t per = x->components *
-                 (x->interpolation == ANIM_INTERP_CUBICSPLINE ? 3u : 1u);
+    size_t per =
+        x->components * (x->interpolation == ANIM_INTERP_CUBICSPLINE ? 3u : 1u);
     SAME_BYTES(x->times, y->times, x->key_count * 4);
     SAME_BYTES(x->values, y->values, x->key_count * per * 4);
     if (x->bezier) SAME_BYTES(x->bezier, y->bezier, x->key_count * 16);
@@ -131,11 +130,11 @@ static void round_trip_bundle(fmt_bundle_t *b) {
                                  .resolve_user_data = (void *)s};
     fmt_buf_t t1 = FMT_BUF_INIT, t2 = FMT_BUF_INIT;
     if (clip)
-      ck_assert_int_eq(fmt_encode_clip(&t1, b->clips[m].clip, s,
-                                       FAKE_SKELETON_ID), 0);
+      ck_assert_int_eq(
+          fmt_encode_clip(&t1, b->clips[m].clip, s, FAKE_SKELETON_ID), 0);
     else
-      ck_assert_int_eq(fmt_encode_mesh(&t1, b->meshes[m].mesh, s,
-                                       FAKE_SKELETON_ID), 0);
+      ck_assert_int_eq(
+          fmt_encode_mesh(&t1, b->meshes[m].mesh, s, FAKE_SKELETON_ID), 0);
     fmt_bundle_t again;
     decode_ok(t1.data, t1.len, &opts, &again);
     if (clip) {

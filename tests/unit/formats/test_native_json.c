@@ -10,10 +10,11 @@
 #include "error_status.h"
 
 /* A two-joint skeleton that the clip and mesh cases build on. */
-#define SK                                                                 \
+#define SK                                                                     \
   "\"skeleton\":{\"name\":\"rig\",\"joints\":[{\"name\":\"a\",\"parent\":-1}," \
   "{\"name\":\"b\",\"parent\":0,\"translation\":[0,1,0]}]}"
-#define TRACK(body) "{" SK ",\"clips\":[{\"name\":\"c\",\"tracks\":[" body "]}]}"
+#define TRACK(body)                                                            \
+  "{" SK ",\"clips\":[{\"name\":\"c\",\"tracks\":[" body "]}]}"
 #define LT "\"joint\":\"b\",\"path\":\"translation\""
 
 /* Limits are set by name in the few cases that need them. */
@@ -154,8 +155,8 @@ static const bad_case_t bad_cases[] = {
      400, "unknown_skeleton", "clips[0].skeleton"},
     {"{\"clips\":[{\"name\":\"c\",\"tracks\":[]}]}", 400, "missing_field",
      "clips[0].skeleton"},
-    {"{" SK ",\"clips\":[{\"name\":\"c\",\"duration\":-1,\"tracks\":[]}]}",
-     400, "bad_value", "clips[0].duration"},
+    {"{" SK ",\"clips\":[{\"name\":\"c\",\"duration\":-1,\"tracks\":[]}]}", 400,
+     "bad_value", "clips[0].duration"},
     /* Meshes. */
     {"{" SK ",\"meshes\":[{\"positions\":[0,0,0,1],\"joints\":[0,0,0,0],"
      "\"weights\":[1,0,0,0]}]}",
@@ -197,11 +198,12 @@ START_TEST(test_bad_input_matrix) {
   memset(&err, 0, sizeof err);
   int rc = fmt_decode_native_json(c->json, strlen(c->json), &opts, &b, &err);
   ck_assert_msg(rc == -1, "case %d decoded: %s", _i, c->json);
-  ck_assert_msg(srv_error_kind_status(err.kind) == c->status && strcmp(err.code, c->code) == 0 &&
+  ck_assert_msg(srv_error_kind_status(err.kind) == c->status &&
+                    strcmp(err.code, c->code) == 0 &&
                     strcmp(err.at, c->at) == 0,
                 "case %d: got %d %s at \"%s\" (%s); expected %d %s at \"%s\"",
-                _i, srv_error_kind_status(err.kind), err.code, err.at, err.message, c->status,
-                c->code, c->at);
+                _i, srv_error_kind_status(err.kind), err.code, err.at,
+                err.message, c->status, c->code, c->at);
   ck_assert(err.message[0] != '\0');
   /* The bundle is left empty. */
   ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
@@ -297,8 +299,8 @@ START_TEST(test_external_skeleton) {
   static const char sk[] = "{" SK "}";
   fmt_bundle_t base;
   fmt_error_t err = {0};
-  ck_assert_int_eq(fmt_decode_native_json(sk, sizeof sk - 1, NULL, &base,
-                                          &err), 0);
+  ck_assert_int_eq(fmt_decode_native_json(sk, sizeof sk - 1, NULL, &base, &err),
+                   0);
   fmt_decode_options_t opts = {.resolve = resolve_by_name,
                                .resolve_user_data = base.skeletons[0]};
   static const char up[] =

@@ -19,7 +19,8 @@
 
 #define NORMAL_TOL_DEG 0.01
 
-/* ---- the decoder, from the layout -------------------------------------------- */
+/* ---- the decoder, from the layout
+ * -------------------------------------------- */
 
 static float rd_f32(const uint8_t *p) {
   uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -104,8 +105,8 @@ static double round_trip(const float *pos, const float *nrm, uint32_t v) {
     double mag = fmax(fabs(lo[a]), fabs(hi[a]));
     double tol = range / 131070 + 4 * FLT_EPSILON * mag;
     ck_assert_msg(fabs(dp[k] - pos[k]) <= tol,
-                  "position %zu axis %d: %.9g decoded as %.9g (tol %g)",
-                  k / 3, a, pos[k], dp[k], tol);
+                  "position %zu axis %d: %.9g decoded as %.9g (tol %g)", k / 3,
+                  a, pos[k], dp[k], tol);
   }
   double worst = 0;
   for (uint32_t i = 0; nrm != NULL && i < v; i++) {
@@ -113,8 +114,8 @@ static double round_trip(const float *pos, const float *nrm, uint32_t v) {
     if (n[0] == 0 && n[1] == 0 && n[2] == 0) continue;
     double e = angle_deg(n, dn + 3 * (size_t)i);
     ck_assert_msg(e <= NORMAL_TOL_DEG,
-                  "normal %u (%.9g %.9g %.9g) off by %g degrees", i, n[0],
-                  n[1], n[2], e);
+                  "normal %u (%.9g %.9g %.9g) off by %g degrees", i, n[0], n[1],
+                  n[2], e);
     if (e > worst) worst = e;
   }
   free(buf);
@@ -123,13 +124,14 @@ static double round_trip(const float *pos, const float *nrm, uint32_t v) {
   return worst;
 }
 
-/* ---- cases -------------------------------------------------------------------- */
+/* ---- cases
+ * -------------------------------------------------------------------- */
 
 START_TEST(test_sizes) {
   ck_assert_uint_eq(fmt_q16_size(0, false), 24);
-  ck_assert_uint_eq(fmt_q16_size(1, false), 32);  /* 30, padded. */
+  ck_assert_uint_eq(fmt_q16_size(1, false), 32); /* 30, padded. */
   ck_assert_uint_eq(fmt_q16_size(2, false), 36);
-  ck_assert_uint_eq(fmt_q16_size(1, true), 36);   /* 34, padded. */
+  ck_assert_uint_eq(fmt_q16_size(1, true), 36); /* 34, padded. */
   ck_assert_uint_eq(fmt_q16_size(10000, false), 60024);
   ck_assert_uint_eq(fmt_q16_size(10000, true), 100024);
 }
@@ -176,12 +178,12 @@ START_TEST(test_vertex_at_max) {
   uint8_t buf[48];
   fmt_q16_encode(pos, NULL, 3, buf);
   const uint8_t *q = buf + 24;
-  ck_assert_uint_eq(rd_u16(q + 0), 0);       /* x min */
-  ck_assert_uint_eq(rd_u16(q + 6), 65535);   /* x max */
-  ck_assert_uint_eq(rd_u16(q + 2), 65535);   /* y max */
-  ck_assert_uint_eq(rd_u16(q + 8), 0);       /* y min */
-  ck_assert_uint_eq(rd_u16(q + 4), 0);       /* z min */
-  ck_assert_uint_eq(rd_u16(q + 10), 65535);  /* z max */
+  ck_assert_uint_eq(rd_u16(q + 0), 0);      /* x min */
+  ck_assert_uint_eq(rd_u16(q + 6), 65535);  /* x max */
+  ck_assert_uint_eq(rd_u16(q + 2), 65535);  /* y max */
+  ck_assert_uint_eq(rd_u16(q + 8), 0);      /* y min */
+  ck_assert_uint_eq(rd_u16(q + 4), 0);      /* z min */
+  ck_assert_uint_eq(rd_u16(q + 10), 65535); /* z max */
   double dp[9];
   decode(buf, 3, dp, NULL);
   ck_assert(dp[3] == (double)pos[3]); /* lo + 1 * (hi - lo) */
@@ -195,14 +197,25 @@ START_TEST(test_normals_on_the_seam) {
    * points a hair below the equator. */
   const double s = sqrt(0.5);
   const float cases[][3] = {
-      {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},    {0, -1, 0},
-      {0, 0, 1},   {0, 0, -1},  {(float)s, 0, (float)-s},
-      {(float)-s, 0, (float)-s}, {0, (float)s, (float)-s},
-      {0, (float)-s, (float)-s}, {(float)s, (float)s, 0},
-      {(float)-s, (float)s, 0},  {(float)s, (float)-s, 0},
-      {0.6f, 0.8f, -1e-7f},      {-0.6f, 0.8f, -1e-7f},
-      {0.6f, -0.8f, -1e-7f},     {1e-7f, 0, -1},
-      {-1e-7f, -1e-7f, -1},      {0, 0, -1e-30f},
+      {1, 0, 0},
+      {-1, 0, 0},
+      {0, 1, 0},
+      {0, -1, 0},
+      {0, 0, 1},
+      {0, 0, -1},
+      {(float)s, 0, (float)-s},
+      {(float)-s, 0, (float)-s},
+      {0, (float)s, (float)-s},
+      {0, (float)-s, (float)-s},
+      {(float)s, (float)s, 0},
+      {(float)-s, (float)s, 0},
+      {(float)s, (float)-s, 0},
+      {0.6f, 0.8f, -1e-7f},
+      {-0.6f, 0.8f, -1e-7f},
+      {0.6f, -0.8f, -1e-7f},
+      {1e-7f, 0, -1},
+      {-1e-7f, -1e-7f, -1},
+      {0, 0, -1e-30f},
   };
   size_t n = sizeof cases / sizeof cases[0];
   float pos[3 * 32] = {0}, nrm[3 * 32];
@@ -249,11 +262,13 @@ START_TEST(test_random_normals) {
     nrm[3 * i] = (float)(r * cos(phi));
     nrm[3 * i + 1] = (float)(r * sin(phi));
     nrm[3 * i + 2] = (float)z;
-    for (int k = 0; k < 3; k++) pos[3 * i + k] = (float)(100 * u[2] - 50) * (float)(k + 1);
+    for (int k = 0; k < 3; k++)
+      pos[3 * i + k] = (float)(100 * u[2] - 50) * (float)(k + 1);
   }
   double worst = round_trip(pos, nrm, N);
-  fprintf(stderr, "q16: worst normal error over %d random directions: %.5f deg\n",
-          N, worst);
+  fprintf(stderr,
+          "q16: worst normal error over %d random directions: %.5f deg\n", N,
+          worst);
   free(pos);
   free(nrm);
 }
@@ -272,7 +287,8 @@ START_TEST(test_append) {
 }
 END_TEST
 
-/* ---- real assets ----------------------------------------------------------------- */
+/* ---- real assets
+ * ----------------------------------------------------------------- */
 
 static const struct {
   const char *rel, *ctype;
@@ -288,8 +304,7 @@ START_TEST(test_real_assets) {
   snprintf(path, sizeof path, "%s/assets/%s", shared ? shared : "../shared",
            real_assets[_i].rel);
   if (access(path, R_OK) != 0) {
-    fprintf(stderr, "q16: SKIPPED %s: the shared assets are not there\n",
-            path);
+    fprintf(stderr, "q16: SKIPPED %s: the shared assets are not there\n", path);
     return;
   }
   fmt_bundle_t b;

@@ -41,8 +41,7 @@ START_TEST(test_words_and_values) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_int_eq(fmt_vocab_parse(cases[i].v, cases[i].name),
                      cases[i].value);
-    ck_assert_str_eq(fmt_vocab_name(cases[i].v, cases[i].value),
-                     cases[i].name);
+    ck_assert_str_eq(fmt_vocab_name(cases[i].v, cases[i].value), cases[i].name);
     per_table[cases[i].v]++;
   }
   /* No table holds a word the cases do not know. */

@@ -65,22 +65,21 @@ START_TEST(test_errors_name_line) {
   ck_assert_ptr_nonnull(strstr(err, ":1: expected key = value"));
   unlink(path);
   ck_assert_int_eq(srv_config_set(&c, "workers", "-1", err, sizeof err), -1);
-  ck_assert_int_eq(srv_config_set(&c, "workers", "99999999999", err,
-                                  sizeof err), -1);
+  ck_assert_int_eq(
+      srv_config_set(&c, "workers", "99999999999", err, sizeof err), -1);
   /* A duration needs its unit: a bare number is refused (but 0). */
-  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "10000", err,
-                                  sizeof err), -1);
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "10000", err, sizeof err),
+                   -1);
   ck_assert_ptr_nonnull(strstr(err, "a duration needs its unit"));
-  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5mins", err,
-                                  sizeof err), -1);
-  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5min", err,
-                                  sizeof err), 0);
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5mins", err, sizeof err),
+                   -1);
+  ck_assert_int_eq(srv_config_set(&c, "idle_timeout", "5min", err, sizeof err),
+                   0);
   ck_assert_uint_eq(c.idle_timeout_ms, 300000);
-  ck_assert_int_eq(srv_config_set(&c, "drain_timeout", "2h", err,
-                                  sizeof err), 0);
+  ck_assert_int_eq(srv_config_set(&c, "drain_timeout", "2h", err, sizeof err),
+                   0);
   ck_assert_uint_eq(c.drain_timeout_ms, 7200000);
-  ck_assert_int_eq(srv_config_set(&c, "body_timeout", "0", err,
-                                  sizeof err), 0);
+  ck_assert_int_eq(srv_config_set(&c, "body_timeout", "0", err, sizeof err), 0);
   ck_assert_uint_eq(c.body_timeout_ms, 0);
 }
 END_TEST
@@ -90,22 +89,22 @@ START_TEST(test_flags_override_file) {
   srv_config_t c;
   srv_config_defaults(&c);
   /* The flag comes before --config on the line and still wins. */
-  char *argv[] = {"animd", "--max-frames", "77", "--config", path,
-                  "--demo", "--access-log", "-", NULL};
+  char *argv[] = {"animd",  "--max-frames", "77", "--config", path,
+                  "--demo", "--access-log", "-",  NULL};
   char err[256];
-  ck_assert_int_eq(srv_config_parse_args(&c, 8, argv, stdout, err,
-                                         sizeof err), 0);
+  ck_assert_int_eq(srv_config_parse_args(&c, 8, argv, stdout, err, sizeof err),
+                   0);
   unlink(path);
   ck_assert_uint_eq(c.max_frames, 77);
   ck_assert_str_eq(c.listen, "0.0.0.0:1");
   ck_assert(c.demo);
   char *bad[] = {"animd", "--bogus", NULL};
-  ck_assert_int_eq(srv_config_parse_args(&c, 2, bad, stdout, err,
-                                         sizeof err), -1);
+  ck_assert_int_eq(srv_config_parse_args(&c, 2, bad, stdout, err, sizeof err),
+                   -1);
   ck_assert_ptr_nonnull(strstr(err, "--bogus"));
   char *missing[] = {"animd", "--workers", NULL};
-  ck_assert_int_eq(srv_config_parse_args(&c, 2, missing, stdout, err,
-                                         sizeof err), -1);
+  ck_assert_int_eq(
+      srv_config_parse_args(&c, 2, missing, stdout, err, sizeof err), -1);
 }
 END_TEST
 
@@ -119,13 +118,15 @@ START_TEST(test_help_lists_every_flag) {
   char err[64];
   ck_assert_int_eq(srv_config_parse_args(&c, 2, argv, f, err, sizeof err), 1);
   fclose(f);
-  const char *flags[] = {"--listen", "--ready-file", "--data-dir",
-                         "--access-log", "--workers", "--queue-max",
+  const char *flags[] = {"--listen",          "--ready-file",
+                         "--data-dir",        "--access-log",
+                         "--workers",         "--queue-max",
                          "--max-connections", "--max-header-size",
-                         "--max-body-size", "--header-timeout",
-                         "--idle-timeout", "--drain-timeout", "--max-frames",
-                         "--memory-limit", "--inline-cost", "--demo",
-                         "--config", "animd eval"};
+                         "--max-body-size",   "--header-timeout",
+                         "--idle-timeout",    "--drain-timeout",
+                         "--max-frames",      "--memory-limit",
+                         "--inline-cost",     "--demo",
+                         "--config",          "animd eval"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     ck_assert_msg(strstr(buf, flags[i]) != NULL, "missing %s", flags[i]);
   free(buf);
@@ -135,12 +136,12 @@ END_TEST
 START_TEST(test_host_port) {
   char host[64];
   int port;
-  ck_assert_int_eq(srv_parse_host_port("127.0.0.1:0", host, sizeof host,
-                                       &port), 0);
+  ck_assert_int_eq(srv_parse_host_port("127.0.0.1:0", host, sizeof host, &port),
+                   0);
   ck_assert_str_eq(host, "127.0.0.1");
   ck_assert_int_eq(port, 0);
-  ck_assert_int_eq(srv_parse_host_port("[::1]:8080", host, sizeof host,
-                                       &port), 0);
+  ck_assert_int_eq(srv_parse_host_port("[::1]:8080", host, sizeof host, &port),
+                   0);
   ck_assert_str_eq(host, "::1");
   ck_assert_int_eq(port, 8080);
   ck_assert_int_eq(srv_parse_host_port("localhost", host, sizeof host, &port),

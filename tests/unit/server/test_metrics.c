@@ -9,13 +9,16 @@
 START_TEST(test_render_counts_and_buckets) {
   srv_metrics_t m;
   memset(&m, 0, sizeof m);
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 50000);    /* 50 us */
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 2000000);  /* 2 ms */
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 400, 300000);   /* 0.3 ms */
+  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 50000);      /* 50 us */
+  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 2000000);    /* 2 ms */
+  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 400, 300000);     /* 0.3 ms */
   srv_metrics_record(&m, SRV_ROUTE_NONE, 404, 20000000000ull); /* 20 s */
-  srv_metrics_gauges_t g = {.connections = 3, .pool_threads = 2,
-                            .pool_queue = 5, .pool_busy = 1,
-                            .assets_clips = 7, .store_bytes = 1234};
+  srv_metrics_gauges_t g = {.connections = 3,
+                            .pool_threads = 2,
+                            .pool_queue = 5,
+                            .pool_busy = 1,
+                            .assets_clips = 7,
+                            .store_bytes = 1234};
   char *text;
   size_t len;
   ck_assert_int_eq(srv_metrics_render(&m, &g, &text, &len), 0);
@@ -56,10 +59,10 @@ START_TEST(test_status_table_overflow) {
     srv_metrics_record(&m, SRV_ROUTE_INFO, 200 + s, 1000);
   char *text;
   size_t len;
-  ck_assert_int_eq(srv_metrics_render(&m, &(srv_metrics_gauges_t){0}, &text,
-                                      &len), 0);
-  ck_assert_ptr_nonnull(
-      strstr(text, "animd_requests_total{route=\"info\",status=\"other\"} 5\n"));
+  ck_assert_int_eq(
+      srv_metrics_render(&m, &(srv_metrics_gauges_t){0}, &text, &len), 0);
+  ck_assert_ptr_nonnull(strstr(
+      text, "animd_requests_total{route=\"info\",status=\"other\"} 5\n"));
   free(text);
 }
 END_TEST

@@ -146,7 +146,8 @@ static void on_other_done(srv_job_t *j, int status) {
   t->done_count++;
   if (!pthread_equal(pthread_self(), o->self)) o->wrong_thread++;
   o->done++;
-  if (o->done == atomic_load(&o->submitted) && srv_pool_inbox_pending(&o->inbox) == 0)
+  if (o->done == atomic_load(&o->submitted) &&
+      srv_pool_inbox_pending(&o->inbox) == 0)
     srv_pool_inbox_close(&o->inbox);
 }
 
@@ -164,8 +165,7 @@ static void *other_main(void *arg) {
     if (srv_pool_submit_to(o->pool, &t->job, &o->inbox) != 0)
       o->submit_errors++;
     if (o->block_first && i == 0)
-      for (int k = 0; k < 200 && srv_pool_busy(o->pool) == 0; k++)
-        usleep(5000);
+      for (int k = 0; k < 200 && srv_pool_busy(o->pool) == 0; k++) usleep(5000);
   }
   atomic_store(&o->submitted, n);
   uv_run(&o->loop, UV_RUN_DEFAULT);
@@ -174,8 +174,8 @@ static void *other_main(void *arg) {
 }
 
 /* This thread's loop and pool, and the other thread's state. */
-static other_t *other_setup(uv_loop_t *loop, srv_pool_t *pool,
-                            unsigned threads, unsigned queue_max) {
+static other_t *other_setup(uv_loop_t *loop, srv_pool_t *pool, unsigned threads,
+                            unsigned queue_max) {
   ck_assert_int_eq(uv_loop_init(loop), 0);
   loop_thread = pthread_self();
   done_total = 0;
@@ -221,8 +221,7 @@ START_TEST(test_inbox_gets_cancellations) {
   ck_assert_int_eq(pthread_create(&th, NULL, other_main, o), 0);
   /* Once the other thread has queued its jobs behind the blocked one, the
    * pool closes: what did not run is cancelled on the other loop. */
-  for (int k = 0; k < 400 && atomic_load(&o->submitted) == 0; k++)
-    usleep(5000);
+  for (int k = 0; k < 400 && atomic_load(&o->submitted) == 0; k++) usleep(5000);
   ck_assert_int_eq(atomic_load(&o->submitted), 3);
   pthread_mutex_unlock(&gate);
   srv_pool_close(&pool);

@@ -51,7 +51,8 @@ static void upload_demo(store_t *s, store_ingest_result_t *res) {
   char *text = demo_text(&len);
   fmt_error_t err = {0};
   int rc = upload(s, text, len, res, &err);
-  ck_assert_msg(rc == 0, "%s %s: %s", fmt_error_kind_name(err.kind), err.code, err.message);
+  ck_assert_msg(rc == 0, "%s %s: %s", fmt_error_kind_name(err.kind), err.code,
+                err.message);
   free(text);
 }
 

@@ -42,8 +42,10 @@ static char *demo_text(size_t *len) {
 }
 
 static store_t *open_dir(const char *dir, size_t max_bytes, log_t *log) {
-  store_options_t o = {.data_dir = dir, .max_bytes = max_bytes,
-                       .log = capture, .log_user_data = log};
+  store_options_t o = {.data_dir = dir,
+                       .max_bytes = max_bytes,
+                       .log = capture,
+                       .log_user_data = log};
   store_t *s = NULL;
   fmt_error_t err = {0};
   int rc = store_open(&o, &s, &err);
@@ -99,8 +101,7 @@ static void remove_dir(const char *dir) {
   struct dirent *e;
   char path[512];
   while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     unlink(path);
   }

@@ -41,8 +41,7 @@ static store_asset_t *upload_rig(store_t *s, const char *skeleton, int y,
   rig_text(text, sizeof text, skeleton, y, clip, mesh);
   store_ingest_result_t r;
   fmt_error_t err = {0};
-  ck_assert_msg(upload_named(s, text, NULL, &r, &err) == 0, "%s",
-                err.message);
+  ck_assert_msg(upload_named(s, text, NULL, &r, &err) == 0, "%s", err.message);
   store_asset_t *sk = r.entries[0].asset;
   store_asset_retain(sk);
   store_ingest_result_free(&r);
@@ -74,8 +73,7 @@ START_TEST(test_ambiguous_names_list_ids) {
   }
   char msg[512];
   store_match_describe(&m, STORE_SKELETON, "Armature", msg, sizeof msg);
-  ck_assert_msg(strstr(msg, "'Armature' names 5 skeletons:") == msg, "%s",
-                msg);
+  ck_assert_msg(strstr(msg, "'Armature' names 5 skeletons:") == msg, "%s", msg);
   for (int k = 0; k < 5; k++) ck_assert_ptr_nonnull(strstr(msg, sk[k]->id));
   /* A clip name shared across skeletons: ambiguous alone, found within
    * its skeleton; an id always finds its asset. */
@@ -93,8 +91,7 @@ START_TEST(test_ambiguous_names_list_ids) {
   ck_assert_uint_eq(m.count, 0);
   ck_assert_ptr_null(m.asset);
   ck_assert_ptr_null(store_lookup(s, STORE_SKELETON, "Armature", NULL));
-  ck_assert_uint_eq(store_name_count(s, STORE_SKELETON, "Armature", NULL),
-                    5);
+  ck_assert_uint_eq(store_name_count(s, STORE_SKELETON, "Armature", NULL), 5);
   for (int i = 0; i < 5; i++) store_asset_release(sk[i]);
   store_close(s);
 }
@@ -114,8 +111,7 @@ START_TEST(test_many_matches_list_the_smallest_ids) {
     bool listed = false;
     for (size_t i = 0; i < m.listed; i++)
       listed |= strcmp(sk[k]->id, m.ids[i]) == 0;
-    if (!listed)
-      ck_assert_int_gt(strcmp(sk[k]->id, m.ids[m.listed - 1]), 0);
+    if (!listed) ck_assert_int_gt(strcmp(sk[k]->id, m.ids[m.listed - 1]), 0);
   }
   char msg[512];
   store_match_describe(&m, STORE_SKELETON, "Armature", msg, sizeof msg);
@@ -162,11 +158,12 @@ START_TEST(test_names_given_at_upload) {
   fmt_decode_options_t opts = {.resolve = store_resolve,
                                .resolve_user_data = &res};
   fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(text2, strlen(text2), &opts, &b,
-                                          &err), 0);
+  ck_assert_int_eq(
+      fmt_decode_native_json(text2, strlen(text2), &opts, &b, &err), 0);
   store_names_t clash = {NULL, "wave"};
   ck_assert_int_eq(store_ingest_named(s, &b, store_resolver_external(&res),
-                                      &clash, &r2, &err), -1);
+                                      &clash, &r2, &err),
+                   -1);
   ck_assert_str_eq(err.code, "name_conflict");
   store_resolver_release(&res);
   /* Names that cannot apply. */
@@ -176,7 +173,8 @@ START_TEST(test_names_given_at_upload) {
   } bad[] = {
       {{"", NULL}, "name"},
       {{"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-        NULL}, "name"},
+        NULL},
+       "name"},
       {{NULL, ""}, "clip"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -189,10 +187,11 @@ START_TEST(test_names_given_at_upload) {
   store_names_t no_skeleton = {"hero2", NULL};
   store_resolver_init(&res, s);
   opts.resolve_user_data = &res;
-  ck_assert_int_eq(fmt_decode_native_json(text2, strlen(text2), &opts, &b,
-                                          &err), 0);
+  ck_assert_int_eq(
+      fmt_decode_native_json(text2, strlen(text2), &opts, &b, &err), 0);
   ck_assert_int_eq(store_ingest_named(s, &b, store_resolver_external(&res),
-                                      &no_skeleton, &r2, &err), -1);
+                                      &no_skeleton, &r2, &err),
+                   -1);
   ck_assert_str_eq(err.at, "name");
   store_resolver_release(&res);
   store_ingest_result_free(&r);

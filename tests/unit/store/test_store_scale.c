@@ -141,21 +141,22 @@ START_TEST(large_upload_is_linear) {
 
   /* The same clip twice in one upload is one asset; two different clips
    * under one name are a conflict. */
-  const char *dup =
-      "{\"skeleton\":{\"name\":\"r2\",\"joints\":[{\"name\":\"a\",\"parent\":-1}]},"
-      "\"clips\":[{\"name\":\"x\",\"tracks\":[]},{\"name\":\"x\",\"tracks\":[]}]}";
+  const char *dup = "{\"skeleton\":{\"name\":\"r2\",\"joints\":[{\"name\":"
+                    "\"a\",\"parent\":-1}]},"
+                    "\"clips\":[{\"name\":\"x\",\"tracks\":[]},{\"name\":\"x\","
+                    "\"tracks\":[]}]}";
   ck_assert_int_eq(fmt_decode_native_json(dup, strlen(dup), NULL, &b, &err), 0);
   ck_assert_int_eq(store_ingest(s, &b, NULL, &res, &err), 0);
   ck_assert_ptr_eq(res.entries[1].asset, res.entries[2].asset);
   ck_assert(res.entries[1].created);
   ck_assert(!res.entries[2].created);
   store_ingest_result_free(&res);
-  const char *clash =
-      "{\"skeleton\":{\"name\":\"r3\",\"joints\":[{\"name\":\"a\",\"parent\":-1}]},"
-      "\"clips\":[{\"name\":\"x\",\"tracks\":[]},"
-      "{\"name\":\"x\",\"duration\":2,\"tracks\":[]}]}";
-  ck_assert_int_eq(
-      fmt_decode_native_json(clash, strlen(clash), NULL, &b, &err), 0);
+  const char *clash = "{\"skeleton\":{\"name\":\"r3\",\"joints\":[{\"name\":"
+                      "\"a\",\"parent\":-1}]},"
+                      "\"clips\":[{\"name\":\"x\",\"tracks\":[]},"
+                      "{\"name\":\"x\",\"duration\":2,\"tracks\":[]}]}";
+  ck_assert_int_eq(fmt_decode_native_json(clash, strlen(clash), NULL, &b, &err),
+                   0);
   ck_assert_int_eq(store_ingest(s, &b, NULL, &res, &err), -1);
   ck_assert_int_eq(srv_error_kind_status(err.kind), 409);
   ck_assert_str_eq(err.code, "name_conflict");

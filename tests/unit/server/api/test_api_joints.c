@@ -73,8 +73,7 @@ START_TEST(test_joints_subset_range) {
   sub = mem_get("/v1/pose?clip=wave&from=0&to=0.5&fps=10&joints=hips");
   ck_assert_int_eq(sub.status, 200);
   int lines = 0;
-  for (const char *p = sub.body; (p = strstr(p, "\"joints\":1,")); p++)
-    lines++;
+  for (const char *p = sub.body; (p = strstr(p, "\"joints\":1,")); p++) lines++;
   ck_assert_int_eq(lines, 6);
   mem_answer_free(&sub);
   mem_server_stop();
@@ -89,8 +88,8 @@ START_TEST(test_joints_errors) {
              "unknown_joint", "joints[1]", "empty name");
   api_expect(mem_get("/v1/pose?clip=wave&from=0&to=1&fps=2&joints=x"), 400,
              "unknown_joint", "joints[0]", "range");
-  api_expect(mem_get("/v1/pose?clip=wave&t=0&joints="), 400,
-             "bad_parameter", "joints", "empty list");
+  api_expect(mem_get("/v1/pose?clip=wave&t=0&joints="), 400, "bad_parameter",
+             "joints", "empty list");
   mem_server_stop();
 }
 END_TEST

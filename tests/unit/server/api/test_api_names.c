@@ -52,7 +52,8 @@ START_TEST(test_ambiguous_names) {
   /* The second upload warns that the name is shared. */
   ck_assert_ptr_null(strstr(b1, "\"warnings\""));
   ck_assert_msg(strstr(b2, "skeleton name 'Armature' is shared by 2 "
-                           "skeletons") != NULL, "%s", b2);
+                           "skeletons") != NULL,
+                "%s", b2);
   free(b1);
   free(b2);
   mem_answer_t a = mem_get("/v1/pose?skeleton=Armature&t=0");
@@ -88,7 +89,8 @@ START_TEST(test_ambiguous_names) {
   a = mem_get("/v1/skin?mesh=body&skeleton=demo-humanoid&t=0");
   api_expect(a, 400, "unknown_parameter", "skeleton", "skin takes no skeleton");
   a = mem_get("/v1/skin?mesh=body&clip=idle&t=0");
-  ck_assert_ptr_nonnull(strstr(a.body, "\"mesh_name\":\"body\",\"skeleton_id\":\""));
+  ck_assert_ptr_nonnull(
+      strstr(a.body, "\"mesh_name\":\"body\",\"skeleton_id\":\""));
   ck_assert_ptr_nonnull(strstr(a.body, "\"clip_name\":\"idle\""));
   mem_answer_free(&a);
   api_expect(mem_get("/v1/pose?skeleton=nobody&t=0"), 404, "not_found",
@@ -102,8 +104,8 @@ START_TEST(test_names_given_at_upload) {
   char *b = upload_rig("/v1/assets?name=hero", "Armature", 1, 201);
   ck_assert_msg(strstr(b, "\"name\":\"hero\",\"joints\":1") != NULL, "%s", b);
   free(b);
-  api_expect(mem_get("/v1/pose?skeleton=hero&clip=wave&t=0"), 200, NULL,
-             NULL, "by the given name");
+  api_expect(mem_get("/v1/pose?skeleton=hero&clip=wave&t=0"), 200, NULL, NULL,
+             "by the given name");
   /* BVH: ?clip= replaces the hashed name; the answer says what was
    * stored. */
   mem_answer_t a = api_call("POST", "/v1/assets?name=mocap&clip=walk",
@@ -125,8 +127,8 @@ START_TEST(test_names_given_at_upload) {
   snprintf(body, sizeof body, rig, "x", 5);
   api_expect(api_json("POST", "/v1/assets?clip=walk", body), 400,
              "bad_parameter", "clip", "clip on JSON");
-  api_expect(api_json("POST", "/v1/assets?name=",  body), 400,
-             "bad_parameter", "name", "empty name");
+  api_expect(api_json("POST", "/v1/assets?name=", body), 400, "bad_parameter",
+             "name", "empty name");
   api_expect(api_json("POST", "/v1/assets?name=x",
                       "{\"clips\":[{\"name\":\"c\",\"skeleton\":"
                       "\"demo-humanoid\",\"tracks\":[{\"joint\":\"hips\","
@@ -147,7 +149,8 @@ START_TEST(test_children_and_cascade) {
   mem_answer_t a = mem_get("/v1/skeletons/rig/clips");
   ck_assert_int_eq(a.status, 200);
   ck_assert_msg(strstr(a.body, "{\"skeletons\":[],\"clips\":[{\"id\":") ==
-                    a.body, "%s", a.body);
+                    a.body,
+                "%s", a.body);
   ck_assert_ptr_nonnull(strstr(a.body, clip));
   ck_assert_ptr_nonnull(strstr(a.body, "\"meshes\":[]}"));
   mem_answer_free(&a);

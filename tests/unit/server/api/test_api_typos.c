@@ -16,11 +16,13 @@ static const struct {
   srv_endpoint ep;
   const char *params[12];
 } every[] = {
-    {SRV_EP_POSE_GET, {"skeleton", "clip", "t", "space", "wrap", "format",
-                       "from", "to", "fps", "joints"}},
+    {SRV_EP_POSE_GET,
+     {"skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
+      "joints"}},
     {SRV_EP_POSE_POST, {NULL}},
-    {SRV_EP_SKIN, {"mesh", "clip", "t", "wrap", "method", "normals", "format",
-                   "from", "to", "fps", "encoding"}},
+    {SRV_EP_SKIN,
+     {"mesh", "clip", "t", "wrap", "method", "normals", "format", "from", "to",
+      "fps", "encoding"}},
     {SRV_EP_UPLOAD, {"skeleton", "name", "clip"}},
     {SRV_EP_LIST, {NULL}},
     {SRV_EP_ASSET_GET, {NULL}},
@@ -90,18 +92,20 @@ START_TEST(test_unknown_body_fields) {
     const char *at;
   } blend[] = {
       {"{\"skeleton\":\"s\",\"spcae\":\"local\",\"layers\":[{\"clip\":\"c\","
-       "\"t\":0}]}", "spcae"},
+       "\"t\":0}]}",
+       "spcae"},
       {"{\"skeleton\":\"s\",\"layers\":[{\"clip\":\"c\",\"t\":0},{\"clip\":"
-       "\"c\",\"t\":0,\"wieght\":0.5}]}", "layers[1].wieght"},
+       "\"c\",\"t\":0,\"wieght\":0.5}]}",
+       "layers[1].wieght"},
       {"{\"skeleton\":\"s\",\"layers\":[{\"clip\":\"c\",\"t\":0,\"masc\":[]}"
-       "]}", "layers[0].masc"},
+       "]}",
+       "layers[0].masc"},
   };
   for (size_t i = 0; i < sizeof blend / sizeof blend[0]; i++) {
     srv_blend_body_t b;
     srv_error_t e;
-    ck_assert_int_eq(srv_blend_body_parse(blend[i].body,
-                                          strlen(blend[i].body), NULL, &b,
-                                          &e),
+    ck_assert_int_eq(srv_blend_body_parse(blend[i].body, strlen(blend[i].body),
+                                          NULL, &b, &e),
                      -1);
     ck_assert_int_eq(e.code, SRV_ERR_UNKNOWN_FIELD);
     ck_assert_str_eq(e.at, blend[i].at);
@@ -128,36 +132,41 @@ START_TEST(test_typos_over_http) {
     const char *method, *target, *body, *code, *at;
     int status;
   } cases[] = {
-      {"GET", "/v1/pose?clip=wave&t=0&spcae=local", NULL,
-       "unknown_parameter", "spcae", 400},
+      {"GET", "/v1/pose?clip=wave&t=0&spcae=local", NULL, "unknown_parameter",
+       "spcae", 400},
       {"HEAD", "/v1/pose?clip=wave&t=0&x=1", NULL, NULL, NULL, 400},
       {"GET", "/v1/skin?mesh=body&t=0&normal=1", NULL, "unknown_parameter",
        "normal", 400},
       {"GET", "/v1/assets?all=1", NULL, "unknown_parameter", "all", 400},
-      {"GET", "/v1/clips/wave?format=bin", NULL, "unknown_parameter",
-       "format", 400},
-      {"GET", "/v1/skeletons/demo-humanoid/clips?x", NULL,
-       "unknown_parameter", "x", 400},
+      {"GET", "/v1/clips/wave?format=bin", NULL, "unknown_parameter", "format",
+       400},
+      {"GET", "/v1/skeletons/demo-humanoid/clips?x", NULL, "unknown_parameter",
+       "x", 400},
       {"DELETE", "/v1/clips/wave?cascade=1", NULL, "unknown_parameter",
        "cascade", 400},
       {"POST", "/v1/pose?format=bin",
        "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"clip\":\"wave\","
-       "\"t\":0}]}", "unknown_parameter", "format", 400},
+       "\"t\":0}]}",
+       "unknown_parameter", "format", 400},
       {"POST", "/v1/pose",
        "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"clip\":\"wave\","
-       "\"t\":0,\"wieght\":0.5}]}", "unknown_field", "layers[0].wieght", 400},
+       "\"t\":0,\"wieght\":0.5}]}",
+       "unknown_field", "layers[0].wieght", 400},
       {"POST", "/v1/solve", "{\"skeleton\":\"demo-humanoid\",\"fames\":[]}",
        "unknown_field", "fames", 400},
       {"POST", "/v1/assets?nmae=x", "{}", "unknown_parameter", "nmae", 400},
       {"GET", "/v1/stream?tokn=x", NULL, "unknown_parameter", "tokn", 400},
       /* Known parameters still work; the operational endpoints take any
        * query. */
-      {"GET", "/v1/pose?skeleton=demo-humanoid&clip=wave&t=0&space=local&"
-              "wrap=loop&format=json", NULL, NULL, NULL, 200},
-      {"GET", "/v1/pose?clip=wave&from=0&to=0.1&fps=10", NULL, NULL, NULL,
-       200},
-      {"GET", "/v1/skin?mesh=body&clip=wave&t=0&wrap=loop&method=dqs&"
-              "normals=1&format=bin", NULL, NULL, NULL, 200},
+      {"GET",
+       "/v1/pose?skeleton=demo-humanoid&clip=wave&t=0&space=local&"
+       "wrap=loop&format=json",
+       NULL, NULL, NULL, 200},
+      {"GET", "/v1/pose?clip=wave&from=0&to=0.1&fps=10", NULL, NULL, NULL, 200},
+      {"GET",
+       "/v1/skin?mesh=body&clip=wave&t=0&wrap=loop&method=dqs&"
+       "normals=1&format=bin",
+       NULL, NULL, NULL, 200},
       {"GET", "/v1/meshes/body?format=json", NULL, NULL, NULL, 200},
       {"GET", "/healthz?probe=1", NULL, NULL, NULL, 200},
       {"GET", "/v1/info?x", NULL, NULL, NULL, 200},

@@ -68,8 +68,11 @@ static void assert_near(const float *got, const float *want, size_t n) {
 
 START_TEST(test_model_space) {
   float out[32], sampled = -1;
-  srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 0.5f,
-                        .space = FMT_SPACE_MODEL, .out = out,
+  srv_eval_job_t job = {.skeleton = sk,
+                        .clip = clip,
+                        .t = 0.5f,
+                        .space = FMT_SPACE_MODEL,
+                        .out = out,
                         .sampled = &sampled};
   ck_assert_uint_eq(srv_eval_float_count(&job), 32);
   ck_assert_int_eq(srv_eval_run(&job, &scratch), ANIM_OK);
@@ -86,9 +89,13 @@ START_TEST(test_skin_space_and_wrap) {
    * times the inverse of its rest model matrix, a translation by
    * (0, -2, 0). */
   float out[32], sampled = -1;
-  srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 1.25f,
-                        .wrap = ANIM_WRAP_LOOP, .space = FMT_SPACE_SKIN,
-                        .out = out, .sampled = &sampled};
+  srv_eval_job_t job = {.skeleton = sk,
+                        .clip = clip,
+                        .t = 1.25f,
+                        .wrap = ANIM_WRAP_LOOP,
+                        .space = FMT_SPACE_SKIN,
+                        .out = out,
+                        .sampled = &sampled};
   ck_assert_int_eq(srv_eval_run(&job, &scratch), ANIM_OK);
   ck_assert_float_eq_tol(sampled, 0.25f, TOL);
   float m[16];
@@ -103,9 +110,13 @@ START_TEST(test_local_space_joint_list) {
    * (45 degrees about z) and unit scale. */
   uint32_t joints[] = {1};
   float out[10];
-  srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 0.5f,
-                        .space = FMT_SPACE_LOCAL, .joints = joints,
-                        .joint_count = 1, .out = out};
+  srv_eval_job_t job = {.skeleton = sk,
+                        .clip = clip,
+                        .t = 0.5f,
+                        .space = FMT_SPACE_LOCAL,
+                        .joints = joints,
+                        .joint_count = 1,
+                        .out = out};
   ck_assert_uint_eq(srv_eval_float_count(&job), 10);
   ck_assert_uint_eq(srv_eval_element_count(&job), 1);
   ck_assert_int_eq(srv_eval_run(&job, &scratch), ANIM_OK);
@@ -120,11 +131,12 @@ END_TEST
 
 START_TEST(test_rest_pose) {
   float out[20], sampled = -1;
-  srv_eval_job_t job = {.skeleton = sk, .space = FMT_SPACE_LOCAL,
-                        .out = out, .sampled = &sampled};
+  srv_eval_job_t job = {.skeleton = sk,
+                        .space = FMT_SPACE_LOCAL,
+                        .out = out,
+                        .sampled = &sampled};
   ck_assert_int_eq(srv_eval_run(&job, &scratch), ANIM_OK);
-  float want[20] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
-                    0, 2, 0, 0, 0, 0, 1, 1, 1, 1};
+  float want[20] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 2, 0, 0, 0, 0, 1, 1, 1, 1};
   assert_near(out, want, 20);
   ck_assert_float_eq(sampled, 0);
 }
@@ -140,8 +152,11 @@ START_TEST(test_blend_layers) {
       {.clip = clip, .t = 0, .weight = 0.75f},
   };
   float out[20], sampled = -1;
-  srv_eval_job_t job = {.skeleton = sk, .layers = layers, .layer_count = 2,
-                        .space = FMT_SPACE_LOCAL, .out = out,
+  srv_eval_job_t job = {.skeleton = sk,
+                        .layers = layers,
+                        .layer_count = 2,
+                        .space = FMT_SPACE_LOCAL,
+                        .out = out,
                         .sampled = &sampled};
   ck_assert_int_eq(srv_eval_run(&job, &scratch), ANIM_OK);
   ck_assert_float_eq(sampled, 1);
@@ -161,8 +176,11 @@ START_TEST(test_skinned_mesh) {
   /* (0, 3, 0) on b at 0.5 s: (0.5, 2, 0) + R(45 deg) (0, 1, 0); its normal
    * (1, 0, 0) turns with b. LBS and DQS agree for one rigid influence. */
   float out[6];
-  srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 0.5f,
-                        .mesh = mesh, .normals = ANIM_NORMALS_LINEAR,
+  srv_eval_job_t job = {.skeleton = sk,
+                        .clip = clip,
+                        .t = 0.5f,
+                        .mesh = mesh,
+                        .normals = ANIM_NORMALS_LINEAR,
                         .out = out};
   ck_assert_uint_eq(srv_eval_float_count(&job), 6);
   ck_assert_uint_eq(srv_eval_element_count(&job), 1);
@@ -181,8 +199,8 @@ START_TEST(test_frame_answers) {
    * the same evaluation carry the same numbers. */
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   ck_assert_ptr_nonnull(s);
-  srv_eval_job_t job = {.skeleton = sk, .clip = clip, .t = 0.5f,
-                        .space = FMT_SPACE_LOCAL};
+  srv_eval_job_t job = {
+      .skeleton = sk, .clip = clip, .t = 0.5f, .space = FMT_SPACE_LOCAL};
   srv_frame_names_t names = {.owner = "S", .clip = "C"};
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(srv_frame_answer(&b, &job, &names, false, -1, s), ANIM_OK);

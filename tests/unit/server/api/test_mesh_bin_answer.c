@@ -10,8 +10,8 @@
 #include "../http/http_memory_fixture.h"
 
 /* The value of header name in an answer's head ("" when absent). */
-static const char *header(const mem_answer_t *a, const char *name,
-                          char *out, size_t cap) {
+static const char *header(const mem_answer_t *a, const char *name, char *out,
+                          size_t cap) {
   char key[64];
   snprintf(key, sizeof key, "\r\n%s: ", name);
   const char *p = strstr(a->head, key);
@@ -50,8 +50,7 @@ START_TEST(test_bin_equals_json) {
   json_t *jnt = json_object_get(root, "joints");
   json_t *wgt = json_object_get(root, "weights");
   json_t *idx = json_object_get(root, "indices");
-  ck_assert_uint_eq(json_integer_value(json_object_get(root, "influences")),
-                    k);
+  ck_assert_uint_eq(json_integer_value(json_object_get(root, "influences")), k);
   ck_assert_uint_eq(json_array_size(pos), 3 * v);
   ck_assert_uint_eq(json_array_size(idx), ni);
   size_t at_p = u32_at(d, 36), at_n = u32_at(d, 40), at_j = u32_at(d, 48);

@@ -44,12 +44,13 @@ static void check_error(int rc, const srv_error_t *e, const case_t *c) {
   ck_assert_msg(rc == -1, "%s: accepted", c->input);
   ck_assert_msg(e->code == c->code, "%s: code %s, want %s", c->input,
                 srv_error_name(e->code), srv_error_name(c->code));
-  ck_assert_msg(strcmp(e->at, c->at) == 0, "%s: at '%s', want '%s'",
-                c->input, e->at, c->at);
+  ck_assert_msg(strcmp(e->at, c->at) == 0, "%s: at '%s', want '%s'", c->input,
+                e->at, c->at);
   ck_assert_msg(e->message[0] != '\0', "%s: no message", c->input);
 }
 
-/* ---- GET /v1/pose ------------------------------------------------------------ */
+/* ---- GET /v1/pose
+ * ------------------------------------------------------------ */
 
 static const case_t pose_errors[] = {
     {"clip=c&t=0&space=world", SRV_ERR_BAD_PARAMETER, "space"},
@@ -102,8 +103,8 @@ START_TEST(test_pose_query) {
   ck_assert(!q.binary && !q.range.is_range);
   /* Accept asks for binary unless format says otherwise; the last of a
    * repeated parameter wins. */
-  const srv_query_t *qq = query(
-      &qt, "skeleton=rig&t=1&t=2&space=local&wrap=pingpong&wrap=loop");
+  const srv_query_t *qq =
+      query(&qt, "skeleton=rig&t=1&t=2&space=local&wrap=pingpong&wrap=loop");
   qt.q.accept = "text/plain, application/octet-stream";
   ck_assert_int_eq(srv_pose_query_parse(qq, &q, &e), 0);
   ck_assert_str_eq(q.skeleton, "rig");
@@ -118,15 +119,15 @@ START_TEST(test_pose_query) {
   ck_assert(!q.binary);
   /* A range needs no t: 0, 0.1, ..., 1 is 11 frames. */
   ck_assert_int_eq(
-      srv_pose_query_parse(query(&qt, "clip=c&from=0&to=1&fps=10"), &q, &e),
-      0);
+      srv_pose_query_parse(query(&qt, "clip=c&from=0&to=1&fps=10"), &q, &e), 0);
   ck_assert(q.range.is_range);
   ck_assert_uint_eq(q.range.frames, 11);
   ck_assert(q.range.from == 0 && q.range.to == 1 && q.range.fps == 10);
 }
 END_TEST
 
-/* ---- GET /v1/skin -------------------------------------------------------------- */
+/* ---- GET /v1/skin
+ * -------------------------------------------------------------- */
 
 static const case_t skin_errors[] = {
     {"mesh=m&wrap=x", SRV_ERR_BAD_PARAMETER, "wrap"},
@@ -166,11 +167,11 @@ START_TEST(test_skin_query) {
   ck_assert_ptr_null(q.clip);
   ck_assert_int_eq(q.method, ANIM_SKIN_LBS);
   ck_assert_int_eq(q.normals, ANIM_NORMALS_NONE);
-  ck_assert_int_eq(srv_skin_query_parse(
-                       query(&qt, "mesh=body&clip=wave&t=0.25&method=dqs&"
-                                  "normals=invt&wrap=loop&format=bin"),
-                       &q, &e),
-                   0);
+  ck_assert_int_eq(
+      srv_skin_query_parse(query(&qt, "mesh=body&clip=wave&t=0.25&method=dqs&"
+                                      "normals=invt&wrap=loop&format=bin"),
+                           &q, &e),
+      0);
   ck_assert_str_eq(q.clip, "wave");
   ck_assert_float_eq(q.t, 0.25f);
   ck_assert_int_eq(q.method, ANIM_SKIN_DQS);
@@ -188,15 +189,15 @@ START_TEST(test_skin_query) {
   ck_assert_int_eq(
       srv_skin_query_parse(query(&qt, "mesh=b&encoding=f32"), &q, &e), 0);
   ck_assert_int_eq(q.encoding, FMT_ENCODING_F32);
-  ck_assert_int_eq(
-      srv_skin_query_parse(query(&qt, "mesh=b&clip=c&from=0&to=0&fps=1"), &q,
-                           &e),
-      0);
+  ck_assert_int_eq(srv_skin_query_parse(
+                       query(&qt, "mesh=b&clip=c&from=0&to=0&fps=1"), &q, &e),
+                   0);
   ck_assert_uint_eq(q.range.frames, 1);
 }
 END_TEST
 
-/* ---- POST /v1/pose ------------------------------------------------------------- */
+/* ---- POST /v1/pose
+ * ------------------------------------------------------------- */
 
 static const case_t blend_errors[] = {
     {"{", SRV_ERR_BAD_JSON, "line 1, column 1"},
@@ -268,9 +269,9 @@ START_TEST(test_blend_body) {
       "\"wrap\":\"loop\",\"mask\":[\"a\"]}]}";
   srv_blend_body_t b;
   srv_error_t e;
-  ck_assert_int_eq(srv_blend_body_parse(in, strlen(in),
-                                        "application/octet-stream", &b, &e),
-                   0);
+  ck_assert_int_eq(
+      srv_blend_body_parse(in, strlen(in), "application/octet-stream", &b, &e),
+      0);
   ck_assert_str_eq(b.skeleton, "rig");
   ck_assert_int_eq(b.space, FMT_SPACE_LOCAL);
   ck_assert(b.binary);
@@ -289,9 +290,9 @@ START_TEST(test_blend_body) {
   srv_blend_body_free(&b);
   in = "{\"skeleton\":\"rig\",\"format\":\"json\",\"layers\":[{\"clip\":\"c\","
        "\"t\":0}]}";
-  ck_assert_int_eq(srv_blend_body_parse(in, strlen(in),
-                                        "application/octet-stream", &b, &e),
-                   0);
+  ck_assert_int_eq(
+      srv_blend_body_parse(in, strlen(in), "application/octet-stream", &b, &e),
+      0);
   ck_assert(!b.binary);
   ck_assert_int_eq(b.space, FMT_SPACE_MODEL);
   srv_blend_body_free(&b);
@@ -329,7 +330,8 @@ START_TEST(test_blend_mask) {
 }
 END_TEST
 
-/* ---- POST /v1/solve ------------------------------------------------------------ */
+/* ---- POST /v1/solve
+ * ------------------------------------------------------------ */
 
 static const case_t solve_body_errors[] = {
     {"{\"a\":1,\n]", SRV_ERR_BAD_JSON, "line 2, column 1"},
@@ -347,8 +349,7 @@ static const case_t solve_frame_errors[] = {
      "frames[1]"},
     {"{\"skeleton\":\"s\",\"frames\":[[0,0,0]]}", SRV_ERR_VALUE_COUNT,
      "frames[0]"},
-    {"{\"skeleton\":\"s\",\"frames\":[[]]}", SRV_ERR_VALUE_COUNT,
-     "frames[0]"},
+    {"{\"skeleton\":\"s\",\"frames\":[[]]}", SRV_ERR_VALUE_COUNT, "frames[0]"},
     {"{\"skeleton\":\"s\",\"frames\":[[[0,0,0]]]}", SRV_ERR_VALUE_COUNT,
      "frames[0]"},
     {"{\"skeleton\":\"s\",\"frames\":[[[0,0,0],[0,0]]]}", SRV_ERR_VALUE_COUNT,
@@ -394,9 +395,9 @@ START_TEST(test_solve_body_errors) {
   size_t frames;
   ck_assert_int_eq(srv_solve_body_parse(in, strlen(in), &b, &e), 0);
   case_t c = {"too many positions", SRV_ERR_TOO_LARGE, "frames"};
-  check_error(srv_solve_positions_parse(&b, SRV_SOLVE_MAX_FLOATS / 4, &p,
-                                        &frames, &e),
-              &e, &c);
+  check_error(
+      srv_solve_positions_parse(&b, SRV_SOLVE_MAX_FLOATS / 4, &p, &frames, &e),
+      &e, &c);
   srv_solve_body_free(&b);
 }
 END_TEST

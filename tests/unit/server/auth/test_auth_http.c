@@ -69,10 +69,10 @@ static mem_answer_t call(const char *method, const char *target,
   char auth[256] = "";
   if (token != NULL)
     snprintf(auth, sizeof auth, "Authorization: Bearer %s\r\n", token);
-  const char *body = strcmp(method, "POST") == 0
-                         ? (strstr(target, "assets") ? skeleton_body
-                                                     : "{\"x\":1}")
-                         : "";
+  const char *body =
+      strcmp(method, "POST") == 0
+          ? (strstr(target, "assets") ? skeleton_body : "{\"x\":1}")
+          : "";
   char req[2048];
   snprintf(req, sizeof req,
            "%s %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/json\r\n"
@@ -89,14 +89,13 @@ static void expect(const char *method, const char *target, const char *token,
   mem_answer_t a = call(method, target, token);
   char c[64];
   ck_assert_msg(a.status == status, "%s %s (%s): %d, wanted %d: %s", method,
-                target, token ? token : "no token", a.status, status,
-                a.body);
+                target, token ? token : "no token", a.status, status, a.body);
   if (code != NULL)
     ck_assert_msg(strcmp(mem_error_code(&a, c, sizeof c), code) == 0,
                   "%s %s: code %s", method, target, c);
   if (www != NULL)
-    ck_assert_msg(strstr(a.head, www) != NULL, "%s %s: head %s", method,
-                  target, a.head);
+    ck_assert_msg(strstr(a.head, www) != NULL, "%s %s: head %s", method, target,
+                  a.head);
   /* No answer ever repeats a token. */
   ck_assert_ptr_null(strstr(a.body, "-token-"));
   ck_assert_ptr_null(strstr(a.head, "-token-"));
@@ -174,9 +173,9 @@ START_TEST(test_every_protected_route) {
   expect("PUT", "/v1/assets", NULL, 405, "method_not_allowed", NULL);
   /* Refusals count under their route. */
   a = call("GET", "/metrics", T_ADMIN);
-  ck_assert_ptr_nonnull(
-      strstr(a.body, "animd_requests_total{route=\"assets_upload\","
-                     "status=\"401\"}"));
+  ck_assert_ptr_nonnull(strstr(a.body,
+                               "animd_requests_total{route=\"assets_upload\","
+                               "status=\"401\"}"));
   ck_assert_ptr_nonnull(strstr(a.body, "animd_auth_refused_total{code="
                                        "\"unauthorized\"}"));
   ck_assert_ptr_nonnull(strstr(a.body, "animd_auth_tokens 3\n"));
@@ -202,11 +201,11 @@ START_TEST(test_stream_query_token) {
   /* A real upgrade with the query token goes to a stream loop (101 is
    * written there: the memory transport cannot hand off, so 500). */
   srv_http_memory_t *m = mem_client();
-  mem_answer_t a = mem_request(
-      m, "GET /v1/stream?token=" T_READ " HTTP/1.1\r\nHost: x\r\n"
-         "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-         "Sec-WebSocket-Version: 13\r\n\r\n");
+  mem_answer_t a =
+      mem_request(m, "GET /v1/stream?token=" T_READ " HTTP/1.1\r\nHost: x\r\n"
+                     "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n");
   ck_assert_int_ne(a.status, 401);
   mem_answer_free(&a);
   srv_http_memory_free(m);
@@ -290,8 +289,8 @@ START_TEST(test_write_rate_limit) {
   ck_assert_ptr_nonnull(strstr(a.body, "\"rate_limited\""));
   mem_answer_free(&a);
   /* Reads are not limited. */
-  for (int i = 0; i < 5; i++) expect("GET", "/v1/clips/wave", NULL, 200,
-                                     NULL, NULL);
+  for (int i = 0; i < 5; i++)
+    expect("GET", "/v1/clips/wave", NULL, 200, NULL, NULL);
   a = call("GET", "/metrics", NULL);
   ck_assert_ptr_nonnull(
       strstr(a.body, "animd_rate_limited_total{kind=\"write\"} 1\n"));
@@ -328,8 +327,8 @@ START_TEST(test_log_names_tokens_by_hash) {
   char out[256];
   srv_auth_redact_target("/v1/stream?token=s3cret&x=1", out, sizeof out);
   ck_assert_str_eq(out, "/v1/stream?token=*&x=1");
-  srv_auth_redact_target("/v1/stream?a=1&t%6Fken=s3cret&tokens=2&token",
-                         out, sizeof out);
+  srv_auth_redact_target("/v1/stream?a=1&t%6Fken=s3cret&tokens=2&token", out,
+                         sizeof out);
   ck_assert_str_eq(out, "/v1/stream?a=1&t%6Fken=*&tokens=2&token");
   srv_auth_redact_target("/v1/pose?clip=a&token=s3cret", out, sizeof out);
   ck_assert_str_eq(out, "/v1/pose?clip=a&token=*");
@@ -347,23 +346,21 @@ START_TEST(test_settings) {
   ck_assert_str_eq(c.tokens_file, "");
   ck_assert(!c.auth_reads && !c.auth_metrics && !c.allow_anonymous_writes);
   char err[256];
-  ck_assert_int_eq(srv_config_set(&c, "rate_limits", "sometimes", err,
-                                  sizeof err), -1);
+  ck_assert_int_eq(
+      srv_config_set(&c, "rate_limits", "sometimes", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "one of auto|on|off"));
-  ck_assert_int_eq(srv_config_set(&c, "write_rate", "30/min", err,
-                                  sizeof err), 0);
-  ck_assert(c.write_rate == 0.5);
-  ck_assert_int_eq(srv_config_set(&c, "connection_rate", "7200/h", err,
-                                  sizeof err), 0);
-  ck_assert(c.connection_rate == 2);
-  ck_assert_int_eq(srv_config_set(&c, "write_rate", "0", err, sizeof err),
+  ck_assert_int_eq(srv_config_set(&c, "write_rate", "30/min", err, sizeof err),
                    0);
+  ck_assert(c.write_rate == 0.5);
+  ck_assert_int_eq(
+      srv_config_set(&c, "connection_rate", "7200/h", err, sizeof err), 0);
+  ck_assert(c.connection_rate == 2);
+  ck_assert_int_eq(srv_config_set(&c, "write_rate", "0", err, sizeof err), 0);
   ck_assert(c.write_rate == 0);
-  ck_assert_int_eq(srv_config_set(&c, "write_rate", "10", err, sizeof err),
-                   -1);
+  ck_assert_int_eq(srv_config_set(&c, "write_rate", "10", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "a rate is a count per unit"));
-  ck_assert_int_eq(srv_config_set(&c, "write_rate", "10/day", err,
-                                  sizeof err), -1);
+  ck_assert_int_eq(srv_config_set(&c, "write_rate", "10/day", err, sizeof err),
+                   -1);
   /* Rules that cannot hold are refused at start. */
   srv_auth_t *a = NULL;
   c.auth_reads = true;
@@ -383,11 +380,12 @@ START_TEST(test_settings) {
   FILE *f = open_memstream(&buf, &len);
   srv_config_print_help(f);
   fclose(f);
-  const char *flags[] = {"--tokens-file", "--auth-reads", "--auth-metrics",
-                         "--allow-anonymous-writes", "--rate-limits",
-                         "--connection-rate RATE", "--connection-burst",
-                         "--write-rate RATE", "--write-burst",
-                         "--rate-table-size", "--trusted-proxies"};
+  const char *flags[] = {"--tokens-file",      "--auth-reads",
+                         "--auth-metrics",     "--allow-anonymous-writes",
+                         "--rate-limits",      "--connection-rate RATE",
+                         "--connection-burst", "--write-rate RATE",
+                         "--write-burst",      "--rate-table-size",
+                         "--trusted-proxies"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     ck_assert_msg(strstr(buf, flags[i]) != NULL, "missing %s", flags[i]);
   free(buf);

@@ -38,9 +38,9 @@ START_TEST(test_parse) {
   ck_assert(!srv_addr_is_loopback(&a));
   ck_assert_int_eq(parse("0.0.0.0", &a), 0);
   ck_assert(!srv_addr_is_loopback(&a));
-  const char *bad[] = {"", "memory", "1.2.3", "1.2.3.4:", "1.2.3.4:x",
-                       "[::1", "[::1]x", "[::1]:", "1.2.3.4:123456",
-                       "unknown", "999.1.1.1"};
+  const char *bad[] = {
+      "",       "memory", "1.2.3",          "1.2.3.4:", "1.2.3.4:x", "[::1",
+      "[::1]x", "[::1]:", "1.2.3.4:123456", "unknown",  "999.1.1.1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     ck_assert_msg(parse(bad[i], &a) == -1, "accepted '%s'", bad[i]);
 }
@@ -50,7 +50,9 @@ START_TEST(test_prefixes) {
   srv_prefix_list_t l;
   char err[256];
   ck_assert_int_eq(srv_prefix_list_parse("10.0.0.0/8, 192.168.1.5 fd00::/8,"
-                                         "::1", &l, err, sizeof err), 0);
+                                         "::1",
+                                         &l, err, sizeof err),
+                   0);
   ck_assert_uint_eq(l.count, 4);
   srv_addr_t a;
   parse("10.200.3.4", &a);
@@ -68,8 +70,8 @@ START_TEST(test_prefixes) {
   parse("::1", &a);
   ck_assert(srv_prefix_list_has(&l, &a));
   /* Odd prefix lengths. */
-  ck_assert_int_eq(srv_prefix_list_parse("172.16.0.0/12", &l, err,
-                                         sizeof err), 0);
+  ck_assert_int_eq(srv_prefix_list_parse("172.16.0.0/12", &l, err, sizeof err),
+                   0);
   parse("172.31.255.255", &a);
   ck_assert(srv_prefix_list_has(&l, &a));
   parse("172.32.0.0", &a);
@@ -77,8 +79,8 @@ START_TEST(test_prefixes) {
   ck_assert_int_eq(srv_prefix_list_parse("", &l, err, sizeof err), 0);
   ck_assert_uint_eq(l.count, 0);
   ck_assert(!srv_prefix_list_has(&l, &a));
-  const char *bad[] = {"10.0.0.0/33", "fd00::/129", "10.0.0.0/", "balancer",
-                       "10.0.0.0/8x", "10.0.0.0/-1"};
+  const char *bad[] = {"10.0.0.0/33", "fd00::/129",  "10.0.0.0/",
+                       "balancer",    "10.0.0.0/8x", "10.0.0.0/-1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(srv_prefix_list_parse(bad[i], &l, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is not an address or prefix"));
@@ -111,22 +113,26 @@ START_TEST(test_forwarded_for) {
   ck_assert_str_eq(client("10.0.0.2:5000", NULL, "10.0.0.0/8"), "10.0.0.2");
   /* What the client wrote itself (left) is not believed: the rightmost
    * untrusted entry is the client. */
-  ck_assert_str_eq(client("10.0.0.2:5000", "1.1.1.1, 203.0.113.7",
-                          "10.0.0.0/8"), "203.0.113.7");
+  ck_assert_str_eq(
+      client("10.0.0.2:5000", "1.1.1.1, 203.0.113.7", "10.0.0.0/8"),
+      "203.0.113.7");
   /* Chained trusted proxies are skipped. */
-  ck_assert_str_eq(client("10.0.0.2:5000", "1.1.1.1, 203.0.113.7 ,10.0.0.9",
-                          "10.0.0.0/8"), "203.0.113.7");
+  ck_assert_str_eq(
+      client("10.0.0.2:5000", "1.1.1.1, 203.0.113.7 ,10.0.0.9", "10.0.0.0/8"),
+      "203.0.113.7");
   /* Only trusted hops: the leftmost. */
-  ck_assert_str_eq(client("10.0.0.2:5000", "10.1.1.1, 10.0.0.9",
-                          "10.0.0.0/8"), "10.1.1.1");
+  ck_assert_str_eq(client("10.0.0.2:5000", "10.1.1.1, 10.0.0.9", "10.0.0.0/8"),
+                   "10.1.1.1");
   /* Garbage stops the walk at the last trusted hop. */
-  ck_assert_str_eq(client("10.0.0.2:5000", "203.0.113.7, unknown",
-                          "10.0.0.0/8"), "10.0.0.2");
-  ck_assert_str_eq(client("10.0.0.2:5000", "203.0.113.7, unknown, 10.0.0.3",
-                          "10.0.0.0/8"), "10.0.0.3");
+  ck_assert_str_eq(
+      client("10.0.0.2:5000", "203.0.113.7, unknown", "10.0.0.0/8"),
+      "10.0.0.2");
+  ck_assert_str_eq(
+      client("10.0.0.2:5000", "203.0.113.7, unknown, 10.0.0.3", "10.0.0.0/8"),
+      "10.0.0.3");
   /* Ports and brackets, empty entries. */
-  ck_assert_str_eq(client("[::1]:5000", "[2001:db8::5]:1234,,",
-                          "::1"), "2001:db8::5");
+  ck_assert_str_eq(client("[::1]:5000", "[2001:db8::5]:1234,,", "::1"),
+                   "2001:db8::5");
   ck_assert_str_eq(client("127.0.0.1:5000", "203.0.113.7:80", "127.0.0.1"),
                    "203.0.113.7");
   /* A peer that is no IP address. */

@@ -33,10 +33,8 @@ START_TEST(test_burst_then_refill) {
   ck_assert_uint_ge(wait, S / 10 - 2);
   ck_assert_uint_le(wait, S / 10 + 2);
   /* At 0.5 s one token, exactly. */
-  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2),
-                    0);
-  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2),
-                    0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2), 0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, t + S / 2), 0);
   /* A long quiet time refills to the burst, not beyond. */
   t += 3600 * S;
   for (int i = 0; i < 3; i++)
@@ -146,11 +144,9 @@ START_TEST(test_lru_keeps_the_active) {
     srv_addr_t a = addr(name);
     ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
     if (i == 0)
-      ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S),
-                        0);
+      ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S), 0);
     else
-      ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S),
-                        0);
+      ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &busy, S), 0);
   }
   srv_limiter_free(l);
 }

@@ -34,9 +34,11 @@ END_TEST
 
 /* "abc" and "" hashed, as a file would list them. */
 #define H_ABC "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-#define H_EMPTY "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855"
+#define H_EMPTY                                                                \
+  "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855"
 /* sha256("read-me") from sha256sum. */
-#define H_READ "aacb0b575020df5ae74a4b28174ad2e998236b1218c3e39f7de44025ccde7502"
+#define H_READ                                                                 \
+  "aacb0b575020df5ae74a4b28174ad2e998236b1218c3e39f7de44025ccde7502"
 
 START_TEST(test_parse_and_find) {
   const char *text = "# tokens\n\n  write sha256:" H_ABC "  \n"
@@ -44,8 +46,8 @@ START_TEST(test_parse_and_find) {
                      "read sha256:" H_READ;
   srv_tokens_t t;
   char err[256] = "";
-  ck_assert_int_eq(srv_tokens_parse(text, strlen(text), "f", &t, err,
-                                    sizeof err), 0);
+  ck_assert_int_eq(
+      srv_tokens_parse(text, strlen(text), "f", &t, err, sizeof err), 0);
   ck_assert_uint_eq(t.count, 3);
   ck_assert_uint_eq(srv_tokens_count(&t, SRV_SCOPE_READ), 1);
   ck_assert_uint_eq(srv_tokens_count(&t, SRV_SCOPE_WRITE), 1);
@@ -84,19 +86,23 @@ START_TEST(test_bad_lines) {
       {"write sha256:" H_ABC "0\n", "f:1: expected"},
       {"write sha256:abc\n", "f:1: expected"},
       {"write\n", "f:1: expected"},
-      {"write sha256:" "g" H_ABC "\n", "f:1: expected"},
-      {"write sha256:zz" H_ABC "\n" , "f:1: expected"},
+      {"write sha256:"
+       "g" H_ABC "\n",
+       "f:1: expected"},
+      {"write sha256:zz" H_ABC "\n", "f:1: expected"},
       {"read sha1:" H_ABC "\n", "f:1: expected"},
       {"write sha256:xa7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61"
-       "f20015ad\n", "f:1: the hash must be 64 hex digits"},
+       "f20015ad\n",
+       "f:1: the hash must be 64 hex digits"},
       {"write sha256:" H_ABC "\nread sha256:" H_ABC "\n",
        "f:2: the same hash is listed twice"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     srv_tokens_t t;
     char err[256] = "";
-    ck_assert_int_eq(srv_tokens_parse(cases[i].text, strlen(cases[i].text),
-                                      "f", &t, err, sizeof err), -1);
+    ck_assert_int_eq(srv_tokens_parse(cases[i].text, strlen(cases[i].text), "f",
+                                      &t, err, sizeof err),
+                     -1);
     ck_assert_msg(strstr(err, cases[i].want) == err, "case %zu: %s", i, err);
     /* A message never quotes the line (it may hold a secret pasted by
      * mistake). */

@@ -79,8 +79,7 @@ static inline char *http_loopback_converse(const char *send) {
   cfg.workers = 1;
   char err[256];
   http_loopback_t cl = {.send = send};
-  ck_assert_int_eq(srv_server_new(&loop, &cfg, &cl.server, err, sizeof err),
-                   0);
+  ck_assert_int_eq(srv_server_new(&loop, &cfg, &cl.server, err, sizeof err), 0);
   http_loopback_current = &cl;
   ck_assert_int_eq(srv_server_listen(cl.server), 0);
   cl.port = atoi(strrchr(srv_server_address(cl.server), ':') + 1);

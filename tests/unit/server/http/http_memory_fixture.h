@@ -33,8 +33,7 @@ static inline void mem_server_start_cfg(srv_config_t *cfg) {
   cfg->stream_threads = 1;
   cfg->demo = true;
   char err[256] = "";
-  int rc = srv_server_new(&mem_srv.loop, cfg, &mem_srv.server, err,
-                          sizeof err);
+  int rc = srv_server_new(&mem_srv.loop, cfg, &mem_srv.server, err, sizeof err);
   ck_assert_msg(rc == 0, "server: %s", err);
   mem_srv.drained = 0;
 }
@@ -98,8 +97,7 @@ static inline size_t mem_answer_parse(const char *text, size_t len,
   size_t total = hlen;
   char *body = NULL;
   size_t blen = 0;
-  bool no_body = head_request || status == 304 || status == 204 ||
-                 status < 200;
+  bool no_body = head_request || status == 304 || status == 204 || status < 200;
   if (!no_body && cl != NULL) {
     size_t n = strtoull(cl + 18, NULL, 10);
     if (hlen + n > len) return 0;
@@ -174,8 +172,7 @@ static inline void mem_answer_free(mem_answer_t *a) {
 }
 
 /* Sends one request text and reads its answer. */
-static inline mem_answer_t mem_request(srv_http_memory_t *m,
-                                       const char *text) {
+static inline mem_answer_t mem_request(srv_http_memory_t *m, const char *text) {
   mem_answer_t a;
   srv_http_memory_send(m, text, strlen(text));
   ck_assert_msg(mem_read_answer(m, &a, strncmp(text, "HEAD ", 5) == 0),

@@ -43,8 +43,8 @@ static mem_answer_t get_with(const char *target, const char *ae) {
   srv_http_memory_t *m = mem_client();
   char req[2048];
   snprintf(req, sizeof req,
-           "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: %s\r\n\r\n",
-           target, ae);
+           "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: %s\r\n\r\n", target,
+           ae);
   mem_answer_t a = mem_request(m, req);
   srv_http_memory_free(m);
   return a;
@@ -80,14 +80,21 @@ START_TEST(test_accept_encoding) {
     const char *ae;
     bool yes;
   } cases[] = {
-      {"gzip", true},           {"GZIP", true},
-      {"x-gzip", true},         {"gzip, deflate, br", true},
+      {"gzip", true},
+      {"GZIP", true},
+      {"x-gzip", true},
+      {"gzip, deflate, br", true},
       {"br;q=1.0, gzip;q=0.8, *;q=0.1", true},
-      {"*", true},              {"identity, *;q=0.5", true},
-      {"gzip;q=0", false},      {"gzip; q=0.000", false},
-      {"gzip;q=0, *", false},   {"*;q=0", false},
-      {"identity", false},      {"deflate, br", false},
-      {"", false},              {"gzipx", false},
+      {"*", true},
+      {"identity, *;q=0.5", true},
+      {"gzip;q=0", false},
+      {"gzip; q=0.000", false},
+      {"gzip;q=0, *", false},
+      {"*;q=0", false},
+      {"identity", false},
+      {"deflate, br", false},
+      {"", false},
+      {"gzipx", false},
       {"xgzip, deflate", false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -201,8 +208,10 @@ START_TEST(test_client_aborts_half_way) {
     /* Some of it read (a part of a gzip member), then gone: a reset, or
      * (second round) a half-close with the answer still being written. */
     ck_assert_uint_gt(srv_http_memory_flush(m, 50000), 0);
-    if (round == 0) srv_http_memory_reset(m);
-    else srv_http_memory_eof(m);
+    if (round == 0)
+      srv_http_memory_reset(m);
+    else
+      srv_http_memory_eof(m);
     mem_run_for(50);
     srv_http_memory_free(m);
   }

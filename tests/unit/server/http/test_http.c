@@ -50,9 +50,9 @@ START_TEST(test_query_decoding_and_errors) {
       "GET /v1/skin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   /* Parameters are checked before assets are looked up, and each error
    * names its parameter; '+' and %XX are decoded. */
-  ck_assert_ptr_nonnull(strstr(
-      got, "{\"error\":{\"code\":\"not_found\",\"message\":\"no clip "
-           "'no pe'\",\"at\":\"clip\"}}"));
+  ck_assert_ptr_nonnull(
+      strstr(got, "{\"error\":{\"code\":\"not_found\",\"message\":\"no clip "
+                  "'no pe'\",\"at\":\"clip\"}}"));
   ck_assert_ptr_nonnull(strstr(got, "\"at\":\"space\""));
   ck_assert_ptr_nonnull(
       strstr(got, "{\"error\":{\"code\":\"missing_parameter\""));

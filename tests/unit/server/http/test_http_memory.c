@@ -31,12 +31,11 @@ static char *post_text(const char *target, const char *ctype,
 START_TEST(test_pipelined_in_order) {
   mem_server_start();
   srv_http_memory_t *m = mem_client();
-  const char *text =
-      "GET /v1/n%6Fpe HTTP/1.1\r\nHost: x\r\n\r\n"
-      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-      "DELETE /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-      "GET /v1/pose?clip=wave&t=0.5 HTTP/1.1\r\nHost: x\r\n"
-      "Connection: close\r\n\r\n";
+  const char *text = "GET /v1/n%6Fpe HTTP/1.1\r\nHost: x\r\n\r\n"
+                     "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                     "DELETE /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                     "GET /v1/pose?clip=wave&t=0.5 HTTP/1.1\r\nHost: x\r\n"
+                     "Connection: close\r\n\r\n";
   srv_http_memory_send(m, text, strlen(text));
   int want[] = {404, 200, 405, 200};
   for (int i = 0; i < 4; i++) {
@@ -59,10 +58,10 @@ END_TEST
 typedef struct case_s {
   const char *method; /* GET, POST, DELETE, HEAD */
   const char *target;
-  const char *body;   /* POST: JSON body (Content-Type application/json). */
+  const char *body; /* POST: JSON body (Content-Type application/json). */
   int status;
   const char *code;
-  const char *at;     /* NULL: "at" is null; "" : not checked. */
+  const char *at; /* NULL: "at" is null; "" : not checked. */
 } case_t;
 
 static const case_t cases[] = {
@@ -78,8 +77,7 @@ static const case_t cases[] = {
     {"GET", "/v1/pose?clip=wave&t=1e39", NULL, 400, "bad_parameter", "t"},
     {"GET", "/v1/pose?t=1", NULL, 400, "missing_parameter", "clip"},
     {"GET", "/v1/pose?clip=nope&t=1", NULL, 404, "not_found", "clip"},
-    {"GET", "/v1/pose?skeleton=nope&t=1", NULL, 404, "not_found",
-     "skeleton"},
+    {"GET", "/v1/pose?skeleton=nope&t=1", NULL, 404, "not_found", "skeleton"},
     {"GET", "/v1/pose?clip=wave&t=1&space=world", NULL, 400, "bad_parameter",
      "space"},
     {"GET", "/v1/pose?clip=wave&t=1&wrap=bounce", NULL, 400, "bad_parameter",
@@ -88,33 +86,32 @@ static const case_t cases[] = {
      "format"},
     {"GET", "/v1/pose?clip=wave&from=0&to=1", NULL, 400, "missing_parameter",
      "fps"},
-    {"GET", "/v1/pose?clip=wave&from=0&to=1&fps=0", NULL, 400,
-     "bad_parameter", "fps"},
-    {"GET", "/v1/pose?clip=wave&from=1&to=0&fps=30", NULL, 400,
-     "bad_parameter", "to"},
+    {"GET", "/v1/pose?clip=wave&from=0&to=1&fps=0", NULL, 400, "bad_parameter",
+     "fps"},
+    {"GET", "/v1/pose?clip=wave&from=1&to=0&fps=30", NULL, 400, "bad_parameter",
+     "to"},
     {"GET", "/v1/pose?clip=wave&from=0&to=100000&fps=240", NULL, 400,
      "too_many_frames", "fps"},
     /* POST /v1/pose */
     {"POST", "/v1/pose", "{", 400, "bad_json", ""},
     {"POST", "/v1/pose", "[]", 400, "wrong_type", ""},
-    {"POST", "/v1/pose", "{\"layers\":[]}", 400, "missing_field",
-     "skeleton"},
+    {"POST", "/v1/pose", "{\"layers\":[]}", 400, "missing_field", "skeleton"},
     {"POST", "/v1/pose", "{\"skeleton\":1}", 400, "wrong_type", "skeleton"},
     {"POST", "/v1/pose",
-     "{\"skeleton\":\"nope\",\"layers\":[{\"clip\":\"wave\",\"t\":1}]}",
-     404, "not_found", "skeleton"},
+     "{\"skeleton\":\"nope\",\"layers\":[{\"clip\":\"wave\",\"t\":1}]}", 404,
+     "not_found", "skeleton"},
     {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\"}", 400,
      "missing_field", "layers"},
-    {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\",\"layers\":[]}",
-     400, "wrong_type", "layers"},
+    {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\",\"layers\":[]}", 400,
+     "wrong_type", "layers"},
     {"POST", "/v1/pose",
-     "{\"skeleton\":\"demo-humanoid\",\"space\":\"world\",\"layers\":[1]}",
-     400, "bad_value", "space"},
+     "{\"skeleton\":\"demo-humanoid\",\"space\":\"world\",\"layers\":[1]}", 400,
+     "bad_value", "space"},
     {"POST", "/v1/pose",
-     "{\"skeleton\":\"demo-humanoid\",\"format\":\"xml\",\"layers\":[1]}",
-     400, "bad_value", "format"},
-    {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\",\"layers\":[1]}",
-     400, "wrong_type", "layers[0]"},
+     "{\"skeleton\":\"demo-humanoid\",\"format\":\"xml\",\"layers\":[1]}", 400,
+     "bad_value", "format"},
+    {"POST", "/v1/pose", "{\"skeleton\":\"demo-humanoid\",\"layers\":[1]}", 400,
+     "wrong_type", "layers[0]"},
     {"POST", "/v1/pose",
      "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"t\":1}]}", 400,
      "missing_field", "layers[0].clip"},
@@ -123,8 +120,8 @@ static const case_t cases[] = {
      "\"t\":1}]}",
      404, "not_found", "layers[0].clip"},
     {"POST", "/v1/pose",
-     "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"clip\":\"wave\"}]}",
-     400, "missing_field", "layers[0].t"},
+     "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"clip\":\"wave\"}]}", 400,
+     "missing_field", "layers[0].t"},
     {"POST", "/v1/pose",
      "{\"skeleton\":\"demo-humanoid\",\"layers\":[{\"clip\":\"wave\","
      "\"t\":\"x\"}]}",
@@ -150,8 +147,7 @@ static const case_t cases[] = {
      "\"t\":1,\"mask\":[\"hips\",\"tail\"]}]}",
      400, "unknown_joint", "layers[0].mask[1]"},
     /* GET /v1/skin */
-    {"GET", "/v1/skin?clip=wave&t=1", NULL, 400, "missing_parameter",
-     "mesh"},
+    {"GET", "/v1/skin?clip=wave&t=1", NULL, 400, "missing_parameter", "mesh"},
     {"GET", "/v1/skin?mesh=nope&t=1", NULL, 404, "not_found", "mesh"},
     {"GET", "/v1/skin?mesh=body&clip=wave", NULL, 400, "missing_parameter",
      "t"},
@@ -159,12 +155,10 @@ static const case_t cases[] = {
      "bad_parameter", "method"},
     {"GET", "/v1/skin?mesh=body&clip=wave&t=1&normals=2", NULL, 400,
      "bad_parameter", "normals"},
-    {"GET", "/v1/skin?mesh=body&clip=nope&t=1", NULL, 404, "not_found",
-     "clip"},
+    {"GET", "/v1/skin?mesh=body&clip=nope&t=1", NULL, 404, "not_found", "clip"},
     /* POST /v1/solve */
     {"POST", "/v1/solve", "{", 400, "bad_json", ""},
-    {"POST", "/v1/solve", "{\"frames\":[]}", 400, "missing_field",
-     "skeleton"},
+    {"POST", "/v1/solve", "{\"frames\":[]}", 400, "missing_field", "skeleton"},
     {"POST", "/v1/solve", "{\"skeleton\":\"nope\",\"frames\":[]}", 404,
      "not_found", "skeleton"},
     {"POST", "/v1/solve", "{\"skeleton\":\"demo-humanoid\"}", 400,
@@ -185,8 +179,7 @@ static char *case_text(const case_t *c) {
   if (strcmp(c->method, "POST") == 0)
     return post_text(c->target, "application/json", c->body);
   char *t = malloc(2048);
-  snprintf(t, 2048, "%s %s HTTP/1.1\r\nHost: x\r\n\r\n", c->method,
-           c->target);
+  snprintf(t, 2048, "%s %s HTTP/1.1\r\nHost: x\r\n\r\n", c->method, c->target);
   return t;
 }
 

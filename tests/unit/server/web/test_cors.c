@@ -12,15 +12,20 @@
 
 START_TEST(test_validate) {
   char err[256];
-  const char *good[] = {"", "*", "loopback", "null", "http://a.example",
+  const char *good[] = {"",
+                        "*",
+                        "loopback",
+                        "null",
+                        "http://a.example",
                         "https://a.example:8443, http://[::1]:5173",
-                        "loopback,null  http://x:1", "LOOPBACK"};
+                        "loopback,null  http://x:1",
+                        "LOOPBACK"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
     ck_assert_msg(srv_cors_validate(good[i], err, sizeof err) == 0, "%s: %s",
                   good[i], err);
-  const char *bad[] = {"localhost", "http://", "ftp://a", "http://a/",
-                       "http://a:", "http://a:1234567", "http://a b/c",
-                       "https://[::1", "http://[zz]"};
+  const char *bad[] = {"localhost",    "http://",      "ftp://a",
+                       "http://a/",    "http://a:",    "http://a:1234567",
+                       "http://a b/c", "https://[::1", "http://[zz]"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_msg(srv_cors_validate(bad[i], err, sizeof err) == -1, "%s",
                   bad[i]);
@@ -37,23 +42,26 @@ START_TEST(test_allowed) {
                         "http://127.0.0.1:3000", "http://127.1.2.3",
                         "http://[::1]:8000"};
   for (size_t i = 0; i < sizeof loop / sizeof loop[0]; i++)
-    ck_assert_msg(srv_cors_allowed("loopback", loop[i], "127.0.0.1:8080"),
-                  "%s", loop[i]);
+    ck_assert_msg(srv_cors_allowed("loopback", loop[i], "127.0.0.1:8080"), "%s",
+                  loop[i]);
   const char *not_loop[] = {"http://localhost.evil.example",
                             "http://127.0.0.1.evil.example",
-                            "http://128.0.0.1", "http://127.0.0.256",
-                            "http://[::2]", "null", "file://",
+                            "http://128.0.0.1",
+                            "http://127.0.0.256",
+                            "http://[::2]",
+                            "null",
+                            "file://",
                             "http://127.0.0"};
   for (size_t i = 0; i < sizeof not_loop / sizeof not_loop[0]; i++)
     ck_assert_msg(!srv_cors_allowed("loopback", not_loop[i], "h:1"), "%s",
                   not_loop[i]);
   /* Exact origins, case-insensitive; null only when listed. */
-  ck_assert(srv_cors_allowed("http://a.example:81", "http://A.example:81",
-                             NULL));
-  ck_assert(!srv_cors_allowed("http://a.example:81", "http://a.example:82",
-                              NULL));
-  ck_assert(!srv_cors_allowed("http://a.example", "http://a.example.evil",
-                              NULL));
+  ck_assert(
+      srv_cors_allowed("http://a.example:81", "http://A.example:81", NULL));
+  ck_assert(
+      !srv_cors_allowed("http://a.example:81", "http://a.example:82", NULL));
+  ck_assert(
+      !srv_cors_allowed("http://a.example", "http://a.example.evil", NULL));
   ck_assert(srv_cors_allowed("null", "null", NULL));
   ck_assert(srv_cors_allowed("*", "https://anything.example", NULL));
   /* Pages the daemon serves itself: Origin matches Host. */
@@ -70,29 +78,25 @@ END_TEST
 
 START_TEST(test_answer_headers) {
   char buf[512];
-  ck_assert_uint_eq(srv_cors_answer_headers("loopback", NULL, "h", buf,
-                                            sizeof buf),
-                    0);
-  size_t n = srv_cors_answer_headers("loopback", "http://localhost:3000",
-                                     "h", buf, sizeof buf);
+  ck_assert_uint_eq(
+      srv_cors_answer_headers("loopback", NULL, "h", buf, sizeof buf), 0);
+  size_t n = srv_cors_answer_headers("loopback", "http://localhost:3000", "h",
+                                     buf, sizeof buf);
   ck_assert_uint_eq(n, strlen(buf));
-  ck_assert_str_eq(buf,
-                   "Access-Control-Allow-Origin: http://localhost:3000\r\n"
-                   "Vary: Origin\r\n"
-                   "Access-Control-Expose-Headers: " SRV_CORS_EXPOSE_HEADERS
-                   "\r\n");
+  ck_assert_str_eq(
+      buf, "Access-Control-Allow-Origin: http://localhost:3000\r\n"
+           "Vary: Origin\r\n"
+           "Access-Control-Expose-Headers: " SRV_CORS_EXPOSE_HEADERS "\r\n");
   srv_cors_answer_headers("*", "http://x.example", "h", buf, sizeof buf);
-  ck_assert_str_eq(buf, "Access-Control-Allow-Origin: *\r\n"
-                        "Access-Control-Expose-Headers: "
-                        SRV_CORS_EXPOSE_HEADERS "\r\n");
+  ck_assert_str_eq(
+      buf, "Access-Control-Allow-Origin: *\r\n"
+           "Access-Control-Expose-Headers: " SRV_CORS_EXPOSE_HEADERS "\r\n");
   /* Refused: no Allow-Origin, but the answer depends on the origin. */
-  srv_cors_answer_headers("loopback", "http://x.example", "h", buf,
-                          sizeof buf);
+  srv_cors_answer_headers("loopback", "http://x.example", "h", buf, sizeof buf);
   ck_assert_str_eq(buf, "Vary: Origin\r\n");
   /* Too small: nothing written. */
-  ck_assert_uint_eq(srv_cors_answer_headers("*", "http://x.example", "h",
-                                            buf, 20),
-                    0);
+  ck_assert_uint_eq(
+      srv_cors_answer_headers("*", "http://x.example", "h", buf, 20), 0);
   ck_assert_str_eq(buf, "");
 }
 END_TEST
@@ -107,9 +111,8 @@ START_TEST(test_config_key) {
                                   sizeof err),
                    0);
   ck_assert_str_eq(c.allowed_origins, "http://a.example:8000, null");
-  ck_assert_int_eq(srv_config_set(&c, "allowed_origins", "a.example", err,
-                                  sizeof err),
-                   -1);
+  ck_assert_int_eq(
+      srv_config_set(&c, "allowed_origins", "a.example", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "allowed_origins: 'a.example'"));
   ck_assert_str_eq(c.allowed_origins, "http://a.example:8000, null");
 }
@@ -136,8 +139,9 @@ START_TEST(test_preflight) {
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nVary: Origin\r\n"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nAccess-Control-Allow-Methods: "
                                        "GET, HEAD, POST\r\n"));
-  ck_assert_ptr_nonnull(strstr(a.head, "\r\nAccess-Control-Allow-Headers: "
-                                       SRV_CORS_ALLOW_HEADERS "\r\n"));
+  ck_assert_ptr_nonnull(
+      strstr(a.head, "\r\nAccess-Control-Allow-Headers: " SRV_CORS_ALLOW_HEADERS
+                     "\r\n"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nAccess-Control-Max-Age: 600"));
   ck_assert_ptr_null(strstr(a.head, "Content-Length"));
   ck_assert_uint_eq(a.body_len, 0);
@@ -158,8 +162,7 @@ START_TEST(test_preflight) {
           "Access-Control-Request-Method: GET\r\n\r\n");
   ck_assert_int_eq(a.status, 403);
   char code[64];
-  ck_assert_str_eq(mem_error_code(&a, code, sizeof code),
-                   "origin_not_allowed");
+  ck_assert_str_eq(mem_error_code(&a, code, sizeof code), "origin_not_allowed");
   ck_assert_ptr_null(strstr(a.head, "Access-Control-Allow"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nVary: Origin\r\n"));
   mem_answer_free(&a);
@@ -184,8 +187,9 @@ START_TEST(test_answers_carry_cors) {
   ck_assert_int_eq(a.status, 200);
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nAccess-Control-Allow-Origin: "
                                        "http://localhost:3000\r\n"));
-  ck_assert_ptr_nonnull(strstr(a.head, "\r\nAccess-Control-Expose-Headers: "
-                                       SRV_CORS_EXPOSE_HEADERS "\r\n"));
+  ck_assert_ptr_nonnull(strstr(
+      a.head,
+      "\r\nAccess-Control-Expose-Headers: " SRV_CORS_EXPOSE_HEADERS "\r\n"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nX-Animd-Joints: 17\r\n"));
   mem_answer_free(&a);
   /* Errors too, so a page can read the error's code. */
@@ -224,9 +228,9 @@ START_TEST(test_star) {
 }
 END_TEST
 
-#define WS_HANDSHAKE                                                      \
-  "GET /v1/stream HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"          \
-  "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"                  \
+#define WS_HANDSHAKE                                                           \
+  "GET /v1/stream HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"               \
+  "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"                       \
   "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 
 START_TEST(test_ws_origin_refused) {
@@ -234,8 +238,7 @@ START_TEST(test_ws_origin_refused) {
   mem_answer_t a = ask(WS_HANDSHAKE "Origin: http://evil.example\r\n\r\n");
   ck_assert_int_eq(a.status, 403);
   char code[64];
-  ck_assert_str_eq(mem_error_code(&a, code, sizeof code),
-                   "origin_not_allowed");
+  ck_assert_str_eq(mem_error_code(&a, code, sizeof code), "origin_not_allowed");
   mem_answer_free(&a);
   /* A bad handshake is still told apart first. */
   a = ask("GET /v1/stream HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"

@@ -76,10 +76,10 @@ START_TEST(test_three_dir) {
   ck_assert_str_eq(a.body, "export const REVISION = '111';\n");
   ck_assert_ptr_nonnull(strstr(a.head, "text/javascript"));
   mem_answer_free(&a);
-  const char *refused[] = {"/three/secret.txt", "/three/../etc/passwd.js",
+  const char *refused[] = {"/three/secret.txt",       "/three/../etc/passwd.js",
                            "/three/build/../../x.js", "/three//etc/x.js",
-                           "/three/missing.js", "/three/", "/three/a%00.js",
-                           "/three/build"};
+                           "/three/missing.js",       "/three/",
+                           "/three/a%00.js",          "/three/build"};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
     a = mem_get(refused[i]);
     ck_assert_msg(a.status == 404, "%s: %d", refused[i], a.status);

@@ -1,7 +1,7 @@
 /* Tests for the stream loops' shared frame cache (ws/frame_cache.h): its
  * memory stays within its byte budget however many distinct frames are
- * asked for, and idle entries give back their buffers and the assets they hold (the
- * asset's reference count returns to what the store alone holds). */
+ * asked for, and idle entries give back their buffers and the assets they hold
+ * (the asset's reference count returns to what the store alone holds). */
 #include <check.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -17,9 +17,8 @@ static store_t *open_store(void) {
   store_t *st;
   ck_assert_int_eq(store_open(&o, &st, &err), 0);
   fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(ws_test_asset,
-                                          sizeof ws_test_asset - 1, NULL, &b,
-                                          &err),
+  ck_assert_int_eq(fmt_decode_native_json(
+                       ws_test_asset, sizeof ws_test_asset - 1, NULL, &b, &err),
                    0);
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(st, &b, NULL, &res, &err), 0);
@@ -44,8 +43,10 @@ START_TEST(test_bytes_bounded_and_assets_released) {
   srv_ws_eval_t *e = srv_ws_eval_new(64, 4 * 128, NULL, NULL);
   ck_assert_ptr_nonnull(e);
   for (int i = 0; i < 50; i++) {
-    srv_ws_eval_key_t key = {.skeleton = sk, .clip = clip,
-                             .t = (float)i / 50.0f, .wrap = ANIM_WRAP_CLAMP,
+    srv_ws_eval_key_t key = {.skeleton = sk,
+                             .clip = clip,
+                             .t = (float)i / 50.0f,
+                             .wrap = ANIM_WRAP_CLAMP,
                              .space = FMT_SPACE_MODEL};
     srv_ws_frame_data_t fd;
     ck_assert_int_eq(srv_ws_eval_get(e, &key, &fd), 0);

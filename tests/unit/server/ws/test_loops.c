@@ -26,9 +26,8 @@ static void setup(void) {
   fmt_error_t err = {0};
   ck_assert_int_eq(store_open(&o, &store, &err), 0);
   fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(ws_test_asset,
-                                          sizeof ws_test_asset - 1, NULL, &b,
-                                          &err),
+  ck_assert_int_eq(fmt_decode_native_json(
+                       ws_test_asset, sizeof ws_test_asset - 1, NULL, &b, &err),
                    0);
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
@@ -104,16 +103,14 @@ static srv_ws_loops_t *start_with(unsigned count, srv_pool_t *pool) {
   srv_ws_limits_defaults(&lim);
   lim.close_timeout_ms = 300;
   srv_ws_loops_t *loops = NULL;
-  ck_assert_int_eq(srv_ws_loops_new(count, store, pool, &lim, NULL, &loops),
-                   0);
+  ck_assert_int_eq(srv_ws_loops_new(count, store, pool, &lim, NULL, &loops), 0);
   return loops;
 }
 
 static srv_ws_loops_t *start(unsigned count) { return start_with(count, NULL); }
 
 static void pair(int fds[2]) {
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds),
-                   0);
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
 }
 
 static bool sent_five(const srv_ws_hub_stats_t *st) {
@@ -147,14 +144,14 @@ START_TEST(test_hand_off_play_and_drain) {
   /* The play message comes with the socket, split: its first 5 bytes
    * arrive with the hand-off, the rest afterwards. */
   uint8_t frame[256];
-  size_t n = ws_test_client_frame("{\"op\":\"play\",\"id\":\"s\",\"skeleton\":\"line\","
-                          "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
-                          "\"space\":\"local\",\"wrap\":\"clamp\"}",
-                          frame);
+  size_t n = ws_test_client_frame(
+      "{\"op\":\"play\",\"id\":\"s\",\"skeleton\":\"line\","
+      "\"clip\":\"slide\",\"fps\":50,\"format\":\"bin\","
+      "\"space\":\"local\",\"wrap\":\"clamp\"}",
+      frame);
   static const char head[] = "HTTP/1.1 101 Switching Protocols\r\n\r\n";
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], head,
-                                         sizeof head - 1, frame, 5),
-                   0);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, fds[0], head, sizeof head - 1, frame, 5), 0);
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 1);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
@@ -182,7 +179,7 @@ START_TEST(test_hand_off_play_and_drain) {
     double t = f64(data + 16);
     /* The clip time sampled (a float), sent as a double. */
     ck_assert_double_eq_tol(t, (double)(float)((double)fn / 50), 1e-12);
-    ck_assert_uint_eq(u32(data + 20 + 4), 20);         /* floats */
+    ck_assert_uint_eq(u32(data + 20 + 4), 20); /* floats */
     ck_assert_float_eq_tol(f32(data + 32), (float)t, 1e-6f);
     ck_assert_float_eq_tol(f32(data + 32 + 40 + 4), 2.0f, 1e-6f);
   }
@@ -226,11 +223,12 @@ START_TEST(test_peer_leaves) {
   for (int i = 0; i < 4; i++) {
     pair(fds[i]);
     uint8_t frame[256];
-    size_t n = ws_test_client_frame("{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
-                            "\"clip\":\"slide\",\"fps\":30}",
-                            frame);
-    ck_assert_int_eq(
-        srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n), 0);
+    size_t n =
+        ws_test_client_frame("{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
+                             "\"clip\":\"slide\",\"fps\":30}",
+                             frame);
+    ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n),
+                     0);
   }
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 4);
   for (int i = 0; i < 4; i++) {
@@ -244,8 +242,7 @@ START_TEST(test_peer_leaves) {
     close(fds[i][1]);
   }
   uint64_t end = uv_hrtime() + 3000000000ull;
-  while (srv_ws_loops_clients(loops) > 0 && uv_hrtime() < end)
-    usleep(1000);
+  while (srv_ws_loops_clients(loops) > 0 && uv_hrtime() < end) usleep(1000);
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 0);
   srv_ws_hub_stats_t st = stats_when(loops, no_clients);
   ck_assert_uint_eq(st.clients, 0);
@@ -261,8 +258,7 @@ START_TEST(test_free_without_drain) {
   srv_ws_loops_t *loops = start(3);
   int fds[2];
   pair(fds);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0),
-                   0);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0), 0);
   /* Freeing drains (1001) and waits for the loops: the peer never answers,
    * so the close timeouts end it. */
   srv_ws_loops_free(loops);
@@ -294,12 +290,12 @@ START_TEST(test_mesh_frames_from_the_pool) {
   int fds[2];
   pair(fds);
   uint8_t frame[256];
-  size_t n = ws_test_client_frame("{\"op\":\"play\",\"id\":\"m\",\"mesh\":\"pair\","
-                          "\"clip\":\"slide\",\"fps\":50,"
-                          "\"format\":\"bin\",\"wrap\":\"clamp\"}",
-                          frame);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n),
-                   0);
+  size_t n =
+      ws_test_client_frame("{\"op\":\"play\",\"id\":\"m\",\"mesh\":\"pair\","
+                           "\"clip\":\"slide\",\"fps\":50,"
+                           "\"format\":\"bin\",\"wrap\":\"clamp\"}",
+                           frame);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n), 0);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
   uint8_t op, *data;

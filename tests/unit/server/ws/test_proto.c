@@ -13,11 +13,10 @@ static int parse(const char *text, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
 START_TEST(test_play_defaults) {
   srv_ws_cmd_t c;
   srv_ws_error_t e;
-  ck_assert_int_eq(
-      parse("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"rig\","
-            "\"clip\":\"walk\"}",
-            &c, &e),
-      0);
+  ck_assert_int_eq(parse("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"rig\","
+                         "\"clip\":\"walk\"}",
+                         &c, &e),
+                   0);
   ck_assert_int_eq(c.op, SRV_WS_OP_PLAY);
   ck_assert_str_eq(c.id, "\"a\"");
   ck_assert_str_eq(c.skeleton, "rig");
@@ -79,8 +78,8 @@ START_TEST(test_other_ops) {
   ck_assert_int_eq(parse("{\"op\":\"stop\",\"id\":\"a\"}", &c, &e), 0);
   srv_ws_cmd_free(&c);
   ck_assert_int_eq(
-      parse("{\"op\":\"set\",\"id\":\"a\",\"speed\":2,\"format\":\"bin\"}",
-            &c, &e),
+      parse("{\"op\":\"set\",\"id\":\"a\",\"speed\":2,\"format\":\"bin\"}", &c,
+            &e),
       0);
   ck_assert_uint_eq(c.has, SRV_WS_HAS_SPEED | SRV_WS_HAS_FORMAT);
   ck_assert_double_eq(c.speed, 2);
@@ -116,12 +115,11 @@ START_TEST(test_errors) {
   expect_error("[1,2]", "bad_message", "", "");
   expect_error("{\"id\":\"a\"}", "missing_field", "op", "\"a\"");
   expect_error("{\"op\":3}", "bad_type", "op", "");
-  expect_error("{\"op\":\"dance\",\"id\":\"x\"}", "unknown_op", "op",
-               "\"x\"");
+  expect_error("{\"op\":\"dance\",\"id\":\"x\"}", "unknown_op", "op", "\"x\"");
   expect_error("{\"op\":\"pause\"}", "missing_field", "id", "");
   expect_error("{\"op\":\"pause\",\"id\":[1]}", "bad_type", "id", "");
-  expect_error("{\"op\":\"play\",\"id\":\"a\",\"clip\":\"c\"}",
-               "missing_field", "skeleton", "\"a\"");
+  expect_error("{\"op\":\"play\",\"id\":\"a\",\"clip\":\"c\"}", "missing_field",
+               "skeleton", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\"}",
                "missing_field", "clip", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
@@ -145,8 +143,7 @@ START_TEST(test_errors) {
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"sped\":2}",
                "unknown_field", "sped", "\"a\"");
-  expect_error("{\"op\":\"seek\",\"id\":\"a\"}", "missing_field", "t",
-               "\"a\"");
+  expect_error("{\"op\":\"seek\",\"id\":\"a\"}", "missing_field", "t", "\"a\"");
   expect_error("{\"op\":\"set\",\"id\":\"a\"}", "missing_field", "", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"mesh\":\"m\","
                "\"clip\":\"c\",\"encoding\":\"q8\"}",

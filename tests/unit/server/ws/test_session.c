@@ -10,7 +10,7 @@
 typedef struct peer_s {
   uint8_t out[70000]; /* What the server sent. */
   size_t out_len;
-  char msg[70000];    /* The last message delivered. */
+  char msg[70000]; /* The last message delivered. */
   size_t msg_len;
   int msg_count;
   uint8_t msg_opcode;
@@ -69,8 +69,8 @@ START_TEST(test_rfc_masked_hello) {
   srv_ws_session_t s;
   ck_assert_int_eq(srv_ws_session_init(&s, &io, &p, 1024), 0);
   /* RFC 6455 5.7: a single-frame masked text message "Hello". */
-  const uint8_t in[] = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f,
-                        0x9f, 0x4d, 0x51, 0x58};
+  const uint8_t in[] = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d,
+                        0x7f, 0x9f, 0x4d, 0x51, 0x58};
   ck_assert_int_eq(srv_ws_session_feed(&s, in, sizeof in), 0);
   ck_assert_int_eq(p.msg_count, 1);
   ck_assert_uint_eq(p.msg_opcode, WSLAY_TEXT_FRAME);
@@ -124,8 +124,7 @@ START_TEST(test_server_frames) {
   /* 65536 bytes: 64-bit length. */
   static uint8_t big[65536];
   p.out_len = 0;
-  ck_assert_int_eq(srv_ws_session_send(&s, WSLAY_BINARY_FRAME, big, 65536),
-                   0);
+  ck_assert_int_eq(srv_ws_session_send(&s, WSLAY_BINARY_FRAME, big, 65536), 0);
   const uint8_t hdr[] = {0x82, 0x7f, 0, 0, 0, 0, 0, 1, 0, 0};
   ck_assert_uint_eq(p.out_len, 10 + 65536);
   ck_assert(memcmp(p.out, hdr, 10) == 0);
@@ -244,8 +243,8 @@ START_TEST(test_bad_close_payload_1002) {
     srv_ws_session_t s;
     ck_assert_int_eq(srv_ws_session_init(&s, &io, &p, 1024), 0);
     uint8_t in[64];
-    size_t n = frame(in, 1, WSLAY_CONNECTION_CLOSE, 1, key, payloads[i],
-                     lens[i]);
+    size_t n =
+        frame(in, 1, WSLAY_CONNECTION_CLOSE, 1, key, payloads[i], lens[i]);
     srv_ws_session_feed(&s, in, n);
     expect_close(&p, 1002);
     ck_assert_uint_eq(srv_ws_session_close_code_sent(&s), 1002);

@@ -90,10 +90,9 @@ static void setup(void) {
   fmt_error_t err = {0};
   ck_assert_int_eq(store_open(&o, &store, &err), 0);
   fmt_bundle_t b;
-  ck_assert_int_eq(
-      fmt_decode_native_json(ws_test_asset, sizeof ws_test_asset - 1, NULL,
-                             &b, &err),
-      0);
+  ck_assert_int_eq(fmt_decode_native_json(
+                       ws_test_asset, sizeof ws_test_asset - 1, NULL, &b, &err),
+                   0);
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
   store_ingest_result_free(&res);
@@ -180,8 +179,8 @@ START_TEST(test_binary_frames_closed_form) {
     const msg_t *m = &p.msgs[i];
     if (m->opcode != 2) continue;
     ck_assert_uint_eq(m->len, 32 + 2 * 16 * 4);
-    ck_assert_uint_eq(u32(m->data), 0);      /* stream index */
-    ck_assert_uint_eq(u32(m->data + 4), 1);  /* mat4 */
+    ck_assert_uint_eq(u32(m->data), 0);     /* stream index */
+    ck_assert_uint_eq(u32(m->data + 4), 1); /* mat4 */
     uint64_t frame = u32(m->data + 8) | (uint64_t)u32(m->data + 12) << 32;
     ck_assert_int_gt((int64_t)frame, last);
     last = (int64_t)frame;
@@ -227,8 +226,11 @@ START_TEST(test_json_frames_with_mask) {
     const char *s = (const char *)p.msgs[i].data;
     if (strstr(s, "\"frame\":") == NULL) continue;
     /* The HTTP JSON answer with the id first; b has the rest pose. */
-    ck_assert_msg(strncmp(s, "{\"id\":7,\"skeleton\":\"line\",\"clip\":"
-                             "\"slide\",\"t\":", 39) == 0, "%s", s);
+    ck_assert_msg(strncmp(s,
+                          "{\"id\":7,\"skeleton\":\"line\",\"clip\":"
+                          "\"slide\",\"t\":",
+                          39) == 0,
+                  "%s", s);
     ck_assert_ptr_nonnull(strstr(s, "\"joints\":1,"));
     ck_assert_ptr_nonnull(strstr(s, "\"translation\":[0,2,0]"));
     ck_assert_ptr_nonnull(strstr(s, "\"rotation\":[0,0,0,1]"));
@@ -300,8 +302,10 @@ static bool two_streams_share_writes(void) {
   int one = 0, two = 0;
   for (int i = 0; i < p.count; i++) {
     if (p.msgs[i].opcode != 2) continue;
-    if (u32(p.msgs[i].data) == 0) one++;
-    else if (u32(p.msgs[i].data) == 1) two++;
+    if (u32(p.msgs[i].data) == 0)
+      one++;
+    else if (u32(p.msgs[i].data) == 1)
+      two++;
   }
   ck_assert_int_ge(one, 9);
   ck_assert_int_ge(two, 9);
