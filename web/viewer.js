@@ -139,7 +139,9 @@ function thinMesh(m, meshId) {
   const pos = g.getAttribute('position'), nrm = g.getAttribute('normal');
   return {
     object,
-    play: { mesh: meshId, normals: Boolean(nrm) },
+    // Compact frames by default (encoding=q16: 10 bytes a vertex instead
+    // of 24); ?encoding=f32 asks for float32.
+    play: { mesh: meshId, normals: Boolean(nrm), encoding: params.get('encoding') || 'q16' },
     onframe(f) {
       pos.array.set(f.positions);
       pos.needsUpdate = true;
