@@ -92,42 +92,50 @@ static void load_finish(load_t *l) {
   free(l);
 }
 
-/* Empties the cache when adopting len more bytes of text could pass the
- * limit (decoded assets take about as much as their text). */
+/* Evicts the least recently used assets when adopting len more bytes of
+ * text could pass the limit (decoded assets take about as much as their
+ * text), or, with len 0, when the cache is past it. */
 static void make_room(srv_redis_backend_t *b, size_t len) {
-  if (b->max_bytes == 0) return;
-  store_stats_t st;
-  store_stats(b->store, &st);
-  if (st.bytes + len <= b->max_bytes) return;
-  store_drop_all(b->store);
-  __atomic_fetch_add(&b->stats.flushes, 1, __ATOMIC_RELAXED);
+  size_t n = store_evict(b->store, len, b->max_bytes);
+  if (n != 0) __atomic_fetch_add(&b->stats.evictions, n, __ATOMIC_RELAXED);
 }
 
+/* Returns 0, or the kind of error (the reply says it). */
 static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
                  size_t len) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
-  make_room(l->owner, len);
   if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
     reply_set(&l->reply,
               err.kind == FMT_ERR_NO_ROOM ? SRV_BACKEND_NO_ROOM
                                           : SRV_BACKEND_FAILED,
               "cannot cache it: %.200s", err.message);
-    return -1;
+    return err.kind ? (int)err.kind : -1;
   }
   store_asset_release(a);
   return 0;
 }
 
-/* Worker thread: decodes and adopts the skeleton, then the asset. */
+/* Worker thread: makes room, decodes and adopts the skeleton, then the
+ * asset, and evicts again if decoding took more than the texts did. A
+ * skeleton evicted by another load in between is adopted again. */
 static void load_work(srv_job_t *job) {
   load_t *l = (load_t *)job;
-  if (l->kind != STORE_SKELETON &&
-      adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
-            l->skeleton_text_len) != 0)
-    return;
-  if (adopt(l, l->kind, l->id, l->text, l->text_len) != 0) return;
-  l->reply.status = SRV_BACKEND_OK;
+  srv_redis_backend_t *b = l->owner;
+  for (int attempt = 0; attempt < 3; attempt++) {
+    make_room(b, l->text_len + l->skeleton_text_len);
+    if (l->kind != STORE_SKELETON &&
+        adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
+              l->skeleton_text_len) != 0)
+      return;
+    int rc = adopt(l, l->kind, l->id, l->text, l->text_len);
+    if (rc == 0) {
+      make_room(b, 0);
+      l->reply.status = SRV_BACKEND_OK;
+      return;
+    }
+    if (rc != FMT_ERR_NOT_FOUND) return;
+  }
 }
 
 static void load_done(srv_job_t *job, int status) {
@@ -456,8 +464,8 @@ static void on_resubscribed(void *arg) {
 
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,
-                           srv_redis_backend_t **out, char *err,
-                           size_t err_len) {
+                           unsigned timeout_ms, srv_redis_backend_t **out,
+                           char *err, size_t err_len) {
   srv_redis_opts_t o = {0};
   if (srv_redis_parse_url(url, &o, err, err_len) != 0) return -1;
   srv_redis_backend_t *b = calloc(1, sizeof *b);
@@ -471,6 +479,7 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
   b->max_bytes = max_bytes;
   snprintf(b->url, sizeof b->url, "%s", url);
   b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
+  o.timeout_ms = timeout_ms;
   o.channel = SRV_REDIS_CHANNEL;
   o.on_message = on_message;
   o.on_resubscribed = on_resubscribed;
@@ -500,7 +509,7 @@ void srv_redis_backend_close(srv_redis_backend_t *b) {
 void srv_redis_backend_stats(const srv_redis_backend_t *b,
                              srv_redis_backend_stats_t *out) {
   *out = b->stats;
-  out->flushes = __atomic_load_n(&b->stats.flushes, __ATOMIC_RELAXED);
+  out->evictions = __atomic_load_n(&b->stats.evictions, __ATOMIC_RELAXED);
   if (b->redis) {
     out->connects = srv_redis_connects(b->redis);
     out->losses = srv_redis_losses(b->redis);
