@@ -280,13 +280,14 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
  * ------------------------------------------------------ */
 
 typedef struct call_s {
+  srv_redis_backend_t *owner;
   srv_backend_cb cb;
   void *arg;
 } call_t;
 
-static call_t *call_new(srv_backend_cb cb, void *arg) {
+static call_t *call_new(srv_redis_backend_t *b, srv_backend_cb cb, void *arg) {
   call_t *c = malloc(sizeof *c);
-  if (c != NULL) *c = (call_t){cb, arg};
+  if (c != NULL) *c = (call_t){b, cb, arg};
   return c;
 }
 
@@ -311,6 +312,7 @@ static void on_publish(void *arg, redisReply *r) {
   } else if (status != NULL && strcmp(status, "ok") == 0) {
     out.status = SRV_BACKEND_OK;
     out.created = int_at(r, 1) != 0;
+    make_room(c->owner, 0); /* The upload is in the cache too. */
   } else if (status != NULL && strcmp(status, "name_conflict") == 0)
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
   else if (status != NULL && strcmp(status, "gone") == 0)
@@ -329,35 +331,45 @@ static void backend_publish(void *self, const srv_backend_entry_t *entries,
     answer_unavailable(cb, arg);
     return;
   }
-  size_t argc = 4 + 5 * count;
+  size_t argc = 4 + 7 * count;
   const char **argv = calloc(argc, sizeof *argv);
   size_t *lens = calloc(argc, sizeof *lens);
-  call_t *c = call_new(cb, arg);
+  char(*numbers)[2][24] = calloc(count ? count : 1, sizeof *numbers);
+  call_t *c = call_new(b, cb, arg);
   char n[24];
   snprintf(n, sizeof n, "%zu", count);
-  if (argv && lens && c) {
+  if (argv && lens && numbers && c) {
     argv[0] = "EVAL";
     argv[1] = srv_redis_publish_script;
     argv[2] = "0";
     argv[3] = n;
     for (size_t i = 0; i < count; i++) {
       const store_asset_t *a = entries[i].asset;
-      const char **e = argv + 4 + 5 * i;
+      fmt_asset_summary_t sum;
+      store_asset_summary(a, &sum);
+      snprintf(numbers[i][0], sizeof numbers[i][0], "%u", (unsigned)sum.count);
+      snprintf(numbers[i][1], sizeof numbers[i][1], "%.9g",
+               (double)sum.duration);
+      const char **e = argv + 4 + 7 * i;
       e[0] = store_kind_name(a->kind);
       e[1] = a->id;
       e[2] = a->name;
       e[3] = a->skeleton_asset ? a->skeleton_asset->id : "";
-      e[4] = entries[i].text;
-      lens[4 + 5 * i + 4] = entries[i].len;
+      e[4] = numbers[i][0];
+      e[5] = numbers[i][1];
+      e[6] = entries[i].text;
+      lens[4 + 7 * i + 6] = entries[i].len;
     }
     for (size_t i = 0; i < argc; i++)
       if (lens[i] == 0) lens[i] = strlen(argv[i]);
   }
-  int rc = argv && lens && c ? srv_redis_command(b->redis, on_publish, c,
-                                                 (int)argc, argv, lens)
-                             : UV_ENOMEM;
+  int rc =
+      argv && lens && numbers && c
+          ? srv_redis_command(b->redis, on_publish, c, (int)argc, argv, lens)
+          : UV_ENOMEM;
   free(argv);
   free(lens);
+  free(numbers);
   if (rc == 0) return;
   free(c);
   if (rc == UV_ENOMEM)
@@ -396,7 +408,7 @@ static void backend_remove(void *self, store_kind kind, const char *id,
     answer_unavailable(cb, arg);
     return;
   }
-  call_t *c = call_new(cb, arg);
+  call_t *c = call_new(b, cb, arg);
   if (c == NULL) {
     fail_now(cb, arg, "out of memory");
     return;
@@ -409,6 +421,237 @@ static void backend_remove(void *self, store_kind kind, const char *id,
   }
 }
 
+/* {"ok", clip ids, mesh ids}: the removed clips and meshes as items. */
+static void on_cascade(void *arg, redisReply *r) {
+  call_t *c = arg;
+  srv_backend_reply_t out = {0};
+  const char *status = call_status(&out, r, "delete");
+  fmt_asset_summary_t *items = NULL;
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0 && r->elements == 3 &&
+             r->element[1]->type == REDIS_REPLY_ARRAY &&
+             r->element[2]->type == REDIS_REPLY_ARRAY) {
+    size_t n = r->element[1]->elements + r->element[2]->elements;
+    items = calloc(n ? n : 1, sizeof *items);
+    if (items == NULL) {
+      reply_set(&out, SRV_BACKEND_FAILED,
+                "deleted, but out of memory to list what%s", "");
+    } else {
+      out.status = SRV_BACKEND_OK;
+      for (size_t k = 0; k < 2; k++) {
+        const redisReply *ids = r->element[1 + k];
+        for (size_t i = 0; i < ids->elements; i++)
+          if (ids->element[i]->type == REDIS_REPLY_STRING)
+            items[out.count++] = (fmt_asset_summary_t){
+                .kind = k == 0 ? FMT_ASSET_CLIP : FMT_ASSET_MESH,
+                .id = ids->element[i]->str};
+      }
+      out.items = items;
+    }
+  } else if (status != NULL && strcmp(status, "not_found") == 0)
+    reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+  else
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+  c->cb(c->arg, &out);
+  free(items);
+  free(c);
+}
+
+static void backend_remove_cascade(void *self, const char *id,
+                                   srv_backend_cb cb, void *arg) {
+  srv_redis_backend_t *b = self;
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  call_t *c = call_new(b, cb, arg);
+  if (c == NULL) {
+    fail_now(cb, arg, "out of memory");
+    return;
+  }
+  const char *argv[] = {"EVAL", srv_redis_cascade_script, "0", id};
+  if (srv_redis_command(b->redis, on_cascade, c, 4, argv, NULL) != 0) {
+    free(c);
+    answer_unavailable(cb, arg);
+  }
+}
+
+/* ---- listings
+ * ---------------------------------------------------------------- */
+
+/* Ids asked of Redis at a time: one script call stays short in Redis and
+ * its reply small on the loop. */
+#define LIST_PAGE 500
+
+/* One asset listed: its strings are offsets in the listing's strings
+ * until the listing is done (they move as the buffer grows). */
+typedef struct listed_s {
+  fmt_asset_summary_t summary; /* Without its strings. */
+  size_t id_at, name_at, skeleton_at;
+} listed_t;
+
+/* A listing under way: one page of one kind at a time. */
+typedef struct listing_s {
+  srv_redis_backend_t *owner;
+  srv_backend_cb cb;
+  void *arg;
+  int kind, last_kind;           /* The kind being listed, and the last one. */
+  char skeleton[FMT_ID_LEN + 1]; /* "" for every asset. */
+  char after[FMT_ID_LEN + 1];    /* The last id of the previous page. */
+  listed_t *items;
+  size_t count, cap;
+  fmt_buf_t strings; /* The items' ids and names, NUL-separated. */
+} listing_t;
+
+static void listing_finish(listing_t *g, srv_backend_reply_t *out) {
+  fmt_asset_summary_t *items = NULL;
+  if (out->status == SRV_BACKEND_OK) {
+    items = calloc(g->count ? g->count : 1, sizeof *items);
+    if (items == NULL)
+      reply_set(out, SRV_BACKEND_FAILED, "out of memory%s", "");
+  }
+  if (items != NULL) {
+    const char *text = g->strings.data;
+    for (size_t i = 0; i < g->count; i++) {
+      const listed_t *it = &g->items[i];
+      items[i] = it->summary;
+      items[i].id = text + it->id_at;
+      items[i].name = text + it->name_at;
+      if (it->summary.kind != FMT_ASSET_SKELETON)
+        items[i].skeleton = text + it->skeleton_at;
+    }
+    out->items = items;
+    out->count = g->count;
+  }
+  g->cb(g->arg, out);
+  free(items);
+  free(g->items);
+  fmt_buf_free(&g->strings);
+  free(g);
+}
+
+/* The offset of s appended to the strings, with its NUL. */
+static size_t listing_string(listing_t *g, const redisReply *s) {
+  size_t at = g->strings.len;
+  fmt_buf_append(&g->strings, s->str, s->len);
+  fmt_buf_putc(&g->strings, '\0');
+  return at;
+}
+
+static void listing_next(listing_t *g);
+
+static void on_list_page(void *arg, redisReply *r) {
+  listing_t *g = arg;
+  srv_backend_reply_t out = {0};
+  if (r == NULL) {
+    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) was lost during the listing; retry "
+              "later%s",
+              "");
+    listing_finish(g, &out);
+    return;
+  }
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+      r->element[0]->type != REDIS_REPLY_INTEGER ||
+      r->element[1]->type != REDIS_REPLY_ARRAY ||
+      r->element[1]->elements % 5 != 0) {
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+    listing_finish(g, &out);
+    return;
+  }
+  const redisReply *rows = r->element[1];
+  size_t n = rows->elements / 5;
+  if (g->count + n > g->cap) {
+    size_t cap = g->cap ? g->cap : 64;
+    while (cap < g->count + n) cap *= 2;
+    listed_t *items = realloc(g->items, cap * sizeof *items);
+    if (items == NULL) {
+      reply_set(&out, SRV_BACKEND_FAILED, "out of memory%s", "");
+      listing_finish(g, &out);
+      return;
+    }
+    g->items = items;
+    g->cap = cap;
+  }
+  for (size_t i = 0; i < n; i++) {
+    redisReply *const *row = rows->element + 5 * i;
+    bool strings = true;
+    for (size_t k = 0; k < 5; k++)
+      strings = strings && row[k]->type == REDIS_REPLY_STRING;
+    if (!strings || row[0]->len != FMT_ID_LEN) continue;
+    listed_t *it = &g->items[g->count++];
+    it->summary =
+        (fmt_asset_summary_t){.kind = (fmt_asset_kind)g->kind,
+                              .count = (uint32_t)strtoul(row[3]->str, NULL, 10),
+                              .duration = strtof(row[4]->str, NULL)};
+    it->id_at = listing_string(g, row[0]);
+    it->name_at = listing_string(g, row[1]);
+    it->skeleton_at = listing_string(g, row[2]);
+    memcpy(g->after, row[0]->str, FMT_ID_LEN + 1);
+  }
+  if (g->strings.failed) {
+    reply_set(&out, SRV_BACKEND_FAILED, "out of memory%s", "");
+    listing_finish(g, &out);
+    return;
+  }
+  bool kind_done = g->skeleton[0] != '\0' ||
+                   (unsigned long long)r->element[0]->integer < LIST_PAGE;
+  if (kind_done) {
+    if (g->kind == g->last_kind) {
+      out.status = SRV_BACKEND_OK;
+      listing_finish(g, &out);
+      return;
+    }
+    g->kind++;
+    g->after[0] = '\0';
+  }
+  listing_next(g);
+}
+
+static void listing_next(listing_t *g) {
+  char limit[16];
+  snprintf(limit, sizeof limit, "%d", LIST_PAGE);
+  const char *argv[] = {"EVAL",      srv_redis_list_script,
+                        "0",         store_kind_name((store_kind)g->kind),
+                        g->skeleton, g->after,
+                        limit};
+  if (srv_redis_command(g->owner->redis, on_list_page, g, 7, argv, NULL) != 0) {
+    srv_backend_reply_t out = {0};
+    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) cannot be reached; retry later%s", "");
+    listing_finish(g, &out);
+  }
+}
+
+static void backend_list(void *self, store_kind kind, const char *skeleton_id,
+                         srv_backend_cb cb, void *arg) {
+  srv_redis_backend_t *b = self;
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  listing_t *g = calloc(1, sizeof *g);
+  if (g == NULL) {
+    fail_now(cb, arg, "out of memory");
+    return;
+  }
+  g->owner = b;
+  g->cb = cb;
+  g->arg = arg;
+  fmt_buf_init(&g->strings);
+  if (skeleton_id != NULL) {
+    snprintf(g->skeleton, sizeof g->skeleton, "%s", skeleton_id);
+    g->kind = g->last_kind = (int)kind;
+  } else {
+    g->kind = STORE_SKELETON;
+    g->last_kind = STORE_MESH;
+  }
+  listing_next(g);
+}
+
 static bool backend_available(void *self) {
   srv_redis_backend_t *b = self;
   return !b->closing && srv_redis_up(b->redis);
@@ -418,6 +661,8 @@ static const srv_backend_ops_t ops = {
     .load = backend_load,
     .publish = backend_publish,
     .remove = backend_remove,
+    .remove_cascade = backend_remove_cascade,
+    .list = backend_list,
     .available = backend_available,
 };
 
