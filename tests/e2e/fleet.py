@@ -65,9 +65,12 @@ def need(*programs):
 
 
 class Fleet:
-    def __init__(self, nodes=3, check_ms=500, balancer=True, node_args=()):
+    def __init__(self, nodes=3, check_ms=500, balancer=True, node_args=(),
+                 haproxy_cfg=None):
         need("redis-server", *(["haproxy"] if balancer else []))
         self.node_args = list(node_args)
+        self.haproxy_cfg = haproxy_cfg or os.path.join(TOP, "config",
+                                                        "haproxy.cfg")
         self.tmp = tempfile.mkdtemp(prefix="animd-fleet-")
         self.check_ms = check_ms
         self.redis_port = free_port()
@@ -168,8 +171,7 @@ class Fleet:
             env["ANIMD_NODE%d" % (k + 1)] = self.addrs[min(k, len(self.addrs) - 1)]
         log = open(os.path.join(self.tmp, "haproxy.log"), "ab")
         self.haproxy = subprocess.Popen(
-            ["haproxy", "-f", os.path.join(TOP, "config", "haproxy.cfg"),
-             "-db"], env=env, stdout=log, stderr=subprocess.STDOUT)
+            ["haproxy", "-f", self.haproxy_cfg, "-db"], env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until("haproxy", lambda: self.get(self.front, "/healthz")[0] == 200)
 
     def get(self, addr, path):
