@@ -202,19 +202,27 @@ static void on_removed(void *arg, const srv_backend_reply_t *r) {
   free(d);
 }
 
-void srv__remove_then_answer(srv_request_t *req, store_kind kind,
-                             const char *id) {
-  const srv_backend_t *b = srv__backend(req);
+/* A delete waiting for the backend (req held), or NULL after answering
+ * 500 out_of_memory. */
+static remove_t *remove_new(srv_request_t *req, store_kind kind,
+                            const char *id) {
   remove_t *d = calloc(1, sizeof *d);
   if (d == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return;
+    return NULL;
   }
   d->req = req;
   d->kind = kind;
   snprintf(d->id, sizeof d->id, "%s", id);
   srv_request_hold(req);
-  b->ops->remove(b->self, kind, id, on_removed, d);
+  return d;
+}
+
+void srv__remove_then_answer(srv_request_t *req, store_kind kind,
+                             const char *id) {
+  const srv_backend_t *b = srv__backend(req);
+  remove_t *d = remove_new(req, kind, id);
+  if (d != NULL) b->ops->remove(b->self, kind, id, on_removed, d);
 }
 
 /* ---- cascade deletes
@@ -262,16 +270,8 @@ static void on_cascaded(void *arg, const srv_backend_reply_t *r) {
 
 void srv__remove_cascade_then_answer(srv_request_t *req, const char *id) {
   const srv_backend_t *b = srv__backend(req);
-  remove_t *d = calloc(1, sizeof *d);
-  if (d == NULL) {
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return;
-  }
-  d->req = req;
-  d->kind = STORE_SKELETON;
-  snprintf(d->id, sizeof d->id, "%s", id);
-  srv_request_hold(req);
-  b->ops->remove_cascade(b->self, id, on_cascaded, d);
+  remove_t *d = remove_new(req, STORE_SKELETON, id);
+  if (d != NULL) b->ops->remove_cascade(b->self, id, on_cascaded, d);
 }
 
 /* ---- listings

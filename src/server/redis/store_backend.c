@@ -401,9 +401,11 @@ static void on_remove(void *arg, redisReply *r) {
   free(c);
 }
 
-static void backend_remove(void *self, store_kind kind, const char *id,
-                           srv_backend_cb cb, void *arg) {
-  srv_redis_backend_t *b = self;
+/* Runs a script whose reply on_reply turns into cb's answer. */
+static void call_script(srv_redis_backend_t *b,
+                        void (*on_reply)(void *arg, redisReply *r),
+                        srv_backend_cb cb, void *arg, int argc,
+                        const char **argv) {
   if (b->closing || !srv_redis_up(b->redis)) {
     answer_unavailable(cb, arg);
     return;
@@ -413,12 +415,17 @@ static void backend_remove(void *self, store_kind kind, const char *id,
     fail_now(cb, arg, "out of memory");
     return;
   }
-  const char *argv[] = {"EVAL", srv_redis_remove_script, "0",
-                        store_kind_name(kind), id};
-  if (srv_redis_command(b->redis, on_remove, c, 5, argv, NULL) != 0) {
+  if (srv_redis_command(b->redis, on_reply, c, argc, argv, NULL) != 0) {
     free(c);
     answer_unavailable(cb, arg);
   }
+}
+
+static void backend_remove(void *self, store_kind kind, const char *id,
+                           srv_backend_cb cb, void *arg) {
+  const char *argv[] = {"EVAL", srv_redis_remove_script, "0",
+                        store_kind_name(kind), id};
+  call_script(self, on_remove, cb, arg, 5, argv);
 }
 
 /* {"ok", clip ids, mesh ids}: the removed clips and meshes as items. */
@@ -461,21 +468,8 @@ static void on_cascade(void *arg, redisReply *r) {
 
 static void backend_remove_cascade(void *self, const char *id,
                                    srv_backend_cb cb, void *arg) {
-  srv_redis_backend_t *b = self;
-  if (b->closing || !srv_redis_up(b->redis)) {
-    answer_unavailable(cb, arg);
-    return;
-  }
-  call_t *c = call_new(b, cb, arg);
-  if (c == NULL) {
-    fail_now(cb, arg, "out of memory");
-    return;
-  }
   const char *argv[] = {"EVAL", srv_redis_cascade_script, "0", id};
-  if (srv_redis_command(b->redis, on_cascade, c, 4, argv, NULL) != 0) {
-    free(c);
-    answer_unavailable(cb, arg);
-  }
+  call_script(self, on_cascade, cb, arg, 4, argv);
 }
 
 /* ---- listings
