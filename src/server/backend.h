@@ -5,9 +5,9 @@
  * Without a backend (the file store, the default) nothing here is used.
  * With one, a lookup that misses the node's store asks the backend to load
  * the asset into it, an upload is acknowledged only once the backend has
- * accepted it, and a delete is decided by the backend. Every call is made
- * on the HTTP loop thread and answers there, through cb, exactly once (at
- * once when the backend is unavailable). */
+ * accepted it, and a delete is decided by the backend. Every call but
+ * load_blocking is made on the HTTP loop thread and answers there, through
+ * cb, exactly once (at once when the backend is unavailable). */
 #ifndef ANIMD_SERVER_BACKEND_H
 #define ANIMD_SERVER_BACKEND_H
 
@@ -66,6 +66,12 @@ typedef struct srv_backend_ops_s {
    * or meshes (kind) of one skeleton. */
   void (*list)(void *self, store_kind kind, const char *skeleton_id,
                srv_backend_cb cb, void *arg);
+  /* load from any thread but the loop's, blocking it (a worker thread's):
+   * the asset is in the node's store when this returns SRV_BACKEND_OK.
+   * Waits at most the backend's timeout. */
+  srv_backend_status (*load_blocking)(void *self, store_kind kind,
+                                      const char *id_or_name,
+                                      const char *skeleton_id);
   /* True while the backend is reachable. */
   bool (*available)(void *self);
 } srv_backend_ops_t;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hiredis/hiredis.h>
+
 #include "server/redis/client.h"
 #include "server/redis/scripts.h"
 #include "store/cache.h"
@@ -33,6 +35,7 @@ typedef struct load_s {
 
 struct srv_redis_backend_s {
   srv_backend_t iface;
+  srv_redis_opts_t opts; /* Where Redis is (load_blocking connects). */
   char url[300];
   uv_loop_t *loop;
   srv_redis_t *redis;
@@ -145,7 +148,7 @@ static void load_done(srv_job_t *job, int status) {
   if (status != 0)
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE, "shutting down%s", "");
   else if (l->reply.status == SRV_BACKEND_OK)
-    b->stats.loads++;
+    __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   load_finish(l);
   if (b->closing && b->jobs == 0 && b->redis == NULL) free(b);
 }
@@ -160,46 +163,58 @@ static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
   return s;
 }
 
-static void on_lookup(void *arg, redisReply *r) {
-  load_t *l = arg;
-  srv_redis_backend_t *b = l->owner;
+/* Takes a lookup's reply into l (its texts copied). Returns 0 when there
+ * is something to decode, or -1 with l->reply set. */
+static int take_lookup(load_t *l, const redisReply *r) {
   const char *status = str_at(r, 0);
   if (r == NULL) {
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
               "the shared store (Redis) was lost during the lookup; retry "
               "later%s",
               "");
-  } else if (status == NULL) {
+    return -1;
+  }
+  if (status == NULL) {
     reply_set(&l->reply, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
-  } else if (strcmp(status, "ok") != 0) {
+    return -1;
+  }
+  if (strcmp(status, "ok") != 0) {
     reply_set(&l->reply, SRV_BACKEND_NOT_FOUND, "not found%s", "");
-  } else {
-    bool skeleton = l->kind == STORE_SKELETON;
-    const char *id = str_at(r, 1), *sid = str_at(r, 3);
-    bool shaped =
-        id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
-        (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
-    if (shaped) {
-      memcpy(l->id, id, FMT_ID_LEN + 1);
-      l->text = copy_reply_string(r, 2, &l->text_len);
-      if (!skeleton) {
-        memcpy(l->skeleton_id, sid, FMT_ID_LEN + 1);
-        l->skeleton_text = copy_reply_string(r, 4, &l->skeleton_text_len);
-      }
+    return -1;
+  }
+  bool skeleton = l->kind == STORE_SKELETON;
+  const char *id = str_at(r, 1), *sid = str_at(r, 3);
+  bool shaped =
+      id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
+      (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
+  if (shaped) {
+    memcpy(l->id, id, FMT_ID_LEN + 1);
+    l->text = copy_reply_string(r, 2, &l->text_len);
+    if (!skeleton) {
+      memcpy(l->skeleton_id, sid, FMT_ID_LEN + 1);
+      l->skeleton_text = copy_reply_string(r, 4, &l->skeleton_text_len);
     }
-    if (!shaped || l->text == NULL || (!skeleton && l->skeleton_text == NULL)) {
-      reply_set(&l->reply, SRV_BACKEND_FAILED,
-                "the shared store answered something unexpected%s", "");
-    } else {
-      reply_set(&l->reply, SRV_BACKEND_FAILED, "not decoded%s", "");
-      if (srv_pool_submit(b->pool, &l->job) == 0) {
-        b->jobs++;
-        return;
-      }
-      reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
-                "the worker queue is full; retry later%s", "");
+  }
+  if (!shaped || l->text == NULL || (!skeleton && l->skeleton_text == NULL)) {
+    reply_set(&l->reply, SRV_BACKEND_FAILED,
+              "the shared store answered something unexpected%s", "");
+    return -1;
+  }
+  reply_set(&l->reply, SRV_BACKEND_FAILED, "not decoded%s", "");
+  return 0;
+}
+
+static void on_lookup(void *arg, redisReply *r) {
+  load_t *l = arg;
+  srv_redis_backend_t *b = l->owner;
+  if (take_lookup(l, r) == 0) {
+    if (srv_pool_submit(b->pool, &l->job) == 0) {
+      b->jobs++;
+      return;
     }
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the worker queue is full; retry later%s", "");
   }
   load_finish(l);
 }
@@ -646,6 +661,47 @@ static void backend_list(void *self, store_kind kind, const char *skeleton_id,
   listing_next(g);
 }
 
+/* A connection of the calling thread's own, for one lookup: the loop's
+ * connection belongs to the loop. */
+static srv_backend_status backend_load_blocking(void *self, store_kind kind,
+                                                const char *id_or_name,
+                                                const char *skeleton_id) {
+  srv_redis_backend_t *b = self;
+  struct timeval tv = {.tv_sec = b->opts.timeout_ms / 1000,
+                       .tv_usec = (b->opts.timeout_ms % 1000) * 1000};
+  redisContext *ctx = redisConnectWithTimeout(b->opts.host, b->opts.port, tv);
+  if (ctx == NULL || ctx->err || redisSetTimeout(ctx, tv) != REDIS_OK) {
+    if (ctx != NULL) redisFree(ctx);
+    return SRV_BACKEND_UNAVAILABLE;
+  }
+  redisReply *r = NULL;
+  if (b->opts.db != 0) {
+    char db[16];
+    snprintf(db, sizeof db, "%d", b->opts.db);
+    const char *select[] = {"SELECT", db};
+    r = redisCommandArgv(ctx, 2, select, NULL);
+    bool ok = r != NULL && r->type != REDIS_REPLY_ERROR;
+    if (r != NULL) freeReplyObject(r);
+    if (!ok) {
+      redisFree(ctx);
+      return SRV_BACKEND_UNAVAILABLE;
+    }
+  }
+  load_t l = {.owner = b, .kind = kind};
+  const char *argv[] = {"EVAL",     srv_redis_lookup_script,
+                        "0",        store_kind_name(kind),
+                        id_or_name, skeleton_id ? skeleton_id : ""};
+  r = redisCommandArgv(ctx, 6, argv, NULL);
+  if (take_lookup(&l, r) == 0) load_work(&l.job);
+  if (l.reply.status == SRV_BACKEND_OK)
+    __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
+  if (r != NULL) freeReplyObject(r);
+  redisFree(ctx);
+  free(l.text);
+  free(l.skeleton_text);
+  return l.reply.status;
+}
+
 static bool backend_available(void *self) {
   srv_redis_backend_t *b = self;
   return !b->closing && srv_redis_up(b->redis);
@@ -657,6 +713,7 @@ static const srv_backend_ops_t ops = {
     .remove = backend_remove,
     .remove_cascade = backend_remove_cascade,
     .list = backend_list,
+    .load_blocking = backend_load_blocking,
     .available = backend_available,
 };
 
@@ -718,11 +775,12 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
   b->max_bytes = max_bytes;
   snprintf(b->url, sizeof b->url, "%s", url);
   b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
-  o.timeout_ms = timeout_ms;
+  o.timeout_ms = timeout_ms ? timeout_ms : SRV_REDIS_TIMEOUT_MS;
   o.channel = SRV_REDIS_CHANNEL;
   o.on_message = on_message;
   o.on_resubscribed = on_resubscribed;
   o.arg = b;
+  b->opts = o;
   if (srv_redis_open(loop, &o, &b->redis) != 0) {
     free(b);
     snprintf(err, err_len, "store: out of memory");
@@ -749,6 +807,7 @@ void srv_redis_backend_stats(const srv_redis_backend_t *b,
                              srv_redis_backend_stats_t *out) {
   *out = b->stats;
   out->evictions = __atomic_load_n(&b->stats.evictions, __ATOMIC_RELAXED);
+  out->loads = __atomic_load_n(&b->stats.loads, __ATOMIC_RELAXED);
   if (b->redis) {
     out->connects = srv_redis_connects(b->redis);
     out->losses = srv_redis_losses(b->redis);

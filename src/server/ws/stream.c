@@ -20,6 +20,7 @@
 #include "formats/buf.h"
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
+#include "server/ws/fetch.h"
 #include "server/ws/frame_cache.h"
 #include "server/ws/pace.h"
 #include "server/ws/proto.h"
@@ -85,6 +86,13 @@ struct srv_ws_hub_s {
   srv_ws_client_t *clients;
   srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
   srv_ws_eval_t *eval;
+  srv_ws_fetch_t *fetch; /* NULL without a shared store. */
+  /* The command being run (its text), how many fetches led to this run,
+   * and how the last one went. */
+  const char *message;
+  size_t message_len;
+  unsigned fetches;
+  srv_backend_status fetched;
   fmt_buf_t out; /* The message being built. */
   fmt_buf_t tmp;
   srv_ws_hub_stats_t stats;
@@ -98,6 +106,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->ping_timeout_ms = 45000;
   lim->close_timeout_ms = 2000;
   lim->frame_cache_bytes = 64u << 20;
+  lim->backend = NULL;
 }
 
 /* ---- heap ---------------------------------------------------------------- */
@@ -533,8 +542,35 @@ static char *dup_str(const char *s) {
   return d;
 }
 
+/* Assets a command may fetch one after the other (a skeleton, then its
+ * clip or mesh). */
+#define WS_FETCHES_MAX 3
+
+/* An asset of the command is not in the node's store: with a shared
+ * store, fetches it and runs the command again once it is loaded
+ * (returns 1); without one, or when a fetch has already failed, answers
+ * not_found at `at` (or store_unavailable) and returns -1. */
+static int missing(srv_ws_client_t *c, const char *id, store_kind kind,
+                   const char *name, const store_asset_t *skeleton,
+                   const char *at, const char *message) {
+  srv_ws_hub_t *h = c->hub;
+  if (h->fetch != NULL && h->message != NULL && h->fetched == SRV_BACKEND_OK &&
+      h->fetches < WS_FETCHES_MAX &&
+      srv_ws_fetch_start(h->fetch, c, kind, name,
+                         skeleton ? skeleton->id : NULL, h->message,
+                         h->message_len, h->fetches + 1) == 0)
+    return 1;
+  if (h->fetched == SRV_BACKEND_UNAVAILABLE)
+    send_error(c, id, "store_unavailable", at,
+               "the shared store cannot be reached; retry later");
+  else
+    send_error(c, id, "not_found", at, message);
+  return -1;
+}
+
 /* Resolves a play or pose command's assets and joint mask into s. Returns
- * 0, or -1 after sending the error. */
+ * 0, -1 after sending the error, or 1 when an asset is being fetched (the
+ * command runs again then). */
 static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   store_t *store = c->hub->store;
   const char *id = cmd->id;
@@ -542,17 +578,18 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     store_asset_t *sk = NULL;
     if (cmd->skeleton != NULL) {
       sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-      if (sk == NULL) {
-        send_error(c, id, "not_found", "skeleton", "no such skeleton");
-        return -1;
-      }
+      if (sk == NULL)
+        return missing(c, id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
+                       "no such skeleton");
     }
     s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
-    store_asset_release(sk);
     if (s->mesh == NULL) {
-      send_error(c, id, "not_found", "mesh", "no such mesh");
-      return -1;
+      int rc =
+          missing(c, id, STORE_MESH, cmd->mesh, sk, "mesh", "no such mesh");
+      store_asset_release(sk);
+      return rc;
     }
+    store_asset_release(sk);
     s->skeleton = s->mesh->skeleton_asset;
     store_asset_retain(s->skeleton);
     if (cmd->normals && s->mesh->mesh->normals == NULL) {
@@ -561,16 +598,14 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     }
   } else {
     s->skeleton = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-    if (s->skeleton == NULL) {
-      send_error(c, id, "not_found", "skeleton", "no such skeleton");
-      return -1;
-    }
+    if (s->skeleton == NULL)
+      return missing(c, id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
+                     "no such skeleton");
   }
   s->clip = store_lookup(store, STORE_CLIP, cmd->clip, s->skeleton);
-  if (s->clip == NULL) {
-    send_error(c, id, "not_found", "clip", "no such clip for this skeleton");
-    return -1;
-  }
+  if (s->clip == NULL)
+    return missing(c, id, STORE_CLIP, cmd->clip, s->skeleton, "clip",
+                   "no such clip for this skeleton");
   if (s->clip->skeleton_asset != s->skeleton) {
     send_error(c, id, "mismatch", "clip",
                "the clip belongs to another skeleton");
@@ -850,6 +885,27 @@ static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   send_text(c, b);
 }
 
+/* Parses and runs one command (text, len bytes). */
+static void dispatch(srv_ws_client_t *c, const char *text, size_t len) {
+  srv_ws_hub_t *h = c->hub;
+  srv_ws_cmd_t cmd;
+  srv_ws_error_t err;
+  if (srv_ws_cmd_parse(text, len, &cmd, &err) != 0) {
+    send_cmd_error(c, &err);
+    return;
+  }
+  h->message = text;
+  h->message_len = len;
+  switch (cmd.op) {
+  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
+  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
+  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
+  default: op_stream(c, &cmd); break;
+  }
+  h->message = NULL;
+  srv_ws_cmd_free(&cmd);
+}
+
 static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                        size_t len) {
   srv_ws_client_t *c = user;
@@ -860,19 +916,23 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                "control messages are JSON text messages");
     return;
   }
-  srv_ws_cmd_t cmd;
-  srv_ws_error_t err;
-  if (srv_ws_cmd_parse((const char *)data, len, &cmd, &err) != 0) {
-    send_cmd_error(c, &err);
-    return;
-  }
-  switch (cmd.op) {
-  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
-  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
-  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
-  default: op_stream(c, &cmd); break;
-  }
-  srv_ws_cmd_free(&cmd);
+  dispatch(c, (const char *)data, len);
+}
+
+/* A fetch for a command is done (fetch.h): the command runs again. */
+static void on_fetched(void *client, const char *message, size_t len,
+                       unsigned fetches, srv_backend_status status) {
+  srv_ws_client_t *c = client;
+  srv_ws_hub_t *h = c->hub;
+  if (c->transport_closed || c->close_ns != 0) return;
+  enter(c);
+  h->fetches = fetches;
+  h->fetched = status;
+  dispatch(c, message, len);
+  h->fetches = 0;
+  h->fetched = SRV_BACKEND_OK;
+  check_done(c);
+  leave(c);
 }
 
 /* ---- session I/O --------------------------------------------------------- */
@@ -948,6 +1008,7 @@ void srv_ws_client_eof(srv_ws_client_t *c) {
 
 static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
+  srv_ws_fetch_forget(h->fetch, c);
   stop_all_streams(c);
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -1023,6 +1084,14 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
     free(h);
     return NULL;
   }
+  if (h->lim.backend != NULL && pool != NULL && inbox != NULL) {
+    h->fetch = srv_ws_fetch_new(h->lim.backend, pool, inbox, on_fetched);
+    if (h->fetch == NULL) {
+      srv_ws_eval_free(h->eval);
+      free(h);
+      return NULL;
+    }
+  }
   fmt_buf_init(&h->out);
   fmt_buf_init(&h->tmp);
   if (srv_deadline_init(loop, &h->tick) != 0) {
@@ -1075,6 +1144,8 @@ void srv_ws_hub_free(srv_ws_hub_t *h) {
     if (h->clients == c) client_release(c);
   }
   srv_ws_eval_clear(h->eval);
+  srv_ws_fetch_free(h->fetch);
+  h->fetch = NULL;
   srv_deadline_close(&h->tick, on_tick_closed);
   uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
 }

@@ -24,6 +24,7 @@
 #include <uv.h>
 
 #include "server/pool.h"
+#include "server/backend.h"
 #include "store/store.h"
 
 typedef struct srv_ws_hub_s srv_ws_hub_t;
@@ -47,6 +48,9 @@ typedef struct srv_ws_limits_s {
   uint64_t ping_timeout_ms;  /* Silence before giving up (45 s). */
   uint64_t close_timeout_ms; /* Wait for the peer's close (2 s). */
   size_t frame_cache_bytes;  /* Shared frames kept per loop (64 MiB). */
+  /* The shared store that assets not cached are fetched from (fetch.h;
+   * NULL: none, they are not_found). Not owned. */
+  const srv_backend_t *backend;
 } srv_ws_limits_t;
 
 /* Fills the defaults above. */
