@@ -29,13 +29,13 @@ struct srv_ws_fetch_s {
   bool freeing;
 };
 
-srv_ws_fetch_t *srv_ws_fetch_new(const srv_backend_t *backend,
-                                 srv_pool_t *pool, srv_pool_inbox_t *inbox,
+srv_ws_fetch_t *srv_ws_fetch_new(const srv_backend_t *backend, srv_pool_t *pool,
+                                 srv_pool_inbox_t *inbox,
                                  srv_ws_fetched_cb done) {
   srv_ws_fetch_t *f = calloc(1, sizeof *f);
   if (f == NULL) return NULL;
-  *f = (srv_ws_fetch_t){.backend = backend, .pool = pool, .inbox = inbox,
-                        .done = done};
+  *f = (srv_ws_fetch_t){
+      .backend = backend, .pool = pool, .inbox = inbox, .done = done};
   return f;
 }
 

@@ -20,14 +20,13 @@ typedef struct srv_ws_fetch_s srv_ws_fetch_t;
 /* Runs on the stream loop when a fetch is done: client as given to
  * srv_ws_fetch_start (still there), the command's text, and how the load
  * went. */
-typedef void (*srv_ws_fetched_cb)(void *client, const char *message,
-                                  size_t len, unsigned depth,
-                                  srv_backend_status status);
+typedef void (*srv_ws_fetched_cb)(void *client, const char *message, size_t len,
+                                  unsigned depth, srv_backend_status status);
 
 /* Fetches through backend on pool, done coming back through inbox (the
  * stream loop's). Returns NULL on ENOMEM. */
-srv_ws_fetch_t *srv_ws_fetch_new(const srv_backend_t *backend,
-                                 srv_pool_t *pool, srv_pool_inbox_t *inbox,
+srv_ws_fetch_t *srv_ws_fetch_new(const srv_backend_t *backend, srv_pool_t *pool,
+                                 srv_pool_inbox_t *inbox,
                                  srv_ws_fetched_cb done);
 /* Frees it once the fetches out are back (their callbacks do not run). */
 void srv_ws_fetch_free(srv_ws_fetch_t *f);
