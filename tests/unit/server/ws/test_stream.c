@@ -28,13 +28,12 @@ typedef struct peer_s {
   int count;
   size_t queued; /* What transport.queued reports. */
   int closes;
-  int writes; /* Calls of transport.write. */
+  int writes; /* Calls of transport.write and writev. */
   srv_ws_client_t *client;
 } peer_t;
 
-static int t_write(void *ctx, const uint8_t *data, size_t len) {
-  peer_t *p = ctx;
-  p->writes++;
+/* Takes bytes the server wrote and parses the frames they complete. */
+static void peer_take(peer_t *p, const uint8_t *data, size_t len) {
   if (p->len + len > p->cap) {
     p->cap = (p->len + len) * 2;
     p->buf = realloc(p->buf, p->cap);
@@ -67,6 +66,20 @@ static int t_write(void *ctx, const uint8_t *data, size_t len) {
     memmove(p->buf, p->buf + hdr + plen, p->len - hdr - plen);
     p->len -= hdr + plen;
   }
+}
+
+static int t_write(void *ctx, const uint8_t *data, size_t len) {
+  peer_t *p = ctx;
+  p->writes++;
+  peer_take(p, data, len);
+  return 0;
+}
+
+static int t_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
+  peer_t *p = ctx;
+  p->writes++;
+  for (unsigned i = 0; i < nbufs; i++)
+    peer_take(p, (const uint8_t *)bufs[i].base, bufs[i].len);
   return 0;
 }
 
@@ -74,7 +87,8 @@ static size_t t_queued(void *ctx) { return ((peer_t *)ctx)->queued; }
 
 static void t_close(void *ctx) { ((peer_t *)ctx)->closes++; }
 
-static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
+static const srv_ws_transport_t transport = {t_write, t_queued, t_close,
+                                             t_writev};
 
 static uv_loop_t loop;
 static store_t *store;
