@@ -67,9 +67,8 @@ START_TEST(test_two_clients_share_one_payload) {
   for (int i = 0; i < 2; i++) {
     srv_ws_frame_queue_init(&q[i]);
     uint8_t prefix[4] = {(uint8_t)i, 0, 0, 0}; /* Each its own stream. */
-    ck_assert_int_eq(srv_ws_frame_queue_push(&q[i], WSLAY_BINARY_FRAME,
-                                             prefix, sizeof prefix, b,
-                                             b->data, 200),
+    ck_assert_int_eq(srv_ws_frame_queue_push(&q[i], WSLAY_BINARY_FRAME, prefix,
+                                             sizeof prefix, b, b->data, 200),
                      0);
     ck_assert_uint_eq(q[i].bytes, 4 + 4 + 200);
   }
