@@ -243,7 +243,8 @@ test: $(UNIT) $(ANIMD)
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
 # The suites whose code crosses threads (pool, store, stream loops, and
-# the daemon under WebSocket load), built with ThreadSanitizer; a race
+# the daemon under WebSocket load and with several HTTP loops), built
+# with ThreadSanitizer; a race
 # report fails the test it happens in.
 TSAN_SUITES := server_pool store ws_loops
 check-threads:
@@ -252,6 +253,8 @@ check-threads:
 	  TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=$$s \
 	    $(MAKE) --no-print-directory SAN=thread test || exit 1; done
 	TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=e2e ANIMD_E2E=ws \
+	  $(MAKE) --no-print-directory SAN=thread test
+	TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=e2e ANIMD_E2E=http_loops \
 	  $(MAKE) --no-print-directory SAN=thread test
 
 # Sanitizers first, release last: the output ends with Check's summary line.
