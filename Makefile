@@ -242,11 +242,10 @@ test: $(UNIT) $(ANIMD)
 	CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-30} ANIMD_BIN=$(abspath $(ANIMD)) \
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
-# The suites whose code crosses threads (pool, store, stream loops, and
-# the daemon under WebSocket load and with several HTTP loops), built
-# with ThreadSanitizer; a race
-# report fails the test it happens in.
-TSAN_SUITES := server_pool store ws_loops
+# The suites whose code crosses threads (pool, store, stream loops, rate
+# limits, and the daemon under WebSocket load and with several HTTP loops),
+# built with ThreadSanitizer; a race report fails the test it happens in.
+TSAN_SUITES := server_pool store ws_loops server_auth_rate_limit
 check-threads:
 	$(MAKE) --no-print-directory -j2 SAN=thread build-tests
 	@for s in $(TSAN_SUITES); do \

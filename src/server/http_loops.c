@@ -183,9 +183,9 @@ int srv__http_loops_listen(srv_server_t *s, const struct sockaddr *addr,
   }
   if (rc != 0) return rc;
   int len = sizeof *bound;
-  return uv_tcp_getsockname(&s->loops[0].listeners[s->loops[0].listener_count -
-                                                   1],
-                            (struct sockaddr *)bound, &len);
+  return uv_tcp_getsockname(
+      &s->loops[0].listeners[s->loops[0].listener_count - 1],
+      (struct sockaddr *)bound, &len);
 }
 
 /* ---- a loop's own thread ----------------------------------------------- */
