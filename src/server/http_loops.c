@@ -206,6 +206,10 @@ static void on_jobs_poll(uv_timer_t *t) { loop_drained_check(t->data); }
 
 static void loop_drained_check(srv_http_loop_t *l) {
   if (!l->draining || l->closed || l->conns.count > 0) return;
+  if (!atomic_load(&l->quiet)) {
+    atomic_store(&l->quiet, true);
+    uv_async_send(&l->server->loop_ended);
+  }
   if (srv_pool_inbox_pending(&l->inbox) > 0) {
     /* Answers whose clients left still have jobs on the pool: they come
      * back here, to this inbox, before it closes. */
@@ -293,6 +297,14 @@ void srv__http_loops_ask_drain(srv_server_t *s) {
 bool srv__http_loops_ended(srv_server_t *s) {
   for (unsigned i = 1; i < s->loop_count; i++)
     if (s->loops[i].started && !atomic_load(&s->loops[i].ended)) return false;
+  return true;
+}
+
+bool srv__http_loops_quiet(srv_server_t *s) {
+  for (unsigned i = 1; i < s->loop_count; i++)
+    if (s->loops[i].started && !atomic_load(&s->loops[i].ended) &&
+        !atomic_load(&s->loops[i].quiet))
+      return false;
   return true;
 }
 

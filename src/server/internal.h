@@ -45,6 +45,7 @@ typedef struct srv_http_loop_s {
   bool draining;
   bool closed;             /* Its handles are closing. */
   atomic_bool drain_asked; /* Set by the daemon's thread, then wake. */
+  atomic_bool quiet;       /* Draining, its connections all gone. */
   atomic_bool ended;       /* uv_run returned on the loop's thread. */
 } srv_http_loop_t;
 
@@ -68,7 +69,8 @@ struct srv_server_s {
   srv_access_log_t *access_log;
   srv_auth_t *auth; /* Access rules and rate limits (auth/auth.h). */
   atomic_bool draining;
-  bool drained; /* The final close is scheduled. */
+  bool drained;         /* The final close is scheduled. */
+  bool deadline_passed; /* drain_timeout is over. */
   uv_timer_t drain_timer;
   uint64_t drain_deadline_ns; /* uv_hrtime() by which the drain ends. */
   bool pool_abandoned;        /* A job outlived the drain (still running). */
@@ -96,6 +98,10 @@ void srv__http_loop_drain(srv_http_loop_t *l, uint64_t deadline_ns);
 void srv__http_loops_ask_drain(srv_server_t *s);
 /* True when every started loop 1.. has ended. */
 bool srv__http_loops_ended(srv_server_t *s);
+/* True when every started loop 1.. has ended or, draining, has no
+ * connection left (it waits for pool jobs only: nothing of it reaches the
+ * stream loops any more). */
+bool srv__http_loops_quiet(srv_server_t *s);
 /* Joins the threads of loops 1.. (each must be ending). */
 void srv__http_loops_join(srv_server_t *s);
 /* Frees the loops (closing those never started). */

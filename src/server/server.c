@@ -25,6 +25,9 @@
 #include "store/store.h"
 #include "server/ws/upgrade.h"
 
+/* What a drain leaves idle workers to stop, even past drain_timeout. */
+#define POOL_STOP_MS 200
+
 static void check_drained(srv_server_t *s);
 
 /* ---- access log
@@ -250,11 +253,12 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
   srv_auth_describe(s->auth, access, sizeof access);
   snprintf(out, cap,
            "animd %s listening on %s; %s, %zu skeletons, %zu "
-           "clips, %zu meshes, %s%s; %u HTTP loops, %u workers, %u stream "
+           "clips, %zu meshes, %s%s; %u HTTP loop%s, %u workers, %u stream "
            "loops; %s",
            ANIMD_VERSION, s->address, where, st.skeletons, st.clips, st.meshes,
            limit, s->cfg.demo ? ", demo assets" : "", s->loop_count,
-           srv_pool_threads(&s->pool), stream_threads(&s->cfg), access);
+           s->loop_count == 1 ? "" : "s", srv_pool_threads(&s->pool),
+           stream_threads(&s->cfg), access);
 }
 
 const char *srv_server_address(const srv_server_t *s) { return s->address; }
@@ -264,19 +268,13 @@ static void close_one(srv_conn_t *c, void *arg) {
   srv_conn_close(c);
 }
 
-static void on_drained(uv_timer_t *t);
-
 static void on_drain_timeout(uv_timer_t *t) {
   srv_server_t *s = t->data;
   /* Whatever is still running past the deadline is cut off (the other
    * loops cut theirs at the same deadline). */
+  s->deadline_passed = true;
   srv_conn_set_each(&s->loops[0].conns, close_one, NULL);
-  if (s->loops[0].conns.count == 0 && !s->drained) {
-    /* A loop that has not ended waits for a pool job: the pool's close
-     * in on_drained gives it back or leaves it to the process's exit. */
-    s->drained = true;
-    uv_timer_start(&s->drain_timer, on_drained, 0, 0);
-  }
+  check_drained(s);
 }
 
 static void on_drained(uv_timer_t *t) {
@@ -286,11 +284,13 @@ static void on_drained(uv_timer_t *t) {
   srv_ws_free(s->ws);
   s->ws = NULL;
   if (s->pool_open) {
-    /* The pool gets what is left of drain_timeout: a job still running
-     * then (a long import) is left to the process's exit. */
+    /* The pool gets what is left of drain_timeout (at least the moment
+     * idle workers take to stop): a job still running then (a long
+     * import) is left to the process's exit. */
     uint64_t now = uv_hrtime();
     uint64_t left =
         s->drain_deadline_ns > now ? (s->drain_deadline_ns - now) / 1000000 : 0;
+    if (left < POOL_STOP_MS) left = POOL_STOP_MS;
     if (srv_pool_close_within(&s->pool, left) != 0) {
       fprintf(stderr, "animd: drain_timeout passed with work still running "
                       "on the pool: not waiting for it\n");
@@ -314,8 +314,12 @@ static void on_drained(uv_timer_t *t) {
 }
 
 static void check_drained(srv_server_t *s) {
-  if (!s->draining || s->loops[0].conns.count > 0 || s->drained ||
-      !srv__http_loops_ended(s))
+  if (!s->draining || s->loops[0].conns.count > 0 || s->drained) return;
+  /* Past the deadline, a loop whose connections are gone may still wait
+   * for a pool job: the pool's close in on_drained gives it back, or
+   * leaves it to the process's exit. */
+  if (!(s->deadline_passed ? srv__http_loops_quiet(s)
+                           : srv__http_loops_ended(s)))
     return;
   s->drained = true;
   /* Finish on the next loop turn, outside any close callback. */
