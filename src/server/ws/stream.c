@@ -21,6 +21,7 @@
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
 #include "server/ws/frame_cache.h"
+#include "server/ws/frame_queue.h"
 #include "server/ws/pace.h"
 #include "server/ws/proto.h"
 #include "server/ws/session.h"
@@ -57,6 +58,7 @@ struct srv_ws_client_s {
   srv_ws_transport_t t;
   void *tctx;
   srv_ws_session_t session;
+  srv_ws_frame_queue_t frames; /* Data frames of this tick, unwritten. */
   stream_t **streams;
   unsigned stream_count;
   uint32_t next_index;
@@ -197,9 +199,16 @@ static void client_close(srv_ws_client_t *c, uint16_t code, const char *reason);
  * data passes WS_UNREAD_FACTOR high-water marks. */
 #define WS_UNREAD_FACTOR 16
 
+/* Bytes the client has not read yet: in the transport, in wslay's queue
+ * and in this tick's data frames. */
+static size_t client_queued(srv_ws_client_t *c) {
+  return c->t.queued(c->tctx) + srv_ws_session_queued(&c->session) +
+         c->frames.bytes;
+}
+
 /* True (after closing it) when the client has left too much unread. */
 static bool over_unread(srv_ws_client_t *c) {
-  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  size_t queued = client_queued(c);
   if (queued <= WS_UNREAD_FACTOR * c->hub->lim.high_water) return false;
   client_close(c, 1008, "too much unread data");
   transport_close(c);
@@ -284,6 +293,8 @@ static void stream_remove(srv_ws_client_t *c, stream_t *s) {
 }
 
 static void stop_all_streams(srv_ws_client_t *c) {
+  /* Frames not yet written go with their streams. */
+  srv_ws_frame_queue_clear(&c->frames);
   while (c->stream_count > 0) stream_remove(c, c->streams[0]);
 }
 
@@ -337,6 +348,30 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
   return key;
 }
 
+static void put_u32le(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The 32-byte header of a binary frame (docs/api.md): stream index,
+ * layout, frame number (low and high words), clip time (f64), the
+ * payload's count (q16: of its 32-bit words) and elements. */
+static void bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
+                       fmt_layout layout, int64_t frame, float t,
+                       const srv_ws_frame_data_t *fd) {
+  uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
+  double td = t;
+  uint64_t tb;
+  memcpy(&tb, &td, sizeof tb);
+  put_u32le(out, index);
+  put_u32le(out + 4, (uint32_t)layout);
+  put_u32le(out + 8, (uint32_t)(f & 0xffffffffu));
+  put_u32le(out + 12, (uint32_t)(f >> 32));
+  put_u32le(out + 16, (uint32_t)(tb & 0xffffffffu));
+  put_u32le(out + 20, (uint32_t)(tb >> 32));
+  put_u32le(out + 24, fd->q16 != NULL ? fd->q16_words : fd->count);
+  put_u32le(out + 28, fd->elements);
+}
+
 /* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
  * hub->out. Returns 0 or a negative errno. */
 static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
@@ -348,15 +383,9 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   fmt_buf_t *b = &h->out;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
-    fmt_buf_u32le(b, index);
-    fmt_buf_u32le(b, stream_layout(s));
-    uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
-    fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
-    fmt_buf_u32le(b, (uint32_t)(f >> 32));
-    fmt_buf_f64le(b, t);
-    /* q16: the count is of the payload's 32-bit words. */
-    fmt_buf_u32le(b, fd.q16 != NULL ? fd.q16_words : fd.count);
-    fmt_buf_u32le(b, fd.elements);
+    uint8_t head[WS_BIN_HEADER];
+    bin_header(head, index, stream_layout(s), frame, t, &fd);
+    fmt_buf_append(b, head, sizeof head);
     if (fd.q16 != NULL)
       fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
     else
@@ -413,30 +442,90 @@ static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
   h->stats.late_sum += late;
 }
 
+/* Writes the client's queued data frames (one write), after whatever its
+ * session holds, so every frame leaves in the order it was made. */
+static int client_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
+  srv_ws_client_t *c = ctx;
+  if (c->transport_closed) return UV_EPIPE;
+  if (c->t.writev != NULL) return c->t.writev(c->tctx, bufs, nbufs);
+  for (unsigned i = 0; i < nbufs; i++) {
+    int r = c->t.write(c->tctx, (const uint8_t *)bufs[i].base, bufs[i].len);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+static void flush_frames(srv_ws_client_t *c) {
+  if (c->frames.count == 0) return;
+  if (c->transport_closed || srv_ws_session_direct_begin(&c->session) != 0) {
+    srv_ws_frame_queue_clear(&c->frames);
+    return;
+  }
+  if (srv_ws_frame_queue_flush(&c->frames, client_writev, c) != 0)
+    srv_ws_session_direct_failed(&c->session);
+}
+
+/* Queues frame n of s (clip time t) to its client, written at the end of
+ * the tick. A binary frame's payload is the frame cache's shared bytes
+ * (one copy for every subscriber of the same stream state) behind a
+ * header of its own; a JSON frame names its stream, so it is made for
+ * it. Returns 0 or a negative errno. */
+static int queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t) {
+  srv_ws_client_t *c = s->client;
+  if (s->format == SRV_WS_FORMAT_BIN) {
+    srv_ws_eval_key_t key = stream_key(s, t);
+    srv_ws_frame_data_t fd;
+    int r = srv_ws_eval_get(h->eval, &key, &fd);
+    if (r != 0) return r;
+    if (fd.payload != NULL) {
+      uint8_t head[WS_BIN_HEADER];
+      bin_header(head, s->index, stream_layout(s), n, t, &fd);
+      return srv_ws_frame_queue_push(&c->frames, WSLAY_BINARY_FRAME, head,
+                                     sizeof head, fd.payload, fd.payload->data,
+                                     fd.payload_len);
+    }
+  }
+  int r = build_frame(h, s, s->index, n, t);
+  if (r != 0) return r;
+  srv_ws_blob_t *b = srv_ws_blob_new(h->out.len);
+  if (b == NULL) return UV_ENOMEM;
+  memcpy(b->data, h->out.data, h->out.len);
+  r = srv_ws_frame_queue_push(
+      &c->frames,
+      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME,
+      NULL, 0, b, b->data, h->out.len);
+  srv_ws_blob_unref(b);
+  return r;
+}
+
 static void send_frame(stream_t *s, int64_t n, bool in_tick) {
   srv_ws_client_t *c = s->client;
   srv_ws_hub_t *h = c->hub;
   if (srv_ws_session_closing(&c->session)) return;
-  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
-  if (queued > h->lim.high_water) {
+  if (client_queued(c) > h->lim.high_water) {
     s->dropped++;
     c->dropped++;
     h->stats.frames_dropped++;
     return;
   }
   float t = sampled_time(s, srv_ws_clock_time(&s->clock, n));
-  if (build_frame(h, s, s->index, n, t) != 0) {
+  int r;
+  if (in_tick) {
+    r = queue_frame(h, s, n, t);
+  } else if ((r = build_frame(h, s, s->index, n, t)) == 0) {
+    flush_frames(c);
+    srv_ws_session_send(&c->session,
+                        s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                       : WSLAY_TEXT_FRAME,
+                        h->out.data, h->out.len);
+    check_done(c);
+  }
+  if (r != 0) {
     s->dropped++;
     h->stats.frames_dropped++;
     return;
   }
-  uint8_t opcode =
-      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
-  if (!in_tick) {
-    srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
-    check_done(c);
-  } else if (srv_ws_session_queue(&c->session, opcode, h->out.data,
-                                  h->out.len) == 0) {
+  if (in_tick) {
     uint64_t due = srv_ws_clock_due(&s->clock, n);
     if (!c->dirty) {
       /* Written once at the end of the tick, with the frames of the
@@ -510,7 +599,7 @@ static void on_tick(srv_deadline_t *timer) {
       srv_ws_client_t *c = h->dirty;
       h->dirty = c->dirty_next;
       c->dirty = false;
-      srv_ws_session_flush(&c->session);
+      flush_frames(c);
       count_lateness(h, c->dirty_due, uv_hrtime());
       check_done(c);
       leave(c);
@@ -895,6 +984,7 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
   srv_ws_client_t *c = calloc(1, sizeof *c);
   if (c == NULL) return NULL;
   c->hub = hub;
+  srv_ws_frame_queue_init(&c->frames);
   c->t = *t;
   c->tctx = ctx;
   if (srv_ws_session_init(&c->session, &session_io, c, hub->lim.max_message) !=
@@ -955,6 +1045,7 @@ static void client_release(srv_ws_client_t *c) {
     h->clients = c->next;
   if (c->next != NULL) c->next->prev = c->prev;
   h->stats.clients--;
+  srv_ws_frame_queue_free(&c->frames);
   srv_ws_session_free(&c->session);
   free(c->streams);
   free(c);

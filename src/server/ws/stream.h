@@ -37,6 +37,10 @@ typedef struct srv_ws_transport_s {
   /* Ends the transport once its queued bytes are out; its owner then
    * calls srv_ws_client_free (possibly from inside this call). */
   void (*close)(void *ctx);
+  /* Sends nbufs buffers, in order, as one write (copied as needed).
+   * Returns 0 or a negative errno. May be NULL: write is then called for
+   * each buffer. */
+  int (*writev)(void *ctx, const uv_buf_t *bufs, unsigned nbufs);
 } srv_ws_transport_t;
 
 typedef struct srv_ws_limits_s {
