@@ -242,16 +242,18 @@ test: $(UNIT) $(ANIMD)
 	CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-30} ANIMD_BIN=$(abspath $(ANIMD)) \
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
-# The suites whose code crosses threads (pool, store, stream loops, and
-# the daemon under WebSocket load), built with ThreadSanitizer; a race
-# report fails the test it happens in.
-TSAN_SUITES := server_pool store ws_loops
+# The suites whose code crosses threads (pool, store, stream loops, rate
+# limits, and the daemon under WebSocket load and with several HTTP loops),
+# built with ThreadSanitizer; a race report fails the test it happens in.
+TSAN_SUITES := server_pool store ws_loops server_auth_rate_limit
 check-threads:
 	$(MAKE) --no-print-directory -j2 SAN=thread build-tests
 	@for s in $(TSAN_SUITES); do \
 	  TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=$$s \
 	    $(MAKE) --no-print-directory SAN=thread test || exit 1; done
 	TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=e2e ANIMD_E2E=ws \
+	  $(MAKE) --no-print-directory SAN=thread test
+	TSAN_OPTIONS=halt_on_error=1 CK_RUN_SUITE=e2e ANIMD_E2E=http_loops \
 	  $(MAKE) --no-print-directory SAN=thread test
 
 # Sanitizers first, release last: the output ends with Check's summary line.

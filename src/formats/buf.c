@@ -10,7 +10,14 @@
  * double arithmetic: D = round(f * 10^k) with an exact power of ten, and
  * the check D / 10^k, one correctly rounded operation, is exactly what
  * strtod computes for that text. Exponents beyond the exact powers (|f|
- * below about 1e-14 or above 1e22) use printf. */
+ * below about 1e-14 or above 1e22) use printf.
+ *
+ * The search starts at 6 digits: 6-digit decimals are at least 8 float
+ * ulps apart (10^-5 relative against 2^-23), so at most one of them reads
+ * back as f, and a shorter one that does is that one with zeros appended:
+ * %.6g prints it either way. The decimal exponent comes from the binary
+ * one (floor(e2 log10 2), then one comparison with a power of ten), not
+ * from log10. */
 #include "formats/buf.h"
 
 #include <math.h>
@@ -141,6 +148,30 @@ size_t fmt_float_str_printf(char *out, float f) {
   return (size_t)n;
 }
 
+/* 10^-23 .. 10^23 as doubles (correctly rounded; exact from 10^0 up):
+ * where the decimal exponent of a float may fall on the fast path. */
+static const double pow10_near[47] = {
+    1e-23, 1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14,
+    1e-13, 1e-12, 1e-11, 1e-10, 1e-9,  1e-8,  1e-7,  1e-6,  1e-5,  1e-4,
+    1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,   1e3,   1e4,   1e5,   1e6,
+    1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,  1e14,  1e15,  1e16,
+    1e17,  1e18,  1e19,  1e20,  1e21,  1e22,  1e23};
+
+/* floor(log10(v)) for v > 0 a float widened to double, when it lies in
+ * [-22, 22]; a value outside that range otherwise (which sends the caller
+ * to printf). */
+static int decimal_exponent(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  int e2 = (int)((bits >> 52) & 0x7ff) - 1023; /* v in [2^e2, 2^(e2+1)) */
+  /* floor(e2 * log10(2)) with 78913 / 2^18 (exact for |e2| < 1700). */
+  int e10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + 262143) >> 18);
+  if (e10 < -23 || e10 > 22) return e10;
+  /* log10(v) < (e2 + 1) log10(2): at most one above the estimate. */
+  if (v >= pow10_near[e10 + 1 + 23]) e10++;
+  return e10;
+}
+
 /* Exact powers of ten in double: 10^0 .. 10^22. */
 static const double pow10_exact[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -202,23 +233,26 @@ size_t fmt_float_str(char *out, float f) {
     out[n] = '\0';
     return n;
   }
-  /* Shortest p digits D with D * 10^-k reading back as a, where the
+  /* The first p of 6..9 digits whose D * 10^-k reads back as a, where the
    * check (one correctly rounded double operation with an exact power of
    * ten, then the cast) is what strtod + cast computes. */
   double v = (double)a;
-  int e10 = (int)floor(log10(v));
-  for (int p = 1; p <= 9; p++) {
+  int e10 = decimal_exponent(v);
+  if (e10 > 22 || e10 < -22) return n + fmt_float_str_printf(out + n, a);
+  for (int p = 6; p <= 9; p++) {
     int k = p - 1 - e10;
     if (k > 22 || k < -22) return n + fmt_float_str_printf(out + n, a);
     double scaled = k >= 0 ? v * pow10_exact[k] : v / pow10_exact[-k];
-    double d = nearbyint(scaled);
+    /* nearbyint for 0 <= scaled < 2^52 (here below 10^10), inline:
+     * adding 2^52 rounds to an integer, ties to even. */
+    double d = (scaled + 0x1p52) - 0x1p52;
     double back = k >= 0 ? d / pow10_exact[k] : d * pow10_exact[-k];
     if ((float)back != a) continue;
     uint64_t digits = (uint64_t)d;
     int x = e10;
     if (digits == 0) continue;
-    /* log10 may be one off near powers of ten: digits then has p + 1 or
-     * p - 1 digits; the value is digits * 10^-k either way. */
+    /* The value is digits * 10^-k; its count of digits gives the
+     * exponent. */
     char buf[24];
     int len = (int)utoa(buf, digits);
     x = len - 1 - k;

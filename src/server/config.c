@@ -82,6 +82,9 @@ static const cfg_entry_t entries[] = {
      "loop thread instead of the pool"},
     {"stream_high_water", CFG_SIZE, F(stream_high_water), 0,
      "bytes queued to a client before a streamed answer waits"},
+    {"http_threads", CFG_UINT, F(http_threads), 0,
+     "threads whose event loops answer HTTP, sharing the listening port "
+     "(0 = one per CPU; 1 with store = redis://)"},
     {"stream_threads", CFG_UINT, F(stream_threads), 0,
      "threads whose event loops carry WebSocket streams (0 = one per CPU)"},
     {"stream_cache_size", CFG_SIZE, F(stream_cache_size), 0,
@@ -161,6 +164,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->inline_cost = 2000;
   cfg->stream_high_water = 256 * 1024;
   cfg->stream_threads = 0;
+  cfg->http_threads = 0;
   cfg->demo = false;
   snprintf(cfg->rate_limits, sizeof cfg->rate_limits, "auto");
   cfg->connection_rate = 50;

@@ -34,6 +34,7 @@ typedef struct srv_config_s {
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
   size_t stream_high_water;   /* Bytes queued before a stream pauses. */
+  unsigned http_threads;      /* HTTP loops; 0 = one per CPU. */
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */
   size_t stream_cache_size;   /* Shared frame bytes per stream loop. */
   bool demo;                  /* Load the embedded demo asset. */

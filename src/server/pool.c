@@ -208,7 +208,12 @@ int srv_pool_close_within(srv_pool_t *pool, uint64_t timeout_ms) {
     deadline.tv_sec++;
     deadline.tv_nsec -= 1000000000L;
   }
-  if (join_workers(pool, &deadline) != 0) return UV_ETIMEDOUT;
+  if (join_workers(pool, &deadline) != 0) {
+    /* The loop may end while a job still runs: the process exits with
+     * it. */
+    uv_unref((uv_handle_t *)&pool->_own._async);
+    return UV_ETIMEDOUT;
+  }
   srv_pool_close(pool);
   return 0;
 }

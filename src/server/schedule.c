@@ -6,8 +6,9 @@ static void on_tick(uv_prepare_t *h) {
 }
 
 void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
-                       unsigned inline_cost) {
+                       srv_pool_inbox_t *inbox, unsigned inline_cost) {
   s->_pool = pool;
+  s->_inbox = inbox;
   s->_inline_cost = inline_cost;
   s->_spent = 0;
   s->_rejected = 0;
@@ -31,9 +32,11 @@ bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost) {
 }
 
 int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job) {
-  int rc = srv_pool_submit(s->_pool, job);
+  int rc = srv_pool_submit_to(s->_pool, job, s->_inbox);
   if (rc != 0) s->_rejected++;
   return rc;
 }
 
-uint64_t srv_schedule_rejected(const srv_schedule_t *s) { return s->_rejected; }
+uint64_t srv_schedule_rejected(srv_schedule_t *s) {
+  return atomic_load(&s->_rejected);
+}

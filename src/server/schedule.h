@@ -7,10 +7,12 @@
  * costs 1/16 of a joint (srv_cost_*). A JSON answer prints every float as
  * text, about 50 times the cost of evaluating it (71 us against 1.2 us for
  * 67 joints), so JSON work counts SRV_JSON_COST times its evaluation cost:
- * the cost is counted as it is spent. Loop thread only. */
+ * the cost is counted as it is spent. One per HTTP loop; loop thread only
+ * (srv_schedule_rejected may be read from any thread). */
 #ifndef ANIMD_SERVER_SCHEDULE_H
 #define ANIMD_SERVER_SCHEDULE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,16 +36,18 @@
 typedef struct srv_schedule_s {
   /* private */
   srv_pool_t *_pool;
+  srv_pool_inbox_t *_inbox; /* Where jobs come back; NULL: the pool's loop. */
   unsigned _inline_cost;
-  unsigned long _spent; /* This iteration's inline cost. */
-  uint64_t _rejected;   /* Jobs refused by a full pool. */
+  unsigned long _spent;       /* This iteration's inline cost. */
+  _Atomic uint64_t _rejected; /* Jobs refused by a full pool. */
   uv_prepare_t _tick;
 } srv_schedule_t;
 
 /* Starts the policy on loop over pool: work below inline_cost (0: none)
- * may run inline. The budget resets before each poll. */
+ * may run inline; pool jobs come back through inbox (NULL when loop is the
+ * pool's own). The budget resets before each poll. */
 void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
-                       unsigned inline_cost);
+                       srv_pool_inbox_t *inbox, unsigned inline_cost);
 /* Closes its handle (the loop must run once more to finish). */
 void srv_schedule_close(srv_schedule_t *s);
 
@@ -60,6 +64,6 @@ bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost);
  * (counted in srv_schedule_rejected). */
 int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job);
 
-uint64_t srv_schedule_rejected(const srv_schedule_t *s);
+uint64_t srv_schedule_rejected(srv_schedule_t *s);
 
 #endif

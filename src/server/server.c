@@ -25,6 +25,9 @@
 #include "store/store.h"
 #include "server/ws/upgrade.h"
 
+/* What a drain leaves idle workers to stop, even past drain_timeout. */
+#define POOL_STOP_MS 200
+
 static void check_drained(srv_server_t *s);
 
 /* ---- access log
@@ -44,59 +47,18 @@ int srv_server_reload(srv_server_t *s) {
   return rc != 0 ? rc : t < 0 ? UV_EINVAL : 0;
 }
 
-static void request_done(srv_request_t *r, void *arg) {
-  srv_server_t *s = arg;
-  uint64_t now = uv_hrtime();
-  uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
-  int status = r->_status ? r->_status : 500;
-  srv_metrics_record(&s->metrics, r->route, status, ns);
-  if (!srv_access_log_enabled(s->access_log)) return;
-  char target[1024], redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
-  srv_auth_redact_target(r->target, redacted, sizeof redacted);
-  srv_access_log_mask(redacted, target, sizeof target);
-  srv_auth_log_id(r, token);
-  srv_access_log_write(s->access_log,
-                       "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
-                       srv_request_peer(r), token, r->method_name, target,
-                       r->http_minor, status, (unsigned long long)r->_bytes_out,
-                       (double)ns / 1e6, srv_route_name(r->route));
-}
-
-/* ---- connections
- * -------------------------------------------------------------- */
-
-static void on_connection(uv_stream_t *l, int status) {
-  srv_server_t *s = l->data;
-  if (status < 0 || s->draining) return;
-  size_t read_limit = 2 * s->cfg.max_header_size;
-  srv_conn_opts_t o = {
-      .read_limit = read_limit < 65536 ? 65536 : read_limit,
-      .write_timeout_ms = s->cfg.idle_timeout_ms,
-      .set = &s->conns,
-  };
-  srv_conn_t *c;
-  if (srv_conn_accept(l, &o, &c) != 0) return;
-  s->metrics.connections_total++;
-  srv_http_t *h;
-  if (srv_http_serve(&s->http, c, &h) != 0) return;
-  if (srv_auth_admit_connection(s->auth, srv_conn_peer(c)) != 0) {
-    srv_http_reject(h, 429, srv_error_name(SRV_ERR_RATE_LIMITED),
-                    "too many new connections from this address");
-  } else if (s->conns.count + srv_ws_connections(s->ws) >
-             s->cfg.max_connections) {
-    s->metrics.connections_rejected++;
-    srv_http_reject(h, 503, "too_many_connections",
-                    "the server has reached max_connections");
-  }
-}
+/* ---- life cycle
+ * ------------------------------------------------------------------ */
 
 static void on_conns_empty(srv_conn_set_t *set) {
   srv_server_t *s = set->data;
   if (s->draining) check_drained(s);
 }
 
-/* ---- life cycle
- * ------------------------------------------------------------------ */
+static void on_loop_ended(uv_async_t *a) {
+  srv_server_t *s = a->data;
+  if (s->draining) check_drained(s);
+}
 
 static unsigned stream_threads(const srv_config_t *cfg) {
   if (cfg->stream_threads > 0) return cfg->stream_threads;
@@ -111,18 +73,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   s->loop = loop;
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
-  s->conns.data = s;
-  s->conns.on_empty = on_conns_empty;
-  s->http = (srv_http_host_t){
-      .cfg = &s->cfg,
-      .server = s,
-      .loop = loop,
-      .schedule = &s->schedule,
-      .route = srv_api_route,
-      .accepts = srv_api_accepts,
-      .request_done = request_done,
-      .arg = s,
-  };
+  pthread_mutex_init(&s->metrics_lock, NULL);
   int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
@@ -155,7 +106,22 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   }
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
-  srv_schedule_init(&s->schedule, loop, &s->pool, cfg->inline_cost);
+  /* Unreferenced: a loop left running past the drain (its job outlived
+   * drain_timeout) does not hold the daemon's loop. */
+  uv_async_init(loop, &s->loop_ended, on_loop_ended);
+  s->loop_ended.data = s;
+  uv_unref((uv_handle_t *)&s->loop_ended);
+  rc = srv__http_loops_new(s, srv__http_loops_count(cfg, s->backend != NULL),
+                           on_conns_empty);
+  if (rc != 0) {
+    snprintf(err, err_len, "HTTP loops: %s", uv_strerror(rc));
+    srv_ws_free(s->ws);
+    uv_close((uv_handle_t *)&s->drain_timer, NULL);
+    uv_close((uv_handle_t *)&s->loop_ended, NULL);
+    if (s->loops != NULL) srv_schedule_close(&s->loops[0].schedule);
+    srv__http_loops_free(s);
+    goto fail_pool;
+  }
   *out = s;
   return 0;
 
@@ -170,6 +136,7 @@ fail_log:
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
 fail:
+  pthread_mutex_destroy(&s->metrics_lock);
   free(s);
   return rc;
 }
@@ -204,18 +171,6 @@ static void name_address(const struct sockaddr_storage *ss, char *out,
   }
 }
 
-/* Binds and listens on one address. */
-static int listen_on(srv_server_t *s, struct sockaddr *addr, bool v6only) {
-  uv_tcp_t *l = &s->listeners[s->listener_count];
-  int rc = uv_tcp_init(s->loop, l);
-  if (rc != 0) return rc;
-  l->data = s;
-  s->listener_count++;
-  rc = uv_tcp_bind(l, addr, v6only ? UV_TCP_IPV6ONLY : 0);
-  if (rc == 0) rc = uv_listen((uv_stream_t *)l, 1024, on_connection);
-  return rc;
-}
-
 int srv_server_listen(srv_server_t *s) {
   char host[256], port_text[16];
   int port;
@@ -232,13 +187,14 @@ int srv_server_listen(srv_server_t *s) {
   if (gai != 0) return gai == EAI_MEMORY ? UV_ENOMEM : UV_EINVAL;
   int rc = 0;
   size_t used = 0;
+  unsigned listeners = 0;
   s->address[0] = '\0';
   bool several = res != NULL && res->ai_next != NULL;
   bool beyond_loopback = false;
   for (struct addrinfo *a = res; a != NULL && rc == 0; a = a->ai_next) {
-    if (s->listener_count == SRV_MAX_LISTENERS) break;
+    if (listeners == SRV_MAX_LISTENERS) break;
     if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
-    if (port == 0 && s->listener_count > 0) {
+    if (port == 0 && listeners > 0) {
       /* Port 0 picked a free port for the first address: the others get
        * the same one. */
       if (a->ai_family == AF_INET6)
@@ -246,12 +202,11 @@ int srv_server_listen(srv_server_t *s) {
       else
         ((struct sockaddr_in *)a->ai_addr)->sin_port = htons((uint16_t)port);
     }
-    rc = listen_on(s, a->ai_addr, several && a->ai_family == AF_INET6);
-    if (rc != 0) break;
     struct sockaddr_storage bound;
-    int len = sizeof bound;
-    uv_tcp_getsockname(&s->listeners[s->listener_count - 1],
-                       (struct sockaddr *)&bound, &len);
+    rc = srv__http_loops_listen(s, a->ai_addr,
+                                several && a->ai_family == AF_INET6, &bound);
+    if (rc != 0) break;
+    listeners++;
     char one[80];
     name_address(&bound, one, sizeof one, &port);
     srv_addr_t ip;
@@ -263,8 +218,9 @@ int srv_server_listen(srv_server_t *s) {
     if (n > 0 && (size_t)n < sizeof s->address - used) used += (size_t)n;
   }
   freeaddrinfo(res);
-  if (rc == 0 && s->listener_count == 0) rc = UV_EADDRNOTAVAIL;
+  if (rc == 0 && listeners == 0) rc = UV_EADDRNOTAVAIL;
   if (rc == 0) rc = srv_auth_set_exposed(s->auth, beyond_loopback);
+  if (rc == 0) rc = srv__http_loops_start(s);
   if (rc != 0) return rc;
   if (s->cfg.ready_file[0] != '\0') {
     /* The first address: what a script connects to. */
@@ -298,10 +254,12 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
   srv_auth_describe(s->auth, access, sizeof access);
   snprintf(out, cap,
            "animd %s listening on %s; %s, %zu skeletons, %zu "
-           "clips, %zu meshes, %s%s; %u workers, %u stream loops; %s",
+           "clips, %zu meshes, %s%s; %u HTTP loop%s, %u workers, %u stream "
+           "loops; %s",
            ANIMD_VERSION, s->address, where, st.skeletons, st.clips, st.meshes,
-           limit, s->cfg.demo ? ", demo assets" : "",
-           srv_pool_threads(&s->pool), stream_threads(&s->cfg), access);
+           limit, s->cfg.demo ? ", demo assets" : "", s->loop_count,
+           s->loop_count == 1 ? "" : "s", srv_pool_threads(&s->pool),
+           stream_threads(&s->cfg), access);
 }
 
 const char *srv_server_address(const srv_server_t *s) { return s->address; }
@@ -311,29 +269,29 @@ static void close_one(srv_conn_t *c, void *arg) {
   srv_conn_close(c);
 }
 
-static void drain_one(srv_conn_t *c, void *arg) {
-  (void)arg;
-  if (srv_http_is_conn_http(c)) srv_http_drain(srv_conn_user(c));
-}
-
 static void on_drain_timeout(uv_timer_t *t) {
   srv_server_t *s = t->data;
-  /* Whatever is still running past the deadline is cut off. */
-  srv_conn_set_each(&s->conns, close_one, NULL);
+  /* Whatever is still running past the deadline is cut off (the other
+   * loops cut theirs at the same deadline). */
+  s->deadline_passed = true;
+  srv_conn_set_each(&s->loops[0].conns, close_one, NULL);
   check_drained(s);
 }
 
 static void on_drained(uv_timer_t *t) {
   srv_server_t *s = t->data;
+  bool loops_ended = srv__http_loops_ended(s);
   /* The stream loops end first: they submit to the pool until then. */
   srv_ws_free(s->ws);
   s->ws = NULL;
   if (s->pool_open) {
-    /* The pool gets what is left of drain_timeout: a job still running
-     * then (a long import) is left to the process's exit. */
+    /* The pool gets what is left of drain_timeout (at least the moment
+     * idle workers take to stop): a job still running then (a long
+     * import) is left to the process's exit. */
     uint64_t now = uv_hrtime();
     uint64_t left =
         s->drain_deadline_ns > now ? (s->drain_deadline_ns - now) / 1000000 : 0;
+    if (left < POOL_STOP_MS) left = POOL_STOP_MS;
     if (srv_pool_close_within(&s->pool, left) != 0) {
       fprintf(stderr, "animd: drain_timeout passed with work still running "
                       "on the pool: not waiting for it\n");
@@ -341,16 +299,29 @@ static void on_drained(uv_timer_t *t) {
     }
     s->pool_open = false;
   }
+  /* The other loops have ended, or end now that every pool job is back;
+   * past the deadline with a job still running they are left to the
+   * process's exit, as the job is. */
+  if (loops_ended || !s->pool_abandoned) {
+    srv__http_loops_join(s);
+    uv_close((uv_handle_t *)&s->loop_ended, NULL);
+  }
   srv__backend_close(s);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
-  srv_schedule_close(&s->schedule);
+  srv_schedule_close(&s->loops[0].schedule);
   void (*done)(srv_server_t *) = s->drain_done;
   s->drain_done = NULL;
   if (done) done(s);
 }
 
 static void check_drained(srv_server_t *s) {
-  if (!s->draining || s->conns.count > 0 || s->drained) return;
+  if (!s->draining || s->loops[0].conns.count > 0 || s->drained) return;
+  /* Past the deadline, a loop whose connections are gone may still wait
+   * for a pool job: the pool's close in on_drained gives it back, or
+   * leaves it to the process's exit. */
+  if (!(s->deadline_passed ? srv__http_loops_quiet(s)
+                           : srv__http_loops_ended(s)))
+    return;
   s->drained = true;
   /* Finish on the next loop turn, outside any close callback. */
   uv_timer_start(&s->drain_timer, on_drained, 0, 0);
@@ -358,18 +329,15 @@ static void check_drained(srv_server_t *s) {
 
 void srv_server_drain(srv_server_t *s, void (*done)(srv_server_t *)) {
   if (s->draining) return;
-  s->draining = true;
-  s->http.draining = true;
   s->drain_deadline_ns = uv_hrtime() + s->cfg.drain_timeout_ms * 1000000ull;
+  s->draining = true;
   s->drain_done = done;
-  for (unsigned i = 0; i < s->listener_count; i++)
-    uv_close((uv_handle_t *)&s->listeners[i], NULL);
-  s->listener_count = 0;
+  srv__http_loops_ask_drain(s);
+  srv__http_loop_drain(&s->loops[0], s->drain_deadline_ns);
   /* WebSocket streams get a close frame (1001) and close once it is
    * written; the drain timeout cuts any that cannot finish. */
   srv_ws_drain(s->ws);
-  srv_conn_set_each(&s->conns, drain_one, NULL);
-  if (s->conns.count == 0)
+  if (s->loops[0].conns.count == 0 && srv__http_loops_ended(s))
     check_drained(s);
   else
     uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.drain_timeout_ms,
@@ -385,9 +353,11 @@ void srv_server_free(srv_server_t *s) {
     return;
   }
   srv_ws_free(s->ws);
+  srv__http_loops_free(s);
   srv__store_close(s);
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
+  pthread_mutex_destroy(&s->metrics_lock);
   free(s);
 }
 
@@ -408,7 +378,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   srv_store_counts_t sc;
   srv__store_counts(s, &sc);
   srv_metrics_gauges_t g = {
-      .connections = s->conns.count + srv_ws_connections(s->ws),
+      .connections = atomic_load(&s->connections) + srv_ws_connections(s->ws),
       .pool_threads = srv_pool_threads(&s->pool),
       .pool_queue = srv_pool_queue_depth(&s->pool),
       .pool_busy = srv_pool_busy(&s->pool),
@@ -419,8 +389,15 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .resident_bytes = resident_bytes(),
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
-  s->metrics.pool_rejected = srv_schedule_rejected(&s->schedule);
-  if (srv_metrics_render(&s->metrics, &g, text, len) != 0) return UV_ENOMEM;
+  srv_metrics_t *m = malloc(sizeof *m);
+  if (m == NULL) return UV_ENOMEM;
+  pthread_mutex_lock(&s->metrics_lock);
+  *m = s->metrics;
+  pthread_mutex_unlock(&s->metrics_lock);
+  m->pool_rejected = srv__http_loops_rejected(s);
+  int rc = srv_metrics_render(m, &g, text, len);
+  free(m);
+  if (rc != 0) return UV_ENOMEM;
   if (srv_ws_metrics_render(s->ws, text, len) != 0 ||
       srv_auth_metrics_render(s->auth, text, len) != 0) {
     free(*text);
@@ -435,7 +412,7 @@ srv_pool_t *srv_server_pool(srv_server_t *s) { return &s->pool; }
 srv_metrics_t *srv_server_metrics(srv_server_t *s) { return &s->metrics; }
 uv_loop_t *srv_server_loop(const srv_server_t *s) { return s->loop; }
 struct srv_http_host_s *srv_server_http_host(srv_server_t *s) {
-  return &s->http;
+  return &s->loops[0].http;
 }
 struct srv_ws_s *srv_server_ws(srv_server_t *s) {
   return s->ws;

@@ -72,6 +72,15 @@ def main():
                "--connection-burst", "3")
     try:
         socks = [d.connect() for _ in range(3)]
+        # Each answered once, so each was admitted (one HTTP loop per CPU
+        # accept in parallel: unanswered, a later connection could be
+        # admitted first).
+        for k in socks:
+            k.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            k.settimeout(10)
+            got = k.recv(4096)
+            check(got.startswith(b"HTTP/1.1 200 "), "connection within "
+                  "the burst: %r" % got[:40])
         s = d.connect()
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         data = read_all(s)

@@ -3,6 +3,8 @@
 #include "server/auth/auth.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +24,9 @@ enum { REFUSED_UNAUTHORIZED, REFUSED_FORBIDDEN, REFUSED_KINDS };
 
 struct srv_auth_s {
   char tokens_file[1024];
-  bool have_tokens; /* A tokens file is configured. */
-  srv_tokens_t tokens;
+  bool have_tokens;    /* A tokens file is configured. */
+  srv_tokens_t tokens; /* Under tokens_lock: SIGHUP swaps it. */
+  pthread_rwlock_t tokens_lock;
   bool auth_reads, auth_metrics, anonymous_writes;
   bool beyond_loopback;
   char rate_mode[8]; /* auto, on, off */
@@ -31,9 +34,10 @@ struct srv_auth_s {
   unsigned table_size;
   srv_limiter_t *limiter; /* NULL: rate limits off. */
   srv_prefix_list_t trusted;
-  uint64_t refused[REFUSED_KINDS];
-  uint64_t limited[SRV_LIMIT_KINDS_];
-  uint64_t reloads, reload_failures;
+  /* Counted by every HTTP loop. */
+  _Atomic uint64_t refused[REFUSED_KINDS];
+  _Atomic uint64_t limited[SRV_LIMIT_KINDS_];
+  _Atomic uint64_t reloads, reload_failures;
 };
 
 int srv_auth_new(const srv_config_t *cfg, srv_auth_t **out, char *err,
@@ -43,6 +47,7 @@ int srv_auth_new(const srv_config_t *cfg, srv_auth_t **out, char *err,
     snprintf(err, err_len, "access control: out of memory");
     return -1;
   }
+  pthread_rwlock_init(&a->tokens_lock, NULL);
   snprintf(a->tokens_file, sizeof a->tokens_file, "%s", cfg->tokens_file);
   a->have_tokens = cfg->tokens_file[0] != '\0';
   a->auth_reads = cfg->auth_reads;
@@ -85,6 +90,7 @@ void srv_auth_free(srv_auth_t *a) {
   if (a == NULL) return;
   srv_tokens_free(&a->tokens);
   srv_limiter_free(a->limiter);
+  pthread_rwlock_destroy(&a->tokens_lock);
   free(a);
 }
 
@@ -121,16 +127,21 @@ int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap) {
   if (srv_tokens_load(a->tokens_file, &fresh, why, sizeof why) != 0) {
     a->reload_failures++;
     char now[128];
+    pthread_rwlock_rdlock(&a->tokens_lock);
     describe_tokens(&a->tokens, now, sizeof now);
+    pthread_rwlock_unlock(&a->tokens_lock);
     snprintf(msg, cap, "tokens_file not reloaded: %s; keeping the %s", why,
              now);
     return -1;
   }
-  srv_tokens_free(&a->tokens);
-  a->tokens = fresh;
-  a->reloads++;
   char now[128];
-  describe_tokens(&a->tokens, now, sizeof now);
+  describe_tokens(&fresh, now, sizeof now);
+  pthread_rwlock_wrlock(&a->tokens_lock);
+  srv_tokens_t old = a->tokens;
+  a->tokens = fresh;
+  pthread_rwlock_unlock(&a->tokens_lock);
+  srv_tokens_free(&old);
+  a->reloads++;
   snprintf(msg, cap, "tokens_file %s reloaded: %s", a->tokens_file, now);
   return 0;
 }
@@ -230,7 +241,9 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
   if (token != NULL) {
     unsigned char hash[SRV_TOKEN_HASH_LEN];
     srv_token_hash(token, strlen(token), hash);
+    pthread_rwlock_rdlock(&a->tokens_lock);
     has = srv_tokens_find(&a->tokens, hash);
+    pthread_rwlock_unlock(&a->tokens_lock);
   }
   if (has == SRV_SCOPE_NONE) {
     a->refused[REFUSED_UNAUTHORIZED]++;
@@ -275,11 +288,13 @@ uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
 
 /* ---- reports ------------------------------------------------------------- */
 
-void srv_auth_describe(const srv_auth_t *a, char *out, size_t cap) {
+void srv_auth_describe(srv_auth_t *a, char *out, size_t cap) {
   char mode[256];
   if (a->have_tokens) {
     char t[128];
+    pthread_rwlock_rdlock(&a->tokens_lock);
     describe_tokens(&a->tokens, t, sizeof t);
+    pthread_rwlock_unlock(&a->tokens_lock);
     snprintf(mode, sizeof mode,
              "tokens (%s): writes need write, reads %s, "
              "/metrics %s",
@@ -310,7 +325,10 @@ void srv_auth_describe(const srv_auth_t *a, char *out, size_t cap) {
            a->trusted.count ? ", X-Forwarded-For from trusted_proxies" : "");
 }
 
-int srv_auth_metrics_render(const srv_auth_t *a, char **text, size_t *len) {
+int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len) {
+  pthread_rwlock_rdlock(&a->tokens_lock);
+  size_t tokens = a->tokens.count;
+  pthread_rwlock_unlock(&a->tokens_lock);
   char buf[2048];
   int n = snprintf(
       buf, sizeof buf,
@@ -344,7 +362,7 @@ int srv_auth_metrics_render(const srv_auth_t *a, char **text, size_t *len) {
       (unsigned long long)a->limited[SRV_LIMIT_WRITE],
       a->limiter ? srv_limiter_size(a->limiter) : 0,
       (unsigned long long)(a->limiter ? srv_limiter_evictions(a->limiter) : 0),
-      a->tokens.count, (unsigned long long)a->reloads,
+      tokens, (unsigned long long)a->reloads,
       (unsigned long long)a->reload_failures);
   if (n < 0 || (size_t)n >= sizeof buf) return -ENOMEM;
   char *p = realloc(*text, *len + (size_t)n + 1);

@@ -17,7 +17,8 @@
  *   connections and on writes: 429 with Retry-After. rate_limits = auto
  *   turns them on when listening beyond loopback.
  * Key choice: one check in front of the router and one at accept; the
- * handlers know nothing of it. Loop thread (the HTTP loop) only. */
+ * handlers know nothing of it. Thread-safe: every HTTP loop checks
+ * against the same tokens, counters and rate limits (per daemon). */
 #ifndef ANIMD_SERVER_AUTH_AUTH_H
 #define ANIMD_SERVER_AUTH_AUTH_H
 
@@ -60,11 +61,11 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req);
 uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer);
 
 /* The mode in force, for the start-up line. */
-void srv_auth_describe(const srv_auth_t *a, char *out, size_t cap);
+void srv_auth_describe(srv_auth_t *a, char *out, size_t cap);
 
 /* Appends the access-control metrics (Prometheus text) to the malloc'd
  * *text of *len bytes. Returns 0 or -ENOMEM (*text unchanged). */
-int srv_auth_metrics_render(const srv_auth_t *a, char **text, size_t *len);
+int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len);
 
 /* For the access log: the id of the token req presents (8 hex digits of
  * its hash; "-" when none) into out (SRV_TOKEN_ID_LEN + 1 bytes), and the

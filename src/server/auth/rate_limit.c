@@ -2,6 +2,7 @@
 #include "server/auth/rate_limit.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -29,12 +30,16 @@ struct srv_limiter_s {
   uint32_t newest, oldest;
   uint64_t seed[2];
   uint64_t evictions;
+  /* Every HTTP loop takes tokens: one lock around the table (a take is a
+   * hash probe and a few stores, far shorter than the request). */
+  pthread_mutex_t lock;
 };
 
 int srv_limiter_new(unsigned cap, srv_limiter_t **out) {
   if (cap == 0) cap = 1;
   srv_limiter_t *l = calloc(1, sizeof *l);
   if (l == NULL) return -ENOMEM;
+  pthread_mutex_init(&l->lock, NULL);
   uint32_t nslots = 1;
   while (nslots < cap && nslots < (1u << 31)) nslots <<= 1;
   l->entries = malloc((size_t)cap * sizeof *l->entries);
@@ -64,6 +69,7 @@ void srv_limiter_free(srv_limiter_t *l) {
   if (l == NULL) return;
   free(l->entries);
   free(l->slots);
+  pthread_mutex_destroy(&l->lock);
   free(l);
 }
 
@@ -145,10 +151,9 @@ static entry_t *find_or_add(srv_limiter_t *l, const srv_addr_t *key,
   return e;
 }
 
-uint64_t srv_limiter_take(srv_limiter_t *l, srv_limit_kind kind,
-                          const srv_rate_t *rate, const srv_addr_t *key,
-                          uint64_t now_ns) {
-  if (rate->per_s <= 0 || (unsigned)kind >= SRV_LIMIT_KINDS_) return 0;
+static uint64_t take_locked(srv_limiter_t *l, srv_limit_kind kind,
+                            const srv_rate_t *rate, const srv_addr_t *key,
+                            uint64_t now_ns) {
   double burst = rate->burst >= 1 ? rate->burst : 1;
   bucket_t *b = &find_or_add(l, key, now_ns)->buckets[kind];
   if (b->tokens < 0) {
@@ -166,6 +171,26 @@ uint64_t srv_limiter_take(srv_limiter_t *l, srv_limit_kind kind,
   return wait < 1 ? 1 : (uint64_t)wait + 1;
 }
 
-unsigned srv_limiter_size(const srv_limiter_t *l) { return l->used; }
+uint64_t srv_limiter_take(srv_limiter_t *l, srv_limit_kind kind,
+                          const srv_rate_t *rate, const srv_addr_t *key,
+                          uint64_t now_ns) {
+  if (rate->per_s <= 0 || (unsigned)kind >= SRV_LIMIT_KINDS_) return 0;
+  pthread_mutex_lock(&l->lock);
+  uint64_t wait = take_locked(l, kind, rate, key, now_ns);
+  pthread_mutex_unlock(&l->lock);
+  return wait;
+}
 
-uint64_t srv_limiter_evictions(const srv_limiter_t *l) { return l->evictions; }
+unsigned srv_limiter_size(srv_limiter_t *l) {
+  pthread_mutex_lock(&l->lock);
+  unsigned n = l->used;
+  pthread_mutex_unlock(&l->lock);
+  return n;
+}
+
+uint64_t srv_limiter_evictions(srv_limiter_t *l) {
+  pthread_mutex_lock(&l->lock);
+  uint64_t n = l->evictions;
+  pthread_mutex_unlock(&l->lock);
+  return n;
+}

@@ -9,7 +9,8 @@
  * list over a preallocated array, found through a hash keyed with a random
  * seed), so a flood from many addresses costs a fixed amount of memory;
  * an address forgotten that way comes back with a full bucket, the same as
- * one that stayed quiet long enough to refill. Loop thread only. */
+ * one that stayed quiet long enough to refill. Thread-safe: every HTTP
+ * loop takes from the one table, so a limit holds per daemon. */
 #ifndef ANIMD_SERVER_AUTH_RATE_LIMIT_H
 #define ANIMD_SERVER_AUTH_RATE_LIMIT_H
 
@@ -43,7 +44,7 @@ uint64_t srv_limiter_take(srv_limiter_t *l, srv_limit_kind kind,
                           uint64_t now_ns);
 
 /* Addresses remembered now, and forgotten to make room since the start. */
-unsigned srv_limiter_size(const srv_limiter_t *l);
-uint64_t srv_limiter_evictions(const srv_limiter_t *l);
+unsigned srv_limiter_size(srv_limiter_t *l);
+uint64_t srv_limiter_evictions(srv_limiter_t *l);
 
 #endif

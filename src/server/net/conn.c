@@ -71,6 +71,7 @@ static void set_remove(srv_conn_t *c) {
   if (c->next) c->next->prev = c->prev;
   c->prev = c->next = NULL;
   c->set = NULL;
+  if (set->total) atomic_fetch_sub(set->total, 1);
   if (--set->count == 0 && set->on_empty) set->on_empty(set);
 }
 
@@ -120,6 +121,7 @@ static srv_conn_t *conn_new(uv_loop_t *loop, const srv_conn_opts_t *o) {
     if (set->head) set->head->prev = c;
     set->head = c;
     set->count++;
+    if (set->total) atomic_fetch_add(set->total, 1);
   }
   return c;
 }

@@ -18,6 +18,7 @@
 #ifndef ANIMD_SERVER_NET_CONN_H
 #define ANIMD_SERVER_NET_CONN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,10 +49,14 @@ typedef struct srv_conn_proto_s {
 } srv_conn_proto_t;
 
 /* The open connections of one loop, for a drain that must close them
- * all. on_empty (may be NULL) runs when the count drops to 0. */
+ * all. on_empty (may be NULL) runs when the count drops to 0. total (may
+ * be NULL) counts the connections of every set sharing it: the daemon's
+ * count over all its loops, changed atomically as connections join and
+ * leave. */
 typedef struct srv_conn_set_s {
   srv_conn_t *head;
   unsigned count;
+  atomic_uint *total;
   void (*on_empty)(struct srv_conn_set_s *set);
   void *data;
 } srv_conn_set_t;

@@ -52,7 +52,7 @@ typedef struct stream_loop_s {
 struct srv_ws_loops_s {
   stream_loop_t *loops;
   unsigned count;
-  bool drained;
+  atomic_bool drained; /* Read by every HTTP loop. */
 };
 
 /* ---- on a stream loop ------------------------------------------------------

@@ -7,6 +7,7 @@
  * nothing streams from the HTTP loop. */
 #include "server/ws/upgrade.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 
 struct srv_ws_s {
   srv_ws_loops_t *loops;
-  bool draining;
+  atomic_bool draining; /* Read by every HTTP loop. */
 };
 
 /* A handshake accepted, waiting for the connection's earlier answers. */

@@ -7,7 +7,8 @@
  * once every earlier answer on the connection is written, the socket is
  * handed to the least busy stream loop with the handshake answer still
  * to write (loops.h). Every streaming client lives on a stream loop.
- * Loop thread (the HTTP loop) only. */
+ * srv_ws_upgrade and srv_ws_connections: from any HTTP loop; the rest
+ * from the daemon's thread. */
 #ifndef ANIMD_SERVER_WS_UPGRADE_H
 #define ANIMD_SERVER_WS_UPGRADE_H
 

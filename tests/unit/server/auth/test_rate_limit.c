@@ -1,8 +1,10 @@
 /* Tests for the per-address token buckets (server/auth/rate_limit.h) on
  * a clock the test drives: a burst then refusals with the exact wait,
  * refill at the configured rate, kinds and addresses apart, IPv6 counted
- * by /64, and the table's bound under a flood of distinct addresses. */
+ * by /64, the table's bound under a flood of distinct addresses, and one
+ * table shared by several threads (the HTTP loops) counting every take. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,6 +154,51 @@ START_TEST(test_lru_keeps_the_active) {
 }
 END_TEST
 
+/* Four threads take from one bucket (burst 100, no refill to speak of)
+ * and from their own addresses in a small table: exactly the burst is
+ * granted in all, whichever thread asked. */
+typedef struct taker_s {
+  srv_limiter_t *l;
+  unsigned index;
+  unsigned granted;
+} taker_t;
+
+static void *take_many(void *arg) {
+  taker_t *t = arg;
+  const srv_rate_t rate = {1e-9, 100};
+  srv_addr_t shared = addr("198.51.100.7");
+  for (unsigned i = 0; i < 200; i++) {
+    if (srv_limiter_take(t->l, SRV_LIMIT_CONNECTION, &rate, &shared,
+                         1000000000ull) == 0)
+      t->granted++;
+    char own[32];
+    snprintf(own, sizeof own, "203.0.113.%u", (t->index * 50 + i) % 250);
+    srv_addr_t k = addr(own);
+    srv_limiter_take(t->l, SRV_LIMIT_WRITE, &rate, &k, 1000000000ull);
+  }
+  return NULL;
+}
+
+START_TEST(test_shared_by_threads) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(64, &l), 0);
+  pthread_t th[4];
+  taker_t t[4];
+  for (unsigned i = 0; i < 4; i++) {
+    t[i] = (taker_t){.l = l, .index = i};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, take_many, &t[i]), 0);
+  }
+  unsigned granted = 0;
+  for (unsigned i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    granted += t[i].granted;
+  }
+  ck_assert_uint_eq(granted, 100);
+  ck_assert_uint_le(srv_limiter_size(l), 64);
+  srv_limiter_free(l);
+}
+END_TEST
+
 Suite *server_auth_rate_limit_suite(void) {
   Suite *s = suite_create("server_auth_rate_limit");
   TCase *tc = tcase_create("rate_limit");
@@ -160,6 +207,7 @@ Suite *server_auth_rate_limit_suite(void) {
   tcase_add_test(tc, test_ipv6_by_64);
   tcase_add_test(tc, test_bounded_under_flood);
   tcase_add_test(tc, test_lru_keeps_the_active);
+  tcase_add_test(tc, test_shared_by_threads);
   suite_add_tcase(s, tc);
   return s;
 }
