@@ -32,6 +32,9 @@ typedef struct entry_s {
   bool used;        /* key is set (and its assets retained). */
   bool pending;     /* A pool job is writing floats: hands off. */
   uint64_t used_ns; /* Last set or read. */
+  /* Told when the pending job is back (srv_ws_eval_prefetch_then). */
+  srv_ws_eval_ready_fn ready;
+  void *ready_arg;
 } entry_t;
 
 typedef struct eval_job_s {
@@ -310,14 +313,46 @@ static void job_work(srv_job_t *job) {
 static void job_done(srv_job_t *job, int status) {
   eval_job_t *j = (eval_job_t *)job;
   srv_ws_eval_t *e = j->e;
-  j->en->pending = false;
-  if (status != 0 || j->result != 0)
-    entry_drop(j->en);
+  entry_t *en = j->en;
+  en->pending = false;
+  int result = status != 0 ? status : j->result;
+  if (result != 0)
+    entry_drop(en);
   else
     e->stats.evaluations++;
   free(j);
   e->pending--;
+  srv_ws_eval_ready_fn ready = en->ready;
+  en->ready = NULL;
+  if (ready != NULL && !e->freeing) ready(en->ready_arg, result);
   if (e->freeing && e->pending == 0) eval_destroy(e);
+}
+
+int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                              srv_ws_eval_ready_fn ready, void *arg) {
+  if (e->pool == NULL || e->freeing) return UV_ENOSYS;
+  entry_t *en = find(e, key);
+  if (en != NULL && !en->pending) return 1;
+  if (en != NULL) {
+    /* A stream's prefetch of the same frame: wait for it. */
+    if (en->ready != NULL) return UV_EBUSY;
+    en->ready = ready;
+    en->ready_arg = arg;
+    return 0;
+  }
+  int r = srv_ws_eval_prefetch(e, key);
+  if (r != 0) return r;
+  en = find(e, key);
+  en->ready = ready;
+  en->ready_arg = arg;
+  return 0;
+}
+
+void srv_ws_eval_forget(srv_ws_eval_t *e, void *arg) {
+  for (unsigned i = 0; i < e->count; i++) {
+    entry_t *en = &e->entries[i];
+    if (en->ready != NULL && en->ready_arg == arg) en->ready = NULL;
+  }
 }
 
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {

@@ -81,6 +81,19 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
  * computed when asked for). */
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key);
 
+/* As srv_ws_eval_prefetch, for an answer that waits for its frame:
+ * ready(arg, result) runs on the cache's loop once the job is back
+ * (result 0, or a negative errno; then srv_ws_eval_get finds the frame
+ * ready until the loop runs anything else). Returns 0 (ready will run),
+ * 1 when the frame is cached already (ready will not run), or as
+ * srv_ws_eval_prefetch (UV_EBUSY also when another answer waits for the
+ * same frame). */
+typedef void (*srv_ws_eval_ready_fn)(void *arg, int result);
+int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                              srv_ws_eval_ready_fn ready, void *arg);
+/* ready is not run for arg any more (its owner is going away). */
+void srv_ws_eval_forget(srv_ws_eval_t *e, void *arg);
+
 /* Counters since creation. */
 typedef struct srv_ws_eval_stats_s {
   uint64_t evaluations; /* Frames computed (on the loop or the pool). */

@@ -21,6 +21,7 @@
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
 #include "server/ws/frame_cache.h"
+#include "server/ws/oneshot.h"
 #include "server/ws/pace.h"
 #include "server/ws/proto.h"
 #include "server/ws/session.h"
@@ -49,6 +50,7 @@ typedef struct stream_s {
   srv_ws_format format;
   fmt_encoding encoding; /* q16: binary mesh frames only. */
   uint64_t frames, skipped, dropped;
+  float pose_t; /* A one-shot pose's sampled time. */
 } stream_t;
 
 struct srv_ws_client_s {
@@ -69,6 +71,8 @@ struct srv_ws_client_s {
   bool dirty;
   uint64_t dirty_due; /* Earliest due time of the frames queued. */
   bool free_pending;
+  stream_t *posing;   /* A one-shot pose skinned on the pool, or NULL. */
+  srv_ws_held_t held; /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
   uint64_t skipped, messages; /* Over the session, all streams. */
 };
@@ -219,12 +223,13 @@ static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   send_answer(c, WSLAY_TEXT_FRAME, b->data, b->len);
 }
 
-static void send_error(srv_ws_client_t *c, const char *id, const char *code,
+/* An error message, named from the error table (server/errors.h). */
+static void send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
                        const char *at, const char *message) {
   srv_ws_hub_t *h = c->hub;
   h->stats.errors++;
   fmt_buf_reset(&h->out);
-  fmt_answer_error(&h->out, code, message, at);
+  srv_error_json(&h->out, code, at, message);
   if (id != NULL && id[0] != '\0' && h->out.len > 0 && !h->out.failed) {
     h->out.len--; /* The closing brace. */
     fmt_buf_puts(&h->out, ",\"id\":");
@@ -235,7 +240,9 @@ static void send_error(srv_ws_client_t *c, const char *id, const char *code,
 }
 
 static void send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
-  send_error(c, e->id, e->code, e->at, e->message);
+  int code = srv_error_lookup(e->code);
+  send_error(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
+             e->at, e->message);
 }
 
 /* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */
@@ -302,10 +309,10 @@ static bool encoding_fits(srv_ws_client_t *c, const char *id,
                           fmt_encoding encoding) {
   if (encoding != FMT_ENCODING_Q16) return true;
   if (mesh == NULL)
-    send_error(c, id, "bad_value", "encoding",
+    send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
                "q16 encodes skinned vertices: it needs a mesh");
   else if (format != SRV_WS_FORMAT_BIN)
-    send_error(c, id, "bad_value", "encoding",
+    send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
                "q16 is a binary encoding: it needs format bin");
   else
     return true;
@@ -543,42 +550,44 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     if (cmd->skeleton != NULL) {
       sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
       if (sk == NULL) {
-        send_error(c, id, "not_found", "skeleton", "no such skeleton");
+        send_error(c, id, SRV_ERR_NOT_FOUND, "skeleton", "no such skeleton");
         return -1;
       }
     }
     s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
     store_asset_release(sk);
     if (s->mesh == NULL) {
-      send_error(c, id, "not_found", "mesh", "no such mesh");
+      send_error(c, id, SRV_ERR_NOT_FOUND, "mesh", "no such mesh");
       return -1;
     }
     s->skeleton = s->mesh->skeleton_asset;
     store_asset_retain(s->skeleton);
     if (cmd->normals && s->mesh->mesh->normals == NULL) {
-      send_error(c, id, "bad_value", "normals", "the mesh has no normals");
+      send_error(c, id, SRV_ERR_BAD_VALUE, "normals",
+                 "the mesh has no normals");
       return -1;
     }
   } else {
     s->skeleton = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
     if (s->skeleton == NULL) {
-      send_error(c, id, "not_found", "skeleton", "no such skeleton");
+      send_error(c, id, SRV_ERR_NOT_FOUND, "skeleton", "no such skeleton");
       return -1;
     }
   }
   s->clip = store_lookup(store, STORE_CLIP, cmd->clip, s->skeleton);
   if (s->clip == NULL) {
-    send_error(c, id, "not_found", "clip", "no such clip for this skeleton");
+    send_error(c, id, SRV_ERR_NOT_FOUND, "clip",
+               "no such clip for this skeleton");
     return -1;
   }
   if (s->clip->skeleton_asset != s->skeleton) {
-    send_error(c, id, "mismatch", "clip",
+    send_error(c, id, SRV_ERR_MISMATCH, "clip",
                "the clip belongs to another skeleton");
     return -1;
   }
   if (cmd->joints != NULL) {
     if (s->mesh != NULL) {
-      send_error(c, id, "bad_value", "joints",
+      send_error(c, id, SRV_ERR_BAD_VALUE, "joints",
                  "a mesh stream sends vertices, not joints");
       return -1;
     }
@@ -586,7 +595,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     size_t n = json_array_size(cmd->joints);
     s->mask = malloc(n * sizeof *s->mask);
     if (s->mask == NULL) {
-      send_error(c, id, "out_of_memory", NULL, "out of memory");
+      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
       return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -595,7 +604,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
       if (j < 0) {
         char at[32];
         snprintf(at, sizeof at, "joints[%zu]", i);
-        send_error(c, id, "unknown_joint", at,
+        send_error(c, id, SRV_ERR_UNKNOWN_JOINT, at,
                    "the skeleton has no joint of that name");
         return -1;
       }
@@ -609,7 +618,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->mesh_name = dup_str(cmd->mesh);
   if (s->skeleton_name == NULL || s->clip_name == NULL ||
       (cmd->mesh != NULL && s->mesh_name == NULL)) {
-    send_error(c, id, "out_of_memory", NULL, "out of memory");
+    send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return -1;
   }
   s->wrap = cmd->wrap;
@@ -642,12 +651,12 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
 static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   srv_ws_hub_t *h = c->hub;
   if (find_stream(c, cmd->id) != NULL) {
-    send_error(c, cmd->id, "stream_exists", "id",
+    send_error(c, cmd->id, SRV_ERR_STREAM_EXISTS, "id",
                "a stream with this id is playing; stop it first");
     return;
   }
   if (c->stream_count >= h->lim.max_streams) {
-    send_error(c, cmd->id, "too_many_streams", "id",
+    send_error(c, cmd->id, SRV_ERR_TOO_MANY_STREAMS, "id",
                "this connection has the most streams allowed");
     return;
   }
@@ -656,7 +665,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   if (s == NULL || arr == NULL) {
     free(s);
     if (arr != NULL) c->streams = arr;
-    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return;
   }
   c->streams = arr;
@@ -674,7 +683,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   s->due = now;
   if (heap_push(h, s) != 0) {
     stream_free(s);
-    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return;
   }
   c->streams[c->stream_count++] = s;
@@ -719,7 +728,8 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   srv_ws_hub_t *h = c->hub;
   stream_t *s = find_stream(c, cmd->id);
   if (s == NULL) {
-    send_error(c, cmd->id, "unknown_stream", "id", "no stream with this id");
+    send_error(c, cmd->id, SRV_ERR_UNKNOWN_STREAM, "id",
+               "no stream with this id");
     return;
   }
   uint64_t now = uv_hrtime();
@@ -784,7 +794,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     }
     if (cmd->has & SRV_WS_HAS_SPACE) {
       if (s->mesh != NULL) {
-        send_error(c, cmd->id, "bad_value", "space",
+        send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
                    "a mesh stream has no space");
         return;
       }
@@ -805,30 +815,82 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   arm(h);
 }
 
-static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
-  stream_t s;
-  memset(&s, 0, sizeof s);
-  s.client = c;
-  s.heap_pos = -1;
-  snprintf(s.id, sizeof s.id, "%s", cmd->id);
-  if (resolve(c, cmd, &s) == 0) {
-    float t = sampled_time(&s, cmd->t);
-    if (build_frame(c->hub, &s, WS_ONE_SHOT, -1, t) == 0) {
-      send_answer(c,
-                  s.format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                                : WSLAY_TEXT_FRAME,
-                  c->hub->out.data, c->hub->out.len);
-    } else {
-      send_error(c, cmd->id, "internal", NULL, "the pose could not be made");
-    }
+/* Sends the one-shot pose s (its frame evaluated, or evaluated now). */
+static void send_pose(srv_ws_client_t *c, stream_t *s) {
+  if (build_frame(c->hub, s, WS_ONE_SHOT, -1, s->pose_t) == 0)
+    send_answer(c,
+                s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                               : WSLAY_TEXT_FRAME,
+                c->hub->out.data, c->hub->out.len);
+  else
+    send_error(c, s->id, SRV_ERR_INTERNAL, NULL, "the pose could not be made");
+}
+
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len);
+
+/* The pool is back with the skinned frame of c->posing: answer it, then
+ * the messages held meanwhile, until one waits for the pool again. */
+static void on_pose_ready(void *arg, int result) {
+  stream_t *s = arg;
+  srv_ws_client_t *c = s->client;
+  enter(c);
+  c->posing = NULL;
+  if (!srv_ws_session_closing(&c->session)) {
+    if (result == 0)
+      send_pose(c, s);
+    else
+      send_error(c, s->id, SRV_ERR_INTERNAL, NULL,
+                 "the pose could not be made");
   }
-  store_asset_release(s.skeleton);
-  store_asset_release(s.clip);
-  store_asset_release(s.mesh);
-  free(s.skeleton_name);
-  free(s.clip_name);
-  free(s.mesh_name);
-  free(s.mask);
+  stream_free(s);
+  uint8_t opcode, *data;
+  size_t len;
+  while (c->posing == NULL && !srv_ws_session_closing(&c->session) &&
+         srv_ws_held_pop(&c->held, &opcode, &data, &len)) {
+    handle_message(c, opcode, data, len);
+    free(data);
+  }
+  if (srv_ws_session_closing(&c->session)) srv_ws_held_clear(&c->held);
+  check_done(c);
+  leave(c);
+}
+
+/* A pose with a mesh is skinned on the pool (the frame cache's prefetch):
+ * true when s now waits there (or was answered an error), false when its
+ * frame is to be made here (cached already, or no pool). */
+static bool pose_on_pool(srv_ws_client_t *c, stream_t *s) {
+  if (s->mesh == NULL) return false;
+  srv_ws_eval_key_t key = stream_key(s, s->pose_t);
+  int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_ready, s);
+  if (r == 1 || r == UV_ENOSYS) return false;
+  if (r == 0) {
+    c->posing = s;
+    return true;
+  }
+  send_error(c, s->id, SRV_ERR_OVERLOADED, NULL,
+             "the worker queue is full; retry shortly");
+  stream_free(s);
+  return true;
+}
+
+static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  stream_t *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  s->client = c;
+  s->heap_pos = -1;
+  snprintf(s->id, sizeof s->id, "%s", cmd->id);
+  if (resolve(c, cmd, s) != 0) {
+    stream_free(s);
+    return;
+  }
+  s->pose_t = sampled_time(s, cmd->t);
+  if (pose_on_pool(c, s)) return;
+  send_pose(c, s);
+  stream_free(s);
 }
 
 static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
@@ -850,13 +912,10 @@ static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   send_text(c, b);
 }
 
-static void on_message(void *user, uint8_t opcode, const uint8_t *data,
-                       size_t len) {
-  srv_ws_client_t *c = user;
-  c->hub->stats.messages_in++;
-  c->messages++;
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len) {
   if (opcode != WSLAY_TEXT_FRAME) {
-    send_error(c, NULL, "bad_message", NULL,
+    send_error(c, NULL, SRV_ERR_BAD_MESSAGE, NULL,
                "control messages are JSON text messages");
     return;
   }
@@ -873,6 +932,23 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
   default: op_stream(c, &cmd); break;
   }
   srv_ws_cmd_free(&cmd);
+}
+
+static void on_message(void *user, uint8_t opcode, const uint8_t *data,
+                       size_t len) {
+  srv_ws_client_t *c = user;
+  c->hub->stats.messages_in++;
+  c->messages++;
+  /* Behind a pose on the pool, messages wait their turn. */
+  if (c->posing != NULL) {
+    if (srv_ws_held_push(&c->held, opcode, data, len,
+                         WS_UNREAD_FACTOR * c->hub->lim.high_water) != 0) {
+      client_close(c, 1008, "too much unread data");
+      transport_close(c);
+    }
+    return;
+  }
+  handle_message(c, opcode, data, len);
 }
 
 /* ---- session I/O --------------------------------------------------------- */
@@ -949,6 +1025,11 @@ void srv_ws_client_eof(srv_ws_client_t *c) {
 static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
   stop_all_streams(c);
+  if (c->posing != NULL) {
+    srv_ws_eval_forget(h->eval, c->posing);
+    stream_free(c->posing);
+  }
+  srv_ws_held_clear(&c->held);
   if (c->prev != NULL)
     c->prev->next = c->next;
   else
