@@ -17,8 +17,8 @@ typedef struct body_task_s {
 
 static void body_work(srv_task_t *t) {
   body_task_t *b = (body_task_t *)t;
-  b->rc = b->p->parse(t->req->body, t->req->body_len, t->req, b->parsed,
-                      &b->err);
+  b->rc =
+      b->p->parse(t->req->body, t->req->body_len, t->req, b->parsed, &b->err);
 }
 
 static void body_respond(srv_task_t *t) {

@@ -71,8 +71,8 @@ struct srv_ws_client_s {
   bool dirty;
   uint64_t dirty_due; /* Earliest due time of the frames queued. */
   bool free_pending;
-  stream_t *posing;   /* A one-shot pose skinned on the pool, or NULL. */
-  srv_ws_held_t held; /* Messages that came meanwhile (oneshot.h). */
+  struct pose_wait_s *posing; /* A pose skinned on the pool, or NULL. */
+  srv_ws_held_t held;         /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
   uint64_t skipped, messages; /* Over the session, all streams. */
 };
@@ -344,15 +344,13 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
   return key;
 }
 
-/* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
- * hub->out. Returns 0 or a negative errno. */
-static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
-                       int64_t frame, float t) {
-  srv_ws_eval_key_t key = stream_key(s, t);
-  srv_ws_frame_data_t fd;
-  int r = srv_ws_eval_get(h->eval, &key, &fd);
-  if (r != 0) return r;
-  fmt_buf_t *b = &h->out;
+/* Writes the message of one frame (index WS_ONE_SHOT: a pose answer) of
+ * the evaluated fd into b (tmp: scratch). Touches only its arguments and
+ * immutable assets, so it runs on a worker too. 0 or a negative errno. */
+static int frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
+                         uint32_t index, int64_t frame, float t,
+                         const srv_ws_frame_data_t *pfd) {
+  srv_ws_frame_data_t fd = *pfd;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
     fmt_buf_u32le(b, index);
@@ -370,7 +368,7 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
       fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
-  fmt_buf_t *a = &h->tmp;
+  fmt_buf_t *a = tmp;
   fmt_buf_reset(a);
   if (s->mesh != NULL) {
     fmt_skin_answer_t sa = {
@@ -407,6 +405,17 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   }
   fmt_buf_append(b, a->data + 1, a->len - 1);
   return b->failed ? UV_ENOMEM : 0;
+}
+
+/* Builds the message of one frame into hub->out, evaluated here or found
+ * in the frame cache. Returns 0 or a negative errno. */
+static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
+                       int64_t frame, float t) {
+  srv_ws_eval_key_t key = stream_key(s, t);
+  srv_ws_frame_data_t fd;
+  int r = srv_ws_eval_get(h->eval, &key, &fd);
+  if (r != 0) return r;
+  return frame_message(&h->out, &h->tmp, s, index, frame, t, &fd);
 }
 
 const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {
@@ -815,35 +824,60 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   arm(h);
 }
 
-/* Sends the one-shot pose s (its frame evaluated, or evaluated now). */
+/* A one-shot pose with a mesh: skinned, and its answer built, on the pool
+ * (the frame cache's prefetch), then sent from the loop. */
+typedef struct pose_wait_s {
+  stream_t s; /* First: its assets and names. */
+  fmt_buf_t msg, tmp;
+  int built; /* frame_message's result on the worker. */
+} pose_wait_t;
+
+static void pose_wait_free(pose_wait_t *w) {
+  fmt_buf_free(&w->msg);
+  fmt_buf_free(&w->tmp);
+  stream_free(&w->s);
+}
+
+static uint8_t pose_opcode(const stream_t *s) {
+  return s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
+}
+
+/* Sends the one-shot pose s, its frame evaluated here or found in the
+ * frame cache. */
 static void send_pose(srv_ws_client_t *c, stream_t *s) {
   if (build_frame(c->hub, s, WS_ONE_SHOT, -1, s->pose_t) == 0)
-    send_answer(c,
-                s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                               : WSLAY_TEXT_FRAME,
-                c->hub->out.data, c->hub->out.len);
+    send_answer(c, pose_opcode(s), c->hub->out.data, c->hub->out.len);
   else
     send_error(c, s->id, SRV_ERR_INTERNAL, NULL, "the pose could not be made");
+}
+
+/* Worker: the answer of a pose from its skinned frame. */
+static void on_pose_frame(void *arg, const srv_ws_frame_data_t *fd) {
+  pose_wait_t *w = arg;
+  w->built =
+      frame_message(&w->msg, &w->tmp, &w->s, WS_ONE_SHOT, -1, w->s.pose_t, fd);
 }
 
 static void handle_message(srv_ws_client_t *c, uint8_t opcode,
                            const uint8_t *data, size_t len);
 
-/* The pool is back with the skinned frame of c->posing: answer it, then
- * the messages held meanwhile, until one waits for the pool again. */
-static void on_pose_ready(void *arg, int result) {
-  stream_t *s = arg;
-  srv_ws_client_t *c = s->client;
+/* The pool is back with c->posing: send its answer, then handle the
+ * messages held meanwhile, until one waits for the pool again. */
+static void on_pose_ready(void *arg, int result, bool used) {
+  pose_wait_t *w = arg;
+  srv_ws_client_t *c = w->s.client;
   enter(c);
   c->posing = NULL;
   if (!srv_ws_session_closing(&c->session)) {
-    if (result == 0)
-      send_pose(c, s);
+    if (result == 0 && used && w->built == 0)
+      send_answer(c, pose_opcode(&w->s), w->msg.data, w->msg.len);
+    else if (result == 0 && !used)
+      send_pose(c, &w->s);
     else
-      send_error(c, s->id, SRV_ERR_INTERNAL, NULL,
+      send_error(c, w->s.id, SRV_ERR_INTERNAL, NULL,
                  "the pose could not be made");
   }
-  stream_free(s);
+  pose_wait_free(w);
   uint8_t opcode, *data;
   size_t len;
   while (c->posing == NULL && !srv_ws_session_closing(&c->session) &&
@@ -856,41 +890,45 @@ static void on_pose_ready(void *arg, int result) {
   leave(c);
 }
 
-/* A pose with a mesh is skinned on the pool (the frame cache's prefetch):
- * true when s now waits there (or was answered an error), false when its
- * frame is to be made here (cached already, or no pool). */
-static bool pose_on_pool(srv_ws_client_t *c, stream_t *s) {
-  if (s->mesh == NULL) return false;
-  srv_ws_eval_key_t key = stream_key(s, s->pose_t);
-  int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_ready, s);
+/* Hands the pose w to the pool when it has a mesh: true when it waits
+ * there now (or was answered an error), false when its frame is to be
+ * made here (cached already, no mesh, or no pool). */
+static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
+  if (w->s.mesh == NULL) return false;
+  srv_ws_eval_key_t key = stream_key(&w->s, w->s.pose_t);
+  int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_frame,
+                                    on_pose_ready, w);
   if (r == 1 || r == UV_ENOSYS) return false;
   if (r == 0) {
-    c->posing = s;
+    c->posing = w;
     return true;
   }
-  send_error(c, s->id, SRV_ERR_OVERLOADED, NULL,
+  send_error(c, w->s.id, SRV_ERR_OVERLOADED, NULL,
              "the worker queue is full; retry shortly");
-  stream_free(s);
+  pose_wait_free(w);
   return true;
 }
 
 static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
-  stream_t *s = calloc(1, sizeof *s);
-  if (s == NULL) {
+  pose_wait_t *w = calloc(1, sizeof *w);
+  if (w == NULL) {
     send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
+  stream_t *s = &w->s;
+  fmt_buf_init(&w->msg);
+  fmt_buf_init(&w->tmp);
   s->client = c;
   s->heap_pos = -1;
   snprintf(s->id, sizeof s->id, "%s", cmd->id);
   if (resolve(c, cmd, s) != 0) {
-    stream_free(s);
+    pose_wait_free(w);
     return;
   }
   s->pose_t = sampled_time(s, cmd->t);
-  if (pose_on_pool(c, s)) return;
+  if (pose_on_pool(c, w)) return;
   send_pose(c, s);
-  stream_free(s);
+  pose_wait_free(w);
 }
 
 static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
@@ -1027,7 +1065,7 @@ static void client_release(srv_ws_client_t *c) {
   stop_all_streams(c);
   if (c->posing != NULL) {
     srv_ws_eval_forget(h->eval, c->posing);
-    stream_free(c->posing);
+    pose_wait_free(c->posing);
   }
   srv_ws_held_clear(&c->held);
   if (c->prev != NULL)
