@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "server/api/handlers.h"
+#include "server/api/large_answer.h"
 #include "server/api/mesh_bin.h"
 #include "server/api/params.h"
 #include "server/api/shared_store.h"
@@ -323,7 +324,7 @@ static void describe_work(srv_task_t *t) {
 
 static void describe_respond(srv_task_t *t) {
   describe_task_t *d = (describe_task_t *)t;
-  srv__respond_buf(t->req, 200, &d->out, NULL, d->extra);
+  srv__respond_large(t->req, 200, &d->out, NULL, d->extra);
 }
 
 static void describe_free(srv_task_t *t) {
@@ -417,7 +418,7 @@ static void list_work(srv_task_t *t) {
 
 static void list_respond(srv_task_t *t) {
   list_task_t *l = (list_task_t *)t;
-  srv__respond_buf(t->req, 200, &l->out, NULL, NULL);
+  srv__respond_large(t->req, 200, &l->out, NULL, NULL);
 }
 
 static void list_free(srv_task_t *t) {

@@ -11,6 +11,7 @@
 
 #include "server/api/body_task.h"
 #include "server/api/handlers.h"
+#include "server/api/large_answer.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
 
@@ -95,7 +96,7 @@ static void solve_respond(srv_task_t *t) {
                 anim_result_str(s->result));
     return;
   }
-  srv__respond_buf(t->req, 200, &s->out, NULL, NULL);
+  srv__respond_large(t->req, 200, &s->out, NULL, NULL);
 }
 
 static void solve_free(srv_task_t *t) {
