@@ -10,7 +10,8 @@ regression test (tests/e2e/t_loop_stalls.py) and the measurement script
   can also pipeline the upgrade behind a plain request;
 - StreamGap: a WsClient playing a 60 fps pose stream: the largest gap
   between frames says how long its stream loop stalled;
-- peak_rss: VmHWM of the daemon, reset by reset_peak (/proc clear_refs).
+- peak_rss: VmHWM of the daemon, reset by reset_peak (/proc clear_refs);
+  status_bytes: any size of /proc/PID/status.
 
 Every wait is bounded; only 127.0.0.1 is contacted.
 """
@@ -228,12 +229,17 @@ def reset_peak(pid):
         return False
 
 
-def peak_rss(pid):
+def status_bytes(pid, field):
+    """A size field of /proc/PID/status ("VmRSS", "VmHWM"), in bytes."""
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def peak_rss(pid):
+    return status_bytes(pid, "VmHWM")
 
 
 # ---- heavy bodies ---------------------------------------------------------
