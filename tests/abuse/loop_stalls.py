@@ -53,6 +53,7 @@ def measure(d, name, heavy):
     time.sleep(0.2)
     row = (name, probe.worst(t0) * 1e3, gap.worst_gap(t0) * 1e3, took,
            peak_rss(d.proc.pid) / 1e6, detail)
+    print(ROW % row, flush=True)
     gap.close()
     probe.stop()
     check(probe.errors == 0, "%s: /healthz failed %d times" % (name,
@@ -68,9 +69,14 @@ def mesh_poses(d, count, before=b""):
                     "t": 0.1 * i})
         got = c.wait_count(count, 300)
         c.close()
-        check(got == count, "%d of %d mesh poses answered" % (got, count))
-        return "%d answers" % count
+        # Before the poses left the loop, a client that could not read
+        # their answers as fast as they were made was cut off (1008).
+        return "%d of %d answered%s" % (got, count, "" if got == count else
+                                        ", then closed")
     return run
+
+
+ROW = "%-8s %14.1f %14.1f %10.2f %12.0f  %s"
 
 
 def flags():
@@ -80,7 +86,10 @@ def flags():
 
 
 def main():
-    rows = []
+    print("binary: %s" % os.environ.get("ANIMD_BIN", "build/release/animd"))
+    print("%-8s %14s %14s %10s %12s  %s" % ("request", "healthz max ms",
+                                           "stream gap ms", "took s",
+                                           "peak RSS MB", "what"), flush=True)
     d = Daemon(*flags())
     try:
         upload(d, mesh_body(MESH_VERTICES))
@@ -104,26 +113,19 @@ def main():
 
         pipelined = ("GET /v1/skin?mesh=big&clip=wiggle&t=0 HTTP/1.1\r\n"
                      "Host: x\r\n\r\n").encode()
-        rows.append(measure(d, "solve", solve))
-        rows.append(measure(d, "ws-mesh", mesh_poses(d, 10)))
-        rows.append(measure(d, "ws-http", mesh_poses(d, 6, pipelined)))
-        rows.append(measure(d, "clip", get(d, "/v1/clips/" + clip_id)))
-        rows.append(measure(d, "delete", delete))
+        measure(d, "solve", solve)
+        measure(d, "ws-mesh", mesh_poses(d, 10))
+        measure(d, "ws-http", mesh_poses(d, 6, pipelined))
+        measure(d, "clip", get(d, "/v1/clips/" + clip_id))
+        measure(d, "delete", delete)
     finally:
         d.cleanup()
     d = Daemon(*(flags() + ("--data-dir", "")))
     try:
         upload(d, many_body(LIST_ASSETS))
-        rows.append(measure(d, "assets", get(d, "/v1/assets")))
+        measure(d, "assets", get(d, "/v1/assets"))
     finally:
         d.cleanup()
-    print("binary: %s" % os.environ.get("ANIMD_BIN", "build/release/animd"))
-    print("%-8s %14s %14s %10s %12s  %s" % ("request", "healthz max ms",
-                                           "stream gap ms", "took s",
-                                           "peak RSS MB", "what"))
-    for name, hz, gp, took, peak, detail in rows:
-        print("%-8s %14.1f %14.1f %10.2f %12.0f  %s" % (name, hz, gp, took,
-                                                        peak, detail))
 
 
 def get(d, path):

@@ -62,7 +62,8 @@ static void pump(large_t *a) {
     }
     size_t n = a->buf.len - a->off;
     if (n > SLICE) n = SLICE;
-    if (srv_respond_chunk(a->req, a->buf.data + a->off, n, on_written, a) != 0) {
+    if (srv_respond_chunk(a->req, a->buf.data + a->off, n, on_written, a) !=
+        0) {
       /* The connection is closing: it cannot be answered any more. */
       a->done = true;
       srv_respond_abort(a->req);

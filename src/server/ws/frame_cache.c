@@ -342,7 +342,7 @@ static void job_done(srv_job_t *job, int status) {
   e->pending--;
   srv_ws_eval_ready_fn ready = en->ready;
   en->ready = NULL;
-  if (ready != NULL && !e->freeing) ready(en->ready_arg, result, used);
+  if (ready != NULL) ready(en->ready_arg, result, used);
   if (e->freeing && e->pending == 0) eval_destroy(e);
 }
 
@@ -395,13 +395,6 @@ int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
   en->ready = ready;
   en->ready_arg = arg;
   return 0;
-}
-
-void srv_ws_eval_forget(srv_ws_eval_t *e, void *arg) {
-  for (unsigned i = 0; i < e->count; i++) {
-    entry_t *en = &e->entries[i];
-    if (en->ready != NULL && en->ready_arg == arg) en->ready = NULL;
-  }
 }
 
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {

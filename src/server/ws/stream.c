@@ -866,6 +866,11 @@ static void handle_message(srv_ws_client_t *c, uint8_t opcode,
 static void on_pose_ready(void *arg, int result, bool used) {
   pose_wait_t *w = arg;
   srv_ws_client_t *c = w->s.client;
+  if (c == NULL) {
+    /* Its client has gone meanwhile. */
+    pose_wait_free(w);
+    return;
+  }
   enter(c);
   c->posing = NULL;
   if (!srv_ws_session_closing(&c->session)) {
@@ -1063,10 +1068,8 @@ void srv_ws_client_eof(srv_ws_client_t *c) {
 static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
   stop_all_streams(c);
-  if (c->posing != NULL) {
-    srv_ws_eval_forget(h->eval, c->posing);
-    pose_wait_free(c->posing);
-  }
+  /* A pose on the pool frees itself when it comes back. */
+  if (c->posing != NULL) c->posing->s.client = NULL;
   srv_ws_held_clear(&c->held);
   if (c->prev != NULL)
     c->prev->next = c->next;
