@@ -113,6 +113,7 @@ class WsClient:
             del self.buf[:n]
         self.messages = []   # (arrival, opcode, payload)
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
         self.closed = False
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
@@ -155,11 +156,14 @@ class WsClient:
                 with self.lock:
                     self.messages.append((time.monotonic(), b0 & 0x0F,
                                           payload))
+                    self.arrived.notify_all()
                 if b0 & 0x0F == 8:
                     break
         except OSError:
             pass
-        self.closed = True
+        with self.lock:
+            self.closed = True
+            self.arrived.notify_all()
 
     def _is_answer(self, op, p):
         """An answer to a message: text that is no stream frame or play
@@ -172,13 +176,16 @@ class WsClient:
         """Waits (bounded) for count answers, parsing nothing (the probes'
         threads are not held up). Returns how many came."""
         end = time.monotonic() + timeout
-        while True:
-            with self.lock:
-                n = sum(1 for _, op, p in self.messages
-                        if self._is_answer(op, p))
-            if n >= count or self.closed or time.monotonic() >= end:
-                return n
-            time.sleep(0.01)
+        seen, n = 0, 0
+        with self.lock:
+            while True:
+                n += sum(1 for _, op, p in self.messages[seen:]
+                         if self._is_answer(op, p))
+                seen = len(self.messages)
+                left = end - time.monotonic()
+                if n >= count or self.closed or left <= 0:
+                    return n
+                self.arrived.wait(left)
 
     def wait(self, count, timeout):
         """As wait_count, then returns the answers (text parsed, binary as

@@ -230,8 +230,8 @@ def probe_loops(host, port, stop, loops, ready, out):
             res["http"].append((t, lat, st == 200))
         except OSError:
             res["http"].append((t, 10.0, False))
+        n += 1
         for k, c in enumerate(conns):
-            n += 1
             t0 = time.perf_counter()
             c.send({"op": "stats", "id": n})
             got = c.wait_count(n, 10)
