@@ -193,7 +193,7 @@ def main():
     # Many assets, in memory only (a file each would take minutes).
     d = Daemon("--demo", "--access-log", "", "--data-dir", "")
     try:
-        many = 100000
+        many = 40000
         upload(d, many_body(many))
 
         def do_list():
