@@ -15,6 +15,9 @@
 #                     bench-fleet: server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
+#   make abuse        loop stalls under heavy requests, measured: worst
+#                     /healthz latency and stream gap per request (about two
+#                     minutes, bounded by ABUSE_SECONDS; not part of check)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -114,7 +117,7 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-thin bench-fleet soak cluster install \
+        build-tests bench bench-http bench-ws bench-thin bench-fleet soak abuse cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
@@ -279,6 +282,13 @@ bench-ws: $(ANIMD)
 # descriptors and /healthz latency sampled every second (not part of check).
 soak: $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) /usr/bin/python3 tests/soak/soak.py
+
+# The heavy requests of issue 12 against the release daemon, one at a time,
+# with /healthz and a 60 fps stream probed meanwhile (not part of check).
+ABUSE_SECONDS ?= 900
+abuse: $(ANIMD)
+	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
+	  /usr/bin/python3 tests/abuse/loop_stalls.py
 
 cluster: $(ANIMD)
 	scripts/cluster $(abspath $(ANIMD))

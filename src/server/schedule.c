@@ -1,6 +1,10 @@
 /* server: the scheduling policy (schedule.h). */
 #include "server/schedule.h"
 
+#include <stddef.h>
+
+#include "formats/release_memory.h"
+
 static void on_tick(uv_prepare_t *h) {
   ((srv_schedule_t *)h->data)->_spent = 0;
 }
@@ -12,6 +16,7 @@ void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
   s->_inline_cost = inline_cost;
   s->_spent = 0;
   s->_rejected = 0;
+  s->_trim_queued = false;
   uv_prepare_init(loop, &s->_tick);
   s->_tick.data = s;
   uv_prepare_start(&s->_tick, on_tick);
@@ -39,4 +44,24 @@ int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job) {
 
 uint64_t srv_schedule_rejected(srv_schedule_t *s) {
   return atomic_load(&s->_rejected);
+}
+
+static void trim_work(srv_job_t *job) {
+  (void)job;
+  fmt_release_memory(FMT_RELEASE_THRESHOLD);
+}
+
+static void trim_done(srv_job_t *job, int status) {
+  (void)status;
+  srv_schedule_t *s =
+      (srv_schedule_t *)((char *)job - offsetof(srv_schedule_t, _trim));
+  s->_trim_queued = false;
+}
+
+void srv_schedule_release_memory(srv_schedule_t *s) {
+  if (s->_trim_queued) return;
+  s->_trim.work = trim_work;
+  s->_trim.done = trim_done;
+  if (srv_pool_submit_to(s->_pool, &s->_trim, s->_inbox) == 0)
+    s->_trim_queued = true;
 }

@@ -37,6 +37,8 @@ typedef struct srv_schedule_s {
   /* private */
   srv_pool_t *_pool;
   srv_pool_inbox_t *_inbox; /* Where jobs come back; NULL: the pool's loop. */
+  srv_job_t _trim;          /* srv_schedule_release_memory's job. */
+  bool _trim_queued;        /* It is on the pool. */
   unsigned _inline_cost;
   unsigned long _spent;       /* This iteration's inline cost. */
   _Atomic uint64_t _rejected; /* Jobs refused by a full pool. */
@@ -65,5 +67,12 @@ bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost);
 int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job);
 
 uint64_t srv_schedule_rejected(srv_schedule_t *s);
+
+/* Gives freed heap back to the system (malloc_trim) on a worker, after a
+ * large free: trimming walks every arena and returns their free pages one
+ * by one, tens to hundreds of milliseconds after a big body, which the
+ * loop must not wait for. At most one such job is queued at a time; a
+ * full pool skips it. */
+void srv_schedule_release_memory(srv_schedule_t *s);
 
 #endif

@@ -5,6 +5,8 @@
  *
  * An upload is decoded and ingested on the pool: decoding can be large and
  * ingesting writes and fsyncs files, neither belongs on the loop thread.
+ * So does a delete (unlink and fsync), and large answers (an asset in
+ * full, the lists) are printed as tasks, on the pool when large.
  * The request body stays valid for the whole task because the connection
  * parses nothing else until the answer is queued. */
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <strings.h>
 
 #include "server/api/handlers.h"
+#include "server/api/large_answer.h"
 #include "server/api/mesh_bin.h"
 #include "server/api/params.h"
 #include "server/api/shared_store.h"
@@ -217,8 +220,54 @@ static void id_list(fmt_buf_t *b, const char *key, store_asset_t **list,
   fmt_buf_putc(b, ']');
 }
 
-/* DELETE: {"deleted":{"kind","id"}}; a cascade adds "clips" and "meshes"
- * (the ids removed with the skeleton). */
+/* DELETE on a local store: the removal unlinks the asset's files and
+ * syncs the directory, so it runs on the pool. */
+typedef struct delete_task_s {
+  srv_task_t task;
+  store_t *store;
+  store_kind kind;
+  bool cascade;
+  char id[FMT_ID_LEN + 1];
+  int rc;
+  fmt_error_t err;
+  fmt_buf_t out;
+} delete_task_t;
+
+/* {"deleted":{"kind","id"}}; a cascade adds "clips" and "meshes" (the ids
+ * removed with the skeleton). */
+static void delete_work(srv_task_t *t) {
+  delete_task_t *d = (delete_task_t *)t;
+  store_asset_t **removed = NULL;
+  size_t count = 0;
+  d->rc = d->cascade
+              ? store_delete_cascade(d->store, d->id, &removed, &count, &d->err)
+              : store_delete(d->store, d->kind, d->id, &d->err);
+  if (d->rc != 0) return;
+  fmt_buf_t *b = &d->out;
+  fmt_buf_printf(b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"",
+                 store_kind_name(d->kind), d->id);
+  if (d->cascade) {
+    id_list(b, "clips", removed, count, STORE_CLIP);
+    id_list(b, "meshes", removed, count, STORE_MESH);
+  }
+  fmt_buf_puts(b, "}}\n");
+  store_list_free(removed, count);
+}
+
+static void delete_respond(srv_task_t *t) {
+  delete_task_t *d = (delete_task_t *)t;
+  if (d->rc != 0)
+    srv__respond_fmt_error(t->req, &d->err);
+  else
+    srv__respond_buf(t->req, 200, &d->out, NULL, NULL);
+}
+
+static void delete_free(srv_task_t *t) {
+  delete_task_t *d = (delete_task_t *)t;
+  fmt_buf_free(&d->out);
+  free(d);
+}
+
 static void delete_asset(srv_request_t *req, store_kind kind,
                          store_asset_t *a) {
   srv_query_t query = srv__query(req);
@@ -229,7 +278,6 @@ static void delete_asset(srv_request_t *req, store_kind kind,
     srv__respond_err(req, &perr);
     return;
   }
-  fmt_error_t err = {0};
   char aid[FMT_ID_LEN + 1];
   memcpy(aid, a->id, sizeof aid);
   store_asset_release(a);
@@ -241,26 +289,66 @@ static void delete_asset(srv_request_t *req, store_kind kind,
       srv__remove_then_answer(req, kind, aid);
     return;
   }
-  store_asset_t **removed = NULL;
-  size_t count = 0;
-  int rc = q.cascade ? store_delete_cascade(srv__store(req), aid, &removed,
-                                            &count, &err)
-                     : store_delete(srv__store(req), kind, aid, &err);
-  if (rc != 0) {
-    srv__respond_fmt_error(req, &err);
+  delete_task_t *d = calloc(1, sizeof *d);
+  if (d == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
-  fmt_buf_t b = FMT_BUF_INIT;
-  fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"%s\",\"id\":\"%s\"",
-                 store_kind_name(kind), aid);
-  if (q.cascade) {
-    id_list(&b, "clips", removed, count, STORE_CLIP);
-    id_list(&b, "meshes", removed, count, STORE_MESH);
+  d->store = srv__store(req);
+  d->kind = kind;
+  d->cascade = q.cascade;
+  memcpy(d->id, aid, sizeof aid);
+  fmt_buf_init(&d->out);
+  d->task.work = delete_work;
+  d->task.respond = delete_respond;
+  d->task.free = delete_free;
+  srv__task_run(&d->task, req, SRV_COST_POOL);
+}
+
+/* ---- describe: an asset in full, made on the pool when large ------------ */
+
+typedef struct describe_task_s {
+  srv_task_t task;
+  store_asset_t *asset;
+  char extra[FMT_ID_LEN + 16]; /* The ETag header. */
+  fmt_buf_t out;
+} describe_task_t;
+
+static void describe_work(srv_task_t *t) {
+  describe_task_t *d = (describe_task_t *)t;
+  if (store_asset_describe(d->asset, &d->out) != 0) d->out.failed = true;
+  fmt_buf_putc(&d->out, '\n');
+}
+
+static void describe_respond(srv_task_t *t) {
+  describe_task_t *d = (describe_task_t *)t;
+  srv__respond_large(t->req, 200, &d->out, NULL, d->extra);
+}
+
+static void describe_free(srv_task_t *t) {
+  describe_task_t *d = (describe_task_t *)t;
+  store_asset_release(d->asset);
+  fmt_buf_free(&d->out);
+  free(d);
+}
+
+/* Answers a's description (a retained, taken over). Printing it costs
+ * about a unit per byte the asset holds (schedule.h). */
+static void describe_asset(srv_request_t *req, store_asset_t *a,
+                           const char *extra) {
+  describe_task_t *d = calloc(1, sizeof *d);
+  if (d == NULL) {
+    store_asset_release(a);
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
   }
-  fmt_buf_puts(&b, "}}\n");
-  store_list_free(removed, count);
-  srv__respond_buf(req, 200, &b, NULL, NULL);
-  fmt_buf_free(&b);
+  d->asset = a;
+  snprintf(d->extra, sizeof d->extra, "%s", extra);
+  fmt_buf_init(&d->out);
+  d->task.work = describe_work;
+  d->task.respond = describe_respond;
+  d->task.free = describe_free;
+  srv__task_run(&d->task, req, a->bytes + 1);
 }
 
 void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
@@ -290,56 +378,93 @@ void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
     srv_respond(req, 304, NULL, extra, NULL, 0);
     return;
   }
-  fmt_buf_t b = FMT_BUF_INIT;
-  if (store_asset_describe(a, &b) != 0) b.failed = true;
-  fmt_buf_putc(&b, '\n');
-  store_asset_release(a);
-  srv__respond_buf(req, 200, &b, NULL, extra);
-  fmt_buf_free(&b);
+  describe_asset(req, a, extra);
 }
 
-/* ---- what belongs to a skeleton
- * ------------------------------------------------------ */
+/* ---- lists: every asset, or what belongs to a skeleton ---------------------
+ * Listed and printed as a task: at 200,000 assets the answer is tens of
+ * megabytes. */
 
-/* Answers a list of assets as GET /v1/assets does. */
-static void respond_summaries(srv_request_t *req, store_asset_t **assets,
-                              size_t count) {
-  fmt_asset_summary_t *items = calloc(count ? count : 1, sizeof *items);
-  fmt_buf_t b = FMT_BUF_INIT;
+typedef struct list_task_s {
+  srv_task_t task;
+  store_t *store;
+  store_asset_t *skeleton; /* NULL: every asset. */
+  store_kind kind;         /* With a skeleton: its clips or its meshes. */
+  fmt_buf_t out;
+} list_task_t;
+
+static void list_work(srv_task_t *t) {
+  list_task_t *l = (list_task_t *)t;
+  store_asset_t **assets = NULL;
+  size_t count = 0;
+  int rc = l->skeleton != NULL
+               ? store_children(l->store, l->skeleton, l->kind, &assets, &count)
+               : store_list(l->store, &assets, &count);
+  fmt_asset_summary_t *items =
+      rc == 0 ? calloc(count ? count : 1, sizeof *items) : NULL;
   if (items != NULL) {
     for (size_t i = 0; i < count; i++)
       store_asset_summary(assets[i], &items[i]);
-    fmt_answer_assets(&b, items, count);
-    fmt_buf_putc(&b, '\n');
+    fmt_answer_assets(&l->out, items, count);
+    fmt_buf_putc(&l->out, '\n');
   } else {
-    b.failed = true;
+    l->out.failed = true;
   }
-  srv__respond_buf(req, 200, &b, NULL, NULL);
-  fmt_buf_free(&b);
   free(items);
+  if (rc == 0) store_list_free(assets, count);
 }
 
-/* ---- list
- * ------------------------------------------------------------------------ */
+static void list_respond(srv_task_t *t) {
+  list_task_t *l = (list_task_t *)t;
+  srv__respond_large(t->req, 200, &l->out, NULL, NULL);
+}
 
-void srv__handle_list(srv_request_t *req) {
-  store_asset_t **assets = NULL;
-  size_t count = 0;
-  if (srv__check_query(req, SRV_EP_LIST) != 0 ||
-      srv__list_shared(req, NULL, STORE_SKELETON))
-    return;
-  if (store_list(srv__store(req), &assets, &count) != 0) {
+static void list_free(srv_task_t *t) {
+  list_task_t *l = (list_task_t *)t;
+  store_asset_release(l->skeleton);
+  fmt_buf_free(&l->out);
+  free(l);
+}
+
+/* Cost units per asset listed: a summary is about 200 bytes of JSON. */
+#define LIST_COST_PER_ASSET 64
+
+/* Answers the list of the assets (skeleton NULL) or of skeleton's clips or
+ * meshes (skeleton retained, taken over). */
+static void list_assets(srv_request_t *req, store_asset_t *skeleton,
+                        store_kind kind) {
+  list_task_t *l = calloc(1, sizeof *l);
+  if (l == NULL) {
+    store_asset_release(skeleton);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
-  respond_summaries(req, assets, count);
-  store_list_free(assets, count);
+  l->store = srv__store(req);
+  l->skeleton = skeleton;
+  l->kind = kind;
+  fmt_buf_init(&l->out);
+  l->task.work = list_work;
+  l->task.respond = list_respond;
+  l->task.free = list_free;
+  /* A skeleton's clips or meshes are at most the store's. */
+  store_stats_t st;
+  store_stats(l->store, &st);
+  size_t count = skeleton == NULL     ? st.skeletons + st.clips + st.meshes
+                 : kind == STORE_CLIP ? st.clips
+                                      : st.meshes;
+  srv__task_run(&l->task, req, (count + 1) * LIST_COST_PER_ASSET);
+}
+
+void srv__handle_list(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_LIST) != 0 ||
+      srv__list_shared(req, NULL, STORE_SKELETON))
+    return;
+  list_assets(req, NULL, STORE_SKELETON);
 }
 
 void srv__handle_skeleton_children(srv_request_t *req, const char *id,
                                    char kind_c) {
-  store_asset_t *sk, **list = NULL;
-  size_t count = 0;
+  store_asset_t *sk;
   if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
       srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
     return;
@@ -347,12 +472,5 @@ void srv__handle_skeleton_children(srv_request_t *req, const char *id,
     store_asset_release(sk);
     return;
   }
-  int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list, &count);
-  store_asset_release(sk);
-  if (rc != 0) {
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return;
-  }
-  respond_summaries(req, list, count);
-  store_list_free(list, count);
+  list_assets(req, sk, kind_of(kind_c));
 }

@@ -4,12 +4,14 @@
  * A request is parsed into its typed form (requests.h), then its assets
  * are looked up, all on the loop thread, so every 4xx is answered before
  * any work; the evaluation runs as a task (inline
- * when the skeleton is small, see task.h) or as a streamed range. */
+ * when the skeleton is small, see task.h) or as a streamed range. A POST
+ * body is parsed as a task too (body_task.h): on the pool when large. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/vocab.h"
+#include "server/api/body_task.h"
 #include "server/api/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
@@ -292,16 +294,49 @@ typedef struct blend_task_s {
   store_asset_t *skel;
   store_asset_t *clips[SRV_BLEND_MAX_LAYERS]; /* Retained. */
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
-  float *masks; /* layer_count * joints weights, or NULL. */
+  srv_blend_body_t body; /* Its masks become weights on the pool. */
+  float *masks;          /* layer_count * joints weights, or NULL. */
   size_t layer_count;
   fmt_space space;
   bool bin;
+  bool refused; /* A mask names what is not a joint: err. */
+  srv_error_t err;
   anim_result result;
   fmt_buf_t out;
 } blend_task_t;
 
+/* The layers' masks as per-joint weights (a mask can name thousands of
+ * joints). False with err or result set when that fails. */
+static bool blend_masks(blend_task_t *b) {
+  const srv_blend_body_t *body = &b->body;
+  const anim_skeleton_t *sk = b->skel->skeleton;
+  size_t n = sk->joint_count;
+  bool masked = false;
+  for (size_t i = 0; i < b->layer_count; i++)
+    masked |= body->layers[i].mask != NULL;
+  if (!masked) return true;
+  b->masks = calloc(b->layer_count * n + 1, sizeof(float));
+  if (b->masks == NULL) {
+    b->result = ANIM_ERR_OUT_OF_MEMORY;
+    return false;
+  }
+  for (size_t i = 0; i < b->layer_count; i++) {
+    if (body->layers[i].mask == NULL) continue;
+    float *w = b->masks + i * n;
+    if (srv_blend_mask_parse(body->layers[i].mask, sk, i, w, &b->err) != 0) {
+      b->refused = true;
+      return false;
+    }
+    b->layers[i].mask = w;
+  }
+  return true;
+}
+
 static void blend_work(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
+  bool masks = blend_masks(b);
+  srv_blend_body_free(&b->body);
+  if (!masks) return;
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   srv_eval_job_t job = {
       .skeleton = b->skel->skeleton,
@@ -316,6 +351,10 @@ static void blend_work(srv_task_t *t) {
 
 static void blend_respond(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
+  if (b->refused) {
+    srv__respond_err(t->req, &b->err);
+    return;
+  }
   if (b->result == ANIM_ERR_OUT_OF_MEMORY) {
     srv__fail(t->req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
@@ -337,27 +376,16 @@ static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
   for (size_t i = 0; i < b->layer_count; i++) store_asset_release(b->clips[i]);
   store_asset_release(b->skel);
+  srv_blend_body_free(&b->body);
   free(b->masks);
   fmt_buf_free(&b->out);
   free(b);
 }
 
-/* The clips and masks of the body's layers, for b->skel. 0, or -1 after
+/* The clips of the body's layers, for b->skel. 0, or -1 after
  * answering. */
-static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
-                        blend_task_t *b) {
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  size_t n = sk->joint_count;
-  bool masked = false;
-  for (size_t i = 0; i < body->layer_count; i++)
-    masked |= body->layers[i].mask != NULL;
-  if (masked) {
-    b->masks = calloc(body->layer_count * n + 1, sizeof(float));
-    if (b->masks == NULL) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      return -1;
-    }
-  }
+static int blend_layers(srv_request_t *req, blend_task_t *b) {
+  const srv_blend_body_t *body = &b->body;
   for (size_t i = 0; i < body->layer_count; i++) {
     const srv_blend_layer_body_t *l = &body->layers[i];
     char at[64];
@@ -370,58 +398,64 @@ static int blend_layers(srv_request_t *req, const srv_blend_body_t *body,
                 l->clip);
       return -1;
     }
-    srv_eval_layer_t *el = &b->layers[i];
-    *el = (srv_eval_layer_t){.clip = b->clips[i]->clip,
-                             .t = l->t,
-                             .wrap = l->wrap,
-                             .weight = l->weight,
-                             .additive = l->additive};
-    if (l->mask != NULL) {
-      srv_error_t err;
-      float *w = b->masks + i * n;
-      if (srv_blend_mask_parse(l->mask, sk, i, w, &err) != 0) {
-        srv__respond_err(req, &err);
-        return -1;
-      }
-      el->mask = w;
-    }
+    b->layers[i] = (srv_eval_layer_t){.clip = b->clips[i]->clip,
+                                      .t = l->t,
+                                      .wrap = l->wrap,
+                                      .weight = l->weight,
+                                      .additive = l->additive};
   }
   return 0;
 }
 
-void srv__handle_pose_post(srv_request_t *req) {
-  srv_blend_body_t body;
-  srv_error_t err;
-  if (srv__check_query(req, SRV_EP_POSE_POST) != 0) return;
-  if (srv_blend_body_parse(req->body, req->body_len,
-                           srv_request_header(req, "Accept"), &body,
-                           &err) != 0) {
-    srv__respond_err(req, &err);
-    return;
-  }
+/* The body parsed (on the pool when large): its assets are looked up
+ * here, on the loop thread; masks are read and layers blended on the
+ * pool. */
+static void blend_then(srv_request_t *req, void *parsed) {
+  srv_blend_body_t *body = parsed;
   blend_task_t *b = calloc(1, sizeof *b);
   if (b == NULL) {
+    srv_blend_body_free(body);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto fail;
+    return;
   }
+  b->body = *body;
   fmt_buf_init(&b->out);
-  b->space = body.space;
-  b->bin = body.binary;
-  if (srv__lookup(req, STORE_SKELETON, "skeleton", body.skeleton, NULL,
-                  &b->skel) != 0 ||
-      blend_layers(req, &body, b) != 0)
-    goto fail;
+  b->space = body->space;
+  b->bin = body->binary;
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;
-  srv_blend_body_free(&body);
-  srv__task_run(&b->task, req,
-                srv_cost_answer((unsigned long)b->skel->skeleton->joint_count *
-                                    (b->layer_count + 1),
-                                b->bin));
-  return;
+  if (srv__lookup(req, STORE_SKELETON, "skeleton", body->skeleton, NULL,
+                  &b->skel) != 0 ||
+      blend_layers(req, b) != 0) {
+    blend_free(&b->task);
+    return;
+  }
+  /* Masks cost about a unit per byte of body. */
+  srv__task_run(
+      &b->task, req,
+      req->body_len +
+          srv_cost_answer((unsigned long)b->skel->skeleton->joint_count *
+                              (b->layer_count + 1),
+                          b->bin));
+}
 
-fail:
-  srv_blend_body_free(&body);
-  if (b != NULL) blend_free(&b->task);
+static int blend_parse(const char *body, size_t len, const srv_request_t *req,
+                       void *parsed, srv_error_t *err) {
+  return srv_blend_body_parse(body, len, srv_request_header(req, "Accept"),
+                              parsed, err);
+}
+
+static void blend_parsed_free(void *parsed) { srv_blend_body_free(parsed); }
+
+static const srv_body_parser_t blend_parser = {
+    .size = sizeof(srv_blend_body_t),
+    .parse = blend_parse,
+    .then = blend_then,
+    .free_parsed = blend_parsed_free,
+};
+
+void srv__handle_pose_post(srv_request_t *req) {
+  if (srv__check_query(req, SRV_EP_POSE_POST) != 0) return;
+  srv__parse_body(req, &blend_parser);
 }

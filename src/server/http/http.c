@@ -611,8 +611,9 @@ static void finish(srv_http_t *h) {
     r->body = "";
     r->body_len = 0;
     /* glibc keeps freed memory for reuse; after a large body, give it
-     * back to the system so one upload does not raise the RSS for good. */
-    if (big) malloc_trim(0);
+     * back to the system so one upload does not raise the RSS for good
+     * (on a worker: trimming takes long). */
+    if (big) srv_schedule_release_memory(h->host->schedule);
   }
   h->flushed_cb = NULL;
   bool close = h->close_after || !r->keep_alive || h->host->draining ||

@@ -34,7 +34,14 @@ typedef struct entry_s {
   bool used;        /* key is set (and its assets retained). */
   bool pending;     /* A pool job is writing floats: hands off. */
   uint64_t used_ns; /* Last set or read. */
+  /* Told when the pending job is back (srv_ws_eval_prefetch_then). */
+  srv_ws_eval_ready_fn ready;
+  void *ready_arg;
 } entry_t;
+
+/* entry_data, for a job's worker (defined below). */
+static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
+                      srv_ws_frame_data_t *out);
 
 typedef struct eval_job_s {
   srv_job_t job; /* First: the pool hands this pointer back. */
@@ -42,6 +49,9 @@ typedef struct eval_job_s {
   entry_t *en;
   uint8_t encoding; /* The prefetching key's. */
   int result;
+  srv_ws_eval_use_fn use; /* Worker: the frame, once made (or NULL). */
+  void *use_arg;
+  bool used;
 } eval_job_t;
 
 struct srv_ws_eval_s {
@@ -325,24 +335,41 @@ static void job_work(srv_job_t *job) {
   /* The q16 bytes too, off the loop, when the subscriber wants them. */
   if (j->result == 0 && j->encoding == FMT_ENCODING_Q16)
     j->result = encode_q16(j->en);
+  if (j->result == 0 && j->use != NULL) {
+    srv_ws_eval_key_t key = j->en->key;
+    key.encoding = j->encoding;
+    srv_ws_frame_data_t fd;
+    j->result = entry_data(j->en, &key, &fd);
+    if (j->result == 0) {
+      j->use(j->use_arg, &fd);
+      j->used = true;
+    }
+  }
 }
 
 static void job_done(srv_job_t *job, int status) {
   eval_job_t *j = (eval_job_t *)job;
   srv_ws_eval_t *e = j->e;
-  j->en->pending = false;
-  if (status != 0 || j->result != 0)
-    entry_drop(j->en);
+  entry_t *en = j->en;
+  en->pending = false;
+  int result = status != 0 ? status : j->result;
+  bool used = j->used;
+  if (result != 0)
+    entry_drop(en);
   else
     e->stats.evaluations++;
   free(j);
   e->pending--;
+  srv_ws_eval_ready_fn ready = en->ready;
+  en->ready = NULL;
+  if (ready != NULL) ready(en->ready_arg, result, used);
   if (e->freeing && e->pending == 0) eval_destroy(e);
 }
 
-int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
-  if (e->pool == NULL || e->freeing) return UV_ENOSYS;
-  if (find(e, key) != NULL) return 0;
+/* Claims an entry for key and submits its job (use run on the worker
+ * with the frame, when not NULL). */
+static int submit(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                  srv_ws_eval_use_fn use, void *use_arg) {
   eval_job_t *j = calloc(1, sizeof *j);
   if (j == NULL) return UV_ENOMEM;
   entry_t *en = claim(e, key);
@@ -355,6 +382,8 @@ int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   j->e = e;
   j->en = en;
   j->encoding = key->encoding;
+  j->use = use;
+  j->use_arg = use_arg;
   en->pending = true;
   int r = srv_pool_submit_to(e->pool, &j->job, e->inbox);
   if (r != 0) {
@@ -366,4 +395,30 @@ int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   e->pending++;
   e->stats.prefetched++;
   return 0;
+}
+
+int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                              srv_ws_eval_use_fn use,
+                              srv_ws_eval_ready_fn ready, void *arg) {
+  if (e->pool == NULL || e->freeing) return UV_ENOSYS;
+  entry_t *en = find(e, key);
+  if (en != NULL && !en->pending) return 1;
+  if (en != NULL) {
+    /* A stream's prefetch of the same frame: wait for it (use is not
+     * run then). */
+    if (en->ready != NULL) return UV_EBUSY;
+  } else {
+    int r = submit(e, key, use, arg);
+    if (r != 0) return r;
+    en = find(e, key);
+  }
+  en->ready = ready;
+  en->ready_arg = arg;
+  return 0;
+}
+
+int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
+  if (e->pool == NULL || e->freeing) return UV_ENOSYS;
+  if (find(e, key) != NULL) return 0;
+  return submit(e, key, NULL, NULL);
 }

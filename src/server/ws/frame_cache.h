@@ -89,6 +89,21 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
  * computed when asked for). */
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key);
 
+/* As srv_ws_eval_prefetch, for an answer that waits for its frame:
+ * use(arg, frame) runs on the worker once the frame is made (the answer
+ * is built there too), then ready(arg, result, used) on the cache's loop
+ * (result 0, or a negative errno; used: whether use ran, which it does
+ * not when the frame was already being made for a stream; the frame is
+ * then found by srv_ws_eval_get until the loop runs anything else).
+ * ready always runs once (also while the cache is being freed: then it
+ * must touch nothing but arg). Returns 0 (ready will run), 1 when the
+ * frame is cached already (nothing will run), or as srv_ws_eval_prefetch
+ * (UV_EBUSY also when another answer waits for the same frame). */
+typedef void (*srv_ws_eval_use_fn)(void *arg, const srv_ws_frame_data_t *fd);
+typedef void (*srv_ws_eval_ready_fn)(void *arg, int result, bool used);
+int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
+                              srv_ws_eval_use_fn use,
+                              srv_ws_eval_ready_fn ready, void *arg);
 /* Counters since creation. */
 typedef struct srv_ws_eval_stats_s {
   uint64_t evaluations; /* Frames computed (on the loop or the pool). */

@@ -215,10 +215,12 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
 
   bool present;
   if (get_number(root, "fps", 0, SRV_WS_FPS_MAX, &cmd->fps, &present, err,
-                 id) != 0)
-    goto fail;
-  if (present && cmd->fps <= 0) {
-    srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "fps", "fps must be above 0");
+                 id) != 0 ||
+      (present && cmd->fps <= 0)) {
+    /* The accepted range is open at 0: say so, whichever end failed. */
+    if (json_is_number(json_object_get(root, "fps")))
+      srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "fps",
+                       "fps must be within (0, %g]", SRV_WS_FPS_MAX);
     goto fail;
   }
   if (present) cmd->has |= SRV_WS_HAS_FPS;

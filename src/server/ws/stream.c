@@ -23,6 +23,7 @@
 #include "server/ws/fetch.h"
 #include "server/ws/frame_cache.h"
 #include "server/ws/frame_queue.h"
+#include "server/ws/oneshot.h"
 #include "server/ws/pace.h"
 #include "server/ws/proto.h"
 #include "server/ws/session.h"
@@ -51,6 +52,7 @@ typedef struct stream_s {
   srv_ws_format format;
   fmt_encoding encoding; /* q16: binary mesh frames only. */
   uint64_t frames, skipped, dropped;
+  float pose_t; /* A one-shot pose's sampled time. */
 } stream_t;
 
 struct srv_ws_client_s {
@@ -72,6 +74,8 @@ struct srv_ws_client_s {
   bool dirty;
   uint64_t dirty_due; /* Earliest due time of the frames queued. */
   bool free_pending;
+  struct pose_wait_s *posing; /* A pose skinned on the pool, or NULL. */
+  srv_ws_held_t held;         /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
   uint64_t skipped, messages; /* Over the session, all streams. */
 };
@@ -237,12 +241,13 @@ static void send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
   send_answer(c, WSLAY_TEXT_FRAME, b->data, b->len);
 }
 
-static void send_error(srv_ws_client_t *c, const char *id, const char *code,
+/* An error message, named from the error table (server/errors.h). */
+static void send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
                        const char *at, const char *message) {
   srv_ws_hub_t *h = c->hub;
   h->stats.errors++;
   fmt_buf_reset(&h->out);
-  fmt_answer_error(&h->out, code, message, at);
+  srv_error_json(&h->out, code, at, message);
   if (id != NULL && id[0] != '\0' && h->out.len > 0 && !h->out.failed) {
     h->out.len--; /* The closing brace. */
     fmt_buf_puts(&h->out, ",\"id\":");
@@ -253,7 +258,9 @@ static void send_error(srv_ws_client_t *c, const char *id, const char *code,
 }
 
 static void send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
-  send_error(c, e->id, e->code, e->at, e->message);
+  int code = srv_error_lookup(e->code);
+  send_error(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
+             e->at, e->message);
 }
 
 /* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */
@@ -322,10 +329,10 @@ static bool encoding_fits(srv_ws_client_t *c, const char *id,
                           fmt_encoding encoding) {
   if (encoding != FMT_ENCODING_Q16) return true;
   if (mesh == NULL)
-    send_error(c, id, "bad_value", "encoding",
+    send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
                "q16 encodes skinned vertices: it needs a mesh");
   else if (format != SRV_WS_FORMAT_BIN)
-    send_error(c, id, "bad_value", "encoding",
+    send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
                "q16 is a binary encoding: it needs format bin");
   else
     return true;
@@ -381,15 +388,13 @@ static void bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
   put_u32le(out + 28, fd->elements);
 }
 
-/* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
- * hub->out. Returns 0 or a negative errno. */
-static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
-                       int64_t frame, float t) {
-  srv_ws_eval_key_t key = stream_key(s, t);
-  srv_ws_frame_data_t fd;
-  int r = srv_ws_eval_get(h->eval, &key, &fd);
-  if (r != 0) return r;
-  fmt_buf_t *b = &h->out;
+/* Writes the message of one frame (index WS_ONE_SHOT: a pose answer) of
+ * the evaluated fd into b (tmp: scratch). Touches only its arguments and
+ * immutable assets, so it runs on a worker too. 0 or a negative errno. */
+static int frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
+                         uint32_t index, int64_t frame, float t,
+                         const srv_ws_frame_data_t *pfd) {
+  srv_ws_frame_data_t fd = *pfd;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
     uint8_t head[WS_BIN_HEADER];
@@ -401,7 +406,7 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
       fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
-  fmt_buf_t *a = &h->tmp;
+  fmt_buf_t *a = tmp;
   fmt_buf_reset(a);
   if (s->mesh != NULL) {
     fmt_skin_answer_t sa = {
@@ -438,6 +443,17 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   }
   fmt_buf_append(b, a->data + 1, a->len - 1);
   return b->failed ? UV_ENOMEM : 0;
+}
+
+/* Builds the message of one frame into hub->out, evaluated here or found
+ * in the frame cache. Returns 0 or a negative errno. */
+static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
+                       int64_t frame, float t) {
+  srv_ws_eval_key_t key = stream_key(s, t);
+  srv_ws_frame_data_t fd;
+  int r = srv_ws_eval_get(h->eval, &key, &fd);
+  if (r != 0) return r;
+  return frame_message(&h->out, &h->tmp, s, index, frame, t, &fd);
 }
 
 const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {
@@ -650,10 +666,10 @@ static int missing(srv_ws_client_t *c, const char *id, store_kind kind,
                          h->message_len, h->fetches + 1) == 0)
     return 1;
   if (h->fetched == SRV_BACKEND_UNAVAILABLE)
-    send_error(c, id, "store_unavailable", at,
+    send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, at,
                "the shared store cannot be reached; retry later");
   else
-    send_error(c, id, "not_found", at, message);
+    send_error(c, id, SRV_ERR_NOT_FOUND, at, message);
   return -1;
 }
 
@@ -682,7 +698,8 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     s->skeleton = s->mesh->skeleton_asset;
     store_asset_retain(s->skeleton);
     if (cmd->normals && s->mesh->mesh->normals == NULL) {
-      send_error(c, id, "bad_value", "normals", "the mesh has no normals");
+      send_error(c, id, SRV_ERR_BAD_VALUE, "normals",
+                 "the mesh has no normals");
       return -1;
     }
   } else {
@@ -696,13 +713,13 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     return missing(c, id, STORE_CLIP, cmd->clip, s->skeleton, "clip",
                    "no such clip for this skeleton");
   if (s->clip->skeleton_asset != s->skeleton) {
-    send_error(c, id, "mismatch", "clip",
+    send_error(c, id, SRV_ERR_MISMATCH, "clip",
                "the clip belongs to another skeleton");
     return -1;
   }
   if (cmd->joints != NULL) {
     if (s->mesh != NULL) {
-      send_error(c, id, "bad_value", "joints",
+      send_error(c, id, SRV_ERR_BAD_VALUE, "joints",
                  "a mesh stream sends vertices, not joints");
       return -1;
     }
@@ -710,7 +727,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     size_t n = json_array_size(cmd->joints);
     s->mask = malloc(n * sizeof *s->mask);
     if (s->mask == NULL) {
-      send_error(c, id, "out_of_memory", NULL, "out of memory");
+      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
       return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -719,7 +736,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
       if (j < 0) {
         char at[32];
         snprintf(at, sizeof at, "joints[%zu]", i);
-        send_error(c, id, "unknown_joint", at,
+        send_error(c, id, SRV_ERR_UNKNOWN_JOINT, at,
                    "the skeleton has no joint of that name");
         return -1;
       }
@@ -733,7 +750,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->mesh_name = dup_str(cmd->mesh);
   if (s->skeleton_name == NULL || s->clip_name == NULL ||
       (cmd->mesh != NULL && s->mesh_name == NULL)) {
-    send_error(c, id, "out_of_memory", NULL, "out of memory");
+    send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return -1;
   }
   s->wrap = cmd->wrap;
@@ -766,12 +783,12 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
 static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   srv_ws_hub_t *h = c->hub;
   if (find_stream(c, cmd->id) != NULL) {
-    send_error(c, cmd->id, "stream_exists", "id",
+    send_error(c, cmd->id, SRV_ERR_STREAM_EXISTS, "id",
                "a stream with this id is playing; stop it first");
     return;
   }
   if (c->stream_count >= h->lim.max_streams) {
-    send_error(c, cmd->id, "too_many_streams", "id",
+    send_error(c, cmd->id, SRV_ERR_TOO_MANY_STREAMS, "id",
                "this connection has the most streams allowed");
     return;
   }
@@ -780,7 +797,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   if (s == NULL || arr == NULL) {
     free(s);
     if (arr != NULL) c->streams = arr;
-    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return;
   }
   c->streams = arr;
@@ -798,7 +815,7 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   s->due = now;
   if (heap_push(h, s) != 0) {
     stream_free(s);
-    send_error(c, cmd->id, "out_of_memory", NULL, "out of memory");
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return;
   }
   c->streams[c->stream_count++] = s;
@@ -843,7 +860,8 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   srv_ws_hub_t *h = c->hub;
   stream_t *s = find_stream(c, cmd->id);
   if (s == NULL) {
-    send_error(c, cmd->id, "unknown_stream", "id", "no stream with this id");
+    send_error(c, cmd->id, SRV_ERR_UNKNOWN_STREAM, "id",
+               "no stream with this id");
     return;
   }
   uint64_t now = uv_hrtime();
@@ -908,7 +926,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     }
     if (cmd->has & SRV_WS_HAS_SPACE) {
       if (s->mesh != NULL) {
-        send_error(c, cmd->id, "bad_value", "space",
+        send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
                    "a mesh stream has no space");
         return;
       }
@@ -929,30 +947,116 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   arm(h);
 }
 
-static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
-  stream_t s;
-  memset(&s, 0, sizeof s);
-  s.client = c;
-  s.heap_pos = -1;
-  snprintf(s.id, sizeof s.id, "%s", cmd->id);
-  if (resolve(c, cmd, &s) == 0) {
-    float t = sampled_time(&s, cmd->t);
-    if (build_frame(c->hub, &s, WS_ONE_SHOT, -1, t) == 0) {
-      send_answer(c,
-                  s.format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
-                                                : WSLAY_TEXT_FRAME,
-                  c->hub->out.data, c->hub->out.len);
-    } else {
-      send_error(c, cmd->id, "internal", NULL, "the pose could not be made");
-    }
+/* A one-shot pose with a mesh: skinned, and its answer built, on the pool
+ * (the frame cache's prefetch), then sent from the loop. */
+typedef struct pose_wait_s {
+  stream_t s; /* First: its assets and names. */
+  fmt_buf_t msg, tmp;
+  int built; /* frame_message's result on the worker. */
+} pose_wait_t;
+
+static void pose_wait_free(pose_wait_t *w) {
+  fmt_buf_free(&w->msg);
+  fmt_buf_free(&w->tmp);
+  stream_free(&w->s);
+}
+
+static uint8_t pose_opcode(const stream_t *s) {
+  return s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
+}
+
+/* Sends the one-shot pose s, its frame evaluated here or found in the
+ * frame cache. */
+static void send_pose(srv_ws_client_t *c, stream_t *s) {
+  if (build_frame(c->hub, s, WS_ONE_SHOT, -1, s->pose_t) == 0)
+    send_answer(c, pose_opcode(s), c->hub->out.data, c->hub->out.len);
+  else
+    send_error(c, s->id, SRV_ERR_INTERNAL, NULL, "the pose could not be made");
+}
+
+/* Worker: the answer of a pose from its skinned frame. */
+static void on_pose_frame(void *arg, const srv_ws_frame_data_t *fd) {
+  pose_wait_t *w = arg;
+  w->built =
+      frame_message(&w->msg, &w->tmp, &w->s, WS_ONE_SHOT, -1, w->s.pose_t, fd);
+}
+
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len);
+
+/* The pool is back with c->posing: send its answer, then handle the
+ * messages held meanwhile, until one waits for the pool again. */
+static void on_pose_ready(void *arg, int result, bool used) {
+  pose_wait_t *w = arg;
+  srv_ws_client_t *c = w->s.client;
+  if (c == NULL) {
+    /* Its client has gone meanwhile. */
+    pose_wait_free(w);
+    return;
   }
-  store_asset_release(s.skeleton);
-  store_asset_release(s.clip);
-  store_asset_release(s.mesh);
-  free(s.skeleton_name);
-  free(s.clip_name);
-  free(s.mesh_name);
-  free(s.mask);
+  enter(c);
+  c->posing = NULL;
+  if (!srv_ws_session_closing(&c->session)) {
+    if (result == 0 && used && w->built == 0)
+      send_answer(c, pose_opcode(&w->s), w->msg.data, w->msg.len);
+    else if (result == 0 && !used)
+      send_pose(c, &w->s);
+    else
+      send_error(c, w->s.id, SRV_ERR_INTERNAL, NULL,
+                 "the pose could not be made");
+  }
+  pose_wait_free(w);
+  uint8_t opcode, *data;
+  size_t len;
+  while (c->posing == NULL && !srv_ws_session_closing(&c->session) &&
+         srv_ws_held_pop(&c->held, &opcode, &data, &len)) {
+    handle_message(c, opcode, data, len);
+    free(data);
+  }
+  if (srv_ws_session_closing(&c->session)) srv_ws_held_clear(&c->held);
+  check_done(c);
+  leave(c);
+}
+
+/* Hands the pose w to the pool when it has a mesh: true when it waits
+ * there now (or was answered an error), false when its frame is to be
+ * made here (cached already, no mesh, or no pool). */
+static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
+  if (w->s.mesh == NULL) return false;
+  srv_ws_eval_key_t key = stream_key(&w->s, w->s.pose_t);
+  int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_frame,
+                                    on_pose_ready, w);
+  if (r == 1 || r == UV_ENOSYS) return false;
+  if (r == 0) {
+    c->posing = w;
+    return true;
+  }
+  send_error(c, w->s.id, SRV_ERR_OVERLOADED, NULL,
+             "the worker queue is full; retry shortly");
+  pose_wait_free(w);
+  return true;
+}
+
+static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  pose_wait_t *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  stream_t *s = &w->s;
+  fmt_buf_init(&w->msg);
+  fmt_buf_init(&w->tmp);
+  s->client = c;
+  s->heap_pos = -1;
+  snprintf(s->id, sizeof s->id, "%s", cmd->id);
+  if (resolve(c, cmd, s) != 0) {
+    pose_wait_free(w);
+    return;
+  }
+  s->pose_t = sampled_time(s, cmd->t);
+  if (pose_on_pool(c, w)) return;
+  send_pose(c, s);
+  pose_wait_free(w);
 }
 
 static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
@@ -995,13 +1099,10 @@ static void dispatch(srv_ws_client_t *c, const char *text, size_t len) {
   srv_ws_cmd_free(&cmd);
 }
 
-static void on_message(void *user, uint8_t opcode, const uint8_t *data,
-                       size_t len) {
-  srv_ws_client_t *c = user;
-  c->hub->stats.messages_in++;
-  c->messages++;
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len) {
   if (opcode != WSLAY_TEXT_FRAME) {
-    send_error(c, NULL, "bad_message", NULL,
+    send_error(c, NULL, SRV_ERR_BAD_MESSAGE, NULL,
                "control messages are JSON text messages");
     return;
   }
@@ -1022,6 +1123,23 @@ static void on_fetched(void *client, const char *message, size_t len,
   h->fetched = SRV_BACKEND_OK;
   check_done(c);
   leave(c);
+}
+
+static void on_message(void *user, uint8_t opcode, const uint8_t *data,
+                       size_t len) {
+  srv_ws_client_t *c = user;
+  c->hub->stats.messages_in++;
+  c->messages++;
+  /* Behind a pose on the pool, messages wait their turn. */
+  if (c->posing != NULL) {
+    if (srv_ws_held_push(&c->held, opcode, data, len,
+                         WS_UNREAD_FACTOR * c->hub->lim.high_water) != 0) {
+      client_close(c, 1008, "too much unread data");
+      transport_close(c);
+    }
+    return;
+  }
+  handle_message(c, opcode, data, len);
 }
 
 /* ---- session I/O --------------------------------------------------------- */
@@ -1100,6 +1218,9 @@ static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
   srv_ws_fetch_forget(h->fetch, c);
   stop_all_streams(c);
+  /* A pose on the pool frees itself when it comes back. */
+  if (c->posing != NULL) c->posing->s.client = NULL;
+  srv_ws_held_clear(&c->held);
   if (c->prev != NULL)
     c->prev->next = c->next;
   else

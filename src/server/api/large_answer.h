@@ -1,0 +1,25 @@
+/* server: answers made whole before they are sent (an asset in full, a
+ * list, solved rotations) that can be tens or hundreds of megabytes.
+ * Handing such a buffer to the connection at once costs the loop thread
+ * a copy of all of it (and, for a client that takes gzip, compressing all
+ * of it): a stall of hundreds of milliseconds. A large answer is sent as
+ * a chunked stream instead, a slice at a time while the connection has
+ * less than stream_high_water bytes queued (as ranges are, http/range.h),
+ * so the loop does a slice's work per turn. The body's bytes are the
+ * same. */
+#ifndef ANIMD_SERVER_LARGE_ANSWER_H
+#define ANIMD_SERVER_LARGE_ANSWER_H
+
+#include "formats/buf.h"
+#include "server/http/http.h"
+
+/* Answers smaller than this go out whole, with a Content-Length. */
+#define SRV_LARGE_ANSWER (1u << 20)
+
+/* Answers b (application/json unless ctype) with status and extra
+ * headers, taking its memory over (b is left empty). A failed b answers
+ * 500 out_of_memory. */
+void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
+                        const char *ctype, const char *extra);
+
+#endif
