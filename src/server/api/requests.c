@@ -38,6 +38,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_LIST] = no_params,
     [SRV_EP_ASSET_GET] = no_params,
     [SRV_EP_MESH_GET] = mesh_get_params,
+    [SRV_EP_MESH_IMAGE] = no_params,
     [SRV_EP_ASSET_DELETE] = no_params,
     [SRV_EP_SKELETON_DELETE] = skeleton_delete_params,
     [SRV_EP_SKELETON_CHILDREN] = no_params,

@@ -45,6 +45,7 @@ typedef enum srv_endpoint {
   SRV_EP_LIST,              /* GET|HEAD /v1/assets */
   SRV_EP_ASSET_GET,         /* GET|HEAD /v1/skeletons/{id}, /v1/clips/{id} */
   SRV_EP_MESH_GET,          /* GET|HEAD /v1/meshes/{id} */
+  SRV_EP_MESH_IMAGE,        /* GET|HEAD /v1/meshes/{id}/image */
   SRV_EP_ASSET_DELETE,      /* DELETE /v1/clips/{id}, /v1/meshes/{id} */
   SRV_EP_SKELETON_DELETE,   /* DELETE /v1/skeletons/{id} */
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */

@@ -27,6 +27,7 @@ static const struct {
     {SRV_EP_LIST, {NULL}},
     {SRV_EP_ASSET_GET, {NULL}},
     {SRV_EP_MESH_GET, {"format"}},
+    {SRV_EP_MESH_IMAGE, {NULL}},
     {SRV_EP_ASSET_DELETE, {NULL}},
     {SRV_EP_SKELETON_DELETE, {"cascade"}},
     {SRV_EP_SKELETON_CHILDREN, {NULL}},
