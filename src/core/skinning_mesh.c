@@ -226,8 +226,7 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
   size_t off_i = align_up(off_j + n * slots * sizeof(uint16_t));
   size_t end_i = off_i + raw->index_count * sizeof(uint32_t);
   size_t off_uv = raw->texcoords ? align_up(end_i) : end_i;
-  size_t off_mat =
-      off_uv + (raw->texcoords ? n * 2 * sizeof(float) : 0);
+  size_t off_mat = off_uv + (raw->texcoords ? n * 2 * sizeof(float) : 0);
   size_t total = off_mat + material_size(&raw->material);
 
   /* The streams sit on MESH_ALIGN boundaries whatever alignment the

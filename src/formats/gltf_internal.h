@@ -195,8 +195,7 @@ static inline int get_floats(gl_ctx_t *c, json_t *obj, const char *key,
 int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
                       const uint8_t **json, size_t *json_len);
 /* Decodes a base64 data: URI (reported at `at`) into b->owned. */
-int fmt__gl_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b,
-                     const char *at);
+int fmt__gl_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b, const char *at);
 /* The bytes of bufferView view, checked against its buffer. */
 int fmt__gl_view_bytes(gl_ctx_t *c, size_t view, const uint8_t **out,
                        size_t *len, const char *at);

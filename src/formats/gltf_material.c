@@ -36,8 +36,8 @@ static int data_uri_type(gl_ctx_t *c, const char *uri, gl_material_t *out,
 
 /* images[i] into out->m: 0 (possibly with nothing kept and a warning), or
  * -1 with err filled. */
-static int load_image(gl_ctx_t *c, json_t *images, size_t i,
-                      gl_material_t *out, const char *pat) {
+static int load_image(gl_ctx_t *c, json_t *images, size_t i, gl_material_t *out,
+                      const char *pat) {
   char at[64];
   snprintf(at, sizeof at, "images[%zu]", i);
   json_t *img = json_array_get(images, i);
@@ -64,7 +64,8 @@ static int load_image(gl_ctx_t *c, json_t *images, size_t i,
     if (get_index(c, img, "bufferView", c->nviews, false, &view,
                   atf(c, "%s.bufferView", at)))
       return -1;
-    if (view < 0) return warn(c, pat, "its image has neither uri nor bufferView");
+    if (view < 0)
+      return warn(c, pat, "its image has neither uri nor bufferView");
     if (fmt__gl_view_bytes(c, (size_t)view, &bytes, &len,
                            atf(c, "%s.bufferView", at)))
       return -1;
@@ -92,8 +93,8 @@ int fmt__gl_material(gl_ctx_t *c, json_t *prim, const char *pat,
   if (name != NULL && name[0] && strlen(name) <= 256 &&
       fmt__utf8_valid(name, strlen(name)))
     out->m.name = name;
-  json_t *tex = json_object_get(
-      json_object_get(mat, "pbrMetallicRoughness"), "baseColorTexture");
+  json_t *tex = json_object_get(json_object_get(mat, "pbrMetallicRoughness"),
+                                "baseColorTexture");
   if (tex == NULL) return 0;
   json_t *textures = json_object_get(c->root, "textures");
   json_t *images = json_object_get(c->root, "images");

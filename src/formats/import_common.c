@@ -274,8 +274,7 @@ int fmt__vertex_normals(const float *pos, size_t nv, const uint32_t *idx,
       e1[k] = (double)b[k] - a[k];
       e2[k] = (double)c[k] - a[k];
     }
-    double f[3] = {e1[1] * e2[2] - e1[2] * e2[1],
-                   e1[2] * e2[0] - e1[0] * e2[2],
+    double f[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
                    e1[0] * e2[1] - e1[1] * e2[0]};
     for (int k = 0; k < 3; k++)
       for (int d = 0; d < 3; d++) sum[3 * v[k] + (size_t)d] += f[d];

@@ -721,8 +721,8 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
 static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
                            unsigned char **image) {
   static const char *const members[] = {"name", "texture", "image", NULL};
-  static const char *const image_members[] = {"uri", "mimeType", "data",
-                                              "bytes", "href", NULL};
+  static const char *const image_members[] = {"uri",   "mimeType", "data",
+                                              "bytes", "href",     NULL};
   json_t *mat = json_object_get(obj, "material");
   if (mat == NULL) return 0;
   size_t old = push_key(c, "material");
@@ -777,8 +777,8 @@ static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
 
 static int decode_mesh(ctx_t *c, json_t *obj) {
   static const char *const members[] = {
-      "name",    "skeleton", "influences", "positions", "normals",
-      "joints",  "weights",  "indices",    "vertices",  "id",
+      "name",      "skeleton", "influences", "positions", "normals",
+      "joints",    "weights",  "indices",    "vertices",  "id",
       "texcoords", "material", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;

@@ -684,10 +684,10 @@ END_TEST
 /* Sets TEXCOORD_0 of the document's primitive to a new accessor. */
 static void set_texcoords(json_t *d, int view, int ctype, bool normalized) {
   json_t *acc = json_object_get(d, "accessors");
-  json_array_append_new(acc, json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView",
-                                       view, "componentType", ctype,
-                                       "normalized", normalized, "count", 3,
-                                       "type", "VEC2"));
+  json_array_append_new(acc,
+                        json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", view,
+                                  "componentType", ctype, "normalized",
+                                  normalized, "count", 3, "type", "VEC2"));
   json_t *at = json_object_get(
       json_array_get(
           json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
@@ -791,8 +791,8 @@ START_TEST(test_doc_material) {
   json_decref(d);
   /* A bufferView image (view 6, one byte 01) in a GLB. */
   d = doc_new();
-  set_material(d, json_pack("{s:i,s:s}", "bufferView", 6, "mimeType",
-                            "image/jpeg"));
+  set_material(
+      d, json_pack("{s:i,s:s}", "bufferView", 6, "mimeType", "image/jpeg"));
   size_t len;
   uint8_t *g = doc_glb(d, buf, &len);
   fmt_error_t e;
