@@ -225,6 +225,42 @@ export function decodeMesh(buffer, byteOffset = 0) {
   };
 }
 
+/**
+ * The blocks of a binary skin answer with several meshes (GET /v1/skin with
+ * `skeleton`, docs/api.md "Several meshes"): each a 16-byte header (u32 the
+ * mesh's position in the answer, or the frame index in a range; u32 count of
+ * 32-bit words; f64 clip time) and the mesh's payload, exactly the
+ * single-mesh answer's bytes. layout is X-Animd-Layout. Returns
+ * [{index, t, count, layout, vertices, data, positions, normals}]: views of
+ * buffer for float32, decoded copies for q16.
+ */
+export function decodeSkinMeshes(buffer, layout, byteOffset = 0) {
+  const q16 = layout.endsWith('/q16');
+  const withNormals = layout.startsWith('positions+normals');
+  const out = [];
+  for (let off = byteOffset; off < buffer.byteLength;) {
+    if (buffer.byteLength - off < RANGE_HEADER_BYTES)
+      throw new AnimdError('truncated', 'the answer ended inside a block header');
+    const dv = new DataView(buffer, off, RANGE_HEADER_BYTES);
+    const index = dv.getUint32(0, true);
+    const count = dv.getUint32(4, true);
+    const t = dv.getFloat64(8, true);
+    const at = off + RANGE_HEADER_BYTES;
+    if (at + 4 * count > buffer.byteLength)
+      throw new AnimdError('truncated', `block ${out.length} ends past the answer`);
+    if (q16) {
+      const vertices = Math.floor((4 * count - 24) / (withNormals ? 10 : 6));
+      const q = decodeQ16(buffer, at, vertices, withNormals);
+      out.push({ index, t, count, layout, vertices, data: q.positions, ...q });
+    } else {
+      out.push(withSplitViews({ index, t, count, layout, vertices: count / (withNormals ? 6 : 3),
+                                data: new Float32Array(buffer, at, count) }));
+    }
+    off = at + 4 * count;
+  }
+  return out;
+}
+
 /** Every mesh block of a buffer, one after the other (an answer with several meshes). */
 export function decodeMeshes(buffer) {
   const meshes = [];
@@ -401,6 +437,13 @@ export class Animd {
     const res = await this.request('GET', '/v1/skin' + query({ ...params, format }));
     if (format !== 'bin') return res.json();
     const layout = res.headers.get('X-Animd-Layout') || '';
+    if (params.skeleton !== undefined) {
+      // Several meshes: one block each, in the order asked (mesh=[...]) or
+      // of GET /v1/skeletons/{id}/meshes.
+      return { skeleton: params.skeleton, clip: params.clip, t: params.t, layout,
+               etag: res.headers.get('ETag'),
+               meshes: decodeSkinMeshes(await res.arrayBuffer(), layout) };
+    }
     if (layout.endsWith('/q16')) {
       const vertices = Number(res.headers.get('X-Animd-Vertices'));
       const q = decodeQ16(await res.arrayBuffer(), 0, vertices, layout.startsWith('positions+normals'));

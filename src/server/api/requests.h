@@ -93,7 +93,12 @@ int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
-  const char *mesh; /* Required. */
+  /* With skeleton: the answer holds several meshes, those mesh lists
+   * (comma-separated ids or names within the skeleton) or, without mesh,
+   * every mesh of the skeleton. Without skeleton, mesh (required) names
+   * one mesh, the name as it is (commas included). */
+  const char *mesh;
+  const char *skeleton;
   const char *clip; /* NULL: the rest pose. */
   double t;         /* Required with a clip, unless a range. */
   anim_wrap wrap;
