@@ -195,7 +195,7 @@ static void base64(fmt_buf_t *b, const unsigned char *p, size_t n) {
  * gives their size and the route serving them instead. */
 static void material_key(fmt_buf_t *b, const char *id,
                          const anim_mesh_material_t *m) {
-  if (!m->name && !m->has_texture) return;
+  if (!m->name && !m->has_texture && !m->image_uri && !m->image) return;
   fmt_buf_puts(b, ",\"material\":{");
   const char *sep = "";
   if (m->name) {
@@ -206,13 +206,14 @@ static void material_key(fmt_buf_t *b, const char *id,
   if (m->has_texture) {
     fmt_buf_printf(b, "%s\"texture\":", sep);
     fmt_buf_uint(b, m->texture);
+    sep = ",";
   }
   if (m->image_uri) {
-    fmt_buf_puts(b, ",\"image\":{\"uri\":");
+    fmt_buf_printf(b, "%s\"image\":{\"uri\":", sep);
     fmt_buf_json_string(b, m->image_uri);
     fmt_buf_putc(b, '}');
   } else if (m->image) {
-    fmt_buf_puts(b, ",\"image\":{\"mimeType\":");
+    fmt_buf_printf(b, "%s\"image\":{\"mimeType\":", sep);
     fmt_buf_json_string(b, m->image_type ? m->image_type : "");
     if (id != NULL) {
       fmt_buf_puts(b, ",\"bytes\":");

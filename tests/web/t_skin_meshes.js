@@ -4,6 +4,8 @@
 // every mesh or a list) must be, block for block, the single-mesh answer
 // of that mesh fetched on its own. The client's decodeSkinMeshes and
 // skin({ skeleton }) are checked against the same single answers.
+import WebSocket from 'ws';
+
 import { Animd, decodeSkinMeshes } from '../../web/animd.js';
 import { check, run, startDaemon } from './lib.js';
 
@@ -100,6 +102,54 @@ run(async () => {
   const s = await animd.skin({ skeleton: 'demo-humanoid', mesh: ['moved', 'body'], clip: 'wave', t: 0.7, normals: true });
   const one = await animd.skin({ mesh: 'body', clip: 'wave', t: 0.7, normals: true });
   check(s.meshes.length === 2 && s.meshes[1].data.every((v, i) => v === one.data[i]), 'client multi-mesh skin');
+  // A WebSocket stream of both meshes: each binary frame holds both blocks,
+  // each equal to GET /v1/skin of that mesh at the frame's clip time; a
+  // JSON pose of every mesh (mesh_all) holds the single JSON answers.
+  const ws = new WebSocket(d.url.replace('http', 'ws') + '/v1/stream');
+  const inbox = [];
+  let wake = null;
+  ws.on('message', (data, isBinary) => { inbox.push({ data, isBinary }); if (wake) wake(); });
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  const next = async (binary) => {
+    const end = Date.now() + 10000;
+    for (;;) {
+      const i = inbox.findIndex((m) => m.isBinary === binary);
+      if (i >= 0) return inbox.splice(i, 1)[0].data;
+      check(Date.now() < end, 'no WebSocket message in 10 s');
+      await new Promise((r) => { wake = r; setTimeout(r, 200); });
+    }
+  };
+  ws.send(JSON.stringify({ op: 'play', id: 'both', skeleton: 'demo-humanoid', clip: 'wave',
+    mesh: ['moved', 'body'], format: 'bin', normals: true, fps: 20 }));
+  const ack = JSON.parse((await next(false)).toString());
+  check(ack.meshes && ack.meshes.length === 2 && ack.vertices === 1024, 'play ack: ' + JSON.stringify(ack));
+  let wsBlocks = 0;
+  for (let f = 0; f < 3; f++) {
+    const fr = await next(true);
+    const ab = fr.buffer.slice(fr.byteOffset, fr.byteOffset + fr.length);
+    const dv = new DataView(ab);
+    const t = dv.getFloat64(16, true);
+    check(dv.getUint32(24, true) * 4 === fr.length - 32 && dv.getUint32(28, true) === 1024, 'frame header');
+    const dec = decodeSkinMeshes(ab, 'positions+normals', 32);
+    check(dec.length === 2, 'two blocks per frame');
+    for (let k = 0; k < 2; k++) {
+      const one = await bytes(`${d.url}/v1/skin?mesh=${ack.meshes[k].id}&clip=wave&t=${t}&normals=1&format=bin`);
+      check(Buffer.from(dec[k].data.buffer, dec[k].data.byteOffset, dec[k].data.byteLength).equals(one.buf),
+        `stream frame ${f} block ${k} differs from GET /v1/skin`);
+      wsBlocks++;
+    }
+  }
+  ws.send(JSON.stringify({ op: 'stop', id: 'both' }));
+  ws.send(JSON.stringify({ op: 'pose', id: 'p', skeleton: 'demo-humanoid', clip: 'wave', t: 0.5, mesh_all: true }));
+  let pose = null;
+  for (let i = 0; i < 5 && !(pose && pose.meshes); i++) pose = JSON.parse((await next(false)).toString());
+  check(pose.meshes && pose.meshes.length === 2, 'pose mesh_all: ' + JSON.stringify(pose).slice(0, 200));
+  for (let k = 0; k < 2; k++) {
+    const one = await (await fetch(`${d.url}/v1/skin?mesh=${all[k]}&clip=wave&t=0.5`)).json();
+    check(JSON.stringify(pose.meshes[k].positions) === JSON.stringify(one.positions), `pose block ${k}`);
+  }
+  ws.close();
+  console.log(`ok: ${wsBlocks} stream blocks equal GET /v1/skin`);
   // Errors: an unknown mesh in the list, a skeleton without meshes.
   const bad = await fetch(`${d.url}/v1/skin?skeleton=demo-humanoid&mesh=body,nope&${q}`);
   check(bad.status === 404 && (await bad.json()).error.at === 'mesh', 'unknown mesh in the list');

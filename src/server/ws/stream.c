@@ -36,6 +36,11 @@ typedef struct stream_s {
   char *clip_name;
   char *mesh_name;
   store_asset_t *skeleton, *clip, *mesh; /* Retained. */
+  /* A stream of several meshes (play's "mesh" array or "mesh_all"):
+   * mesh_count of them, retained, each frame carrying them all; mesh is
+   * then the first (retained once more). NULL and 0 otherwise. */
+  store_asset_t **meshes;
+  uint32_t mesh_count;
   uint32_t *mask; /* Caller-order joints to send, or NULL. */
   uint32_t mask_count;
   srv_ws_clock_t clock;
@@ -260,14 +265,20 @@ static stream_t *find_stream(srv_ws_client_t *c, const char *id) {
   return NULL;
 }
 
-static void stream_free(stream_t *s) {
+/* Releases what resolve took into s (s itself stays). */
+static void stream_release(stream_t *s) {
   store_asset_release(s->skeleton);
   store_asset_release(s->clip);
   store_asset_release(s->mesh);
+  if (s->meshes != NULL) store_list_free(s->meshes, s->mesh_count);
   free(s->skeleton_name);
   free(s->clip_name);
   free(s->mesh_name);
   free(s->mask);
+}
+
+static void stream_free(stream_t *s) {
+  stream_release(s);
   free(s);
 }
 
@@ -320,11 +331,14 @@ static float sampled_time(const stream_t *s, double t) {
                         (anim_wrap)s->wrap);
 }
 
-static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
+/* The frame cache's key of the stream's frame at t; mesh: the stream's
+ * (of several, the one this part of the frame is of). */
+static srv_ws_eval_key_t stream_key(const stream_t *s, float t,
+                                    store_asset_t *mesh) {
   srv_ws_eval_key_t key = {
       .skeleton = s->skeleton,
       .clip = s->clip,
-      .mesh = s->mesh,
+      .mesh = mesh,
       .t = t,
       .wrap = (uint8_t)s->wrap,
       .space = (uint8_t)s->space,
@@ -337,26 +351,112 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
   return key;
 }
 
+/* The binary frame header (32 bytes) with count and elements. */
+static void frame_header(fmt_buf_t *b, const stream_t *s, uint32_t index,
+                         int64_t frame, float t, uint32_t count,
+                         uint32_t elements) {
+  fmt_buf_u32le(b, index);
+  fmt_buf_u32le(b, stream_layout(s));
+  uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
+  fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
+  fmt_buf_u32le(b, (uint32_t)(f >> 32));
+  fmt_buf_f64le(b, t);
+  fmt_buf_u32le(b, count);
+  fmt_buf_u32le(b, elements);
+}
+
+/* The message of one frame of a stream of several meshes into hub->out
+ * (docs/api.md, "Several meshes"): binary, the frame header (count: the
+ * 32-bit words after it; elements: the vertices of all meshes) then per
+ * mesh a 16-byte block header (u32 position, u32 words, f64 t) and its
+ * payload, as GET /v1/skin?skeleton= answers; JSON, {"id","frame","t",
+ * "meshes":[the single-mesh answers]}. Returns 0 or a negative errno. */
+static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
+                              uint32_t index, int64_t frame, float t) {
+  fmt_buf_t *b = &h->out;
+  fmt_buf_reset(b);
+  bool bin = s->format == SRV_WS_FORMAT_BIN;
+  if (bin) {
+    frame_header(b, s, index, frame, t, 0, 0);
+  } else {
+    fmt_buf_putc(b, '{');
+    if (s->id[0] != '\0') {
+      fmt_buf_puts(b, "\"id\":");
+      fmt_buf_puts(b, s->id);
+      fmt_buf_putc(b, ',');
+    }
+    fmt_buf_puts(b, "\"skeleton\":");
+    fmt_buf_json_string(b, s->skeleton_name);
+    if (frame >= 0) {
+      fmt_buf_puts(b, ",\"frame\":");
+      fmt_buf_uint(b, (uint64_t)frame);
+    }
+    fmt_buf_puts(b, ",\"t\":");
+    fmt_buf_float(b, t);
+    fmt_buf_puts(b, ",\"meshes\":[");
+  }
+  uint64_t words = 0, vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++) {
+    srv_ws_eval_key_t key = stream_key(s, t, s->meshes[k]);
+    srv_ws_frame_data_t fd;
+    int r = srv_ws_eval_get(h->eval, &key, &fd);
+    if (r != 0) return r;
+    vertices += fd.elements;
+    if (bin) {
+      uint32_t n = fd.q16 != NULL ? fd.q16_words : fd.count;
+      fmt_buf_u32le(b, k);
+      fmt_buf_u32le(b, n);
+      fmt_buf_f64le(b, t);
+      if (fd.q16 != NULL)
+        fmt_buf_append(b, fd.q16, 4 * (size_t)n);
+      else
+        fmt_buf_f32le(b, fd.floats, n);
+      words += 4 + (uint64_t)n;
+      continue;
+    }
+    fmt_skin_answer_t sa = {
+        .mesh = s->meshes[k]->id,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = -1,
+        .vertex_count = fd.elements,
+        .positions = fd.floats,
+        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+        .ids = store_answer_names(s->meshes[k], s->clip),
+    };
+    if (k > 0) fmt_buf_putc(b, ',');
+    fmt_answer_skin_json(b, &sa);
+  }
+  if (bin) {
+    if (words > UINT32_MAX || vertices > UINT32_MAX) return UV_E2BIG;
+    if (!b->failed) {
+      uint32_t w = (uint32_t)words, v = (uint32_t)vertices;
+      for (int i = 0; i < 4; i++) {
+        b->data[24 + i] = (char)(w >> (8 * i));
+        b->data[28 + i] = (char)(v >> (8 * i));
+      }
+    }
+  } else {
+    fmt_buf_puts(b, "]}");
+  }
+  return b->failed ? UV_ENOMEM : 0;
+}
+
 /* Builds the message of one frame (index WS_ONE_SHOT: a pose answer) into
  * hub->out. Returns 0 or a negative errno. */
 static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                        int64_t frame, float t) {
-  srv_ws_eval_key_t key = stream_key(s, t);
+  if (s->meshes != NULL) return build_meshes_frame(h, s, index, frame, t);
+  srv_ws_eval_key_t key = stream_key(s, t, s->mesh);
   srv_ws_frame_data_t fd;
   int r = srv_ws_eval_get(h->eval, &key, &fd);
   if (r != 0) return r;
   fmt_buf_t *b = &h->out;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
-    fmt_buf_u32le(b, index);
-    fmt_buf_u32le(b, stream_layout(s));
-    uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
-    fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
-    fmt_buf_u32le(b, (uint32_t)(f >> 32));
-    fmt_buf_f64le(b, t);
     /* q16: the count is of the payload's 32-bit words. */
-    fmt_buf_u32le(b, fd.q16 != NULL ? fd.q16_words : fd.count);
-    fmt_buf_u32le(b, fd.elements);
+    frame_header(b, s, index, frame, t,
+                 fd.q16 != NULL ? fd.q16_words : fd.count, fd.elements);
     if (fd.q16 != NULL)
       fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
     else
@@ -468,9 +568,12 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
     /* Skinning is heavy: have the pool compute the next frame while this
      * one travels. */
     if (s->mesh != NULL) {
-      srv_ws_eval_key_t key =
-          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock, s->next)));
-      srv_ws_eval_prefetch(s->client->hub->eval, &key);
+      float next = sampled_time(s, srv_ws_clock_time(&s->clock, s->next));
+      for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+        srv_ws_eval_key_t key =
+            stream_key(s, next, s->meshes ? s->meshes[k] : s->mesh);
+        srv_ws_eval_prefetch(s->client->hub->eval, &key);
+      }
     }
   }
   s->due = srv_ws_clock_due(&s->clock, s->next);
@@ -533,12 +636,82 @@ static char *dup_str(const char *s) {
   return d;
 }
 
+/* The meshes of a play or pose with a "mesh" array (names within
+ * skeleton when given; all of one skeleton) or "mesh_all" (every mesh of
+ * skeleton, by id) into s: s->meshes, s->mesh (the first, retained once
+ * more) and s->skeleton. Returns 0, or -1 after sending the error. */
+static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
+                          stream_t *s) {
+  store_t *store = c->hub->store;
+  const char *id = cmd->id;
+  store_asset_t *sk = NULL;
+  if (cmd->skeleton != NULL) {
+    sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
+    if (sk == NULL) {
+      send_error(c, id, "not_found", "skeleton", "no such skeleton");
+      return -1;
+    }
+  }
+  if (cmd->mesh_all) {
+    size_t n = 0;
+    if (store_children(store, sk, STORE_MESH, &s->meshes, &n) != 0) {
+      store_asset_release(sk);
+      send_error(c, id, "out_of_memory", NULL, "out of memory");
+      return -1;
+    }
+    s->mesh_count = (uint32_t)(n < SRV_WS_MAX_MESHES ? n : SRV_WS_MAX_MESHES);
+    for (size_t i = s->mesh_count; i < n; i++)
+      store_asset_release(s->meshes[i]);
+  } else {
+    size_t n = json_array_size(cmd->meshes);
+    s->meshes = calloc(n, sizeof *s->meshes);
+    if (s->meshes == NULL) {
+      store_asset_release(sk);
+      send_error(c, id, "out_of_memory", NULL, "out of memory");
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      const char *name = json_string_value(json_array_get(cmd->meshes, i));
+      store_asset_t *m = store_lookup(store, STORE_MESH, name, sk);
+      if (m == NULL || (s->mesh_count > 0 &&
+                        m->skeleton_asset != s->meshes[0]->skeleton_asset)) {
+        char at[32];
+        snprintf(at, sizeof at, "mesh[%zu]", i);
+        send_error(c, id, m ? "mismatch" : "not_found", at,
+                   m ? "the meshes belong to different skeletons"
+                     : "no such mesh");
+        store_asset_release(m);
+        store_asset_release(sk);
+        return -1;
+      }
+      s->meshes[s->mesh_count++] = m;
+    }
+  }
+  store_asset_release(sk);
+  if (s->mesh_count == 0) {
+    send_error(c, id, "not_found", "skeleton", "the skeleton has no mesh");
+    return -1;
+  }
+  s->mesh = s->meshes[0];
+  store_asset_retain(s->mesh);
+  s->skeleton = s->mesh->skeleton_asset;
+  store_asset_retain(s->skeleton);
+  for (uint32_t k = 0; k < s->mesh_count; k++)
+    if (cmd->normals && s->meshes[k]->mesh->normals == NULL) {
+      send_error(c, id, "bad_value", "normals", "a mesh has no normals");
+      return -1;
+    }
+  return 0;
+}
+
 /* Resolves a play or pose command's assets and joint mask into s. Returns
  * 0, or -1 after sending the error. */
 static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   store_t *store = c->hub->store;
   const char *id = cmd->id;
-  if (cmd->mesh != NULL) {
+  if (cmd->meshes != NULL || cmd->mesh_all) {
+    if (resolve_meshes(c, cmd, s) != 0) return -1;
+  } else if (cmd->mesh != NULL) {
     store_asset_t *sk = NULL;
     if (cmd->skeleton != NULL) {
       sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
@@ -628,9 +801,27 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
   fmt_buf_puts(b, ",\"layout\":");
   fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, stream_layout(s)));
   fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
-  fmt_buf_uint(b, s->mesh != NULL   ? s->mesh->mesh->vertex_count
+  uint64_t vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++)
+    vertices += s->meshes[k]->mesh->vertex_count;
+  fmt_buf_uint(b, s->meshes != NULL ? vertices
+                  : s->mesh != NULL ? s->mesh->mesh->vertex_count
                   : s->mask != NULL ? s->mask_count
                                     : s->skeleton->skeleton->joint_count);
+  if (s->meshes != NULL) {
+    /* The meshes in the order of each frame's blocks. */
+    fmt_buf_puts(b, ",\"meshes\":[");
+    for (uint32_t k = 0; k < s->mesh_count; k++) {
+      fmt_buf_puts(b, k ? ",{\"id\":" : "{\"id\":");
+      fmt_buf_json_string(b, s->meshes[k]->id);
+      fmt_buf_puts(b, ",\"name\":");
+      fmt_buf_json_string(b, s->meshes[k]->name);
+      fmt_buf_puts(b, ",\"vertices\":");
+      fmt_buf_uint(b, s->meshes[k]->mesh->vertex_count);
+      fmt_buf_putc(b, '}');
+    }
+    fmt_buf_putc(b, ']');
+  }
   fmt_buf_puts(b, ",\"duration\":");
   fmt_buf_float(b, s->clip->clip->duration);
   fmt_buf_puts(b, ",\"fps\":");
@@ -822,13 +1013,7 @@ static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       send_error(c, cmd->id, "internal", NULL, "the pose could not be made");
     }
   }
-  store_asset_release(s.skeleton);
-  store_asset_release(s.clip);
-  store_asset_release(s.mesh);
-  free(s.skeleton_name);
-  free(s.clip_name);
-  free(s.mesh_name);
-  free(s.mask);
+  stream_release(&s);
 }
 
 static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
