@@ -154,8 +154,12 @@ export function decodeQ16(buffer, byteOffset, vertices, withNormals) {
   return { positions, normals };
 }
 
-/** The header of a WebSocket binary frame and a view of its numbers. */
-export function decodeStreamFrame(buffer) {
+/**
+ * The header of a WebSocket binary frame and a view of its numbers; with
+ * `meshes` (a stream of several meshes: play's `mesh` array or `mesh_all`),
+ * `frame.meshes` holds one decoded block per mesh (decodeSkinMeshes).
+ */
+export function decodeStreamFrame(buffer, meshes = false) {
   const dv = new DataView(buffer);
   const count = dv.getUint32(24, true);
   const layoutIndex = dv.getUint32(4, true);
@@ -170,6 +174,10 @@ export function decodeStreamFrame(buffer) {
     data: null,
     byteLength: buffer.byteLength,
   };
+  if (meshes) {
+    frame.meshes = decodeSkinMeshes(buffer, frame.layout, STREAM_HEADER_BYTES);
+    return frame;
+  }
   if (frame.layout.endsWith('/q16')) {
     const q = decodeQ16(buffer, STREAM_HEADER_BYTES, n, frame.layout.startsWith('positions+normals'));
     frame.positions = q.positions;
@@ -645,10 +653,14 @@ export class StreamConnection {
     if (typeof data !== 'string') {
       const buffer = data instanceof ArrayBuffer ? data
         : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-      const f = decodeStreamFrame(buffer);
-      if (f.index === 0xffffffff) return this.answer({ op: 'pose' }, f);
-      const s = this.byIndex.get(f.index);
-      if (s) s.deliver(f, buffer.byteLength);
+      const index = new DataView(buffer).getUint32(0, true);
+      if (index === 0xffffffff) {
+        const p = this.pending.find((q) => q.msg.op === 'pose');
+        const multi = !!p && (Array.isArray(p.msg.mesh) || !!p.msg.mesh_all);
+        return this.answer({ op: 'pose' }, decodeStreamFrame(buffer, multi));
+      }
+      const s = this.byIndex.get(index);
+      if (s) s.deliver(decodeStreamFrame(buffer, !!(s.info && s.info.meshes)), buffer.byteLength);
       return undefined;
     }
     const msg = JSON.parse(data);

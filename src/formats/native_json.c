@@ -868,6 +868,22 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
             "3 indices per triangle");
     goto done;
   }
+  if (nrm == NULL) {
+    /* Normals for every mesh (normals=1 always works): area-weighted,
+     * a list without indices taken as consecutive triangles. */
+    if (fmt__vertex_normals(pos, v, nidx ? indices : NULL,
+                            nidx ? nidx : v - v % 3, &nrm) != 0) {
+      oom(c);
+      goto done;
+    }
+    if (fmt_bundle_warn(c->out,
+                        "%s: no normals; area-weighted vertex normals were "
+                        "computed",
+                        c->at[0] ? c->at : "mesh") != 0) {
+      oom(c);
+      goto done;
+    }
+  }
   anim_raw_mesh_t raw = {.name = name ? name : "",
                          .vertex_count = v,
                          .positions = pos,

@@ -3,11 +3,16 @@
 // and every multi-mesh answer (JSON, float32, q16; one frame and ranges;
 // every mesh or a list) must be, block for block, the single-mesh answer
 // of that mesh fetched on its own. The client's decodeSkinMeshes and
-// skin({ skeleton }) are checked against the same single answers.
+// skin({ skeleton }) are checked against the same single answers, a
+// WebSocket stream of both meshes frame by frame, and the viewer showing
+// every mesh from one stream (mesh=all) in Chromium: each mesh's skinned
+// vertices land on the drawn silhouette.
 import WebSocket from 'ws';
 
 import { Animd, decodeSkinMeshes } from '../../web/animd.js';
-import { check, run, startDaemon } from './lib.js';
+import {
+  VIEW, check, floatsOf, launchBrowser, openViewer, overlap, run, startDaemon,
+} from './lib.js';
 
 async function bytes(url) {
   const res = await fetch(url);
@@ -150,6 +155,23 @@ run(async () => {
   }
   ws.close();
   console.log(`ok: ${wsBlocks} stream blocks equal GET /v1/skin`);
+  // The viewer, every mesh of the skeleton from one stream.
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: VIEW });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  for (const mode of ['thin', 'fat']) {
+    const { state, img } = await openViewer(page,
+      `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=all&mode=${mode}&t=0.5`);
+    check(Array.isArray(state.mesh) && state.mesh.length === 2 && state.mode === mode, 'viewer state: ' + JSON.stringify(state.mesh));
+    for (const id of state.mesh) {
+      const skin = await floatsOf(`${d.url}/v1/skin?mesh=${id}&clip=wave&t=${state.t}&format=bin`);
+      const cover = overlap(img, state, skin);
+      console.log(`viewer ${mode} mesh=all ${id.slice(0, 8)}: overlap near ${cover.near}, exact ${cover.exact}`);
+      check(cover.near >= 0.99, `viewer ${mode}: mesh ${id} only ${cover.near} of its vertices on the picture`);
+    }
+  }
+  check(errors.length === 0, 'page errors: ' + errors.join('; '));
   // Errors: an unknown mesh in the list, a skeleton without meshes.
   const bad = await fetch(`${d.url}/v1/skin?skeleton=demo-humanoid&mesh=body,nope&${q}`);
   check(bad.status === 404 && (await bad.json()).error.at === 'mesh', 'unknown mesh in the list');
