@@ -492,7 +492,7 @@ export class Animd {
 // ---- WebSocket streams -----------------------------------------------------
 
 /** Fields of a `play` message a stream keeps, to start again after a reconnect. */
-const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'fps', 'speed', 't0', 'wrap', 'space',
+const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0', 'wrap', 'space',
   'format', 'joints', 'normals', 'method', 'encoding'];
 
 /**
