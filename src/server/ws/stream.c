@@ -636,6 +636,18 @@ static char *dup_str(const char *s) {
   return d;
 }
 
+/* The skeleton a command names into *sk (retained; NULL when it names
+ * none). Returns 0, or -1 after sending not_found. */
+static int named_skeleton(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
+                          store_asset_t **sk) {
+  *sk = NULL;
+  if (cmd->skeleton == NULL) return 0;
+  *sk = store_lookup(c->hub->store, STORE_SKELETON, cmd->skeleton, NULL);
+  if (*sk != NULL) return 0;
+  send_error(c, cmd->id, "not_found", "skeleton", "no such skeleton");
+  return -1;
+}
+
 /* The meshes of a play or pose with a "mesh" array (names within
  * skeleton when given; all of one skeleton) or "mesh_all" (every mesh of
  * skeleton, by id) into s: s->meshes, s->mesh (the first, retained once
@@ -645,13 +657,7 @@ static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
   store_t *store = c->hub->store;
   const char *id = cmd->id;
   store_asset_t *sk = NULL;
-  if (cmd->skeleton != NULL) {
-    sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-    if (sk == NULL) {
-      send_error(c, id, "not_found", "skeleton", "no such skeleton");
-      return -1;
-    }
-  }
+  if (named_skeleton(c, cmd, &sk) != 0) return -1;
   if (cmd->mesh_all) {
     size_t n = 0;
     if (store_children(store, sk, STORE_MESH, &s->meshes, &n) != 0) {
@@ -713,13 +719,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     if (resolve_meshes(c, cmd, s) != 0) return -1;
   } else if (cmd->mesh != NULL) {
     store_asset_t *sk = NULL;
-    if (cmd->skeleton != NULL) {
-      sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-      if (sk == NULL) {
-        send_error(c, id, "not_found", "skeleton", "no such skeleton");
-        return -1;
-      }
-    }
+    if (named_skeleton(c, cmd, &sk) != 0) return -1;
     s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
     store_asset_release(sk);
     if (s->mesh == NULL) {
