@@ -11,8 +11,8 @@
 #   make check        install what is missing, run the threaded suites with
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
-#   make bench        core benchmarks (bench-http, bench-ws, bench-thin:
-#                     server ones)
+#   make bench        core benchmarks (bench-http, bench-ws, bench-thin,
+#                     bench-fleet: server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
@@ -114,7 +114,7 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-thin soak cluster install \
+        build-tests bench bench-http bench-ws bench-thin bench-fleet soak cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
@@ -280,6 +280,11 @@ soak: $(ANIMD)
 
 cluster: $(ANIMD)
 	scripts/cluster $(abspath $(ANIMD))
+
+# Cache hit ratio with and without clip hashing, HAProxy's added latency,
+# Redis's limits (scripts/bench-fleet; redis-server, haproxy, wrk).
+bench-fleet: $(ANIMD)
+	scripts/bench-fleet $(abspath $(ANIMD))
 
 bench-thin: $(ANIMD)
 	scripts/bench-thin $(abspath $(ANIMD))

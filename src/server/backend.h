@@ -5,9 +5,9 @@
  * Without a backend (the file store, the default) nothing here is used.
  * With one, a lookup that misses the node's store asks the backend to load
  * the asset into it, an upload is acknowledged only once the backend has
- * accepted it, and a delete is decided by the backend. Every call is made
- * on the HTTP loop thread and answers there, through cb, exactly once (at
- * once when the backend is unavailable). */
+ * accepted it, and a delete is decided by the backend. Every call but
+ * load_blocking is made on the HTTP loop thread and answers there, through
+ * cb, exactly once (at once when the backend is unavailable). */
 #ifndef ANIMD_SERVER_BACKEND_H
 #define ANIMD_SERVER_BACKEND_H
 
@@ -31,6 +31,10 @@ typedef struct srv_backend_reply_s {
   srv_backend_status status;
   bool created;      /* publish: something new was stored. */
   char message[256]; /* For statuses other than OK. */
+  /* list: the assets listed, by kind then id; remove_cascade: the clips
+   * and meshes removed (kind and id only). Valid during the callback. */
+  const fmt_asset_summary_t *items;
+  size_t count;
 } srv_backend_reply_t;
 
 typedef void (*srv_backend_cb)(void *arg, const srv_backend_reply_t *reply);
@@ -54,6 +58,20 @@ typedef struct srv_backend_ops_s {
   /* Deletes the asset of kind with that id on every node. */
   void (*remove)(void *self, store_kind kind, const char *id, srv_backend_cb cb,
                  void *arg);
+  /* Deletes a skeleton with its clips and meshes, at once, on every
+   * node. */
+  void (*remove_cascade)(void *self, const char *skeleton_id, srv_backend_cb cb,
+                         void *arg);
+  /* Lists every asset the backend holds (skeleton_id NULL), or the clips
+   * or meshes (kind) of one skeleton. */
+  void (*list)(void *self, store_kind kind, const char *skeleton_id,
+               srv_backend_cb cb, void *arg);
+  /* load from any thread but the loop's, blocking it (a worker thread's):
+   * the asset is in the node's store when this returns SRV_BACKEND_OK.
+   * Waits at most the backend's timeout. */
+  srv_backend_status (*load_blocking)(void *self, store_kind kind,
+                                      const char *id_or_name,
+                                      const char *skeleton_id);
   /* True while the backend is reachable. */
   bool (*available)(void *self);
 } srv_backend_ops_t;

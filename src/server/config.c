@@ -44,6 +44,10 @@ static const cfg_entry_t entries[] = {
      "where assets live: file (this node: data_dir or memory), or "
      "redis://host:port/db shared by a fleet (this node's memory then "
      "caches it)"},
+    {"redis_timeout", CFG_MS, F(redis_timeout_ms), 0,
+     "with store = redis://: a command Redis has not answered within this "
+     "time fails with 503 store_unavailable and the connection is made "
+     "again"},
     {"access_log", CFG_STR, F(access_log), S(access_log),
      "access log: a file path, - for stderr, empty for none"},
     {"workers", CFG_UINT, F(workers), 0,
@@ -140,6 +144,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   snprintf(cfg->access_log, sizeof cfg->access_log, "-");
   snprintf(cfg->store, sizeof cfg->store, "file");
+  cfg->redis_timeout_ms = 2000;
   cfg->workers = 0;
   cfg->queue_max = 1024;
   cfg->max_connections = 4096;

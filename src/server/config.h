@@ -18,6 +18,7 @@ typedef struct srv_config_s {
   char ready_file[1024];      /* Written with the bound host:port. "" off. */
   char data_dir[1024];        /* Persistent store; "" keeps it in memory. */
   char store[300];            /* "file" (data_dir), or redis://host:port/db. */
+  uint64_t redis_timeout_ms;  /* A Redis command unanswered: 503, reconnect. */
   char access_log[1024];      /* "-" stderr, "" off, else a file path. */
   unsigned workers;           /* Pool threads; 0 = one per CPU. */
   unsigned queue_max;         /* Pool jobs waiting; beyond: 503. */

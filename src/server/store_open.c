@@ -80,7 +80,8 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
   if (redis) {
     srv_redis_backend_t *b = NULL;
     if (srv_redis_backend_open(s->loop, kind, st, &s->pool, s->cfg.memory_limit,
-                               &b, err, err_len) != 0) {
+                               (unsigned)s->cfg.redis_timeout_ms, &b, err,
+                               err_len) != 0) {
       srv__store_close(s);
       return UV_EINVAL;
     }

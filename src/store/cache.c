@@ -1,7 +1,9 @@
 /* store: the cache side of a memory-only store (cache.h): canonical texts
- * out, adopted texts in, and dropping cached copies. */
+ * out, adopted texts in, dropping cached copies and evicting the least
+ * recently used. */
 #include "store/cache.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/internal.h"
@@ -118,3 +120,56 @@ size_t store_drop_named(store_t *s, store_kind kind, const char *name) {
 }
 
 size_t store_drop_all(store_t *s) { return drop_matching(s, match_all, NULL); }
+
+typedef struct lru_entry_s {
+  uint64_t used;
+  store_asset_t *asset;
+} lru_entry_t;
+
+static int compare_used(const void *pa, const void *pb) {
+  const lru_entry_t *a = pa, *b = pb;
+  return a->used < b->used ? -1 : a->used > b->used;
+}
+
+static size_t store_bytes(store_t *s) {
+  pthread_mutex_lock(&s->lock);
+  size_t bytes = s->bytes;
+  pthread_mutex_unlock(&s->lock);
+  return bytes;
+}
+
+size_t store_evict(store_t *s, size_t need, size_t max_bytes) {
+  if (max_bytes == 0 || store_bytes(s) + need <= max_bytes) return 0;
+  size_t low = max_bytes - max_bytes / 10;
+  pthread_mutex_lock(&s->lock);
+  size_t n = s->count;
+  lru_entry_t *list = malloc((n ? n : 1) * sizeof *list);
+  if (list == NULL) {
+    pthread_mutex_unlock(&s->lock);
+    return store_drop_all(s);
+  }
+  for (size_t i = 0; i < n; i++) {
+    list[i] = (lru_entry_t){s->items[i]->_used, s->items[i]};
+    store_asset_retain(s->items[i]);
+  }
+  pthread_mutex_unlock(&s->lock);
+  qsort(list, n, sizeof *list, compare_used);
+  size_t dropped = 0;
+  for (size_t i = 0; i < n && store_bytes(s) + need > low; i++) {
+    store_asset_t *a = list[i].asset;
+    fmt_error_t err;
+    if (a->kind == STORE_SKELETON) {
+      store_asset_t **gone;
+      size_t count;
+      if (store_delete_cascade(s, a->id, &gone, &count, &err) == 0) {
+        dropped += count;
+        store_list_free(gone, count);
+      }
+    } else if (store_delete(s, a->kind, a->id, &err) == 0) {
+      dropped++;
+    }
+  }
+  for (size_t i = 0; i < n; i++) store_asset_release(list[i].asset);
+  free(list);
+  return dropped;
+}

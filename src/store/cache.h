@@ -34,4 +34,13 @@ size_t store_drop_named(store_t *store, store_kind kind, const char *name);
 /* Forgets everything. Returns how many assets were dropped. */
 size_t store_drop_all(store_t *store);
 
+/* Makes room for need more bytes under max_bytes: unless the store's
+ * bytes plus need fit already, forgets the least recently used assets
+ * (found or published longest ago; a skeleton with its clips and meshes,
+ * which refresh it when used) until they fit under nine tenths of
+ * max_bytes, so that a full cache does not sort itself at every miss.
+ * Assets retained by running jobs stay valid until their last release;
+ * they no longer count. Returns how many assets were dropped. */
+size_t store_evict(store_t *store, size_t need, size_t max_bytes);
+
 #endif

@@ -20,6 +20,7 @@ struct store_s {
   store_index_t by_name; /* store_name_group_t by (kind, skeleton, name). */
   size_t kind_count[3];
   size_t bytes;
+  uint64_t clock; /* Ticks at each lookup that finds (asset->_used). */
   store_stats_t stats;
   /* Settings. */
   char *data_dir; /* NULL: memory only. */

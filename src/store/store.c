@@ -235,6 +235,10 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
     for (size_t i = 0; i < s->count; i++)
       if (named(s->items[i], kind, id_or_name, skeleton))
         list_id(out, s->items[i]->id);
+  if (a != NULL) {
+    a->_used = ++s->clock;
+    if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
+  }
   store_asset_retain(a);
   out->asset = a;
   pthread_mutex_unlock(&s->lock);

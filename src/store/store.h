@@ -92,6 +92,9 @@ struct store_asset_s {
   bool _removed;
   size_t _slot;             /* Index in the store's list. */
   uint32_t _clips, _meshes; /* A skeleton's published clips and meshes. */
+  uint64_t _used;           /* The store's clock at its last lookup or
+                               publication (a skeleton's: of it or of one of
+                               its clips and meshes). */
   char *_name;              /* A name given at upload (the object's name
                                points here), or NULL. */
 };

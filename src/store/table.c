@@ -174,6 +174,8 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     s->items[s->count++] = a;
     s->kind_count[a->kind]++;
     s->bytes += a->bytes;
+    a->_used = ++s->clock;
+    if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
     if (a->skeleton_asset != NULL) {
       if (a->kind == STORE_CLIP) a->skeleton_asset->_clips++;
       if (a->kind == STORE_MESH) a->skeleton_asset->_meshes++;

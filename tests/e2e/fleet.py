@@ -1,7 +1,9 @@
 """A fleet on loopback for the t_fleet* scripts: redis-server (appendonly,
 appendfsync always), animd daemons with store = redis://..., and HAProxy
 with config/haproxy.cfg in front. Every process is started here on
-127.0.0.1 with free ports and stopped by PID; waits are bounded.
+127.0.0.1 with free ports and stopped by PID; waits are bounded. Without
+redis-server or haproxy (make deps-test installs them) a script exits 77,
+skipped, saying which is missing.
 """
 import http.client
 import json
@@ -10,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -53,8 +56,21 @@ def wait_until(what, cond, limit=10.0):
     fail("timed out waiting for " + what)
 
 
+def need(*programs):
+    """Exits 77 (skipped) when a program is not installed."""
+    for p in programs:
+        if shutil.which(p) is None:
+            print("skipped: %s is not installed (make deps-test)" % p)
+            sys.exit(77)
+
+
 class Fleet:
-    def __init__(self, nodes=3, check_ms=500):
+    def __init__(self, nodes=3, check_ms=500, balancer=True, node_args=(),
+                 haproxy_cfg=None):
+        need("redis-server", *(["haproxy"] if balancer else []))
+        self.node_args = list(node_args)
+        self.haproxy_cfg = haproxy_cfg or os.path.join(TOP, "config",
+                                                        "haproxy.cfg")
         self.tmp = tempfile.mkdtemp(prefix="animd-fleet-")
         self.check_ms = check_ms
         self.redis_port = free_port()
@@ -66,7 +82,8 @@ class Fleet:
         self.start_redis()
         for i in range(nodes):
             self.start_node(i)
-        self.start_haproxy()
+        if balancer:
+            self.start_haproxy()
 
     def start_redis(self):
         self.redis = subprocess.Popen(
@@ -77,12 +94,46 @@ class Fleet:
         wait_until("redis", lambda: self._redis_ping())
 
     def _redis_ping(self):
+        return self.redis_cmd("PING").startswith(b"+PONG")
+
+    def redis_cmd(self, line):
+        """One inline command to Redis; its raw reply (b"" when Redis
+        cannot be reached)."""
         try:
-            with socket.create_connection(("127.0.0.1", self.redis_port), 1) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
+            with socket.create_connection(("127.0.0.1", self.redis_port),
+                                          2) as s:
+                s.settimeout(2)
+                s.sendall(line.encode() + b"\r\n")
+                data = b""
+                while not data.endswith(b"\r\n"):
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                return data
         except OSError:
-            return False
+            return b""
+
+    def redis_evals(self):
+        """EVAL calls Redis has run (every upload, delete, listing page
+        and load from a node is one)."""
+        for line in self.redis_cmd("INFO commandstats").decode().split("\r\n"):
+            if line.startswith("cmdstat_eval:"):
+                return int(line.split("calls=")[1].split(",")[0])
+        return 0
+
+    def signal_redis(self, sig):
+        """SIGSTOP leaves a Redis that accepts connections but never
+        answers; SIGCONT wakes it."""
+        os.kill(self.redis.pid, sig)
+
+    def metric(self, addr, name):
+        """A value of /metrics, or None."""
+        status, _, body = request(addr, "GET", "/metrics")
+        for line in body.decode("utf-8", "replace").splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+        return None
 
     def kill_redis(self):
         self.redis.kill()
@@ -97,7 +148,8 @@ class Fleet:
         self.nodes[i] = subprocess.Popen(
             [BIN, "--listen", "127.0.0.1:" + port, "--ready-file", ready,
              "--store", "redis://127.0.0.1:%d/0" % self.redis_port,
-             "--workers", "2", "--stream-threads", "1", "--access-log", ""],
+             "--workers", "2", "--stream-threads", "1", "--access-log", ""] +
+            self.node_args,
             stdout=log, stderr=subprocess.STDOUT)
         wait_until("node %d" % i, lambda: os.path.exists(ready) and
                    os.path.getsize(ready) > 0)
@@ -119,8 +171,7 @@ class Fleet:
             env["ANIMD_NODE%d" % (k + 1)] = self.addrs[min(k, len(self.addrs) - 1)]
         log = open(os.path.join(self.tmp, "haproxy.log"), "ab")
         self.haproxy = subprocess.Popen(
-            ["haproxy", "-f", os.path.join(TOP, "config", "haproxy.cfg"),
-             "-db"], env=env, stdout=log, stderr=subprocess.STDOUT)
+            ["haproxy", "-f", self.haproxy_cfg, "-db"], env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until("haproxy", lambda: self.get(self.front, "/healthz")[0] == 200)
 
     def get(self, addr, path):
@@ -139,6 +190,8 @@ class Fleet:
 
     def stop(self):
         procs = [self.haproxy] + self.nodes + [self.redis]
+        if self.redis is not None and self.redis.poll() is None:
+            os.kill(self.redis.pid, signal.SIGCONT)  # If a test stopped it.
         for p in procs:
             if p is not None and p.poll() is None:
                 p.send_signal(signal.SIGTERM)

@@ -234,13 +234,11 @@ static void delete_asset(srv_request_t *req, store_kind kind,
   memcpy(aid, a->id, sizeof aid);
   store_asset_release(a);
   if (srv__backend(req) != NULL) {
-    /* A shared store decides deletes in Redis (one asset at a time). */
-    if (q.cascade) {
-      srv__fail(req, SRV_ERR_NOT_IMPLEMENTED, "cascade",
-                "cascade deletes are not available with a shared store");
-      return;
-    }
-    srv__remove_then_answer(req, kind, aid);
+    /* A shared store decides deletes in Redis. */
+    if (q.cascade)
+      srv__remove_cascade_then_answer(req, aid);
+    else
+      srv__remove_then_answer(req, kind, aid);
     return;
   }
   store_asset_t **removed = NULL;
@@ -327,7 +325,9 @@ static void respond_summaries(srv_request_t *req, store_asset_t **assets,
 void srv__handle_list(srv_request_t *req) {
   store_asset_t **assets = NULL;
   size_t count = 0;
-  if (srv__check_query(req, SRV_EP_LIST) != 0) return;
+  if (srv__check_query(req, SRV_EP_LIST) != 0 ||
+      srv__list_shared(req, NULL, STORE_SKELETON))
+    return;
   if (store_list(srv__store(req), &assets, &count) != 0) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
@@ -343,6 +343,10 @@ void srv__handle_skeleton_children(srv_request_t *req, const char *id,
   if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
       srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
     return;
+  if (srv__list_shared(req, sk, kind_of(kind_c))) {
+    store_asset_release(sk);
+    return;
+  }
   int rc = store_children(srv__store(req), sk, kind_of(kind_c), &list, &count);
   store_asset_release(sk);
   if (rc != 0) {

@@ -202,17 +202,102 @@ static void on_removed(void *arg, const srv_backend_reply_t *r) {
   free(d);
 }
 
-void srv__remove_then_answer(srv_request_t *req, store_kind kind,
-                             const char *id) {
-  const srv_backend_t *b = srv__backend(req);
+/* A delete waiting for the backend (req held), or NULL after answering
+ * 500 out_of_memory. */
+static remove_t *remove_new(srv_request_t *req, store_kind kind,
+                            const char *id) {
   remove_t *d = calloc(1, sizeof *d);
   if (d == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return;
+    return NULL;
   }
   d->req = req;
   d->kind = kind;
   snprintf(d->id, sizeof d->id, "%s", id);
   srv_request_hold(req);
-  b->ops->remove(b->self, kind, id, on_removed, d);
+  return d;
+}
+
+void srv__remove_then_answer(srv_request_t *req, store_kind kind,
+                             const char *id) {
+  const srv_backend_t *b = srv__backend(req);
+  remove_t *d = remove_new(req, kind, id);
+  if (d != NULL) b->ops->remove(b->self, kind, id, on_removed, d);
+}
+
+/* ---- cascade deletes
+ * ----------------------------------------------------------- */
+
+/* Appends ,"<key>":[ids] of the items of kind. */
+static void summary_ids(fmt_buf_t *b, const char *key,
+                        const fmt_asset_summary_t *items, size_t count,
+                        fmt_asset_kind kind) {
+  fmt_buf_printf(b, ",\"%s\":[", key);
+  bool first = true;
+  for (size_t i = 0; i < count; i++) {
+    if (items[i].kind != kind) continue;
+    if (!first) fmt_buf_putc(b, ',');
+    first = false;
+    fmt_buf_json_string(b, items[i].id);
+  }
+  fmt_buf_putc(b, ']');
+}
+
+static void on_cascaded(void *arg, const srv_backend_reply_t *r) {
+  remove_t *d = arg;
+  srv_request_t *req = d->req;
+  if (r->status == SRV_BACKEND_OK || r->status == SRV_BACKEND_NOT_FOUND)
+    store_drop(srv__store(req), STORE_SKELETON, d->id);
+  if (srv_request_gone(req)) {
+    /* Nothing to answer. */
+  } else if (r->status == SRV_BACKEND_OK) {
+    fmt_buf_t b = FMT_BUF_INIT;
+    fmt_buf_printf(&b, "{\"deleted\":{\"kind\":\"skeleton\",\"id\":\"%s\"",
+                   d->id);
+    summary_ids(&b, "clips", r->items, r->count, FMT_ASSET_CLIP);
+    summary_ids(&b, "meshes", r->items, r->count, FMT_ASSET_MESH);
+    fmt_buf_puts(&b, "}}\n");
+    srv__respond_buf(req, 200, &b, NULL, NULL);
+    fmt_buf_free(&b);
+  } else if (r->status == SRV_BACKEND_NOT_FOUND) {
+    srv__fail(req, SRV_ERR_NOT_FOUND, "id", "no skeleton with id %s", d->id);
+  } else {
+    answer_reply(req, r, "id");
+  }
+  srv_request_release(req);
+  free(d);
+}
+
+void srv__remove_cascade_then_answer(srv_request_t *req, const char *id) {
+  const srv_backend_t *b = srv__backend(req);
+  remove_t *d = remove_new(req, STORE_SKELETON, id);
+  if (d != NULL) b->ops->remove_cascade(b->self, id, on_cascaded, d);
+}
+
+/* ---- listings
+ * ------------------------------------------------------------------ */
+
+static void on_listed(void *arg, const srv_backend_reply_t *r) {
+  srv_request_t *req = arg;
+  if (srv_request_gone(req)) {
+    /* Nothing to answer. */
+  } else if (r->status == SRV_BACKEND_OK) {
+    fmt_buf_t b = FMT_BUF_INIT;
+    fmt_answer_assets(&b, r->items, r->count);
+    fmt_buf_putc(&b, '\n');
+    srv__respond_buf(req, 200, &b, NULL, NULL);
+    fmt_buf_free(&b);
+  } else {
+    answer_reply(req, r, NULL);
+  }
+  srv_request_release(req);
+}
+
+bool srv__list_shared(srv_request_t *req, const store_asset_t *skeleton,
+                      store_kind kind) {
+  const srv_backend_t *b = srv__backend(req);
+  if (b == NULL) return false;
+  srv_request_hold(req);
+  b->ops->list(b->self, kind, skeleton ? skeleton->id : NULL, on_listed, req);
+  return true;
 }

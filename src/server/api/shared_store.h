@@ -36,4 +36,16 @@ void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
 void srv__remove_then_answer(srv_request_t *req, store_kind kind,
                              const char *id);
 
+/* DELETE /v1/skeletons/{id}?cascade=1: deletes the skeleton with its
+ * clips and meshes in the backend at once, drops them from the cache and
+ * answers as a cascade delete does. */
+void srv__remove_cascade_then_answer(srv_request_t *req, const char *id);
+
+/* GET /v1/assets (skeleton NULL) and GET /v1/skeletons/{id}/clips or
+ * meshes (kind): with a backend, answers what the backend holds, not only
+ * what this node has cached, and returns true; false without one (the
+ * caller lists its store). */
+bool srv__list_shared(srv_request_t *req, const store_asset_t *skeleton,
+                      store_kind kind);
+
 #endif

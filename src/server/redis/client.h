@@ -5,8 +5,16 @@
  * Never blocks the loop: the address is numeric (resolved once, at
  * start), connects are non-blocking, and a command sent while the
  * connection is down fails at once. A connection lost with commands in
- * flight answers each of them with no reply (reply NULL). Loop thread
- * only. */
+ * flight answers each of them with no reply (reply NULL).
+ *
+ * A Redis that accepts but does not answer (stopped, swapping, stuck in a
+ * long script) is caught by the command timeout: a connection counts as
+ * up only once Redis has answered on it (PING, or the subscription's
+ * confirmation), an idle command connection is pinged, and when the
+ * oldest command in flight (replies come in order) has waited longer than
+ * the timeout, both connections are dropped (every command in flight gets
+ * no reply) and made again with back-off, which grows until Redis
+ * answers. Loop thread only. */
 #ifndef ANIMD_SERVER_REDIS_CLIENT_H
 #define ANIMD_SERVER_REDIS_CLIENT_H
 
@@ -24,11 +32,16 @@ typedef struct srv_redis_s srv_redis_t;
 #define SRV_REDIS_BACKOFF_MAX_MS 2000
 /* A connect not done by then is abandoned and retried. */
 #define SRV_REDIS_CONNECT_TIMEOUT_MS 500
+/* The default command timeout. */
+#define SRV_REDIS_TIMEOUT_MS 2000
 
 typedef struct srv_redis_opts_s {
   char host[256]; /* Numeric address. */
   int port;
   int db;
+  /* A command unanswered this long drops the connections (0: the
+   * default). */
+  unsigned timeout_ms;
   const char *channel; /* Subscribed to. */
   /* A message of the channel. */
   void (*on_message)(void *arg, const char *payload, size_t len);
@@ -52,9 +65,11 @@ void srv_redis_close(srv_redis_t *r);
 
 /* True while both connections are up. */
 bool srv_redis_up(const srv_redis_t *r);
-/* Connections made since open (the first one included) and lost. */
+/* Connections made since open (the first one included) and lost, and
+ * how many times a command timed out. */
 unsigned long srv_redis_connects(const srv_redis_t *r);
 unsigned long srv_redis_losses(const srv_redis_t *r);
+unsigned long srv_redis_timeouts(const srv_redis_t *r);
 
 /* Sends one command; cb(arg, reply) runs once with the reply, or NULL when
  * the connection was lost first. Returns 0, or UV_ENOTCONN when down (cb

@@ -5,8 +5,8 @@ const char srv_redis_publish_script[] =
     "local n = tonumber(ARGV[1])\n"
     "local fresh = {}\n"
     "for i = 0, n - 1 do\n"
-    "  local kind, id, name, skel = ARGV[2 + i * 5], ARGV[3 + i * 5],\n"
-    "    ARGV[4 + i * 5], ARGV[5 + i * 5]\n"
+    "  local kind, id, name, skel = ARGV[2 + i * 7], ARGV[3 + i * 7],\n"
+    "    ARGV[4 + i * 7], ARGV[5 + i * 7]\n"
     "  if kind == 'skeleton' then\n"
     "    fresh[id] = true\n"
     "  else\n"
@@ -28,14 +28,16 @@ const char srv_redis_publish_script[] =
     "end\n"
     "local created = 0\n"
     "for i = 0, n - 1 do\n"
-    "  local kind, id, name, skel, text = ARGV[2 + i * 5], ARGV[3 + i * 5],\n"
-    "    ARGV[4 + i * 5], ARGV[5 + i * 5], ARGV[6 + i * 5]\n"
+    "  local kind, id, name, skel, count, duration, text = ARGV[2 + i * 7],\n"
+    "    ARGV[3 + i * 7], ARGV[4 + i * 7], ARGV[5 + i * 7], ARGV[6 + i * 7],\n"
+    "    ARGV[7 + i * 7], ARGV[8 + i * 7]\n"
     "  local key = 'animd:a:' .. id\n"
     "  if redis.call('EXISTS', key) == 0 then\n"
     "    created = 1\n"
     "    redis.call('HSET', key, 'kind', kind, 'name', name, 'skeleton', "
     "skel,\n"
-    "               'text', text)\n"
+    "               'count', count, 'duration', duration, 'text', text)\n"
+    "    redis.call('ZADD', 'animd:i:' .. kind, 0, id)\n"
     "    if name ~= '' then\n"
     "      local set = 'animd:n:' .. kind .. ':' .. name\n"
     "      redis.call('SADD', set, id)\n"
@@ -54,7 +56,26 @@ const char srv_redis_publish_script[] =
     "end\n"
     "return {'ok', created}\n";
 
-const char srv_redis_remove_script[] =
+/* forget(kind, id, name, skel): removes an asset and its index entries
+ * (not its skeleton's sets of clips and meshes when skel is a skeleton
+ * being removed with them). */
+#define FORGET_FUNCTION                                                        \
+  "local function forget(kind, id, name, skel)\n"                              \
+  "  if name ~= '' then\n"                                                     \
+  "    redis.call('SREM', 'animd:n:' .. kind .. ':' .. name, id)\n"            \
+  "  end\n"                                                                    \
+  "  if kind ~= 'skeleton' then\n"                                             \
+  "    local names = 'animd:s:' .. kind .. ':' .. skel\n"                      \
+  "    if name ~= '' and redis.call('HGET', names, name) == id then\n"         \
+  "      redis.call('HDEL', names, name)\n"                                    \
+  "    end\n"                                                                  \
+  "    redis.call('SREM', 'animd:d:' .. kind .. ':' .. skel, id)\n"            \
+  "  end\n"                                                                    \
+  "  redis.call('ZREM', 'animd:i:' .. kind, id)\n"                             \
+  "  redis.call('DEL', 'animd:a:' .. id)\n"                                    \
+  "end\n"
+
+const char srv_redis_remove_script[] = FORGET_FUNCTION
     "local kind, id = ARGV[1], ARGV[2]\n"
     "local key = 'animd:a:' .. id\n"
     "if redis.call('HGET', key, 'kind') ~= kind then return {'not_found'} end\n"
@@ -63,20 +84,59 @@ const char srv_redis_remove_script[] =
     "  local m = redis.call('SCARD', 'animd:d:mesh:' .. id)\n"
     "  if c + m > 0 then return {'conflict', c, m} end\n"
     "end\n"
-    "local name = redis.call('HGET', key, 'name')\n"
-    "local skel = redis.call('HGET', key, 'skeleton')\n"
-    "if name ~= '' then redis.call('SREM', 'animd:n:' .. kind .. ':' .. name, "
-    "id) end\n"
-    "if kind ~= 'skeleton' then\n"
-    "  local names = 'animd:s:' .. kind .. ':' .. skel\n"
-    "  if name ~= '' and redis.call('HGET', names, name) == id then\n"
-    "    redis.call('HDEL', names, name)\n"
-    "  end\n"
-    "  redis.call('SREM', 'animd:d:' .. kind .. ':' .. skel, id)\n"
-    "end\n"
-    "redis.call('DEL', key)\n"
+    "local a = redis.call('HMGET', key, 'name', 'skeleton')\n"
+    "forget(kind, id, a[1], a[2])\n"
     "redis.call('PUBLISH', 'animd:events', 'drop ' .. kind .. ' ' .. id)\n"
     "return {'ok'}\n";
+
+const char srv_redis_cascade_script[] = FORGET_FUNCTION
+    "local id = ARGV[1]\n"
+    "local key = 'animd:a:' .. id\n"
+    "if redis.call('HGET', key, 'kind') ~= 'skeleton' then\n"
+    "  return {'not_found'}\n"
+    "end\n"
+    "local out = {'ok'}\n"
+    "for _, kind in ipairs({'clip', 'mesh'}) do\n"
+    "  local set = 'animd:d:' .. kind .. ':' .. id\n"
+    "  local ids = redis.call('SMEMBERS', set)\n"
+    "  table.sort(ids)\n"
+    "  for _, child in ipairs(ids) do\n"
+    "    local name = redis.call('HGET', 'animd:a:' .. child, 'name') or ''\n"
+    "    forget(kind, child, name, id)\n"
+    "  end\n"
+    "  redis.call('DEL', set, 'animd:s:' .. kind .. ':' .. id)\n"
+    "  out[#out + 1] = ids\n"
+    "end\n"
+    "forget('skeleton', id, redis.call('HGET', key, 'name'), '')\n"
+    "redis.call('PUBLISH', 'animd:events', 'drop skeleton ' .. id)\n"
+    "return out\n";
+
+const char srv_redis_list_script[] =
+    "local kind, skel, after, limit = ARGV[1], ARGV[2], ARGV[3],\n"
+    "  tonumber(ARGV[4])\n"
+    "local ids\n"
+    "if skel ~= '' then\n"
+    "  ids = redis.call('SMEMBERS', 'animd:d:' .. kind .. ':' .. skel)\n"
+    "  table.sort(ids)\n"
+    "else\n"
+    "  local from = after == '' and '-' or '(' .. after\n"
+    "  ids = redis.call('ZRANGEBYLEX', 'animd:i:' .. kind, from, '+', "
+    "'LIMIT', 0,\n"
+    "                   limit)\n"
+    "end\n"
+    "local out = {}\n"
+    "for _, id in ipairs(ids) do\n"
+    "  local a = redis.call('HMGET', 'animd:a:' .. id, 'name', 'skeleton',\n"
+    "                       'count', 'duration')\n"
+    "  if a[1] then\n"
+    "    out[#out + 1] = id\n"
+    "    out[#out + 1] = a[1]\n"
+    "    out[#out + 1] = a[2] or ''\n"
+    "    out[#out + 1] = a[3] or '0'\n"
+    "    out[#out + 1] = a[4] or '0'\n"
+    "  end\n"
+    "end\n"
+    "return {#ids, out}\n";
 
 const char srv_redis_lookup_script[] =
     "local kind, q, skel = ARGV[1], ARGV[2], ARGV[3]\n"

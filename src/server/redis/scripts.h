@@ -1,8 +1,11 @@
 /* server: the Lua scripts the Redis backend runs (EVAL), each one atomic
  * in Redis, and the layout of the keys they keep.
  *
- *   animd:a:<id>                hash kind, name, skeleton (id or ""), text
- *                               (the canonical native JSON)
+ *   animd:a:<id>                hash kind, name, skeleton (id or ""), count
+ *                               (joints, vertices), duration (a clip's
+ *                               seconds), text (the canonical native JSON)
+ *   animd:i:<kind>              sorted set of every id of kind (score 0:
+ *                               ordered by id, paged with ZRANGEBYLEX)
  *   animd:n:<kind>:<name>       set of the ids of kind with that name
  *   animd:s:<kind>:<skeleton>   hash clip or mesh name -> id, in a skeleton
  *   animd:d:<kind>:<skeleton>   set of a skeleton's clip or mesh ids
@@ -15,15 +18,27 @@
 
 #define SRV_REDIS_CHANNEL "animd:events"
 
-/* ARGV: n, then kind, id, name, skeleton id ("" for a skeleton), text for
- * each of n assets, skeletons first. Checks everything, then writes
- * everything. Returns {"ok", created (0 or 1)}, {"name_conflict", message}
- * or {"gone", message} (the skeleton of a clip or mesh is not stored). */
+/* ARGV: n, then kind, id, name, skeleton id ("" for a skeleton), count,
+ * duration, text for each of n assets, skeletons first. Checks everything, then
+ * writes everything. Returns {"ok", created (0 or 1)}, {"name_conflict",
+ * message} or {"gone", message} (the skeleton of a clip or mesh is not stored).
+ */
 extern const char srv_redis_publish_script[];
 
 /* ARGV: kind, id. Returns {"ok"}, {"not_found"} or {"conflict", clips,
  * meshes} (a skeleton that still has some). */
 extern const char srv_redis_remove_script[];
+
+/* ARGV: skeleton id. Removes the skeleton with its clips and meshes and
+ * publishes "drop skeleton <id>" (every node drops them all). Returns
+ * {"ok", clip ids, mesh ids} (sorted) or {"not_found"}. */
+extern const char srv_redis_cascade_script[];
+
+/* ARGV: kind, skeleton id or "", after (an id or ""), limit. With a
+ * skeleton: its clips or meshes, all at once; without: at most limit ids
+ * of kind after `after`. Returns {ids looked at, {id, name, skeleton,
+ * count, duration, ...}} (ids deleted meanwhile left out). */
+extern const char srv_redis_list_script[];
 
 /* ARGV: kind, id or name, skeleton id or "". Returns {"ok", id, text} for
  * a skeleton, {"ok", id, text, skeleton id, skeleton text} for a clip or

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hiredis/hiredis.h>
+
 #include "server/redis/client.h"
 #include "server/redis/scripts.h"
 #include "store/cache.h"
@@ -33,6 +35,7 @@ typedef struct load_s {
 
 struct srv_redis_backend_s {
   srv_backend_t iface;
+  srv_redis_opts_t opts; /* Where Redis is (load_blocking connects). */
   char url[300];
   uv_loop_t *loop;
   srv_redis_t *redis;
@@ -92,42 +95,50 @@ static void load_finish(load_t *l) {
   free(l);
 }
 
-/* Empties the cache when adopting len more bytes of text could pass the
- * limit (decoded assets take about as much as their text). */
+/* Evicts the least recently used assets when adopting len more bytes of
+ * text could pass the limit (decoded assets take about as much as their
+ * text), or, with len 0, when the cache is past it. */
 static void make_room(srv_redis_backend_t *b, size_t len) {
-  if (b->max_bytes == 0) return;
-  store_stats_t st;
-  store_stats(b->store, &st);
-  if (st.bytes + len <= b->max_bytes) return;
-  store_drop_all(b->store);
-  __atomic_fetch_add(&b->stats.flushes, 1, __ATOMIC_RELAXED);
+  size_t n = store_evict(b->store, len, b->max_bytes);
+  if (n != 0) __atomic_fetch_add(&b->stats.evictions, n, __ATOMIC_RELAXED);
 }
 
+/* Returns 0, or the kind of error (the reply says it). */
 static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
                  size_t len) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
-  make_room(l->owner, len);
   if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
     reply_set(&l->reply,
               err.kind == FMT_ERR_NO_ROOM ? SRV_BACKEND_NO_ROOM
                                           : SRV_BACKEND_FAILED,
               "cannot cache it: %.200s", err.message);
-    return -1;
+    return err.kind ? (int)err.kind : -1;
   }
   store_asset_release(a);
   return 0;
 }
 
-/* Worker thread: decodes and adopts the skeleton, then the asset. */
+/* Worker thread: makes room, decodes and adopts the skeleton, then the
+ * asset, and evicts again if decoding took more than the texts did. A
+ * skeleton evicted by another load in between is adopted again. */
 static void load_work(srv_job_t *job) {
   load_t *l = (load_t *)job;
-  if (l->kind != STORE_SKELETON &&
-      adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
-            l->skeleton_text_len) != 0)
-    return;
-  if (adopt(l, l->kind, l->id, l->text, l->text_len) != 0) return;
-  l->reply.status = SRV_BACKEND_OK;
+  srv_redis_backend_t *b = l->owner;
+  for (int attempt = 0; attempt < 3; attempt++) {
+    make_room(b, l->text_len + l->skeleton_text_len);
+    if (l->kind != STORE_SKELETON &&
+        adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
+              l->skeleton_text_len) != 0)
+      return;
+    int rc = adopt(l, l->kind, l->id, l->text, l->text_len);
+    if (rc == 0) {
+      make_room(b, 0);
+      l->reply.status = SRV_BACKEND_OK;
+      return;
+    }
+    if (rc != FMT_ERR_NOT_FOUND) return;
+  }
 }
 
 static void load_done(srv_job_t *job, int status) {
@@ -137,7 +148,7 @@ static void load_done(srv_job_t *job, int status) {
   if (status != 0)
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE, "shutting down%s", "");
   else if (l->reply.status == SRV_BACKEND_OK)
-    b->stats.loads++;
+    __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   load_finish(l);
   if (b->closing && b->jobs == 0 && b->redis == NULL) free(b);
 }
@@ -152,46 +163,58 @@ static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
   return s;
 }
 
-static void on_lookup(void *arg, redisReply *r) {
-  load_t *l = arg;
-  srv_redis_backend_t *b = l->owner;
+/* Takes a lookup's reply into l (its texts copied). Returns 0 when there
+ * is something to decode, or -1 with l->reply set. */
+static int take_lookup(load_t *l, const redisReply *r) {
   const char *status = str_at(r, 0);
   if (r == NULL) {
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
               "the shared store (Redis) was lost during the lookup; retry "
               "later%s",
               "");
-  } else if (status == NULL) {
+    return -1;
+  }
+  if (status == NULL) {
     reply_set(&l->reply, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
-  } else if (strcmp(status, "ok") != 0) {
+    return -1;
+  }
+  if (strcmp(status, "ok") != 0) {
     reply_set(&l->reply, SRV_BACKEND_NOT_FOUND, "not found%s", "");
-  } else {
-    bool skeleton = l->kind == STORE_SKELETON;
-    const char *id = str_at(r, 1), *sid = str_at(r, 3);
-    bool shaped =
-        id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
-        (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
-    if (shaped) {
-      memcpy(l->id, id, FMT_ID_LEN + 1);
-      l->text = copy_reply_string(r, 2, &l->text_len);
-      if (!skeleton) {
-        memcpy(l->skeleton_id, sid, FMT_ID_LEN + 1);
-        l->skeleton_text = copy_reply_string(r, 4, &l->skeleton_text_len);
-      }
+    return -1;
+  }
+  bool skeleton = l->kind == STORE_SKELETON;
+  const char *id = str_at(r, 1), *sid = str_at(r, 3);
+  bool shaped =
+      id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
+      (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
+  if (shaped) {
+    memcpy(l->id, id, FMT_ID_LEN + 1);
+    l->text = copy_reply_string(r, 2, &l->text_len);
+    if (!skeleton) {
+      memcpy(l->skeleton_id, sid, FMT_ID_LEN + 1);
+      l->skeleton_text = copy_reply_string(r, 4, &l->skeleton_text_len);
     }
-    if (!shaped || l->text == NULL || (!skeleton && l->skeleton_text == NULL)) {
-      reply_set(&l->reply, SRV_BACKEND_FAILED,
-                "the shared store answered something unexpected%s", "");
-    } else {
-      reply_set(&l->reply, SRV_BACKEND_FAILED, "not decoded%s", "");
-      if (srv_pool_submit(b->pool, &l->job) == 0) {
-        b->jobs++;
-        return;
-      }
-      reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
-                "the worker queue is full; retry later%s", "");
+  }
+  if (!shaped || l->text == NULL || (!skeleton && l->skeleton_text == NULL)) {
+    reply_set(&l->reply, SRV_BACKEND_FAILED,
+              "the shared store answered something unexpected%s", "");
+    return -1;
+  }
+  reply_set(&l->reply, SRV_BACKEND_FAILED, "not decoded%s", "");
+  return 0;
+}
+
+static void on_lookup(void *arg, redisReply *r) {
+  load_t *l = arg;
+  srv_redis_backend_t *b = l->owner;
+  if (take_lookup(l, r) == 0) {
+    if (srv_pool_submit(b->pool, &l->job) == 0) {
+      b->jobs++;
+      return;
     }
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the worker queue is full; retry later%s", "");
   }
   load_finish(l);
 }
@@ -272,13 +295,14 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
  * ------------------------------------------------------ */
 
 typedef struct call_s {
+  srv_redis_backend_t *owner;
   srv_backend_cb cb;
   void *arg;
 } call_t;
 
-static call_t *call_new(srv_backend_cb cb, void *arg) {
+static call_t *call_new(srv_redis_backend_t *b, srv_backend_cb cb, void *arg) {
   call_t *c = malloc(sizeof *c);
-  if (c != NULL) *c = (call_t){cb, arg};
+  if (c != NULL) *c = (call_t){b, cb, arg};
   return c;
 }
 
@@ -303,6 +327,7 @@ static void on_publish(void *arg, redisReply *r) {
   } else if (status != NULL && strcmp(status, "ok") == 0) {
     out.status = SRV_BACKEND_OK;
     out.created = int_at(r, 1) != 0;
+    make_room(c->owner, 0); /* The upload is in the cache too. */
   } else if (status != NULL && strcmp(status, "name_conflict") == 0)
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
   else if (status != NULL && strcmp(status, "gone") == 0)
@@ -321,35 +346,45 @@ static void backend_publish(void *self, const srv_backend_entry_t *entries,
     answer_unavailable(cb, arg);
     return;
   }
-  size_t argc = 4 + 5 * count;
+  size_t argc = 4 + 7 * count;
   const char **argv = calloc(argc, sizeof *argv);
   size_t *lens = calloc(argc, sizeof *lens);
-  call_t *c = call_new(cb, arg);
+  char(*numbers)[2][24] = calloc(count ? count : 1, sizeof *numbers);
+  call_t *c = call_new(b, cb, arg);
   char n[24];
   snprintf(n, sizeof n, "%zu", count);
-  if (argv && lens && c) {
+  if (argv && lens && numbers && c) {
     argv[0] = "EVAL";
     argv[1] = srv_redis_publish_script;
     argv[2] = "0";
     argv[3] = n;
     for (size_t i = 0; i < count; i++) {
       const store_asset_t *a = entries[i].asset;
-      const char **e = argv + 4 + 5 * i;
+      fmt_asset_summary_t sum;
+      store_asset_summary(a, &sum);
+      snprintf(numbers[i][0], sizeof numbers[i][0], "%u", (unsigned)sum.count);
+      snprintf(numbers[i][1], sizeof numbers[i][1], "%.9g",
+               (double)sum.duration);
+      const char **e = argv + 4 + 7 * i;
       e[0] = store_kind_name(a->kind);
       e[1] = a->id;
       e[2] = a->name;
       e[3] = a->skeleton_asset ? a->skeleton_asset->id : "";
-      e[4] = entries[i].text;
-      lens[4 + 5 * i + 4] = entries[i].len;
+      e[4] = numbers[i][0];
+      e[5] = numbers[i][1];
+      e[6] = entries[i].text;
+      lens[4 + 7 * i + 6] = entries[i].len;
     }
     for (size_t i = 0; i < argc; i++)
       if (lens[i] == 0) lens[i] = strlen(argv[i]);
   }
-  int rc = argv && lens && c ? srv_redis_command(b->redis, on_publish, c,
-                                                 (int)argc, argv, lens)
-                             : UV_ENOMEM;
+  int rc =
+      argv && lens && numbers && c
+          ? srv_redis_command(b->redis, on_publish, c, (int)argc, argv, lens)
+          : UV_ENOMEM;
   free(argv);
   free(lens);
+  free(numbers);
   if (rc == 0) return;
   free(c);
   if (rc == UV_ENOMEM)
@@ -381,24 +416,290 @@ static void on_remove(void *arg, redisReply *r) {
   free(c);
 }
 
+/* Runs a script whose reply on_reply turns into cb's answer. */
+static void call_script(srv_redis_backend_t *b,
+                        void (*on_reply)(void *arg, redisReply *r),
+                        srv_backend_cb cb, void *arg, int argc,
+                        const char **argv) {
+  if (b->closing || !srv_redis_up(b->redis)) {
+    answer_unavailable(cb, arg);
+    return;
+  }
+  call_t *c = call_new(b, cb, arg);
+  if (c == NULL) {
+    fail_now(cb, arg, "out of memory");
+    return;
+  }
+  if (srv_redis_command(b->redis, on_reply, c, argc, argv, NULL) != 0) {
+    free(c);
+    answer_unavailable(cb, arg);
+  }
+}
+
 static void backend_remove(void *self, store_kind kind, const char *id,
                            srv_backend_cb cb, void *arg) {
+  const char *argv[] = {"EVAL", srv_redis_remove_script, "0",
+                        store_kind_name(kind), id};
+  call_script(self, on_remove, cb, arg, 5, argv);
+}
+
+/* {"ok", clip ids, mesh ids}: the removed clips and meshes as items. */
+static void on_cascade(void *arg, redisReply *r) {
+  call_t *c = arg;
+  srv_backend_reply_t out = {0};
+  const char *status = call_status(&out, r, "delete");
+  fmt_asset_summary_t *items = NULL;
+  if (r == NULL) {
+    /* Unavailable. */
+  } else if (status != NULL && strcmp(status, "ok") == 0 && r->elements == 3 &&
+             r->element[1]->type == REDIS_REPLY_ARRAY &&
+             r->element[2]->type == REDIS_REPLY_ARRAY) {
+    size_t n = r->element[1]->elements + r->element[2]->elements;
+    items = calloc(n ? n : 1, sizeof *items);
+    if (items == NULL) {
+      reply_set(&out, SRV_BACKEND_FAILED,
+                "deleted, but out of memory to list what%s", "");
+    } else {
+      out.status = SRV_BACKEND_OK;
+      for (size_t k = 0; k < 2; k++) {
+        const redisReply *ids = r->element[1 + k];
+        for (size_t i = 0; i < ids->elements; i++)
+          if (ids->element[i]->type == REDIS_REPLY_STRING)
+            items[out.count++] = (fmt_asset_summary_t){
+                .kind = k == 0 ? FMT_ASSET_CLIP : FMT_ASSET_MESH,
+                .id = ids->element[i]->str};
+      }
+      out.items = items;
+    }
+  } else if (status != NULL && strcmp(status, "not_found") == 0)
+    reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+  else
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+  c->cb(c->arg, &out);
+  free(items);
+  free(c);
+}
+
+static void backend_remove_cascade(void *self, const char *id,
+                                   srv_backend_cb cb, void *arg) {
+  const char *argv[] = {"EVAL", srv_redis_cascade_script, "0", id};
+  call_script(self, on_cascade, cb, arg, 4, argv);
+}
+
+/* ---- listings
+ * ---------------------------------------------------------------- */
+
+/* Ids asked of Redis at a time: one script call stays short in Redis and
+ * its reply small on the loop. */
+#define LIST_PAGE 500
+
+/* One asset listed: its strings are offsets in the listing's strings
+ * until the listing is done (they move as the buffer grows). */
+typedef struct listed_s {
+  fmt_asset_summary_t summary; /* Without its strings. */
+  size_t id_at, name_at, skeleton_at;
+} listed_t;
+
+/* A listing under way: one page of one kind at a time. */
+typedef struct listing_s {
+  srv_redis_backend_t *owner;
+  srv_backend_cb cb;
+  void *arg;
+  int kind, last_kind;           /* The kind being listed, and the last one. */
+  char skeleton[FMT_ID_LEN + 1]; /* "" for every asset. */
+  char after[FMT_ID_LEN + 1];    /* The last id of the previous page. */
+  listed_t *items;
+  size_t count, cap;
+  fmt_buf_t strings; /* The items' ids and names, NUL-separated. */
+} listing_t;
+
+static void listing_finish(listing_t *g, srv_backend_reply_t *out) {
+  fmt_asset_summary_t *items = NULL;
+  if (out->status == SRV_BACKEND_OK) {
+    items = calloc(g->count ? g->count : 1, sizeof *items);
+    if (items == NULL)
+      reply_set(out, SRV_BACKEND_FAILED, "out of memory%s", "");
+  }
+  if (items != NULL) {
+    const char *text = g->strings.data;
+    for (size_t i = 0; i < g->count; i++) {
+      const listed_t *it = &g->items[i];
+      items[i] = it->summary;
+      items[i].id = text + it->id_at;
+      items[i].name = text + it->name_at;
+      if (it->summary.kind != FMT_ASSET_SKELETON)
+        items[i].skeleton = text + it->skeleton_at;
+    }
+    out->items = items;
+    out->count = g->count;
+  }
+  g->cb(g->arg, out);
+  free(items);
+  free(g->items);
+  fmt_buf_free(&g->strings);
+  free(g);
+}
+
+/* The offset of s appended to the strings, with its NUL. */
+static size_t listing_string(listing_t *g, const redisReply *s) {
+  size_t at = g->strings.len;
+  fmt_buf_append(&g->strings, s->str, s->len);
+  fmt_buf_putc(&g->strings, '\0');
+  return at;
+}
+
+static void listing_next(listing_t *g);
+
+static void on_list_page(void *arg, redisReply *r) {
+  listing_t *g = arg;
+  srv_backend_reply_t out = {0};
+  if (r == NULL) {
+    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) was lost during the listing; retry "
+              "later%s",
+              "");
+    listing_finish(g, &out);
+    return;
+  }
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+      r->element[0]->type != REDIS_REPLY_INTEGER ||
+      r->element[1]->type != REDIS_REPLY_ARRAY ||
+      r->element[1]->elements % 5 != 0) {
+    reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
+              r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+    listing_finish(g, &out);
+    return;
+  }
+  const redisReply *rows = r->element[1];
+  size_t n = rows->elements / 5;
+  if (g->count + n > g->cap) {
+    size_t cap = g->cap ? g->cap : 64;
+    while (cap < g->count + n) cap *= 2;
+    listed_t *items = realloc(g->items, cap * sizeof *items);
+    if (items == NULL) {
+      reply_set(&out, SRV_BACKEND_FAILED, "out of memory%s", "");
+      listing_finish(g, &out);
+      return;
+    }
+    g->items = items;
+    g->cap = cap;
+  }
+  for (size_t i = 0; i < n; i++) {
+    redisReply *const *row = rows->element + 5 * i;
+    bool strings = true;
+    for (size_t k = 0; k < 5; k++)
+      strings = strings && row[k]->type == REDIS_REPLY_STRING;
+    if (!strings || row[0]->len != FMT_ID_LEN) continue;
+    listed_t *it = &g->items[g->count++];
+    it->summary =
+        (fmt_asset_summary_t){.kind = (fmt_asset_kind)g->kind,
+                              .count = (uint32_t)strtoul(row[3]->str, NULL, 10),
+                              .duration = strtof(row[4]->str, NULL)};
+    it->id_at = listing_string(g, row[0]);
+    it->name_at = listing_string(g, row[1]);
+    it->skeleton_at = listing_string(g, row[2]);
+    memcpy(g->after, row[0]->str, FMT_ID_LEN + 1);
+  }
+  if (g->strings.failed) {
+    reply_set(&out, SRV_BACKEND_FAILED, "out of memory%s", "");
+    listing_finish(g, &out);
+    return;
+  }
+  bool kind_done = g->skeleton[0] != '\0' ||
+                   (unsigned long long)r->element[0]->integer < LIST_PAGE;
+  if (kind_done) {
+    if (g->kind == g->last_kind) {
+      out.status = SRV_BACKEND_OK;
+      listing_finish(g, &out);
+      return;
+    }
+    g->kind++;
+    g->after[0] = '\0';
+  }
+  listing_next(g);
+}
+
+static void listing_next(listing_t *g) {
+  char limit[16];
+  snprintf(limit, sizeof limit, "%d", LIST_PAGE);
+  const char *argv[] = {"EVAL",      srv_redis_list_script,
+                        "0",         store_kind_name((store_kind)g->kind),
+                        g->skeleton, g->after,
+                        limit};
+  if (srv_redis_command(g->owner->redis, on_list_page, g, 7, argv, NULL) != 0) {
+    srv_backend_reply_t out = {0};
+    reply_set(&out, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) cannot be reached; retry later%s", "");
+    listing_finish(g, &out);
+  }
+}
+
+static void backend_list(void *self, store_kind kind, const char *skeleton_id,
+                         srv_backend_cb cb, void *arg) {
   srv_redis_backend_t *b = self;
   if (b->closing || !srv_redis_up(b->redis)) {
     answer_unavailable(cb, arg);
     return;
   }
-  call_t *c = call_new(cb, arg);
-  if (c == NULL) {
+  listing_t *g = calloc(1, sizeof *g);
+  if (g == NULL) {
     fail_now(cb, arg, "out of memory");
     return;
   }
-  const char *argv[] = {"EVAL", srv_redis_remove_script, "0",
-                        store_kind_name(kind), id};
-  if (srv_redis_command(b->redis, on_remove, c, 5, argv, NULL) != 0) {
-    free(c);
-    answer_unavailable(cb, arg);
+  g->owner = b;
+  g->cb = cb;
+  g->arg = arg;
+  fmt_buf_init(&g->strings);
+  if (skeleton_id != NULL) {
+    snprintf(g->skeleton, sizeof g->skeleton, "%s", skeleton_id);
+    g->kind = g->last_kind = (int)kind;
+  } else {
+    g->kind = STORE_SKELETON;
+    g->last_kind = STORE_MESH;
   }
+  listing_next(g);
+}
+
+/* A connection of the calling thread's own, for one lookup: the loop's
+ * connection belongs to the loop. */
+static srv_backend_status backend_load_blocking(void *self, store_kind kind,
+                                                const char *id_or_name,
+                                                const char *skeleton_id) {
+  srv_redis_backend_t *b = self;
+  struct timeval tv = {.tv_sec = b->opts.timeout_ms / 1000,
+                       .tv_usec = (b->opts.timeout_ms % 1000) * 1000};
+  redisContext *ctx = redisConnectWithTimeout(b->opts.host, b->opts.port, tv);
+  if (ctx == NULL || ctx->err || redisSetTimeout(ctx, tv) != REDIS_OK) {
+    if (ctx != NULL) redisFree(ctx);
+    return SRV_BACKEND_UNAVAILABLE;
+  }
+  redisReply *r = NULL;
+  if (b->opts.db != 0) {
+    char db[16];
+    snprintf(db, sizeof db, "%d", b->opts.db);
+    const char *select[] = {"SELECT", db};
+    r = redisCommandArgv(ctx, 2, select, NULL);
+    bool ok = r != NULL && r->type != REDIS_REPLY_ERROR;
+    if (r != NULL) freeReplyObject(r);
+    if (!ok) {
+      redisFree(ctx);
+      return SRV_BACKEND_UNAVAILABLE;
+    }
+  }
+  load_t l = {.owner = b, .kind = kind};
+  const char *argv[] = {"EVAL",     srv_redis_lookup_script,
+                        "0",        store_kind_name(kind),
+                        id_or_name, skeleton_id ? skeleton_id : ""};
+  r = redisCommandArgv(ctx, 6, argv, NULL);
+  if (take_lookup(&l, r) == 0) load_work(&l.job);
+  if (l.reply.status == SRV_BACKEND_OK)
+    __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
+  if (r != NULL) freeReplyObject(r);
+  redisFree(ctx);
+  free(l.text);
+  free(l.skeleton_text);
+  return l.reply.status;
 }
 
 static bool backend_available(void *self) {
@@ -410,6 +711,9 @@ static const srv_backend_ops_t ops = {
     .load = backend_load,
     .publish = backend_publish,
     .remove = backend_remove,
+    .remove_cascade = backend_remove_cascade,
+    .list = backend_list,
+    .load_blocking = backend_load_blocking,
     .available = backend_available,
 };
 
@@ -456,8 +760,8 @@ static void on_resubscribed(void *arg) {
 
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,
-                           srv_redis_backend_t **out, char *err,
-                           size_t err_len) {
+                           unsigned timeout_ms, srv_redis_backend_t **out,
+                           char *err, size_t err_len) {
   srv_redis_opts_t o = {0};
   if (srv_redis_parse_url(url, &o, err, err_len) != 0) return -1;
   srv_redis_backend_t *b = calloc(1, sizeof *b);
@@ -471,10 +775,12 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
   b->max_bytes = max_bytes;
   snprintf(b->url, sizeof b->url, "%s", url);
   b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
+  o.timeout_ms = timeout_ms ? timeout_ms : SRV_REDIS_TIMEOUT_MS;
   o.channel = SRV_REDIS_CHANNEL;
   o.on_message = on_message;
   o.on_resubscribed = on_resubscribed;
   o.arg = b;
+  b->opts = o;
   if (srv_redis_open(loop, &o, &b->redis) != 0) {
     free(b);
     snprintf(err, err_len, "store: out of memory");
@@ -500,7 +806,8 @@ void srv_redis_backend_close(srv_redis_backend_t *b) {
 void srv_redis_backend_stats(const srv_redis_backend_t *b,
                              srv_redis_backend_stats_t *out) {
   *out = b->stats;
-  out->flushes = __atomic_load_n(&b->stats.flushes, __ATOMIC_RELAXED);
+  out->evictions = __atomic_load_n(&b->stats.evictions, __ATOMIC_RELAXED);
+  out->loads = __atomic_load_n(&b->stats.loads, __ATOMIC_RELAXED);
   if (b->redis) {
     out->connects = srv_redis_connects(b->redis);
     out->losses = srv_redis_losses(b->redis);

@@ -9,8 +9,9 @@
  * many requests wait for it, and adopts it into the cache. Deletes and
  * names that stop being unique are published; every node drops what it
  * cached, and a node whose subscription was lost empties its cache when it
- * comes back. A cache that would pass memory_limit is emptied before the
- * next asset is adopted. Loop thread only. */
+ * comes back. A cache that would pass memory_limit evicts its least
+ * recently used assets (store/cache.h) before the next asset is adopted.
+ * Loop thread only. */
 #ifndef ANIMD_SERVER_REDIS_STORE_BACKEND_H
 #define ANIMD_SERVER_REDIS_STORE_BACKEND_H
 
@@ -23,12 +24,13 @@
 typedef struct srv_redis_backend_s srv_redis_backend_t;
 
 /* Starts the backend for url ("redis://host:port/db") over store, the
- * node's cache (max_bytes: its memory_limit, 0 none). Returns 0, or -1
+ * node's cache (max_bytes: its memory_limit, 0 none), with timeout_ms the
+ * time a Redis command may go unanswered (client.h). Returns 0, or -1
  * with err (a bad url). */
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,
-                           srv_redis_backend_t **out, char *err,
-                           size_t err_len);
+                           unsigned timeout_ms, srv_redis_backend_t **out,
+                           char *err, size_t err_len);
 /* The backend.h view of it. */
 const srv_backend_t *srv_redis_backend(srv_redis_backend_t *b);
 /* Disconnects (loads and writes in flight answer unavailable) and frees
@@ -36,10 +38,11 @@ const srv_backend_t *srv_redis_backend(srv_redis_backend_t *b);
 void srv_redis_backend_close(srv_redis_backend_t *b);
 
 typedef struct srv_redis_backend_stats_s {
-  unsigned long loads;   /* Assets loaded from Redis into the cache. */
-  unsigned long shared;  /* Requests that waited on a load in flight. */
-  unsigned long drops;   /* Cached assets dropped on published changes. */
-  unsigned long flushes; /* Cache emptied (full, or back after a loss). */
+  unsigned long loads;     /* Assets loaded from Redis into the cache. */
+  unsigned long shared;    /* Requests that waited on a load in flight. */
+  unsigned long drops;     /* Cached assets dropped on published changes. */
+  unsigned long flushes;   /* Cache emptied (back after a loss). */
+  unsigned long evictions; /* Assets evicted to stay under the limit. */
   unsigned long connects, losses;
 } srv_redis_backend_stats_t;
 

@@ -23,10 +23,12 @@
 typedef struct entry_s {
   srv_ws_eval_key_t key; /* mask points to mask_copy. */
   uint32_t *mask_copy;
-  float *floats;
-  size_t cap;     /* Floats allocated. */
-  uint8_t *q16;   /* The q16 payload, once made (q16_ready). */
-  size_t q16_cap; /* Bytes allocated. */
+  /* The floats, and the q16 payload once made (q16_ready), in buffers
+   * that queued frames may share (blob.h): a shared buffer is never
+   * written again; the entry takes a new one. */
+  srv_ws_blob_t *floats;
+  size_t cap; /* Floats allocated. */
+  srv_ws_blob_t *q16;
   bool q16_ready;
   srv_ws_frame_data_t data;
   bool used;        /* key is set (and its assets retained). */
@@ -83,7 +85,7 @@ static void entry_drop(entry_t *en) {
 /* Drops en and gives its buffer back. */
 static void entry_empty(srv_ws_eval_t *e, entry_t *en) {
   entry_drop(en);
-  free(en->floats);
+  srv_ws_blob_unref(en->floats);
   en->floats = NULL;
   e->bytes -= en->cap * sizeof(float);
   en->cap = 0;
@@ -124,8 +126,8 @@ static void make_room(srv_ws_eval_t *e, const entry_t *keep, size_t need) {
 static void eval_destroy(srv_ws_eval_t *e) {
   srv_ws_eval_clear(e);
   for (unsigned i = 0; i < e->count; i++) {
-    free(e->entries[i].floats);
-    free(e->entries[i].q16);
+    srv_ws_blob_unref(e->entries[i].floats);
+    srv_ws_blob_unref(e->entries[i].q16);
     free(e->entries[i].mask_copy);
   }
   free(e->entries);
@@ -182,10 +184,10 @@ static int evaluate(entry_t *en) {
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return UV_ENOMEM;
   srv_eval_job_t job = key_job(&en->key);
-  job.out = en->floats;
+  job.out = (float *)en->floats->data;
   anim_result r = srv_eval_run(&job, s);
   if (r != ANIM_OK) return r == ANIM_ERR_OUT_OF_MEMORY ? UV_ENOMEM : UV_EINVAL;
-  en->data.floats = en->floats;
+  en->data.floats = (const float *)en->floats->data;
   en->data.count = (uint32_t)srv_eval_float_count(&job);
   en->data.elements = srv_eval_element_count(&job);
   return 0;
@@ -198,14 +200,14 @@ static int encode_q16(entry_t *en) {
   bool normals = en->key.normals != 0;
   uint32_t v = en->data.elements;
   size_t size = fmt_q16_size(v, normals);
-  if (size > en->q16_cap) {
-    uint8_t *q = realloc(en->q16, size);
+  if (en->q16 == NULL || size > en->q16->cap) {
+    srv_ws_blob_t *q = srv_ws_blob_new(size);
     if (q == NULL) return UV_ENOMEM;
+    srv_ws_blob_unref(en->q16);
     en->q16 = q;
-    en->q16_cap = size;
   }
-  fmt_q16_encode(en->floats, normals ? en->floats + 3 * (size_t)v : NULL, v,
-                 en->q16);
+  const float *f = en->data.floats;
+  fmt_q16_encode(f, normals ? f + 3 * (size_t)v : NULL, v, en->q16->data);
   en->q16_ready = true;
   return 0;
 }
@@ -216,12 +218,22 @@ static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
   *out = en->data;
   out->q16 = NULL;
   out->q16_words = 0;
-  if (key->encoding != FMT_ENCODING_Q16 || en->key.mesh == NULL) return 0;
+  out->payload = NULL;
+  out->payload_len = 0;
+  if (key->encoding != FMT_ENCODING_Q16 || en->key.mesh == NULL) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    out->payload = en->floats;
+    out->payload_len = 4 * (size_t)en->data.count;
+#endif
+    return 0;
+  }
   int r = encode_q16(en);
   if (r != 0) return r;
-  out->q16 = en->q16;
-  out->q16_words =
-      (uint32_t)(fmt_q16_size(en->data.elements, en->key.normals != 0) / 4);
+  size_t size = fmt_q16_size(en->data.elements, en->key.normals != 0);
+  out->q16 = en->q16->data;
+  out->q16_words = (uint32_t)(size / 4);
+  out->payload = en->q16;
+  out->payload_len = size;
   return 0;
 }
 
@@ -244,6 +256,17 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   }
   if (en == NULL) return NULL;
   entry_drop(en);
+  /* Buffers queued frames still hold stay theirs. */
+  if (en->q16 != NULL && en->q16->refs > 1) {
+    srv_ws_blob_unref(en->q16);
+    en->q16 = NULL;
+  }
+  if (en->floats != NULL && en->floats->refs > 1) {
+    srv_ws_blob_unref(en->floats);
+    en->floats = NULL;
+    e->bytes -= en->cap * sizeof(float);
+    en->cap = 0;
+  }
   if (key->mask != NULL) {
     uint32_t *m = realloc(en->mask_copy, key->mask_count * sizeof *m);
     if (m == NULL) return NULL;
@@ -251,19 +274,16 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
     en->mask_copy = m;
   }
   size_t need = entry_floats(key);
-  if (need > en->cap || en->cap > 2 * need + 1024) {
+  if (en->floats == NULL || need > en->cap || en->cap > 2 * need + 1024) {
     /* Exactly the frame's size: a buffer grown for a big mesh does not
      * stay big for a small pose. */
     e->bytes -= en->cap * sizeof(float);
     en->cap = 0;
+    srv_ws_blob_unref(en->floats);
+    en->floats = NULL;
     make_room(e, en, need * sizeof(float));
-    float *f = realloc(en->floats, (need ? need : 1) * sizeof(float));
-    if (f == NULL) {
-      free(en->floats);
-      en->floats = NULL;
-      return NULL;
-    }
-    en->floats = f;
+    en->floats = srv_ws_blob_new(need * sizeof(float));
+    if (en->floats == NULL) return NULL;
     en->cap = need;
     e->bytes += need * sizeof(float);
   }

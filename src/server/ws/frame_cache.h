@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "server/pool.h"
+#include "server/ws/blob.h"
 #include "store/store.h"
 
 typedef struct srv_ws_eval_key_s {
@@ -51,6 +52,13 @@ typedef struct srv_ws_frame_data_s {
    * q16_words 32-bit words; else NULL and 0. */
   const uint8_t *q16;
   uint32_t q16_words;
+  /* The frame's binary payload as shared bytes: the q16 payload, else
+   * the floats in little-endian order; payload_len bytes at
+   * payload->data. NULL on a host whose floats are not little-endian
+   * (encode the floats then). Borrowed: a caller keeping it past the next
+   * call takes a reference (blob.h); the bytes never change meanwhile. */
+  srv_ws_blob_t *payload;
+  size_t payload_len;
 } srv_ws_frame_data_t;
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;

@@ -2,12 +2,13 @@
  *
  * Key design choice: wslay's event API does all the framing; its recv
  * callback reads from the buffer being fed and its send callback appends
- * to an output buffer that is handed to io.write once per operation, so a
- * tick that sends several frames costs one write. wslay answers a framing
- * error it detects below the event layer (a fragmented or oversized
- * control frame, a bad length encoding) with an empty close frame; RFC
- * 6455 asks for 1002 there, so that one close is produced here with
- * wslay's frame API instead. */
+ * to an output buffer that is handed to io.write once per operation.
+ * Stream data frames may be written beside wslay (frame_queue.h): the
+ * session is flushed first, so they follow whatever wslay made before. wslay
+ * answers a framing error it detects below the event layer (a fragmented or
+ * oversized control frame, a bad length encoding) with an empty close frame;
+ * RFC 6455 asks for 1002 there, so that one close is produced here with wslay's
+ * frame API instead. */
 #include "server/ws/session.h"
 
 #include <stdlib.h>
@@ -196,6 +197,18 @@ int srv_ws_session_send(srv_ws_session_t *s, uint8_t opcode, const void *data,
 }
 
 int srv_ws_session_flush(srv_ws_session_t *s) { return flush(s); }
+
+int srv_ws_session_direct_begin(srv_ws_session_t *s) {
+  if (srv_ws_session_closing(s)) return UV_EPIPE;
+  if (wslay_event_want_write(s->ctx) || s->_out_len > 0) flush(s);
+  return srv_ws_session_closing(s) ? UV_EPIPE : 0;
+}
+
+void srv_ws_session_direct_failed(srv_ws_session_t *s) {
+  if (s->_write_failed) return;
+  s->_write_failed = true;
+  wslay_event_shutdown_write(s->ctx);
+}
 
 int srv_ws_session_ping(srv_ws_session_t *s) {
   if (srv_ws_session_closing(s)) return UV_EPIPE;

@@ -70,6 +70,15 @@ int srv_ws_session_queue(srv_ws_session_t *s, uint8_t opcode, const void *data,
 /* Writes everything queued. Returns 0 or a negative errno. */
 int srv_ws_session_flush(srv_ws_session_t *s);
 
+/* Data frames written by the owner beside wslay (frame_queue.h): call
+ * before writing them. Writes out whatever wslay holds, so they follow
+ * it. Returns 0, or UV_EPIPE when the peer may get no more data frames
+ * (write nothing then). */
+int srv_ws_session_direct_begin(srv_ws_session_t *s);
+/* Writing such frames failed: the session sends nothing more (and is
+ * done, srv_ws_session_done). */
+void srv_ws_session_direct_failed(srv_ws_session_t *s);
+
 /* Queues a ping with a short payload and flushes. */
 int srv_ws_session_ping(srv_ws_session_t *s);
 

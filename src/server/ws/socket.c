@@ -27,11 +27,16 @@ static int t_write(void *ctx, const uint8_t *data, size_t len) {
   return srv_conn_write(ctx, data, len, NULL, NULL);
 }
 
+static int t_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
+  return srv_conn_writev(ctx, bufs, nbufs, NULL, NULL);
+}
+
 static size_t t_queued(void *ctx) { return srv_conn_queued(ctx); }
 
 static void t_close(void *ctx) { srv_conn_close_after_writes(ctx); }
 
-static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
+static const srv_ws_transport_t transport = {t_write, t_queued, t_close,
+                                             t_writev};
 
 /* ---- protocol
  * ----------------------------------------------------------------- */

@@ -20,7 +20,9 @@
 #include "formats/buf.h"
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
+#include "server/ws/fetch.h"
 #include "server/ws/frame_cache.h"
+#include "server/ws/frame_queue.h"
 #include "server/ws/pace.h"
 #include "server/ws/proto.h"
 #include "server/ws/session.h"
@@ -62,6 +64,7 @@ struct srv_ws_client_s {
   srv_ws_transport_t t;
   void *tctx;
   srv_ws_session_t session;
+  srv_ws_frame_queue_t frames; /* Data frames of this tick, unwritten. */
   stream_t **streams;
   unsigned stream_count;
   uint32_t next_index;
@@ -90,6 +93,13 @@ struct srv_ws_hub_s {
   srv_ws_client_t *clients;
   srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
   srv_ws_eval_t *eval;
+  srv_ws_fetch_t *fetch; /* NULL without a shared store. */
+  /* The command being run (its text), how many fetches led to this run,
+   * and how the last one went. */
+  const char *message;
+  size_t message_len;
+  unsigned fetches;
+  srv_backend_status fetched;
   fmt_buf_t out; /* The message being built. */
   fmt_buf_t tmp;
   srv_ws_hub_stats_t stats;
@@ -103,6 +113,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->ping_timeout_ms = 45000;
   lim->close_timeout_ms = 2000;
   lim->frame_cache_bytes = 64u << 20;
+  lim->backend = NULL;
 }
 
 /* ---- heap ---------------------------------------------------------------- */
@@ -202,9 +213,16 @@ static void client_close(srv_ws_client_t *c, uint16_t code, const char *reason);
  * data passes WS_UNREAD_FACTOR high-water marks. */
 #define WS_UNREAD_FACTOR 16
 
+/* Bytes the client has not read yet: in the transport, in wslay's queue
+ * and in this tick's data frames. */
+static size_t client_queued(srv_ws_client_t *c) {
+  return c->t.queued(c->tctx) + srv_ws_session_queued(&c->session) +
+         c->frames.bytes;
+}
+
 /* True (after closing it) when the client has left too much unread. */
 static bool over_unread(srv_ws_client_t *c) {
-  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
+  size_t queued = client_queued(c);
   if (queued <= WS_UNREAD_FACTOR * c->hub->lim.high_water) return false;
   client_close(c, 1008, "too much unread data");
   transport_close(c);
@@ -295,6 +313,8 @@ static void stream_remove(srv_ws_client_t *c, stream_t *s) {
 }
 
 static void stop_all_streams(srv_ws_client_t *c) {
+  /* Frames not yet written go with their streams. */
+  srv_ws_frame_queue_clear(&c->frames);
   while (c->stream_count > 0) stream_remove(c, c->streams[0]);
 }
 
@@ -351,18 +371,28 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t,
   return key;
 }
 
-/* The binary frame header (32 bytes) with count and elements. */
-static void frame_header(fmt_buf_t *b, const stream_t *s, uint32_t index,
-                         int64_t frame, float t, uint32_t count,
-                         uint32_t elements) {
-  fmt_buf_u32le(b, index);
-  fmt_buf_u32le(b, stream_layout(s));
+static void put_u32le(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The 32-byte header of a binary frame (docs/api.md): stream index,
+ * layout, frame number (low and high words), clip time (f64), the
+ * payload's count (q16: of its 32-bit words) and elements. */
+static void bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
+                       fmt_layout layout, int64_t frame, float t,
+                       const srv_ws_frame_data_t *fd) {
   uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
-  fmt_buf_u32le(b, (uint32_t)(f & 0xffffffffu));
-  fmt_buf_u32le(b, (uint32_t)(f >> 32));
-  fmt_buf_f64le(b, t);
-  fmt_buf_u32le(b, count);
-  fmt_buf_u32le(b, elements);
+  double td = t;
+  uint64_t tb;
+  memcpy(&tb, &td, sizeof tb);
+  put_u32le(out, index);
+  put_u32le(out + 4, (uint32_t)layout);
+  put_u32le(out + 8, (uint32_t)(f & 0xffffffffu));
+  put_u32le(out + 12, (uint32_t)(f >> 32));
+  put_u32le(out + 16, (uint32_t)(tb & 0xffffffffu));
+  put_u32le(out + 20, (uint32_t)(tb >> 32));
+  put_u32le(out + 24, fd->q16 != NULL ? fd->q16_words : fd->count);
+  put_u32le(out + 28, fd->elements);
 }
 
 /* The message of one frame of a stream of several meshes into hub->out
@@ -377,7 +407,10 @@ static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
   fmt_buf_reset(b);
   bool bin = s->format == SRV_WS_FORMAT_BIN;
   if (bin) {
-    frame_header(b, s, index, frame, t, 0, 0);
+    uint8_t head[WS_BIN_HEADER];
+    srv_ws_frame_data_t none = {0};
+    bin_header(head, index, stream_layout(s), frame, t, &none);
+    fmt_buf_append(b, head, sizeof head);
   } else {
     fmt_buf_putc(b, '{');
     if (s->id[0] != '\0') {
@@ -430,11 +463,8 @@ static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
   if (bin) {
     if (words > UINT32_MAX || vertices > UINT32_MAX) return UV_E2BIG;
     if (!b->failed) {
-      uint32_t w = (uint32_t)words, v = (uint32_t)vertices;
-      for (int i = 0; i < 4; i++) {
-        b->data[24 + i] = (char)(w >> (8 * i));
-        b->data[28 + i] = (char)(v >> (8 * i));
-      }
+      put_u32le((uint8_t *)b->data + 24, (uint32_t)words);
+      put_u32le((uint8_t *)b->data + 28, (uint32_t)vertices);
     }
   } else {
     fmt_buf_puts(b, "]}");
@@ -454,9 +484,9 @@ static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
   fmt_buf_t *b = &h->out;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
-    /* q16: the count is of the payload's 32-bit words. */
-    frame_header(b, s, index, frame, t,
-                 fd.q16 != NULL ? fd.q16_words : fd.count, fd.elements);
+    uint8_t head[WS_BIN_HEADER];
+    bin_header(head, index, stream_layout(s), frame, t, &fd);
+    fmt_buf_append(b, head, sizeof head);
     if (fd.q16 != NULL)
       fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
     else
@@ -513,30 +543,91 @@ static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
   h->stats.late_sum += late;
 }
 
+/* Writes the client's queued data frames (one write), after whatever its
+ * session holds, so every frame leaves in the order it was made. */
+static int client_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
+  srv_ws_client_t *c = ctx;
+  if (c->transport_closed) return UV_EPIPE;
+  if (c->t.writev != NULL) return c->t.writev(c->tctx, bufs, nbufs);
+  for (unsigned i = 0; i < nbufs; i++) {
+    int r = c->t.write(c->tctx, (const uint8_t *)bufs[i].base, bufs[i].len);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+static void flush_frames(srv_ws_client_t *c) {
+  if (c->frames.count == 0) return;
+  if (c->transport_closed || srv_ws_session_direct_begin(&c->session) != 0) {
+    srv_ws_frame_queue_clear(&c->frames);
+    return;
+  }
+  if (srv_ws_frame_queue_flush(&c->frames, client_writev, c) != 0)
+    srv_ws_session_direct_failed(&c->session);
+}
+
+/* Queues frame n of s (clip time t) to its client, written at the end of
+ * the tick. A binary frame's payload is the frame cache's shared bytes
+ * (one copy for every subscriber of the same stream state) behind a
+ * header of its own; a JSON frame names its stream, so it is made for
+ * it. Returns 0 or a negative errno. */
+static int queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t) {
+  srv_ws_client_t *c = s->client;
+  /* A frame of several meshes is made whole, as a JSON one. */
+  if (s->format == SRV_WS_FORMAT_BIN && s->meshes == NULL) {
+    srv_ws_eval_key_t key = stream_key(s, t, s->mesh);
+    srv_ws_frame_data_t fd;
+    int r = srv_ws_eval_get(h->eval, &key, &fd);
+    if (r != 0) return r;
+    if (fd.payload != NULL) {
+      uint8_t head[WS_BIN_HEADER];
+      bin_header(head, s->index, stream_layout(s), n, t, &fd);
+      return srv_ws_frame_queue_push(&c->frames, WSLAY_BINARY_FRAME, head,
+                                     sizeof head, fd.payload, fd.payload->data,
+                                     fd.payload_len);
+    }
+  }
+  int r = build_frame(h, s, s->index, n, t);
+  if (r != 0) return r;
+  srv_ws_blob_t *b = srv_ws_blob_new(h->out.len);
+  if (b == NULL) return UV_ENOMEM;
+  memcpy(b->data, h->out.data, h->out.len);
+  r = srv_ws_frame_queue_push(
+      &c->frames,
+      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME,
+      NULL, 0, b, b->data, h->out.len);
+  srv_ws_blob_unref(b);
+  return r;
+}
+
 static void send_frame(stream_t *s, int64_t n, bool in_tick) {
   srv_ws_client_t *c = s->client;
   srv_ws_hub_t *h = c->hub;
   if (srv_ws_session_closing(&c->session)) return;
-  size_t queued = c->t.queued(c->tctx) + srv_ws_session_queued(&c->session);
-  if (queued > h->lim.high_water) {
+  if (client_queued(c) > h->lim.high_water) {
     s->dropped++;
     c->dropped++;
     h->stats.frames_dropped++;
     return;
   }
   float t = sampled_time(s, srv_ws_clock_time(&s->clock, n));
-  if (build_frame(h, s, s->index, n, t) != 0) {
+  int r;
+  if (in_tick) {
+    r = queue_frame(h, s, n, t);
+  } else if ((r = build_frame(h, s, s->index, n, t)) == 0) {
+    flush_frames(c);
+    srv_ws_session_send(&c->session,
+                        s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
+                                                       : WSLAY_TEXT_FRAME,
+                        h->out.data, h->out.len);
+    check_done(c);
+  }
+  if (r != 0) {
     s->dropped++;
     h->stats.frames_dropped++;
     return;
   }
-  uint8_t opcode =
-      s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
-  if (!in_tick) {
-    srv_ws_session_send(&c->session, opcode, h->out.data, h->out.len);
-    check_done(c);
-  } else if (srv_ws_session_queue(&c->session, opcode, h->out.data,
-                                  h->out.len) == 0) {
+  if (in_tick) {
     uint64_t due = srv_ws_clock_due(&s->clock, n);
     if (!c->dirty) {
       /* Written once at the end of the tick, with the frames of the
@@ -613,7 +704,7 @@ static void on_tick(srv_deadline_t *timer) {
       srv_ws_client_t *c = h->dirty;
       h->dirty = c->dirty_next;
       c->dirty = false;
-      srv_ws_session_flush(&c->session);
+      flush_frames(c);
       count_lateness(h, c->dirty_due, uv_hrtime());
       check_done(c);
       leave(c);
@@ -636,28 +727,56 @@ static char *dup_str(const char *s) {
   return d;
 }
 
+/* Assets a command may fetch one after the other (a skeleton, then its
+ * clip or mesh). */
+#define WS_FETCHES_MAX 3
+
+/* An asset of the command is not in the node's store: with a shared
+ * store, fetches it and runs the command again once it is loaded
+ * (returns 1); without one, or when a fetch has already failed, answers
+ * not_found at `at` (or store_unavailable) and returns -1. */
+static int missing(srv_ws_client_t *c, const char *id, store_kind kind,
+                   const char *name, const store_asset_t *skeleton,
+                   const char *at, const char *message) {
+  srv_ws_hub_t *h = c->hub;
+  if (h->fetch != NULL && h->message != NULL && h->fetched == SRV_BACKEND_OK &&
+      h->fetches < WS_FETCHES_MAX &&
+      srv_ws_fetch_start(h->fetch, c, kind, name,
+                         skeleton ? skeleton->id : NULL, h->message,
+                         h->message_len, h->fetches + 1) == 0)
+    return 1;
+  if (h->fetched == SRV_BACKEND_UNAVAILABLE)
+    send_error(c, id, "store_unavailable", at,
+               "the shared store cannot be reached; retry later");
+  else
+    send_error(c, id, "not_found", at, message);
+  return -1;
+}
+
 /* The skeleton a command names into *sk (retained; NULL when it names
- * none). Returns 0, or -1 after sending not_found. */
+ * none). Returns 0, or missing()'s -1 or 1. */
 static int named_skeleton(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
                           store_asset_t **sk) {
   *sk = NULL;
   if (cmd->skeleton == NULL) return 0;
   *sk = store_lookup(c->hub->store, STORE_SKELETON, cmd->skeleton, NULL);
   if (*sk != NULL) return 0;
-  send_error(c, cmd->id, "not_found", "skeleton", "no such skeleton");
-  return -1;
+  return missing(c, cmd->id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
+                 "no such skeleton");
 }
 
 /* The meshes of a play or pose with a "mesh" array (names within
  * skeleton when given; all of one skeleton) or "mesh_all" (every mesh of
  * skeleton, by id) into s: s->meshes, s->mesh (the first, retained once
- * more) and s->skeleton. Returns 0, or -1 after sending the error. */
+ * more) and s->skeleton. Returns 0, -1 after sending the error, or 1
+ * when an asset is being fetched (as resolve). */
 static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
                           stream_t *s) {
   store_t *store = c->hub->store;
   const char *id = cmd->id;
   store_asset_t *sk = NULL;
-  if (named_skeleton(c, cmd, &sk) != 0) return -1;
+  int rc = named_skeleton(c, cmd, &sk);
+  if (rc != 0) return rc;
   if (cmd->mesh_all) {
     size_t n = 0;
     if (store_children(store, sk, STORE_MESH, &s->meshes, &n) != 0) {
@@ -679,13 +798,17 @@ static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
     for (size_t i = 0; i < n; i++) {
       const char *name = json_string_value(json_array_get(cmd->meshes, i));
       store_asset_t *m = store_lookup(store, STORE_MESH, name, sk);
-      if (m == NULL || (s->mesh_count > 0 &&
-                        m->skeleton_asset != s->meshes[0]->skeleton_asset)) {
-        char at[32];
-        snprintf(at, sizeof at, "mesh[%zu]", i);
-        send_error(c, id, m ? "mismatch" : "not_found", at,
-                   m ? "the meshes belong to different skeletons"
-                     : "no such mesh");
+      char at[32];
+      snprintf(at, sizeof at, "mesh[%zu]", i);
+      if (m == NULL) {
+        rc = missing(c, id, STORE_MESH, name, sk, at, "no such mesh");
+        store_asset_release(sk);
+        return rc;
+      }
+      if (s->mesh_count > 0 &&
+          m->skeleton_asset != s->meshes[0]->skeleton_asset) {
+        send_error(c, id, "mismatch", at,
+                   "the meshes belong to different skeletons");
         store_asset_release(m);
         store_asset_release(sk);
         return -1;
@@ -711,21 +834,25 @@ static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
 }
 
 /* Resolves a play or pose command's assets and joint mask into s. Returns
- * 0, or -1 after sending the error. */
+ * 0, -1 after sending the error, or 1 when an asset is being fetched (the
+ * command runs again then). */
 static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   store_t *store = c->hub->store;
   const char *id = cmd->id;
   if (cmd->meshes != NULL || cmd->mesh_all) {
-    if (resolve_meshes(c, cmd, s) != 0) return -1;
+    int rc = resolve_meshes(c, cmd, s);
+    if (rc != 0) return rc;
   } else if (cmd->mesh != NULL) {
     store_asset_t *sk = NULL;
-    if (named_skeleton(c, cmd, &sk) != 0) return -1;
+    int rc = named_skeleton(c, cmd, &sk);
+    if (rc != 0) return rc;
     s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
-    store_asset_release(sk);
     if (s->mesh == NULL) {
-      send_error(c, id, "not_found", "mesh", "no such mesh");
-      return -1;
+      rc = missing(c, id, STORE_MESH, cmd->mesh, sk, "mesh", "no such mesh");
+      store_asset_release(sk);
+      return rc;
     }
+    store_asset_release(sk);
     s->skeleton = s->mesh->skeleton_asset;
     store_asset_retain(s->skeleton);
     if (cmd->normals && s->mesh->mesh->normals == NULL) {
@@ -734,16 +861,14 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     }
   } else {
     s->skeleton = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-    if (s->skeleton == NULL) {
-      send_error(c, id, "not_found", "skeleton", "no such skeleton");
-      return -1;
-    }
+    if (s->skeleton == NULL)
+      return missing(c, id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
+                     "no such skeleton");
   }
   s->clip = store_lookup(store, STORE_CLIP, cmd->clip, s->skeleton);
-  if (s->clip == NULL) {
-    send_error(c, id, "not_found", "clip", "no such clip for this skeleton");
-    return -1;
-  }
+  if (s->clip == NULL)
+    return missing(c, id, STORE_CLIP, cmd->clip, s->skeleton, "clip",
+                   "no such clip for this skeleton");
   if (s->clip->skeleton_asset != s->skeleton) {
     send_error(c, id, "mismatch", "clip",
                "the clip belongs to another skeleton");
@@ -1035,6 +1160,27 @@ static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   send_text(c, b);
 }
 
+/* Parses and runs one command (text, len bytes). */
+static void dispatch(srv_ws_client_t *c, const char *text, size_t len) {
+  srv_ws_hub_t *h = c->hub;
+  srv_ws_cmd_t cmd;
+  srv_ws_error_t err;
+  if (srv_ws_cmd_parse(text, len, &cmd, &err) != 0) {
+    send_cmd_error(c, &err);
+    return;
+  }
+  h->message = text;
+  h->message_len = len;
+  switch (cmd.op) {
+  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
+  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
+  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
+  default: op_stream(c, &cmd); break;
+  }
+  h->message = NULL;
+  srv_ws_cmd_free(&cmd);
+}
+
 static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                        size_t len) {
   srv_ws_client_t *c = user;
@@ -1045,19 +1191,23 @@ static void on_message(void *user, uint8_t opcode, const uint8_t *data,
                "control messages are JSON text messages");
     return;
   }
-  srv_ws_cmd_t cmd;
-  srv_ws_error_t err;
-  if (srv_ws_cmd_parse((const char *)data, len, &cmd, &err) != 0) {
-    send_cmd_error(c, &err);
-    return;
-  }
-  switch (cmd.op) {
-  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
-  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
-  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
-  default: op_stream(c, &cmd); break;
-  }
-  srv_ws_cmd_free(&cmd);
+  dispatch(c, (const char *)data, len);
+}
+
+/* A fetch for a command is done (fetch.h): the command runs again. */
+static void on_fetched(void *client, const char *message, size_t len,
+                       unsigned fetches, srv_backend_status status) {
+  srv_ws_client_t *c = client;
+  srv_ws_hub_t *h = c->hub;
+  if (c->transport_closed || c->close_ns != 0) return;
+  enter(c);
+  h->fetches = fetches;
+  h->fetched = status;
+  dispatch(c, message, len);
+  h->fetches = 0;
+  h->fetched = SRV_BACKEND_OK;
+  check_done(c);
+  leave(c);
 }
 
 /* ---- session I/O --------------------------------------------------------- */
@@ -1080,6 +1230,7 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
   srv_ws_client_t *c = calloc(1, sizeof *c);
   if (c == NULL) return NULL;
   c->hub = hub;
+  srv_ws_frame_queue_init(&c->frames);
   c->t = *t;
   c->tctx = ctx;
   if (srv_ws_session_init(&c->session, &session_io, c, hub->lim.max_message) !=
@@ -1133,6 +1284,7 @@ void srv_ws_client_eof(srv_ws_client_t *c) {
 
 static void client_release(srv_ws_client_t *c) {
   srv_ws_hub_t *h = c->hub;
+  srv_ws_fetch_forget(h->fetch, c);
   stop_all_streams(c);
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -1140,6 +1292,7 @@ static void client_release(srv_ws_client_t *c) {
     h->clients = c->next;
   if (c->next != NULL) c->next->prev = c->prev;
   h->stats.clients--;
+  srv_ws_frame_queue_free(&c->frames);
   srv_ws_session_free(&c->session);
   free(c->streams);
   free(c);
@@ -1208,6 +1361,14 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
     free(h);
     return NULL;
   }
+  if (h->lim.backend != NULL && pool != NULL && inbox != NULL) {
+    h->fetch = srv_ws_fetch_new(h->lim.backend, pool, inbox, on_fetched);
+    if (h->fetch == NULL) {
+      srv_ws_eval_free(h->eval);
+      free(h);
+      return NULL;
+    }
+  }
   fmt_buf_init(&h->out);
   fmt_buf_init(&h->tmp);
   if (srv_deadline_init(loop, &h->tick) != 0) {
@@ -1260,6 +1421,8 @@ void srv_ws_hub_free(srv_ws_hub_t *h) {
     if (h->clients == c) client_release(c);
   }
   srv_ws_eval_clear(h->eval);
+  srv_ws_fetch_free(h->fetch);
+  h->fetch = NULL;
   srv_deadline_close(&h->tick, on_tick_closed);
   uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
 }

@@ -24,6 +24,7 @@
 #include <uv.h>
 
 #include "server/pool.h"
+#include "server/backend.h"
 #include "store/store.h"
 
 typedef struct srv_ws_hub_s srv_ws_hub_t;
@@ -37,6 +38,10 @@ typedef struct srv_ws_transport_s {
   /* Ends the transport once its queued bytes are out; its owner then
    * calls srv_ws_client_free (possibly from inside this call). */
   void (*close)(void *ctx);
+  /* Sends nbufs buffers, in order, as one write (copied as needed).
+   * Returns 0 or a negative errno. May be NULL: write is then called for
+   * each buffer. */
+  int (*writev)(void *ctx, const uv_buf_t *bufs, unsigned nbufs);
 } srv_ws_transport_t;
 
 typedef struct srv_ws_limits_s {
@@ -47,6 +52,9 @@ typedef struct srv_ws_limits_s {
   uint64_t ping_timeout_ms;  /* Silence before giving up (45 s). */
   uint64_t close_timeout_ms; /* Wait for the peer's close (2 s). */
   size_t frame_cache_bytes;  /* Shared frames kept per loop (64 MiB). */
+  /* The shared store that assets not cached are fetched from (fetch.h;
+   * NULL: none, they are not_found). Not owned. */
+  const srv_backend_t *backend;
 } srv_ws_limits_t;
 
 /* Fills the defaults above. */

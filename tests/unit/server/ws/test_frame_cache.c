@@ -67,10 +67,58 @@ START_TEST(test_bytes_bounded_and_assets_released) {
 }
 END_TEST
 
+/* Two subscribers of the same state get one payload buffer; a buffer a
+ * queued frame still holds keeps its bytes when the cache moves on and
+ * reuses the entry, and is the holder's alone then. */
+START_TEST(test_payload_shared_and_kept_while_held) {
+  store_t *st = open_store();
+  store_asset_t *sk = store_lookup(st, STORE_SKELETON, "line", NULL);
+  store_asset_t *clip = store_lookup(st, STORE_CLIP, "slide", sk);
+  srv_ws_eval_t *e = srv_ws_eval_new(2, 1u << 20, NULL, NULL);
+  ck_assert_ptr_nonnull(e);
+  srv_ws_eval_key_t key = {.skeleton = sk,
+                           .clip = clip,
+                           .t = 0.25f,
+                           .wrap = ANIM_WRAP_CLAMP,
+                           .space = FMT_SPACE_MODEL};
+  srv_ws_frame_data_t a, b;
+  ck_assert_int_eq(srv_ws_eval_get(e, &key, &a), 0);
+  ck_assert_ptr_nonnull(a.payload);
+  ck_assert_uint_eq(a.payload_len, 4 * 32);
+  srv_ws_blob_t *held = srv_ws_blob_ref(a.payload);
+  ck_assert_int_eq(srv_ws_eval_get(e, &key, &b), 0);
+  ck_assert_ptr_eq(b.payload, held); /* One buffer for both. */
+  srv_ws_blob_t *second = srv_ws_blob_ref(b.payload);
+  ck_assert_uint_eq(held->refs, 3);
+  /* The payload is the floats, little-endian (x of joint 1 is t). */
+  float x;
+  memcpy(&x, held->data + 4 * (16 + 12), 4);
+  ck_assert_float_eq_tol(x, 0.25f, 1e-6f);
+  /* Other times push the frame out of the two entries. */
+  for (int i = 0; i < 4; i++) {
+    srv_ws_eval_key_t k = key;
+    k.t = 0.5f + 0.1f * (float)i;
+    srv_ws_frame_data_t fd;
+    ck_assert_int_eq(srv_ws_eval_get(e, &k, &fd), 0);
+    ck_assert_ptr_ne(fd.payload, held);
+  }
+  ck_assert_uint_eq(held->refs, 2);
+  memcpy(&x, held->data + 4 * (16 + 12), 4);
+  ck_assert_float_eq_tol(x, 0.25f, 1e-6f);
+  srv_ws_blob_unref(second);
+  srv_ws_blob_unref(held); /* The last: freed (ASan checks). */
+  srv_ws_eval_free(e);
+  store_asset_release(clip);
+  store_asset_release(sk);
+  store_close(st);
+}
+END_TEST
+
 Suite *ws_frame_cache_suite(void) {
   Suite *s = suite_create("ws_frame_cache");
   TCase *tc = tcase_create("memory");
   tcase_add_test(tc, test_bytes_bounded_and_assets_released);
+  tcase_add_test(tc, test_payload_shared_and_kept_while_held);
   suite_add_tcase(s, tc);
   return s;
 }

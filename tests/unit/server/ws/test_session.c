@@ -5,6 +5,8 @@
 #include <check.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "server/ws/session.h"
 
 typedef struct peer_s {
@@ -292,6 +294,34 @@ START_TEST(test_ping_pong_keepalive) {
 }
 END_TEST
 
+/* Frames written beside wslay come after whatever wslay holds: a message
+ * queued (not yet written) goes out first; after a close, none may. */
+START_TEST(test_direct_frames_follow_wslay) {
+  peer_t p = {0};
+  srv_ws_session_t s;
+  ck_assert_int_eq(srv_ws_session_init(&s, &io, &p, 1024), 0);
+  ck_assert_int_eq(srv_ws_session_queue(&s, WSLAY_TEXT_FRAME, "ack", 3), 0);
+  ck_assert_uint_eq(p.out_len, 0);
+  ck_assert_int_eq(srv_ws_session_direct_begin(&s), 0);
+  const uint8_t ack[] = {0x81, 3, 'a', 'c', 'k'};
+  ck_assert_uint_eq(p.out_len, sizeof ack);
+  ck_assert(memcmp(p.out, ack, sizeof ack) == 0);
+  /* Nothing queued: nothing written. */
+  ck_assert_int_eq(srv_ws_session_direct_begin(&s), 0);
+  ck_assert_uint_eq(p.out_len, sizeof ack);
+  ck_assert_int_eq(srv_ws_session_close(&s, 1000, NULL), 0);
+  ck_assert_int_eq(srv_ws_session_direct_begin(&s), UV_EPIPE);
+  srv_ws_session_free(&s);
+  /* A failed direct write ends the session. */
+  ck_assert_int_eq(srv_ws_session_init(&s, &io, &p, 1024), 0);
+  srv_ws_session_direct_failed(&s);
+  ck_assert(srv_ws_session_closing(&s));
+  ck_assert(srv_ws_session_done(&s));
+  ck_assert_int_eq(srv_ws_session_direct_begin(&s), UV_EPIPE);
+  srv_ws_session_free(&s);
+}
+END_TEST
+
 Suite *ws_session_suite(void) {
   Suite *s = suite_create("ws_session");
   TCase *tc = tcase_create("framing");
@@ -306,6 +336,7 @@ Suite *ws_session_suite(void) {
   tcase_add_test(tc, test_bad_close_payload_1002);
   tcase_add_test(tc, test_server_close_then_client_answer);
   tcase_add_test(tc, test_ping_pong_keepalive);
+  tcase_add_test(tc, test_direct_frames_follow_wslay);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -28,13 +28,12 @@ typedef struct peer_s {
   int count;
   size_t queued; /* What transport.queued reports. */
   int closes;
-  int writes; /* Calls of transport.write. */
+  int writes; /* Calls of transport.write and writev. */
   srv_ws_client_t *client;
 } peer_t;
 
-static int t_write(void *ctx, const uint8_t *data, size_t len) {
-  peer_t *p = ctx;
-  p->writes++;
+/* Takes bytes the server wrote and parses the frames they complete. */
+static void peer_take(peer_t *p, const uint8_t *data, size_t len) {
   if (p->len + len > p->cap) {
     p->cap = (p->len + len) * 2;
     p->buf = realloc(p->buf, p->cap);
@@ -67,6 +66,20 @@ static int t_write(void *ctx, const uint8_t *data, size_t len) {
     memmove(p->buf, p->buf + hdr + plen, p->len - hdr - plen);
     p->len -= hdr + plen;
   }
+}
+
+static int t_write(void *ctx, const uint8_t *data, size_t len) {
+  peer_t *p = ctx;
+  p->writes++;
+  peer_take(p, data, len);
+  return 0;
+}
+
+static int t_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
+  peer_t *p = ctx;
+  p->writes++;
+  for (unsigned i = 0; i < nbufs; i++)
+    peer_take(p, (const uint8_t *)bufs[i].base, bufs[i].len);
   return 0;
 }
 
@@ -74,7 +87,8 @@ static size_t t_queued(void *ctx) { return ((peer_t *)ctx)->queued; }
 
 static void t_close(void *ctx) { ((peer_t *)ctx)->closes++; }
 
-static const srv_ws_transport_t transport = {t_write, t_queued, t_close};
+static const srv_ws_transport_t transport = {t_write, t_queued, t_close,
+                                             t_writev};
 
 static uv_loop_t loop;
 static store_t *store;
@@ -271,6 +285,21 @@ START_TEST(test_shared_evaluation) {
   ck_assert_uint_ge(st.frames_sent, 20);
   ck_assert_uint_ge(st.cache_hits, st.frames_sent / 2 - 2);
   ck_assert_uint_eq(st.evaluations + st.cache_hits, st.frames_sent);
+  /* Frames of the same number carry the same payload bytes. */
+  int same = 0;
+  for (int i = 0; i < p[0].count; i++) {
+    const msg_t *a = &p[0].msgs[i];
+    if (a->opcode != 2) continue;
+    for (int j = 0; j < p[1].count; j++) {
+      const msg_t *b = &p[1].msgs[j];
+      if (b->opcode != 2 || b->len != a->len ||
+          u32(b->data + 8) != u32(a->data + 8))
+        continue;
+      ck_assert(memcmp(a->data + 32, b->data + 32, a->len - 32) == 0);
+      same++;
+    }
+  }
+  ck_assert_int_ge(same, 5);
   for (int i = 0; i < 2; i++) {
     srv_ws_client_free(p[i].client);
     peer_free(&p[i]);
@@ -280,6 +309,41 @@ START_TEST(test_shared_evaluation) {
 END_TEST
 
 static bool twenty_binary(void *arg) { return count_binary(arg) >= 20; }
+
+static int count_index(const peer_t *p, uint32_t index, int from) {
+  int n = 0;
+  for (int i = from; i < p->count; i++)
+    n += p->msgs[i].opcode == 2 && u32(p->msgs[i].data) == index;
+  return n;
+}
+
+static bool second_has_five(void *arg) { return count_index(arg, 1, 0) >= 5; }
+
+/* Answers and data frames leave in the order they were made: after the
+ * stop answer, no frame of the stopped stream; every message, whichever
+ * path wrote it, parses whole. */
+START_TEST(test_frames_and_answers_in_order) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":120,\"format\":\"bin\"}");
+  run_until(has_six_binary, &p);
+  send_text(&p, "{\"op\":\"stats\",\"id\":9}");
+  send_text(&p, "{\"op\":\"stop\",\"id\":1}");
+  int stop_at = p.count - 1;
+  ck_assert(strstr((char *)p.msgs[stop_at].data, "\"op\":\"stop\"") != NULL);
+  send_text(&p, "{\"op\":\"play\",\"id\":2,\"skeleton\":\"line\","
+                "\"clip\":\"slide\",\"fps\":120,\"format\":\"bin\"}");
+  run_until(second_has_five, &p);
+  ck_assert_int_ge(count_index(&p, 1, 0), 5);
+  ck_assert_int_eq(count_index(&p, 0, stop_at), 0);
+  ck_assert_uint_eq(p.len, 0); /* No partial frame left. */
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
 
 /* Both streams start within microseconds, so they fall due in the same
  * ticks and their frames share writes. Their start times are taken when
@@ -551,6 +615,7 @@ Suite *ws_stream_suite(void) {
   tcase_add_test(tc, test_unread_answers_cut_off);
   tcase_add_test(tc, test_unread_pose_and_ping_floods_cut_off);
   tcase_add_test(tc, test_one_write_per_tick_per_client);
+  tcase_add_test(tc, test_frames_and_answers_in_order);
   suite_add_tcase(s, tc);
   return s;
 }
