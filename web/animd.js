@@ -154,8 +154,12 @@ export function decodeQ16(buffer, byteOffset, vertices, withNormals) {
   return { positions, normals };
 }
 
-/** The header of a WebSocket binary frame and a view of its numbers. */
-export function decodeStreamFrame(buffer) {
+/**
+ * The header of a WebSocket binary frame and a view of its numbers; with
+ * `meshes` (a stream of several meshes: play's `mesh` array or `mesh_all`),
+ * `frame.meshes` holds one decoded block per mesh (decodeSkinMeshes).
+ */
+export function decodeStreamFrame(buffer, meshes = false) {
   const dv = new DataView(buffer);
   const count = dv.getUint32(24, true);
   const layoutIndex = dv.getUint32(4, true);
@@ -170,6 +174,10 @@ export function decodeStreamFrame(buffer) {
     data: null,
     byteLength: buffer.byteLength,
   };
+  if (meshes) {
+    frame.meshes = decodeSkinMeshes(buffer, frame.layout, STREAM_HEADER_BYTES);
+    return frame;
+  }
   if (frame.layout.endsWith('/q16')) {
     const q = decodeQ16(buffer, STREAM_HEADER_BYTES, n, frame.layout.startsWith('positions+normals'));
     frame.positions = q.positions;
@@ -223,6 +231,42 @@ export function decodeMesh(buffer, byteOffset = 0) {
     weights: floats(u32(52), k * v),
     indices: flags & 4 ? new Uint32Array(buffer, at(u32(32)), ni) : null,
   };
+}
+
+/**
+ * The blocks of a binary skin answer with several meshes (GET /v1/skin with
+ * `skeleton`, docs/api.md "Several meshes"): each a 16-byte header (u32 the
+ * mesh's position in the answer, or the frame index in a range; u32 count of
+ * 32-bit words; f64 clip time) and the mesh's payload, exactly the
+ * single-mesh answer's bytes. layout is X-Animd-Layout. Returns
+ * [{index, t, count, layout, vertices, data, positions, normals}]: views of
+ * buffer for float32, decoded copies for q16.
+ */
+export function decodeSkinMeshes(buffer, layout, byteOffset = 0) {
+  const q16 = layout.endsWith('/q16');
+  const withNormals = layout.startsWith('positions+normals');
+  const out = [];
+  for (let off = byteOffset; off < buffer.byteLength;) {
+    if (buffer.byteLength - off < RANGE_HEADER_BYTES)
+      throw new AnimdError('truncated', 'the answer ended inside a block header');
+    const dv = new DataView(buffer, off, RANGE_HEADER_BYTES);
+    const index = dv.getUint32(0, true);
+    const count = dv.getUint32(4, true);
+    const t = dv.getFloat64(8, true);
+    const at = off + RANGE_HEADER_BYTES;
+    if (at + 4 * count > buffer.byteLength)
+      throw new AnimdError('truncated', `block ${out.length} ends past the answer`);
+    if (q16) {
+      const vertices = Math.floor((4 * count - 24) / (withNormals ? 10 : 6));
+      const q = decodeQ16(buffer, at, vertices, withNormals);
+      out.push({ index, t, count, layout, vertices, data: q.positions, ...q });
+    } else {
+      out.push(withSplitViews({ index, t, count, layout, vertices: count / (withNormals ? 6 : 3),
+                                data: new Float32Array(buffer, at, count) }));
+    }
+    off = at + 4 * count;
+  }
+  return out;
 }
 
 /** Every mesh block of a buffer, one after the other (an answer with several meshes). */
@@ -401,6 +445,13 @@ export class Animd {
     const res = await this.request('GET', '/v1/skin' + query({ ...params, format }));
     if (format !== 'bin') return res.json();
     const layout = res.headers.get('X-Animd-Layout') || '';
+    if (params.skeleton !== undefined) {
+      // Several meshes: one block each, in the order asked (mesh=[...]) or
+      // of GET /v1/skeletons/{id}/meshes.
+      return { skeleton: params.skeleton, clip: params.clip, t: params.t, layout,
+               etag: res.headers.get('ETag'),
+               meshes: decodeSkinMeshes(await res.arrayBuffer(), layout) };
+    }
     if (layout.endsWith('/q16')) {
       const vertices = Number(res.headers.get('X-Animd-Vertices'));
       const q = decodeQ16(await res.arrayBuffer(), 0, vertices, layout.startsWith('positions+normals'));
@@ -441,7 +492,7 @@ export class Animd {
 // ---- WebSocket streams -----------------------------------------------------
 
 /** Fields of a `play` message a stream keeps, to start again after a reconnect. */
-const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'fps', 'speed', 't0', 'wrap', 'space',
+const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0', 'wrap', 'space',
   'format', 'joints', 'normals', 'method', 'encoding'];
 
 /**
@@ -602,10 +653,14 @@ export class StreamConnection {
     if (typeof data !== 'string') {
       const buffer = data instanceof ArrayBuffer ? data
         : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-      const f = decodeStreamFrame(buffer);
-      if (f.index === 0xffffffff) return this.answer({ op: 'pose' }, f);
-      const s = this.byIndex.get(f.index);
-      if (s) s.deliver(f, buffer.byteLength);
+      const index = new DataView(buffer).getUint32(0, true);
+      if (index === 0xffffffff) {
+        const p = this.pending.find((q) => q.msg.op === 'pose');
+        const multi = !!p && (Array.isArray(p.msg.mesh) || !!p.msg.mesh_all);
+        return this.answer({ op: 'pose' }, decodeStreamFrame(buffer, multi));
+      }
+      const s = this.byIndex.get(index);
+      if (s) s.deliver(decodeStreamFrame(buffer, !!(s.info && s.info.meshes)), buffer.byteLength);
       return undefined;
     }
     const msg = JSON.parse(data);

@@ -154,6 +154,27 @@ function thinMesh(m, meshId) {
   };
 }
 
+/** Several meshes of one skeleton, drawn from one stream: fat, one
+ * SkinnedMesh each driven by the stream's matrices; thin, one stream whose
+ * frames carry every mesh's skinned vertices (play's mesh array). */
+function severalMeshes(ms, ids, mode, jointNames) {
+  const parts = ms.map((m, k) => (mode === 'thin' ? thinMesh(m, ids[k]) : fatMesh(m, jointNames)));
+  const object = new THREE.Group();
+  for (const p of parts) object.add(p.object);
+  const play = mode === 'thin'
+    ? { ...parts[0].play, mesh: ids, normals: parts.every((p) => p.play.normals) }
+    : parts[0].play;
+  return {
+    object,
+    play,
+    onframe(f) {
+      if (f.meshes) f.meshes.forEach((b, k) => parts[k].onframe(b));
+      else for (const p of parts) p.onframe(f);
+    },
+    dispose() { for (const p of parts) p.dispose(); },
+  };
+}
+
 function skeletonLines(parents) {
   const bones = parents.map((p, j) => [j, p]).filter(([, p]) => p >= 0);
   const g = new THREE.BufferGeometry();
@@ -202,8 +223,10 @@ function choose() {
   fill($('clip'), clips, clip && clip.id);
   const meshes = assets.meshes.filter((m) => skel && m.skeleton === skel.id);
   const wantMesh = params.get('mesh') || $('mesh').value;
-  const mesh = wantMesh === 'none' ? null : pick(meshes, wantMesh);
-  fill($('mesh'), meshes, mesh ? mesh.id : 'none', [['none', '(skeleton only)']]);
+  const all = wantMesh === 'all' && meshes.length > 0;
+  const mesh = wantMesh === 'none' ? null : all ? meshes : pick(meshes, wantMesh);
+  fill($('mesh'), meshes, all ? 'all' : mesh ? mesh.id : 'none',
+    [['all', '(all meshes)'], ['none', '(skeleton only)']]);
   if (params.get('mode')) $('mode').value = params.get('mode');
   for (const k of ['skeleton', 'clip', 'mesh', 'mode']) params.delete(k);
   return { skel, clip, mesh };
@@ -233,7 +256,16 @@ async function start() {
   const desc = await animd.skeleton(skel.id);
   const names = desc.joints.map((j) => j.name);
   let bounds;
-  if (mesh) {
+  if (Array.isArray(mesh)) {
+    const ids = mesh.map((x) => x.id);
+    const ms = await Promise.all(ids.map((id) => animd.mesh(id)));
+    state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
+    shown = severalMeshes(ms, ids, state.mode, names);
+    bounds = {
+      min: [0, 1, 2].map((c) => Math.min(...ms.map((m) => m.bounds.min[c]))),
+      max: [0, 1, 2].map((c) => Math.max(...ms.map((m) => m.bounds.max[c]))),
+    };
+  } else if (mesh) {
     const m = await animd.mesh(mesh.id);
     state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
     shown = state.mode === 'thin' ? thinMesh(m, mesh.id) : fatMesh(m, names);
@@ -252,7 +284,8 @@ async function start() {
     }
     bounds = { min, max };
   }
-  Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: mesh ? mesh.id : null, duration: clip.duration });
+  const meshState = Array.isArray(mesh) ? mesh.map((x) => x.id) : mesh ? mesh.id : null;
+  Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: meshState, duration: clip.duration });
   $('seek').max = String(clip.duration);
   scene.add(shown.object);
   frame(bounds.min, bounds.max);

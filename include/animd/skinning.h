@@ -60,7 +60,22 @@ extern "C" {
  * non-negative weights with a positive sum ("weights", ANIM_ERR_NOT_FINITE
  * or ANIM_ERR_WEIGHT; component = slot, or -1 for a zero sum); then
  * indices: index_count a multiple of 3 and every index < vertex_count
- * ("indices", ANIM_ERR_INVALID_ARGUMENT, key = position in indices). */
+ * ("indices", ANIM_ERR_INVALID_ARGUMENT, key = position in indices); then
+ * finite texture coordinates ("texcoords", key = vertex, component = u/v)
+ * and image bytes given when their size is not zero ("material"). */
+/* What a renderer needs to texture a mesh, as its importer found it: the
+ * core only carries it (copied into the mesh's block at build). Every
+ * member is optional; zero-initialized means none. */
+typedef struct anim_mesh_material_s {
+  const char *name; /* glTF material name or MD5 shader, or NULL. */
+  bool has_texture;
+  uint32_t texture;       /* glTF base-color texture index. */
+  const char *image_uri;  /* The texture image's URI (not data:), or NULL. */
+  const char *image_type; /* mimeType of embedded image bytes, or NULL. */
+  const void *image;      /* Embedded image bytes, or NULL. */
+  size_t image_size;
+} anim_mesh_material_t;
+
 typedef struct anim_raw_mesh_s {
   const char *name; /* May be NULL. */
   size_t vertex_count;
@@ -73,6 +88,8 @@ typedef struct anim_raw_mesh_s {
   const float *weights;
   const uint32_t *indices; /* Triangle indices, or NULL. */
   size_t index_count;
+  const float *texcoords; /* 2 per vertex (u, v), or NULL; finite. */
+  anim_mesh_material_t material;
 } anim_raw_mesh_t;
 
 typedef struct anim_mesh_s {
@@ -90,6 +107,9 @@ typedef struct anim_mesh_s {
   float *weights;    /* influences per vertex, summing to 1. */
   uint32_t *indices; /* May be NULL. */
   uint32_t index_count;
+  float *texcoords; /* 2 per vertex, or NULL. */
+  /* Strings and image bytes point into the mesh's block. */
+  anim_mesh_material_t material;
   /* private */
   anim_allocator_t _alloc;
   void *_block; /* The one allocation holding all of the above. */

@@ -87,6 +87,15 @@ static anim_result check_raw(const anim_raw_mesh_t *raw,
     if (raw->indices[i] >= n)
       return fail(err, ANIM_ERR_INVALID_ARGUMENT, "indices", (int64_t)i, -1, -1,
                   "index is not a vertex of the mesh");
+  if (raw->texcoords)
+    for (size_t v = 0; v < n; v++)
+      for (int c = 0; c < 2; c++)
+        if (!isfinite(raw->texcoords[2 * v + c]))
+          return fail(err, ANIM_ERR_NOT_FINITE, "texcoords", (int64_t)v, c, -1,
+                      "texture coordinate is not a finite number");
+  if (raw->material.image_size > 0 && !raw->material.image)
+    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "material", -1, -1, -1,
+                "image bytes are missing");
   return ANIM_OK;
 }
 
@@ -127,6 +136,42 @@ static void store_influences(const uint32_t *rj, const float *rw, uint32_t k,
   float rest = 0.0f;
   for (uint32_t i = 0; i < last; i++) rest += ow[i];
   ow[last] = 1.0f - rest;
+}
+
+/* ---- material ------------------------------------------------------------ */
+
+/* Bytes of a material string with its NUL (0 for none). */
+static size_t text_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+/* The bytes the material's strings and image take in the block. */
+static size_t material_size(const anim_mesh_material_t *m) {
+  return text_size(m->name) + text_size(m->image_uri) +
+         text_size(m->image_type) + m->image_size;
+}
+
+/* Copies string s to *at and returns the copy (NULL stays NULL). */
+static const char *copy_text(unsigned char **at, const char *s) {
+  if (!s) return NULL;
+  size_t len = strlen(s) + 1;
+  memcpy(*at, s, len);
+  const char *copy = (const char *)*at;
+  *at += len;
+  return copy;
+}
+
+/* Copies the material into the block at `at`. */
+static void copy_material(anim_mesh_material_t *d,
+                          const anim_mesh_material_t *s, unsigned char *at) {
+  d->has_texture = s->has_texture;
+  d->texture = s->texture;
+  d->name = copy_text(&at, s->name);
+  d->image_uri = copy_text(&at, s->image_uri);
+  d->image_type = copy_text(&at, s->image_type);
+  if (s->image_size > 0) {
+    memcpy(at, s->image, s->image_size);
+    d->image = at;
+    d->image_size = s->image_size;
+  }
 }
 
 /* ---- build --------------------------------------------------------------- */
@@ -179,7 +224,10 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
   size_t off_w = align_up(off_nrm + (raw->normals ? n * 3 * sizeof(float) : 0));
   size_t off_j = align_up(off_w + n * slots * sizeof(float));
   size_t off_i = align_up(off_j + n * slots * sizeof(uint16_t));
-  size_t total = off_i + raw->index_count * sizeof(uint32_t);
+  size_t end_i = off_i + raw->index_count * sizeof(uint32_t);
+  size_t off_uv = raw->texcoords ? align_up(end_i) : end_i;
+  size_t off_mat = off_uv + (raw->texcoords ? n * 2 * sizeof(float) : 0);
+  size_t total = off_mat + material_size(&raw->material);
 
   /* The streams sit on MESH_ALIGN boundaries whatever alignment the
    * allocator gives; the header sits at the aligned start and _block keeps
@@ -222,6 +270,11 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
     memcpy(m->indices, raw->indices, raw->index_count * sizeof(uint32_t));
     m->index_count = (uint32_t)raw->index_count;
   }
+  if (raw->texcoords) {
+    m->texcoords = (float *)(base + off_uv);
+    memcpy(m->texcoords, raw->texcoords, n * 2 * sizeof(float));
+  }
+  copy_material(&m->material, &raw->material, base + off_mat);
   *out = m;
   return ANIM_OK;
 }

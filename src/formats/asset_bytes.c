@@ -112,8 +112,18 @@ size_t fmt_clip_bytes(const anim_clip_t *clip) {
 /* The mesh builder aligns every stream, and the block, to 64 bytes. */
 #define MESH_ALIGN 64u
 
+/* Bytes of a material string with its NUL (0 for none). */
+static size_t text_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+/* The material's strings and image bytes, after the texture coordinates. */
+static size_t material_bytes(const anim_mesh_material_t *m) {
+  return text_size(m->name) + text_size(m->image_uri) +
+         text_size(m->image_type) + m->image_size;
+}
+
 static size_t mesh_block(size_t n, size_t influences, bool normals,
-                         size_t name_len, size_t indices) {
+                         size_t name_len, size_t indices, bool texcoords,
+                         size_t material) {
   size_t slots = influences <= 4 ? 4 : 8;
   size_t off = align_to(sizeof(anim_mesh_t), MESH_ALIGN);
   off = align_to(off + name_len + 1, MESH_ALIGN);
@@ -121,16 +131,20 @@ static size_t mesh_block(size_t n, size_t influences, bool normals,
   off = align_to(off + (normals ? n * 3 * sizeof(float) : 0), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(float), MESH_ALIGN);
   off = align_to(off + n * slots * sizeof(uint16_t), MESH_ALIGN);
-  return off + indices * sizeof(uint32_t) + MESH_ALIGN - 1 + FMT_BLOCK_OVERHEAD;
+  off += indices * sizeof(uint32_t);
+  if (texcoords) off = align_to(off, MESH_ALIGN) + n * 2 * sizeof(float);
+  return off + material + MESH_ALIGN - 1 + FMT_BLOCK_OVERHEAD;
 }
 
 size_t fmt_raw_mesh_bytes(const anim_raw_mesh_t *raw) {
   return mesh_block(raw->vertex_count, raw->influences ? raw->influences : 4,
                     raw->normals != NULL, raw->name ? strlen(raw->name) : 0,
-                    raw->index_count);
+                    raw->index_count, raw->texcoords != NULL,
+                    material_bytes(&raw->material));
 }
 
 size_t fmt_mesh_bytes(const anim_mesh_t *m) {
   return mesh_block(m->vertex_count, m->influences, m->normals != NULL,
-                    m->name ? strlen(m->name) : 0, m->index_count);
+                    m->name ? strlen(m->name) : 0, m->index_count,
+                    m->texcoords != NULL, material_bytes(&m->material));
 }

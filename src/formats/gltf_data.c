@@ -55,25 +55,22 @@ int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
   return 0;
 }
 
-/* Decodes a base64 data: URI into b->owned. */
-static int decode_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b,
-                           size_t i) {
+int fmt__gl_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b,
+                     const char *at_in) {
+  char at[200];
+  snprintf(at, sizeof at, "%s", at_in);
   const char *comma = strchr(uri, ',');
   if (comma == NULL || comma - uri < 12 ||
       strncmp(comma - 7, ";base64", 7) != 0)
-    return bad(c, "bad_uri", atf(c, "buffers[%zu].uri", i),
-               "only base64 data: URIs are supported");
+    return bad(c, "bad_uri", at, "only base64 data: URIs are supported");
   const char *s = comma + 1;
   size_t n = strlen(s);
   if (n > (size_t)INT32_MAX || n % 4 != 0)
-    return bad(c, "bad_base64", atf(c, "buffers[%zu].uri", i),
-               "base64 length is not a multiple of 4");
+    return bad(c, "bad_base64", at, "base64 length is not a multiple of 4");
   b->owned = malloc(n / 4 * 3 + 1);
-  if (b->owned == NULL) return fmt__nomem(c->err, "buffers");
+  if (b->owned == NULL) return fmt__nomem(c->err, at);
   int got = n ? EVP_DecodeBlock(b->owned, (const unsigned char *)s, (int)n) : 0;
-  if (got < 0)
-    return bad(c, "bad_base64", atf(c, "buffers[%zu].uri", i),
-               "invalid base64");
+  if (got < 0) return bad(c, "bad_base64", at, "invalid base64");
   size_t pad = 0;
   if (n >= 1 && s[n - 1] == '=') pad++;
   if (n >= 2 && s[n - 2] == '=') pad++;
@@ -112,7 +109,8 @@ int fmt__gl_load_buffers(gl_ctx_t *c, bool binary) {
         return bad(c, "external_uri", atf(c, "buffers[%zu].uri", i),
                    "external URIs are refused: embed the buffer as a "
                    "data: URI or upload a .glb");
-      if (decode_data_uri(c, u, &c->bufs[i], i)) return -1;
+      if (fmt__gl_data_uri(c, u, &c->bufs[i], atf(c, "buffers[%zu].uri", i)))
+        return -1;
     }
     if (blen > c->bufs[i].len)
       return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "buffer_length",
@@ -197,6 +195,18 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
                     at, need, off, vat, vlen);
   if (stride != NULL) *stride = vstride;
   *out = c->bufs[buf].data + voff + off;
+  return 0;
+}
+
+int fmt__gl_view_bytes(gl_ctx_t *c, size_t view, const uint8_t **out,
+                       size_t *len, const char *at) {
+  json_t *v = json_array_get(c->views, view);
+  size_t vlen;
+  if (view_range(c, view, 0, 0, NULL, out, at) ||
+      get_size(c, v, "byteLength", 0, true, &vlen,
+               atf(c, "bufferViews[%zu].byteLength", view)))
+    return -1;
+  *len = vlen;
   return 0;
 }
 

@@ -194,6 +194,11 @@ static inline int get_floats(gl_ctx_t *c, json_t *obj, const char *key,
 /* Checks the GLB header and chunks; sets *json and the BIN chunk. */
 int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
                       const uint8_t **json, size_t *json_len);
+/* Decodes a base64 data: URI (reported at `at`) into b->owned. */
+int fmt__gl_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b, const char *at);
+/* The bytes of bufferView view, checked against its buffer. */
+int fmt__gl_view_bytes(gl_ctx_t *c, size_t view, const uint8_t **out,
+                       size_t *len, const char *at);
 /* Resolves every buffer (BIN chunk or base64 data: URI; others refused). */
 int fmt__gl_load_buffers(gl_ctx_t *c, bool binary);
 /* Reads accessor index, referenced at use, as finite floats (count *
@@ -206,6 +211,23 @@ int fmt__gl_acc_floats(gl_ctx_t *c, size_t index, const char *use,
 int fmt__gl_acc_uints(gl_ctx_t *c, size_t index, const char *use,
                       int want_comps, unsigned type_mask, uint32_t **out,
                       size_t *count);
+
+/* ---- gltf_material.c ----------------------------------------------------- */
+
+/* A primitive's material as a mesh keeps it; image bytes decoded from a
+ * data: URI and its mimeType are owned here (fmt__gl_material_free). */
+typedef struct gl_material_s {
+  anim_mesh_material_t m;
+  gl_buf_t image;
+  char *mime;
+} gl_material_t;
+
+/* Reads prim.material: its name, and its base-color texture's index and
+ * image (an external URI kept as a reference, a data: URI or a bufferView
+ * kept as bytes with their mimeType). No material: all zero. */
+int fmt__gl_material(gl_ctx_t *c, json_t *prim, const char *pat,
+                     gl_material_t *out);
+void fmt__gl_material_free(gl_material_t *m);
 
 /* ---- gltf_mesh.c --------------------------------------------------------- */
 

@@ -1,11 +1,15 @@
 /* formats: glTF skinned meshes: one mesh per primitive of every node that
  * has a mesh and a skin.
  *
- * POSITION, optional NORMAL, JOINTS_0 (u8/u16) with WEIGHTS_0 (float or
- * normalized u8/u16) and an optional second set for 8 influences; counts
- * must agree, joint indices must lie within the skin, weights must be
- * non-negative with a positive sum (the core renormalizes them); triangle
- * list indices are kept. Names are unique within a skeleton. */
+ * POSITION, optional NORMAL, optional TEXCOORD_0 (float, or normalized
+ * u8/u16 decoded as c / 255 or c / 65535, as the glTF 2.0 spec allows),
+ * JOINTS_0 (u8/u16) with WEIGHTS_0 (float or normalized u8/u16) and an
+ * optional second set for 8 influences; counts must agree, joint indices
+ * must lie within the skin, weights must be non-negative with a positive
+ * sum (the core renormalizes them); triangle list indices are kept, and
+ * the material's base-color texture (gltf_material.c). A primitive without
+ * NORMAL gets area-weighted vertex normals, with a warning. Names are
+ * unique within a skeleton. */
 #include <stdlib.h>
 
 #include "formats/gltf_internal.h"
@@ -17,6 +21,19 @@ static int prim_attr(gl_ctx_t *c, json_t *attrs, const char *key, int64_t *acc,
                      const char *pat) {
   return get_index(c, attrs, key, c->naccessors, false, acc,
                    atf(c, "%s.attributes.%s", pat, key));
+}
+
+/* True when accessor index is float or normalized (integer weights and
+ * texture coordinates must be); false with err filled at `use`. */
+static bool acc_normalized_or_float(gl_ctx_t *c, size_t index,
+                                    const char *use) {
+  json_t *acc = json_array_get(c->accessors, index);
+  if (json_integer_value(json_object_get(acc, "componentType")) == CT_F32 ||
+      json_is_true(json_object_get(acc, "normalized")))
+    return true;
+  fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", use,
+           "%s: integer components must be normalized", use);
+  return false;
 }
 
 static bool mesh_name_taken(const gl_ctx_t *c, uint32_t skel,
@@ -37,9 +54,10 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   json_t *attrs = json_object_get(prim, "attributes");
   if (!json_is_object(attrs))
     return bad(c, "missing", atf(c, "%s.attributes", pat), "is required");
-  int64_t apos, anrm, aj[2], aw[2], aind;
+  int64_t apos, anrm, auv, aj[2], aw[2], aind;
   if (prim_attr(c, attrs, "POSITION", &apos, pat) ||
       prim_attr(c, attrs, "NORMAL", &anrm, pat) ||
+      prim_attr(c, attrs, "TEXCOORD_0", &auv, pat) ||
       prim_attr(c, attrs, "JOINTS_0", &aj[0], pat) ||
       prim_attr(c, attrs, "WEIGHTS_0", &aw[0], pat) ||
       prim_attr(c, attrs, "JOINTS_1", &aj[1], pat) ||
@@ -59,7 +77,9 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                : 0;
   }
   int sets = (aj[1] >= 0 && aw[1] >= 0) ? 2 : 1;
-  float *pos = NULL, *nrm = NULL, *w[2] = {NULL, NULL}, *wt = NULL;
+  float *pos = NULL, *nrm = NULL, *uv = NULL, *w[2] = {NULL, NULL}, *wt = NULL;
+  gl_material_t mat;
+  memset(&mat, 0, sizeof mat);
   uint32_t *jn[2] = {NULL, NULL}, *jt = NULL, *idx = NULL;
   size_t nv, n2, nidx = 0;
   int rc = -1;
@@ -85,6 +105,22 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       goto done;
     }
   }
+  if (auv >= 0) {
+    char uat[96];
+    snprintf(uat, sizeof uat, "%s.attributes.TEXCOORD_0", pat);
+    if (!acc_normalized_or_float(c, (size_t)auv, uat) ||
+        fmt__gl_acc_floats(c, (size_t)auv, uat, 2,
+                           TM_FLOAT | (1u << (CT_U8 - CT_I8)) |
+                               (1u << (CT_U16 - CT_I8)),
+                           &uv, &n2))
+      goto done;
+    if (n2 != nv) {
+      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", uat,
+               "%s: %zu entries for %zu positions", uat, n2, nv);
+      goto done;
+    }
+  }
+  if (fmt__gl_material(c, prim, pat, &mat)) goto done;
   for (int s = 0; s < sets; s++) {
     char jat[96], wat[96];
     snprintf(jat, sizeof jat, "%s.attributes.JOINTS_%d", pat, s);
@@ -98,15 +134,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                "%s: %zu entries for %zu positions", jat, n2, nv);
       goto done;
     }
-    json_t *wacc = json_array_get(c->accessors, (size_t)aw[s]);
-    json_t *wct = json_object_get(wacc, "componentType");
-    if (json_integer_value(wct) != CT_F32 &&
-        !json_is_true(json_object_get(wacc, "normalized"))) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", wat,
-               "%s: integer weights must be normalized", wat);
-      goto done;
-    }
-    if (fmt__gl_acc_floats(c, (size_t)aw[s], wat, 4,
+    if (!acc_normalized_or_float(c, (size_t)aw[s], wat) ||
+        fmt__gl_acc_floats(c, (size_t)aw[s], wat, 4,
                            TM_FLOAT | (1u << (CT_U8 - CT_I8)) |
                                (1u << (CT_U16 - CT_I8)),
                            &w[s], &n2))
@@ -215,10 +244,24 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       goto done;
     }
   }
+  if (nrm == NULL) {
+    /* Without indices a triangle list is consecutive vertex triples. */
+    size_t corners = idx ? nidx : md == 4 ? nv - nv % 3 : 0;
+    if (fmt__vertex_normals(pos, nv, idx, corners, &nrm) ||
+        fmt_bundle_warn(c->out,
+                        "%s: no NORMAL; area-weighted vertex normals were "
+                        "computed",
+                        pat)) {
+      fmt__nomem(c->err, pat);
+      goto done;
+    }
+  }
   anim_raw_mesh_t raw = {.name = name,
                          .vertex_count = nv,
                          .positions = pos,
                          .normals = nrm,
+                         .texcoords = uv,
+                         .material = mat.m,
                          .influences = (uint32_t)inf,
                          .joints = jt,
                          .weights = wt,
@@ -240,6 +283,8 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
 done:
   free(pos);
   free(nrm);
+  free(uv);
+  fmt__gl_material_free(&mat);
   for (int s = 0; s < 2; s++) {
     free(w[s]);
     free(jn[s]);

@@ -251,3 +251,51 @@ size_t fmt__utf8_cut(const char *s, size_t max) {
   while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
   return n;
 }
+
+/* ---- computed normals ---------------------------------------------------- */
+
+int fmt__vertex_normals(const float *pos, size_t nv, const uint32_t *idx,
+                        size_t corners, float **out) {
+  *out = NULL;
+  double *sum = calloc(nv ? 3 * nv : 1, sizeof *sum);
+  float *n = malloc((nv ? 3 * nv : 1) * sizeof *n);
+  if (sum == NULL || n == NULL) {
+    free(sum);
+    free(n);
+    return -1;
+  }
+  for (size_t t = 0; t + 3 <= corners; t += 3) {
+    size_t v[3];
+    for (int k = 0; k < 3; k++) v[k] = idx ? idx[t + (size_t)k] : t + (size_t)k;
+    if (v[0] >= nv || v[1] >= nv || v[2] >= nv) continue;
+    const float *a = pos + 3 * v[0], *b = pos + 3 * v[1], *c = pos + 3 * v[2];
+    double e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+      e1[k] = (double)b[k] - a[k];
+      e2[k] = (double)c[k] - a[k];
+    }
+    double f[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                   e1[0] * e2[1] - e1[1] * e2[0]};
+    for (int k = 0; k < 3; k++)
+      for (int d = 0; d < 3; d++) sum[3 * v[k] + (size_t)d] += f[d];
+  }
+  for (size_t i = 0; i < nv; i++) {
+    const double *s = sum + 3 * i;
+    double len = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    double inv = len > 0.0 && isfinite(len) ? 1.0 / len : 0.0;
+    for (int d = 0; d < 3; d++) n[3 * i + (size_t)d] = (float)(s[d] * inv);
+  }
+  free(sum);
+  *out = n;
+  return 0;
+}
+
+/* ---- image types --------------------------------------------------------- */
+
+bool fmt__image_type_known(const char *mime) {
+  static const char *const known[] = {"image/png", "image/jpeg", "image/webp",
+                                      "image/ktx2"};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(mime, known[i]) == 0) return true;
+  return false;
+}

@@ -45,6 +45,21 @@ int fmt__build_fail(fmt_error_t *err, const char *at,
 void fmt__content_name(const char *prefix, const void *body, size_t len,
                        char *out, size_t size);
 
+/* Area-weighted vertex normals of a triangle list, into *out (malloc'd, 3
+ * per vertex): each vertex gets the sum of the unnormalized cross products
+ * (b - a) x (c - a) of the triangles it is a corner of, normalized (zero
+ * when the sum is zero, as for a vertex of no triangle). corners indices
+ * (a multiple of 3 is used) index the vertices; idx NULL means the
+ * vertices 0..corners-1 in order. Sums in double. Returns 0, or -1 when
+ * out of memory. */
+int fmt__vertex_normals(const float *pos, size_t nv, const uint32_t *idx,
+                        size_t corners, float **out);
+
+/* True for the image types a mesh may carry and the daemon serves back:
+ * those glTF and its texture extensions define (image/png, image/jpeg,
+ * image/webp, image/ktx2). */
+bool fmt__image_type_known(const char *mime);
+
 /* Out-of-memory while decoding. */
 int fmt__nomem(fmt_error_t *err, const char *at);
 

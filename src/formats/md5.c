@@ -9,7 +9,9 @@
  * warning when more were dropped. So skinning at the bind pose returns the
  * file's vertices. Triangles are stored counter-clockwise (Doom 3 winds
  * them clockwise) and vertex normals are the sums of the area-weighted
- * normals of the triangles around them.
+ * normals of the triangles around them. Each vertex keeps its st texture
+ * coordinates as given (Doom 3's t runs down the image, as glTF's v does)
+ * and the mesh keeps its shader as its material name.
  *
  * md5anim (with opts->skeleton): the hierarchy must name the skeleton's
  * joints with the same parents in the same order; the base frame plus each
@@ -154,6 +156,7 @@ typedef struct md5_weight_s {
 typedef struct md5_vert_s {
   size_t start, count;
   size_t line;
+  float st[2]; /* Texture coordinates as the file gives them. */
 } md5_vert_t;
 
 static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
@@ -188,11 +191,12 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                       size_t nv, const uint32_t *tris, size_t nt,
                       const md5_weight_t *ws, size_t nw) {
   float *pos = malloc((nv ? nv : 1) * 3 * sizeof *pos), *nrm = NULL;
+  float *uv = malloc((nv ? nv : 1) * 2 * sizeof *uv);
   float *wt = malloc((nv ? nv : 1) * 4 * sizeof *wt);
   uint32_t *jt = malloc((nv ? nv : 1) * 4 * sizeof *jt);
   size_t dropped = 0;
   int rc = -1;
-  if (!pos || !wt || !jt) {
+  if (!pos || !wt || !jt || !uv) {
     fmt__nomem(m->err, "mesh");
     goto done;
   }
@@ -254,6 +258,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     }
     for (size_t k = 0; k < 4; k++) wt[4 * v + k] /= sum;
     pos[3 * v] = p.x, pos[3 * v + 1] = p.y, pos[3 * v + 2] = p.z;
+    uv[2 * v] = vt->st[0], uv[2 * v + 1] = vt->st[1];
   }
   (void)nj;
   if (dropped > 0 &&
@@ -288,27 +293,11 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
-  /* Area-weighted face normals summed per vertex (the core normalizes;
-   * a vertex on no triangle keeps a zero normal). */
-  nrm = calloc(nv ? 3 * nv : 1, sizeof *nrm);
-  if (nrm == NULL) {
+  /* Area-weighted face normals summed per vertex; a vertex on no
+   * triangle keeps a zero normal. */
+  if (fmt__vertex_normals(pos, nv, tris, 3 * nt, &nrm)) {
     fmt__nomem(m->err, "mesh");
     goto done;
-  }
-  for (size_t t = 0; t < nt; t++) {
-    const uint32_t *f = tris + 3 * t;
-    anim_vec3_t a =
-        anim_vec3(pos[3 * f[0]], pos[3 * f[0] + 1], pos[3 * f[0] + 2]);
-    anim_vec3_t b =
-        anim_vec3(pos[3 * f[1]], pos[3 * f[1] + 1], pos[3 * f[1] + 2]);
-    anim_vec3_t c =
-        anim_vec3(pos[3 * f[2]], pos[3 * f[2] + 1], pos[3 * f[2] + 2]);
-    anim_vec3_t n = anim_vec3_cross(anim_vec3_sub(b, a), anim_vec3_sub(c, a));
-    for (int k = 0; k < 3; k++) {
-      nrm[3 * f[k]] += n.x;
-      nrm[3 * f[k] + 1] += n.y;
-      nrm[3 * f[k] + 2] += n.z;
-    }
   }
   anim_raw_mesh_t raw = {.name = name,
                          .vertex_count = nv,
@@ -318,7 +307,9 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
                          .joints = jt,
                          .weights = wt,
                          .indices = tris,
-                         .index_count = 3 * nt};
+                         .index_count = 3 * nt,
+                         .texcoords = uv,
+                         .material = {.name = shader[0] ? shader : NULL}};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -338,6 +329,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
 done:
   free(pos);
   free(nrm);
+  free(uv);
   free(wt);
   free(jt);
   return rc;
@@ -405,6 +397,8 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
       goto done;
     vs[i].start = (size_t)start;
     vs[i].count = (size_t)cnt;
+    vs[i].st[0] = (float)uv[0];
+    vs[i].st[1] = (float)uv[1];
   }
   if (count(m, "numtris", 4 * maxv, 8, &nt)) goto done;
   tris = malloc((nt ? nt : 1) * 3 * sizeof *tris);

@@ -180,6 +180,57 @@ int fmt_describe_clip(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
   return clip_object(b, id, clip, skeleton, skeleton_id);
 }
 
+/* Appends the base64 of n bytes. */
+static void base64(fmt_buf_t *b, const unsigned char *p, size_t n) {
+  unsigned char out[4 * 768 / 3 + 1];
+  for (size_t i = 0; i < n; i += 768) {
+    size_t m = n - i < 768 ? n - i : 768;
+    int got = EVP_EncodeBlock(out, p + i, (int)m);
+    fmt_buf_append(b, out, (size_t)got);
+  }
+}
+
+/* ,"material":{...} when the mesh has one. The canonical text holds an
+ * embedded image's bytes (base64 "data"); a describe answer (id given)
+ * gives their size and the route serving them instead. */
+static void material_key(fmt_buf_t *b, const char *id,
+                         const anim_mesh_material_t *m) {
+  if (!m->name && !m->has_texture && !m->image_uri && !m->image) return;
+  fmt_buf_puts(b, ",\"material\":{");
+  const char *sep = "";
+  if (m->name) {
+    fmt_buf_puts(b, "\"name\":");
+    fmt_buf_json_string(b, m->name);
+    sep = ",";
+  }
+  if (m->has_texture) {
+    fmt_buf_printf(b, "%s\"texture\":", sep);
+    fmt_buf_uint(b, m->texture);
+    sep = ",";
+  }
+  if (m->image_uri) {
+    fmt_buf_printf(b, "%s\"image\":{\"uri\":", sep);
+    fmt_buf_json_string(b, m->image_uri);
+    fmt_buf_putc(b, '}');
+  } else if (m->image) {
+    fmt_buf_printf(b, "%s\"image\":{\"mimeType\":", sep);
+    fmt_buf_json_string(b, m->image_type ? m->image_type : "");
+    if (id != NULL) {
+      fmt_buf_puts(b, ",\"bytes\":");
+      fmt_buf_uint(b, m->image_size);
+      fmt_buf_puts(b, ",\"href\":\"/v1/meshes/");
+      fmt_buf_puts(b, id);
+      fmt_buf_puts(b, "/image\"");
+    } else {
+      fmt_buf_puts(b, ",\"data\":\"");
+      base64(b, m->image, m->image_size);
+      fmt_buf_putc(b, '"');
+    }
+    fmt_buf_putc(b, '}');
+  }
+  fmt_buf_putc(b, '}');
+}
+
 static int mesh_object(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
                        const anim_skeleton_t *s, const char *skeleton_id) {
   if (b == NULL || mesh == NULL || !skeleton_ok(s) || skeleton_id == NULL)
@@ -205,6 +256,8 @@ static int mesh_object(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
   float_array_key(b, "positions", mesh->positions, n * 3);
   if (mesh->normals != NULL)
     float_array_key(b, "normals", mesh->normals, n * 3);
+  if (mesh->texcoords != NULL)
+    float_array_key(b, "texcoords", mesh->texcoords, n * 2);
   fmt_buf_puts(b, ",\"joints\":[");
   for (size_t i = 0; i < n * k; i++) {
     uint16_t j = mesh->joints[i];
@@ -222,6 +275,7 @@ static int mesh_object(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
     }
     fmt_buf_putc(b, ']');
   }
+  material_key(b, id, &mesh->material);
   fmt_buf_putc(b, '}');
   return b->failed ? -1 : 0;
 }

@@ -16,6 +16,7 @@
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -714,10 +715,71 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
   return 0;
 }
 
+/* A mesh's "material" into *m; embedded image bytes are decoded into
+ * *image (malloc'd, the caller frees). A describe answer's image (no
+ * "data", only its size and route) is accepted and keeps no bytes. */
+static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
+                           unsigned char **image) {
+  static const char *const members[] = {"name", "texture", "image", NULL};
+  static const char *const image_members[] = {"uri",   "mimeType", "data",
+                                              "bytes", "href",     NULL};
+  json_t *mat = json_object_get(obj, "material");
+  if (mat == NULL) return 0;
+  size_t old = push_key(c, "material");
+  if (!json_is_object(mat)) return wrong_type(c, mat, "an object");
+  if (check_members(c, mat, members) != 0 ||
+      get_string(c, mat, "name", false, &m->name) != 0)
+    return -1;
+  json_t *tex = json_object_get(mat, "texture");
+  if (tex != NULL) {
+    int64_t t;
+    size_t o = push_key(c, "texture");
+    if (read_int(c, tex, 0, INT32_MAX, "bad_value", &t) != 0) return -1;
+    pop(c, o);
+    m->has_texture = true;
+    m->texture = (uint32_t)t;
+  }
+  json_t *img = json_object_get(mat, "image");
+  if (img != NULL) {
+    size_t o = push_key(c, "image");
+    const char *data;
+    if (!json_is_object(img)) return wrong_type(c, img, "an object");
+    if (check_members(c, img, image_members) != 0 ||
+        get_string(c, img, "uri", false, &m->image_uri) != 0 ||
+        get_string(c, img, "mimeType", false, &m->image_type) != 0 ||
+        get_string(c, img, "data", false, &data) != 0)
+      return -1;
+    if (data != NULL) {
+      size_t n = strlen(data);
+      if (m->image_type == NULL || !fmt__image_type_known(m->image_type))
+        return fail_at(c, "mimeType", FMT_ERR_BAD_INPUT, "bad_value",
+                       "image/png, image/jpeg, image/webp or image/ktx2");
+      if (n == 0 || n % 4 != 0 || n > INT32_MAX)
+        return fail_at(c, "data", FMT_ERR_BAD_INPUT, "bad_value",
+                       "base64 of a non-empty image");
+      *image = malloc(n / 4 * 3 + 1);
+      if (*image == NULL) return oom(c);
+      int got = EVP_DecodeBlock(*image, (const unsigned char *)data, (int)n);
+      if (got < 0)
+        return fail_at(c, "data", FMT_ERR_BAD_INPUT, "bad_value",
+                       "invalid base64");
+      size_t pad = (data[n - 1] == '=') + (n >= 2 && data[n - 2] == '=');
+      m->image = *image;
+      m->image_size = (size_t)got - pad;
+    } else {
+      m->image_type = NULL; /* A described image: its bytes are not here. */
+    }
+    pop(c, o);
+  }
+  pop(c, old);
+  return 0;
+}
+
 static int decode_mesh(ctx_t *c, json_t *obj) {
   static const char *const members[] = {
-      "name",    "skeleton", "influences", "positions", "normals", "joints",
-      "weights", "indices",  "vertices",   "id",        NULL};
+      "name",      "skeleton", "influences", "positions", "normals",
+      "joints",    "weights",  "indices",    "vertices",  "id",
+      "texcoords", "material", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -733,8 +795,10 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   uint32_t skel_index;
   if (bind_skeleton(c, obj, &s, &skel_index) != 0) return -1;
 
-  float *pos = NULL, *nrm = NULL, *w = NULL;
+  float *pos = NULL, *nrm = NULL, *uv = NULL, *w = NULL;
   uint32_t *joints = NULL, *indices = NULL;
+  unsigned char *image = NULL;
+  anim_mesh_material_t material = {0};
   size_t npos, count, nidx = 0;
   int rc = -1;
   if (get_floats(c, obj, "positions", true, SIZE_MAX, &pos, &npos) != 0)
@@ -762,7 +826,10 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       goto done;
     pop(c, old);
   }
-  if (get_floats(c, obj, "normals", false, npos, &nrm, NULL) != 0) goto done;
+  if (get_floats(c, obj, "normals", false, npos, &nrm, NULL) != 0 ||
+      get_floats(c, obj, "texcoords", false, v * 2, &uv, NULL) != 0 ||
+      decode_material(c, obj, &material, &image) != 0)
+    goto done;
   if (get_uints(c, obj, "joints", true, v * (size_t)k, s->joint_count,
                 "joint_range", &joints, &count) != 0)
     goto done;
@@ -801,6 +868,22 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
             "3 indices per triangle");
     goto done;
   }
+  if (nrm == NULL) {
+    /* Normals for every mesh (normals=1 always works): area-weighted,
+     * a list without indices taken as consecutive triangles. */
+    if (fmt__vertex_normals(pos, v, nidx ? indices : NULL,
+                            nidx ? nidx : v - v % 3, &nrm) != 0) {
+      oom(c);
+      goto done;
+    }
+    if (fmt_bundle_warn(c->out,
+                        "%s: no normals; area-weighted vertex normals were "
+                        "computed",
+                        c->at[0] ? c->at : "mesh") != 0) {
+      oom(c);
+      goto done;
+    }
+  }
   anim_raw_mesh_t raw = {.name = name ? name : "",
                          .vertex_count = v,
                          .positions = pos,
@@ -809,7 +892,9 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
                          .joints = joints,
                          .weights = w,
                          .indices = nidx ? indices : NULL,
-                         .index_count = nidx};
+                         .index_count = nidx,
+                         .texcoords = uv,
+                         .material = material};
   anim_mesh_t *built = NULL;
   anim_build_error_t be = {0};
   if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, c->at))
@@ -821,6 +906,9 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
         (strcmp(be.field, "positions") == 0 ||
          strcmp(be.field, "normals") == 0))
       key = key * 3 + be.component;
+    else if (key >= 0 && be.component >= 0 && be.field &&
+             strcmp(be.field, "texcoords") == 0)
+      key = key * 2 + be.component;
     else if (key >= 0 && be.component >= 0)
       key = key * (int32_t)k + be.component;
     build_failed(c, r, &be, NULL, -1, key);
@@ -839,6 +927,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
 done:
   free(pos);
   free(nrm);
+  free(uv);
+  free(image);
   free(w);
   free(joints);
   free(indices);

@@ -15,8 +15,12 @@
  *               "times":[..],"values":[..][,"bezier":[..] for BEZIER]},
  *               ...]}]}
  *   mesh:     {"meshes":[{"name":N,"skeleton":SKELETON_ID,"influences":K,
- *               "positions":[..][,"normals":[..]],"joints":[..],
- *               "weights":[..][,"indices":[..]]}]}
+ *               "positions":[..][,"normals":[..]][,"texcoords":[..]],
+ *               "joints":[..],"weights":[..][,"indices":[..]]
+ *               [,"material":{["name":N][,"texture":I]
+ *                 [,"image":{"uri":U} or {"mimeType":T,"data":BASE64}]}]}]}
+ *             (texcoords and material only when the mesh has them, so
+ *             the texts and ids of meshes without them are unchanged)
  *
  * Joints appear in the caller's order (parents and mesh joint indices are
  * caller indices); tracks in the built clip's order (by joint storage
@@ -53,7 +57,9 @@ int fmt_encode_mesh(fmt_buf_t *b, const anim_mesh_t *mesh,
  * /v1/meshes/{id}): the inner object of the canonical encoding with "id"
  * first, e.g. {"id":ID,"name":N,"joints":[...],"inverseBindMatrices":[...]}.
  * A clip adds nothing else; a mesh adds "vertices" (the count) after
- * "skeleton". */
+ * "skeleton", and an embedded image is described by "mimeType", "bytes"
+ * (its size) and "href" (/v1/meshes/{id}/image, the route serving it)
+ * instead of its data. */
 int fmt_describe_skeleton(fmt_buf_t *b, const char *id,
                           const anim_skeleton_t *skeleton);
 int fmt_describe_clip(fmt_buf_t *b, const char *id, const anim_clip_t *clip,

@@ -176,3 +176,53 @@ export function decodePng(buf) {
   }
   return { width, height, rgba };
 }
+
+// ---- the viewer in a browser -------------------------------------------------
+
+export const BACKGROUND = [0x10, 0x14, 0x18]; // the viewer's scene.background
+export const VIEW = { width: 800, height: 600 };
+
+/** True when the pixel differs clearly from the background. */
+export function drawn(img, x, y) {
+  if (x < 0 || y < 0 || x >= img.width || y >= img.height) return false;
+  const i = 4 * (y * img.width + x);
+  return Math.abs(img.rgba[i] - BACKGROUND[0]) + Math.abs(img.rgba[i + 1] - BACKGROUND[1]) +
+    Math.abs(img.rgba[i + 2] - BACKGROUND[2]) > 40;
+}
+
+/** Page pixel of a model-space point: projection * view * p, then the canvas' rectangle. */
+export function project(state, x, y, z) {
+  const P = state.camera.projection, V = state.camera.view;
+  const v = [0, 1, 2, 3].map((r) => V[r] * x + V[4 + r] * y + V[8 + r] * z + V[12 + r]);
+  const c = [0, 1, 2, 3].map((r) => P[r] * v[0] + P[4 + r] * v[1] + P[8 + r] * v[2] + P[12 + r] * v[3]);
+  const { left, top, width, height } = state.canvas;
+  return [left + ((c[0] / c[3] + 1) / 2) * width, top + ((1 - c[1] / c[3]) / 2) * height];
+}
+
+/** Fractions of points whose pixel (exact, or within one pixel) is drawn.
+ * Every vertex of the demo mesh is a corner of its boxes, so many sit on
+ * the silhouette's edge: the exact pixel may fall just outside it. */
+export function overlap(img, state, points) {
+  let exact = 0, near = 0;
+  const n = points.length / 3;
+  for (let i = 0; i < n; i++) {
+    const [px, py] = project(state, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+    const x = Math.floor(px), y = Math.floor(py);
+    if (drawn(img, x, y)) exact++;
+    let any = false;
+    for (let dy = -1; dy <= 1 && !any; dy++) for (let dx = -1; dx <= 1 && !any; dx++) any = drawn(img, x + dx, y + dy);
+    if (any) near++;
+  }
+  return { exact: exact / n, near: near / n };
+}
+
+/** Opens the viewer at url and waits for its first frame (or error): {state, img}. */
+export async function openViewer(page, url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.animdViewer && (window.animdViewer.ready || window.animdViewer.error),
+    null, { timeout: 30000 });
+  const state = await page.evaluate(() => window.animdViewer);
+  check(!state.error, `${url}: ${JSON.stringify(state.error)}`);
+  const img = decodePng(await page.screenshot());
+  return { state, img };
+}

@@ -5,44 +5,9 @@
 // frame's clip time) project through the camera the page reports, and the
 // picture changes between two clip times. A skeleton-only view draws its
 // bones where GET /v1/pose puts the joints.
-import { check, decodePng, floatsOf, launchBrowser, run, startDaemon } from './lib.js';
-
-const BACKGROUND = [0x10, 0x14, 0x18]; // the viewer's scene.background
-const VIEW = { width: 800, height: 600 };
-
-/** True when the pixel differs clearly from the background. */
-function drawn(img, x, y) {
-  if (x < 0 || y < 0 || x >= img.width || y >= img.height) return false;
-  const i = 4 * (y * img.width + x);
-  return Math.abs(img.rgba[i] - BACKGROUND[0]) + Math.abs(img.rgba[i + 1] - BACKGROUND[1]) +
-    Math.abs(img.rgba[i + 2] - BACKGROUND[2]) > 40;
-}
-
-/** Page pixel of a model-space point: projection * view * p, then the canvas' rectangle. */
-function project(state, x, y, z) {
-  const P = state.camera.projection, V = state.camera.view;
-  const v = [0, 1, 2, 3].map((r) => V[r] * x + V[4 + r] * y + V[8 + r] * z + V[12 + r]);
-  const c = [0, 1, 2, 3].map((r) => P[r] * v[0] + P[4 + r] * v[1] + P[8 + r] * v[2] + P[12 + r] * v[3]);
-  const { left, top, width, height } = state.canvas;
-  return [left + ((c[0] / c[3] + 1) / 2) * width, top + ((1 - c[1] / c[3]) / 2) * height];
-}
-
-/** Fractions of points whose pixel (exact, or within one pixel) is drawn.
- * Every vertex of the demo mesh is a corner of its boxes, so many sit on
- * the silhouette's edge: the exact pixel may fall just outside it. */
-function overlap(img, state, points) {
-  let exact = 0, near = 0;
-  const n = points.length / 3;
-  for (let i = 0; i < n; i++) {
-    const [px, py] = project(state, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
-    const x = Math.floor(px), y = Math.floor(py);
-    if (drawn(img, x, y)) exact++;
-    let any = false;
-    for (let dy = -1; dy <= 1 && !any; dy++) for (let dx = -1; dx <= 1 && !any; dx++) any = drawn(img, x + dx, y + dy);
-    if (any) near++;
-  }
-  return { exact: exact / n, near: near / n };
-}
+import {
+  VIEW, check, drawn, floatsOf, launchBrowser, openViewer, overlap, run, startDaemon,
+} from './lib.js';
 
 function drawnFraction(img, state) {
   let n = 0, all = 0;
@@ -69,16 +34,6 @@ function changedPixels(a, b, { left, top, width, height }) {
   return n;
 }
 
-async function open(page, url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.animdViewer && (window.animdViewer.ready || window.animdViewer.error),
-    null, { timeout: 30000 });
-  const state = await page.evaluate(() => window.animdViewer);
-  check(!state.error, `${url}: ${JSON.stringify(state.error)}`);
-  const img = decodePng(await page.screenshot());
-  return { state, img };
-}
-
 run(async () => {
   const d = await startDaemon();
   const browser = await launchBrowser();
@@ -91,7 +46,7 @@ run(async () => {
   for (const mode of ['fat', 'thin']) {
     const at = {};
     for (const t of [0.5, 0.2]) {
-      const { state, img } = await open(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=body&mode=${mode}&t=${t}`);
+      const { state, img } = await openViewer(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=body&mode=${mode}&t=${t}`);
       check(state.mode === mode && state.paused && state.revision === '111', 'state: ' + JSON.stringify(state));
       check(Math.abs(state.t - t) < 1e-6, `frame at ${state.t}, asked ${t}`);
       const skin = await floatsOf(`${d.url}/v1/skin?mesh=body&clip=wave&t=${state.t}&format=bin`);
@@ -124,7 +79,7 @@ run(async () => {
   check(modesDiffer < 0.02 * images.fat.drawn * images.fat.state.canvas.width * images.fat.state.canvas.height,
     `fat and thin differ in ${modesDiffer} pixels`);
   // Skeleton only: every joint lands on a drawn line.
-  const { state, img } = await open(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=none&t=0.5`);
+  const { state, img } = await openViewer(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=none&t=0.5`);
   check(state.mode === 'lines', 'mode ' + state.mode);
   const pose = await floatsOf(`${d.url}/v1/pose?skeleton=demo-humanoid&clip=wave&t=${state.t}&space=model&format=bin`);
   const joints = new Float32Array(3 * (pose.length / 16));

@@ -18,6 +18,9 @@ void srv__handle_asset(srv_request_t *req, char kind, const char *id);
 void srv__handle_skeleton_children(srv_request_t *req, const char *id,
                                    char kind);
 
+/* GET /v1/meshes/{id}/image: the mesh's embedded texture image. */
+void srv__handle_mesh_image(srv_request_t *req, const char *id);
+
 void srv__handle_pose_get(srv_request_t *req);
 void srv__handle_pose_post(srv_request_t *req);
 void srv__handle_skin(srv_request_t *req);

@@ -25,7 +25,8 @@ bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   srv__etag(etag, parts, (size_t)n);
   if (srv__respond_if_not_modified(req, etag)) return true;
   fmt_buf_t b = FMT_BUF_INIT;
-  if (fmt_mesh_bin(&b, a->mesh, a->skeleton_asset->skeleton, NULL) != 0) {
+  if (fmt_mesh_bin(&b, a->mesh, a->skeleton_asset->skeleton,
+                   a->mesh->texcoords) != 0) {
     fmt_buf_free(&b);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return true;

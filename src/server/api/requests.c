@@ -22,8 +22,8 @@ static const char *const pose_get_params[] = {
     "skeleton", "clip", "t",   "space",  "wrap", "format",
     "from",     "to",   "fps", "joints", NULL};
 static const char *const skin_params[] = {
-    "mesh",   "clip", "t",  "wrap", "method",   "normals",
-    "format", "from", "to", "fps",  "encoding", NULL};
+    "mesh",   "skeleton", "clip", "t",   "wrap",     "method", "normals",
+    "format", "from",     "to",   "fps", "encoding", NULL};
 static const char *const upload_params[] = {"skeleton", "name", "clip", NULL};
 static const char *const mesh_get_params[] = {"format", NULL};
 static const char *const skeleton_delete_params[] = {"cascade", NULL};
@@ -38,6 +38,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_LIST] = no_params,
     [SRV_EP_ASSET_GET] = no_params,
     [SRV_EP_MESH_GET] = mesh_get_params,
+    [SRV_EP_MESH_IMAGE] = no_params,
     [SRV_EP_ASSET_DELETE] = no_params,
     [SRV_EP_SKELETON_DELETE] = skeleton_delete_params,
     [SRV_EP_SKELETON_CHILDREN] = no_params,
@@ -264,7 +265,8 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
   out->method = (anim_skin_method)method;
   out->normals = (anim_skin_normals)normals;
   out->mesh = query_name(q, "mesh");
-  if (out->mesh == NULL) return missing(err, "mesh");
+  out->skeleton = query_name(q, "skeleton");
+  if (out->mesh == NULL && out->skeleton == NULL) return missing(err, "mesh");
   out->clip = query_name(q, "clip");
   double t = 0;
   if (!out->range.is_range &&

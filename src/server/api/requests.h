@@ -45,6 +45,7 @@ typedef enum srv_endpoint {
   SRV_EP_LIST,              /* GET|HEAD /v1/assets */
   SRV_EP_ASSET_GET,         /* GET|HEAD /v1/skeletons/{id}, /v1/clips/{id} */
   SRV_EP_MESH_GET,          /* GET|HEAD /v1/meshes/{id} */
+  SRV_EP_MESH_IMAGE,        /* GET|HEAD /v1/meshes/{id}/image */
   SRV_EP_ASSET_DELETE,      /* DELETE /v1/clips/{id}, /v1/meshes/{id} */
   SRV_EP_SKELETON_DELETE,   /* DELETE /v1/skeletons/{id} */
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
@@ -92,7 +93,12 @@ int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
-  const char *mesh; /* Required. */
+  /* With skeleton: the answer holds several meshes, those mesh lists
+   * (comma-separated ids or names within the skeleton) or, without mesh,
+   * every mesh of the skeleton. Without skeleton, mesh (required) names
+   * one mesh, the name as it is (commas included). */
+  const char *mesh;
+  const char *skeleton;
   const char *clip; /* NULL: the rest pose. */
   double t;         /* Required with a clip, unless a range. */
   anim_wrap wrap;

@@ -114,7 +114,8 @@ static const struct {
                    {"/v1/meshes/", 'm', SRV_ROUTE_MESH, NULL},
                    /* What belongs to a skeleton: <prefix><id>/<suffix>. */
                    {"/v1/skeletons/", 'c', SRV_ROUTE_SKELETON, "/clips"},
-                   {"/v1/skeletons/", 'm', SRV_ROUTE_SKELETON, "/meshes"}};
+                   {"/v1/skeletons/", 'm', SRV_ROUTE_SKELETON, "/meshes"},
+                   {"/v1/meshes/", 'i', SRV_ROUTE_MESH, "/image"}};
 
 /* The route of req's path (SRV_ROUTE_NONE: none), and whether it takes
  * req's method. */
@@ -211,7 +212,9 @@ void srv_api_route(srv_request_t *req) {
       not_allowed(req, allow);
       return;
     }
-    if (member)
+    if (member && collections[i].kind == 'i')
+      srv__handle_mesh_image(req, id);
+    else if (member)
       srv__handle_skeleton_children(req, id, collections[i].kind);
     else
       srv__handle_asset(req, collections[i].kind, id);

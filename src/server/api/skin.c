@@ -4,7 +4,15 @@
  *
  * The mesh's skeleton is the pose's skeleton; the clip is looked up by id
  * or by name within it. Skinning always runs on the pool unless the mesh
- * is tiny (cost = vertices x influences). */
+ * is tiny (cost = vertices x influences).
+ *
+ * With skeleton=S the answer holds several meshes (every mesh of S, or
+ * those mesh=a,b,c lists), one after another, each exactly as its own
+ * single-mesh answer would be (docs/api.md, "Several meshes"): binary,
+ * each mesh's payload after a 16-byte block header shaped like a range
+ * frame's (its first word the mesh's position in the answer); JSON,
+ * {"skeleton":S,"meshes":[answer, ...]}; ranges, each frame's single-mesh
+ * frames one after another. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +23,14 @@
 #include "server/api/params.h"
 #include "server/http/task.h"
 
+/* Meshes listed in one multi-mesh request, at most. */
+#define SKIN_MAX_MESHES 1024
+
 typedef struct skin_params_s {
-  store_asset_t *mesh, *skel, *clip;
+  store_asset_t **meshes; /* mesh_count, retained; malloc'd. */
+  size_t mesh_count;
+  bool multi; /* The multi-mesh answer (skeleton=S). */
+  store_asset_t *skel, *clip;
   anim_wrap wrap;
   anim_skin_method method;
   anim_skin_normals normals;
@@ -25,53 +39,87 @@ typedef struct skin_params_s {
 } skin_params_t;
 
 static void params_release(skin_params_t *p) {
-  store_asset_release(p->mesh);
+  if (p->meshes) store_list_free(p->meshes, p->mesh_count);
+  p->meshes = NULL;
   store_asset_release(p->skel);
   store_asset_release(p->clip);
 }
 
-/* The pipeline's job for a frame at t. */
-static srv_eval_job_t skin_job(const skin_params_t *p, double t) {
+/* The pipeline's job for mesh k's frame at t. */
+static srv_eval_job_t skin_job(const skin_params_t *p, size_t k, double t) {
   srv_eval_job_t job = {
       .skeleton = p->skel->skeleton,
       .clip = p->clip ? p->clip->clip : NULL,
       .t = t,
       .wrap = p->wrap,
-      .mesh = p->mesh->mesh,
+      .mesh = p->meshes[k]->mesh,
       .method = p->method,
       .normals = p->normals,
   };
   return job;
 }
 
-/* 32-bit numbers of a frame (floats, or words of q16). */
+/* 32-bit numbers of a frame (floats, or words of q16), all meshes. */
 static size_t skin_floats(const skin_params_t *p) {
-  srv_eval_job_t job = skin_job(p, 0);
-  if (p->encoding == FMT_ENCODING_Q16) return srv_frame_q16_words(&job);
-  return srv_eval_float_count(&job);
+  size_t n = 0;
+  for (size_t k = 0; k < p->mesh_count; k++) {
+    srv_eval_job_t job = skin_job(p, k, 0);
+    n += p->encoding == FMT_ENCODING_Q16 ? srv_frame_q16_words(&job)
+                                         : srv_eval_float_count(&job);
+  }
+  return n;
 }
 
-/* Appends frame (-1: a whole answer) at t to out. */
-static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
-                              srv_eval_scratch_t *s, fmt_buf_t *out) {
-  srv_eval_job_t job = skin_job(p, t);
+/* Appends mesh k's frame (-1: a whole answer) at t to out: the
+ * single-mesh answer's bytes. */
+static anim_result mesh_frame(const skin_params_t *p, size_t k, double t,
+                              int64_t frame, srv_eval_scratch_t *s,
+                              fmt_buf_t *out) {
+  srv_eval_job_t job = skin_job(p, k, t);
   if (p->encoding == FMT_ENCODING_Q16)
     return srv_frame_answer_q16(out, &job, frame, s);
-  srv_frame_names_t names = srv_frame_names(p->mesh, p->clip);
+  srv_frame_names_t names = srv_frame_names(p->meshes[k], p->clip);
   return srv_frame_answer(out, &job, &names, p->bin, frame, s);
+}
+
+/* Appends frame (-1: a whole answer) at t to out: one mesh's, or every
+ * mesh's one after another. */
+static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
+                              srv_eval_scratch_t *s, fmt_buf_t *out) {
+  if (!p->multi) return mesh_frame(p, 0, t, frame, s, out);
+  bool json_whole = !p->bin && frame < 0;
+  if (json_whole) {
+    fmt_buf_puts(out, "{\"skeleton\":");
+    fmt_buf_json_string(out, p->skel->id);
+    fmt_buf_puts(out, ",\"meshes\":[");
+  }
+  for (size_t k = 0; k < p->mesh_count; k++) {
+    if (json_whole && k > 0) fmt_buf_putc(out, ',');
+    /* A whole binary answer: each block framed as a range frame whose
+     * index is the mesh's position. */
+    int64_t f = frame >= 0 ? frame : p->bin ? (int64_t)k : -1;
+    anim_result r = mesh_frame(p, k, t, f, s, out);
+    if (r != ANIM_OK) return r;
+    if (json_whole && out->len > 0) out->len--; /* The answer's newline. */
+  }
+  if (json_whole) fmt_buf_puts(out, "]}\n");
+  return out->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
 }
 
 static void skin_headers(const skin_params_t *p, char *out, size_t cap,
                          const char *etag) {
   out[0] = '\0';
   int n = 0;
-  if (p->bin)
-    n = snprintf(
-        out, cap, "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
-        p->mesh->mesh->vertex_count,
-        fmt_vocab_name(FMT_VOCAB_LAYOUT,
-                       fmt_layout_of_skin_encoded(
-                           p->normals != ANIM_NORMALS_NONE, p->encoding)));
+  const char *layout = fmt_vocab_name(
+      FMT_VOCAB_LAYOUT,
+      fmt_layout_of_skin_encoded(p->normals != ANIM_NORMALS_NONE, p->encoding));
+  if (p->multi)
+    n = snprintf(out, cap, "X-Animd-Meshes: %zu\r\n%s%s%s", p->mesh_count,
+                 p->bin ? "X-Animd-Layout: " : "", p->bin ? layout : "",
+                 p->bin ? "\r\n" : "");
+  else if (p->bin)
+    n = snprintf(out, cap, "X-Animd-Vertices: %u\r\nX-Animd-Layout: %s\r\n",
+                 p->meshes[0]->mesh->vertex_count, layout);
   if (etag && n >= 0 && (size_t)n < cap)
     snprintf(out + n, cap - (size_t)n, "ETag: %s\r\n", etag);
 }
@@ -141,14 +189,82 @@ static void skin_range_dispose(srv_range_t *r) {
 /* ---- GET /v1/skin
  * --------------------------------------------------------------------- */
 
-/* The mesh, its skeleton and the clip a query names. 0, or -1 after
+/* The meshes of a multi-mesh query into p->meshes: mesh's comma-separated
+ * ids or names within p->skel, or (no mesh) every mesh of it. 0, or -1
+ * after answering. */
+static int skin_mesh_list(srv_request_t *req, const srv_skin_query_t *q,
+                          skin_params_t *p) {
+  if (q->mesh == NULL) {
+    if (store_children(srv__store(req), p->skel, STORE_MESH, &p->meshes,
+                       &p->mesh_count) != 0) {
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      return -1;
+    }
+    if (p->mesh_count == 0) {
+      srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "skeleton '%s' has no mesh",
+                q->skeleton);
+      return -1;
+    }
+    return 0;
+  }
+  size_t n = 1;
+  for (const char *c = q->mesh; *c; c++) n += *c == ',';
+  if (n > SKIN_MAX_MESHES) {
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, "mesh", "more than %d meshes",
+              SKIN_MAX_MESHES);
+    return -1;
+  }
+  p->meshes = calloc(n, sizeof *p->meshes);
+  if (p->meshes == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return -1;
+  }
+  for (const char *at = q->mesh;; at++) {
+    size_t len = strcspn(at, ",");
+    char *name = strndup(at, len);
+    if (name == NULL) {
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      return -1;
+    }
+    if (len == 0) {
+      srv__fail(req, SRV_ERR_BAD_PARAMETER, "mesh",
+                "'mesh' lists an empty name");
+      free(name);
+      return -1;
+    }
+    int rc = srv__lookup(req, STORE_MESH, "mesh", name, p->skel,
+                         &p->meshes[p->mesh_count]);
+    free(name);
+    if (rc != 0) return -1;
+    p->mesh_count++;
+    at += len;
+    if (*at == '\0') break;
+  }
+  return 0;
+}
+
+/* The mesh(es), their skeleton and the clip a query names. 0, or -1 after
  * answering (p released). */
 static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
                        skin_params_t *p) {
-  if (srv__lookup(req, STORE_MESH, "mesh", q->mesh, NULL, &p->mesh) != 0)
-    return -1;
-  p->skel = p->mesh->skeleton_asset;
-  store_asset_retain(p->skel);
+  p->multi = q->skeleton != NULL;
+  if (p->multi) {
+    if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL,
+                    &p->skel) != 0 ||
+        skin_mesh_list(req, q, p) != 0)
+      goto fail;
+  } else {
+    p->meshes = calloc(1, sizeof *p->meshes);
+    if (p->meshes == NULL) {
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      return -1;
+    }
+    if (srv__lookup(req, STORE_MESH, "mesh", q->mesh, NULL, &p->meshes[0]) != 0)
+      goto fail;
+    p->mesh_count = 1;
+    p->skel = p->meshes[0]->skeleton_asset;
+    store_asset_retain(p->skel);
+  }
   if (srv__lookup(req, STORE_CLIP, "clip", q->clip, p->skel, &p->clip) != 0)
     goto fail;
   if (p->clip != NULL && p->clip->skeleton_asset != p->skel) {
@@ -156,10 +272,14 @@ static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
               "the clip was built for another skeleton than the mesh");
     goto fail;
   }
-  if (p->normals != ANIM_NORMALS_NONE && p->mesh->mesh->normals == NULL) {
-    srv__fail(req, SRV_ERR_NO_NORMALS, "normals", NULL);
-    goto fail;
-  }
+  for (size_t k = 0; k < p->mesh_count; k++)
+    if (p->normals != ANIM_NORMALS_NONE &&
+        p->meshes[k]->mesh->normals == NULL) {
+      srv__fail(req, SRV_ERR_NO_NORMALS, "normals",
+                p->multi ? "mesh '%s' has no normals" : NULL,
+                p->meshes[k]->name);
+      goto fail;
+    }
   return 0;
 
 fail:
@@ -199,11 +319,11 @@ void srv__handle_skin(srv_request_t *req) {
                      .bin = q.binary,
                      .encoding = q.encoding};
   if (skin_assets(req, &q, &p) != 0) return;
-  const anim_mesh_t *mesh = p.mesh->mesh;
-  unsigned long cost =
-      srv_cost_answer((unsigned long)mesh->vertex_count * mesh->influences +
-                          p.skel->skeleton->joint_count,
-                      p.bin);
+  unsigned long work = p.skel->skeleton->joint_count;
+  for (size_t k = 0; k < p.mesh_count; k++)
+    work += (unsigned long)p.meshes[k]->mesh->vertex_count *
+            p.meshes[k]->mesh->influences;
+  unsigned long cost = srv_cost_answer(work, p.bin);
   if (q.range.is_range) {
     skin_range_start(req, &q, &p, cost);
     return;
@@ -215,7 +335,21 @@ void srv__handle_skin(srv_request_t *req) {
     int wrap, method, normals, bin, encoding;
   } key;
   memset(&key, 0, sizeof key);
-  memcpy(key.mesh, p.mesh->id, sizeof key.mesh);
+  memcpy(key.mesh, p.meshes[0]->id, sizeof key.mesh);
+  if (p.multi) {
+    /* The mesh field names the list: the tag of its ids. */
+    fmt_buf_t ids = FMT_BUF_INIT;
+    fmt_buf_puts(&ids, "meshes");
+    for (size_t k = 0; k < p.mesh_count; k++)
+      fmt_buf_puts(&ids, p.meshes[k]->id);
+    if (ids.failed) {
+      fmt_buf_free(&ids);
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+      goto fail;
+    }
+    srv__etag(key.mesh, ids.data, ids.len);
+    fmt_buf_free(&ids);
+  }
   if (p.clip) memcpy(key.clip, p.clip->id, sizeof key.clip);
   key.t = q.t;
   key.wrap = q.wrap;

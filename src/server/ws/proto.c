@@ -54,18 +54,18 @@ void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
 
 /* Fields each op accepts besides "op". */
 static const char *const allowed[][16] = {
-    [SRV_WS_OP_PLAY] = {"id", "skeleton", "clip", "mesh", "fps", "speed", "t0",
-                        "wrap", "space", "format", "joints", "normals",
-                        "method", "encoding", NULL},
+    [SRV_WS_OP_PLAY] = {"id", "skeleton", "clip", "mesh", "mesh_all", "fps",
+                        "speed", "t0", "wrap", "space", "format", "joints",
+                        "normals", "method", "encoding", NULL},
     [SRV_WS_OP_PAUSE] = {"id", NULL},
     [SRV_WS_OP_RESUME] = {"id", NULL},
     [SRV_WS_OP_SEEK] = {"id", "t", NULL},
     [SRV_WS_OP_STOP] = {"id", NULL},
     [SRV_WS_OP_SET] = {"id", "fps", "speed", "space", "format", "wrap",
                        "encoding", NULL},
-    [SRV_WS_OP_POSE] = {"id", "skeleton", "clip", "mesh", "t", "wrap", "space",
-                        "format", "joints", "normals", "method", "encoding",
-                        NULL},
+    [SRV_WS_OP_POSE] = {"id", "skeleton", "clip", "mesh", "mesh_all", "t",
+                        "wrap", "space", "format", "joints", "normals",
+                        "method", "encoding", NULL},
     [SRV_WS_OP_STATS] = {"id", NULL},
 };
 
@@ -101,6 +101,40 @@ static int get_string(json_t *root, const char *key, const char **out,
     return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
                             "%s must be a non-empty string", key);
   *out = json_string_value(v);
+  return 0;
+}
+
+/* "mesh": one name (a string) or several (a non-empty array of them, at
+ * most SRV_WS_MAX_MESHES); "mesh_all": true for every mesh of skeleton. */
+static int get_meshes(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err,
+                      const char *id) {
+  json_t *v = json_object_get(root, "mesh");
+  json_t *all = json_object_get(root, "mesh_all");
+  if (all != NULL && !json_is_boolean(all))
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "mesh_all",
+                            "mesh_all must be true or false");
+  cmd->mesh_all = json_is_true(all);
+  if (cmd->mesh_all && v != NULL)
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "mesh_all",
+                            "mesh_all takes every mesh: give no mesh");
+  if (cmd->mesh_all && json_object_get(root, "skeleton") == NULL)
+    return srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "skeleton",
+                            "mesh_all needs the skeleton");
+  if (!json_is_array(v)) return get_string(root, "mesh", &cmd->mesh, err, id);
+  size_t n = json_array_size(v);
+  if (n == 0 || n > SRV_WS_MAX_MESHES)
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "mesh",
+                            "mesh lists 1 to %d meshes", SRV_WS_MAX_MESHES);
+  for (size_t i = 0; i < n; i++) {
+    json_t *e = json_array_get(v, i);
+    if (!json_is_string(e) || json_string_length(e) == 0) {
+      char at[32];
+      snprintf(at, sizeof at, "mesh[%zu]", i);
+      return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, at,
+                              "mesh names are non-empty strings");
+    }
+  }
+  cmd->meshes = v;
   return 0;
 }
 
@@ -268,7 +302,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   }
   if (get_string(root, "skeleton", &cmd->skeleton, err, id) != 0 ||
       get_string(root, "clip", &cmd->clip, err, id) != 0 ||
-      get_string(root, "mesh", &cmd->mesh, err, id) != 0)
+      get_meshes(root, cmd, err, id) != 0)
     goto fail;
   json_t *joints = json_object_get(root, "joints");
   if (joints != NULL) {
@@ -298,7 +332,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
                        "clip is required");
       goto fail;
     }
-    if (cmd->skeleton == NULL && cmd->mesh == NULL) {
+    if (cmd->skeleton == NULL && cmd->mesh == NULL && cmd->meshes == NULL) {
       srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "skeleton",
                        "skeleton (or mesh) is required");
       goto fail;

@@ -53,8 +53,9 @@ enum {
   SRV_WS_HAS_ENCODING = 1u << 5
 };
 
-#define SRV_WS_ID_MAX 64     /* Bytes of an id's JSON form. */
-#define SRV_WS_FPS_MAX 240.0 /* Frames per second, at most. */
+#define SRV_WS_ID_MAX 64      /* Bytes of an id's JSON form. */
+#define SRV_WS_MAX_MESHES 256 /* Meshes of one stream, at most. */
+#define SRV_WS_FPS_MAX 240.0  /* Frames per second, at most. */
 #define SRV_WS_SPEED_MAX 1000.0
 
 typedef struct srv_ws_cmd_s {
@@ -64,7 +65,11 @@ typedef struct srv_ws_cmd_s {
   /* Asset names or ids; NULL when absent. They point into root. */
   const char *skeleton;
   const char *clip;
-  const char *mesh;
+  const char *mesh; /* One mesh; NULL with meshes or mesh_all. */
+  /* Several meshes in each frame: "mesh" as an array of names (borrowed
+   * from root), or "mesh_all": true for every mesh of skeleton. */
+  json_t *meshes;
+  bool mesh_all;
   double fps;   /* play: 60 by default; (0, SRV_WS_FPS_MAX]. */
   double speed; /* play: 1 by default; finite, |speed| <= SPEED_MAX. */
   double t0;    /* play: start clip time (0). */

@@ -39,6 +39,11 @@ typedef struct stream_s {
   char *clip_name;
   char *mesh_name;
   store_asset_t *skeleton, *clip, *mesh; /* Retained. */
+  /* A stream of several meshes (play's "mesh" array or "mesh_all"):
+   * mesh_count of them, retained, each frame carrying them all; mesh is
+   * then the first (retained once more). NULL and 0 otherwise. */
+  store_asset_t **meshes;
+  uint32_t mesh_count;
   uint32_t *mask; /* Caller-order joints to send, or NULL. */
   uint32_t mask_count;
   srv_ws_clock_t clock;
@@ -285,14 +290,20 @@ static stream_t *find_stream(srv_ws_client_t *c, const char *id) {
   return NULL;
 }
 
-static void stream_free(stream_t *s) {
+/* Releases what resolve took into s (s itself stays). */
+static void stream_release(stream_t *s) {
   store_asset_release(s->skeleton);
   store_asset_release(s->clip);
   store_asset_release(s->mesh);
+  if (s->meshes != NULL) store_list_free(s->meshes, s->mesh_count);
   free(s->skeleton_name);
   free(s->clip_name);
   free(s->mesh_name);
   free(s->mask);
+}
+
+static void stream_free(stream_t *s) {
+  stream_release(s);
   free(s);
 }
 
@@ -347,11 +358,14 @@ static float sampled_time(const stream_t *s, double t) {
                         (anim_wrap)s->wrap);
 }
 
-static srv_ws_eval_key_t stream_key(const stream_t *s, float t) {
+/* The frame cache's key of the stream's frame at t; mesh: the stream's
+ * (of several, the one this part of the frame is of). */
+static srv_ws_eval_key_t stream_key(const stream_t *s, float t,
+                                    store_asset_t *mesh) {
   srv_ws_eval_key_t key = {
       .skeleton = s->skeleton,
       .clip = s->clip,
-      .mesh = s->mesh,
+      .mesh = mesh,
       .t = t,
       .wrap = (uint8_t)s->wrap,
       .space = (uint8_t)s->space,
@@ -386,6 +400,83 @@ static void bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
   put_u32le(out + 20, (uint32_t)(tb >> 32));
   put_u32le(out + 24, fd->q16 != NULL ? fd->q16_words : fd->count);
   put_u32le(out + 28, fd->elements);
+}
+
+/* The message of one frame of a stream of several meshes into hub->out
+ * (docs/api.md, "Several meshes"): binary, the frame header (count: the
+ * 32-bit words after it; elements: the vertices of all meshes) then per
+ * mesh a 16-byte block header (u32 position, u32 words, f64 t) and its
+ * payload, as GET /v1/skin?skeleton= answers; JSON, {"id","frame","t",
+ * "meshes":[the single-mesh answers]}. Returns 0 or a negative errno. */
+static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
+                              uint32_t index, int64_t frame, float t) {
+  fmt_buf_t *b = &h->out;
+  fmt_buf_reset(b);
+  bool bin = s->format == SRV_WS_FORMAT_BIN;
+  if (bin) {
+    uint8_t head[WS_BIN_HEADER];
+    srv_ws_frame_data_t none = {0};
+    bin_header(head, index, stream_layout(s), frame, t, &none);
+    fmt_buf_append(b, head, sizeof head);
+  } else {
+    fmt_buf_putc(b, '{');
+    if (s->id[0] != '\0') {
+      fmt_buf_puts(b, "\"id\":");
+      fmt_buf_puts(b, s->id);
+      fmt_buf_putc(b, ',');
+    }
+    fmt_buf_puts(b, "\"skeleton\":");
+    fmt_buf_json_string(b, s->skeleton_name);
+    if (frame >= 0) {
+      fmt_buf_puts(b, ",\"frame\":");
+      fmt_buf_uint(b, (uint64_t)frame);
+    }
+    fmt_buf_puts(b, ",\"t\":");
+    fmt_buf_float(b, t);
+    fmt_buf_puts(b, ",\"meshes\":[");
+  }
+  uint64_t words = 0, vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++) {
+    srv_ws_eval_key_t key = stream_key(s, t, s->meshes[k]);
+    srv_ws_frame_data_t fd;
+    int r = srv_ws_eval_get(h->eval, &key, &fd);
+    if (r != 0) return r;
+    vertices += fd.elements;
+    if (bin) {
+      uint32_t n = fd.q16 != NULL ? fd.q16_words : fd.count;
+      fmt_buf_u32le(b, k);
+      fmt_buf_u32le(b, n);
+      fmt_buf_f64le(b, t);
+      if (fd.q16 != NULL)
+        fmt_buf_append(b, fd.q16, 4 * (size_t)n);
+      else
+        fmt_buf_f32le(b, fd.floats, n);
+      words += 4 + (uint64_t)n;
+      continue;
+    }
+    fmt_skin_answer_t sa = {
+        .mesh = s->meshes[k]->id,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = -1,
+        .vertex_count = fd.elements,
+        .positions = fd.floats,
+        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+        .ids = store_answer_names(s->meshes[k], s->clip),
+    };
+    if (k > 0) fmt_buf_putc(b, ',');
+    fmt_answer_skin_json(b, &sa);
+  }
+  if (bin) {
+    if (words > UINT32_MAX || vertices > UINT32_MAX) return UV_E2BIG;
+    if (!b->failed) {
+      put_u32le((uint8_t *)b->data + 24, (uint32_t)words);
+      put_u32le((uint8_t *)b->data + 28, (uint32_t)vertices);
+    }
+  } else {
+    fmt_buf_puts(b, "]}");
+  }
+  return b->failed ? UV_ENOMEM : 0;
 }
 
 /* Writes the message of one frame (index WS_ONE_SHOT: a pose answer) of
@@ -449,7 +540,8 @@ static int frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
  * in the frame cache. Returns 0 or a negative errno. */
 static int build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                        int64_t frame, float t) {
-  srv_ws_eval_key_t key = stream_key(s, t);
+  if (s->meshes != NULL) return build_meshes_frame(h, s, index, frame, t);
+  srv_ws_eval_key_t key = stream_key(s, t, s->mesh);
   srv_ws_frame_data_t fd;
   int r = srv_ws_eval_get(h->eval, &key, &fd);
   if (r != 0) return r;
@@ -497,8 +589,9 @@ static void flush_frames(srv_ws_client_t *c) {
  * it. Returns 0 or a negative errno. */
 static int queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t) {
   srv_ws_client_t *c = s->client;
-  if (s->format == SRV_WS_FORMAT_BIN) {
-    srv_ws_eval_key_t key = stream_key(s, t);
+  /* A frame of several meshes is made whole, as a JSON one. */
+  if (s->format == SRV_WS_FORMAT_BIN && s->meshes == NULL) {
+    srv_ws_eval_key_t key = stream_key(s, t, s->mesh);
     srv_ws_frame_data_t fd;
     int r = srv_ws_eval_get(h->eval, &key, &fd);
     if (r != 0) return r;
@@ -582,9 +675,12 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
     /* Skinning is heavy: have the pool compute the next frame while this
      * one travels. */
     if (s->mesh != NULL) {
-      srv_ws_eval_key_t key =
-          stream_key(s, sampled_time(s, srv_ws_clock_time(&s->clock, s->next)));
-      srv_ws_eval_prefetch(s->client->hub->eval, &key);
+      float next = sampled_time(s, srv_ws_clock_time(&s->clock, s->next));
+      for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+        srv_ws_eval_key_t key =
+            stream_key(s, next, s->meshes ? s->meshes[k] : s->mesh);
+        srv_ws_eval_prefetch(s->client->hub->eval, &key);
+      }
     }
   }
   s->due = srv_ws_clock_due(&s->clock, s->next);
@@ -673,24 +769,103 @@ static int missing(srv_ws_client_t *c, const char *id, store_kind kind,
   return -1;
 }
 
+/* The skeleton a command names into *sk (retained; NULL when it names
+ * none). Returns 0, or missing()'s -1 or 1. */
+static int named_skeleton(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
+                          store_asset_t **sk) {
+  *sk = NULL;
+  if (cmd->skeleton == NULL) return 0;
+  *sk = store_lookup(c->hub->store, STORE_SKELETON, cmd->skeleton, NULL);
+  if (*sk != NULL) return 0;
+  return missing(c, cmd->id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
+                 "no such skeleton");
+}
+
+/* The meshes of a play or pose with a "mesh" array (names within
+ * skeleton when given; all of one skeleton) or "mesh_all" (every mesh of
+ * skeleton, by id) into s: s->meshes, s->mesh (the first, retained once
+ * more) and s->skeleton. Returns 0, -1 after sending the error, or 1
+ * when an asset is being fetched (as resolve). */
+static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
+                          stream_t *s) {
+  store_t *store = c->hub->store;
+  const char *id = cmd->id;
+  store_asset_t *sk = NULL;
+  int rc = named_skeleton(c, cmd, &sk);
+  if (rc != 0) return rc;
+  if (cmd->mesh_all) {
+    size_t n = 0;
+    if (store_children(store, sk, STORE_MESH, &s->meshes, &n) != 0) {
+      store_asset_release(sk);
+      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+      return -1;
+    }
+    s->mesh_count = (uint32_t)(n < SRV_WS_MAX_MESHES ? n : SRV_WS_MAX_MESHES);
+    for (size_t i = s->mesh_count; i < n; i++)
+      store_asset_release(s->meshes[i]);
+  } else {
+    size_t n = json_array_size(cmd->meshes);
+    s->meshes = calloc(n, sizeof *s->meshes);
+    if (s->meshes == NULL) {
+      store_asset_release(sk);
+      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      const char *name = json_string_value(json_array_get(cmd->meshes, i));
+      store_asset_t *m = store_lookup(store, STORE_MESH, name, sk);
+      char at[32];
+      snprintf(at, sizeof at, "mesh[%zu]", i);
+      if (m == NULL) {
+        rc = missing(c, id, STORE_MESH, name, sk, at, "no such mesh");
+        store_asset_release(sk);
+        return rc;
+      }
+      if (s->mesh_count > 0 &&
+          m->skeleton_asset != s->meshes[0]->skeleton_asset) {
+        send_error(c, id, SRV_ERR_MISMATCH, at,
+                   "the meshes belong to different skeletons");
+        store_asset_release(m);
+        store_asset_release(sk);
+        return -1;
+      }
+      s->meshes[s->mesh_count++] = m;
+    }
+  }
+  store_asset_release(sk);
+  if (s->mesh_count == 0) {
+    send_error(c, id, SRV_ERR_NOT_FOUND, "skeleton",
+               "the skeleton has no mesh");
+    return -1;
+  }
+  s->mesh = s->meshes[0];
+  store_asset_retain(s->mesh);
+  s->skeleton = s->mesh->skeleton_asset;
+  store_asset_retain(s->skeleton);
+  for (uint32_t k = 0; k < s->mesh_count; k++)
+    if (cmd->normals && s->meshes[k]->mesh->normals == NULL) {
+      send_error(c, id, SRV_ERR_BAD_VALUE, "normals", "a mesh has no normals");
+      return -1;
+    }
+  return 0;
+}
+
 /* Resolves a play or pose command's assets and joint mask into s. Returns
  * 0, -1 after sending the error, or 1 when an asset is being fetched (the
  * command runs again then). */
 static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   store_t *store = c->hub->store;
   const char *id = cmd->id;
-  if (cmd->mesh != NULL) {
+  if (cmd->meshes != NULL || cmd->mesh_all) {
+    int rc = resolve_meshes(c, cmd, s);
+    if (rc != 0) return rc;
+  } else if (cmd->mesh != NULL) {
     store_asset_t *sk = NULL;
-    if (cmd->skeleton != NULL) {
-      sk = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-      if (sk == NULL)
-        return missing(c, id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
-                       "no such skeleton");
-    }
+    int rc = named_skeleton(c, cmd, &sk);
+    if (rc != 0) return rc;
     s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
     if (s->mesh == NULL) {
-      int rc =
-          missing(c, id, STORE_MESH, cmd->mesh, sk, "mesh", "no such mesh");
+      rc = missing(c, id, STORE_MESH, cmd->mesh, sk, "mesh", "no such mesh");
       store_asset_release(sk);
       return rc;
     }
@@ -769,9 +944,27 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
   fmt_buf_puts(b, ",\"layout\":");
   fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, stream_layout(s)));
   fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
-  fmt_buf_uint(b, s->mesh != NULL   ? s->mesh->mesh->vertex_count
+  uint64_t vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++)
+    vertices += s->meshes[k]->mesh->vertex_count;
+  fmt_buf_uint(b, s->meshes != NULL ? vertices
+                  : s->mesh != NULL ? s->mesh->mesh->vertex_count
                   : s->mask != NULL ? s->mask_count
                                     : s->skeleton->skeleton->joint_count);
+  if (s->meshes != NULL) {
+    /* The meshes in the order of each frame's blocks. */
+    fmt_buf_puts(b, ",\"meshes\":[");
+    for (uint32_t k = 0; k < s->mesh_count; k++) {
+      fmt_buf_puts(b, k ? ",{\"id\":" : "{\"id\":");
+      fmt_buf_json_string(b, s->meshes[k]->id);
+      fmt_buf_puts(b, ",\"name\":");
+      fmt_buf_json_string(b, s->meshes[k]->name);
+      fmt_buf_puts(b, ",\"vertices\":");
+      fmt_buf_uint(b, s->meshes[k]->mesh->vertex_count);
+      fmt_buf_putc(b, '}');
+    }
+    fmt_buf_putc(b, ']');
+  }
   fmt_buf_puts(b, ",\"duration\":");
   fmt_buf_float(b, s->clip->clip->duration);
   fmt_buf_puts(b, ",\"fps\":");
@@ -1022,8 +1215,8 @@ static void on_pose_ready(void *arg, int result, bool used) {
  * there now (or was answered an error), false when its frame is to be
  * made here (cached already, no mesh, or no pool). */
 static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
-  if (w->s.mesh == NULL) return false;
-  srv_ws_eval_key_t key = stream_key(&w->s, w->s.pose_t);
+  if (w->s.mesh == NULL || w->s.meshes != NULL) return false;
+  srv_ws_eval_key_t key = stream_key(&w->s, w->s.pose_t, w->s.mesh);
   int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_frame,
                                     on_pose_ready, w);
   if (r == 1 || r == UV_ENOSYS) return false;

@@ -117,7 +117,9 @@ START_TEST(mesh_bytes_match_the_builder) {
   counter_t sc = {0};
   anim_skeleton_t *s = chain(3, &sc);
   enum { V = 7 };
-  float pos[3 * V], nrm[3 * V], w[8 * V];
+  float pos[3 * V], nrm[3 * V], uv[2 * V], w[8 * V];
+  static const unsigned char png[5] = {0x89, 'P', 'N', 'G', 0};
+  for (size_t i = 0; i < 2 * V; i++) uv[i] = (float)i / 16.0f;
   uint32_t joints[8 * V], idx[6] = {0, 1, 2, 2, 3, 4};
   for (size_t i = 0; i < 3 * V; i++) pos[i] = nrm[i] = (float)(i % 3 == 1);
   for (size_t i = 0; i < 8 * V; i++) {
@@ -134,13 +136,30 @@ START_TEST(mesh_bytes_match_the_builder) {
                            .joints = joints,
                            .weights = w,
                            .indices = k % 3 ? idx : NULL,
-                           .index_count = k % 3 ? 6 : 0};
+                           .index_count = k % 3 ? 6 : 0,
+                           .texcoords = k % 2 ? NULL : uv};
+    /* Materials: none, a shader name, an external URI, embedded bytes. */
+    if (k % 4 == 1) raw.material.name = "models/bob/skin";
+    if (k % 4 == 2)
+      raw.material = (anim_mesh_material_t){
+          .has_texture = true, .texture = 2, .image_uri = "bob.png"};
+    if (k % 4 == 3)
+      raw.material = (anim_mesh_material_t){.name = "skin",
+                                            .has_texture = true,
+                                            .image_type = "image/png",
+                                            .image = png,
+                                            .image_size = sizeof png};
     counter_t c = {0};
     anim_allocator_t a = {count_alloc, count_free, &c};
     anim_mesh_t *m = NULL;
     ck_assert_int_eq(anim_mesh_build(&raw, s, &a, &m, NULL), ANIM_OK);
     ck_assert_uint_eq(fmt_raw_mesh_bytes(&raw), c.live + FMT_BLOCK_OVERHEAD);
     ck_assert_uint_eq(fmt_mesh_bytes(m), c.live + FMT_BLOCK_OVERHEAD);
+    if (raw.texcoords)
+      ck_assert_mem_eq(m->texcoords, uv, sizeof uv);
+    else
+      ck_assert_ptr_null(m->texcoords);
+    if (k % 4 == 3) ck_assert_mem_eq(m->material.image, png, sizeof png);
     anim_mesh_free(m);
     ck_assert_uint_eq(c.live, 0);
   }

@@ -79,11 +79,37 @@ START_TEST(test_sample_counts) {
   ck_assert_uint_eq(b.clips[0].clip->track_count, e->tracks0);
   if (e->keys0) ck_assert_uint_eq(max_keys(b.clips[0].clip), e->keys0);
   for (size_t i = 0; i < b.mesh_count; i++) {
-    ck_assert_int_eq(b.meshes[i].mesh->normals != NULL, e->normals);
+    /* Normals always: the file's, or computed (with a warning). */
+    ck_assert_ptr_nonnull(b.meshes[i].mesh->normals);
     ck_assert_uint_lt(b.meshes[i].skeleton, b.skeleton_count);
   }
+  if (e->meshes > 0)
+    ck_assert_int_eq(b.warnings_len > 0 &&
+                         strstr(b.warnings, "area-weighted") != NULL,
+                     e->normals == 0);
   for (size_t i = 0; i < b.clip_count; i++)
     ck_assert_uint_lt(b.clips[i].skeleton, b.skeleton_count);
+  fmt_bundle_free(&b);
+}
+END_TEST
+
+START_TEST(test_cesium_man_texture) {
+  /* CesiumMan: TEXCOORD_0 (float) and a JPEG base-color image in a
+   * bufferView of the GLB (material 0, texture 0). */
+  fmt_bundle_t b;
+  asset_decode("gltf/khronos/CesiumMan.glb", GLB, NULL, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_ptr_nonnull(m->texcoords);
+  for (uint32_t i = 0; i < 2 * m->vertex_count; i++)
+    ck_assert(m->texcoords[i] >= -0.01f && m->texcoords[i] <= 1.01f);
+  ck_assert(m->material.has_texture);
+  ck_assert_uint_eq(m->material.texture, 0);
+  ck_assert_str_eq(m->material.image_type, "image/jpeg");
+  ck_assert_uint_gt(m->material.image_size, 1000);
+  const unsigned char *jpg = m->material.image;
+  ck_assert_uint_eq(jpg[0], 0xFF); /* JPEG SOI marker FF D8. */
+  ck_assert_uint_eq(jpg[1], 0xD8);
+  ck_assert_ptr_null(m->material.image_uri);
   fmt_bundle_free(&b);
 }
 END_TEST
@@ -632,6 +658,166 @@ START_TEST(test_doc_sparse) {
 }
 END_TEST
 
+START_TEST(test_doc_computed_normals) {
+  /* No NORMAL: the one triangle (0,0,0) (1,0,0) (0,1,0) has the face
+   * normal (1,0,0) x (0,1,0) = (0,0,1), so every vertex gets (0,0,1). */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_ptr_nonnull(m->normals);
+  for (int v = 0; v < 3; v++) {
+    ck_assert_float_eq(m->normals[3 * v], 0);
+    ck_assert_float_eq(m->normals[3 * v + 1], 0);
+    ck_assert_float_eq(m->normals[3 * v + 2], 1);
+  }
+  ck_assert_ptr_nonnull(strstr(b.warnings, "area-weighted"));
+  ck_assert_ptr_null(m->texcoords);
+  ck_assert(!m->material.has_texture);
+  fmt_bundle_free(&b);
+  json_decref(d);
+}
+END_TEST
+
+/* Sets TEXCOORD_0 of the document's primitive to a new accessor. */
+static void set_texcoords(json_t *d, int view, int ctype, bool normalized) {
+  json_t *acc = json_object_get(d, "accessors");
+  json_array_append_new(acc,
+                        json_pack("{s:i,s:i,s:b,s:i,s:s}", "bufferView", view,
+                                  "componentType", ctype, "normalized",
+                                  normalized, "count", 3, "type", "VEC2"));
+  json_t *at = json_object_get(
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
+                          "primitives"),
+          0),
+      "attributes");
+  json_object_set_new(at, "TEXCOORD_0",
+                      json_integer((json_int_t)json_array_size(acc) - 1));
+}
+
+START_TEST(test_doc_texcoords) {
+  /* The glTF 2.0 spec allows TEXCOORD_n as float, normalized unsigned
+   * byte (c / 255) and normalized unsigned short (c / 65535). */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  /* Float: view 2 (positions 0 0 0 1 0 0 0 1 0) read as 3 VEC2. */
+  json_t *d = doc_new();
+  set_texcoords(d, 2, 5126, false);
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  static const float f[6] = {0, 0, 0, 1, 0, 0};
+  ck_assert_mem_eq(b.meshes[0].mesh->texcoords, f, sizeof f);
+  fmt_bundle_free(&b);
+  json_decref(d);
+  /* Unsigned byte: view 9 bytes 255 0 0 0 128 127. */
+  d = doc_new();
+  set_texcoords(d, 9, 5121, true);
+  decode_doc(d, buf, &b);
+  const float *uv = b.meshes[0].mesh->texcoords;
+  ck_assert_float_eq(uv[0], 1);
+  ck_assert_float_eq(uv[1], 0);
+  ck_assert_float_eq(uv[4], (float)(128.0 / 255.0));
+  ck_assert_float_eq(uv[5], (float)(127.0 / 255.0));
+  fmt_bundle_free(&b);
+  json_decref(d);
+  /* Unsigned short: view 4 (weights .5 .5 0 as f32: bytes 00 00 00 3f)
+   * read as u16 pairs (0, 0x3f00). */
+  d = doc_new();
+  set_texcoords(d, 4, 5123, true);
+  decode_doc(d, buf, &b);
+  uv = b.meshes[0].mesh->texcoords;
+  ck_assert_float_eq(uv[0], 0);
+  ck_assert_float_eq(uv[1], (float)(16128.0 / 65535.0));
+  ck_assert_float_eq(uv[4], 0);
+  ck_assert_float_eq(uv[5], 0);
+  fmt_bundle_free(&b);
+  /* Integer texture coordinates must be normalized; other types refused. */
+  json_object_set_new(json_array_get(json_object_get(d, "accessors"), 6),
+                      "normalized", json_false());
+  doc_fails(d, buf, 400, "meshes[0].primitives[0].attributes.TEXCOORD_0");
+  json_decref(d);
+  d = doc_new();
+  set_texcoords(d, 8, 5122, true);
+  doc_fails(d, buf, 400, "meshes[0].primitives[0].attributes.TEXCOORD_0");
+  json_decref(d);
+}
+END_TEST
+
+/* Gives the primitive material 0 with a base-color texture 0 whose
+ * source is image. */
+static void set_material(json_t *d, json_t *image) {
+  json_object_set_new(d, "images", json_pack("[o]", image));
+  json_object_set_new(d, "textures", json_pack("[{s:i}]", "source", 0));
+  json_object_set_new(d, "materials",
+                      json_pack("[{s:s,s:{s:{s:i}}}]", "name", "skin",
+                                "pbrMetallicRoughness", "baseColorTexture",
+                                "index", 0));
+  json_object_set_new(
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(d, "meshes"), 0),
+                          "primitives"),
+          0),
+      "material", json_integer(0));
+}
+
+START_TEST(test_doc_material) {
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  fmt_bundle_t b;
+  /* An external URI is kept as a reference. */
+  json_t *d = doc_new();
+  set_material(d, json_pack("{s:s}", "uri", "textures/skin.png"));
+  decode_doc(d, buf, &b);
+  const anim_mesh_material_t *m = &b.meshes[0].mesh->material;
+  ck_assert_str_eq(m->name, "skin");
+  ck_assert(m->has_texture);
+  ck_assert_uint_eq(m->texture, 0);
+  ck_assert_str_eq(m->image_uri, "textures/skin.png");
+  ck_assert_ptr_null(m->image);
+  fmt_bundle_free(&b);
+  json_decref(d);
+  /* A data: URI: "iVBORw==" is the base64 of the 5 bytes 89 50 4E 47. */
+  d = doc_new();
+  set_material(d, json_pack("{s:s}", "uri", "data:image/png;base64,iVBORw=="));
+  decode_doc(d, buf, &b);
+  m = &b.meshes[0].mesh->material;
+  ck_assert_str_eq(m->image_type, "image/png");
+  ck_assert_uint_eq(m->image_size, 4);
+  ck_assert_mem_eq(m->image, "\x89PNG", 4);
+  fmt_bundle_free(&b);
+  json_decref(d);
+  /* A bufferView image (view 6, one byte 01) in a GLB. */
+  d = doc_new();
+  set_material(
+      d, json_pack("{s:i,s:s}", "bufferView", 6, "mimeType", "image/jpeg"));
+  size_t len;
+  uint8_t *g = doc_glb(d, buf, &len);
+  fmt_error_t e;
+  ck_assert_int_eq(fmt_decode(GLB, g, len, NULL, &b, &e), 0);
+  m = &b.meshes[0].mesh->material;
+  ck_assert_str_eq(m->image_type, "image/jpeg");
+  ck_assert_uint_eq(m->image_size, 1);
+  ck_assert_uint_eq(((const uint8_t *)m->image)[0], 1);
+  fmt_bundle_free(&b);
+  free(g);
+  json_decref(d);
+  /* An image type a browser could run as a page is left out, warned. */
+  d = doc_new();
+  set_material(d, json_pack("{s:s}", "uri", "data:text/html;base64,PGI+"));
+  decode_doc(d, buf, &b);
+  m = &b.meshes[0].mesh->material;
+  ck_assert_ptr_null(m->image);
+  ck_assert_ptr_null(m->image_type);
+  ck_assert(m->has_texture);
+  ck_assert_ptr_nonnull(strstr(b.warnings, "no texture image"));
+  fmt_bundle_free(&b);
+  json_decref(d);
+}
+END_TEST
+
 START_TEST(test_doc_eight_influences) {
   /* JOINTS_1/WEIGHTS_1 repeat the first set: 8 influences, vertex 0 has
    * four 0.5 weights renormalized to 0.25 each. */
@@ -938,6 +1124,7 @@ Suite *gltf_suite(void) {
     tcase_add_loop_test(tc, test_sample_counts, 0,
                         (int)(sizeof files / sizeof files[0]));
     tcase_add_test(tc, test_fox_clips);
+    tcase_add_test(tc, test_cesium_man_texture);
     tcase_add_test(tc, test_interpolation_test_clips);
     tcase_add_loop_test(tc, test_interpolation_values, 0,
                         (int)(sizeof interp_cases / sizeof interp_cases[0]));
@@ -954,6 +1141,9 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_sparse);
   tcase_add_test(tc, test_doc_glb_roundtrip);
   tcase_add_test(tc, test_doc_eight_influences);
+  tcase_add_test(tc, test_doc_computed_normals);
+  tcase_add_test(tc, test_doc_texcoords);
+  tcase_add_test(tc, test_doc_material);
   tcase_add_test(tc, test_doc_unorm8_weights);
   tcase_add_test(tc, test_doc_cubic_fold);
   tcase_add_loop_test(tc, test_doc_broken, 0,

@@ -32,6 +32,19 @@ START_TEST(test_bob_counts) {
   ck_assert_str_eq(b.meshes[5].mesh->name, "guard1_body.png.1");
   /* At most 4 weights per vertex in Bob: nothing dropped, no warning. */
   ck_assert_uint_eq(b.warnings_len, 0);
+  /* st as the file gives them (Bob.md5mesh lines 47, 294, 2046) and the
+   * shader as the material name. */
+  const anim_mesh_t *m0 = b.meshes[0].mesh, *m1 = b.meshes[1].mesh;
+  ck_assert_float_eq(m0->texcoords[0], 0.394531f);
+  ck_assert_float_eq(m0->texcoords[1], 0.513672f);
+  ck_assert_float_eq(m0->texcoords[2 * 247], 0.742188f);
+  ck_assert_float_eq(m0->texcoords[2 * 247 + 1], 0.75f);
+  ck_assert_float_eq(m1->texcoords[0], 0.455078f);
+  ck_assert_float_eq(m1->texcoords[1], 0.386719f);
+  ck_assert_str_eq(m0->material.name, "guard1_body.png");
+  ck_assert_str_eq(m1->material.name, "guard1_face.png");
+  ck_assert_str_eq(b.meshes[5].mesh->material.name, "guard1_body.png");
+  ck_assert(!m0->material.has_texture);
   fmt_bundle_free(&b);
 }
 END_TEST

@@ -103,6 +103,20 @@ static void same_mesh(const anim_mesh_t *a, const anim_mesh_t *b) {
   SAME_BYTES(a->weights, b->weights, v * k * 4);
   ck_assert_uint_eq(a->index_count, b->index_count);
   if (a->index_count) SAME_BYTES(a->indices, b->indices, a->index_count * 4);
+  ck_assert_int_eq(a->texcoords == NULL, b->texcoords == NULL);
+  if (a->texcoords) SAME_BYTES(a->texcoords, b->texcoords, v * 8);
+  const anim_mesh_material_t *x = &a->material, *y = &b->material;
+  ck_assert_int_eq(x->name == NULL, y->name == NULL);
+  if (x->name) ck_assert_str_eq(x->name, y->name);
+  ck_assert_int_eq(x->has_texture, y->has_texture);
+  ck_assert_uint_eq(x->texture, y->texture);
+  ck_assert_int_eq(x->image_uri == NULL, y->image_uri == NULL);
+  if (x->image_uri) ck_assert_str_eq(x->image_uri, y->image_uri);
+  ck_assert_uint_eq(x->image_size, y->image_size);
+  if (x->image_size) {
+    ck_assert_str_eq(x->image_type, y->image_type);
+    SAME_BYTES(x->image, y->image, x->image_size);
+  }
 }
 
 /* Encodes every asset of b, decodes each text again and compares. */
@@ -201,10 +215,32 @@ START_TEST(test_every_feature_round_trip) {
       "\"positions\":[0,0,0,1,2,3],"
       "\"joints\":[0,1,2,0,0,0,0,0, 2,1,0,0,0,0,0,0],"
       "\"weights\":[0.5,0.25,0.25,0,0,0,0,0, 0.125,0.125,0.75,0,0,0,0,0],"
-      "\"indices\":[0,1,1]}]}";
+      "\"indices\":[0,1,1],\"texcoords\":[0.5,0.25,1,-2],"
+      "\"material\":{\"name\":\"skin\",\"texture\":3,"
+      "\"image\":{\"mimeType\":\"image/png\",\"data\":\"iVBORw==\"}}},"
+      "{\"name\":\"n\",\"positions\":[0,0,0],\"joints\":[0],"
+      "\"weights\":[1],\"influences\":1,"
+      "\"material\":{\"image\":{\"uri\":\"a b.png\"}}}]}";
   fmt_bundle_t b;
   decode_ok(text, sizeof text - 1, NULL, &b);
   ck_assert_uint_eq(b.clips[0].clip->track_count, 5);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_float_eq(m->texcoords[3], -2);
+  ck_assert_uint_eq(m->material.image_size, 4);
+  ck_assert_mem_eq(m->material.image, "\x89PNG", 4);
+  ck_assert_str_eq(b.meshes[1].mesh->material.image_uri, "a b.png");
+  /* The describe answer gives the image's size and route, not its data. */
+  fmt_buf_t d = FMT_BUF_INIT;
+  ck_assert_int_eq(fmt_describe_mesh(&d, FAKE_SKELETON_ID, m, b.skeletons[0],
+                                     FAKE_SKELETON_ID),
+                   0);
+  ck_assert_ptr_nonnull(
+      strstr(fmt_buf_cstr(&d), ",\"texcoords\":[0.5,0.25,1,-2],\"joints\":"));
+  ck_assert_ptr_nonnull(strstr(fmt_buf_cstr(&d),
+                               "\"material\":{\"name\":\"skin\",\"texture\":3,"
+                               "\"image\":{\"mimeType\":\"image/png\","
+                               "\"bytes\":4,\"href\":\"/v1/meshes/"));
+  fmt_buf_free(&d);
   round_trip_bundle(&b);
   fmt_bundle_free(&b);
 }

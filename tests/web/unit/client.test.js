@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  Animd, AnimdError, decodeMesh, decodeMeshes, decodeQ16, decodeRangeFrames, decodeStreamFrame,
+  Animd, AnimdError, decodeMesh, decodeMeshes, decodeQ16, decodeSkinMeshes, decodeRangeFrames, decodeStreamFrame,
   driveSkeleton, mapSkeleton, sniffBytes, sniffText,
 } from '../../../web/animd.js';
 
@@ -190,6 +190,37 @@ test('mesh blocks decode as views, one after the other', () => {
   assert.equal(m.indices.length, 3);
   assert.equal(ms[1].positions.byteOffset, 272 + 96);
   assert.throws(() => decodeMesh(new ArrayBuffer(96)), { code: 'bad_answer' });
+});
+
+test('a skin answer of several meshes decodes block by block (docs/api.md layout)', () => {
+  // Two float32 blocks (positions+normals): mesh 0 with 1 vertex (6
+  // floats), mesh 1 with 2 vertices (12 floats), each after a 16-byte
+  // header u32 position, u32 words, f64 t; then a stream frame carrying
+  // the same blocks after its 32-byte header.
+  const blocks = [[0, 6], [1, 12]];
+  const size = blocks.reduce((n, [, w]) => n + 16 + 4 * w, 0);
+  const b = new ArrayBuffer(32 + size);
+  const dv = new DataView(b);
+  let off = 32;
+  for (const [k, w] of blocks) {
+    dv.setUint32(off, k, true);
+    dv.setUint32(off + 4, w, true);
+    dv.setFloat64(off + 8, 0.25, true);
+    for (let i = 0; i < w; i++) dv.setFloat32(off + 16 + 4 * i, 10 * k + i, true);
+    off += 16 + 4 * w;
+  }
+  const ms = decodeSkinMeshes(b.slice(32), 'positions+normals');
+  assert.equal(ms.length, 2);
+  assert.deepEqual(ms.map((m) => [m.index, m.vertices, m.t]), [[0, 1, 0.25], [1, 2, 0.25]]);
+  assert.deepEqual(Array.from(ms[1].positions), [10, 11, 12, 13, 14, 15]);
+  assert.deepEqual(Array.from(ms[1].normals), [16, 17, 18, 19, 20, 21]);
+  dv.setUint32(4, 3, true); // layout positions+normals
+  dv.setUint32(24, size / 4, true);
+  dv.setUint32(28, 3, true);
+  const f = decodeStreamFrame(b, true);
+  assert.equal(f.meshes.length, 2);
+  assert.deepEqual(Array.from(f.meshes[0].positions), [0, 1, 2]);
+  assert.throws(() => decodeSkinMeshes(b.slice(32, 60), 'positions'), { code: 'truncated' });
 });
 
 /** A fake WebSocket: records sent messages; the test answers through it. */

@@ -14,19 +14,20 @@
 /* Every parameter of every endpoint, as clients use them. */
 static const struct {
   srv_endpoint ep;
-  const char *params[12];
+  const char *params[13];
 } every[] = {
     {SRV_EP_POSE_GET,
      {"skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
       "joints"}},
     {SRV_EP_POSE_POST, {NULL}},
     {SRV_EP_SKIN,
-     {"mesh", "clip", "t", "wrap", "method", "normals", "format", "from", "to",
-      "fps", "encoding"}},
+     {"mesh", "skeleton", "clip", "t", "wrap", "method", "normals", "format",
+      "from", "to", "fps", "encoding"}},
     {SRV_EP_UPLOAD, {"skeleton", "name", "clip"}},
     {SRV_EP_LIST, {NULL}},
     {SRV_EP_ASSET_GET, {NULL}},
     {SRV_EP_MESH_GET, {"format"}},
+    {SRV_EP_MESH_IMAGE, {NULL}},
     {SRV_EP_ASSET_DELETE, {NULL}},
     {SRV_EP_SKELETON_DELETE, {"cascade"}},
     {SRV_EP_SKELETON_CHILDREN, {NULL}},
@@ -37,7 +38,7 @@ static const struct {
 START_TEST(test_every_parameter_is_known) {
   ck_assert_uint_eq(sizeof every / sizeof every[0], SRV_EP_COUNT_);
   for (size_t i = 0; i < sizeof every / sizeof every[0]; i++) {
-    srv_kv_t kv[13];
+    srv_kv_t kv[14];
     unsigned n = 0;
     for (; every[i].params[n] != NULL; n++)
       kv[n] = (srv_kv_t){.name = every[i].params[n], .value = "1"};
