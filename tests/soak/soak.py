@@ -87,14 +87,22 @@ def rig(n):
              "values": [0, 0, 0, 1, 0, 0, 0.7071068, 0.7071068]}]}]}).encode()
 
 
+# Uploads stored and deleted: every stored rig must be deleted again, or
+# the store (rightly) grows and RSS with it.
+UPLOADS = {"stored": 0, "deleted": 0}
+
+
 async def uploads(port, stop):
     n = 0
     while time.time() < stop:
         n += 1
         st = await http(port, "POST", "/v1/assets", rig(n))
         if st in (200, 201):
-            await http(port, "DELETE", "/v1/clips/bend?skeleton=soak%d" % n)
-            await http(port, "DELETE", "/v1/skeletons/soak%d" % n)
+            UPLOADS["stored"] += 1
+            st = await http(port, "DELETE",
+                            "/v1/skeletons/soak%d?cascade=1" % n)
+            if st == 200:
+                UPLOADS["deleted"] += 1
         await asyncio.sleep(0.05)
 
 
@@ -304,6 +312,10 @@ def main():
                                      statistics.median(lats) * 1e3,
                                      p99 * 1e3, max(lats) * 1e3,
                                      sum(1 for p in ps if not p[2])))
+        print("soak: %d rigs stored, %d deleted" % (UPLOADS["stored"],
+                                                    UPLOADS["deleted"]))
+        check(UPLOADS["stored"] > 0 and
+              UPLOADS["deleted"] == UPLOADS["stored"], "deletes failed")
         check(end[1] <= warm[1] * 1.10 + (8 << 20), "RSS grew")
         check(end[2] <= warm[2] + 16, "descriptors grew")
         check(worst < 0.050, "a loop's p99 is %.1f ms" % (worst * 1e3))
