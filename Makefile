@@ -17,7 +17,8 @@
 #                     latency sampled every second (SOAK_SECONDS)
 #   make abuse        loop stalls under heavy requests, measured: worst
 #                     /healthz latency and stream gap per request (about two
-#                     minutes, bounded by ABUSE_SECONDS; not part of check)
+#                     minutes, bounded by ABUSE_SECONDS; not part of check),
+#                     then each hardening item's figure at a small scale
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -289,6 +290,8 @@ ABUSE_SECONDS ?= 900
 abuse: $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
 	  /usr/bin/python3 tests/abuse/loop_stalls.py
+	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
+	  /usr/bin/python3 tests/abuse/hardening_items.py
 
 cluster: $(ANIMD)
 	scripts/cluster $(abspath $(ANIMD))
