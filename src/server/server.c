@@ -17,7 +17,6 @@
 #include "animd/animd.h"
 #include "server/access_log.h"
 
-#include "server/api/router.h"
 #include "server/auth/address.h"
 #include "server/errors.h"
 #include "server/internal.h"

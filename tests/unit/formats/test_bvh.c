@@ -369,6 +369,7 @@ Suite *bvh_suite(void) {
     tcase_add_loop_test(tc, test_first_frame_positions, 0,
                         (int)(sizeof refs / sizeof refs[0]));
     tcase_add_test(tc, test_empty_and_garbage);
+    tcase_add_test(tc, test_mutations);
     suite_add_tcase(s, tc);
   }
   tc = tcase_create("text");
@@ -378,7 +379,6 @@ Suite *bvh_suite(void) {
   tcase_add_loop_test(tc, test_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_onto_existing_skeleton);
-  tcase_add_test(tc, test_mutations);
   suite_add_tcase(s, tc);
   return s;
 }
