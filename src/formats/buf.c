@@ -6,11 +6,18 @@
  * the first that reads back as the same float through strtod and a cast to
  * float (the path JSON parsers take: jansson, JavaScript + Float32Array;
  * 9 significant digits always suffice for float32). printf is slow (about
- * a microsecond a float for 3-4 tries), so the digits are found with
- * double arithmetic: D = round(f * 10^k) with an exact power of ten, and
- * the check D / 10^k, one correctly rounded operation, is exactly what
- * strtod computes for that text. Exponents beyond the exact powers (|f|
- * below about 1e-14 or above 1e22) use printf.
+ * half a microsecond a float for 3-4 tries), so the digits are found in
+ * arithmetic, in three tiers:
+ *   - 1e-4 <= |f| < 1e6, where animation data lives: exact integer
+ *     arithmetic on the float's significand, every digit count at once,
+ *     no data-dependent branches (decimal_everyday);
+ *   - other exponents down to about 1e-14 and up to 1e22: double
+ *     arithmetic, D = round(f * 10^k) with an exact power of ten, and the
+ *     check D / 10^k, one correctly rounded operation, is exactly what
+ *     strtod computes for that text;
+ *   - beyond those, printf itself.
+ * All three print the same text as printf (the unit tests compare them,
+ * and all 278 million floats of the first range were compared once).
  *
  * The search starts at 6 digits: 6-digit decimals are at least 8 float
  * ulps apart (10^-5 relative against 2^-23), so at most one of them reads
@@ -211,6 +218,141 @@ static size_t format_g(char *out, const char *digits, int n, int x, int P) {
   return o;
 }
 
+/* 10^0 .. 10^13 as integers. */
+static const uint64_t pow10_u64[14] = {1ull,
+                                       10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull};
+
+/* Eight characters stored in one move: c holds them little-endian (the
+ * first in its low byte). */
+static void put_chars8(char *out, uint64_t c) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(out, &c, 8);
+#else
+  for (int i = 0; i < 8; i++) out[i] = (char)(c >> (8 * i));
+#endif
+}
+
+/* The digits of 10^8 <= v < 10^9: the first as a character, the other
+ * eight in *tail (put_chars8 order), found in one 64-bit word a lane per
+ * group (SWAR): the two halves of 4 digits in 32-bit lanes, each split
+ * into 2-digit 16-bit lanes by x / 100 = (x 10486) >> 20 (exact below
+ * 10,000), each of those into digits by y / 10 = (y 103) >> 10 (exact
+ * below 100). No table and no stores: bytes stored one by one and read
+ * back as a word would wait on store forwarding. */
+static char nine_digits(uint32_t v, uint64_t *tail) {
+  uint32_t head = v / 100000000u, rest = v - head * 100000000u;
+  uint64_t x = (uint64_t)(rest / 10000u) | (uint64_t)(rest % 10000u) << 32;
+  uint64_t y = ((x * 10486u) >> 20) & 0x0000007f0000007full;
+  y |= (x - y * 100u) << 16;
+  uint64_t z = ((y * 103u) >> 10) & 0x000f000f000f000full;
+  z |= (y - z * 10u) << 8;
+  *tail = z | 0x3030303030303030ull;
+  return (char)('0' + head);
+}
+
+/* The everyday range, 10^-4 <= a < 10^6 (a > 0, finite, not an integer
+ * below 2^24), in integers only and nearly without branches (the
+ * digit count a float needs is as good as random, so a search that stops
+ * at the first fit mispredicts on most floats): a = m / 2^s exactly (m
+ * the 24-bit significand, 4 <= s <= 37 here), so for each p of 6..9
+ * digits, with k = p - 1 - e10 (0 <= k <= 12), the text's digits
+ * D = round(m 10^k / 2^s) (ties to even, as printf rounds) come from one
+ * 64-bit product (m 10^k < 2^64) and a shift, and D / 10^k reads back as
+ * a when it lies inside a's rounding interval: |D 2^s - m 10^k| against
+ * half a gap, 10^k / 2 (10^k / 4 below a power of two, where the gap
+ * below halves). All four are computed; the smallest p that fits wins.
+ * strtod rounds to a double first, so a decimal within about a double's
+ * half ulp (10^k / 2^29 in these units) of an interval's end is left to
+ * the double search (none of the range's 278 million floats is). Returns
+ * the text's length, or 0 when a is outside the range or undecided. */
+static size_t decimal_everyday(char *out, float a) {
+  uint32_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  int biased = (int)(bits >> 23);
+  /* 2^-14 <= a < 2^20 covers [1e-4, 1e6); e10 is checked below. */
+  if (biased < 127 - 14 || biased >= 127 + 20) return 0;
+  uint64_t m = (bits & 0x7fffffu) | 0x800000u;
+  int s = 127 + 23 - biased; /* a = m / 2^s, 3 < s < 38 */
+  /* e10 = floor(log10 a): the estimate floor(e2 log10 2) is exact or one
+   * below; a >= 10^(e10+1) decides, in integers. */
+  int e2 = biased - 127;
+  int e10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + 262143) >> 18);
+  int up = e10 + 1;
+  bool above =
+      up >= 0 ? m >= (pow10_u64[up] << s) : m * pow10_u64[-up] >= (1ull << s);
+  e10 += above;
+  if (e10 < -4 || e10 > 5) return 0;
+  uint64_t half = 1ull << (s - 1), mask = (1ull << s) - 1;
+  int64_t below_scale = m == 0x800000u ? 4 : 2;
+  uint64_t digits[4];
+  unsigned fits = 0, undecided = 0;
+  for (int i = 0; i < 4; i++) {
+    uint64_t p10 = pow10_u64[5 + i - e10]; /* 10^k for p = 6 + i */
+    uint64_t n = m * p10;                  /* a 10^k = n / 2^s */
+    uint64_t d = n >> s, r = n & mask;
+    uint64_t round_up = (r > half) | ((r == half) & d);
+    digits[i] = d + round_up;
+    /* Twice the distance D 2^s - n (four times below a power of two),
+     * against the gap 10^k; selected with a mask, not a branch. */
+    int64_t above_t = 2 * (int64_t)((1ull << s) - r);
+    int64_t below_t = below_scale * (int64_t)r;
+    int64_t select = -(int64_t)round_up;
+    int64_t t = (above_t & select) | (below_t & ~select);
+    int64_t gap = (int64_t)p10, margin = (int64_t)(p10 >> 27) + 1;
+    fits |= (unsigned)(t <= gap - margin) << i;
+    undecided |= (unsigned)((t > gap - margin) & (t < gap + margin)) << i;
+  }
+  if (fits == 0) return 0;
+  int i = __builtin_ctz(fits);
+  if (undecided & ((2u << i) - 1)) return 0;
+  int p = 6 + i;
+  uint64_t d = digits[i];
+  int x = e10;
+  if (d == pow10_u64[p]) { /* Rounded up to 10^p: one digit more. */
+    d = pow10_u64[p - 1];
+    x++;
+  }
+  uint64_t tail;
+  char head = nine_digits((uint32_t)(d * pow10_u64[9 - p]), &tail);
+  int len = p; /* significant digits, trailing zeros dropped */
+  while (len > 1 && (char)(tail >> (8 * (len - 2))) == '0') len--;
+  if (x >= 0 && x < p) { /* ddd.ddd */
+    out[0] = head;
+    put_chars8(out + 1, tail);
+    if (len <= x + 1) {
+      out[x + 1] = '\0';
+      return (size_t)x + 1;
+    }
+    out[x + 1] = '.';
+    put_chars8(out + x + 2, tail >> (8 * x));
+    out[len + 1] = '\0';
+    return (size_t)len + 1;
+  }
+  if (x < 0 && x >= -4) { /* 0.000ddd */
+    memcpy(out, "0.0000", 6);
+    out[1 - x] = head;
+    put_chars8(out + 2 - x, tail);
+    out[1 - x + len] = '\0';
+    return (size_t)(1 - x + len);
+  }
+  char dig[9];
+  dig[0] = head;
+  put_chars8(dig + 1, tail);
+  return format_g(out, dig, len, x, p);
+}
+
 size_t fmt_float_str(char *out, float f) {
   if (!isfinite(f)) {
     memcpy(out, "null", 5);
@@ -226,13 +368,17 @@ size_t fmt_float_str(char *out, float f) {
     return 1;
   }
   float a = fabsf(f);
-  size_t n = 0;
-  if (f < 0) out[n++] = '-';
+  /* The sign without a branch (it is as good as random in poses): the
+   * digits overwrite the '-' of a positive float. */
+  out[0] = '-';
+  size_t n = f < 0;
   if (a < 16777216.0f && a == floorf(a)) {
     n += utoa(out + n, (uint64_t)a);
     out[n] = '\0';
     return n;
   }
+  size_t everyday = decimal_everyday(out + n, a);
+  if (everyday != 0) return n + everyday;
   /* The first p of 6..9 digits whose D * 10^-k reads back as a, where the
    * check (one correctly rounded double operation with an exact power of
    * ten, then the cast) is what strtod + cast computes. */

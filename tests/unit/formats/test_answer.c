@@ -103,6 +103,60 @@ START_TEST(test_float_matches_printf_method) {
 }
 END_TEST
 
+/* The integer path of the everyday range, 1e-4 <= |f| < 1e6, prints what
+ * printf prints: every binade's ends and middle, the floats next to
+ * powers of ten and to the range's ends, the powers of two (where the gap
+ * below halves), halfway ties in the digits (x.5 at 6..9 digits) and a
+ * pseudo-random sweep of the whole range, both signs. */
+START_TEST(test_float_everyday_range_matches_printf) {
+  char fast[FMT_FLOAT_MAX], slow[FMT_FLOAT_MAX];
+  int checked = 0;
+#define EXPECT_SAME(value)                                                     \
+  do {                                                                         \
+    float f_ = (value);                                                        \
+    if (f_ == floorf(f_) && fabsf(f_) < 16777216.0f) break;                    \
+    size_t n_ = fmt_float_str(fast, f_);                                       \
+    fmt_float_str_printf(slow, f_);                                            \
+    ck_assert_msg(strcmp(fast, slow) == 0, "%a: %s vs %s", (double)f_, fast,   \
+                  slow);                                                       \
+    ck_assert_uint_eq(n_, strlen(fast));                                       \
+    checked++;                                                                 \
+  } while (0)
+  for (int e = -15; e <= 20; e++) {
+    float p2 = ldexpf(1.0f, e);
+    EXPECT_SAME(p2);
+    EXPECT_SAME(nextafterf(p2, 0));
+    EXPECT_SAME(nextafterf(p2, INFINITY));
+    EXPECT_SAME(-p2 * 1.5f);
+  }
+  for (int e = -5; e <= 6; e++) {
+    float p10 = (float)pow(10.0, e);
+    float f = nextafterf(p10, 0);
+    for (int k = 0; k < 8; k++, f = nextafterf(f, INFINITY)) EXPECT_SAME(f);
+  }
+  /* 123456.5, 1234567.5 / 10, ...: ties at 6 to 9 digits when exact. */
+  const float ties[] = {
+      123456.5f, 12345.25f,         0.5f,      2.5f,       0.0009765625f,
+      1.125f,    3.0517578125e-05f, 999999.5f, 999999.94f, 9.9999999e-5f,
+      1e-4f,     0.000100000005f};
+  for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++) {
+    EXPECT_SAME(ties[i]);
+    EXPECT_SAME(-ties[i]);
+  }
+  uint32_t x = 424242u;
+  for (int i = 0; i < 60000; i++) {
+    x = x * 1664525u + 1013904223u;
+    /* Exponents of 2^-15 .. 2^20, any significand, either sign. */
+    uint32_t bits = (x & 0x807fffffu) | ((uint32_t)(112 + (x >> 8) % 36) << 23);
+    float f;
+    memcpy(&f, &bits, 4);
+    EXPECT_SAME(f);
+  }
+#undef EXPECT_SAME
+  ck_assert_int_gt(checked, 59000);
+}
+END_TEST
+
 START_TEST(test_json_string_escaping) {
   fmt_buf_t b = FMT_BUF_INIT;
   fmt_buf_json_string(&b, "a\"b\\c\nd\te\x01\x1f/\xc3\xa9");
@@ -319,6 +373,7 @@ Suite *answer_suite(void) {
   tcase_add_test(tc, test_float_shortest);
   tcase_add_test(tc, test_float_round_trip_sweep);
   tcase_add_test(tc, test_float_matches_printf_method);
+  tcase_add_test(tc, test_float_everyday_range_matches_printf);
   tcase_add_test(tc, test_json_string_escaping);
   tcase_add_test(tc, test_pose_local_json);
   tcase_add_test(tc, test_pose_model_json_with_frame);
