@@ -271,8 +271,9 @@ static char nine_digits(uint32_t v, uint64_t *tail) {
  * D = round(m 10^k / 2^s) (ties to even, as printf rounds) come from one
  * 64-bit product (m 10^k < 2^64) and a shift, and D / 10^k reads back as
  * a when it lies inside a's rounding interval: |D 2^s - m 10^k| against
- * half a gap, 10^k / 2 (10^k / 4 below a power of two, where the gap
- * below halves). All four are computed; the smallest p that fits wins.
+ * half a gap, 10^k / 2 (powers of two, whose gap below is half the one
+ * above, are left to the double search). 6, 7 and 8 digits are tested;
+ * the smallest p that fits wins, 9 when none does.
  * strtod rounds to a double first, so a decimal within about a double's
  * half ulp (10^k / 2^29 in these units) of an interval's end is left to
  * the double search (none of the range's 278 million floats is). Returns
@@ -294,31 +295,32 @@ static size_t decimal_everyday(char *out, float a) {
       up >= 0 ? m >= (pow10_u64[up] << s) : m * pow10_u64[-up] >= (1ull << s);
   e10 += above;
   if (e10 < -4 || e10 > 5) return 0;
-  uint64_t half = 1ull << (s - 1), mask = (1ull << s) - 1;
-  int64_t below_scale = m == 0x800000u ? 4 : 2;
-  uint64_t digits[4];
+  /* A power of two has a gap below half the one above; the double search
+   * prints it. */
+  if (m == 0x800000u) return 0;
+  uint64_t one = 1ull << s, mask = one - 1;
   unsigned fits = 0, undecided = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 3; i++) {
     uint64_t p10 = pow10_u64[5 + i - e10]; /* 10^k for p = 6 + i */
-    uint64_t n = m * p10;                  /* a 10^k = n / 2^s */
-    uint64_t d = n >> s, r = n & mask;
-    uint64_t round_up = (r > half) | ((r == half) & d);
-    digits[i] = d + round_up;
-    /* Twice the distance D 2^s - n (four times below a power of two),
-     * against the gap 10^k; selected with a mask, not a branch. */
-    int64_t above_t = 2 * (int64_t)((1ull << s) - r);
-    int64_t below_t = below_scale * (int64_t)r;
-    int64_t select = -(int64_t)round_up;
-    int64_t t = (above_t & select) | (below_t & ~select);
-    int64_t gap = (int64_t)p10, margin = (int64_t)(p10 >> 27) + 1;
-    fits |= (unsigned)(t <= gap - margin) << i;
-    undecided |= (unsigned)((t > gap - margin) & (t < gap + margin)) << i;
+    /* a 10^k = n / 2^s; D's distance to it is that of n / 2^s to its
+     * nearest integer, r or 2^s - r over 2^s; twice that against the gap,
+     * 10^k, decides (a minimum, not a branch). */
+    uint64_t r = (m * p10) & mask, other = one - r;
+    uint64_t twice = 2 * (r < other ? r : other);
+    uint64_t margin = (p10 >> 27) + 1;
+    fits |= (unsigned)(twice + margin <= p10) << i;
+    /* p10 - margin < twice < p10 + margin, as one unsigned comparison */
+    undecided |= (unsigned)(twice + margin - 1 - p10 < 2 * margin - 1) << i;
   }
-  if (fits == 0) return 0;
-  int i = __builtin_ctz(fits);
+  /* Nine digits always fit, well inside the interval (a 9-digit rounding
+   * is within 5e-9 of a, relative; half a gap is at least 2^-25), so they
+   * are not tested. */
+  int i = fits != 0 ? __builtin_ctz(fits) : 3;
   if (undecided & ((2u << i) - 1)) return 0;
   int p = 6 + i;
-  uint64_t d = digits[i];
+  uint64_t n = m * pow10_u64[5 + i - e10];
+  uint64_t d = n >> s, r = n & mask, half = one >> 1;
+  d += (r > half) | ((r == half) & d); /* ties to even, as printf */
   int x = e10;
   if (d == pow10_u64[p]) { /* Rounded up to 10^p: one digit more. */
     d = pow10_u64[p - 1];
@@ -353,6 +355,17 @@ static size_t decimal_everyday(char *out, float a) {
   return format_g(out, dig, len, x, p);
 }
 
+/* True when 0 < a < 2^24 is an integer, from its bits: no fractional
+ * bits below the exponent's (without a branch on the exponent). */
+static bool is_small_integer(float a) {
+  uint32_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  int e = (int)(bits >> 23) - 127; /* 2^e <= a < 2^(e+1) */
+  bool in_range = (unsigned)e <= 23u;
+  uint32_t fraction = in_range ? (1u << (23 - (e & 31))) - 1 : 0;
+  return in_range & ((bits & fraction) == 0);
+}
+
 size_t fmt_float_str(char *out, float f) {
   if (!isfinite(f)) {
     memcpy(out, "null", 5);
@@ -372,7 +385,7 @@ size_t fmt_float_str(char *out, float f) {
    * digits overwrite the '-' of a positive float. */
   out[0] = '-';
   size_t n = f < 0;
-  if (a < 16777216.0f && a == floorf(a)) {
+  if (is_small_integer(a)) {
     n += utoa(out + n, (uint64_t)a);
     out[n] = '\0';
     return n;
