@@ -4,7 +4,8 @@
  * floats or the q16 payload).
  *
  * Evaluation goes through the pipeline (evaluate.h) into the scratch's
- * own output, then through the answer encoders of formats/answer.h, so
+ * own output (a binary float32 answer: into the answer itself), then
+ * through the answer encoders of formats/answer.h, so
  * GET /v1/pose, its ranges, POST /v1/pose, GET /v1/skin and `animd eval`
  * print the same bytes for the same numbers. Any thread. */
 #ifndef ANIMD_SERVER_FRAME_ANSWER_H
