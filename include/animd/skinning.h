@@ -154,8 +154,10 @@ typedef struct anim_skinning_job_s {
   uint32_t vertex_count;
   /* Outputs, relative to the range: out_positions[0..2] is vertex
    * first_vertex. 3 floats per vertex of the range each. The counts are
-   * the arrays' sizes in floats and are always checked: a count below
-   * 3 * range gives ANIM_ERR_BUFFER_TOO_SMALL. */
+   * the arrays' sizes in floats: a count below 3 * range gives
+   * ANIM_ERR_BUFFER_TOO_SMALL; 0 (a zero-initialized field) means the
+   * caller vouches for the size, as in the first form of this job, which
+   * callers written against it still use. */
   float *out_positions;
   size_t out_positions_count;
   float *out_normals; /* Required unless normals is NONE. */
@@ -170,8 +172,8 @@ typedef struct anim_skinning_job_s {
 /* ANIM_OK, or: ANIM_ERR_INVALID_ARGUMENT for a NULL job, mesh, matrices or
  * output, an unknown method or normals mode, normals asked of a mesh without
  * them, or a range outside the mesh; ANIM_ERR_BUFFER_TOO_SMALL for
- * matrix_count < mesh->joint_count, an output count below 3 floats per
- * vertex of the range, or DQS scratch that is missing or too small. */
+ * matrix_count < mesh->joint_count, a nonzero output count below 3 floats
+ * per vertex of the range, or DQS scratch that is missing or too small. */
 anim_result anim_skinning_job_validate(const anim_skinning_job_t *job);
 /* Validates, then skins. Matrices are not checked for NaN (garbage in,
  * garbage out, never a crash). */

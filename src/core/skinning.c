@@ -39,8 +39,11 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
   if (!range_of(job, &count)) return ANIM_ERR_INVALID_ARGUMENT;
   if (job->matrix_count < m->joint_count) return ANIM_ERR_BUFFER_TOO_SMALL;
   const size_t need = (size_t)count * 3;
-  if (job->out_positions_count < need) return ANIM_ERR_BUFFER_TOO_SMALL;
-  if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count < need)
+  /* A count of 0: the caller vouches for the size (skinning.h). */
+  if (job->out_positions_count != 0 && job->out_positions_count < need)
+    return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->normals != ANIM_NORMALS_NONE && job->out_normals_count != 0 &&
+      job->out_normals_count < need)
     return ANIM_ERR_BUFFER_TOO_SMALL;
   if (job->method == ANIM_SKIN_DQS &&
       (!job->scratch || job->scratch_count < (size_t)m->joint_count *

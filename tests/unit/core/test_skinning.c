@@ -795,9 +795,13 @@ START_TEST(test_job_validate_rejects) {
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.matrix_count = NJ - 1);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_positions_count = 11);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_normals_count = 11);
-  /* A count of 0 is a size like any other (no "caller vouches"). */
-  REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_positions_count = 0);
-  REJECT(ANIM_ERR_BUFFER_TOO_SMALL, jb.out_normals_count = 0);
+  /* A count of 0: the caller vouches for the size (the job's first form,
+   * which outside callers still use); the job runs. */
+  jb = good;
+  jb.out_positions_count = 0;
+  jb.out_normals_count = 0;
+  ck_assert_int_eq(anim_skinning_job_validate(&jb), ANIM_OK);
+  ck_assert_int_eq(anim_skinning_job_run(&jb), ANIM_OK);
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
          (jb.first_vertex = 1, jb.out_positions_count = 8));
   REJECT(ANIM_ERR_BUFFER_TOO_SMALL,
