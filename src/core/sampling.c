@@ -39,6 +39,20 @@ float anim_wrap_time(double t, float duration, anim_wrap wrap) {
   }
 }
 
+/* anim_wrap_time's common case, inline: a time already inside the clip
+ * (the same result in every mode; a loop never returns d itself);
+ * anything else calls it. The wrapped time heads the
+ * chain of dependent steps a pose waits for before its kernel starts. */
+static inline float wrap_time(double t, float duration, anim_wrap wrap) {
+  const double d = duration;
+  if (t >= 0.0 && t < d && d < INFINITY) {
+    const float f = (float)t; /* every mode keeps t here ... */
+    if (wrap != ANIM_WRAP_LOOP) return f;
+    return f < duration ? f : nextafterf(duration, 0.f); /* ... below d */
+  }
+  return anim_wrap_time(t, duration, wrap);
+}
+
 anim_result anim_sampling_context_init(anim_sampling_context_t *ctx,
                                        const anim_clip_t *clip,
                                        uint32_t *cursors, uint32_t count) {
@@ -183,7 +197,7 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
   const anim_skeleton_t *sk = job->skeleton;
   const anim_clip_t *clip = job->clip;
   const anim_pose_t *o = &job->output;
-  float t = anim_wrap_time(job->time, clip->duration, job->wrap);
+  float t = wrap_time(job->time, clip->duration, job->wrap);
   if (job->sampled_time != NULL) *job->sampled_time = t;
 
   for (uint32_t m = 0; m < clip->_missing_count; m++) {
