@@ -19,6 +19,9 @@
 #                     /healthz latency and stream gap per request (about two
 #                     minutes, bounded by ABUSE_SECONDS; not part of check),
 #                     then each hardening item's figure at a small scale
+#   make check-floats every float of magnitude 1e-4 to 1e6 printed by the
+#                     answer printer and by the printf method, compared
+#                     (a few minutes on two cores; not part of check)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -118,7 +121,8 @@ APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-thin bench-fleet soak abuse cluster install \
+        build-tests bench bench-http bench-ws bench-thin bench-fleet soak abuse check-floats \
+        cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
@@ -292,6 +296,14 @@ abuse: $(ANIMD)
 	  /usr/bin/python3 tests/abuse/loop_stalls.py
 	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
 	  /usr/bin/python3 tests/abuse/hardening_items.py
+
+# The integer float-printing path of formats/buf.c against the printf
+# method over its whole range (tests/exhaustive/float_text.c).
+check-floats: $(B)/check_floats
+	$(B)/check_floats
+
+$(B)/check_floats: $(B)/tests/exhaustive/float_text.o $(LIBFORMATS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(LIBFORMATS) -lpthread -lm
 
 cluster: $(ANIMD)
 	scripts/cluster $(abspath $(ANIMD))

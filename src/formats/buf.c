@@ -16,8 +16,8 @@
  *     check D / 10^k, one correctly rounded operation, is exactly what
  *     strtod computes for that text;
  *   - beyond those, printf itself.
- * All three print the same text as printf (the unit tests compare them,
- * and all 278 million floats of the first range were compared once).
+ * All three print the same text as printf: the unit tests compare samples
+ * of each, and make check-floats every float of the first range.
  *
  * The search starts at 6 digits: 6-digit decimals are at least 8 float
  * ulps apart (10^-5 relative against 2^-23), so at most one of them reads
