@@ -21,7 +21,7 @@
 #                     then each hardening item's figure at a small scale
 #   make check-floats every float of magnitude 1e-4 to 1e6 printed by the
 #                     answer printer and by the printf method, compared
-#                     (a few minutes on two cores; not part of check)
+#                     (under two minutes on two cores; not part of check)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR=
