@@ -5,11 +5,11 @@
  *
  * Cost units: a pose of N joints evaluated costs N; a skinned vertex
  * costs 1/16 of a joint (srv_cost_*). A JSON answer prints every float as
- * text, about 24 times the cost of evaluating it (a 67-joint model-space
- * answer, 1,072 floats, prints in about 24 us: make bench, bench_answer),
+ * text, about 18 times the cost of evaluating it (a 67-joint model-space
+ * answer, 1,072 floats, prints in about 18 us: make bench, bench_answer),
  * so JSON work counts SRV_JSON_COST times its evaluation cost: the cost is
- * counted as it is spent. A 67-joint JSON pose (1,608) is therefore below
- * the default inline_cost (2,000) and runs inline, five to an iteration's
+ * counted as it is spent. A 67-joint JSON pose (1,206) is therefore below
+ * the default inline_cost (2,000) and runs inline, six to an iteration's
  * budget; larger ones go to the pool. One per HTTP loop; loop thread only
  * (srv_schedule_rejected may be read from any thread). */
 #ifndef ANIMD_SERVER_SCHEDULE_H
@@ -31,7 +31,7 @@
 #define SRV_INLINE_BUDGET 8192
 
 /* JSON work counts this many times its evaluation cost. */
-#define SRV_JSON_COST 24
+#define SRV_JSON_COST 18
 
 /* Work that always goes to the pool (imports). */
 #define SRV_COST_POOL ((unsigned long)-1)
