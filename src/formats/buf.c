@@ -362,7 +362,7 @@ static bool is_small_integer(float a) {
   memcpy(&bits, &a, sizeof bits);
   int e = (int)(bits >> 23) - 127; /* 2^e <= a < 2^(e+1) */
   bool in_range = (unsigned)e <= 23u;
-  uint32_t fraction = in_range ? (1u << (23 - (e & 31))) - 1 : 0;
+  uint32_t fraction = in_range ? (1u << (23 - e)) - 1 : 0;
   return in_range & ((bits & fraction) == 0);
 }
 
