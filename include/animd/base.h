@@ -70,6 +70,16 @@ typedef struct anim_build_error_s {
   char message[160]; /* A full sentence for people. */
 } anim_build_error_t;
 
+/* The widest SIMD instruction set the core's kernels use on this CPU,
+ * detected once (CPUID and the OS's saving of the wide registers): other
+ * layers with kernels of their own pick theirs from it. */
+typedef enum anim_simd {
+  ANIM_SIMD_SCALAR = 0, /* Portable C (SSE2 where the compiler targets it). */
+  ANIM_SIMD_AVX2,       /* AVX2 + FMA. */
+  ANIM_SIMD_AVX512      /* x86-64-v4: AVX-512 F, VL, DQ, BW and CD. */
+} anim_simd;
+anim_simd anim_simd_level(void);
+
 #ifdef __cplusplus
 }
 #endif

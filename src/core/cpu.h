@@ -14,7 +14,7 @@
 typedef enum anim__isa {
   ANIM__ISA_SCALAR = 0, /* Portable C (SSE2 where the compiler targets it). */
   ANIM__ISA_AVX2,       /* AVX2 + FMA. */
-  ANIM__ISA_AVX512      /* AVX-512 F, VL, DQ and BW (x86-64-v4). */
+  ANIM__ISA_AVX512      /* AVX-512 F, VL, DQ, BW and CD (x86-64-v4). */
 } anim__isa;
 
 /* The best level this CPU (and OS) runs: a cached CPUID read, no locks. */

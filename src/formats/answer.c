@@ -25,18 +25,28 @@ const char *fmt_layout_name(fmt_space space) {
 
 static int done(fmt_buf_t *b) { return b->failed ? -1 : 0; }
 
-/* Prints `"key":[` then count floats taken every `stride` floats from v
- * in groups of `width` (the split of interleaved trs10 data). */
+/* Floats gathered from strided data per fmt_buf_float_list call. */
+#define GATHER_FLOATS 480u
+
+/* Prints `"key":[` then the floats taken `width` at a time every `stride`
+ * floats from v, `groups` times (the split of interleaved trs10 data), `]`. */
 static void strided(fmt_buf_t *b, const char *key, const float *v,
                     size_t groups, size_t width, size_t stride) {
   fmt_buf_putc(b, '"');
   fmt_buf_puts(b, key);
   fmt_buf_puts(b, "\":[");
-  for (size_t g = 0; g < groups; g++) {
-    if (!fmt_buf_reserve(b, width * (FMT_FLOAT_MAX + 1))) return;
-    for (size_t k = 0; k < width; k++) {
-      if (g || k) b->data[b->len++] = ',';
-      b->len += fmt_float_str(b->data + b->len, v[g * stride + k]);
+  if (width == stride) {
+    fmt_buf_float_list(b, v, groups * width);
+  } else {
+    /* Gathered into runs, so the printer sees long lists. */
+    float run[GATHER_FLOATS];
+    size_t per_run = GATHER_FLOATS / width;
+    for (size_t g = 0; g < groups; g += per_run) {
+      size_t count = groups - g < per_run ? groups - g : per_run;
+      for (size_t i = 0; i < count; i++)
+        memcpy(run + i * width, v + (g + i) * stride, width * sizeof *run);
+      if (g) fmt_buf_putc(b, ',');
+      fmt_buf_float_list(b, run, count * width);
     }
   }
   fmt_buf_putc(b, ']');

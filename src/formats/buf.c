@@ -33,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animd/base.h"
+#include "formats/float_list.h"
+
 void fmt_buf_init(fmt_buf_t *b) { memset(b, 0, sizeof *b); }
 
 void fmt_buf_free(fmt_buf_t *b) {
@@ -427,13 +430,38 @@ void fmt_buf_float(fmt_buf_t *b, float f) {
   b->len += fmt_float_str(b->data + b->len, f);
 }
 
+size_t fmt__float_list_scalar(char *out, const float *v, size_t n) {
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    len += fmt_float_str(out + len, v[i]);
+    out[len++] = ',';
+  }
+  return n != 0 ? len - 1 : 0;
+}
+
+size_t fmt_float_list(char *out, const float *v, size_t n) {
+  if (n == 0) return 0;
+  if (anim_simd_level() == ANIM_SIMD_AVX512)
+    return fmt__float_list_avx512(out, v, n);
+  return fmt__float_list_scalar(out, v, n);
+}
+
+/* Floats printed per reservation: a long list grows the buffer by about
+ * what it needs, not by FMT_FLOAT_MAX + 1 per float at once. */
+#define FLOAT_LIST_CHUNK 512u
+
+void fmt_buf_float_list(fmt_buf_t *b, const float *v, size_t n) {
+  for (size_t i = 0; i < n; i += FLOAT_LIST_CHUNK) {
+    size_t count = n - i < FLOAT_LIST_CHUNK ? n - i : FLOAT_LIST_CHUNK;
+    if (!fmt_buf_reserve(b, count * (FMT_FLOAT_MAX + 1) + 1)) return;
+    if (i) b->data[b->len++] = ',';
+    b->len += fmt_float_list(b->data + b->len, v + i, count);
+  }
+}
+
 void fmt_buf_float_array(fmt_buf_t *b, const float *v, size_t n) {
   fmt_buf_putc(b, '[');
-  for (size_t i = 0; i < n; i++) {
-    if (!fmt_buf_reserve(b, FMT_FLOAT_MAX + 1)) return;
-    if (i) b->data[b->len++] = ',';
-    b->len += fmt_float_str(b->data + b->len, v[i]);
-  }
+  fmt_buf_float_list(b, v, n);
   fmt_buf_putc(b, ']');
 }
 

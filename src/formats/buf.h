@@ -55,6 +55,13 @@ void fmt_buf_float(fmt_buf_t *b, float f);
  * length. */
 #define FMT_FLOAT_MAX 24
 size_t fmt_float_str(char *out, float f);
+/* v[0],v[1],...,v[n-1] as fmt_float_str prints them, comma-separated (no
+ * spaces, no NUL), into out, which has room for n * (FMT_FLOAT_MAX + 1)
+ * bytes; returns the length (0 for n = 0). Eight floats at a time where
+ * the CPU has AVX-512 (the same text, byte for byte). */
+size_t fmt_float_list(char *out, const float *v, size_t n);
+/* Appends fmt_float_list's text of v[0..n) to b. */
+void fmt_buf_float_list(fmt_buf_t *b, const float *v, size_t n);
 /* The same text found with snprintf and strtod only (slow; the reference
  * for tests and the fallback for extreme exponents). */
 size_t fmt_float_str_printf(char *out, float f);

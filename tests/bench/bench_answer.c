@@ -1,6 +1,8 @@
 /* Benchmark of answer printing: nanoseconds per float of the shortest
- * round-tripping printer (fmt_float_str) on random floats of three ranges,
- * against the printf method it must equal, and microseconds per JSON pose
+ * round-tripping printer, one float at a time (fmt_float_str) and as a
+ * comma-separated list (fmt_float_list, AVX-512 where the CPU has it), on
+ * random floats of three ranges, against the printf method both must
+ * equal, and microseconds per JSON pose
  * answer (J=67, model space: 1,072 floats, rotation-like matrices; 64
  * different poses in turn, so that branch predictors cannot learn the
  * values as they would from one pose printed again and again). Fixed
@@ -8,8 +10,10 @@
  * optimized away. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
+#include "animd/base.h"
 #include "formats/answer.h"
 #include "formats/buf.h"
 
@@ -44,12 +48,22 @@ static void bench_floats(const char *name, float lo, float hi) {
   double t1 = now_ns();
   for (int i = 0; i < PRINTF_FLOATS; i++)
     sum += fmt_float_str_printf(out, values[i]);
+  double t1b = now_ns();
+  static char list[FLOATS * (FMT_FLOAT_MAX + 1)];
+  memset(list, 0, sizeof list); /* its pages, before the clock */
   double t2 = now_ns();
-  printf("%-34s %7.2f ns/float   printf method %7.1f ns/float  (chars %zu)\n",
-         name, (t1 - t0) / FLOATS, (t2 - t1) / PRINTF_FLOATS, sum);
+  sum += fmt_float_list(list, values, FLOATS);
+  double t3 = now_ns();
+  printf("%-34s %7.2f ns/float   list %5.2f ns/float   printf method %7.1f "
+         "ns/float  (chars %zu)\n",
+         name, (t1 - t0) / FLOATS, (t3 - t2) / FLOATS,
+         (t1b - t1) / PRINTF_FLOATS, sum);
 }
 
 int main(void) {
+  static const char *const simd[] = {"portable", "avx2", "avx512"};
+  printf("fmt_float_list path: %s\n",
+         anim_simd_level() == ANIM_SIMD_AVX512 ? simd[2] : simd[0]);
   bench_floats("fmt_float_str, uniform [-1, 1]", -1.0f, 1.0f);
   bench_floats("fmt_float_str, uniform [-100, 100]", -100.0f, 100.0f);
   bench_floats("fmt_float_str, uniform [-1e-3, 1e-3]", -1e-3f, 1e-3f);

@@ -1,7 +1,8 @@
 /* make check-floats: every float32 of magnitude 1e-4 to 1e6 (the range of
- * the integer printing path in formats/buf.c, about 278 million
- * non-integers of each sign) printed by fmt_float_str and by the printf
- * method it must equal (fmt_float_str_printf), compared as text. The
+ * the integer printing paths in formats/buf.c and float_list_avx512.c,
+ * about 278 million non-integers of each sign) printed by fmt_float_str,
+ * by fmt_float_list (in lists of 64) and by the printf method both must
+ * equal (fmt_float_str_printf), compared as text. The
  * positive floats are split among two threads; a negative float's text is
  * its positive one's with a '-' (the sign is written apart), which one
  * thread checks over a sample. Prints the count and the first differences
@@ -27,9 +28,28 @@ typedef struct part_s {
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
+#define LIST 64
+
+/* Compares fmt_float_list's text of v[0..n) with want (the printf
+ * method's texts joined with commas). */
+static void check_list(part_t *p, const float *v, size_t n, const char *want,
+                       size_t want_len) {
+  char got[LIST * (FMT_FLOAT_MAX + 1)];
+  size_t len = fmt_float_list(got, v, n);
+  if ((len != want_len || memcmp(got, want, len) != 0) && p->differ++ < 10) {
+    pthread_mutex_lock(&print_lock);
+    printf("differ: the list from %a: %.*s, printf method %.*s\n", (double)v[0],
+           (int)len, got, (int)want_len, want);
+    pthread_mutex_unlock(&print_lock);
+  }
+}
+
 static void *check_part(void *arg) {
   part_t *p = arg;
   char fast[FMT_FLOAT_MAX], slow[FMT_FLOAT_MAX];
+  float list[LIST];
+  char want[LIST * (FMT_FLOAT_MAX + 1)];
+  size_t listed = 0, want_len = 0;
   for (uint64_t bits = p->from; bits < p->to; bits += p->step) {
     uint32_t u = (uint32_t)bits;
     if (p->negate) u |= 0x80000000u;
@@ -45,7 +65,17 @@ static void *check_part(void *arg) {
              fast, slow);
       pthread_mutex_unlock(&print_lock);
     }
+    if (listed) want[want_len++] = ',';
+    size_t slow_len = strlen(slow);
+    memcpy(want + want_len, slow, slow_len);
+    want_len += slow_len;
+    list[listed++] = f;
+    if (listed == LIST) {
+      check_list(p, list, listed, want, want_len);
+      listed = want_len = 0;
+    }
   }
+  if (listed) check_list(p, list, listed, want, want_len);
   return NULL;
 }
 
@@ -74,8 +104,8 @@ int main(void) {
     checked += parts[i].checked;
     differ += parts[i].differ;
   }
-  printf("check-floats: %lu floats of magnitude 1e-4 to 1e6 compared with the "
-         "printf method, %lu differ\n",
+  printf("check-floats: %lu floats of magnitude 1e-4 to 1e6 printed alone and "
+         "in lists, compared with the printf method, %lu differ\n",
          checked, differ);
   return differ != 0;
 }
