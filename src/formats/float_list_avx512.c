@@ -49,7 +49,9 @@ static inline __m512i pow10_of(pow10_regs_t t, __m512i idx) {
   return _mm512_permutex2var_epi64(t.lo, idx, t.hi);
 }
 
-static inline __m512i set64(uint64_t v) { return _mm512_set1_epi64((long long)v); }
+static inline __m512i set64(uint64_t v) {
+  return _mm512_set1_epi64((long long)v);
+}
 
 /* The text of 8 floats: texts[16 i ..] holds float i's (garbage after its
  * length), lens[i] its length; returns the lanes left to fmt_float_str. */
@@ -72,9 +74,11 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
   __m512i e2 = _mm512_sub_epi64(biased, set64(127));
   __m512i e10 = _mm512_srai_epi64(_mm512_mul_epi32(e2, set64(78913)), 18);
   __m512i up = _mm512_add_epi64(e10, one64);
-  __m512i one = _mm512_sllv_epi64(one64, s), mask = _mm512_sub_epi64(one, one64);
+  __m512i one = _mm512_sllv_epi64(one64, s),
+          mask = _mm512_sub_epi64(one, one64);
   __mmask8 up_nonneg = _mm512_cmpge_epi64_mask(up, _mm512_setzero_si512());
-  __m512i p_up = pow10_of(t, up), p_down = pow10_of(t, _mm512_sub_epi64(_mm512_setzero_si512(), up));
+  __m512i p_up = pow10_of(t, up),
+          p_down = pow10_of(t, _mm512_sub_epi64(_mm512_setzero_si512(), up));
   __mmask8 above =
       (up_nonneg & _mm512_cmpge_epu64_mask(m, _mm512_sllv_epi64(p_up, s))) |
       (~up_nonneg &
@@ -110,9 +114,9 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
                     (undecided[2] & ~fits[0] & ~fits[1]);
   __m512i d = _mm512_srlv_epi64(chosen, s);
   __m512i r = _mm512_and_si512(chosen, mask), half = _mm512_srli_epi64(one, 1);
-  __mmask8 round_up = _mm512_cmpgt_epu64_mask(r, half) |
-                      (_mm512_cmpeq_epi64_mask(r, half) &
-                       _mm512_test_epi64_mask(d, one64));
+  __mmask8 round_up =
+      _mm512_cmpgt_epu64_mask(r, half) |
+      (_mm512_cmpeq_epi64_mask(r, half) & _mm512_test_epi64_mask(d, one64));
   d = _mm512_mask_add_epi64(d, round_up, d, one64);
   /* Rounded up to 10^p, or a power of two (whose gap below is half the
    * one above) not exactly printed: fmt_float_str decides. */
@@ -127,17 +131,28 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
    * (x 3518437209) >> 45 are exact below 2^30 and 2^32. */
   __m512i v9 = _mm512_mul_epu32(d, pow10_of(t, _mm512_sub_epi64(set64(9), p)));
   __m512i head = _mm512_srli_epi64(_mm512_mul_epu32(v9, set64(720575941u)), 56);
-  __m512i rest = _mm512_sub_epi64(v9, _mm512_mul_epu32(head, set64(100000000u)));
-  __m512i hi4 = _mm512_srli_epi64(_mm512_mul_epu32(rest, set64(3518437209u)), 45);
+  __m512i rest =
+      _mm512_sub_epi64(v9, _mm512_mul_epu32(head, set64(100000000u)));
+  __m512i hi4 =
+      _mm512_srli_epi64(_mm512_mul_epu32(rest, set64(3518437209u)), 45);
   __m512i lo4 = _mm512_sub_epi64(rest, _mm512_mul_epu32(hi4, set64(10000u)));
   __m512i x = _mm512_or_si512(hi4, _mm512_slli_epi64(lo4, 32));
-  __m512i y = _mm512_srli_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(10486)), 20);
-  y = _mm512_or_si512(y, _mm512_slli_epi32(_mm512_sub_epi32(x, _mm512_mullo_epi32(y, _mm512_set1_epi32(100))), 16));
-  __m512i z = _mm512_srli_epi16(_mm512_mullo_epi16(y, _mm512_set1_epi16(103)), 10);
-  z = _mm512_or_si512(z, _mm512_slli_epi16(_mm512_sub_epi16(y, _mm512_mullo_epi16(z, _mm512_set1_epi16(10))), 8));
+  __m512i y =
+      _mm512_srli_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(10486)), 20);
+  y = _mm512_or_si512(
+      y, _mm512_slli_epi32(
+             _mm512_sub_epi32(x, _mm512_mullo_epi32(y, _mm512_set1_epi32(100))),
+             16));
+  __m512i z =
+      _mm512_srli_epi16(_mm512_mullo_epi16(y, _mm512_set1_epi16(103)), 10);
+  z = _mm512_or_si512(
+      z, _mm512_slli_epi16(
+             _mm512_sub_epi16(y, _mm512_mullo_epi16(z, _mm512_set1_epi16(10))),
+             8));
   /* Significant digits: nine less the zero digits at the end of the tail
    * (its high bytes). */
-  __m512i digits = _mm512_sub_epi64(set64(9), _mm512_srli_epi64(_mm512_lzcnt_epi64(z), 3));
+  __m512i digits =
+      _mm512_sub_epi64(set64(9), _mm512_srli_epi64(_mm512_lzcnt_epi64(z), 3));
   __m512i tail = _mm512_or_si512(z, set64(0x3030303030303030ull));
   head = _mm512_add_epi64(head, set64('0'));
   /* Zero: the text "0". */
@@ -153,18 +168,21 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
   __m512i all = _mm512_add_epi64(lead, digits);
   __m512i xp1 = _mm512_add_epi64(xp, one64);
   __m512i len = _mm512_add_epi64(sign, _mm512_max_epi64(all, xp1));
-  len = _mm512_mask_add_epi64(len, _mm512_cmpgt_epi64_mask(all, xp1), len, one64);
+  len =
+      _mm512_mask_add_epi64(len, _mm512_cmpgt_epi64_mask(all, xp1), len, one64);
   _mm_storel_epi64((__m128i *)(void *)lens, _mm512_cvtepi64_epi8(len));
   /* Source bytes per float: 0 the head digit, 1..8 the tail, 9 '.',
    * 10 '0', 11 '-'; parameters: 0 sign, 1 xp, 2 lead. */
   __m512i src_lo = _mm512_or_si512(head, _mm512_slli_epi64(tail, 8));
   __m512i src_hi = _mm512_or_si512(_mm512_srli_epi64(tail, 56),
                                    set64('.' << 8 | '0' << 16 | '-' << 24));
-  __m512i par = _mm512_or_si512(
-      sign, _mm512_or_si512(_mm512_slli_epi64(xp, 8), _mm512_slli_epi64(lead, 16)));
+  __m512i par =
+      _mm512_or_si512(sign, _mm512_or_si512(_mm512_slli_epi64(xp, 8),
+                                            _mm512_slli_epi64(lead, 16)));
   const __m512i first_half = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
   const __m512i second_half = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  const __m512i at = _mm512_set4_epi32(0x0f0e0d0c, 0x0b0a0908, 0x07060504, 0x03020100);
+  const __m512i at =
+      _mm512_set4_epi32(0x0f0e0d0c, 0x0b0a0908, 0x07060504, 0x03020100);
   for (int h = 0; h < 2; h++) {
     __m512i order = h == 0 ? first_half : second_half;
     __m512i src = _mm512_permutex2var_epi64(src_lo, order, src_hi);
@@ -178,13 +196,16 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
     __m512i idx = _mm512_mask_sub_epi8(q, _mm512_cmpgt_epi8_mask(q, xpb), q,
                                        _mm512_set1_epi8(1));
     idx = _mm512_sub_epi8(idx, ld);
-    idx = _mm512_mask_mov_epi8(idx, _mm512_cmplt_epi8_mask(idx, _mm512_setzero_si512()),
-                               _mm512_set1_epi8(10));
     idx = _mm512_mask_mov_epi8(
-        idx, _mm512_cmpeq_epi8_mask(q, _mm512_add_epi8(xpb, _mm512_set1_epi8(1))),
+        idx, _mm512_cmplt_epi8_mask(idx, _mm512_setzero_si512()),
+        _mm512_set1_epi8(10));
+    idx = _mm512_mask_mov_epi8(
+        idx,
+        _mm512_cmpeq_epi8_mask(q, _mm512_add_epi8(xpb, _mm512_set1_epi8(1))),
         _mm512_set1_epi8(9));
-    idx = _mm512_mask_mov_epi8(idx, _mm512_cmplt_epi8_mask(q, _mm512_setzero_si512()),
-                               _mm512_set1_epi8(11));
+    idx = _mm512_mask_mov_epi8(
+        idx, _mm512_cmplt_epi8_mask(q, _mm512_setzero_si512()),
+        _mm512_set1_epi8(11));
     _mm512_storeu_si512(texts + 64 * h, _mm512_shuffle_epi8(src, idx));
   }
   return (__mmask8)(live & ~(ok | zero));

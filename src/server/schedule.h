@@ -5,14 +5,17 @@
  *
  * Cost units: a pose of N joints evaluated costs N; a skinned vertex
  * costs 1/16 of a joint (srv_cost_*). A JSON answer prints every float as
- * text, about 18 times the cost of evaluating it (a 67-joint model-space
- * answer, 1,072 floats, prints in about 18 us: make bench, bench_answer),
- * and counts SRV_JSON_COST times its evaluation cost, more than that: a
+ * text, about 6 times the cost of evaluating it with AVX-512 and 18 times
+ * without (a 67-joint model-space answer, 1,072 floats, prints in about
+ * 6 us with fmt_float_list's AVX-512 kernel and 18 us without: make bench,
+ * bench_answer), and counts SRV_JSON_COST times its evaluation cost: a
  * 67-joint JSON pose (2,144) stays above the default inline_cost (2,000)
  * and prints on the pool while the loop goes on reading and writing.
- * Measured with make bench-http, counted 18 times (inline, six to an
- * iteration's budget) against 32 (on the pool): 30,000 to 35,500 against
- * 34,200 to 35,800 requests/s, p99 5.3 to 7.4 against 4.2 to 4.7 ms. The
+ * Measured with make bench-http, counted 12 times (inline) against 32 (on
+ * the pool), in turn: 44,944 and 36,754 against 43,990 and 38,246
+ * requests/s, p99 8.2 and 8.4 against 3.0 and 3.6 ms (and with the
+ * printer at 18 us, counted 18 times against 32: 30,000 to 35,500 against
+ * 34,200 to 35,800 requests/s, p99 5.3 to 7.4 against 4.2 to 4.7 ms). The
  * cost is counted as it is spent. One per HTTP loop; loop thread only
  * (srv_schedule_rejected may be read from any thread). */
 #ifndef ANIMD_SERVER_SCHEDULE_H

@@ -43,15 +43,57 @@ static float from_bits(uint32_t bits) {
  * not), powers of ten and their neighbours, the range's ends, ties at 6..9
  * digits, rounding up to 10^p, the longest texts, and what it leaves to
  * fmt_float_str (tiny, huge, subnormal, non-finite). */
-static const float special[] = {
-    0.0f, -0.0f, 1.0f, -1.0f, 2.0f, 0.5f, -0.25f, 0.0625f, 0.0009765625f,
-    3.0517578125e-05f, 6.1035156e-05f, 524288.0f, 1048576.0f, 0.1f, -0.2f,
-    0.3f, 1e-4f, -1e-4f, 9.9999997e-05f, 0.000100000005f, 999999.94f,
-    999999.5f, 1e6f, -1e6f, 123456.5f, 12345.25f, 2.5f, 1.125f, 0.33333334f,
-    -0.70710677f, 123456.0f, 100000.0f, 99999.99f, 9.9999999e-5f,
-    -0.000123456789f, -0.000987654321f, -98765.4321f, 1e-7f, 1e-38f,
-    1.4e-45f, -3.4028235e38f, 16777216.0f, 16777217.0f, 3.14159274f,
-    -2.71828175f, 1e5f, 1e-3f, 0.001f, 0.01f, 10.0f, 100.5f};
+static const float special[] = {0.0f,
+                                -0.0f,
+                                1.0f,
+                                -1.0f,
+                                2.0f,
+                                0.5f,
+                                -0.25f,
+                                0.0625f,
+                                0.0009765625f,
+                                3.0517578125e-05f,
+                                6.1035156e-05f,
+                                524288.0f,
+                                1048576.0f,
+                                0.1f,
+                                -0.2f,
+                                0.3f,
+                                1e-4f,
+                                -1e-4f,
+                                9.9999997e-05f,
+                                0.000100000005f,
+                                999999.94f,
+                                999999.5f,
+                                1e6f,
+                                -1e6f,
+                                123456.5f,
+                                12345.25f,
+                                2.5f,
+                                1.125f,
+                                0.33333334f,
+                                -0.70710677f,
+                                123456.0f,
+                                100000.0f,
+                                99999.99f,
+                                9.9999999e-5f,
+                                -0.000123456789f,
+                                -0.000987654321f,
+                                -98765.4321f,
+                                1e-7f,
+                                1e-38f,
+                                1.4e-45f,
+                                -3.4028235e38f,
+                                16777216.0f,
+                                16777217.0f,
+                                3.14159274f,
+                                -2.71828175f,
+                                1e5f,
+                                1e-3f,
+                                0.001f,
+                                0.01f,
+                                10.0f,
+                                100.5f};
 
 START_TEST(test_float_list_special_values) {
   const size_t count = sizeof special / sizeof special[0];
@@ -78,7 +120,7 @@ START_TEST(test_float_list_special_values) {
   }
   ck_assert_uint_eq(fmt_float_list(got, v, 0), 0);
   /* Spot values written out by hand. */
-  const float hand[] = {0.0f, -0.0f, 1.0f, 0.5f, -0.000123456789f,
+  const float hand[] = {0.0f,       -0.0f,     1.0f,  0.5f, -0.000123456789f,
                         999999.94f, 123456.0f, 1e-7f, 0.1f};
   size_t len = fmt_float_list(got, hand, 9);
   ck_assert_uint_eq(len, strlen("0,-0,1,0.5,-0.00012345679,999999.94,123456,"
@@ -100,12 +142,9 @@ static float sweep_float(uint32_t *x) {
   *x = *x * 1664525u + 1013904223u;
   uint32_t r = *x;
   switch (r % 16) {
-  case 0:
-    return (r >> 8) % 2 ? 0.0f : -0.0f;
-  case 1:
-    return (float)((int)(r >> 12) % 2000001 - 1000000);
-  case 2:
-    return ldexpf((r >> 8) % 2 ? -1.0f : 1.0f, (int)((r >> 9) % 40) - 18);
+  case 0: return (r >> 8) % 2 ? 0.0f : -0.0f;
+  case 1: return (float)((int)(r >> 12) % 2000001 - 1000000);
+  case 2: return ldexpf((r >> 8) % 2 ? -1.0f : 1.0f, (int)((r >> 9) % 40) - 18);
   default:
     return from_bits((r & 0x807fffffu) |
                      ((uint32_t)(112 + (r >> 8) % 36) << 23));
@@ -151,8 +190,8 @@ END_TEST
 /* Nothing is written past n * (FMT_FLOAT_MAX + 1) bytes, even with the
  * longest texts of both paths. */
 START_TEST(test_float_list_stays_in_its_room) {
-  const float longest[] = {-0.000123456789f, -1.17549435e-38f,
-                           -3.40282347e+38f, -0.000987654321f};
+  const float longest[] = {-0.000123456789f, -1.17549435e-38f, -3.40282347e+38f,
+                           -0.000987654321f};
   for (size_t n = 1; n <= 24; n++) {
     float v[24];
     for (size_t i = 0; i < n; i++) v[i] = longest[i % 4];
