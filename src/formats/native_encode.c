@@ -89,11 +89,8 @@ static void skeleton_body(fmt_buf_t *b, const anim_skeleton_t *s) {
   }
   fmt_buf_puts(b, "],\"inverseBindMatrices\":[");
   for (uint32_t c = 0; c < s->joint_count; c++) {
-    const float *m = s->inverse_bind[s->from_caller[c]].m;
-    for (int k = 0; k < 16; k++) {
-      if (c || k) fmt_buf_putc(b, ',');
-      fmt_buf_float(b, m[k]);
-    }
+    if (c) fmt_buf_putc(b, ',');
+    fmt_buf_float_list(b, s->inverse_bind[s->from_caller[c]].m, 16);
   }
   fmt_buf_puts(b, "]}");
 }
