@@ -221,21 +221,23 @@ static size_t format_g(char *out, const char *digits, int n, int x, int P) {
   return o;
 }
 
-/* 10^0 .. 10^13 as integers. */
-static const uint64_t pow10_u64[14] = {1ull,
-                                       10ull,
-                                       100ull,
-                                       1000ull,
-                                       10000ull,
-                                       100000ull,
-                                       1000000ull,
-                                       10000000ull,
-                                       100000000ull,
-                                       1000000000ull,
-                                       10000000000ull,
-                                       100000000000ull,
-                                       1000000000000ull,
-                                       10000000000000ull};
+/* 10^0 .. 10^13 as integers, then two zeros (float_list.h). */
+const uint64_t fmt__pow10_u64[16] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     0,
+                                     0};
 
 /* Eight characters stored in one move: c holds them little-endian (the
  * first in its low byte). */
@@ -294,8 +296,8 @@ static size_t decimal_everyday(char *out, float a) {
   int e2 = biased - 127;
   int e10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + 262143) >> 18);
   int up = e10 + 1;
-  bool above =
-      up >= 0 ? m >= (pow10_u64[up] << s) : m * pow10_u64[-up] >= (1ull << s);
+  bool above = up >= 0 ? m >= (fmt__pow10_u64[up] << s)
+                       : m * fmt__pow10_u64[-up] >= (1ull << s);
   e10 += above;
   if (e10 < -4 || e10 > 5) return 0;
   /* A power of two has a gap below half the one above; the double search
@@ -304,7 +306,7 @@ static size_t decimal_everyday(char *out, float a) {
   uint64_t one = 1ull << s, mask = one - 1;
   unsigned fits = 0, undecided = 0;
   for (int i = 0; i < 3; i++) {
-    uint64_t p10 = pow10_u64[5 + i - e10]; /* 10^k for p = 6 + i */
+    uint64_t p10 = fmt__pow10_u64[5 + i - e10]; /* 10^k for p = 6 + i */
     /* a 10^k = n / 2^s; D's distance to it is that of n / 2^s to its
      * nearest integer, r or 2^s - r over 2^s; twice that against the gap,
      * 10^k, decides (a minimum, not a branch). */
@@ -321,16 +323,16 @@ static size_t decimal_everyday(char *out, float a) {
   int i = fits != 0 ? __builtin_ctz(fits) : 3;
   if (undecided & ((2u << i) - 1)) return 0;
   int p = 6 + i;
-  uint64_t n = m * pow10_u64[5 + i - e10];
+  uint64_t n = m * fmt__pow10_u64[5 + i - e10];
   uint64_t d = n >> s, r = n & mask, half = one >> 1;
   d += (r > half) | ((r == half) & d); /* ties to even, as printf */
   int x = e10;
-  if (d == pow10_u64[p]) { /* Rounded up to 10^p: one digit more. */
-    d = pow10_u64[p - 1];
+  if (d == fmt__pow10_u64[p]) { /* Rounded up to 10^p: one digit more. */
+    d = fmt__pow10_u64[p - 1];
     x++;
   }
   uint64_t tail;
-  char head = nine_digits((uint32_t)(d * pow10_u64[9 - p]), &tail);
+  char head = nine_digits((uint32_t)(d * fmt__pow10_u64[9 - p]), &tail);
   int len = p; /* significant digits, trailing zeros dropped */
   while (len > 1 && (char)(tail >> (8 * (len - 2))) == '0') len--;
   if (x >= 0 && x < p) { /* ddd.ddd */

@@ -1,4 +1,5 @@
-/* formats (private): the SIMD kernel behind fmt_float_list (buf.h).
+/* formats (private): the SIMD kernel behind fmt_float_list (buf.h) and
+ * the powers of ten it shares with buf.c's one-float printer.
  *
  * fmt__float_list_avx512 prints what fmt_float_list's portable loop prints,
  * byte for byte; buf.c calls it only when anim_simd_level() reports
@@ -7,6 +8,10 @@
 #define ANIMD_FORMATS_FLOAT_LIST_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* 10^0 .. 10^13, then two zeros (16 entries: two AVX-512 registers). */
+extern const uint64_t fmt__pow10_u64[16];
 
 /* v[0],v[1],...,v[n-1] into out (room for n * (FMT_FLOAT_MAX + 1) bytes,
  * n > 0), no NUL; returns the length. */

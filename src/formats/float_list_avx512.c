@@ -21,25 +21,6 @@
 #include "formats/buf.h"
 #include "formats/float_list.h"
 
-/* 10^0 .. 10^13, then two unused entries: two registers' worth for
- * vpermt2q. */
-static const uint64_t pow10_table[16] = {1ull,
-                                         10ull,
-                                         100ull,
-                                         1000ull,
-                                         10000ull,
-                                         100000ull,
-                                         1000000ull,
-                                         10000000ull,
-                                         100000000ull,
-                                         1000000000ull,
-                                         10000000000ull,
-                                         100000000000ull,
-                                         1000000000000ull,
-                                         10000000000000ull,
-                                         0,
-                                         0};
-
 typedef struct pow10_regs_s {
   __m512i lo, hi;
 } pow10_regs_t;
@@ -212,8 +193,9 @@ static __mmask8 texts8(const float *v, __mmask8 live, pow10_regs_t t,
 }
 
 size_t fmt__float_list_avx512(char *out, const float *v, size_t n) {
-  const pow10_regs_t t = {_mm512_loadu_si512(pow10_table),
-                          _mm512_loadu_si512(pow10_table + 8)};
+  /* fmt__pow10_u64's 16 entries: two registers' worth for vpermt2q. */
+  const pow10_regs_t t = {_mm512_loadu_si512(fmt__pow10_u64),
+                          _mm512_loadu_si512(fmt__pow10_u64 + 8)};
   _Alignas(64) char texts[128];
   uint8_t lens[8];
   size_t pos = 0;
