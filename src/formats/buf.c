@@ -18,6 +18,8 @@
  *   - beyond those, printf itself.
  * All three print the same text as printf: the unit tests compare samples
  * of each, and make check-floats every float of the first range.
+ * fmt_float_list prints lists; with AVX-512 it runs the first tier eight
+ * floats at a time (float_list_avx512.c) and hands it the rest.
  *
  * The search starts at 6 digits: 6-digit decimals are at least 8 float
  * ulps apart (10^-5 relative against 2^-23), so at most one of them reads

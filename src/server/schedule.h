@@ -5,10 +5,10 @@
  *
  * Cost units: a pose of N joints evaluated costs N; a skinned vertex
  * costs 1/16 of a joint (srv_cost_*). A JSON answer prints every float as
- * text, about 6 times the cost of evaluating it with AVX-512 and 18 times
- * without (a 67-joint model-space answer, 1,072 floats, prints in about
- * 6 us with fmt_float_list's AVX-512 kernel and 18 us without: make bench,
- * bench_answer), and counts SRV_JSON_COST times its evaluation cost: a
+ * text, several times the cost of evaluating it (a 67-joint model-space
+ * answer, 1,072 floats, prints in about 6 us with fmt_float_list's
+ * AVX-512 kernel and 18 us without: make bench, bench_answer), and counts
+ * SRV_JSON_COST times its evaluation cost: a
  * 67-joint JSON pose (2,144) stays above the default inline_cost (2,000)
  * and prints on the pool while the loop goes on reading and writing.
  * Measured with make bench-http, counted 12 times (inline) against 32 (on
