@@ -17,13 +17,21 @@
 #include <emmintrin.h>
 #endif
 
+/* A time inside the clip, 0 <= t < d: the same in every mode, t itself
+ * as a float, except that a loop never returns d (t just below d may
+ * round up to it). */
+static inline float inside_clip(double t, float duration, anim_wrap wrap) {
+  const float f = (float)t;
+  if (wrap != ANIM_WRAP_LOOP || f < duration) return f;
+  return nextafterf(duration, 0.f);
+}
+
 float anim_wrap_time(double t, float duration, anim_wrap wrap) {
   const double d = duration;
   if (!isfinite(t) || !(d > 0.0) || !isfinite(d)) return 0.f;
+  if (t >= 0.0 && t < d) return inside_clip(t, duration, wrap);
   switch (wrap) {
   case ANIM_WRAP_LOOP: {
-    if (t >= 0.0 && t < d) /* The same as below, without the division. */
-      return (float)t < duration ? (float)t : nextafterf(duration, 0.f);
     double r = t - d * floor(t / d);
     if (!(r >= 0.0 && r < d)) return 0.f;
     float f = (float)r;
@@ -39,17 +47,11 @@ float anim_wrap_time(double t, float duration, anim_wrap wrap) {
   }
 }
 
-/* anim_wrap_time's common case, inline: a time already inside the clip
- * (the same result in every mode; a loop never returns d itself);
- * anything else calls it. The wrapped time heads the
- * chain of dependent steps a pose waits for before its kernel starts. */
+/* anim_wrap_time, with its common case inline (the wrapped time heads the
+ * chain of dependent steps a pose waits for before its kernel starts). */
 static inline float wrap_time(double t, float duration, anim_wrap wrap) {
   const double d = duration;
-  if (t >= 0.0 && t < d && d < INFINITY) {
-    const float f = (float)t; /* every mode keeps t here ... */
-    if (wrap != ANIM_WRAP_LOOP) return f;
-    return f < duration ? f : nextafterf(duration, 0.f); /* ... below d */
-  }
+  if (t >= 0.0 && t < d && d < INFINITY) return inside_clip(t, duration, wrap);
   return anim_wrap_time(t, duration, wrap);
 }
 
