@@ -224,7 +224,10 @@ anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,
   if (g != NULL) {
     k = locate(&clip->tracks[g->rep], t,
                cursors != NULL ? &cursors[g->rep] : NULL, &u);
-    const uint32_t k1 = u == 0.f ? k : k + 1;
+    /* The next row, or this one at the last key; not chosen from u, so
+     * the kernels' loads need not wait for its division (they read row k1
+     * only when u != 0). */
+    const uint32_t k1 = k + 1 < g->key_count ? k + 1 : k;
     if (isa >= ANIM__ISA_AVX512)
       anim__grid_sample_avx512(g, k, k1, u, o);
     else if (isa >= ANIM__ISA_AVX2)
