@@ -62,7 +62,8 @@ CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 # ---- external libraries (Debian package in brackets) -----------------------
 # pkg-config name : Debian package
 PKG_DEBS := libuv:libuv1-dev jansson:libjansson-dev check:check \
-            libcrypto:libssl-dev hiredis:libhiredis-dev zlib:zlib1g-dev
+            libcrypto:libssl-dev hiredis:libhiredis-dev zlib:zlib1g-dev \
+            liburing:liburing-dev
 LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
@@ -82,9 +83,9 @@ else
     $(error wslay is missing: install Debian package libwslay-dev (make deps))
   endif
   PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv jansson libcrypto hiredis \
-                  zlib)
+                  zlib liburing)
   PKG_LIBS := $(shell $(PKG_CONFIG) --libs libuv jansson libcrypto hiredis \
-                zlib) -lwslay
+                zlib liburing) -lwslay
   CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
   CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 endif

@@ -90,6 +90,10 @@ static const cfg_entry_t entries[] = {
     {"stream_cache_size", CFG_SIZE, F(stream_cache_size), 0,
      "bytes of evaluated frames each stream loop keeps to share between "
      "subscribers (least recently used go first)"},
+    {"stream_io_uring", CFG_BOOL, F(stream_io_uring), 0,
+     "stream loops hand a tick's frames for all clients to the kernel in "
+     "one io_uring call where the kernel allows it (false: one system call "
+     "per client)"},
     {"demo", CFG_BOOL, F(demo), 0,
      "load the built-in demo rig, clip and mesh at start"},
     {"tokens_file", CFG_STR, F(tokens_file), S(tokens_file),
@@ -158,6 +162,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->body_timeout_ms = 30000;
   cfg->min_body_rate = 16384;
   cfg->stream_cache_size = 64u << 20;
+  cfg->stream_io_uring = true;
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
   cfg->memory_limit = (size_t)1 << 30;

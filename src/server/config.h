@@ -37,6 +37,7 @@ typedef struct srv_config_s {
   unsigned http_threads;      /* HTTP loops; 0 = one per CPU. */
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */
   size_t stream_cache_size;   /* Shared frame bytes per stream loop. */
+  bool stream_io_uring;       /* A tick's writes through io_uring. */
   bool demo;                  /* Load the embedded demo asset. */
   /* Access control (auth/auth.h). */
   char tokens_file[1024];      /* "<scope> sha256:<hex>" lines; "" none. */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <uv.h>
 #include <wslay/wslay.h>
@@ -284,8 +285,24 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The client's own CPU time (user + system) over the measured window. */
+static double window_cpu_s[2];
+
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static void on_window_start(uv_timer_t *t) {
+  (void)t;
+  window_cpu_s[0] = cpu_seconds();
+}
+
 static void on_phase(uv_timer_t *t) {
   if (phase == 1) {
+    window_cpu_s[1] = cpu_seconds();
     phase = 2;
     static const char stats[] = "{\"op\":\"stats\"}";
     for (int i = 0; i < nclients; i++) {
@@ -369,7 +386,10 @@ int main(int argc, char **argv) {
   phase = 1;
   uv_timer_t timer;
   uv_timer_init(loop, &timer);
-  uv_timer_start(&timer, on_phase, (uint64_t)(1000 + seconds * 1000 + 100), 0);
+  uv_timer_start(&timer, on_phase, (uint64_t)(1000 + seconds * 1000), 0);
+  uv_timer_t window_timer;
+  uv_timer_init(loop, &window_timer);
+  uv_timer_start(&window_timer, on_window_start, 1000, 0);
   uv_run(loop, UV_RUN_DEFAULT);
 
   uint64_t frames = 0, gaps = 0, warm_gaps = 0, dropped = 0, stats = 0;
@@ -405,11 +425,13 @@ int main(int argc, char **argv) {
          "frames_per_s=%.0f expected_per_s=%.0f skipped=%llu "
          "warmup_skipped=%llu dropped=%llu stats_answers=%llu "
          "lateness_p50_ms=%.2f lateness_p99_ms=%.2f lateness_max_ms=%.2f "
-         "bytes_per_frame=%.0f\n",
+         "bytes_per_frame=%.0f client_cpu_us_per_frame=%.2f\n",
          nclients, connected, failed, (unsigned long long)ramp_s,
          frames / seconds, nclients * fps, (unsigned long long)gaps,
          (unsigned long long)warm_gaps, (unsigned long long)dropped,
          (unsigned long long)stats, p50, p99, mx,
-         frames ? (double)frame_bytes / (double)frames : 0.0);
+         frames ? (double)frame_bytes / (double)frames : 0.0,
+         frames ? (window_cpu_s[1] - window_cpu_s[0]) * 1e6 / (double)frames
+                : 0.0);
   return 0;
 }

@@ -33,7 +33,11 @@ struct srv_conn_s {
   bool close_when_drained; /* srv_conn_close_after_writes was called. */
   bool shutdown_sent;
   bool reading;
-  bool eof; /* The peer half-closed. */
+  bool eof;     /* The peer half-closed. */
+  bool batched; /* A write waits in a send batch (batch_done, batch_arg). */
+  bool close_after_batch; /* srv_conn_close came meanwhile. */
+  srv_write_cb batch_done;
+  void *batch_arg;
   size_t queued;
   size_t read_limit;
   uint64_t linger_ms;
@@ -89,6 +93,12 @@ static void on_handle_closed(uv_handle_t *h) {
 
 void srv_conn_close(srv_conn_t *c) {
   if (c->closing) return;
+  /* The batch holds the socket's number: it is closed once the batch has
+   * run, so the write cannot reach a socket opened meanwhile. */
+  if (c->batched) {
+    c->close_after_batch = true;
+    return;
+  }
   c->closing = true;
   c->pending_closes = 2;
   /* Freed only after the handles: a reference keeps it through on_close
@@ -277,7 +287,7 @@ static void begin_shutdown(srv_conn_t *c) {
 void srv_conn_close_after_writes(srv_conn_t *c) {
   if (c->closing || c->close_when_drained) return;
   c->close_when_drained = true;
-  if (c->queued == 0) {
+  if (c->queued == 0 && !c->batched) {
     begin_shutdown(c);
     return;
   }
@@ -308,9 +318,22 @@ static void on_write(uv_write_t *r, int status) {
   if (c->proto && c->proto->on_drain) c->proto->on_drain(c, c->user);
 }
 
+/* Takes over request r of len bytes queued by srv_socket_write(_rest). */
+static void track_queued(srv_conn_t *c, uv_write_t *r, size_t len,
+                         srv_write_cb cb, void *arg) {
+  wreq_t *w = (wreq_t *)r;
+  w->conn = c;
+  w->cb = cb;
+  w->arg = arg;
+  w->len = len;
+  c->queued += len;
+  watch_writes(c);
+}
+
 int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
                     srv_write_cb cb, void *arg) {
-  if (c->closing || c->close_when_drained) return UV_EPIPE;
+  if (c->closing || c->close_when_drained || c->batched || c->close_after_batch)
+    return UV_EPIPE;
   /* Straight to the socket when nothing is queued and nobody waits for a
    * callback: no copy and no request. */
   uv_write_t *r;
@@ -319,14 +342,57 @@ int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
                             cb == NULL && c->queued == 0,
                             offsetof(wreq_t, data), on_write, &r, &len);
   if (rc != 0 || r == NULL) return rc;
-  wreq_t *w = (wreq_t *)r;
-  w->conn = c;
-  w->cb = cb;
-  w->arg = arg;
-  w->len = len;
-  c->queued += len;
-  watch_writes(c);
+  track_queued(c, r, len, cb, arg);
   return 0;
+}
+
+static void on_batch_sent(void *arg, const uv_buf_t *bufs, unsigned nbufs,
+                          ssize_t sent) {
+  srv_conn_t *c = arg;
+  c->batched = false;
+  int rc = sent < 0 ? (int)sent : 0;
+  size_t total = 0;
+  for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
+  if (rc == 0 && (size_t)sent < total) {
+    if (c->closing || c->close_after_batch) {
+      rc = UV_EPIPE;
+    } else {
+      uv_write_t *r;
+      size_t len;
+      rc = srv_socket_write_rest((uv_stream_t *)&c->tcp, bufs, nbufs,
+                                 (size_t)sent, offsetof(wreq_t, data), on_write,
+                                 &r, &len);
+      if (rc == 0) track_queued(c, r, len, NULL, NULL);
+    }
+  }
+  srv_write_cb done = c->batch_done;
+  void *done_arg = c->batch_arg;
+  done(rc, done_arg);
+  if (c->close_after_batch)
+    srv_conn_close(c);
+  else if (c->close_when_drained && c->queued == 0)
+    begin_shutdown(c);
+  srv_conn_unref(c);
+}
+
+int srv_conn_writev_batched(srv_conn_t *c, srv_send_batch_t *b,
+                            const uv_buf_t *bufs, unsigned nbufs,
+                            srv_write_cb done, void *arg) {
+  if (c->closing || c->close_when_drained || c->batched || c->close_after_batch)
+    return UV_EPIPE;
+  size_t total = 0;
+  for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
+  uv_os_fd_t fd;
+  if (c->queued != 0 || total == 0 ||
+      uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0)
+    return srv_conn_writev(c, bufs, nbufs, NULL, NULL);
+  int rc = srv_send_batch_add(b, fd, bufs, nbufs, on_batch_sent, c);
+  if (rc != 0) return srv_conn_writev(c, bufs, nbufs, NULL, NULL);
+  c->batched = true;
+  c->batch_done = done;
+  c->batch_arg = arg;
+  srv_conn_ref(c);
+  return 1;
 }
 
 int srv_conn_write(srv_conn_t *c, const void *data, size_t len, srv_write_cb cb,

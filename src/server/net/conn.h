@@ -25,6 +25,8 @@
 
 #include <uv.h>
 
+#include "server/net/send_batch.h"
+
 typedef struct srv_conn_s srv_conn_t;
 
 /* A write finished: status 0, or a negative errno (UV_ECANCELED when the
@@ -101,6 +103,19 @@ int srv_conn_writev(srv_conn_t *conn, const uv_buf_t *bufs, unsigned nbufs,
                     srv_write_cb cb, void *arg);
 int srv_conn_write(srv_conn_t *conn, const void *data, size_t len,
                    srv_write_cb cb, void *arg);
+
+/* srv_conn_writev without a callback, through send batch b (send_batch.h)
+ * when the buffers can go straight to the kernel: the write joins the
+ * batch (returns 1), the buffers must stay valid and nothing else may be
+ * written to the connection until the batch runs, and the run calls
+ * done(status, arg) with what srv_conn_writev would have returned (what
+ * the kernel did not take is queued as srv_conn_writev queues it).
+ * Otherwise (something is queued, or the write is empty) it is
+ * srv_conn_writev's: returns 0 or a negative errno, and done is not
+ * called. */
+int srv_conn_writev_batched(srv_conn_t *conn, srv_send_batch_t *b,
+                            const uv_buf_t *bufs, unsigned nbufs,
+                            srv_write_cb done, void *arg);
 
 /* Bytes accepted by srv_conn_write(v) and not yet written out: what a
  * producer compares with its high-water mark. */

@@ -10,10 +10,10 @@ int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs, unsigned nbufs,
                      uv_write_t **req, size_t *len) {
   *req = NULL;
   *len = 0;
-  size_t total = 0;
-  for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
   size_t skip = 0;
   if (try_first) {
+    size_t total = 0;
+    for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
     if (total == 0) return 0;
     int n = uv_try_write(stream, bufs, nbufs);
     if (n > 0) {
@@ -23,6 +23,17 @@ int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs, unsigned nbufs,
       return n;
     }
   }
+  return srv_socket_write_rest(stream, bufs, nbufs, skip, head_size, cb, req,
+                               len);
+}
+
+int srv_socket_write_rest(uv_stream_t *stream, const uv_buf_t *bufs,
+                          unsigned nbufs, size_t skip, size_t head_size,
+                          uv_write_cb cb, uv_write_t **req, size_t *len) {
+  *req = NULL;
+  *len = 0;
+  size_t total = 0;
+  for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
   size_t left = total - skip;
   char *r = malloc(head_size + left);
   if (r == NULL) return UV_ENOMEM;

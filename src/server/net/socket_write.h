@@ -26,4 +26,12 @@ int srv_socket_write(uv_stream_t *stream, const uv_buf_t *bufs, unsigned nbufs,
                      bool try_first, size_t head_size, uv_write_cb cb,
                      uv_write_t **req, size_t *len);
 
+/* Queues bufs past their first skip bytes (skip <= their total; those
+ * went out some other way, such as a send batch) as srv_socket_write
+ * without try_first queues them: a request of head_size bytes plus the
+ * copy, even of no bytes. Same returns, *req never NULL on success. */
+int srv_socket_write_rest(uv_stream_t *stream, const uv_buf_t *bufs,
+                          unsigned nbufs, size_t skip, size_t head_size,
+                          uv_write_cb cb, uv_write_t **req, size_t *len);
+
 #endif

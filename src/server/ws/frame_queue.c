@@ -68,27 +68,30 @@ int srv_ws_frame_queue_push(srv_ws_frame_queue_t *q, uint8_t opcode,
   return 0;
 }
 
-int srv_ws_frame_queue_flush(srv_ws_frame_queue_t *q, srv_ws_writev_fn writev,
-                             void *ctx) {
+int srv_ws_frame_queue_send(const srv_ws_frame_queue_t *q,
+                            srv_ws_writev_fn writev, void *ctx) {
   if (q->count == 0) return 0;
   uv_buf_t stack[2 * STACK_FRAMES];
   uv_buf_t *bufs = stack;
   if (q->count > STACK_FRAMES) {
     bufs = malloc(2 * (size_t)q->count * sizeof *bufs);
-    if (bufs == NULL) {
-      srv_ws_frame_queue_clear(q);
-      return UV_ENOMEM;
-    }
+    if (bufs == NULL) return UV_ENOMEM;
   }
   unsigned n = 0;
   for (unsigned i = 0; i < q->count; i++) {
-    srv_ws_queued_frame_t *f = &q->frames[i];
+    const srv_ws_queued_frame_t *f = &q->frames[i];
     bufs[n++] = uv_buf_init((char *)f->head, f->head_len);
     if (f->payload_len > 0)
       bufs[n++] = uv_buf_init((char *)f->payload, (unsigned)f->payload_len);
   }
   int r = writev(ctx, bufs, n);
   if (bufs != stack) free(bufs);
+  return r;
+}
+
+int srv_ws_frame_queue_flush(srv_ws_frame_queue_t *q, srv_ws_writev_fn writev,
+                             void *ctx) {
+  int r = srv_ws_frame_queue_send(q, writev, ctx);
   srv_ws_frame_queue_clear(q);
   return r;
 }

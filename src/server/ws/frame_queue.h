@@ -61,7 +61,8 @@ int srv_ws_frame_queue_push(srv_ws_frame_queue_t *q, uint8_t opcode,
                             size_t payload_len);
 
 /* How bytes leave: one call with every buffer of the queue, in order.
- * Returns 0 or a negative errno. */
+ * Returns 0 or a negative errno (or, through srv_ws_frame_queue_send,
+ * anything the caller gives a meaning). */
 typedef int (*srv_ws_writev_fn)(void *ctx, const uv_buf_t *bufs,
                                 unsigned nbufs);
 
@@ -70,6 +71,13 @@ typedef int (*srv_ws_writev_fn)(void *ctx, const uv_buf_t *bufs,
  * writev returned (0 when empty), or UV_ENOMEM (the frames are dropped). */
 int srv_ws_frame_queue_flush(srv_ws_frame_queue_t *q, srv_ws_writev_fn writev,
                              void *ctx);
+
+/* Calls writev once with every queued frame's buffers, as flush does,
+ * but keeps the frames (the buffers point into them) for a write that
+ * completes later. Returns what writev returned (0 when empty), or
+ * UV_ENOMEM (writev not called). */
+int srv_ws_frame_queue_send(const srv_ws_frame_queue_t *q,
+                            srv_ws_writev_fn writev, void *ctx);
 
 /* Empties the queue without writing (a closing client). */
 void srv_ws_frame_queue_clear(srv_ws_frame_queue_t *q);

@@ -31,12 +31,18 @@ static int t_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
   return srv_conn_writev(ctx, bufs, nbufs, NULL, NULL);
 }
 
+static int t_writev_batched(void *ctx, srv_send_batch_t *b,
+                            const uv_buf_t *bufs, unsigned nbufs,
+                            void (*done)(int status, void *arg), void *arg) {
+  return srv_conn_writev_batched(ctx, b, bufs, nbufs, done, arg);
+}
+
 static size_t t_queued(void *ctx) { return srv_conn_queued(ctx); }
 
 static void t_close(void *ctx) { srv_conn_close_after_writes(ctx); }
 
 static const srv_ws_transport_t transport = {t_write, t_queued, t_close,
-                                             t_writev};
+                                             t_writev, t_writev_batched};
 
 /* ---- protocol
  * ----------------------------------------------------------------- */

@@ -95,7 +95,9 @@ struct srv_ws_hub_s {
   stream_t **heap;
   unsigned heap_len, heap_cap;
   srv_ws_client_t *clients;
-  srv_ws_client_t *dirty; /* Clients with frames queued in this tick. */
+  srv_ws_client_t *dirty;  /* Clients with frames queued in this tick. */
+  srv_send_batch_t *batch; /* Their writes, sent together (NULL: no memory,
+                            * each client writes on its own). */
   srv_ws_eval_t *eval;
   srv_ws_fetch_t *fetch; /* NULL without a shared store. */
   /* The command being run (its text), how many fetches led to this run,
@@ -117,6 +119,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->ping_timeout_ms = 45000;
   lim->close_timeout_ms = 2000;
   lim->frame_cache_bytes = 64u << 20;
+  lim->io_uring = true;
   lim->backend = NULL;
 }
 
@@ -582,6 +585,39 @@ static void flush_frames(srv_ws_client_t *c) {
     srv_ws_session_direct_failed(&c->session);
 }
 
+/* The end of a client's write that went out in the tick's send batch. */
+static void on_batch_written(int status, void *arg) {
+  srv_ws_client_t *c = arg;
+  srv_ws_frame_queue_clear(&c->frames);
+  if (status < 0) srv_ws_session_direct_failed(&c->session);
+}
+
+static int client_writev_batched(void *ctx, const uv_buf_t *bufs,
+                                 unsigned nbufs) {
+  srv_ws_client_t *c = ctx;
+  return c->t.writev_batched(c->tctx, c->hub->batch, bufs, nbufs,
+                             on_batch_written, c);
+}
+
+/* flush_frames in a tick: the write joins the hub's send batch when it
+ * can (returns true; the frames stay queued until the batch has run). */
+static bool flush_frames_batched(srv_ws_client_t *c) {
+  srv_ws_hub_t *h = c->hub;
+  if (h->batch == NULL || c->t.writev_batched == NULL || c->frames.count == 0) {
+    flush_frames(c);
+    return false;
+  }
+  if (c->transport_closed || srv_ws_session_direct_begin(&c->session) != 0) {
+    srv_ws_frame_queue_clear(&c->frames);
+    return false;
+  }
+  int r = srv_ws_frame_queue_send(&c->frames, client_writev_batched, c);
+  if (r == 1) return true;
+  srv_ws_frame_queue_clear(&c->frames);
+  if (r < 0) srv_ws_session_direct_failed(&c->session);
+  return false;
+}
+
 /* Queues frame n of s (clip time t) to its client, written at the end of
  * the tick. A binary frame's payload is the frame cache's shared bytes
  * (one copy for every subscriber of the same stream state) behind a
@@ -716,14 +752,36 @@ static void on_tick(srv_deadline_t *timer) {
       if (s->heap_pos == 0) heap_down(h, 0);
       leave(c);
     }
+    /* One write per client, most of them handed to the kernel together
+     * in the send batch; a client is done with once its write is out. */
+    srv_ws_client_t *written = NULL, *batched = NULL;
     while (h->dirty != NULL) {
       srv_ws_client_t *c = h->dirty;
       h->dirty = c->dirty_next;
       c->dirty = false;
-      flush_frames(c);
-      count_lateness(h, c->dirty_due, uv_hrtime());
-      check_done(c);
-      leave(c);
+      if (flush_frames_batched(c)) {
+        c->dirty_next = batched;
+        batched = c;
+      } else {
+        c->dirty_next = written;
+        written = c;
+      }
+    }
+    if (batched != NULL) {
+      unsigned n = srv_send_batch_pending(h->batch);
+      srv_send_batch_run(h->batch);
+      h->stats.batched_writes += n;
+      if (srv_send_batch_uses_io_uring(h->batch)) h->stats.io_uring_writes += n;
+    }
+    for (int list = 0; list < 2; list++) {
+      srv_ws_client_t *c = list == 0 ? written : batched;
+      while (c != NULL) {
+        srv_ws_client_t *next = c->dirty_next;
+        count_lateness(h, c->dirty_due, uv_hrtime());
+        check_done(c);
+        leave(c);
+        c = next;
+      }
     }
     now = uv_hrtime();
     if (h->heap_len == 0 || h->heap[0]->due > now + TICK_WINDOW_NS ||
@@ -1499,7 +1557,9 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
   }
   fmt_buf_init(&h->out);
   fmt_buf_init(&h->tmp);
+  h->batch = srv_send_batch_new(h->lim.io_uring);
   if (srv_deadline_init(loop, &h->tick) != 0) {
+    srv_send_batch_free(h->batch);
     srv_ws_eval_free(h->eval);
     free(h);
     return NULL;
@@ -1551,6 +1611,8 @@ void srv_ws_hub_free(srv_ws_hub_t *h) {
   srv_ws_eval_clear(h->eval);
   srv_ws_fetch_free(h->fetch);
   h->fetch = NULL;
+  srv_send_batch_free(h->batch);
+  h->batch = NULL;
   srv_deadline_close(&h->tick, on_tick_closed);
   uv_close((uv_handle_t *)&h->sweep, on_hub_handle_closed);
 }
@@ -1566,6 +1628,8 @@ void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b) {
   a->prefetched += b->prefetched;
   a->messages_in += b->messages_in;
   a->errors += b->errors;
+  a->batched_writes += b->batched_writes;
+  a->io_uring_writes += b->io_uring_writes;
   for (unsigned i = 0; i <= SRV_WS_LATE_BUCKETS; i++) a->late[i] += b->late[i];
   a->late_sum += b->late_sum;
 }

@@ -23,8 +23,9 @@
 
 #include <uv.h>
 
-#include "server/pool.h"
 #include "server/backend.h"
+#include "server/net/send_batch.h"
+#include "server/pool.h"
 #include "store/store.h"
 
 typedef struct srv_ws_hub_s srv_ws_hub_t;
@@ -42,6 +43,14 @@ typedef struct srv_ws_transport_s {
    * Returns 0 or a negative errno. May be NULL: write is then called for
    * each buffer. */
   int (*writev)(void *ctx, const uv_buf_t *bufs, unsigned nbufs);
+  /* writev through send batch b when the buffers can go straight to the
+   * kernel: returns 1, the buffers stay valid and nothing else is
+   * written until the batch runs, which calls done(status, arg) with
+   * writev's return. Otherwise it is writev (0 or a negative errno; done
+   * is not called). May be NULL: writev is used. */
+  int (*writev_batched)(void *ctx, srv_send_batch_t *b, const uv_buf_t *bufs,
+                        unsigned nbufs, void (*done)(int status, void *arg),
+                        void *arg);
 } srv_ws_transport_t;
 
 typedef struct srv_ws_limits_s {
@@ -52,6 +61,9 @@ typedef struct srv_ws_limits_s {
   uint64_t ping_timeout_ms;  /* Silence before giving up (45 s). */
   uint64_t close_timeout_ms; /* Wait for the peer's close (2 s). */
   size_t frame_cache_bytes;  /* Shared frames kept per loop (64 MiB). */
+  /* A tick's writes go to the kernel together through io_uring where it
+   * allows (true); false: one system call per client. */
+  bool io_uring;
   /* The shared store that assets not cached are fetched from (fetch.h;
    * NULL: none, they are not_found). Not owned. */
   const srv_backend_t *backend;
@@ -79,16 +91,18 @@ void srv_ws_hub_free(srv_ws_hub_t *hub);
 extern const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS];
 
 typedef struct srv_ws_hub_stats_s {
-  uint64_t clients;        /* Open now. */
-  uint64_t streams;        /* Playing or paused now. */
-  uint64_t frames_sent;    /* Since start. */
-  uint64_t frames_dropped; /* Backpressure. */
-  uint64_t frames_skipped; /* Ticks too late for a frame. */
-  uint64_t evaluations;    /* Frames computed. */
-  uint64_t cache_hits;     /* Frames shared from the cache. */
-  uint64_t prefetched;     /* Frames computed ahead on the worker pool. */
-  uint64_t messages_in;    /* Control messages. */
-  uint64_t errors;         /* Error messages sent. */
+  uint64_t clients;         /* Open now. */
+  uint64_t streams;         /* Playing or paused now. */
+  uint64_t frames_sent;     /* Since start. */
+  uint64_t frames_dropped;  /* Backpressure. */
+  uint64_t frames_skipped;  /* Ticks too late for a frame. */
+  uint64_t evaluations;     /* Frames computed. */
+  uint64_t cache_hits;      /* Frames shared from the cache. */
+  uint64_t prefetched;      /* Frames computed ahead on the worker pool. */
+  uint64_t messages_in;     /* Control messages. */
+  uint64_t errors;          /* Error messages sent. */
+  uint64_t batched_writes;  /* Client writes of a tick sent together. */
+  uint64_t io_uring_writes; /* Of those, through io_uring. */
   /* Frames by lateness when written to the socket (write time minus the
    * frame's due time): counts per bucket, not cumulative. */
   uint64_t late[SRV_WS_LATE_BUCKETS + 1];

@@ -162,12 +162,22 @@ int srv_ws_metrics_render(srv_ws_t *ws, char **text, size_t *len) {
       "animd_ws_messages_total %llu\n"
       "# HELP animd_ws_errors_total Error messages sent to clients.\n"
       "# TYPE animd_ws_errors_total counter\n"
-      "animd_ws_errors_total %llu\n",
+      "animd_ws_errors_total %llu\n"
+      "# HELP animd_ws_batched_writes_total Client writes of a tick handed "
+      "to the kernel together.\n"
+      "# TYPE animd_ws_batched_writes_total counter\n"
+      "animd_ws_batched_writes_total %llu\n"
+      "# HELP animd_ws_io_uring_writes_total Of those, the writes that went "
+      "through io_uring (the rest: one system call each).\n"
+      "# TYPE animd_ws_io_uring_writes_total counter\n"
+      "animd_ws_io_uring_writes_total %llu\n",
       (unsigned long long)st.clients, (unsigned long long)st.streams,
       (unsigned long long)st.frames_sent, (unsigned long long)st.frames_dropped,
       (unsigned long long)st.frames_skipped, (unsigned long long)st.evaluations,
       (unsigned long long)st.cache_hits, (unsigned long long)st.prefetched,
-      (unsigned long long)st.messages_in, (unsigned long long)st.errors);
+      (unsigned long long)st.messages_in, (unsigned long long)st.errors,
+      (unsigned long long)st.batched_writes,
+      (unsigned long long)st.io_uring_writes);
   if (n < 0 || (size_t)n >= sizeof buf) return UV_ENOMEM;
   int m = snprintf(buf + n, sizeof buf - (size_t)n,
                    "# HELP animd_ws_frame_lateness_seconds Time from a "

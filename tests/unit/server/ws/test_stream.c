@@ -1,14 +1,18 @@
 /* Tests for the streaming engine (ws_stream.h) over an in-memory transport
- * and a real loop and store: binary and JSON frames against closed-form
- * poses (a joint translated linearly, x = t), frame numbering and clip
- * times, joint masks, shared evaluation between subscribers, dropping under
- * backpressure, errors beside a playing stream, and the 1001 close on
- * shutdown. Each test runs the loop until its condition holds, bounded by
- * a deadline. */
+ * (and again with its tick's writes sent in a send batch through a socket
+ * pair, as a stream loop sends them) and a real loop and store: binary and JSON
+ * frames against closed-form poses (a joint translated linearly, x = t), frame
+ * numbering and clip times, joint masks, shared evaluation between subscribers,
+ * dropping under backpressure, errors beside a playing stream, and the 1001
+ * close on shutdown. Each test runs the loop until its condition holds, bounded
+ * by a deadline. */
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -30,6 +34,11 @@ typedef struct peer_s {
   int closes;
   int writes; /* Calls of transport.write and writev. */
   srv_ws_client_t *client;
+  /* With batched writes: the socket pair they cross, and the engine's
+   * callback for the one in the batch. */
+  int pair[2];
+  void (*done)(int status, void *arg);
+  void *done_arg;
 } peer_t;
 
 /* Takes bytes the server wrote and parses the frames they complete. */
@@ -83,12 +92,46 @@ static int t_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
   return 0;
 }
 
+/* The batch has run: what the kernel took is read from the pair's other
+ * end, the rest taken as a connection would queue it. */
+static void on_batch_sent(void *arg, const uv_buf_t *bufs, unsigned nbufs,
+                          ssize_t sent) {
+  peer_t *p = arg;
+  uint8_t tmp[65536];
+  ssize_t n;
+  while ((n = read(p->pair[1], tmp, sizeof tmp)) > 0)
+    peer_take(p, tmp, (size_t)n);
+  size_t skip = sent > 0 ? (size_t)sent : 0;
+  for (unsigned i = 0; sent >= 0 && i < nbufs; i++) {
+    size_t take = bufs[i].len > skip ? bufs[i].len - skip : 0;
+    peer_take(p, (const uint8_t *)bufs[i].base + bufs[i].len - take, take);
+    skip -= bufs[i].len - take;
+  }
+  p->done(sent < 0 ? (int)sent : 0, p->done_arg);
+}
+
+static int t_writev_batched(void *ctx, srv_send_batch_t *b,
+                            const uv_buf_t *bufs, unsigned nbufs,
+                            void (*done)(int status, void *arg), void *arg) {
+  peer_t *p = ctx;
+  p->writes++;
+  p->done = done;
+  p->done_arg = arg;
+  int r = srv_send_batch_add(b, p->pair[0], bufs, nbufs, on_batch_sent, p);
+  return r == 0 ? 1 : r;
+}
+
 static size_t t_queued(void *ctx) { return ((peer_t *)ctx)->queued; }
 
 static void t_close(void *ctx) { ((peer_t *)ctx)->closes++; }
 
 static const srv_ws_transport_t transport = {t_write, t_queued, t_close,
-                                             t_writev};
+                                             t_writev, NULL};
+static const srv_ws_transport_t batched_transport = {
+    t_write, t_queued, t_close, t_writev, t_writev_batched};
+static bool batched; /* Peers use batched_transport. */
+
+static void use_batches(void) { batched = true; }
 
 static uv_loop_t loop;
 static store_t *store;
@@ -119,6 +162,10 @@ static void setup(void) {
 static void peer_free(peer_t *p) {
   for (int i = 0; i < p->count; i++) free(p->msgs[i].data);
   free(p->buf);
+  if (batched) {
+    close(p->pair[0]);
+    close(p->pair[1]);
+  }
 }
 
 static void teardown_loop(void) {
@@ -131,7 +178,13 @@ static void teardown_loop(void) {
 
 static void connect_peer(peer_t *p) {
   memset(p, 0, sizeof *p);
-  p->client = srv_ws_client_new(hub, &transport, p);
+  if (batched) {
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, p->pair), 0);
+    fcntl(p->pair[0], F_SETFL, O_NONBLOCK);
+    fcntl(p->pair[1], F_SETFL, O_NONBLOCK);
+  }
+  p->client =
+      srv_ws_client_new(hub, batched ? &batched_transport : &transport, p);
   ck_assert_ptr_nonnull(p->client);
 }
 
@@ -602,20 +655,23 @@ END_TEST
 
 Suite *ws_stream_suite(void) {
   Suite *s = suite_create("ws_stream");
-  TCase *tc = tcase_create("stream");
-  tcase_set_timeout(tc, 20);
-  tcase_add_test(tc, test_binary_frames_closed_form);
-  tcase_add_test(tc, test_json_frames_with_mask);
-  tcase_add_test(tc, test_shared_evaluation);
-  tcase_add_test(tc, test_backpressure_drops);
-  tcase_add_test(tc, test_errors_beside_a_stream);
-  tcase_add_test(tc, test_shutdown_sends_1001);
-  tcase_add_test(tc, test_mesh_frames_on_the_pool);
-  tcase_add_test(tc, test_keepalive_ping_then_timeout);
-  tcase_add_test(tc, test_unread_answers_cut_off);
-  tcase_add_test(tc, test_unread_pose_and_ping_floods_cut_off);
-  tcase_add_test(tc, test_one_write_per_tick_per_client);
-  tcase_add_test(tc, test_frames_and_answers_in_order);
-  suite_add_tcase(s, tc);
+  for (int variant = 0; variant < 2; variant++) {
+    TCase *tc = tcase_create(variant == 0 ? "stream" : "stream_batched");
+    tcase_set_timeout(tc, 20);
+    if (variant == 1) tcase_add_checked_fixture(tc, use_batches, NULL);
+    tcase_add_test(tc, test_binary_frames_closed_form);
+    tcase_add_test(tc, test_json_frames_with_mask);
+    tcase_add_test(tc, test_shared_evaluation);
+    tcase_add_test(tc, test_backpressure_drops);
+    tcase_add_test(tc, test_errors_beside_a_stream);
+    tcase_add_test(tc, test_shutdown_sends_1001);
+    tcase_add_test(tc, test_mesh_frames_on_the_pool);
+    tcase_add_test(tc, test_keepalive_ping_then_timeout);
+    tcase_add_test(tc, test_unread_answers_cut_off);
+    tcase_add_test(tc, test_unread_pose_and_ping_floods_cut_off);
+    tcase_add_test(tc, test_one_write_per_tick_per_client);
+    tcase_add_test(tc, test_frames_and_answers_in_order);
+    suite_add_tcase(s, tc);
+  }
   return s;
 }
