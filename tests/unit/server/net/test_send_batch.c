@@ -125,9 +125,8 @@ START_TEST(test_many_in_order) {
       uv_buf_t bufs[3] = {uv_buf_init(head[i], (unsigned)hl),
                           uv_buf_init((char *)payload[i], PAYLOAD),
                           uv_buf_init((char *)tail, 3)};
-      ck_assert_int_eq(srv_send_batch_add(b, tx[i], bufs, 3, on_done,
-                                          &reports[i]),
-                       0);
+      ck_assert_int_eq(
+          srv_send_batch_add(b, tx[i], bufs, 3, on_done, &reports[i]), 0);
     }
     ck_assert_uint_eq(srv_send_batch_pending(b), PAIRS);
     srv_send_batch_run(b);
@@ -147,7 +146,8 @@ START_TEST(test_many_in_order) {
     }
     ck_assert_int_eq(add_while_running, UV_EINVAL);
   }
-  ck_assert(srv_send_batch_uses_io_uring(b) == (USE_RING(_i) && ring_allowed()));
+  ck_assert(srv_send_batch_uses_io_uring(b) ==
+            (USE_RING(_i) && ring_allowed()));
   srv_send_batch_free(b);
   for (int i = 0; i < PAIRS; i++) {
     close(tx[i]);
@@ -173,8 +173,7 @@ START_TEST(test_full_socket) {
   running_batch = b;
   reset_reports();
   uv_buf_t buf = uv_buf_init((char *)data, (unsigned)big);
-  ck_assert_int_eq(srv_send_batch_add(b, tx, &buf, 1, on_done, &reports[0]),
-                   0);
+  ck_assert_int_eq(srv_send_batch_add(b, tx, &buf, 1, on_done, &reports[0]), 0);
   srv_send_batch_run(b);
   ssize_t first = reports[0].sent;
   ck_assert_int_gt(first, 0);
