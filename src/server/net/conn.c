@@ -318,6 +318,12 @@ static void on_write(uv_write_t *r, int status) {
   if (c->proto && c->proto->on_drain) c->proto->on_drain(c, c->user);
 }
 
+/* Nothing closes it, and no write of it waits in a send batch. */
+static bool accepts_writes(const srv_conn_t *c) {
+  return !c->closing && !c->close_when_drained && !c->batched &&
+         !c->close_after_batch;
+}
+
 /* Takes over request r of len bytes queued by srv_socket_write(_rest). */
 static void track_queued(srv_conn_t *c, uv_write_t *r, size_t len,
                          srv_write_cb cb, void *arg) {
@@ -332,8 +338,7 @@ static void track_queued(srv_conn_t *c, uv_write_t *r, size_t len,
 
 int srv_conn_writev(srv_conn_t *c, const uv_buf_t *bufs, unsigned nbufs,
                     srv_write_cb cb, void *arg) {
-  if (c->closing || c->close_when_drained || c->batched || c->close_after_batch)
-    return UV_EPIPE;
+  if (!accepts_writes(c)) return UV_EPIPE;
   /* Straight to the socket when nothing is queued and nobody waits for a
    * callback: no copy and no request. */
   uv_write_t *r;
@@ -378,8 +383,7 @@ static void on_batch_sent(void *arg, const uv_buf_t *bufs, unsigned nbufs,
 int srv_conn_writev_batched(srv_conn_t *c, srv_send_batch_t *b,
                             const uv_buf_t *bufs, unsigned nbufs,
                             srv_write_cb done, void *arg) {
-  if (c->closing || c->close_when_drained || c->batched || c->close_after_batch)
-    return UV_EPIPE;
+  if (!accepts_writes(c)) return UV_EPIPE;
   size_t total = 0;
   for (unsigned i = 0; i < nbufs; i++) total += bufs[i].len;
   uv_os_fd_t fd;

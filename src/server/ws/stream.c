@@ -562,8 +562,8 @@ static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
   h->stats.late_sum += late;
 }
 
-/* Writes the client's queued data frames (one write), after whatever its
- * session holds, so every frame leaves in the order it was made. */
+/* The transport's one write of a client's data frames (a write per
+ * buffer when it has no writev). */
 static int client_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
   srv_ws_client_t *c = ctx;
   if (c->transport_closed) return UV_EPIPE;
@@ -573,16 +573,6 @@ static int client_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
     if (r != 0) return r;
   }
   return 0;
-}
-
-static void flush_frames(srv_ws_client_t *c) {
-  if (c->frames.count == 0) return;
-  if (c->transport_closed || srv_ws_session_direct_begin(&c->session) != 0) {
-    srv_ws_frame_queue_clear(&c->frames);
-    return;
-  }
-  if (srv_ws_frame_queue_flush(&c->frames, client_writev, c) != 0)
-    srv_ws_session_direct_failed(&c->session);
 }
 
 /* The end of a client's write that went out in the tick's send batch. */
@@ -599,19 +589,19 @@ static int client_writev_batched(void *ctx, const uv_buf_t *bufs,
                              on_batch_written, c);
 }
 
-/* flush_frames in a tick: the write joins the hub's send batch when it
- * can (returns true; the frames stay queued until the batch has run). */
-static bool flush_frames_batched(srv_ws_client_t *c) {
-  srv_ws_hub_t *h = c->hub;
-  if (h->batch == NULL || c->t.writev_batched == NULL || c->frames.count == 0) {
-    flush_frames(c);
-    return false;
-  }
+/* Writes the client's queued data frames in one write, after whatever its
+ * session holds. With may_batch (a tick) the write joins the hub's send
+ * batch when it can: returns true, and the frames stay queued until the
+ * batch has run (on_batch_written). */
+static bool flush_frames(srv_ws_client_t *c, bool may_batch) {
+  if (c->frames.count == 0) return false;
   if (c->transport_closed || srv_ws_session_direct_begin(&c->session) != 0) {
     srv_ws_frame_queue_clear(&c->frames);
     return false;
   }
-  int r = srv_ws_frame_queue_send(&c->frames, client_writev_batched, c);
+  int r = may_batch && c->hub->batch != NULL && c->t.writev_batched != NULL
+              ? srv_ws_frame_queue_send(&c->frames, client_writev_batched, c)
+              : srv_ws_frame_queue_flush(&c->frames, client_writev, c);
   if (r == 1) return true;
   srv_ws_frame_queue_clear(&c->frames);
   if (r < 0) srv_ws_session_direct_failed(&c->session);
@@ -667,7 +657,7 @@ static void send_frame(stream_t *s, int64_t n, bool in_tick) {
   if (in_tick) {
     r = queue_frame(h, s, n, t);
   } else if ((r = build_frame(h, s, s->index, n, t)) == 0) {
-    flush_frames(c);
+    flush_frames(c, false);
     srv_ws_session_send(&c->session,
                         s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME
                                                        : WSLAY_TEXT_FRAME,
@@ -759,7 +749,7 @@ static void on_tick(srv_deadline_t *timer) {
       srv_ws_client_t *c = h->dirty;
       h->dirty = c->dirty_next;
       c->dirty = false;
-      if (flush_frames_batched(c)) {
+      if (flush_frames(c, true)) {
         c->dirty_next = batched;
         batched = c;
       } else {
