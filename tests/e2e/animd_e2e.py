@@ -198,6 +198,15 @@ def parse_responses(data):
     return out
 
 
+def metric_in(text, name):
+    """The value of an unlabelled series in a /metrics text (bytes), or
+    None when it is absent."""
+    for line in text.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
 def error_of(body):
     e = json.loads(body)["error"]
     check(set(e) == {"code", "message", "at"}, "error keys: %r" % e)

@@ -16,7 +16,8 @@ import socket
 import struct
 import time
 
-from animd_e2e import Daemon, check, parse_responses, error_of, read_all
+from animd_e2e import (Daemon, check, parse_responses, error_of,
+                       metric_in, read_all)
 
 
 def rss(d):
@@ -30,10 +31,9 @@ def rss(d):
 def metric(d, name):
     st, _, body = d.request("GET", "/metrics")
     check(st == 200, "metrics: %d" % st)
-    for line in body.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    fail("no metric " + name)
+    v = metric_in(body, name)
+    check(v is not None, "no metric " + name)
+    return v
 
 
 # Under a sanitizer the allocator keeps freed memory in quarantine: RSS

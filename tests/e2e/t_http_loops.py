@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import threading  # noqa: E402
 
 from animd_e2e import (Daemon, check, demo_asset,  # noqa: E402
-                       parse_responses)
+                       metric_in, parse_responses)
 
 LOOPS = "4"
 
@@ -57,10 +57,7 @@ def first_answer(d):
 
 def metric(d, name):
     st, _, body = d.request("GET", "/metrics")
-    for line in body.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    return None
+    return metric_in(body, name)
 
 
 # ---- max_connections = 3 over 4 loops ------------------------------------

@@ -18,16 +18,15 @@ import time
 import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from animd_e2e import Daemon, check, fail  # noqa: E402
+from animd_e2e import Daemon, check, metric_in  # noqa: E402
 
 MAX_CONNECTIONS = 3
 
 
 def metric(text, name):
-    for line in text.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    fail("no metric " + name)
+    v = metric_in(text, name)
+    check(v is not None, "no metric " + name)
+    return v
 
 
 def masked_text(payload):

@@ -16,18 +16,11 @@ import sys
 import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from animd_e2e import Daemon, check  # noqa: E402
+from animd_e2e import Daemon, check, metric_in  # noqa: E402
 
 CLIENTS = 40
 FPS = 60
 SECONDS = 1.5
-
-
-def metric(text, name):
-    for line in text.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    return None
 
 
 def io_uring_allowed():
@@ -93,9 +86,9 @@ async def run(d, expect_ring):
             check(answers == 1, "pose answers: %d" % answers)
     st, _, text = d.request("GET", "/metrics")
     check(st == 200, "metrics: %d" % st)
-    sent = metric(text, "animd_ws_frames_sent_total")
-    batched = metric(text, "animd_ws_batched_writes_total")
-    ring = metric(text, "animd_ws_io_uring_writes_total")
+    sent = metric_in(text, "animd_ws_frames_sent_total")
+    batched = metric_in(text, "animd_ws_batched_writes_total")
+    ring = metric_in(text, "animd_ws_io_uring_writes_total")
     check(batched is not None and ring is not None, "batch metrics missing")
     # Nearly every frame leaves in a batch (a client with bytes still
     # queued writes behind them instead).
