@@ -103,7 +103,8 @@ function tick() {
   while (heap.length > 0 && heap[0].due <= now + WINDOW_MS) {
     const s = pop();
     if (s.closed) continue;
-    // The latest frame due by now; the ones before it are skipped.
+    // The latest frame due by the window's end; the ones before it are
+    // skipped.
     const n = Math.max(s.next,
       Math.floor((now + WINDOW_MS - s.start) * s.fps / 1000));
     s.skipped += n - s.next;
