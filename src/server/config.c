@@ -80,6 +80,10 @@ static const cfg_entry_t entries[] = {
     {"inline_cost", CFG_UINT, F(inline_cost), 0,
      "work cheaper than this (joints + vertices x influences) runs on the "
      "loop thread instead of the pool"},
+    {"inline_yield", CFG_BOOL, F(inline_yield), 0,
+     "after an event loop iteration that ran work inline, an HTTP loop "
+     "lets other threads waiting for its CPU run before it polls again "
+     "(false: it keeps the CPU until the kernel takes it)"},
     {"stream_high_water", CFG_SIZE, F(stream_high_water), 0,
      "bytes queued to a client before a streamed answer waits"},
     {"http_threads", CFG_UINT, F(http_threads), 0,
@@ -167,6 +171,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->max_frames = 100000;
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
+  cfg->inline_yield = true;
   cfg->stream_high_water = 256 * 1024;
   cfg->stream_threads = 0;
   cfg->http_threads = 0;

@@ -33,6 +33,7 @@ typedef struct srv_config_s {
   unsigned max_frames;        /* Frames per range request (100,000). */
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
+  bool inline_yield;          /* Yield the CPU after inline work. */
   size_t stream_high_water;   /* Bytes queued before a stream pauses. */
   unsigned http_threads;      /* HTTP loops; 0 = one per CPU. */
   unsigned stream_threads;    /* Stream loops; 0 = one per CPU. */

@@ -126,7 +126,8 @@ static void loop_init_common(srv_server_t *s, srv_http_loop_t *l,
       .request_done = request_done,
       .arg = s,
   };
-  srv_schedule_init(&l->schedule, loop, &s->pool, inbox, s->cfg.inline_cost);
+  srv_schedule_init(&l->schedule, loop, &s->pool, inbox, s->cfg.inline_cost,
+                    s->cfg.inline_yield);
 }
 
 int srv__http_loops_new(srv_server_t *s, unsigned count,
@@ -345,9 +346,11 @@ unsigned srv__http_loops_count(const srv_config_t *cfg, bool backend) {
   return n > 64 ? 64 : n;
 }
 
-uint64_t srv__http_loops_rejected(srv_server_t *s) {
-  uint64_t n = 0;
-  for (unsigned i = 0; i < s->loop_count; i++)
-    n += srv_schedule_rejected(&s->loops[i].schedule);
-  return n;
+void srv__http_loops_counters(srv_server_t *s, uint64_t *rejected,
+                              uint64_t *yields) {
+  *rejected = *yields = 0;
+  for (unsigned i = 0; i < s->loop_count; i++) {
+    *rejected += srv_schedule_rejected(&s->loops[i].schedule);
+    *yields += srv_schedule_yields(&s->loops[i].schedule);
+  }
 }

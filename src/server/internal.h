@@ -106,7 +106,9 @@ bool srv__http_loops_quiet(srv_server_t *s);
 void srv__http_loops_join(srv_server_t *s);
 /* Frees the loops (closing those never started). */
 void srv__http_loops_free(srv_server_t *s);
-/* Pool jobs refused on every loop. */
-uint64_t srv__http_loops_rejected(srv_server_t *s);
+/* Summed over every loop: pool jobs refused, and the times a loop yielded
+ * its CPU after running work inline. */
+void srv__http_loops_counters(srv_server_t *s, uint64_t *rejected,
+                              uint64_t *yields);
 
 #endif

@@ -157,9 +157,13 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       "# TYPE animd_pool_busy_workers gauge\nanimd_pool_busy_workers %u\n"
       "# HELP animd_pool_rejected_total Jobs refused because the queue "
       "was full (503).\n# TYPE animd_pool_rejected_total counter\n"
-      "animd_pool_rejected_total %llu\n",
+      "animd_pool_rejected_total %llu\n"
+      "# HELP animd_http_loop_yields_total Times an HTTP loop gave up its "
+      "CPU after running work inline (inline_yield).\n"
+      "# TYPE animd_http_loop_yields_total counter\n"
+      "animd_http_loop_yields_total %llu\n",
       g->pool_threads, g->pool_queue, g->pool_busy,
-      (unsigned long long)m->pool_rejected);
+      (unsigned long long)m->pool_rejected, (unsigned long long)m->loop_yields);
   put(&t,
       "# HELP animd_assets Assets stored, by kind.\n"
       "# TYPE animd_assets gauge\n"

@@ -42,6 +42,7 @@ typedef struct srv_metrics_s {
   uint64_t connections_total;
   uint64_t connections_rejected;
   uint64_t pool_rejected;
+  uint64_t loop_yields;
 } srv_metrics_t;
 
 const char *srv_route_name(int route);

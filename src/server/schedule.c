@@ -1,21 +1,32 @@
 /* server: the scheduling policy (schedule.h). */
 #include "server/schedule.h"
 
+#include <sched.h>
 #include <stddef.h>
 
 #include "formats/release_memory.h"
 
+/* Before each poll: the budget starts again, and a loop that ran work
+ * inline lets threads waiting for its CPU run first. */
 static void on_tick(uv_prepare_t *h) {
-  ((srv_schedule_t *)h->data)->_spent = 0;
+  srv_schedule_t *s = h->data;
+  if (s->_yield && s->_spent > 0) {
+    sched_yield();
+    atomic_fetch_add_explicit(&s->_yields, 1, memory_order_relaxed);
+  }
+  s->_spent = 0;
 }
 
 void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
-                       srv_pool_inbox_t *inbox, unsigned inline_cost) {
+                       srv_pool_inbox_t *inbox, unsigned inline_cost,
+                       bool yield) {
   s->_pool = pool;
   s->_inbox = inbox;
   s->_inline_cost = inline_cost;
   s->_spent = 0;
+  s->_yield = yield;
   s->_rejected = 0;
+  s->_yields = 0;
   s->_trim_queued = false;
   uv_prepare_init(loop, &s->_tick);
   s->_tick.data = s;
@@ -44,6 +55,10 @@ int srv_schedule_submit(srv_schedule_t *s, srv_job_t *job) {
 
 uint64_t srv_schedule_rejected(srv_schedule_t *s) {
   return atomic_load(&s->_rejected);
+}
+
+uint64_t srv_schedule_yields(srv_schedule_t *s) {
+  return atomic_load_explicit(&s->_yields, memory_order_relaxed);
 }
 
 static void trim_work(srv_job_t *job) {

@@ -394,7 +394,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   pthread_mutex_lock(&s->metrics_lock);
   *m = s->metrics;
   pthread_mutex_unlock(&s->metrics_lock);
-  m->pool_rejected = srv__http_loops_rejected(s);
+  srv__http_loops_counters(s, &m->pool_rejected, &m->loop_yields);
   int rc = srv_metrics_render(m, &g, text, len);
   free(m);
   if (rc != 0) return UV_ENOMEM;

@@ -6,7 +6,9 @@ jobs, uploads and /metrics from many connections at once; the request
 counters add up over the loops; pipelined answers keep their order on each
 of many connections; SIGTERM drains every loop: idle keep-alive
 connections close, a request in flight is answered, and the daemon exits
-within drain_timeout, cutting requests that never finish. make
+within drain_timeout, cutting requests that never finish. A loop that ran
+work inline yields its CPU before polling again (counted in
+animd_http_loop_yields_total), not with --inline-yield false. make
 check-threads runs it with the ThreadSanitizer daemon."""
 import json
 import os
@@ -216,6 +218,30 @@ try:
     check(refused, "the port still accepts after the drain")
 finally:
     d.cleanup()
+
+# ---- a loop that ran work inline yields its CPU before polling again ------
+# Requests one after the other: each pose is evaluated inline in an
+# iteration of its own, so each is followed by a yield (and nothing else
+# the test asks runs inline work).
+POSES = 40
+for flag, want in (("true", POSES), ("false", 0)):
+    d = Daemon("--http-threads", LOOPS, "--demo", "--inline-yield", flag)
+    try:
+        before = metric(d, "animd_http_loop_yields_total")
+        check(before == 0, "yields before any work (%s): %r" % (flag, before))
+        for i in range(POSES):
+            st, _, _ = d.request(
+                "GET", "/v1/pose?skeleton=demo-humanoid&clip=idle&t=%g"
+                "&format=bin" % (i / 20))
+            check(st == 200, "pose %d: %d" % (i, st))
+        got = metric(d, "animd_http_loop_yields_total")
+        if want:
+            check(got is not None and got >= want,
+                  "yields after %d inline poses: %r" % (POSES, got))
+        else:
+            check(got == 0, "yields with --inline-yield false: %r" % got)
+    finally:
+        d.cleanup()
 
 # ---- drain past its deadline: requests that never finish are cut ---------
 d = Daemon("--http-threads", LOOPS, "--drain-timeout", "1s",

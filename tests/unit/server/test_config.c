@@ -25,6 +25,13 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(c.max_body_size, 64u * 1024 * 1024);
   ck_assert_uint_eq(c.max_frames, 100000);
   ck_assert_str_eq(c.listen, "127.0.0.1:8080");
+  ck_assert_uint_eq(c.inline_cost, 2000);
+  ck_assert(c.inline_yield);
+  char *argv[] = {"animd", "--inline-yield", "false", NULL};
+  char err[128];
+  ck_assert_int_eq(srv_config_parse_args(&c, 3, argv, stdout, err, sizeof err),
+                   0);
+  ck_assert(!c.inline_yield);
 }
 END_TEST
 

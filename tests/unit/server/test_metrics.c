@@ -9,6 +9,7 @@
 START_TEST(test_render_counts_and_buckets) {
   srv_metrics_t m;
   memset(&m, 0, sizeof m);
+  m.loop_yields = 9;
   srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 50000);      /* 50 us */
   srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 2000000);    /* 2 ms */
   srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 400, 300000);     /* 0.3 ms */
@@ -38,6 +39,7 @@ START_TEST(test_render_counts_and_buckets) {
       "animd_request_duration_seconds_count{route=\"pose\"} 3\n",
       "animd_request_duration_seconds_sum{route=\"pose\"} 0.002350000\n",
       "animd_open_connections 3\n",
+      "animd_http_loop_yields_total 9\n",
       "animd_pool_queue_depth 5\n",
       "animd_pool_busy_workers 1\n",
       "animd_assets{kind=\"clip\"} 7\n",
