@@ -82,8 +82,9 @@ static const cfg_entry_t entries[] = {
      "loop thread instead of the pool"},
     {"inline_yield", CFG_BOOL, F(inline_yield), 0,
      "after an event loop iteration that ran work inline, an HTTP loop "
-     "lets other threads waiting for its CPU run before it polls again "
-     "(false: it keeps the CPU until the kernel takes it)"},
+     "lets other threads waiting for its CPU run before it polls again, "
+     "pausing after a yield that kept it away over 1 ms (false: it keeps "
+     "the CPU until the kernel takes it)"},
     {"stream_high_water", CFG_SIZE, F(stream_high_water), 0,
      "bytes queued to a client before a streamed answer waits"},
     {"http_threads", CFG_UINT, F(http_threads), 0,

@@ -6,13 +6,27 @@
 
 #include "formats/release_memory.h"
 
+uint64_t srv_schedule_next_pause(uint64_t pause_ns, uint64_t took_ns) {
+  if (took_ns <= SRV_YIELD_SLOW_NS) return pause_ns / 2;
+  uint64_t next = 2 * pause_ns + SRV_YIELD_SLOW_NS;
+  return next < SRV_YIELD_PAUSE_MAX_NS ? next : SRV_YIELD_PAUSE_MAX_NS;
+}
+
 /* Before each poll: the budget starts again, and a loop that ran work
- * inline lets threads waiting for its CPU run first. */
+ * inline lets threads waiting for its CPU run first, unless a recent
+ * yield found threads that keep the CPU. */
 static void on_tick(uv_prepare_t *h) {
   srv_schedule_t *s = h->data;
   if (s->_yield && s->_spent > 0) {
-    sched_yield();
-    atomic_fetch_add_explicit(&s->_yields, 1, memory_order_relaxed);
+    uint64_t before = uv_hrtime();
+    if (before >= s->_yield_resume) {
+      sched_yield();
+      uint64_t after = uv_hrtime();
+      s->_yield_pause =
+          srv_schedule_next_pause(s->_yield_pause, after - before);
+      s->_yield_resume = after + s->_yield_pause;
+      atomic_fetch_add_explicit(&s->_yields, 1, memory_order_relaxed);
+    }
   }
   s->_spent = 0;
 }
@@ -27,6 +41,8 @@ void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
   s->_yield = yield;
   s->_rejected = 0;
   s->_yields = 0;
+  s->_yield_pause = 0;
+  s->_yield_resume = 0;
   s->_trim_queued = false;
   uv_prepare_init(loop, &s->_tick);
   s->_tick.data = s;

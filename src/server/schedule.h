@@ -25,13 +25,13 @@
  * waiting for its CPU (another loop, a pool worker, a stream loop, a
  * client on the same machine) waits until the kernel's scheduler tick
  * takes it away, up to two ticks (8 ms at 250 Hz) on a kernel that does
- * not preempt. Measured with make bench-http (64
- * connections, binary pose inline, 2 CPUs shared with wrk, three runs each
- * way, alternating): p99 1.8 to 2.3 ms with the yield against 3.6 to 7.9
- * ms without, requests/s 63,215 to 72,345 against 55,893 to 71,516; one
- * connection alone, four runs each: 20,043 to 25,049 against 20,900 to
- * 22,751 requests/s (the yield is one system call when no other thread
- * waits).
+ * not preempt. Threads that keep a CPU once they have it (batch jobs)
+ * would take it from the loop at every yield until the next tick: a
+ * yield that took longer than SRV_YIELD_SLOW_NS makes the loop stop
+ * yielding for a while (srv_schedule_next_pause), and the loop keeps its
+ * share of the CPU beside them.
+ * Measured with make bench-http and beside busy loops: see README,
+ * "Server performance".
  *
  * One per HTTP loop; loop thread only (srv_schedule_rejected and
  * srv_schedule_yields may be read from any thread). */
@@ -56,6 +56,12 @@
 /* JSON work counts this many times its evaluation cost. */
 #define SRV_JSON_COST 32
 
+/* A yield that kept the loop off its CPU longer than this found threads
+ * that keep a CPU; the pause before the next yield grows (2 x + this, up
+ * to SRV_YIELD_PAUSE_MAX_NS), and halves after every quick yield. */
+#define SRV_YIELD_SLOW_NS 1000000ull
+#define SRV_YIELD_PAUSE_MAX_NS 128000000ull
+
 /* Work that always goes to the pool (imports). */
 #define SRV_COST_POOL ((unsigned long)-1)
 
@@ -70,13 +76,16 @@ typedef struct srv_schedule_s {
   bool _yield;                /* Yield after an iteration with inline work. */
   _Atomic uint64_t _rejected; /* Jobs refused by a full pool. */
   _Atomic uint64_t _yields;   /* Times the loop yielded. */
+  uint64_t _yield_pause;      /* Yields wait this long after the last one, */
+  uint64_t _yield_resume;     /* that is until this uv_hrtime. */
   uv_prepare_t _tick;
 } srv_schedule_t;
 
 /* Starts the policy on loop over pool: work below inline_cost (0: none)
  * may run inline; pool jobs come back through inbox (NULL when loop is the
  * pool's own). The budget resets before each poll; with yield, an
- * iteration that ran work inline ends with a sched_yield. */
+ * iteration that ran work inline ends with a sched_yield (but for the
+ * pause after slow ones). */
 void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
                        srv_pool_inbox_t *inbox, unsigned inline_cost,
                        bool yield);
@@ -100,6 +109,10 @@ uint64_t srv_schedule_rejected(srv_schedule_t *s);
 
 /* Times the loop gave up its CPU after an iteration with inline work. */
 uint64_t srv_schedule_yields(srv_schedule_t *s);
+
+/* The pause before the next yield, after one that took took_ns with the
+ * pause at pause_ns (the rule at SRV_YIELD_SLOW_NS). */
+uint64_t srv_schedule_next_pause(uint64_t pause_ns, uint64_t took_ns);
 
 /* Gives freed heap back to the system (malloc_trim) on a worker, after a
  * large free: trimming walks every arena and returns their free pages one
