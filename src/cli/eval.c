@@ -6,8 +6,8 @@
  *
  * Key design choice: options are turned into the query parameters of the
  * HTTP API (--t 0.5 is t=0.5) and go through the same typed parsers
- * (server/api/requests.h), lookups (store_find), evaluation pipeline and
- * encoders (server/api/frame_answer.h), so defaults, errors and bytes
+ * (server/request/requests.h), lookups (store_find), evaluation pipeline and
+ * encoders (server/request/frame_answer.h), so defaults, errors and bytes
  * cannot drift apart. Files are recognized by content (cli/sniff.h). */
 #include "cli/eval.h"
 
@@ -18,11 +18,10 @@
 
 #include "cli/sniff.h"
 #include "formats/vocab.h"
-#include "server/api/frame_answer.h"
-#include "server/api/requests.h"
+#include "server/request/frame_answer.h"
+#include "server/request/requests.h"
 #include "server/config.h"
 #include "server/errors.h"
-#include "server/http/range.h"
 #include "store/store.h"
 
 #define MAX_FILES 16
@@ -283,9 +282,8 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;
   uint32_t frames = range->is_range ? range->frames : 1;
-  srv_range_t times = {.from = range->from, .fps = range->fps};
   for (uint32_t i = 0; i < frames && rc == 0; i++) {
-    job->t = range->is_range ? srv_range_time(&times, i) : t;
+    job->t = range->is_range ? srv_range_query_time(range, i) : t;
     anim_result r = srv_frame_answer(
         &b, job, names, binary, range->is_range ? (int64_t)i : -1, &scratch);
     if (r != ANIM_OK)

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/web/cors.h"
-#include "server/web/static.h"
+#include "server/cors.h"
 
 typedef enum cfg_type {
   CFG_STR,

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where Debian's libjs-three puts three.js (three_dir's default). */
+#define SRV_THREE_DIR "/usr/share/javascript/three"
+
 typedef struct srv_config_s {
   char listen[256];           /* host:port; port 0 picks a free one. */
   char ready_file[1024];      /* Written with the bound host:port. "" off. */

@@ -9,7 +9,7 @@
 #include "server/api/handlers.h"
 #include "server/api/params.h"
 #include "server/api/shared_store.h"
-#include "server/server.h"
+#include "server/services.h"
 
 static void respond_json(srv_request_t *req, int status, json_t *o) {
   char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;

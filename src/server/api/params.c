@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "server/api/shared_store.h"
-#include "server/server.h"
+#include "server/services.h"
 
 store_t *srv__store(srv_request_t *req) {
   return srv_server_store(srv_request_server(req));
@@ -171,8 +171,6 @@ void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
 void srv__range_run(srv_range_t *r, srv_request_t *req,
                     const srv_range_query_t *q, size_t frame_floats, bool bin,
                     unsigned long frame_cost, const char *extra) {
-  r->from = q->from;
-  r->fps = q->fps;
   r->frame_count = q->frames;
   size_t frame_bytes = frame_floats * (bin ? 4 : 12) + 64;
   r->batch = (uint32_t)(65536 / frame_bytes) + 1;

@@ -10,7 +10,7 @@
 
 #include "animd/animd.h"
 #include "formats/buf.h"
-#include "server/api/requests.h"
+#include "server/request/requests.h"
 #include "server/errors.h"
 #include "server/http/http.h"
 #include "server/http/range.h"

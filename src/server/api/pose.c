@@ -12,7 +12,7 @@
 
 #include "formats/vocab.h"
 #include "server/api/body_task.h"
-#include "server/api/frame_answer.h"
+#include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
@@ -133,6 +133,7 @@ typedef struct pose_range_s {
   anim_wrap wrap;
   fmt_space space;
   bool bin;
+  srv_range_query_t times;
 } pose_range_t;
 
 static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
@@ -144,7 +145,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
                                 p->joints, p->joint_count);
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
-    job.t = srv_range_time(r, i);
+    job.t = srv_range_query_time(&p->times, i);
     if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK) return -1;
   }
   return 0;
@@ -206,6 +207,7 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
   p->wrap = q->wrap;
   p->space = q->space;
   p->bin = q->binary;
+  p->times = q->range;
   p->range.produce = pose_produce;
   p->range.dispose = pose_range_dispose;
   char extra[256];

@@ -15,7 +15,7 @@
 #include "server/api/params.h"
 #include "server/auth/auth.h"
 #include "server/metrics.h"
-#include "server/server.h"
+#include "server/services.h"
 #include "server/web/preflight.h"
 #include "server/web/static.h"
 #include "server/ws/upgrade.h"

@@ -7,7 +7,7 @@
 
 #include "server/api/params.h"
 #include "server/api/router.h"
-#include "server/server.h"
+#include "server/services.h"
 #include "store/cache.h"
 
 /* A request is routed again at most this many times (each one after a

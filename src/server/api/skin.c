@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "formats/vocab.h"
-#include "server/api/frame_answer.h"
+#include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/params.h"
@@ -169,6 +169,7 @@ static void skin_free(srv_task_t *t) {
 typedef struct skin_range_s {
   srv_range_t range;
   skin_params_t p;
+  srv_range_query_t times;
 } skin_range_t;
 
 static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
@@ -177,7 +178,8 @@ static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
   for (uint32_t i = first; i < first + n; i++)
-    if (skin_frame(&k->p, srv_range_time(r, i), i, s, out) != ANIM_OK)
+    if (skin_frame(&k->p, srv_range_query_time(&k->times, i), i, s, out) !=
+        ANIM_OK)
       return -1;
   return 0;
 }
@@ -297,6 +299,7 @@ static void skin_range_start(srv_request_t *req, const srv_skin_query_t *q,
     return;
   }
   k->p = *p;
+  k->times = q->range;
   k->range.produce = skin_produce;
   k->range.dispose = skin_range_dispose;
   char extra[256];

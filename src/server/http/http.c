@@ -16,7 +16,7 @@
 
 #include "server/http/gzip.h"
 #include "server/http/session.h"
-#include "server/web/cors.h"
+#include "server/cors.h"
 
 #include "formats/answer.h"
 #include "formats/buf.h"

@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "server/kv.h"
 #include "server/net/conn.h"
 
 typedef struct srv_server_s srv_server_t;
@@ -22,11 +23,6 @@ typedef struct srv_http_s srv_http_t;
 
 #define SRV_MAX_HEADERS 64
 #define SRV_MAX_QUERY 32
-
-typedef struct srv_kv_s {
-  const char *name;
-  const char *value;
-} srv_kv_t;
 
 typedef enum srv_method {
   SRV_GET = 0,

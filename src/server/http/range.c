@@ -6,10 +6,6 @@
 #include "server/config.h"
 #include "server/schedule.h"
 
-double srv_range_time(const srv_range_t *r, uint32_t i) {
-  return r->from + (double)i / r->fps;
-}
-
 static void pump(srv_range_t *r);
 
 static size_t high_water(const srv_range_t *r) {

@@ -17,7 +17,6 @@ typedef struct srv_range_s srv_range_t;
 struct srv_range_s {
   srv_job_t job; /* private: first member */
   /* Filled by the handler. */
-  double from, fps;
   uint32_t frame_count;
   uint32_t batch;           /* Frames per job (>= 1). */
   unsigned long frame_cost; /* Work estimate per frame (task.h). */
@@ -33,9 +32,6 @@ struct srv_range_s {
   int _result;
   bool _busy, _waiting, _dead;
 };
-
-/* Time of frame i: from + i / fps. */
-double srv_range_time(const srv_range_t *r, uint32_t i);
 
 /* Sends the head (status 200, ctype, extra headers) and streams. r must be
  * heap-allocated with malloc (it is freed with free after dispose). */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "server/config.h"
-#include "server/web/cors.h"
+#include "server/cors.h"
 
 void srv_web_preflight(srv_request_t *req, const char *allow) {
   const char *origin = srv_request_header(req, "Origin");

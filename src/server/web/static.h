@@ -10,9 +10,6 @@
 
 #include "server/http/http.h"
 
-/* Where Debian's libjs-three puts three.js (three_dir's default). */
-#define SRV_THREE_DIR "/usr/share/javascript/three"
-
 /* Files under three_dir larger than this are not served. */
 #define SRV_THREE_MAX_BYTES (16u * 1024 * 1024)
 

@@ -18,7 +18,7 @@
 
 #include "formats/q16.h"
 #include "formats/vocab.h"
-#include "server/api/evaluate.h"
+#include "server/request/evaluate.h"
 
 typedef struct entry_s {
   srv_ws_eval_key_t key; /* mask points to mask_copy. */

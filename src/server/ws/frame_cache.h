@@ -7,7 +7,7 @@
  * of one clip cost one evaluation per distinct frame time. Entries retain
  * their assets, so a key's pointers can never be reused by another asset
  * while the entry lives. The numbers come from the API's evaluation
- * pipeline (api/evaluate.h), as the HTTP pose and skin answers do, so
+ * pipeline (request/evaluate.h), as the HTTP pose and skin answers do, so
  * they are equal bit for bit. Skinned-mesh frames are computed one frame
  * ahead on the server's worker pool (srv_ws_eval_prefetch); an entry a
  * job is writing is never read or reused until the job is back. Loop thread

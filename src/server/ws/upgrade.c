@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "server/config.h"
-#include "server/web/cors.h"
+#include "server/cors.h"
 #include "server/ws/handshake.h"
 #include "server/ws/loops.h"
 

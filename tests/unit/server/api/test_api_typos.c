@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "api_memory.h"
-#include "server/api/requests.h"
+#include "server/request/requests.h"
 
 /* Every parameter of every endpoint, as clients use them. */
 static const struct {

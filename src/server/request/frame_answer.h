@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "formats/buf.h"
-#include "server/api/evaluate.h"
+#include "server/request/evaluate.h"
 
 struct store_asset_s;
 

@@ -1,5 +1,5 @@
 /* server: one evaluated frame as answer bytes (frame_answer.h). */
-#include "server/api/frame_answer.h"
+#include "server/request/frame_answer.h"
 
 #include "formats/q16.h"
 #include "store/store.h"

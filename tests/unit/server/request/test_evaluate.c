@@ -1,4 +1,4 @@
-/* Tests for the evaluation pipeline (server/api/evaluate.h) and the frame
+/* Tests for the evaluation pipeline (server/request/evaluate.h) and the frame
  * answers built on it, against closed-form poses.
  *
  * The rig: joint "a" at the root slides along x from 0 to 1 over 1 s;
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "formats/bundle.h"
-#include "server/api/evaluate.h"
-#include "server/api/frame_answer.h"
+#include "server/request/evaluate.h"
+#include "server/request/frame_answer.h"
 
 #define TOL 1e-5f
 #define PI_F 3.14159265358979f

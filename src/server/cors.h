@@ -1,4 +1,4 @@
-/* server/web: the origin policy: which web pages may read the daemon's
+/* server: the origin policy: which web pages may read the daemon's
  * answers (CORS) and open its WebSocket streams.
  *
  * Key design choice: the policy is the text of the allowed_origins setting
@@ -16,8 +16,8 @@
  * A page the daemon serves itself (Origin equal to http(s):// + Host) is
  * always allowed, and so is a request without Origin (not a browser, or a
  * same-origin GET). Pure functions: no state, any thread. */
-#ifndef ANIMD_SERVER_WEB_CORS_H
-#define ANIMD_SERVER_WEB_CORS_H
+#ifndef ANIMD_SERVER_CORS_H
+#define ANIMD_SERVER_CORS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
-/* server/web: the origin policy (cors.h): parsing an Origin, matching it
+/* server: the origin policy (cors.h): parsing an Origin, matching it
  * against the allowed_origins list, and the CORS header lines of answers.
  * Everything works on the strings as they are, without allocating. */
-#include "server/web/cors.h"
+#include "server/cors.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * Key design choice: a parser never answers and never looks anything up;
  * it fills its struct or one srv_error_t and returns -1 at the first
  * fault, so every error path can be tested without a server. */
-#include "server/api/requests.h"
+#include "server/request/requests.h"
 
 #include <errno.h>
 #include <math.h>
@@ -178,6 +178,10 @@ static int query_range(const srv_query_t *q, srv_range_query_t *out,
 
 /* ---- GET /v1/pose, GET /v1/skin --------------------------------------------
  */
+
+double srv_range_query_time(const srv_range_query_t *q, uint32_t i) {
+  return q->from + (double)i / q->fps;
+}
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err) {

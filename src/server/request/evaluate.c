@@ -1,5 +1,5 @@
 /* server: the evaluation pipeline and its scratch (evaluate.h). */
-#include "server/api/evaluate.h"
+#include "server/request/evaluate.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
 #include "formats/answer.h"
 #include "formats/vocab.h"
 #include "server/errors.h"
-#include "server/http/http.h"
+#include "server/kv.h"
 
 /* A request's query: its decoded parameters (the last of a name wins),
  * its Accept header (NULL: none) and the configured max_frames. */
@@ -67,6 +67,9 @@ typedef struct srv_range_query_s {
   double from, to, fps;
   uint32_t frames; /* floor((to - from) * fps) + 1, <= max_frames. */
 } srv_range_query_t;
+
+/* Time of frame i of a range: from + i / fps. */
+double srv_range_query_time(const srv_range_query_t *q, uint32_t i);
 
 /* GET /v1/pose. Names point into the query; NULL when absent or empty. */
 typedef struct srv_pose_query_s {

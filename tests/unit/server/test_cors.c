@@ -1,4 +1,4 @@
-/* Tests for the origin policy (server/web/cors.h) as pure functions, the
+/* Tests for the origin policy (server/cors.h) as pure functions, the
  * allowed_origins setting, and CORS through the in-memory transport:
  * preflights (204 with the Access-Control-Allow-* headers, 403 for an
  * origin not allowed), answers carrying Allow-Origin, Vary and
@@ -6,9 +6,9 @@
 #include <check.h>
 #include <string.h>
 
-#include "../http/http_memory_fixture.h"
+#include "http/http_memory_fixture.h"
 #include "server/config.h"
-#include "server/web/cors.h"
+#include "server/cors.h"
 
 START_TEST(test_validate) {
   char err[256];

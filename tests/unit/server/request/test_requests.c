@@ -1,4 +1,4 @@
-/* Tests for the request parsers (server/api/requests.h): every error path
+/* Tests for the request parsers (server/request/requests.h): every error path
  * of the query and body parsers with its code and "at", and the typed
  * requests they fill. No server: a query is a list of parameters, a body
  * is text. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "formats/bundle.h"
-#include "server/api/requests.h"
+#include "server/request/requests.h"
 
 /* A query from "name=value&..." (no decoding needed here). */
 typedef struct query_text_s {
