@@ -6,9 +6,10 @@
  *
  * Key design choice: options are turned into the query parameters of the
  * HTTP API (--t 0.5 is t=0.5) and go through the same typed parsers
- * (server/request/requests.h), lookups (store_find), evaluation pipeline and
- * encoders (server/request/frame_answer.h), so defaults, errors and bytes
- * cannot drift apart. Files are recognized by content (cli/sniff.h). */
+ * (server/request/requests.h), the API's one lookup (request/target.h),
+ * evaluation pipeline and encoders (server/request/frame_answer.h), so
+ * defaults, errors and bytes cannot drift apart. Files are recognized by
+ * content (cli/sniff.h). */
 #include "cli/eval.h"
 
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "formats/vocab.h"
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
+#include "server/request/target.h"
 #include "server/config.h"
 #include "server/errors.h"
 #include "store/store.h"
@@ -147,7 +149,9 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
       continue;
     }
     const char *name = arg + 2;
-    bool known = strcmp(name, "type") == 0;
+    bool known = strcmp(name, "type") == 0 ||
+                 srv_field_find(name, SRV_TAKES_POSE_QUERY |
+                                          SRV_TAKES_SKIN_QUERY) != NULL;
     for (size_t k = 0; option_names[k] != NULL && !known; k++)
       known = strcmp(name, option_names[k]) == 0;
     if (!known) {
@@ -222,28 +226,6 @@ static int load_files(store_t *st, const cli_args_t *a, FILE *err) {
   return rc;
 }
 
-/* store_find with the API's answers: the asset retained into *out (NULL
- * and 0 for no name), or -1 after reporting not_found or ambiguous. */
-static int lookup(store_t *st, store_kind kind, const char *at,
-                  const char *name, const store_asset_t *skeleton,
-                  store_asset_t **out, FILE *err) {
-  *out = NULL;
-  if (name == NULL) return 0;
-  store_match_t m;
-  store_find(st, kind, name, skeleton, &m);
-  if (m.count > 1) {
-    char msg[512];
-    store_match_describe(&m, kind, name, msg, sizeof msg);
-    return report(err, SRV_ERR_AMBIGUOUS, at, "%s", msg);
-  }
-  if (m.asset == NULL)
-    return report(err, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s",
-                  store_kind_name(kind), name,
-                  skeleton ? " on that skeleton" : "");
-  *out = m.asset;
-  return 0;
-}
-
 /* ---- answers
  * ------------------------------------------------------------------ */
 
@@ -301,43 +283,35 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   return rc;
 }
 
+/* What a query names (request/target.h), or -1 after reporting why. */
+static int resolve(store_t *st, const srv_target_query_t *names,
+                   srv_target_t *t, FILE *err) {
+  srv_error_t e;
+  if (srv_target_resolve(st, names, t, &e, NULL) != 0)
+    return report(err, e.code, e.at, "%s", e.message);
+  return 0;
+}
+
 static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
                       FILE *err) {
   srv_pose_query_t q;
   srv_error_t e;
   if (srv_pose_query_parse(query, &q, &e) != 0)
     return report(err, e.code, e.at, "%s", e.message);
-  store_asset_t *skel = NULL, *clip = NULL;
-  uint32_t *list = NULL, list_count = 0;
-  int rc = -1;
-  if (lookup(st, STORE_SKELETON, "skeleton", q.skeleton, NULL, &skel, err) ||
-      lookup(st, STORE_CLIP, "clip", q.clip, skel, &clip, err))
-    goto done;
-  if (clip != NULL && skel != NULL && clip->skeleton_asset != skel) {
-    report(err, SRV_ERR_SKELETON_MISMATCH, "clip", "%s", "");
-    goto done;
-  }
-  if (skel == NULL) {
-    skel = clip->skeleton_asset;
-    store_asset_retain(skel);
-  }
-  if (q.joints != NULL &&
-      srv_joints_parse(q.joints, skel->skeleton, &list, &list_count, &e)) {
-    report(err, e.code, e.at, "%s", e.message);
-    goto done;
-  }
-  srv_eval_job_t job = {.skeleton = skel->skeleton,
-                        .clip = clip ? clip->clip : NULL,
+  srv_target_query_t names = {
+      .skeleton = q.skeleton, .clip = q.clip, .joints = {.csv = q.joints}};
+  srv_target_t t;
+  if (resolve(st, &names, &t, err) != 0) return -1;
+  srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
+                        .clip = t.clip ? t.clip->clip : NULL,
                         .wrap = q.wrap,
                         .space = q.space,
-                        .joints = list,
-                        .joint_count = list_count};
-  srv_frame_names_t names = srv_frame_names(skel, clip);
-  rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
-done:
-  free(list);
-  store_asset_release(clip);
-  store_asset_release(skel);
+                        .joints = t.joints,
+                        .joint_count = t.joint_count,
+                        .fields = &q.fields};
+  srv_frame_names_t names_out = srv_frame_names(t.skeleton, t.clip);
+  int rc = print_frames(&job, &names_out, q.binary, &q.range, q.t, out, err);
+  srv_target_release(&t);
   return rc;
 }
 
@@ -347,31 +321,22 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
   srv_error_t e;
   if (srv_skin_query_parse(query, &q, &e) != 0)
     return report(err, e.code, e.at, "%s", e.message);
-  store_asset_t *mesh = NULL, *clip = NULL;
-  int rc = -1;
-  if (lookup(st, STORE_MESH, "mesh", q.mesh, NULL, &mesh, err) ||
-      lookup(st, STORE_CLIP, "clip", q.clip, mesh->skeleton_asset, &clip, err))
-    goto done;
-  if (clip != NULL && clip->skeleton_asset != mesh->skeleton_asset) {
-    report(err, SRV_ERR_SKELETON_MISMATCH, "clip",
-           "the clip was built for another skeleton than the mesh");
-    goto done;
-  }
-  if (q.normals != ANIM_NORMALS_NONE && mesh->mesh->normals == NULL) {
-    report(err, SRV_ERR_NO_NORMALS, "normals", "%s", "");
-    goto done;
-  }
-  srv_eval_job_t job = {.skeleton = mesh->skeleton_asset->skeleton,
-                        .clip = clip ? clip->clip : NULL,
+  srv_target_query_t names = {.clip = q.clip,
+                              .mesh = q.mesh,
+                              .need_normals = q.normals != ANIM_NORMALS_NONE};
+  srv_target_t t;
+  if (resolve(st, &names, &t, err) != 0) return -1;
+  const store_asset_t *mesh = t.meshes[0];
+  srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
+                        .clip = t.clip ? t.clip->clip : NULL,
                         .wrap = q.wrap,
                         .mesh = mesh->mesh,
                         .method = q.method,
-                        .normals = q.normals};
-  srv_frame_names_t names = srv_frame_names(mesh, clip);
-  rc = print_frames(&job, &names, q.binary, &q.range, q.t, out, err);
-done:
-  store_asset_release(clip);
-  store_asset_release(mesh);
+                        .normals = q.normals,
+                        .fields = &q.fields};
+  srv_frame_names_t names_out = srv_frame_names(mesh, t.clip);
+  int rc = print_frames(&job, &names_out, q.binary, &q.range, q.t, out, err);
+  srv_target_release(&t);
   return rc;
 }
 

@@ -95,7 +95,7 @@ int srv_error_lookup(const char *name);
 typedef struct srv_error_s {
   srv_error_code code;
   char at[128];
-  char message[256];
+  char message[512];
 } srv_error_t;
 
 /* Fills err printf-style (fmt NULL: the default message); at NULL means

@@ -31,30 +31,33 @@ int srv__check_query(srv_request_t *req, srv_endpoint ep) {
   return -1;
 }
 
+/* A lookup's error: with a shared store, a miss loads the asset and runs
+ * req again (load_then_route answers or routes); otherwise the error is
+ * the answer. Returns -1. */
+static int lookup_failed(srv_request_t *req, const srv_error_t *err,
+                         const srv_lookup_miss_t *miss) {
+  if (miss->missed && srv__load_then_route(req, miss)) return -1;
+  srv__respond_err(req, err);
+  return -1;
+}
+
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out) {
-  *out = NULL;
-  if (name == NULL || *name == '\0') return 0;
-  store_t *st = srv__store(req);
-  store_match_t m = {0};
-  if (st != NULL) store_find(st, kind, name, skeleton, &m);
-  if (m.count > 1) {
-    char msg[512];
-    store_match_describe(&m, kind, name, msg, sizeof msg);
-    /* Longer than an srv_error_t message: every listed id must fit. */
-    srv_respond_error(req, srv_error_status(SRV_ERR_AMBIGUOUS),
-                      srv_error_name(SRV_ERR_AMBIGUOUS), at, "%s", msg);
-    return -1;
-  }
-  if (m.asset == NULL && srv__load_then_route(req, kind, at, name, skeleton))
-    return -1;
-  if (m.asset == NULL) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s", store_kind_name(kind),
-              name, skeleton ? " on that skeleton" : "");
-    return -1;
-  }
-  *out = m.asset;
+  srv_error_t err;
+  srv_lookup_miss_t miss = {0};
+  if (srv_lookup(srv__store(req), kind, at, name, skeleton, out, &err, &miss) !=
+      0)
+    return lookup_failed(req, &err, &miss);
+  return 0;
+}
+
+int srv__resolve(srv_request_t *req, const srv_target_query_t *q,
+                 srv_target_t *out) {
+  srv_error_t err;
+  srv_lookup_miss_t miss = {0};
+  if (srv_target_resolve(srv__store(req), q, out, &err, &miss) != 0)
+    return lookup_failed(req, &err, &miss);
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "animd/animd.h"
 #include "formats/buf.h"
 #include "server/request/requests.h"
+#include "server/request/target.h"
 #include "server/errors.h"
 #include "server/http/http.h"
 #include "server/http/range.h"
@@ -34,6 +35,12 @@ int srv__check_query(srv_request_t *req, srv_endpoint ep);
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out);
+
+/* What q names (request/target.h), retained into *out (release with
+ * srv_target_release). 0, or -1 after answering the error (or while a
+ * missing asset loads from the shared store, as srv__lookup). */
+int srv__resolve(srv_request_t *req, const srv_target_query_t *q,
+                 srv_target_t *out);
 
 /* Answers a delete: {"deleted":{"kind","id"}}. */
 void srv__respond_deleted(srv_request_t *req, store_kind kind, const char *id);

@@ -65,6 +65,7 @@ typedef struct pose_task_s {
   anim_wrap wrap;
   fmt_space space;
   bool bin;
+  srv_fields_t fields;
   char etag[40];
   anim_result result;
   fmt_buf_t out;
@@ -93,6 +94,7 @@ static void pose_work(srv_task_t *t) {
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   srv_eval_job_t job = pose_job(p->skel, p->clip, p->t, p->wrap, p->space,
                                 p->joints, p->joint_count);
+  job.fields = &p->fields;
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;
@@ -134,6 +136,7 @@ typedef struct pose_range_s {
   fmt_space space;
   bool bin;
   srv_range_query_t times;
+  srv_fields_t fields;
 } pose_range_t;
 
 static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
@@ -143,6 +146,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
   if (s == NULL) return -1;
   srv_eval_job_t job = pose_job(p->skel, p->clip, 0, p->wrap, p->space,
                                 p->joints, p->joint_count);
+  job.fields = &p->fields;
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
   for (uint32_t i = first; i < first + n; i++) {
     job.t = srv_range_query_time(&p->times, i);
@@ -160,33 +164,6 @@ static void pose_range_dispose(srv_range_t *r) {
 
 /* ---- GET /v1/pose
  * ------------------------------------------------------------ */
-
-/* The skeleton and clip a query names: a clip alone brings its skeleton;
- * a clip of another skeleton than the one named is refused. 0, or -1
- * after answering (nothing retained). */
-static int pose_assets(srv_request_t *req, const srv_pose_query_t *q,
-                       store_asset_t **skel, store_asset_t **clip) {
-  *clip = NULL;
-  if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL, skel) !=
-      0)
-    return -1;
-  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, *skel, clip) != 0)
-    goto fail;
-  if (*clip != NULL && *skel != NULL && (*clip)->skeleton_asset != *skel) {
-    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip", NULL);
-    goto fail;
-  }
-  if (*skel == NULL) {
-    *skel = (*clip)->skeleton_asset;
-    store_asset_retain(*skel);
-  }
-  return 0;
-
-fail:
-  store_asset_release(*skel);
-  store_asset_release(*clip);
-  return -1;
-}
 
 static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
                              store_asset_t *skel, store_asset_t *clip,
@@ -208,6 +185,7 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
   p->space = q->space;
   p->bin = q->binary;
   p->times = q->range;
+  p->fields = q->fields;
   p->range.produce = pose_produce;
   p->range.dispose = pose_range_dispose;
   char extra[256];
@@ -226,15 +204,13 @@ void srv__handle_pose_get(srv_request_t *req) {
     srv__respond_err(req, &err);
     return;
   }
-  if (pose_assets(req, &q, &skel, &clip) != 0) return;
-  uint32_t *list = NULL, list_count = 0;
-  if (q.joints != NULL && srv_joints_parse(q.joints, skel->skeleton, &list,
-                                           &list_count, &err) != 0) {
-    srv__respond_err(req, &err);
-    store_asset_release(skel);
-    store_asset_release(clip);
-    return;
-  }
+  srv_target_query_t names = {
+      .skeleton = q.skeleton, .clip = q.clip, .joints = {.csv = q.joints}};
+  srv_target_t target;
+  if (srv__resolve(req, &names, &target) != 0) return;
+  skel = target.skeleton;
+  clip = target.clip;
+  uint32_t *list = target.joints, list_count = target.joint_count;
   if (q.range.is_range) {
     pose_range_start(req, &q, skel, clip, list, list_count);
     return;
@@ -246,6 +222,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     double t;
     int space, wrap, bin;
     char joints[40]; /* The ETag of the joint list ("" for all). */
+    srv_fields_t fields;
   } key;
   memset(&key, 0, sizeof key);
   if (list != NULL) srv__etag(key.joints, list, list_count * sizeof *list);
@@ -255,6 +232,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   key.space = q.space;
   key.wrap = q.wrap;
   key.bin = q.binary;
+  srv_fields_merge(&key.fields, &q.fields);
   char etag[40];
   srv__etag(etag, &key, sizeof key);
   pose_task_t *p = NULL;
@@ -273,6 +251,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   p->wrap = q.wrap;
   p->space = q.space;
   p->bin = q.binary;
+  p->fields = q.fields;
   memcpy(p->etag, etag, sizeof etag);
   fmt_buf_init(&p->out);
   p->task.work = pose_work;
@@ -301,6 +280,7 @@ typedef struct blend_task_s {
   size_t layer_count;
   fmt_space space;
   bool bin;
+  srv_fields_t fields;
   bool refused; /* A mask names what is not a joint: err. */
   srv_error_t err;
   anim_result result;
@@ -345,6 +325,7 @@ static void blend_work(srv_task_t *t) {
       .layers = b->layers,
       .layer_count = b->layer_count,
       .space = b->space,
+      .fields = &b->fields,
   };
   srv_frame_names_t names = srv_frame_names(b->skel, NULL);
   b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin, -1, s)
@@ -424,6 +405,7 @@ static void blend_then(srv_request_t *req, void *parsed) {
   fmt_buf_init(&b->out);
   b->space = body->space;
   b->bin = body->binary;
+  b->fields = body->fields;
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;

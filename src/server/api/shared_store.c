@@ -80,8 +80,7 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
   free(w);
 }
 
-bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
-                          const char *name, const store_asset_t *skeleton) {
+bool srv__load_then_route(srv_request_t *req, const srv_lookup_miss_t *miss) {
   const srv_backend_t *b = srv__backend(req);
   if (b == NULL) return false;
   if (reroutes >= MAX_REROUTES) {
@@ -89,7 +88,7 @@ bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
                     "request; retry later");
     return true;
   }
-  size_t n = strlen(name);
+  size_t n = strlen(miss->name);
   wait_t *w = malloc(sizeof *w + n + 1);
   if (w == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
@@ -97,13 +96,13 @@ bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
   }
   w->req = req;
   w->depth = reroutes + 1;
-  w->kind = kind;
-  w->within_skeleton = skeleton != NULL;
-  snprintf(w->at, sizeof w->at, "%s", at ? at : "");
-  memcpy(w->name, name, n + 1);
+  w->kind = miss->kind;
+  w->within_skeleton = miss->skeleton[0] != '\0';
+  snprintf(w->at, sizeof w->at, "%s", miss->at);
+  memcpy(w->name, miss->name, n + 1);
   srv_request_hold(req);
-  b->ops->load(b->self, kind, name, skeleton ? skeleton->id : NULL, on_loaded,
-               w);
+  b->ops->load(b->self, miss->kind, miss->name,
+               w->within_skeleton ? miss->skeleton : NULL, on_loaded, w);
   return true;
 }
 

@@ -10,18 +10,19 @@
 
 #include "server/backend.h"
 #include "server/http/http.h"
+#include "server/request/target.h"
 #include "store/store.h"
 
 /* The backend of req's server, or NULL. */
 const srv_backend_t *srv__backend(srv_request_t *req);
 
-/* After a miss of name (kind, within skeleton when not NULL): starts
- * loading it and returns true; req is then routed again once the asset is
- * cached, or answered (404 not_found at `at`, 503 store_unavailable). The
- * handler must answer nothing more and return. False when there is no
- * backend (the caller answers 404). */
-bool srv__load_then_route(srv_request_t *req, store_kind kind, const char *at,
-                          const char *name, const store_asset_t *skeleton);
+/* After a lookup's miss (request/target.h: the kind and name asked,
+ * within a skeleton or not): starts loading it and returns true; req is
+ * then routed again once the asset is cached, or answered (404 not_found
+ * at the miss's field, 503 store_unavailable). The handler must answer
+ * nothing more and return. False when there is no backend (the caller
+ * answers 404). */
+bool srv__load_then_route(srv_request_t *req, const srv_lookup_miss_t *miss);
 
 /* Stores an upload already in the node's cache (result, the canonical
  * texts of its entries) in the backend, then answers answer (201 when

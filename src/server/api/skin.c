@@ -23,9 +23,6 @@
 #include "server/api/params.h"
 #include "server/http/task.h"
 
-/* Meshes listed in one multi-mesh request, at most. */
-#define SKIN_MAX_MESHES 1024
-
 typedef struct skin_params_s {
   store_asset_t **meshes; /* mesh_count, retained; malloc'd. */
   size_t mesh_count;
@@ -36,6 +33,7 @@ typedef struct skin_params_s {
   anim_skin_normals normals;
   bool bin;
   fmt_encoding encoding; /* q16 only when bin. */
+  srv_fields_t fields;
 } skin_params_t;
 
 static void params_release(skin_params_t *p) {
@@ -55,6 +53,7 @@ static srv_eval_job_t skin_job(const skin_params_t *p, size_t k, double t) {
       .mesh = p->meshes[k]->mesh,
       .method = p->method,
       .normals = p->normals,
+      .fields = &p->fields,
   };
   return job;
 }
@@ -191,102 +190,27 @@ static void skin_range_dispose(srv_range_t *r) {
 /* ---- GET /v1/skin
  * --------------------------------------------------------------------- */
 
-/* The meshes of a multi-mesh query into p->meshes: mesh's comma-separated
- * ids or names within p->skel, or (no mesh) every mesh of it. 0, or -1
- * after answering. */
-static int skin_mesh_list(srv_request_t *req, const srv_skin_query_t *q,
-                          skin_params_t *p) {
-  if (q->mesh == NULL) {
-    if (store_children(srv__store(req), p->skel, STORE_MESH, &p->meshes,
-                       &p->mesh_count) != 0) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      return -1;
-    }
-    if (p->mesh_count == 0) {
-      srv__fail(req, SRV_ERR_NOT_FOUND, "skeleton", "skeleton '%s' has no mesh",
-                q->skeleton);
-      return -1;
-    }
-    return 0;
-  }
-  size_t n = 1;
-  for (const char *c = q->mesh; *c; c++) n += *c == ',';
-  if (n > SKIN_MAX_MESHES) {
-    srv__fail(req, SRV_ERR_BAD_PARAMETER, "mesh", "more than %d meshes",
-              SKIN_MAX_MESHES);
-    return -1;
-  }
-  p->meshes = calloc(n, sizeof *p->meshes);
-  if (p->meshes == NULL) {
-    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    return -1;
-  }
-  for (const char *at = q->mesh;; at++) {
-    size_t len = strcspn(at, ",");
-    char *name = strndup(at, len);
-    if (name == NULL) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      return -1;
-    }
-    if (len == 0) {
-      srv__fail(req, SRV_ERR_BAD_PARAMETER, "mesh",
-                "'mesh' lists an empty name");
-      free(name);
-      return -1;
-    }
-    int rc = srv__lookup(req, STORE_MESH, "mesh", name, p->skel,
-                         &p->meshes[p->mesh_count]);
-    free(name);
-    if (rc != 0) return -1;
-    p->mesh_count++;
-    at += len;
-    if (*at == '\0') break;
-  }
-  return 0;
-}
-
-/* The mesh(es), their skeleton and the clip a query names. 0, or -1 after
- * answering (p released). */
+/* The mesh(es), their skeleton and the clip a query names: with skeleton,
+ * mesh's comma-separated ids or names within it (every mesh of it without
+ * mesh); without, mesh names one mesh as it is. 0, or -1 after answering
+ * (p released). */
 static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
                        skin_params_t *p) {
   p->multi = q->skeleton != NULL;
-  if (p->multi) {
-    if (srv__lookup(req, STORE_SKELETON, "skeleton", q->skeleton, NULL,
-                    &p->skel) != 0 ||
-        skin_mesh_list(req, q, p) != 0)
-      goto fail;
-  } else {
-    p->meshes = calloc(1, sizeof *p->meshes);
-    if (p->meshes == NULL) {
-      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      return -1;
-    }
-    if (srv__lookup(req, STORE_MESH, "mesh", q->mesh, NULL, &p->meshes[0]) != 0)
-      goto fail;
-    p->mesh_count = 1;
-    p->skel = p->meshes[0]->skeleton_asset;
-    store_asset_retain(p->skel);
-  }
-  if (srv__lookup(req, STORE_CLIP, "clip", q->clip, p->skel, &p->clip) != 0)
-    goto fail;
-  if (p->clip != NULL && p->clip->skeleton_asset != p->skel) {
-    srv__fail(req, SRV_ERR_SKELETON_MISMATCH, "clip",
-              "the clip was built for another skeleton than the mesh");
-    goto fail;
-  }
-  for (size_t k = 0; k < p->mesh_count; k++)
-    if (p->normals != ANIM_NORMALS_NONE &&
-        p->meshes[k]->mesh->normals == NULL) {
-      srv__fail(req, SRV_ERR_NO_NORMALS, "normals",
-                p->multi ? "mesh '%s' has no normals" : NULL,
-                p->meshes[k]->name);
-      goto fail;
-    }
+  srv_target_query_t names = {.skeleton = q->skeleton,
+                              .clip = q->clip,
+                              .mesh = p->multi ? NULL : q->mesh,
+                              .meshes = {.csv = p->multi ? q->mesh : NULL},
+                              .mesh_all = p->multi && q->mesh == NULL,
+                              .need_normals = p->normals != ANIM_NORMALS_NONE};
+  srv_target_t t;
+  if (srv__resolve(req, &names, &t) != 0) return -1;
+  p->meshes = t.meshes;
+  p->mesh_count = t.mesh_count;
+  p->skel = t.skeleton;
+  p->clip = t.clip;
+  free(t.joints);
   return 0;
-
-fail:
-  params_release(p);
-  return -1;
 }
 
 static void skin_range_start(srv_request_t *req, const srv_skin_query_t *q,
@@ -320,7 +244,8 @@ void srv__handle_skin(srv_request_t *req) {
                      .method = q.method,
                      .normals = q.normals,
                      .bin = q.binary,
-                     .encoding = q.encoding};
+                     .encoding = q.encoding,
+                     .fields = q.fields};
   if (skin_assets(req, &q, &p) != 0) return;
   unsigned long work = p.skel->skeleton->joint_count;
   for (size_t k = 0; k < p.mesh_count; k++)
@@ -336,6 +261,7 @@ void srv__handle_skin(srv_request_t *req) {
     char mesh[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
     double t;
     int wrap, method, normals, bin, encoding;
+    srv_fields_t fields;
   } key;
   memset(&key, 0, sizeof key);
   memcpy(key.mesh, p.meshes[0]->id, sizeof key.mesh);
@@ -360,6 +286,7 @@ void srv__handle_skin(srv_request_t *req) {
   key.normals = q.normals;
   key.bin = q.binary;
   key.encoding = q.encoding;
+  srv_fields_merge(&key.fields, &q.fields);
   char etag[40];
   srv__etag(etag, &key, sizeof key);
   if (srv__respond_if_not_modified(req, etag)) goto fail;

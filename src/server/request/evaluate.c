@@ -1,6 +1,8 @@
 /* server: the evaluation pipeline and its scratch (evaluate.h). */
 #include "server/request/evaluate.h"
 
+#include "server/request/fields.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +276,12 @@ static anim_result pose_floats(const srv_eval_job_t *job,
 anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   if (job == NULL || s == NULL || job->skeleton == NULL || job->out == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
+  if (job->fields != NULL && job->fields->present != 0) {
+    srv_eval_job_t honoured = *job;
+    honoured.fields = NULL;
+    srv_fields_apply(job->fields, &honoured);
+    return srv_eval_run(&honoured, s);
+  }
   const anim_skeleton_t *sk = job->skeleton;
   if (!reserve_joints(s, sk->joint_count)) return ANIM_ERR_OUT_OF_MEMORY;
   s->_pose.joint_count = sk->joint_count;

@@ -94,6 +94,9 @@ typedef struct srv_eval_job_s {
   /* Optional: the clip time sampled (of the first layer; 0 for the rest
    * pose). */
   float *sampled;
+  /* Optional: the request's table fields (fields.h), honoured on the job
+   * before it runs; they do not change its float count. */
+  const struct srv_fields_s *fields;
 } srv_eval_job_t;
 
 /* Floats per pose answer in space (all joints). */

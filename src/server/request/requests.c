@@ -57,10 +57,19 @@ static bool listed(const char *const *list, const char *name) {
   return false;
 }
 
+/* The table fields (fields.h) a query endpoint takes. */
+static unsigned endpoint_takes(srv_endpoint ep) {
+  return ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
+         : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
+                               : 0;
+}
+
 int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
   const char *const *known = srv_endpoint_params(ep);
+  unsigned takes = endpoint_takes(ep);
   for (unsigned i = 0; i < q->count; i++)
-    if (!listed(known, q->params[i].name))
+    if (!listed(known, q->params[i].name) &&
+        srv_field_find(q->params[i].name, takes) == NULL)
       return srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, q->params[i].name,
                            known[0] == NULL
                                ? "'%.60s': this endpoint takes no query "
@@ -194,7 +203,9 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
       query_format(q, &out->binary, err) != 0 ||
       query_range(q, &out->range, err) != 0 ||
-      (!out->range.is_range && query_float(q, "t", true, 0, &t, err) != 0))
+      (!out->range.is_range && query_float(q, "t", true, 0, &t, err) != 0) ||
+      srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
+                            &out->fields, err) != 0)
     return -1;
   out->space = (fmt_space)space;
   out->wrap = (anim_wrap)wrap;
@@ -209,48 +220,13 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   return 0;
 }
 
-int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
-                     uint32_t **out, uint32_t *count, srv_error_t *err) {
-  *out = NULL;
-  *count = 0;
-  size_t n = 1;
-  for (const char *p = list; *p; p++) n += *p == ',';
-  uint32_t *idx = malloc(n * sizeof *idx);
-  char *name = malloc(strlen(list) + 1);
-  if (idx == NULL || name == NULL) {
-    free(idx);
-    free(name);
-    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-  }
-  const char *p = list;
-  for (size_t i = 0; i < n; i++) {
-    size_t len = strcspn(p, ",");
-    memcpy(name, p, len);
-    name[len] = '\0';
-    int32_t j = anim_skeleton_find(sk, name);
-    if (j < 0) {
-      char at[32];
-      snprintf(at, sizeof at, "joints[%zu]", i);
-      srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
-                    "the skeleton has no joint '%.60s'", name);
-      free(idx);
-      free(name);
-      return -1;
-    }
-    idx[i] = sk->to_caller[j];
-    p += len + (p[len] == ',');
-  }
-  free(name);
-  *out = idx;
-  *count = (uint32_t)n;
-  return 0;
-}
-
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
   int wrap, method, normals, encoding;
   if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
+      srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
+                            &out->fields, err) != 0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
       query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
       query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
@@ -352,14 +328,16 @@ static int json_word(const json_t *o, const char *key, const char *at,
 }
 
 /* 0 when every key of object o is in known; else -1 with unknown_field
- * at "<prefix><key>" (prefix "" at the top level, "layers[2]." within). */
+ * at "<prefix><key>" (prefix "" at the top level, "layers[2]." within);
+ * the table fields (fields.h) of takes are known too. */
 static int json_known_fields(const json_t *o, const char *const *known,
-                             const char *prefix, srv_error_t *err) {
+                             unsigned takes, const char *prefix,
+                             srv_error_t *err) {
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)o, key, v) {
     (void)v;
-    if (listed(known, key)) continue;
+    if (listed(known, key) || srv_field_find(key, takes) != NULL) continue;
     char at[128];
     snprintf(at, sizeof at, "%s%.60s", prefix, key);
     return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, at,
@@ -380,7 +358,7 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   static const char *const fields[] = {"clip", "t",    "weight", "mode",
                                        "wrap", "mask", NULL};
   snprintf(at, sizeof at, "layers[%zu].", i);
-  if (json_known_fields(l, fields, at, err) != 0) return -1;
+  if (json_known_fields(l, fields, 0, at, err) != 0) return -1;
   snprintf(at, sizeof at, "layers[%zu].clip", i);
   if (json_required_string(l, "clip", at, &bl->clip, "a clip id or name",
                            err) != 0)
@@ -442,7 +420,9 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
   }
   static const char *const fields[] = {"skeleton", "space", "format", "layers",
                                        NULL};
-  if (json_known_fields(root, fields, "", err) != 0) goto fail;
+  if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
+      srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
+    goto fail;
   if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0 ||
       json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
@@ -504,7 +484,7 @@ int srv_solve_body_parse(const char *body, size_t len, srv_solve_body_t *out,
   /* A body that is not an object has no skeleton. */
   json_t *o = json_is_object(root) ? root : NULL;
   static const char *const fields[] = {"skeleton", "frames", NULL};
-  if ((o != NULL && json_known_fields(o, fields, "", err) != 0) ||
+  if ((o != NULL && json_known_fields(o, fields, 0, "", err) != 0) ||
       json_required_string(o, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0) {
     srv_solve_body_free(out);

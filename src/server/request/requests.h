@@ -21,6 +21,7 @@
 #include "formats/answer.h"
 #include "formats/vocab.h"
 #include "server/errors.h"
+#include "server/request/fields.h"
 #include "server/kv.h"
 
 /* A request's query: its decoded parameters (the last of a name wins),
@@ -80,19 +81,13 @@ typedef struct srv_pose_query_s {
   fmt_space space;    /* model */
   bool binary;        /* format=bin, or Accept: application/octet-stream */
   const char *joints; /* joints=a,b: the joints to answer, in that order
-                         (srv_joints_parse); NULL: all. */
+                         (request/target.h); NULL: all. */
   srv_range_query_t range;
+  srv_fields_t fields; /* The table's fields (fields.h). */
 } srv_pose_query_t;
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err);
-
-/* The joints a comma-separated list of names (joints=a,b,c) names, as
- * caller-order indices of sk, into *out (malloc'd; free it) and *count.
- * -1 with unknown_joint at "joints[i]" for a name sk does not have (an
- * empty one included), or out_of_memory. Repeats are allowed. */
-int srv_joints_parse(const char *list, const anim_skeleton_t *sk,
-                     uint32_t **out, uint32_t *count, srv_error_t *err);
 
 /* GET /v1/skin. */
 typedef struct srv_skin_query_s {
@@ -110,6 +105,7 @@ typedef struct srv_skin_query_s {
   bool binary;
   fmt_encoding encoding; /* f32; q16 only with binary. */
   srv_range_query_t range;
+  srv_fields_t fields; /* The table's fields (fields.h). */
 } srv_skin_query_t;
 
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
@@ -145,7 +141,8 @@ typedef struct srv_blend_body_s {
   fmt_space space;
   bool binary; /* format, else Accept as for GET. */
   srv_blend_layer_body_t layers[SRV_BLEND_MAX_LAYERS];
-  size_t layer_count; /* 1 to SRV_BLEND_MAX_LAYERS. */
+  size_t layer_count;  /* 1 to SRV_BLEND_MAX_LAYERS. */
+  srv_fields_t fields; /* The table's fields (fields.h). */
   /* private */
   json_t *_root;
 } srv_blend_body_t;

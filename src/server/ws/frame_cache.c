@@ -158,7 +158,8 @@ static bool key_eq(const srv_ws_eval_key_t *a, const srv_ws_eval_key_t *b) {
   if (a->skeleton != b->skeleton || a->clip != b->clip || a->mesh != b->mesh ||
       memcmp(&a->t, &b->t, sizeof a->t) != 0 || a->wrap != b->wrap ||
       a->space != b->space || a->normals != b->normals ||
-      a->method != b->method || a->mask_count != b->mask_count)
+      a->method != b->method || a->mask_count != b->mask_count ||
+      !srv_fields_equal(&a->fields, &b->fields))
     return false;
   if (a->mask_count == 0) return (a->mask == NULL) == (b->mask == NULL);
   return memcmp(a->mask, b->mask, a->mask_count * sizeof *a->mask) == 0;
@@ -177,6 +178,7 @@ static srv_eval_job_t key_job(const srv_ws_eval_key_t *k) {
       .mesh = k->mesh != NULL ? k->mesh->mesh : NULL,
       .method = (anim_skin_method)k->method,
       .normals = k->normals ? ANIM_NORMALS_LINEAR : ANIM_NORMALS_NONE,
+      .fields = &k->fields,
   };
   return job;
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "server/pool.h"
+#include "server/request/fields.h"
 #include "server/ws/blob.h"
 #include "store/store.h"
 
@@ -40,6 +41,8 @@ typedef struct srv_ws_eval_key_s {
    * key: the floats are the same, and the q16 bytes are made once per
    * entry, the first time a subscriber asks for them. */
   uint8_t encoding;
+  /* The request's table fields (request/fields.h). */
+  srv_fields_t fields;
 } srv_ws_eval_key_t;
 
 /* One evaluated frame: count floats (in the HTTP binary layout), shared

@@ -69,8 +69,16 @@ static const char *const allowed[][16] = {
     [SRV_WS_OP_STATS] = {"id", NULL},
 };
 
+/* The table fields (request/fields.h) an op takes. */
+static unsigned op_takes(srv_ws_op op) {
+  return op == SRV_WS_OP_PLAY || op == SRV_WS_OP_SET ? SRV_TAKES_WS_STREAM
+         : op == SRV_WS_OP_POSE                      ? SRV_TAKES_WS_POSE
+                                                     : 0;
+}
+
 static bool is_allowed(srv_ws_op op, const char *key) {
-  if (strcmp(key, "op") == 0) return true;
+  if (strcmp(key, "op") == 0 || srv_field_find(key, op_takes(op)) != NULL)
+    return true;
   for (int i = 0; allowed[op][i] != NULL; i++)
     if (strcmp(allowed[op][i], key) == 0) return true;
   return false;
@@ -232,6 +240,12 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     }
   }
 
+  srv_error_t fe;
+  if (srv_fields_from_json(root, op_takes(cmd->op), &cmd->fields, &fe) != 0) {
+    srv_ws_error_set(err, id, fe.code, fe.at, "%s", fe.message);
+    goto fail;
+  }
+
   bool streamed = cmd->op != SRV_WS_OP_STATS && cmd->op != SRV_WS_OP_POSE;
   if (streamed && cmd->id[0] == '\0') {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "id",
@@ -342,7 +356,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "t", "t is required");
     goto fail;
   }
-  if (cmd->op == SRV_WS_OP_SET && cmd->has == 0) {
+  if (cmd->op == SRV_WS_OP_SET && cmd->has == 0 && cmd->fields.present == 0) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "",
                      "set needs one of speed, fps, space, format, wrap, "
                      "encoding");

@@ -18,6 +18,7 @@
 
 #include "formats/vocab.h"
 #include "server/errors.h"
+#include "server/request/fields.h"
 
 typedef enum srv_ws_op {
   SRV_WS_OP_PLAY = 0,
@@ -84,6 +85,8 @@ typedef struct srv_ws_cmd_s {
   /* "joints": the names to send (an array of strings), or NULL for all.
    * Borrowed from root. */
   json_t *joints;
+  /* The table's fields (request/fields.h) the message gave. */
+  srv_fields_t fields;
   /* private */
   json_t *root;
 } srv_ws_cmd_t;

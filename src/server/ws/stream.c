@@ -20,6 +20,7 @@
 #include "formats/buf.h"
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
+#include "server/request/target.h"
 #include "server/ws/fetch.h"
 #include "server/ws/frame_cache.h"
 #include "server/ws/frame_queue.h"
@@ -56,6 +57,7 @@ typedef struct stream_s {
   bool normals;
   srv_ws_format format;
   fmt_encoding encoding; /* q16: binary mesh frames only. */
+  srv_fields_t fields;   /* The table's fields (request/fields.h). */
   uint64_t frames, skipped, dropped;
   float pose_t; /* A one-shot pose's sampled time. */
 } stream_t;
@@ -377,6 +379,7 @@ static srv_ws_eval_key_t stream_key(const stream_t *s, float t,
       .mask = s->mask,
       .mask_count = s->mask_count,
       .encoding = (uint8_t)s->encoding,
+      .fields = s->fields,
   };
   return key;
 }
@@ -795,178 +798,60 @@ static char *dup_str(const char *s) {
  * clip or mesh). */
 #define WS_FETCHES_MAX 3
 
-/* An asset of the command is not in the node's store: with a shared
- * store, fetches it and runs the command again once it is loaded
- * (returns 1); without one, or when a fetch has already failed, answers
- * not_found at `at` (or store_unavailable) and returns -1. */
-static int missing(srv_ws_client_t *c, const char *id, store_kind kind,
-                   const char *name, const store_asset_t *skeleton,
-                   const char *at, const char *message) {
+/* A command's lookup failed (err): after a miss, with a shared store,
+ * fetches the asset and runs the command again once it is loaded (returns
+ * 1); without one, or when a fetch has already failed, sends the error
+ * (store_unavailable when the store could not be reached) and returns
+ * -1. */
+static int lookup_failed(srv_ws_client_t *c, const char *id,
+                         const srv_error_t *err,
+                         const srv_lookup_miss_t *miss) {
   srv_ws_hub_t *h = c->hub;
-  if (h->fetch != NULL && h->message != NULL && h->fetched == SRV_BACKEND_OK &&
-      h->fetches < WS_FETCHES_MAX &&
-      srv_ws_fetch_start(h->fetch, c, kind, name,
-                         skeleton ? skeleton->id : NULL, h->message,
+  if (miss->missed && h->fetch != NULL && h->message != NULL &&
+      h->fetched == SRV_BACKEND_OK && h->fetches < WS_FETCHES_MAX &&
+      srv_ws_fetch_start(h->fetch, c, miss->kind, miss->name,
+                         miss->skeleton[0] ? miss->skeleton : NULL, h->message,
                          h->message_len, h->fetches + 1) == 0)
     return 1;
-  if (h->fetched == SRV_BACKEND_UNAVAILABLE)
-    send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, at,
+  if (miss->missed && h->fetched == SRV_BACKEND_UNAVAILABLE)
+    send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, err->at,
                "the shared store cannot be reached; retry later");
   else
-    send_error(c, id, SRV_ERR_NOT_FOUND, at, message);
+    send_error(c, id, err->code, err->at, err->message);
   return -1;
 }
 
-/* The skeleton a command names into *sk (retained; NULL when it names
- * none). Returns 0, or missing()'s -1 or 1. */
-static int named_skeleton(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
-                          store_asset_t **sk) {
-  *sk = NULL;
-  if (cmd->skeleton == NULL) return 0;
-  *sk = store_lookup(c->hub->store, STORE_SKELETON, cmd->skeleton, NULL);
-  if (*sk != NULL) return 0;
-  return missing(c, cmd->id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
-                 "no such skeleton");
-}
-
-/* The meshes of a play or pose with a "mesh" array (names within
- * skeleton when given; all of one skeleton) or "mesh_all" (every mesh of
- * skeleton, by id) into s: s->meshes, s->mesh (the first, retained once
- * more) and s->skeleton. Returns 0, -1 after sending the error, or 1
- * when an asset is being fetched (as resolve). */
-static int resolve_meshes(srv_ws_client_t *c, const srv_ws_cmd_t *cmd,
-                          stream_t *s) {
-  store_t *store = c->hub->store;
-  const char *id = cmd->id;
-  store_asset_t *sk = NULL;
-  int rc = named_skeleton(c, cmd, &sk);
-  if (rc != 0) return rc;
-  if (cmd->mesh_all) {
-    size_t n = 0;
-    if (store_children(store, sk, STORE_MESH, &s->meshes, &n) != 0) {
-      store_asset_release(sk);
-      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
-      return -1;
-    }
-    s->mesh_count = (uint32_t)(n < SRV_WS_MAX_MESHES ? n : SRV_WS_MAX_MESHES);
-    for (size_t i = s->mesh_count; i < n; i++)
-      store_asset_release(s->meshes[i]);
-  } else {
-    size_t n = json_array_size(cmd->meshes);
-    s->meshes = calloc(n, sizeof *s->meshes);
-    if (s->meshes == NULL) {
-      store_asset_release(sk);
-      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
-      return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-      const char *name = json_string_value(json_array_get(cmd->meshes, i));
-      store_asset_t *m = store_lookup(store, STORE_MESH, name, sk);
-      char at[32];
-      snprintf(at, sizeof at, "mesh[%zu]", i);
-      if (m == NULL) {
-        rc = missing(c, id, STORE_MESH, name, sk, at, "no such mesh");
-        store_asset_release(sk);
-        return rc;
-      }
-      if (s->mesh_count > 0 &&
-          m->skeleton_asset != s->meshes[0]->skeleton_asset) {
-        send_error(c, id, SRV_ERR_MISMATCH, at,
-                   "the meshes belong to different skeletons");
-        store_asset_release(m);
-        store_asset_release(sk);
-        return -1;
-      }
-      s->meshes[s->mesh_count++] = m;
-    }
-  }
-  store_asset_release(sk);
-  if (s->mesh_count == 0) {
-    send_error(c, id, SRV_ERR_NOT_FOUND, "skeleton",
-               "the skeleton has no mesh");
-    return -1;
-  }
-  s->mesh = s->meshes[0];
-  store_asset_retain(s->mesh);
-  s->skeleton = s->mesh->skeleton_asset;
-  store_asset_retain(s->skeleton);
-  for (uint32_t k = 0; k < s->mesh_count; k++)
-    if (cmd->normals && s->meshes[k]->mesh->normals == NULL) {
-      send_error(c, id, SRV_ERR_BAD_VALUE, "normals", "a mesh has no normals");
-      return -1;
-    }
-  return 0;
-}
-
-/* Resolves a play or pose command's assets and joint mask into s. Returns
- * 0, -1 after sending the error, or 1 when an asset is being fetched (the
- * command runs again then). */
+/* Resolves a play or pose command's assets and joint list into s through
+ * the API's one lookup (request/target.h). Returns 0, -1 after sending
+ * the error, or 1 when an asset is being fetched (the command runs again
+ * then). */
 static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
-  store_t *store = c->hub->store;
   const char *id = cmd->id;
+  srv_target_query_t names = {.skeleton = cmd->skeleton,
+                              .clip = cmd->clip,
+                              .mesh = cmd->mesh,
+                              .meshes = {.array = cmd->meshes},
+                              .mesh_all = cmd->mesh_all,
+                              .joints = {.array = cmd->joints},
+                              .need_normals = cmd->normals};
+  srv_target_t t;
+  srv_error_t err;
+  srv_lookup_miss_t miss = {0};
+  if (srv_target_resolve(c->hub->store, &names, &t, &err, &miss) != 0)
+    return lookup_failed(c, id, &err, &miss);
+  s->skeleton = t.skeleton;
+  s->clip = t.clip;
   if (cmd->meshes != NULL || cmd->mesh_all) {
-    int rc = resolve_meshes(c, cmd, s);
-    if (rc != 0) return rc;
-  } else if (cmd->mesh != NULL) {
-    store_asset_t *sk = NULL;
-    int rc = named_skeleton(c, cmd, &sk);
-    if (rc != 0) return rc;
-    s->mesh = store_lookup(store, STORE_MESH, cmd->mesh, sk);
-    if (s->mesh == NULL) {
-      rc = missing(c, id, STORE_MESH, cmd->mesh, sk, "mesh", "no such mesh");
-      store_asset_release(sk);
-      return rc;
-    }
-    store_asset_release(sk);
-    s->skeleton = s->mesh->skeleton_asset;
-    store_asset_retain(s->skeleton);
-    if (cmd->normals && s->mesh->mesh->normals == NULL) {
-      send_error(c, id, SRV_ERR_BAD_VALUE, "normals",
-                 "the mesh has no normals");
-      return -1;
-    }
-  } else {
-    s->skeleton = store_lookup(store, STORE_SKELETON, cmd->skeleton, NULL);
-    if (s->skeleton == NULL)
-      return missing(c, id, STORE_SKELETON, cmd->skeleton, NULL, "skeleton",
-                     "no such skeleton");
+    s->meshes = t.meshes;
+    s->mesh_count = (uint32_t)t.mesh_count;
+    s->mesh = s->meshes[0];
+    store_asset_retain(s->mesh);
+  } else if (t.mesh_count == 1) {
+    s->mesh = t.meshes[0];
+    free(t.meshes);
   }
-  s->clip = store_lookup(store, STORE_CLIP, cmd->clip, s->skeleton);
-  if (s->clip == NULL)
-    return missing(c, id, STORE_CLIP, cmd->clip, s->skeleton, "clip",
-                   "no such clip for this skeleton");
-  if (s->clip->skeleton_asset != s->skeleton) {
-    send_error(c, id, SRV_ERR_MISMATCH, "clip",
-               "the clip belongs to another skeleton");
-    return -1;
-  }
-  if (cmd->joints != NULL) {
-    if (s->mesh != NULL) {
-      send_error(c, id, SRV_ERR_BAD_VALUE, "joints",
-                 "a mesh stream sends vertices, not joints");
-      return -1;
-    }
-    const anim_skeleton_t *sk = s->skeleton->skeleton;
-    size_t n = json_array_size(cmd->joints);
-    s->mask = malloc(n * sizeof *s->mask);
-    if (s->mask == NULL) {
-      send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
-      return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-      const char *name = json_string_value(json_array_get(cmd->joints, i));
-      int32_t j = anim_skeleton_find(sk, name);
-      if (j < 0) {
-        char at[32];
-        snprintf(at, sizeof at, "joints[%zu]", i);
-        send_error(c, id, SRV_ERR_UNKNOWN_JOINT, at,
-                   "the skeleton has no joint of that name");
-        return -1;
-      }
-      s->mask[i] = sk->to_caller[j];
-    }
-    s->mask_count = (uint32_t)n;
-  }
+  s->mask = t.joints;
+  s->mask_count = t.joint_count;
   s->skeleton_name =
       dup_str(cmd->skeleton != NULL ? cmd->skeleton : s->skeleton->id);
   s->clip_name = dup_str(cmd->clip);
@@ -982,6 +867,7 @@ static int resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->normals = cmd->normals;
   s->method = cmd->method;
   s->encoding = cmd->encoding;
+  s->fields = cmd->fields;
   if (!encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
   return 0;
 }
@@ -1176,6 +1062,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
     if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
     if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
+    srv_fields_merge(&s->fields, &cmd->fields);
     {
       fmt_buf_t *b = ack_begin(c, "set", s->id);
       describe(b, s);

@@ -498,7 +498,7 @@ START_TEST(test_errors_beside_a_stream) {
   send_text(&p, "{\"op\":\"seek\",\"id\":\"ghost\",\"t\":1}");
   ck_assert_int_eq(count_text_with(&p, "\"code\":\"bad_json\""), 1);
   ck_assert_int_eq(count_text_with(&p, "\"code\":\"not_found\","
-                                       "\"message\":\"no such clip for this "
+                                       "\"message\":\"no clip 'nope' on that "
                                        "skeleton\",\"at\":\"clip\"},"
                                        "\"id\":\"x\""),
                    1);
@@ -653,6 +653,65 @@ START_TEST(test_unread_pose_and_ping_floods_cut_off) {
 }
 END_TEST
 
+/* Names answer as over HTTP (request/target.h): a skeleton name two
+ * skeletons share is ambiguous (409 over HTTP) listing both ids, never
+ * not_found; a clip of another skeleton, even by id, is not found on the
+ * one named. */
+START_TEST(test_names_as_over_http) {
+  setup();
+  /* Another rig named "line" ("b" higher up), so another id. */
+  char other[sizeof ws_test_asset];
+  memcpy(other, ws_test_asset, sizeof other);
+  char *at = strstr(other, "[0,2,0]");
+  ck_assert_ptr_nonnull(at);
+  at[3] = '3';
+  fmt_error_t err = {0};
+  fmt_bundle_t b;
+  ck_assert_int_eq(
+      fmt_decode_native_json(other, sizeof other - 1, NULL, &b, &err), 0);
+  store_ingest_result_t res;
+  ck_assert_int_eq(store_ingest(store, &b, NULL, &res, &err), 0);
+  char second[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
+  for (size_t k = 0; k < res.count; k++) {
+    if (res.entries[k].asset->kind == STORE_SKELETON)
+      memcpy(second, res.entries[k].asset->id, sizeof second);
+    if (res.entries[k].asset->kind == STORE_CLIP)
+      memcpy(clip, res.entries[k].asset->id, sizeof clip);
+  }
+  store_ingest_result_free(&res);
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"line\","
+                "\"clip\":\"slide\"}");
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"ambiguous\""), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"at\":\"skeleton\"},\"id\":\"a\""), 1);
+  ck_assert_int_eq(count_text_with(&p, second), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"code\":\"not_found\""), 0);
+  /* The first skeleton by id, with the second one's clip by id. */
+  store_asset_t *first = NULL;
+  store_asset_t **all = NULL;
+  size_t n = 0;
+  ck_assert_int_eq(store_list(store, &all, &n), 0);
+  for (size_t k = 0; k < n; k++)
+    if (all[k]->kind == STORE_SKELETON && strcmp(all[k]->id, second) != 0)
+      first = all[k];
+  ck_assert_ptr_nonnull(first);
+  char msg[512];
+  snprintf(msg, sizeof msg,
+           "{\"op\":\"pose\",\"id\":\"m\",\"skeleton\":\"%s\","
+           "\"clip\":\"%s\",\"t\":0}",
+           first->id, clip);
+  store_list_free(all, n);
+  send_text(&p, msg);
+  ck_assert_int_eq(
+      count_text_with(&p, "\"code\":\"not_found\",\"message\":\"no clip '"), 1);
+  ck_assert_int_eq(count_text_with(&p, "\"at\":\"clip\"},\"id\":\"m\""), 1);
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
 Suite *ws_stream_suite(void) {
   Suite *s = suite_create("ws_stream");
   for (int variant = 0; variant < 2; variant++) {
@@ -664,6 +723,7 @@ Suite *ws_stream_suite(void) {
     tcase_add_test(tc, test_shared_evaluation);
     tcase_add_test(tc, test_backpressure_drops);
     tcase_add_test(tc, test_errors_beside_a_stream);
+    tcase_add_test(tc, test_names_as_over_http);
     tcase_add_test(tc, test_shutdown_sends_1001);
     tcase_add_test(tc, test_mesh_frames_on_the_pool);
     tcase_add_test(tc, test_keepalive_ping_then_timeout);

@@ -1,0 +1,248 @@
+/* Tests for request fields declared once (request/fields.h): a field
+ * added in one place, here a throwaway "rest_probe" that turns any pose
+ * into the skeleton's rest pose, is parsed and honoured by GET /v1/pose,
+ * POST /v1/pose, a WebSocket pose message and `animd eval` alike (its
+ * answer equals the rest pose's, byte for byte), refused with each
+ * syntax's error code when malformed, and unknown where no row takes it.
+ * The table's own rows are the product's; this file adds its row at run
+ * time so the product keeps the mechanism without the field. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../api/api_memory.h"
+#include "../ws/ws_test_fixtures.h"
+#include "cli/eval.h"
+#include "server/request/evaluate.h"
+#include "server/request/fields.h"
+#include "server/ws/stream.h"
+
+static void rest_probe_apply(double value, srv_eval_job_t *job) {
+  if (value == 0) return;
+  job->clip = NULL;
+  job->layers = NULL;
+  job->layer_count = 0;
+}
+
+static void add_probe(void) {
+  srv_field_t row = {.name = "rest_probe",
+                     .type = SRV_FIELD_BOOL,
+                     .takes = SRV_TAKES_POSE_QUERY | SRV_TAKES_SKIN_QUERY |
+                              SRV_TAKES_POSE_BODY | SRV_TAKES_WS_STREAM |
+                              SRV_TAKES_WS_POSE,
+                     .apply = rest_probe_apply};
+  if (srv_field_find("rest_probe", ~0u) == NULL)
+    ck_assert_int_eq(srv_field_add(&row), 0);
+  ck_assert_int_eq(srv_field_add(&row), -1); /* A name is taken once. */
+}
+
+/* The body of an answer that must be 200, malloc'd with its length. */
+static char *body_of(mem_answer_t a, size_t *len) {
+  ck_assert_msg(a.status == 200, "status %d: %s", a.status, a.body);
+  *len = a.body_len;
+  char *b = malloc(a.body_len + 1);
+  memcpy(b, a.body, a.body_len + 1);
+  mem_answer_free(&a);
+  return b;
+}
+
+static void assert_same(const char *a, size_t alen, const char *b, size_t blen,
+                        const char *what) {
+  ck_assert_msg(alen == blen && memcmp(a, b, alen) == 0, "%s: %zu vs %zu bytes",
+                what, alen, blen);
+}
+
+/* ---- WebSocket: a client of a hub on the test's store ------------------- */
+
+typedef struct ws_peer_s {
+  uint8_t bytes[65536];
+  size_t len;
+} ws_peer_t;
+
+static int ws_write(void *ctx, const uint8_t *data, size_t len) {
+  ws_peer_t *p = ctx;
+  ck_assert_uint_le(p->len + len, sizeof p->bytes);
+  memcpy(p->bytes + p->len, data, len);
+  p->len += len;
+  return 0;
+}
+static size_t ws_queued(void *ctx) { return 0; }
+static void ws_close(void *ctx) {}
+
+/* The payload of the first binary frame the server wrote, or NULL. */
+static const uint8_t *ws_binary(const ws_peer_t *p, size_t *len) {
+  size_t k = 0;
+  while (k + 2 <= p->len) {
+    uint8_t op = p->bytes[k] & 0x0f;
+    size_t n = p->bytes[k + 1] & 0x7f, hdr = 2;
+    if (n == 126) {
+      n = (size_t)p->bytes[k + 2] << 8 | p->bytes[k + 3];
+      hdr = 4;
+    }
+    if (op == 2) {
+      *len = n;
+      return p->bytes + k + hdr;
+    }
+    k += hdr + n;
+  }
+  return NULL;
+}
+
+START_TEST(test_one_field_on_every_transport) {
+  add_probe();
+  mem_server_start();
+  mem_answer_t up = api_json("POST", "/v1/assets", ws_test_asset);
+  ck_assert_msg(up.status == 201, "%d %s", up.status, up.body);
+  mem_answer_free(&up);
+
+  size_t rest_len, get_len, plain_len, post_len;
+  char *rest = body_of(mem_get("/v1/pose?skeleton=line&t=0&format=bin"),
+                       &rest_len);
+  ck_assert_uint_eq(rest_len, 2 * 16 * sizeof(float));
+  char *plain = body_of(
+      mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&format=bin"),
+      &plain_len);
+  char *get = body_of(mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&"
+                              "format=bin&rest_probe=1"),
+                      &get_len);
+  /* Without the field joint a has moved to x = 0.5 (element 12). */
+  float x;
+  memcpy(&x, plain + 12 * sizeof(float), sizeof x);
+  ck_assert_float_eq(x, 0.5f);
+  assert_same(rest, rest_len, get, get_len, "GET");
+  char *post = body_of(
+      api_json("POST", "/v1/pose",
+               "{\"skeleton\":\"line\",\"format\":\"bin\",\"rest_probe\":true,"
+               "\"layers\":[{\"clip\":\"slide\",\"t\":0.5}]}"),
+      &post_len);
+  assert_same(rest, rest_len, post, post_len, "POST");
+  /* Each syntax's error for a malformed value, and no row for it in the
+   * answers that take no such field. */
+  api_expect(mem_get("/v1/pose?skeleton=line&t=0&rest_probe=maybe"), 400,
+             "bad_parameter", "rest_probe", "GET bad");
+  api_expect(api_json("POST", "/v1/pose",
+                      "{\"skeleton\":\"line\",\"rest_probe\":1,"
+                      "\"layers\":[{\"clip\":\"slide\",\"t\":0.5}]}"),
+             400, "wrong_type", "rest_probe", "POST bad");
+  api_expect(mem_get("/v1/meshes/pair?rest_probe=1"), 400,
+             "unknown_parameter", "rest_probe", "mesh");
+  mem_server_stop();
+
+  /* WebSocket: the same field in a pose message. */
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  store_t *st;
+  store_options_t o = {0};
+  fmt_error_t fe = {0};
+  ck_assert_int_eq(store_open(&o, &st, &fe), 0);
+  fmt_bundle_t bundle;
+  ck_assert_int_eq(fmt_decode_native_json(ws_test_asset,
+                                          sizeof ws_test_asset - 1, NULL,
+                                          &bundle, &fe),
+                   0);
+  store_ingest_result_t res;
+  ck_assert_int_eq(store_ingest(st, &bundle, NULL, &res, &fe), 0);
+  store_ingest_result_free(&res);
+  srv_ws_hub_t *hub = srv_ws_hub_new(&loop, st, NULL, NULL, NULL);
+  ck_assert_ptr_nonnull(hub);
+  static const srv_ws_transport_t tr = {ws_write, ws_queued, ws_close, NULL,
+                                        NULL};
+  ws_peer_t *peer = calloc(1, sizeof *peer);
+  srv_ws_client_t *c = srv_ws_client_new(hub, &tr, peer);
+  const char *msg = "{\"op\":\"pose\",\"skeleton\":\"line\",\"clip\":\"slide\","
+                    "\"t\":0.5,\"format\":\"bin\",\"rest_probe\":true}";
+  uint8_t frame[256];
+  srv_ws_client_feed(c, frame, ws_test_client_frame(msg, frame));
+  for (int i = 0; i < 100 && ws_binary(peer, &(size_t){0}) == NULL; i++)
+    uv_run(&loop, UV_RUN_NOWAIT);
+  size_t wlen = 0;
+  const uint8_t *payload = ws_binary(peer, &wlen);
+  ck_assert_ptr_nonnull(payload);
+  ck_assert_uint_eq(wlen, 32 + rest_len); /* The 32-byte frame header. */
+  assert_same(rest, rest_len, (const char *)payload + 32, wlen - 32,
+              "WebSocket");
+  srv_ws_client_free(c);
+  free(peer);
+  srv_ws_hub_free(hub);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  store_close(st);
+
+  /* animd eval: the field as an option. */
+  char dir[] = "/tmp/animd-fields-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/line.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs(ws_test_asset, f);
+  fclose(f);
+  char *argv[] = {"eval",  path,    "--skeleton", "line",         "--clip",
+                  "slide", "--t",   "0.5",        "--format",     "bin",
+                  "--rest_probe", "true", NULL};
+  char *cli = NULL;
+  size_t cli_len = 0;
+  FILE *out = open_memstream(&cli, &cli_len);
+  ck_assert_int_eq(srv_eval_main(12, argv, out, stderr), 0);
+  fclose(out);
+  assert_same(rest, rest_len, cli, cli_len, "animd eval");
+  free(cli);
+  unlink(path);
+  rmdir(dir);
+
+  free(rest);
+  free(plain);
+  free(get);
+  free(post);
+}
+END_TEST
+
+START_TEST(test_table_rules) {
+  srv_field_t row = {.name = "probe_scale",
+                     .type = SRV_FIELD_NUMBER,
+                     .takes = SRV_TAKES_POSE_QUERY | SRV_TAKES_WS_STREAM,
+                     .lo = 0,
+                     .hi = 2};
+  ck_assert_int_eq(srv_field_add(&row), 0);
+  ck_assert_ptr_nonnull(srv_field_find("probe_scale", SRV_TAKES_WS_STREAM));
+  ck_assert_ptr_null(srv_field_find("probe_scale", SRV_TAKES_POSE_BODY));
+  srv_kv_t q[] = {{"probe_scale", "1.5"}, {"t", "x"}};
+  srv_fields_t a = {0}, b = {0};
+  srv_error_t err;
+  ck_assert_int_eq(
+      srv_fields_from_query(q, 2, SRV_TAKES_POSE_QUERY, &a, &err), 0);
+  ck_assert_uint_ne(a.present, 0);
+  srv_kv_t bad[] = {{"probe_scale", "3"}};
+  ck_assert_int_eq(
+      srv_fields_from_query(bad, 1, SRV_TAKES_POSE_QUERY, &b, &err), -1);
+  ck_assert_int_eq(err.code, SRV_ERR_BAD_PARAMETER);
+  ck_assert_str_eq(err.at, "probe_scale");
+  json_t *o = json_pack("{s:f}", "probe_scale", 1.5);
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &b, &err), 0);
+  ck_assert(srv_fields_equal(&a, &b));
+  json_object_set_new(o, "probe_scale", json_real(2.5));
+  srv_fields_t c = {0};
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &c, &err), -1);
+  ck_assert_int_eq(err.code, SRV_ERR_BAD_VALUE);
+  json_object_set_new(o, "probe_scale", json_string("1"));
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &c, &err), -1);
+  ck_assert_int_eq(err.code, SRV_ERR_WRONG_TYPE);
+  json_decref(o);
+  /* A set replaces what it gives and keeps the rest. */
+  srv_fields_t none = {0};
+  srv_fields_merge(&none, &a);
+  ck_assert(srv_fields_equal(&none, &a));
+  ck_assert(!srv_fields_equal(&none, &(srv_fields_t){0}));
+}
+END_TEST
+
+Suite *request_fields_suite(void) {
+  Suite *s = suite_create("request_fields");
+  TCase *tc = tcase_create("fields");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_one_field_on_every_transport);
+  tcase_add_test(tc, test_table_rules);
+  suite_add_tcase(s, tc);
+  return s;
+}
