@@ -38,8 +38,7 @@ static bool in_range(const srv_field_t *row, double v) {
 }
 
 int srv_fields_from_query(const srv_kv_t *params, unsigned count,
-                          unsigned takes, srv_fields_t *out,
-                          srv_error_t *err) {
+                          unsigned takes, srv_fields_t *out, srv_error_t *err) {
   for (unsigned k = 0; k < count; k++) {
     const srv_field_t *row = srv_field_find(params[k].name, takes);
     if (row == NULL) continue;

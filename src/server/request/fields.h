@@ -69,8 +69,7 @@ const srv_field_t *srv_field_find(const char *name, unsigned takes);
 /* The rows among a query's parameters (count of them) into out. -1 with
  * bad_parameter at the field's name for a value that is not one. */
 int srv_fields_from_query(const srv_kv_t *params, unsigned count,
-                          unsigned takes, srv_fields_t *out,
-                          srv_error_t *err);
+                          unsigned takes, srv_fields_t *out, srv_error_t *err);
 
 /* The rows among a JSON object's members into out. -1 with wrong_type
  * (not a number, not a boolean) or bad_value (out of range) at the

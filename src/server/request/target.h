@@ -88,10 +88,10 @@ typedef struct srv_target_query_s {
  * srv_target_release. */
 typedef struct srv_target_s {
   store_asset_t *skeleton;
-  store_asset_t *clip;         /* NULL: the rest pose. */
-  store_asset_t **meshes;      /* mesh_count (0: a pose). */
+  store_asset_t *clip;    /* NULL: the rest pose. */
+  store_asset_t **meshes; /* mesh_count (0: a pose). */
   size_t mesh_count;
-  uint32_t *joints;            /* Caller-order indices; NULL: all. */
+  uint32_t *joints; /* Caller-order indices; NULL: all. */
   uint32_t joint_count;
 } srv_target_t;
 

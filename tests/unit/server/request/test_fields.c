@@ -98,12 +98,12 @@ START_TEST(test_one_field_on_every_transport) {
   mem_answer_free(&up);
 
   size_t rest_len, get_len, plain_len, post_len;
-  char *rest = body_of(mem_get("/v1/pose?skeleton=line&t=0&format=bin"),
-                       &rest_len);
+  char *rest =
+      body_of(mem_get("/v1/pose?skeleton=line&t=0&format=bin"), &rest_len);
   ck_assert_uint_eq(rest_len, 2 * 16 * sizeof(float));
-  char *plain = body_of(
-      mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&format=bin"),
-      &plain_len);
+  char *plain =
+      body_of(mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&format=bin"),
+              &plain_len);
   char *get = body_of(mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&"
                               "format=bin&rest_probe=1"),
                       &get_len);
@@ -126,8 +126,8 @@ START_TEST(test_one_field_on_every_transport) {
                       "{\"skeleton\":\"line\",\"rest_probe\":1,"
                       "\"layers\":[{\"clip\":\"slide\",\"t\":0.5}]}"),
              400, "wrong_type", "rest_probe", "POST bad");
-  api_expect(mem_get("/v1/meshes/pair?rest_probe=1"), 400,
-             "unknown_parameter", "rest_probe", "mesh");
+  api_expect(mem_get("/v1/meshes/pair?rest_probe=1"), 400, "unknown_parameter",
+             "rest_probe", "mesh");
   mem_server_stop();
 
   /* WebSocket: the same field in a pose message. */
@@ -178,8 +178,8 @@ START_TEST(test_one_field_on_every_transport) {
   FILE *f = fopen(path, "w");
   fputs(ws_test_asset, f);
   fclose(f);
-  char *argv[] = {"eval",  path,    "--skeleton", "line",         "--clip",
-                  "slide", "--t",   "0.5",        "--format",     "bin",
+  char *argv[] = {"eval",         path,   "--skeleton", "line",     "--clip",
+                  "slide",        "--t",  "0.5",        "--format", "bin",
                   "--rest_probe", "true", NULL};
   char *cli = NULL;
   size_t cli_len = 0;
@@ -210,8 +210,8 @@ START_TEST(test_table_rules) {
   srv_kv_t q[] = {{"probe_scale", "1.5"}, {"t", "x"}};
   srv_fields_t a = {0}, b = {0};
   srv_error_t err;
-  ck_assert_int_eq(
-      srv_fields_from_query(q, 2, SRV_TAKES_POSE_QUERY, &a, &err), 0);
+  ck_assert_int_eq(srv_fields_from_query(q, 2, SRV_TAKES_POSE_QUERY, &a, &err),
+                   0);
   ck_assert_uint_ne(a.present, 0);
   srv_kv_t bad[] = {{"probe_scale", "3"}};
   ck_assert_int_eq(

@@ -1,0 +1,490 @@
+/* server/ws: WebSocket pose streaming, the control messages: play, pause,
+ * resume, seek, stop, set, pose and stats, their assets resolved through the
+ * API's one lookup, and assets fetched from a shared store on a miss
+ * (stream_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/answer.h"
+#include "server/request/target.h"
+#include "server/ws/stream_internal.h"
+
+/* ---- control messages ---------------------------------------------------- */
+
+static char *dup_str(const char *s) {
+  if (s == NULL) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d != NULL) memcpy(d, s, n);
+  return d;
+}
+
+/* Assets a command may fetch one after the other (a skeleton, then its
+ * clip or mesh). */
+#define WS_FETCHES_MAX 3
+
+/* A command's lookup failed (err): after a miss, with a shared store,
+ * fetches the asset and runs the command again once it is loaded (returns
+ * 1); without one, or when a fetch has already failed, sends the error
+ * (store_unavailable when the store could not be reached) and returns
+ * -1. */
+static int lookup_failed(srv_ws_client_t *c, const char *id,
+                         const srv_error_t *err,
+                         const srv_lookup_miss_t *miss) {
+  srv_ws_hub_t *h = c->hub;
+  if (miss->missed && h->fetch != NULL && h->message != NULL &&
+      h->fetched == SRV_BACKEND_OK && h->fetches < WS_FETCHES_MAX &&
+      srv_ws_fetch_start(h->fetch, c, miss->kind, miss->name,
+                         miss->skeleton[0] ? miss->skeleton : NULL, h->message,
+                         h->message_len, h->fetches + 1) == 0)
+    return 1;
+  if (miss->missed && h->fetched == SRV_BACKEND_UNAVAILABLE)
+    ws__send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, err->at,
+               "the shared store cannot be reached; retry later");
+  else
+    ws__send_error(c, id, err->code, err->at, err->message);
+  return -1;
+}
+
+/* Resolves a play or pose command's assets and joint list into s through
+ * the API's one lookup (request/target.h). Returns 0, -1 after sending
+ * the error, or 1 when an asset is being fetched (the command runs again
+ * then). */
+int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
+  const char *id = cmd->id;
+  srv_target_query_t names = {.skeleton = cmd->skeleton,
+                              .clip = cmd->clip,
+                              .mesh = cmd->mesh,
+                              .meshes = {.array = cmd->meshes},
+                              .mesh_all = cmd->mesh_all,
+                              .joints = {.array = cmd->joints},
+                              .need_normals = cmd->normals};
+  srv_target_t t;
+  srv_error_t err;
+  srv_lookup_miss_t miss = {0};
+  if (srv_target_resolve(c->hub->store, &names, &t, &err, &miss) != 0)
+    return lookup_failed(c, id, &err, &miss);
+  s->skeleton = t.skeleton;
+  s->clip = t.clip;
+  if (cmd->meshes != NULL || cmd->mesh_all) {
+    s->meshes = t.meshes;
+    s->mesh_count = (uint32_t)t.mesh_count;
+    s->mesh = s->meshes[0];
+    store_asset_retain(s->mesh);
+  } else if (t.mesh_count == 1) {
+    s->mesh = t.meshes[0];
+    free(t.meshes);
+  }
+  s->mask = t.joints;
+  s->mask_count = t.joint_count;
+  s->skeleton_name =
+      dup_str(cmd->skeleton != NULL ? cmd->skeleton : s->skeleton->id);
+  s->clip_name = dup_str(cmd->clip);
+  s->mesh_name = dup_str(cmd->mesh);
+  if (s->skeleton_name == NULL || s->clip_name == NULL ||
+      (cmd->mesh != NULL && s->mesh_name == NULL)) {
+    ws__send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    return -1;
+  }
+  s->wrap = cmd->wrap;
+  s->space = cmd->space;
+  s->format = cmd->format;
+  s->normals = cmd->normals;
+  s->method = cmd->method;
+  s->encoding = cmd->encoding;
+  s->fields = cmd->fields;
+  if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
+  return 0;
+}
+
+static void describe(fmt_buf_t *b, const stream_t *s) {
+  fmt_buf_puts(b, ",\"index\":");
+  fmt_buf_uint(b, s->index);
+  fmt_buf_puts(b, ",\"layout\":");
+  fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, ws__stream_layout(s)));
+  fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
+  uint64_t vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++)
+    vertices += s->meshes[k]->mesh->vertex_count;
+  fmt_buf_uint(b, s->meshes != NULL ? vertices
+                  : s->mesh != NULL ? s->mesh->mesh->vertex_count
+                  : s->mask != NULL ? s->mask_count
+                                    : s->skeleton->skeleton->joint_count);
+  if (s->meshes != NULL) {
+    /* The meshes in the order of each frame's blocks. */
+    fmt_buf_puts(b, ",\"meshes\":[");
+    for (uint32_t k = 0; k < s->mesh_count; k++) {
+      fmt_buf_puts(b, k ? ",{\"id\":" : "{\"id\":");
+      fmt_buf_json_string(b, s->meshes[k]->id);
+      fmt_buf_puts(b, ",\"name\":");
+      fmt_buf_json_string(b, s->meshes[k]->name);
+      fmt_buf_puts(b, ",\"vertices\":");
+      fmt_buf_uint(b, s->meshes[k]->mesh->vertex_count);
+      fmt_buf_putc(b, '}');
+    }
+    fmt_buf_putc(b, ']');
+  }
+  fmt_buf_puts(b, ",\"duration\":");
+  fmt_buf_float(b, s->clip->clip->duration);
+  fmt_buf_puts(b, ",\"fps\":");
+  fmt_buf_printf(b, "%.17g", s->clock.fps);
+  fmt_buf_puts(b, ",\"speed\":");
+  fmt_buf_printf(b, "%.17g", s->clock.speed);
+}
+
+static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  srv_ws_hub_t *h = c->hub;
+  if (ws__find_stream(c, cmd->id) != NULL) {
+    ws__send_error(c, cmd->id, SRV_ERR_STREAM_EXISTS, "id",
+               "a stream with this id is playing; stop it first");
+    return;
+  }
+  if (c->stream_count >= h->lim.max_streams) {
+    ws__send_error(c, cmd->id, SRV_ERR_TOO_MANY_STREAMS, "id",
+               "this connection has the most streams allowed");
+    return;
+  }
+  stream_t *s = calloc(1, sizeof *s);
+  stream_t **arr = realloc(c->streams, (c->stream_count + 1) * sizeof *arr);
+  if (s == NULL || arr == NULL) {
+    free(s);
+    if (arr != NULL) c->streams = arr;
+    ws__send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    return;
+  }
+  c->streams = arr;
+  s->client = c;
+  s->heap_pos = -1;
+  snprintf(s->id, sizeof s->id, "%s", cmd->id);
+  if (ws__resolve(c, cmd, s) != 0) {
+    ws__stream_free(s);
+    return;
+  }
+  s->index = c->next_index++;
+  uint64_t now = uv_hrtime();
+  srv_ws_clock_init(&s->clock, now, cmd->fps, cmd->speed, cmd->t0);
+  s->next = 0;
+  s->due = now;
+  if (ws__heap_push(h, s) != 0) {
+    ws__stream_free(s);
+    ws__send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    return;
+  }
+  c->streams[c->stream_count++] = s;
+  h->stats.streams++;
+  fmt_buf_t *b = ws__ack_begin(c, "play", cmd->id);
+  describe(b, s);
+  fmt_buf_putc(b, '}');
+  ws__send_text(c, b);
+  ws__arm(h);
+}
+
+/* Moves a stream's clock base to its next frame, due now (or at its own
+ * due time when keep_due), with clip time t. */
+static void rebase(stream_t *s, uint64_t due, double t) {
+  srv_ws_clock_rebase(&s->clock, s->next, due, t);
+}
+
+/* ,"frames":F,"skipped":S,"dropped":D of one stream (stop, stats). */
+static void put_counters(fmt_buf_t *b, const stream_t *s) {
+  fmt_buf_puts(b, ",\"frames\":");
+  fmt_buf_uint(b, s->frames);
+  fmt_buf_puts(b, ",\"skipped\":");
+  fmt_buf_uint(b, s->skipped);
+  fmt_buf_puts(b, ",\"dropped\":");
+  fmt_buf_uint(b, s->dropped);
+}
+
+static void ack_stream(srv_ws_client_t *c, const char *op, stream_t *s) {
+  fmt_buf_t *b = ws__ack_begin(c, op, s->id);
+  fmt_buf_puts(b, ",\"frame\":");
+  fmt_buf_int(b, s->next);
+  fmt_buf_puts(b, ",\"t\":");
+  double t = s->paused ? s->paused_t : srv_ws_clock_time(&s->clock, s->next);
+  fmt_buf_printf(b, "%.17g", t);
+  fmt_buf_puts(b, ",\"paused\":");
+  fmt_buf_puts(b, s->paused ? "true" : "false");
+  fmt_buf_putc(b, '}');
+  ws__send_text(c, b);
+}
+
+static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  srv_ws_hub_t *h = c->hub;
+  stream_t *s = ws__find_stream(c, cmd->id);
+  if (s == NULL) {
+    ws__send_error(c, cmd->id, SRV_ERR_UNKNOWN_STREAM, "id",
+               "no stream with this id");
+    return;
+  }
+  uint64_t now = uv_hrtime();
+  switch (cmd->op) {
+  case SRV_WS_OP_PAUSE:
+    if (!s->paused) {
+      s->paused = true;
+      s->paused_t = srv_ws_clock_time(&s->clock, s->next);
+      ws__heap_remove(h, s);
+    }
+    ack_stream(c, "pause", s);
+    break;
+  case SRV_WS_OP_RESUME:
+    if (s->paused) {
+      s->paused = false;
+      rebase(s, now, s->paused_t);
+      s->due = now;
+      ws__heap_push(h, s);
+    }
+    ack_stream(c, "resume", s);
+    break;
+  case SRV_WS_OP_SEEK:
+    if (s->paused) {
+      s->paused_t = cmd->t;
+      rebase(s, now, cmd->t);
+      ack_stream(c, "seek", s);
+      /* A paused stream shows the frame it was moved to, once. */
+      ws__send_frame(s, s->next, false);
+      s->next++;
+      s->paused_t = srv_ws_clock_time(&s->clock, s->next);
+    } else {
+      rebase(s, now, cmd->t);
+      s->due = now;
+      ws__heap_remove(h, s);
+      ws__heap_push(h, s);
+      ack_stream(c, "seek", s);
+    }
+    break;
+  case SRV_WS_OP_STOP: {
+    fmt_buf_t *b = ws__ack_begin(c, "stop", s->id);
+    put_counters(b, s);
+    fmt_buf_putc(b, '}');
+    ws__stream_remove(c, s);
+    ws__send_text(c, b);
+    break;
+  }
+  case SRV_WS_OP_SET:
+    /* Checked before anything changes: a refused set changes nothing. */
+    if (!ws__encoding_fits(c, cmd->id, s->mesh,
+                       cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
+                       cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding
+                                                      : s->encoding))
+      return;
+    if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
+      /* The next frame keeps its due time and clip time; frames after it
+       * follow the new rate. */
+      if (!s->paused)
+        rebase(s, srv_ws_clock_due(&s->clock, s->next),
+               srv_ws_clock_time(&s->clock, s->next));
+      if (cmd->has & SRV_WS_HAS_FPS) s->clock.fps = cmd->fps;
+      if (cmd->has & SRV_WS_HAS_SPEED) s->clock.speed = cmd->speed;
+    }
+    if (cmd->has & SRV_WS_HAS_SPACE) {
+      if (s->mesh != NULL) {
+        ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
+                   "a mesh stream has no space");
+        return;
+      }
+      s->space = cmd->space;
+    }
+    if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
+    if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
+    if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
+    srv_fields_merge(&s->fields, &cmd->fields);
+    {
+      fmt_buf_t *b = ws__ack_begin(c, "set", s->id);
+      describe(b, s);
+      fmt_buf_putc(b, '}');
+      ws__send_text(c, b);
+    }
+    break;
+  default: break;
+  }
+  ws__arm(h);
+}
+
+static void pose_wait_free(pose_wait_t *w) {
+  fmt_buf_free(&w->msg);
+  fmt_buf_free(&w->tmp);
+  ws__stream_free(&w->s);
+}
+
+static uint8_t pose_opcode(const stream_t *s) {
+  return s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME;
+}
+
+/* Sends the one-shot pose s, its frame evaluated here or found in the
+ * frame cache. */
+static void send_pose(srv_ws_client_t *c, stream_t *s) {
+  if (ws__build_frame(c->hub, s, WS_ONE_SHOT, -1, s->pose_t) == 0)
+    ws__send_answer(c, pose_opcode(s), c->hub->out.data, c->hub->out.len);
+  else
+    ws__send_error(c, s->id, SRV_ERR_INTERNAL, NULL, "the pose could not be made");
+}
+
+/* Worker: the answer of a pose from its skinned frame. */
+static void on_pose_frame(void *arg, const srv_ws_frame_data_t *fd) {
+  pose_wait_t *w = arg;
+  w->built =
+      ws__frame_message(&w->msg, &w->tmp, &w->s, WS_ONE_SHOT, -1, w->s.pose_t, fd);
+}
+
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len);
+
+/* The pool is back with c->posing: send its answer, then handle the
+ * messages held meanwhile, until one waits for the pool again. */
+static void on_pose_ready(void *arg, int result, bool used) {
+  pose_wait_t *w = arg;
+  srv_ws_client_t *c = w->s.client;
+  if (c == NULL) {
+    /* Its client has gone meanwhile. */
+    pose_wait_free(w);
+    return;
+  }
+  ws__enter(c);
+  c->posing = NULL;
+  if (!srv_ws_session_closing(&c->session)) {
+    if (result == 0 && used && w->built == 0)
+      ws__send_answer(c, pose_opcode(&w->s), w->msg.data, w->msg.len);
+    else if (result == 0 && !used)
+      send_pose(c, &w->s);
+    else
+      ws__send_error(c, w->s.id, SRV_ERR_INTERNAL, NULL,
+                 "the pose could not be made");
+  }
+  pose_wait_free(w);
+  uint8_t opcode, *data;
+  size_t len;
+  while (c->posing == NULL && !srv_ws_session_closing(&c->session) &&
+         srv_ws_held_pop(&c->held, &opcode, &data, &len)) {
+    handle_message(c, opcode, data, len);
+    free(data);
+  }
+  if (srv_ws_session_closing(&c->session)) srv_ws_held_clear(&c->held);
+  ws__check_done(c);
+  ws__leave(c);
+}
+
+/* Hands the pose w to the pool when it has a mesh: true when it waits
+ * there now (or was answered an error), false when its frame is to be
+ * made here (cached already, no mesh, or no pool). */
+static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
+  if (w->s.mesh == NULL || w->s.meshes != NULL) return false;
+  srv_ws_eval_key_t key = ws__stream_key(&w->s, w->s.pose_t, w->s.mesh);
+  int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_frame,
+                                    on_pose_ready, w);
+  if (r == 1 || r == UV_ENOSYS) return false;
+  if (r == 0) {
+    c->posing = w;
+    return true;
+  }
+  ws__send_error(c, w->s.id, SRV_ERR_OVERLOADED, NULL,
+             "the worker queue is full; retry shortly");
+  pose_wait_free(w);
+  return true;
+}
+
+static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  pose_wait_t *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    ws__send_error(c, cmd->id, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return;
+  }
+  stream_t *s = &w->s;
+  fmt_buf_init(&w->msg);
+  fmt_buf_init(&w->tmp);
+  s->client = c;
+  s->heap_pos = -1;
+  snprintf(s->id, sizeof s->id, "%s", cmd->id);
+  if (ws__resolve(c, cmd, s) != 0) {
+    pose_wait_free(w);
+    return;
+  }
+  s->pose_t = ws__sampled_time(s, cmd->t);
+  if (pose_on_pool(c, w)) return;
+  send_pose(c, s);
+  pose_wait_free(w);
+}
+
+static void op_stats(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
+  fmt_buf_t *b = ws__ack_begin(c, "stats", cmd->id);
+  fmt_buf_puts(b, ",\"sent\":");
+  fmt_buf_uint(b, c->sent);
+  fmt_buf_puts(b, ",\"dropped\":");
+  fmt_buf_uint(b, c->dropped);
+  fmt_buf_puts(b, ",\"streams\":[");
+  for (unsigned i = 0; i < c->stream_count; i++) {
+    const stream_t *s = c->streams[i];
+    fmt_buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
+    fmt_buf_puts(b, s->id);
+    put_counters(b, s);
+    fmt_buf_puts(b, ",\"paused\":");
+    fmt_buf_puts(b, s->paused ? "true}" : "false}");
+  }
+  fmt_buf_puts(b, "]}");
+  ws__send_text(c, b);
+}
+
+/* Parses and runs one command (text, len bytes). */
+static void dispatch(srv_ws_client_t *c, const char *text, size_t len) {
+  srv_ws_hub_t *h = c->hub;
+  srv_ws_cmd_t cmd;
+  srv_ws_error_t err;
+  if (srv_ws_cmd_parse(text, len, &cmd, &err) != 0) {
+    ws__send_cmd_error(c, &err);
+    return;
+  }
+  h->message = text;
+  h->message_len = len;
+  switch (cmd.op) {
+  case SRV_WS_OP_PLAY: op_play(c, &cmd); break;
+  case SRV_WS_OP_POSE: op_pose(c, &cmd); break;
+  case SRV_WS_OP_STATS: op_stats(c, &cmd); break;
+  default: op_stream(c, &cmd); break;
+  }
+  h->message = NULL;
+  srv_ws_cmd_free(&cmd);
+}
+
+static void handle_message(srv_ws_client_t *c, uint8_t opcode,
+                           const uint8_t *data, size_t len) {
+  if (opcode != WSLAY_TEXT_FRAME) {
+    ws__send_error(c, NULL, SRV_ERR_BAD_MESSAGE, NULL,
+               "control messages are JSON text messages");
+    return;
+  }
+  dispatch(c, (const char *)data, len);
+}
+
+/* A fetch for a command is done (fetch.h): the command runs again. */
+void ws__on_fetched(void *client, const char *message, size_t len,
+                       unsigned fetches, srv_backend_status status) {
+  srv_ws_client_t *c = client;
+  srv_ws_hub_t *h = c->hub;
+  if (c->transport_closed || c->close_ns != 0) return;
+  ws__enter(c);
+  h->fetches = fetches;
+  h->fetched = status;
+  dispatch(c, message, len);
+  h->fetches = 0;
+  h->fetched = SRV_BACKEND_OK;
+  ws__check_done(c);
+  ws__leave(c);
+}
+
+void ws__on_message(void *user, uint8_t opcode, const uint8_t *data,
+                       size_t len) {
+  srv_ws_client_t *c = user;
+  c->hub->stats.messages_in++;
+  c->messages++;
+  /* Behind a pose on the pool, messages wait their turn. */
+  if (c->posing != NULL) {
+    if (srv_ws_held_push(&c->held, opcode, data, len,
+                         WS_UNREAD_FACTOR * c->hub->lim.high_water) != 0) {
+      ws__client_close(c, 1008, "too much unread data");
+      ws__transport_close(c);
+    }
+    return;
+  }
+  handle_message(c, opcode, data, len);
+}

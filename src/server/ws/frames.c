@@ -1,0 +1,236 @@
+/* server/ws: WebSocket pose streaming, frame production: a stream's frame as
+ * the frame cache's key, its binary header, its JSON message, several meshes
+ * in one frame (stream_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/answer.h"
+#include "server/request/target.h"
+#include "server/ws/stream_internal.h"
+
+fmt_layout ws__stream_layout(const stream_t *s) {
+  if (s->mesh != NULL)
+    return fmt_layout_of_skin_encoded(s->normals, s->encoding);
+  return fmt_layout_of_pose((fmt_space)s->space);
+}
+
+/* Whether encoding fits a stream of mesh in format; sends the error when
+ * not. */
+bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
+                          const store_asset_t *mesh, srv_ws_format format,
+                          fmt_encoding encoding) {
+  if (encoding != FMT_ENCODING_Q16) return true;
+  if (mesh == NULL)
+    ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
+               "q16 encodes skinned vertices: it needs a mesh");
+  else if (format != SRV_WS_FORMAT_BIN)
+    ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
+               "q16 is a binary encoding: it needs format bin");
+  else
+    return true;
+  return false;
+}
+
+/* The clip time a frame samples: wrapped in double, then as the float the
+ * core samples with (a float in the clip's range is its own wrap). */
+float ws__sampled_time(const stream_t *s, double t) {
+  float d = s->clip->clip->duration;
+  return anim_wrap_time((float)srv_ws_wrap(t, d, s->wrap), d,
+                        (anim_wrap)s->wrap);
+}
+
+/* The frame cache's key of the stream's frame at t; mesh: the stream's
+ * (of several, the one this part of the frame is of). */
+srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
+                                    store_asset_t *mesh) {
+  srv_ws_eval_key_t key = {
+      .skeleton = s->skeleton,
+      .clip = s->clip,
+      .mesh = mesh,
+      .t = t,
+      .wrap = (uint8_t)s->wrap,
+      .space = (uint8_t)s->space,
+      .normals = s->normals,
+      .method = (uint8_t)s->method,
+      .mask = s->mask,
+      .mask_count = s->mask_count,
+      .encoding = (uint8_t)s->encoding,
+      .fields = s->fields,
+  };
+  return key;
+}
+
+static void put_u32le(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The 32-byte header of a binary frame (docs/api.md): stream index,
+ * layout, frame number (low and high words), clip time (f64), the
+ * payload's count (q16: of its 32-bit words) and elements. */
+void ws__bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
+                       fmt_layout layout, int64_t frame, float t,
+                       const srv_ws_frame_data_t *fd) {
+  uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
+  double td = t;
+  uint64_t tb;
+  memcpy(&tb, &td, sizeof tb);
+  put_u32le(out, index);
+  put_u32le(out + 4, (uint32_t)layout);
+  put_u32le(out + 8, (uint32_t)(f & 0xffffffffu));
+  put_u32le(out + 12, (uint32_t)(f >> 32));
+  put_u32le(out + 16, (uint32_t)(tb & 0xffffffffu));
+  put_u32le(out + 20, (uint32_t)(tb >> 32));
+  put_u32le(out + 24, fd->q16 != NULL ? fd->q16_words : fd->count);
+  put_u32le(out + 28, fd->elements);
+}
+
+/* The message of one frame of a stream of several meshes into hub->out
+ * (docs/api.md, "Several meshes"): binary, the frame header (count: the
+ * 32-bit words after it; elements: the vertices of all meshes) then per
+ * mesh a 16-byte block header (u32 position, u32 words, f64 t) and its
+ * payload, as GET /v1/skin?skeleton= answers; JSON, {"id","frame","t",
+ * "meshes":[the single-mesh answers]}. Returns 0 or a negative errno. */
+static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
+                              uint32_t index, int64_t frame, float t) {
+  fmt_buf_t *b = &h->out;
+  fmt_buf_reset(b);
+  bool bin = s->format == SRV_WS_FORMAT_BIN;
+  if (bin) {
+    uint8_t head[WS_BIN_HEADER];
+    srv_ws_frame_data_t none = {0};
+    ws__bin_header(head, index, ws__stream_layout(s), frame, t, &none);
+    fmt_buf_append(b, head, sizeof head);
+  } else {
+    fmt_buf_putc(b, '{');
+    if (s->id[0] != '\0') {
+      fmt_buf_puts(b, "\"id\":");
+      fmt_buf_puts(b, s->id);
+      fmt_buf_putc(b, ',');
+    }
+    fmt_buf_puts(b, "\"skeleton\":");
+    fmt_buf_json_string(b, s->skeleton_name);
+    if (frame >= 0) {
+      fmt_buf_puts(b, ",\"frame\":");
+      fmt_buf_uint(b, (uint64_t)frame);
+    }
+    fmt_buf_puts(b, ",\"t\":");
+    fmt_buf_float(b, t);
+    fmt_buf_puts(b, ",\"meshes\":[");
+  }
+  uint64_t words = 0, vertices = 0;
+  for (uint32_t k = 0; k < s->mesh_count; k++) {
+    srv_ws_eval_key_t key = ws__stream_key(s, t, s->meshes[k]);
+    srv_ws_frame_data_t fd;
+    int r = srv_ws_eval_get(h->eval, &key, &fd);
+    if (r != 0) return r;
+    vertices += fd.elements;
+    if (bin) {
+      uint32_t n = fd.q16 != NULL ? fd.q16_words : fd.count;
+      fmt_buf_u32le(b, k);
+      fmt_buf_u32le(b, n);
+      fmt_buf_f64le(b, t);
+      if (fd.q16 != NULL)
+        fmt_buf_append(b, fd.q16, 4 * (size_t)n);
+      else
+        fmt_buf_f32le(b, fd.floats, n);
+      words += 4 + (uint64_t)n;
+      continue;
+    }
+    fmt_skin_answer_t sa = {
+        .mesh = s->meshes[k]->id,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = -1,
+        .vertex_count = fd.elements,
+        .positions = fd.floats,
+        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+        .ids = store_answer_names(s->meshes[k], s->clip),
+    };
+    if (k > 0) fmt_buf_putc(b, ',');
+    fmt_answer_skin_json(b, &sa);
+  }
+  if (bin) {
+    if (words > UINT32_MAX || vertices > UINT32_MAX) return UV_E2BIG;
+    if (!b->failed) {
+      put_u32le((uint8_t *)b->data + 24, (uint32_t)words);
+      put_u32le((uint8_t *)b->data + 28, (uint32_t)vertices);
+    }
+  } else {
+    fmt_buf_puts(b, "]}");
+  }
+  return b->failed ? UV_ENOMEM : 0;
+}
+
+/* Writes the message of one frame (index WS_ONE_SHOT: a pose answer) of
+ * the evaluated fd into b (tmp: scratch). Touches only its arguments and
+ * immutable assets, so it runs on a worker too. 0 or a negative errno. */
+int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
+                         uint32_t index, int64_t frame, float t,
+                         const srv_ws_frame_data_t *pfd) {
+  srv_ws_frame_data_t fd = *pfd;
+  fmt_buf_reset(b);
+  if (s->format == SRV_WS_FORMAT_BIN) {
+    uint8_t head[WS_BIN_HEADER];
+    ws__bin_header(head, index, ws__stream_layout(s), frame, t, &fd);
+    fmt_buf_append(b, head, sizeof head);
+    if (fd.q16 != NULL)
+      fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
+    else
+      fmt_buf_f32le(b, fd.floats, fd.count);
+    return b->failed ? UV_ENOMEM : 0;
+  }
+  fmt_buf_t *a = tmp;
+  fmt_buf_reset(a);
+  if (s->mesh != NULL) {
+    fmt_skin_answer_t sa = {
+        .mesh = s->mesh_name,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = frame,
+        .vertex_count = fd.elements,
+        .positions = fd.floats,
+        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
+        .ids = store_answer_names(s->mesh, s->clip),
+    };
+    fmt_answer_skin_json(a, &sa);
+  } else {
+    fmt_pose_answer_t pa = {
+        .skeleton = s->skeleton_name,
+        .clip = s->clip_name,
+        .t = t,
+        .frame = frame,
+        .joint_count = fd.elements,
+        .space = (fmt_space)s->space,
+        .data = fd.floats,
+        .ids = store_answer_names(s->skeleton, s->clip),
+    };
+    fmt_answer_pose_json(a, &pa);
+  }
+  if (a->failed || a->len < 2) return UV_ENOMEM;
+  /* The HTTP answer with "id" first. */
+  fmt_buf_putc(b, '{');
+  if (s->id[0] != '\0') {
+    fmt_buf_puts(b, "\"id\":");
+    fmt_buf_puts(b, s->id);
+    fmt_buf_putc(b, ',');
+  }
+  fmt_buf_append(b, a->data + 1, a->len - 1);
+  return b->failed ? UV_ENOMEM : 0;
+}
+
+/* Builds the message of one frame into hub->out, evaluated here or found
+ * in the frame cache. Returns 0 or a negative errno. */
+int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
+                       int64_t frame, float t) {
+  if (s->meshes != NULL) return build_meshes_frame(h, s, index, frame, t);
+  srv_ws_eval_key_t key = ws__stream_key(s, t, s->mesh);
+  srv_ws_frame_data_t fd;
+  int r = srv_ws_eval_get(h->eval, &key, &fd);
+  if (r != 0) return r;
+  return ws__frame_message(&h->out, &h->tmp, s, index, frame, t, &fd);
+}
+
+const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {
+    0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032};
