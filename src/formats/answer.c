@@ -54,10 +54,16 @@ static void strided(fmt_buf_t *b, const char *key, const float *v,
 
 /* The common head: {"<owner_key>":S,"clip":C,"t":T,"<count_key>":N
  * [,"frame":F] */
-static void head(fmt_buf_t *b, const char *owner_key, const char *owner,
-                 const char *clip, float t, const char *count_key,
-                 uint32_t count, int64_t frame) {
-  fmt_buf_puts(b, "{\"");
+static void head(fmt_buf_t *b, const char *id, const char *owner_key,
+                 const char *owner, const char *clip, float t,
+                 const char *count_key, uint32_t count, int64_t frame) {
+  fmt_buf_putc(b, '{');
+  if (id != NULL) {
+    fmt_buf_puts(b, "\"id\":");
+    fmt_buf_puts(b, id);
+    fmt_buf_putc(b, ',');
+  }
+  fmt_buf_puts(b, "\"");
   fmt_buf_puts(b, owner_key);
   fmt_buf_puts(b, "\":");
   fmt_buf_json_string(b, owner);
@@ -101,8 +107,8 @@ int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   size_t n = a->joint_count;
   /* A rough size so that most answers need one allocation. */
   fmt_buf_reserve(b, 128 + n * (a->space == FMT_SPACE_LOCAL ? 10 : 16) * 12);
-  head(b, "skeleton", a->skeleton, a->clip, a->t, "joints", a->joint_count,
-       a->frame);
+  head(b, a->id, "skeleton", a->skeleton, a->clip, a->t, "joints",
+       a->joint_count, a->frame);
   ids(b, &a->ids);
   fmt_buf_putc(b, ',');
   if (a->space == FMT_SPACE_LOCAL) {
@@ -123,7 +129,7 @@ int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a) {
     return -1;
   size_t n = a->vertex_count;
   fmt_buf_reserve(b, 128 + n * (a->normals ? 6 : 3) * 12);
-  head(b, "mesh", a->mesh, a->clip, a->t, "vertices", a->vertex_count,
+  head(b, a->id, "mesh", a->mesh, a->clip, a->t, "vertices", a->vertex_count,
        a->frame);
   ids(b, &a->ids);
   fmt_buf_putc(b, ',');

@@ -48,6 +48,9 @@ typedef struct fmt_asset_names_s {
 } fmt_asset_names_t;
 
 typedef struct fmt_pose_answer_s {
+  /* The JSON text of an id printed first as "id" (a WebSocket stream's),
+   * or NULL for none. */
+  const char *id;
   const char *skeleton; /* Skeleton id (or name as asked). */
   const char *clip;     /* Clip id (or name as asked); NULL prints null. */
   float t;              /* The clip time actually sampled. */
@@ -63,6 +66,7 @@ typedef struct fmt_pose_answer_s {
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
 
 typedef struct fmt_skin_answer_s {
+  const char *id; /* As in fmt_pose_answer_t. */
   const char *mesh;
   const char *clip;
   float t;

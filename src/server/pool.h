@@ -4,7 +4,7 @@
  * Its own threads (not libuv's uv_queue_work pool, which file I/O and DNS
  * share), a bounded FIFO of jobs, and an inbox (a done list and a
  * uv_async_t) that brings finished jobs back to the loop thread, where
- * their done callbacks run. Another loop (a stream loop, ws_loops.h)
+ * their done callbacks run. Another loop (a stream loop, ws/loops.h)
  * submits through an inbox of its own, which brings its jobs back to it.
  * Lock order: the queue's lock and an inbox's are never held together. */
 #ifndef ANIMD_SERVER_POOL_H

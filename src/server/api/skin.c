@@ -96,10 +96,12 @@ static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
     if (json_whole && k > 0) fmt_buf_putc(out, ',');
     /* A whole binary answer: each block framed as a range frame whose
      * index is the mesh's position. */
-    int64_t f = frame >= 0 ? frame : p->bin ? (int64_t)k : -1;
+    int64_t f = frame >= 0   ? frame
+                : p->bin     ? (int64_t)k
+                : json_whole ? SRV_FRAME_MEMBER
+                             : SRV_FRAME_WHOLE;
     anim_result r = mesh_frame(p, k, t, f, s, out);
     if (r != ANIM_OK) return r;
-    if (json_whole && out->len > 0) out->len--; /* The answer's newline. */
   }
   if (json_whole) fmt_buf_puts(out, "]}\n");
   return out->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;

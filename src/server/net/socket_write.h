@@ -1,6 +1,6 @@
 /* server: writing to a libuv stream without copying in the common case.
  *
- * A connection (conn.h) and a streaming socket (ws_socket.h) both write
+ * A connection (conn.h) and a streaming socket (ws/socket.h) both write
  * this way: when nothing of theirs is queued, the bytes go straight to the
  * kernel (uv_try_write) and only what it does not take is copied into a
  * write request and queued behind. The request is the caller's own struct

@@ -36,7 +36,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .ids = names->ids,
     };
     fmt_answer_skin_json(b, &a);
-    fmt_buf_putc(b, '\n');
+    if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   } else {
     fmt_pose_answer_t a = {
         .skeleton = names->owner,
@@ -49,7 +49,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
         .ids = names->ids,
     };
     fmt_answer_pose_json(b, &a);
-    fmt_buf_putc(b, '\n');
+    if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
 }

@@ -33,10 +33,16 @@ typedef struct srv_frame_names_s {
 srv_frame_names_t srv_frame_names(const struct store_asset_s *owner,
                                   const struct store_asset_s *clip);
 
+/* The frame argument of srv_frame_answer besides a range's frame
+ * numbers: a whole answer (JSON ends with a newline), or a whole answer
+ * that is a member of a larger JSON value (no newline). */
+#define SRV_FRAME_WHOLE (-1)
+#define SRV_FRAME_MEMBER (-2)
+
 /* Evaluates job (its out and sampled are ignored) with s and appends its
- * answer to b: frame -1 for a whole answer, else frame `frame` of a
- * range. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY (s or b could not grow), or the
- * pipeline's result. */
+ * answer to b: frame SRV_FRAME_WHOLE or SRV_FRAME_MEMBER, else frame
+ * `frame` of a range. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY (s or b could not grow),
+ * or the pipeline's result. */
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);

@@ -42,7 +42,7 @@ static int lookup_failed(srv_ws_client_t *c, const char *id,
     return 1;
   if (miss->missed && h->fetched == SRV_BACKEND_UNAVAILABLE)
     ws__send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, err->at,
-               "the shared store cannot be reached; retry later");
+                   "the shared store cannot be reached; retry later");
   else
     ws__send_error(c, id, err->code, err->at, err->message);
   return -1;
@@ -103,7 +103,8 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
   fmt_buf_puts(b, ",\"index\":");
   fmt_buf_uint(b, s->index);
   fmt_buf_puts(b, ",\"layout\":");
-  fmt_buf_json_string(b, fmt_vocab_name(FMT_VOCAB_LAYOUT, ws__stream_layout(s)));
+  fmt_buf_json_string(b,
+                      fmt_vocab_name(FMT_VOCAB_LAYOUT, ws__stream_layout(s)));
   fmt_buf_puts(b, s->mesh != NULL ? ",\"vertices\":" : ",\"joints\":");
   uint64_t vertices = 0;
   for (uint32_t k = 0; k < s->mesh_count; k++)
@@ -138,12 +139,12 @@ static void op_play(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   srv_ws_hub_t *h = c->hub;
   if (ws__find_stream(c, cmd->id) != NULL) {
     ws__send_error(c, cmd->id, SRV_ERR_STREAM_EXISTS, "id",
-               "a stream with this id is playing; stop it first");
+                   "a stream with this id is playing; stop it first");
     return;
   }
   if (c->stream_count >= h->lim.max_streams) {
     ws__send_error(c, cmd->id, SRV_ERR_TOO_MANY_STREAMS, "id",
-               "this connection has the most streams allowed");
+                   "this connection has the most streams allowed");
     return;
   }
   stream_t *s = calloc(1, sizeof *s);
@@ -215,7 +216,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   stream_t *s = ws__find_stream(c, cmd->id);
   if (s == NULL) {
     ws__send_error(c, cmd->id, SRV_ERR_UNKNOWN_STREAM, "id",
-               "no stream with this id");
+                   "no stream with this id");
     return;
   }
   uint64_t now = uv_hrtime();
@@ -264,10 +265,10 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   }
   case SRV_WS_OP_SET:
     /* Checked before anything changes: a refused set changes nothing. */
-    if (!ws__encoding_fits(c, cmd->id, s->mesh,
-                       cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
-                       cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding
-                                                      : s->encoding))
+    if (!ws__encoding_fits(
+            c, cmd->id, s->mesh,
+            cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
+            cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding : s->encoding))
       return;
     if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
       /* The next frame keeps its due time and clip time; frames after it
@@ -281,7 +282,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     if (cmd->has & SRV_WS_HAS_SPACE) {
       if (s->mesh != NULL) {
         ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
-                   "a mesh stream has no space");
+                       "a mesh stream has no space");
         return;
       }
       s->space = cmd->space;
@@ -304,7 +305,6 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
 
 static void pose_wait_free(pose_wait_t *w) {
   fmt_buf_free(&w->msg);
-  fmt_buf_free(&w->tmp);
   ws__stream_free(&w->s);
 }
 
@@ -318,14 +318,15 @@ static void send_pose(srv_ws_client_t *c, stream_t *s) {
   if (ws__build_frame(c->hub, s, WS_ONE_SHOT, -1, s->pose_t) == 0)
     ws__send_answer(c, pose_opcode(s), c->hub->out.data, c->hub->out.len);
   else
-    ws__send_error(c, s->id, SRV_ERR_INTERNAL, NULL, "the pose could not be made");
+    ws__send_error(c, s->id, SRV_ERR_INTERNAL, NULL,
+                   "the pose could not be made");
 }
 
 /* Worker: the answer of a pose from its skinned frame. */
 static void on_pose_frame(void *arg, const srv_ws_frame_data_t *fd) {
   pose_wait_t *w = arg;
   w->built =
-      ws__frame_message(&w->msg, &w->tmp, &w->s, WS_ONE_SHOT, -1, w->s.pose_t, fd);
+      ws__frame_message(&w->msg, &w->s, WS_ONE_SHOT, -1, w->s.pose_t, fd);
 }
 
 static void handle_message(srv_ws_client_t *c, uint8_t opcode,
@@ -350,7 +351,7 @@ static void on_pose_ready(void *arg, int result, bool used) {
       send_pose(c, &w->s);
     else
       ws__send_error(c, w->s.id, SRV_ERR_INTERNAL, NULL,
-                 "the pose could not be made");
+                     "the pose could not be made");
   }
   pose_wait_free(w);
   uint8_t opcode, *data;
@@ -379,7 +380,7 @@ static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
     return true;
   }
   ws__send_error(c, w->s.id, SRV_ERR_OVERLOADED, NULL,
-             "the worker queue is full; retry shortly");
+                 "the worker queue is full; retry shortly");
   pose_wait_free(w);
   return true;
 }
@@ -392,7 +393,6 @@ static void op_pose(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   }
   stream_t *s = &w->s;
   fmt_buf_init(&w->msg);
-  fmt_buf_init(&w->tmp);
   s->client = c;
   s->heap_pos = -1;
   snprintf(s->id, sizeof s->id, "%s", cmd->id);
@@ -450,7 +450,7 @@ static void handle_message(srv_ws_client_t *c, uint8_t opcode,
                            const uint8_t *data, size_t len) {
   if (opcode != WSLAY_TEXT_FRAME) {
     ws__send_error(c, NULL, SRV_ERR_BAD_MESSAGE, NULL,
-               "control messages are JSON text messages");
+                   "control messages are JSON text messages");
     return;
   }
   dispatch(c, (const char *)data, len);
@@ -458,7 +458,7 @@ static void handle_message(srv_ws_client_t *c, uint8_t opcode,
 
 /* A fetch for a command is done (fetch.h): the command runs again. */
 void ws__on_fetched(void *client, const char *message, size_t len,
-                       unsigned fetches, srv_backend_status status) {
+                    unsigned fetches, srv_backend_status status) {
   srv_ws_client_t *c = client;
   srv_ws_hub_t *h = c->hub;
   if (c->transport_closed || c->close_ns != 0) return;
@@ -473,7 +473,7 @@ void ws__on_fetched(void *client, const char *message, size_t len,
 }
 
 void ws__on_message(void *user, uint8_t opcode, const uint8_t *data,
-                       size_t len) {
+                    size_t len) {
   srv_ws_client_t *c = user;
   c->hub->stats.messages_in++;
   c->messages++;

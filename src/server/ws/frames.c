@@ -19,15 +19,15 @@ fmt_layout ws__stream_layout(const stream_t *s) {
 /* Whether encoding fits a stream of mesh in format; sends the error when
  * not. */
 bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
-                          const store_asset_t *mesh, srv_ws_format format,
-                          fmt_encoding encoding) {
+                       const store_asset_t *mesh, srv_ws_format format,
+                       fmt_encoding encoding) {
   if (encoding != FMT_ENCODING_Q16) return true;
   if (mesh == NULL)
     ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
-               "q16 encodes skinned vertices: it needs a mesh");
+                   "q16 encodes skinned vertices: it needs a mesh");
   else if (format != SRV_WS_FORMAT_BIN)
     ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
-               "q16 is a binary encoding: it needs format bin");
+                   "q16 is a binary encoding: it needs format bin");
   else
     return true;
   return false;
@@ -44,7 +44,7 @@ float ws__sampled_time(const stream_t *s, double t) {
 /* The frame cache's key of the stream's frame at t; mesh: the stream's
  * (of several, the one this part of the frame is of). */
 srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
-                                    store_asset_t *mesh) {
+                                 store_asset_t *mesh) {
   srv_ws_eval_key_t key = {
       .skeleton = s->skeleton,
       .clip = s->clip,
@@ -70,8 +70,8 @@ static void put_u32le(uint8_t *p, uint32_t v) {
  * layout, frame number (low and high words), clip time (f64), the
  * payload's count (q16: of its 32-bit words) and elements. */
 void ws__bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
-                       fmt_layout layout, int64_t frame, float t,
-                       const srv_ws_frame_data_t *fd) {
+                    fmt_layout layout, int64_t frame, float t,
+                    const srv_ws_frame_data_t *fd) {
   uint64_t f = frame < 0 ? 0 : (uint64_t)frame;
   double td = t;
   uint64_t tb;
@@ -164,11 +164,10 @@ static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
 }
 
 /* Writes the message of one frame (index WS_ONE_SHOT: a pose answer) of
- * the evaluated fd into b (tmp: scratch). Touches only its arguments and
+ * the evaluated fd into b ("id" first in JSON). Touches only its arguments and
  * immutable assets, so it runs on a worker too. 0 or a negative errno. */
-int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
-                         uint32_t index, int64_t frame, float t,
-                         const srv_ws_frame_data_t *pfd) {
+int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
+                      int64_t frame, float t, const srv_ws_frame_data_t *pfd) {
   srv_ws_frame_data_t fd = *pfd;
   fmt_buf_reset(b);
   if (s->format == SRV_WS_FORMAT_BIN) {
@@ -181,10 +180,10 @@ int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
       fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
-  fmt_buf_t *a = tmp;
-  fmt_buf_reset(a);
+  const char *id = s->id[0] != '\0' ? s->id : NULL;
   if (s->mesh != NULL) {
     fmt_skin_answer_t sa = {
+        .id = id,
         .mesh = s->mesh_name,
         .clip = s->clip_name,
         .t = t,
@@ -194,9 +193,10 @@ int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
         .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
         .ids = store_answer_names(s->mesh, s->clip),
     };
-    fmt_answer_skin_json(a, &sa);
+    fmt_answer_skin_json(b, &sa);
   } else {
     fmt_pose_answer_t pa = {
+        .id = id,
         .skeleton = s->skeleton_name,
         .clip = s->clip_name,
         .t = t,
@@ -206,30 +206,21 @@ int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
         .data = fd.floats,
         .ids = store_answer_names(s->skeleton, s->clip),
     };
-    fmt_answer_pose_json(a, &pa);
+    fmt_answer_pose_json(b, &pa);
   }
-  if (a->failed || a->len < 2) return UV_ENOMEM;
-  /* The HTTP answer with "id" first. */
-  fmt_buf_putc(b, '{');
-  if (s->id[0] != '\0') {
-    fmt_buf_puts(b, "\"id\":");
-    fmt_buf_puts(b, s->id);
-    fmt_buf_putc(b, ',');
-  }
-  fmt_buf_append(b, a->data + 1, a->len - 1);
   return b->failed ? UV_ENOMEM : 0;
 }
 
 /* Builds the message of one frame into hub->out, evaluated here or found
  * in the frame cache. Returns 0 or a negative errno. */
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
-                       int64_t frame, float t) {
+                    int64_t frame, float t) {
   if (s->meshes != NULL) return build_meshes_frame(h, s, index, frame, t);
   srv_ws_eval_key_t key = ws__stream_key(s, t, s->mesh);
   srv_ws_frame_data_t fd;
   int r = srv_ws_eval_get(h->eval, &key, &fd);
   if (r != 0) return r;
-  return ws__frame_message(&h->out, &h->tmp, s, index, frame, t, &fd);
+  return ws__frame_message(&h->out, s, index, frame, t, &fd);
 }
 
 const double srv_ws_late_bounds[SRV_WS_LATE_BUCKETS] = {

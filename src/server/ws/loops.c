@@ -1,4 +1,4 @@
-/* server: the stream loops (see ws_loops.h).
+/* server: the stream loops (see ws/loops.h).
  *
  * Key design choice: a loop shares nothing with the others or with the
  * HTTP loop but the store (thread-safe) and one mutex per loop guarding

@@ -4,8 +4,8 @@
  *
  * The HTTP loop checks a handshake, then hands the connected socket over
  * (srv_ws_loops_hand_off): the loop with the fewest clients takes it,
- * writes the handshake answer and serves the client there (ws_socket.h)
- * with a streaming hub of its own (ws_stream.h: its own pacing timer and
+ * writes the handshake answer and serves the client there (ws/socket.h)
+ * with a streaming hub of its own (ws/stream.h: its own pacing timer and
  * frame cache; skinned-mesh frames are computed ahead on the server's
  * worker pool and come back to the loop through an inbox, pool.h). So N
  * viewers of one animation cost one evaluation per frame time on each

@@ -30,7 +30,7 @@ bool ws__over_unread(srv_ws_client_t *c) {
 
 /* Every answer to a message goes out here, under the unread rule. */
 void ws__send_answer(srv_ws_client_t *c, uint8_t opcode, const void *data,
-                        size_t len) {
+                     size_t len) {
   if (ws__over_unread(c)) return;
   srv_ws_session_send(&c->session, opcode, data, len);
   ws__check_done(c);
@@ -43,7 +43,7 @@ void ws__send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
 
 /* An error message, named from the error table (server/errors.h). */
 void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
-                       const char *at, const char *message) {
+                    const char *at, const char *message) {
   srv_ws_hub_t *h = c->hub;
   h->stats.errors++;
   fmt_buf_reset(&h->out);
@@ -60,12 +60,11 @@ void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
 void ws__send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
   int code = srv_error_lookup(e->code);
   ws__send_error(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
-             e->at, e->message);
+                 e->at, e->message);
 }
 
 /* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */
-fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op,
-                            const char *id) {
+fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op, const char *id) {
   fmt_buf_t *b = &c->hub->out;
   fmt_buf_reset(b);
   fmt_buf_puts(b, "{\"op\":");
@@ -76,7 +75,6 @@ fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op,
   }
   return b;
 }
-
 
 static int client_writev(void *ctx, const uv_buf_t *bufs, unsigned nbufs) {
   srv_ws_client_t *c = ctx;

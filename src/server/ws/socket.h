@@ -2,7 +2,7 @@
  *
  * After the HTTP loop has checked a WebSocket handshake it hands the
  * connected socket to a stream loop; there the socket is this: a TCP
- * handle that carries one streaming client (ws_stream.h) as its transport.
+ * handle that carries one streaming client (ws/stream.h) as its transport.
  * It writes the handshake answer first, feeds the client the bytes the
  * peer sent after its upgrade request, then everything it reads.
  *

@@ -255,7 +255,6 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
     }
   }
   fmt_buf_init(&h->out);
-  fmt_buf_init(&h->tmp);
   h->batch = srv_send_batch_new(h->lim.io_uring);
   if (srv_deadline_init(loop, &h->tick) != 0) {
     srv_send_batch_free(h->batch);
@@ -288,7 +287,6 @@ static void hub_handle_closed(srv_ws_hub_t *h) {
   if (--h->open_handles > 0) return;
   srv_ws_eval_free(h->eval);
   fmt_buf_free(&h->out);
-  fmt_buf_free(&h->tmp);
   free(h->heap);
   free(h);
 }

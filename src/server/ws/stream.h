@@ -4,12 +4,12 @@
  * A hub (one per loop) owns a min-heap of streams ordered by the due time
  * of their next frame and one timer armed for the earliest; a tick sends
  * each due stream's latest due frame (skipping, and counting, the ones it
- * is too late for), evaluated through the shared frame cache (ws_eval.h).
- * A client is one WebSocket connection: its session (ws_session.h), its
- * streams (client-chosen ids) and a transport that moves bytes; the
- * transport is abstract so the HTTP connection (conn.h) and tests can
- * both carry it. Frames are dropped, and counted, while the transport
- * holds more than high_water bytes: never unbounded buffering.
+ * is too late for), evaluated through the shared frame cache
+ * (ws/frame_cache.h). A client is one WebSocket connection: its session
+ * (ws/session.h), its streams (client-chosen ids) and a transport that moves
+ * bytes; the transport is abstract so the HTTP connection (conn.h) and tests
+ * can both carry it. Frames are dropped, and counted, while the transport holds
+ * more than high_water bytes: never unbounded buffering.
  *
  * Ownership: the transport's owner creates a client after the handshake
  * and calls srv_ws_client_free exactly once when the transport is gone;

@@ -112,7 +112,6 @@ struct srv_ws_hub_s {
   unsigned fetches;
   srv_backend_status fetched;
   fmt_buf_t out; /* The message being built. */
-  fmt_buf_t tmp;
   srv_ws_hub_stats_t stats;
 };
 
@@ -120,7 +119,7 @@ struct srv_ws_hub_s {
  * (the frame cache's prefetch), then sent from the loop. */
 typedef struct pose_wait_s {
   stream_t s; /* First: its assets and names. */
-  fmt_buf_t msg, tmp;
+  fmt_buf_t msg;
   int built; /* frame_message's result on the worker. */
 } pose_wait_t;
 
@@ -138,16 +137,15 @@ void ws__check_done(srv_ws_client_t *c);
 stream_t *ws__find_stream(srv_ws_client_t *c, const char *id);
 void ws__stream_free(stream_t *s);
 void ws__stream_remove(srv_ws_client_t *c, stream_t *s);
-void ws__client_close(srv_ws_client_t *c, uint16_t code,
-                         const char *reason);
+void ws__client_close(srv_ws_client_t *c, uint16_t code, const char *reason);
 
 /* ---- commands.c: control messages */
 
 int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s);
 void ws__on_fetched(void *client, const char *message, size_t len,
-                       unsigned fetches, srv_backend_status status);
+                    unsigned fetches, srv_backend_status status);
 void ws__on_message(void *user, uint8_t opcode, const uint8_t *data,
-                       size_t len);
+                    size_t len);
 
 /* ---- tick.c: tick and pacing */
 
@@ -160,32 +158,30 @@ void ws__send_frame(stream_t *s, int64_t n, bool in_tick);
 
 fmt_layout ws__stream_layout(const stream_t *s);
 bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
-                          const store_asset_t *mesh, srv_ws_format format,
-                          fmt_encoding encoding);
+                       const store_asset_t *mesh, srv_ws_format format,
+                       fmt_encoding encoding);
 float ws__sampled_time(const stream_t *s, double t);
 srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
-                                    store_asset_t *mesh);
+                                 store_asset_t *mesh);
 void ws__bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
-                       fmt_layout layout, int64_t frame, float t,
-                       const srv_ws_frame_data_t *fd);
-int ws__frame_message(fmt_buf_t *b, fmt_buf_t *tmp, const stream_t *s,
-                         uint32_t index, int64_t frame, float t,
-                         const srv_ws_frame_data_t *pfd);
+                    fmt_layout layout, int64_t frame, float t,
+                    const srv_ws_frame_data_t *fd);
+int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
+                      int64_t frame, float t, const srv_ws_frame_data_t *pfd);
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
-                       int64_t frame, float t);
+                    int64_t frame, float t);
 
 /* ---- send.c: answers, frames and backpressure */
 
 size_t ws__client_queued(srv_ws_client_t *c);
 bool ws__over_unread(srv_ws_client_t *c);
 void ws__send_answer(srv_ws_client_t *c, uint8_t opcode, const void *data,
-                        size_t len);
+                     size_t len);
 void ws__send_text(srv_ws_client_t *c, const fmt_buf_t *b);
 void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
-                       const char *at, const char *message);
+                    const char *at, const char *message);
 void ws__send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e);
-fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op,
-                            const char *id);
+fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op, const char *id);
 bool ws__flush_frames(srv_ws_client_t *c, bool may_batch);
 int ws__queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t);
 

@@ -87,7 +87,6 @@ void ws__arm(srv_ws_hub_t *h) {
     srv_deadline_start(&h->tick, h->heap[0]->due, on_tick);
 }
 
-
 static void count_lateness(srv_ws_hub_t *h, uint64_t due, uint64_t now) {
   double late = now > due ? (double)(now - due) / 1e9 : 0;
   unsigned b = 0;
