@@ -332,7 +332,8 @@ install: $(ANIMD)
 	  systemd/animd.service \
 	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/animd/README.md
-	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/animd/api.md
+	install -d $(DESTDIR)$(PREFIX)/share/doc/animd/docs
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/animd/docs/
 	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
 	install -d $(DESTDIR)$(PREFIX)/include/animd
 	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/

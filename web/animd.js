@@ -203,7 +203,7 @@ function withSplitViews(f) {
 }
 
 /**
- * Decodes the mesh block of GET /v1/meshes/{id}?format=bin (docs/api-mesh.md)
+ * Decodes the mesh block of GET /v1/meshes/{id}?format=bin (docs/api.md)
  * at byteOffset of buffer: views of every section, no copies.
  */
 export function decodeMesh(buffer, byteOffset = 0) {

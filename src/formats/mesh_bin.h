@@ -1,6 +1,6 @@
 /* formats: the binary form of a skinned mesh (GET /v1/meshes/{id}
  * ?format=bin): one little-endian block a renderer uploads to the GPU as it
- * is, documented in docs/api-mesh.md.
+ * is, documented in docs/api.md.
  *
  * Key design choice: a fixed header of counts, byte offsets and bounds,
  * then each stream in its own section starting on a 16-byte boundary, so a

@@ -30,8 +30,8 @@
  * yield that took longer than SRV_YIELD_SLOW_NS makes the loop stop
  * yielding for a while (srv_schedule_next_pause), and the loop keeps its
  * share of the CPU beside them.
- * Measured with make bench-http and beside busy loops: see README,
- * "Server performance".
+ * Measured with make bench-http and beside busy loops: see
+ * docs/performance.md, "HTTP: make bench-http".
  *
  * One per HTTP loop; loop thread only (srv_schedule_rejected and
  * srv_schedule_yields may be read from any thread). */

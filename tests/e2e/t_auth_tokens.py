@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Bearer tokens against the real daemon: tokens made as the README says
+"""Bearer tokens against the real daemon: tokens made as docs/operations.md says
 (random hex, its sha256sum in the tokens file); every protected route
 without a token, with a wrong one, a too weak one and the right one; the
 WebSocket upgrade with ?token= and with the header; SIGHUP re-reading a

@@ -16,7 +16,7 @@ const cases = [
   ['gltf/khronos/Fox.glb', 'model/gltf-binary'],
 ];
 
-// The sections of a mesh block (docs/api-mesh.md), copied out.
+// The sections of a mesh block (docs/api.md, "Mesh blocks"), copied out.
 function decodeBlock(ab) {
   const dv = new DataView(ab);
   const u32 = (at) => dv.getUint32(at, true);

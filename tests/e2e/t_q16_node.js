@@ -1,5 +1,5 @@
 // encoding=q16 read in Node by a decoder written here from the layout
-// alone, and by the decoder printed in README.md (taken from it as it is),
+// alone, and by the decoder printed in docs/api.md (taken from it as it is),
 // against the float32 answers: GET /v1/skin single frames and a range, and
 // a WebSocket stream, with and without normals, on the demo mesh and on
 // CesiumMan when the shared assets are there.
@@ -59,12 +59,12 @@ function decodeHere(buf, v, normals) {
   return { lo, hi, positions: pos, normals: nrm };
 }
 
-// The README's, as printed there.
+// docs/api.md's, as printed there.
 function readmeDecoder() {
-  const text = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'),
+  const text = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'api.md'),
     'utf8');
   const m = text.match(/```js\n(\/\/ q16 decoder[\s\S]*?)```/);
-  check(m, 'README.md has no q16 decoder block');
+  check(m, 'docs/api.md has no q16 decoder block');
   return new Function(m[1] + '\nreturn decodeQ16;')();
 }
 

@@ -1,4 +1,4 @@
-// The README's "Use it from a web page" example, run as it is written (only
+// docs/web.md's "Use it from a web page" example, run as it is written (only
 // the daemon's address replaced) from a page of another loopback origin in
 // headless Chromium: it loads three.js and the client from the daemon,
 // receives skinning matrices and draws the skinned mesh.
@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import { check, decodePng, launchBrowser, run, servePage, startDaemon } from './lib.js';
 
 run(async () => {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('## Use it from a web page'));
+  const doc = fs.readFileSync('docs/web.md', 'utf8');
+  const section = doc.slice(doc.indexOf('## Use it from a web page'));
   const m = /```html\n([\s\S]*?)```/.exec(section);
-  check(m, 'no html example in the README section');
+  check(m, 'no html example in the docs/web.md section');
   const d = await startDaemon();
   const page = await servePage();
   page.html = m[1].replaceAll('http://127.0.0.1:8080', d.url);

@@ -6,7 +6,7 @@
  * JSON ranges) and, for one-shot answers, of at least SRV_GZIP_MIN_BYTES.
  * Binary answers are not compressed: measured on CesiumMan frames, gzip
  * keeps 72-77% of float32 and 80-82% of q16 for a deflate per frame,
- * while q16 alone is 42% of float32 for nothing (README, "Thin clients").
+ * while q16 alone is 42% of float32 for nothing (docs/performance.md).
  *
  * Key design choice: a stream, not a buffer. A chunked answer keeps one
  * deflate state and compresses each chunk as it is sent, flushed to a

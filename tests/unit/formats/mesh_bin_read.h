@@ -1,6 +1,6 @@
 /* Little-endian reads of the mesh block's fields for the tests of
  * formats/mesh_bin.h and of GET /v1/meshes/{id}?format=bin, written from
- * the byte layout of docs/api-mesh.md rather than with the encoder's
+ * the byte layout of docs/api.md rather than with the encoder's
  * helpers. */
 #ifndef ANIMD_TESTS_MESH_BIN_READ_H
 #define ANIMD_TESTS_MESH_BIN_READ_H

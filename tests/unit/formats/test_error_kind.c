@@ -21,7 +21,7 @@ START_TEST(fail_fills_kind_code_at) {
 END_TEST
 
 /* The statuses each kind had before kinds existed (DESIGN.md and the
- * README's error table). */
+ * error table of docs/api.md). */
 START_TEST(kinds_map_to_statuses) {
   static const struct {
     fmt_error_kind kind;

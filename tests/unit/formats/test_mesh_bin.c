@@ -1,6 +1,6 @@
 /* Tests for the binary mesh block (formats/mesh_bin.h): every header field
  * and section read back byte by byte against the layout of
- * docs/api-mesh.md, joint indices in the caller's order for a skeleton
+ * docs/api.md, joint indices in the caller's order for a skeleton
  * whose storage order differs, 16-byte alignment, optional sections, and
  * two blocks following one another. */
 #include <check.h>

@@ -1,5 +1,5 @@
 /* Tests for the API's word tables (formats/vocab.h): every word as
- * DESIGN.md and README.md spell it, parsed to the enum value the core and
+ * DESIGN.md and docs/api.md spell it, parsed to the enum value the core and
  * the answers use, and printed back. */
 #include <check.h>
 #include <string.h>

@@ -25,7 +25,7 @@ START_TEST(test_table_is_complete) {
 END_TEST
 
 START_TEST(test_codes_clients_see) {
-  /* The codes and statuses the API answers today (README.md, DESIGN.md
+  /* The codes and statuses the API answers today (docs/api.md, DESIGN.md
    * and the end-to-end tests). */
   static const struct {
     const char *name;
@@ -60,7 +60,7 @@ START_TEST(test_codes_clients_see) {
       {"internal", 500},
       {"overloaded", 503},
       {"insufficient_storage", 507},
-      /* WebSocket (README.md's list). */
+      /* WebSocket (docs/api.md). */
       {"bad_message", 400},
       {"unknown_field", 400},
       {"unknown_op", 400},

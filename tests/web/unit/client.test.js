@@ -160,7 +160,7 @@ test('stream frames are views of the message', () => {
   assert.deepEqual([...f.normals], [4, 5, 6]);
 });
 
-/** A mesh block as docs/api-mesh.md lays it out, written here by hand. */
+/** A mesh block as docs/api.md ("Mesh blocks") lays it out, written here by hand. */
 function meshBlock() {
   const v = 3, k = 4, ni = 3;
   const b = new ArrayBuffer(256);
