@@ -57,7 +57,8 @@ void srv_schedule_close(srv_schedule_t *s) {
 bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost) {
   /* Cheap work runs here until this iteration's budget is spent, busy
    * pool or not: a hand-off costs more than the work. */
-  if (cost >= s->_inline_cost || s->_spent + cost > SRV_INLINE_BUDGET)
+  if (!srv_cost_inline(cost, s->_inline_cost) ||
+      s->_spent + cost > SRV_INLINE_BUDGET)
     return false;
   s->_spent += cost;
   return true;

@@ -98,6 +98,14 @@ static inline unsigned long srv_cost_answer(unsigned long cost, bool bin) {
   return bin ? cost : cost * SRV_JSON_COST;
 }
 
+/* The one rule of where work runs, for every loop: work of that cost may
+ * run on a loop thread when it is below inline_cost (0: none may), else
+ * it goes to the pool. An HTTP loop also holds inline work to a budget
+ * per iteration (srv_schedule_inline); a stream loop asks this alone. */
+static inline bool srv_cost_inline(unsigned long cost, unsigned inline_cost) {
+  return cost < inline_cost;
+}
+
 /* True when work of that cost runs on the loop thread now (counted). */
 bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost);
 

@@ -273,6 +273,16 @@ static anim_result pose_floats(const srv_eval_job_t *job,
   return ANIM_OK;
 }
 
+unsigned long srv_eval_cost(const srv_eval_job_t *job) {
+  unsigned long joints = job->skeleton->joint_count;
+  unsigned long cost =
+      joints * (job->layer_count > 0 ? (unsigned long)job->layer_count + 1 : 1);
+  if (job->mesh != NULL)
+    cost += (unsigned long)job->mesh->vertex_count *
+            (job->mesh->influences ? job->mesh->influences : 4);
+  return cost;
+}
+
 anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   if (job == NULL || s == NULL || job->skeleton == NULL || job->out == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;

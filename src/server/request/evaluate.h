@@ -106,6 +106,12 @@ size_t srv_eval_float_count(const srv_eval_job_t *job);
 /* Joints or vertices the job's floats describe. */
 uint32_t srv_eval_element_count(const srv_eval_job_t *job);
 
+/* The job's evaluation cost in the scheduling model's units
+ * (server/schedule.h): a joint sampled and accumulated per layer costs 1
+ * (the blend's result counts as one more layer), a vertex skinned its
+ * influences. */
+unsigned long srv_eval_cost(const srv_eval_job_t *job);
+
 /* Runs the pipeline. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY when s could not
  * grow, or the result of the core job that refused its inputs. */
 anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s);

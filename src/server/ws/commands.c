@@ -366,12 +366,17 @@ static void on_pose_ready(void *arg, int result, bool used) {
   ws__leave(c);
 }
 
-/* Hands the pose w to the pool when it has a mesh: true when it waits
+/* Hands the pose w to the pool when its frame and answer are too heavy
+ * for the loop (server/schedule.h's rule, a JSON answer counting
+ * SRV_JSON_COST times its evaluation, as over HTTP): true when it waits
  * there now (or was answered an error), false when its frame is to be
- * made here (cached already, no mesh, or no pool). */
+ * made here (cheap, cached already, several meshes, or no pool). */
 static bool pose_on_pool(srv_ws_client_t *c, pose_wait_t *w) {
-  if (w->s.mesh == NULL || w->s.meshes != NULL) return false;
+  if (w->s.meshes != NULL) return false;
   srv_ws_eval_key_t key = ws__stream_key(&w->s, w->s.pose_t, w->s.mesh);
+  unsigned long cost =
+      srv_cost_answer(srv_ws_eval_cost(&key), w->s.format == SRV_WS_FORMAT_BIN);
+  if (srv_cost_inline(cost, c->hub->lim.inline_cost)) return false;
   int r = srv_ws_eval_prefetch_then(c->hub->eval, &key, on_pose_frame,
                                     on_pose_ready, w);
   if (r == 1 || r == UV_ENOSYS) return false;

@@ -183,6 +183,11 @@ static srv_eval_job_t key_job(const srv_ws_eval_key_t *k) {
   return job;
 }
 
+unsigned long srv_ws_eval_cost(const srv_ws_eval_key_t *key) {
+  srv_eval_job_t job = key_job(key);
+  return srv_eval_cost(&job);
+}
+
 /* Floats a frame of key holds. */
 static size_t entry_floats(const srv_ws_eval_key_t *k) {
   srv_eval_job_t job = key_job(k);

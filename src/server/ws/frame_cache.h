@@ -92,6 +92,10 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
  * computed when asked for). */
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key);
 
+/* The evaluation cost of key's frame (request/evaluate.h's
+ * srv_eval_cost), for the scheduling rule of server/schedule.h. */
+unsigned long srv_ws_eval_cost(const srv_ws_eval_key_t *key);
+
 /* As srv_ws_eval_prefetch, for an answer that waits for its frame:
  * use(arg, frame) runs on the worker once the frame is made (the answer
  * is built there too), then ready(arg, result, used) on the cache's loop

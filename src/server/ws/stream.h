@@ -67,6 +67,10 @@ typedef struct srv_ws_limits_s {
   /* The shared store that assets not cached are fetched from (fetch.h;
    * NULL: none, they are not_found). Not owned. */
   const srv_backend_t *backend;
+  /* Frames of this evaluation cost and above are computed on the pool
+   * (server/schedule.h's srv_cost_inline; the daemon's inline_cost,
+   * 2,000; 0: all of them). */
+  unsigned inline_cost;
 } srv_ws_limits_t;
 
 /* Fills the defaults above. */

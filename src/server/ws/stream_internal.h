@@ -23,6 +23,7 @@
 #include "formats/vocab.h"
 #include "server/net/deadline.h"
 #include "server/request/fields.h"
+#include "server/schedule.h"
 #include "server/ws/fetch.h"
 #include "server/ws/frame_cache.h"
 #include "server/ws/frame_queue.h"

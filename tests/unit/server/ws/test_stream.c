@@ -535,6 +535,10 @@ END_TEST
 
 START_TEST(test_mesh_frames_on_the_pool) {
   with_pool = true;
+  /* Every frame is heavy enough for the pool (schedule.h's rule). */
+  srv_ws_limits_defaults(&limits);
+  limits.inline_cost = 0;
+  with_limits = true;
   setup();
   peer_t p;
   connect_peer(&p);
