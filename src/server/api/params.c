@@ -47,7 +47,7 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                       srv_error_name(SRV_ERR_AMBIGUOUS), at, "%s", msg);
     return -1;
   }
-  if (m.asset == NULL && srv__load_then_route(req, kind, at, name, skeleton))
+  if (m.asset == NULL && srv__load_then_resume(req, kind, at, name, skeleton))
     return -1;
   if (m.asset == NULL) {
     srv__fail(req, SRV_ERR_NOT_FOUND, at, "no %s '%s'%s", store_kind_name(kind),
