@@ -1,5 +1,5 @@
-/* server/auth: the access rules and rate limits in front of the router
- * (auth.h). */
+/* server/auth: the access rules and rate limits between the router and
+ * the handlers (auth.h). */
 #include "server/auth/auth.h"
 
 #include <errno.h>
@@ -146,7 +146,7 @@ int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap) {
   return 0;
 }
 
-/* ---- the check in front of the router ------------------------------------ */
+/* ---- the check between the router and the handler ------------------------ */
 
 /* The scope a request of class access needs (SRV_SCOPE_NONE: open to
  * all). */

@@ -16,8 +16,12 @@
  * - Rate limits (rate_limit.h) per client address (forwarded.h) on new
  *   connections and on writes: 429 with Retry-After. rate_limits = auto
  *   turns them on when listening beyond loopback.
- * Key choice: one check in front of the router and one at accept; the
- * handlers know nothing of it. Thread-safe: every HTTP loop checks
+ * What a request is (a read, a write, /metrics, open) is not derived
+ * here: the router passes the access class of the route it matched (a
+ * row of the API's routing table), and whether ?token= is a credential
+ * there (req->query_token).
+ * Key choice: one check between the router and the handler, and one at
+ * accept; the handlers know nothing of it. Thread-safe: every HTTP loop checks
  * against the same tokens, counters and rate limits (per daemon). */
 #ifndef ANIMD_SERVER_AUTH_AUTH_H
 #define ANIMD_SERVER_AUTH_AUTH_H

@@ -58,8 +58,8 @@ static void path_of(const srv_route_t *r, char *out, size_t cap) {
 
 /* The first method of bits. */
 static const char *a_method(unsigned bits) {
-  static const char *const names[] = {"GET",     "HEAD",  "POST", "PUT",
-                                      "DELETE",  "OPTIONS", "PATCH"};
+  static const char *const names[] = {"GET",    "HEAD",    "POST", "PUT",
+                                      "DELETE", "OPTIONS", "PATCH"};
   for (unsigned m = 0; m < 7; m++)
     if (bits & (1u << m)) return names[m];
   return "GET";
@@ -79,8 +79,8 @@ static mem_answer_t call(const char *method, const char *target,
 }
 
 /* The value of header name in a's head, into out ("" when absent). */
-static const char *header_of(const mem_answer_t *a, const char *name,
-                             char *out, size_t cap) {
+static const char *header_of(const mem_answer_t *a, const char *name, char *out,
+                             size_t cap) {
   char key[64];
   snprintf(key, sizeof key, "\r\n%s: ", name);
   out[0] = '\0';
@@ -129,16 +129,16 @@ START_TEST(test_every_row_access_class) {
   for (size_t i = 0; i < srv_api_route_count; i++) {
     const srv_route_t *r = &srv_api_routes[i];
     char pattern[128];
-    snprintf(pattern, sizeof pattern, "%s%s%s", r->prefix,
-             r->id ? "{id}" : "", r->id ? r->suffix : "");
+    snprintf(pattern, sizeof pattern, "%s%s%s", r->prefix, r->id ? "{id}" : "",
+             r->id ? r->suffix : "");
     ck_assert_str_eq(pattern, want[i].path);
     ck_assert_uint_eq(r->methods, want[i].methods);
     ck_assert_msg(r->access == want[i].access, "%s %s: access %d",
                   a_method(r->methods), pattern, (int)r->access);
     ck_assert_str_eq(r->label, want[i].label);
     /* Exactly one handler; only the stream takes ?token=. */
-    int handlers = (r->handle != NULL) + (r->handle_id != NULL) +
-                   (r->body != NULL);
+    int handlers =
+        (r->handle != NULL) + (r->handle_id != NULL) + (r->body != NULL);
     ck_assert_int_eq(handlers, 1);
     ck_assert(r->handle_id == NULL || r->id);
     ck_assert(r->query_token == (strcmp(pattern, "/v1/stream") == 0));
@@ -166,9 +166,9 @@ START_TEST(test_write_rows_refuse_a_read_token) {
       char www[256];
       ck_assert_msg(a.status == 403, "%s %s with a read token: %d",
                     a_method(r->methods), path, a.status);
-      ck_assert_ptr_nonnull(strstr(header_of(&a, "WWW-Authenticate", www,
-                                             sizeof www),
-                                   "scope=\"write\""));
+      ck_assert_ptr_nonnull(
+          strstr(header_of(&a, "WWW-Authenticate", www, sizeof www),
+                 "scope=\"write\""));
     } else if (r->access == SRV_ACCESS_ADMIN) {
       ck_assert_int_eq(a.status, 403);
     } else {
@@ -208,8 +208,8 @@ static void rows_allow(const srv_route_t *r, char *out, size_t cap) {
   out[0] = '\0';
   for (unsigned m = 0; m < 7; m++)
     if (bits & (1u << m))
-      snprintf(out + strlen(out), cap - strlen(out), "%s%s",
-               out[0] ? ", " : "", names[m]);
+      snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? ", " : "",
+               names[m]);
 }
 
 START_TEST(test_options_and_405_list_the_rows_methods) {
