@@ -12,35 +12,31 @@
 
 #include <uv.h>
 
-static const char *route_names[SRV_ROUTE_COUNT_] = {
-    [SRV_ROUTE_NONE] = "none",
-    [SRV_ROUTE_ASSETS_POST] = "assets_upload",
-    [SRV_ROUTE_ASSETS_LIST] = "assets_list",
-    [SRV_ROUTE_SKELETON] = "skeleton",
-    [SRV_ROUTE_CLIP] = "clip",
-    [SRV_ROUTE_MESH] = "mesh",
-    [SRV_ROUTE_POSE_GET] = "pose",
-    [SRV_ROUTE_POSE_POST] = "pose_blend",
-    [SRV_ROUTE_SKIN] = "skin",
-    [SRV_ROUTE_SOLVE] = "solve",
-    [SRV_ROUTE_STREAM] = "stream",
-    [SRV_ROUTE_HEALTHZ] = "healthz",
-    [SRV_ROUTE_METRICS] = "metrics",
-    [SRV_ROUTE_INFO] = "info",
-};
-
 const double srv_latency_bounds[SRV_METRICS_BUCKETS] = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
     0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0};
 
-const char *srv_route_name(int route) {
-  if (route < 0 || route >= SRV_ROUTE_COUNT_) return "none";
-  return route_names[route];
+const char *srv_route_name(const char *route) {
+  return route != NULL ? route : "none";
 }
 
-void srv_metrics_record(srv_metrics_t *m, int route, int status,
+/* The slot of route: SRV_METRICS_ROUTES ("other") when the table is
+ * full. */
+static unsigned route_slot(srv_metrics_t *m, const char *route) {
+  for (unsigned i = 0; i < m->route_count; i++)
+    if (m->routes[i] == route || strcmp(m->routes[i], route) == 0) return i;
+  if (m->route_count == SRV_METRICS_ROUTES) return SRV_METRICS_ROUTES;
+  m->routes[m->route_count] = route;
+  return m->route_count++;
+}
+
+static const char *slot_name(const srv_metrics_t *m, unsigned r) {
+  return r < m->route_count ? m->routes[r] : "other";
+}
+
+void srv_metrics_record(srv_metrics_t *m, const char *label, int status,
                         uint64_t latency_ns) {
-  if (route < 0 || route >= SRV_ROUTE_COUNT_) route = SRV_ROUTE_NONE;
+  unsigned route = route_slot(m, srv_route_name(label));
   unsigned slot = SRV_METRICS_STATUSES; /* "other" when the table is full */
   for (unsigned i = 0; i < m->status_count; i++)
     if (m->statuses[i] == status) {
@@ -100,7 +96,7 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
   if (t.p == NULL) return UV_ENOMEM;
   put(&t, "# HELP animd_requests_total HTTP requests answered, by route "
           "and status.\n# TYPE animd_requests_total counter\n");
-  for (int r = 0; r < SRV_ROUTE_COUNT_; r++)
+  for (unsigned r = 0; r <= SRV_METRICS_ROUTES; r++)
     for (unsigned s = 0; s <= SRV_METRICS_STATUSES; s++) {
       if (m->requests[r][s] == 0) continue;
       char code[16];
@@ -109,12 +105,12 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       else
         snprintf(code, sizeof code, "%d", m->statuses[s]);
       put(&t, "animd_requests_total{route=\"%s\",status=\"%s\"} %llu\n",
-          route_names[r], code, (unsigned long long)m->requests[r][s]);
+          slot_name(m, r), code, (unsigned long long)m->requests[r][s]);
     }
   put(&t, "# HELP animd_request_duration_seconds Time from a request's "
           "first byte to its answer being queued.\n"
           "# TYPE animd_request_duration_seconds histogram\n");
-  for (int r = 0; r < SRV_ROUTE_COUNT_; r++) {
+  for (unsigned r = 0; r <= SRV_METRICS_ROUTES; r++) {
     uint64_t total = 0;
     for (unsigned b = 0; b <= SRV_METRICS_BUCKETS; b++)
       total += m->latency[r][b];
@@ -125,16 +121,16 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       put(&t,
           "animd_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} "
           "%llu\n",
-          route_names[r], srv_latency_bounds[b], (unsigned long long)cum);
+          slot_name(m, r), srv_latency_bounds[b], (unsigned long long)cum);
     }
     put(&t,
         "animd_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} "
         "%llu\n",
-        route_names[r], (unsigned long long)total);
+        slot_name(m, r), (unsigned long long)total);
     put(&t, "animd_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
-        route_names[r], m->latency_sum[r]);
+        slot_name(m, r), m->latency_sum[r]);
     put(&t, "animd_request_duration_seconds_count{route=\"%s\"} %llu\n",
-        route_names[r], (unsigned long long)total);
+        slot_name(m, r), (unsigned long long)total);
   }
   put(&t,
       "# HELP animd_open_connections Client connections open now.\n"

@@ -2,31 +2,19 @@
  *
  * Updated only on the loop thread (no atomics); the pool's queue depth
  * and busy workers, the store's sizes and the open connections are read
- * when /metrics is rendered. Routes are a small fixed set so every series
- * has bounded cardinality; statuses are counted per exact code. */
+ * when /metrics is rendered. Routes are counted by the label of their row
+ * in the API's routing table (api/router.h; NULL: "none"), a small fixed
+ * set, so every series has bounded cardinality; statuses are counted per
+ * exact code. */
 #ifndef ANIMD_SERVER_METRICS_H
 #define ANIMD_SERVER_METRICS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum srv_route {
-  SRV_ROUTE_NONE = 0, /* Unmatched (404) and malformed requests. */
-  SRV_ROUTE_ASSETS_POST,
-  SRV_ROUTE_ASSETS_LIST,
-  SRV_ROUTE_SKELETON,
-  SRV_ROUTE_CLIP,
-  SRV_ROUTE_MESH,
-  SRV_ROUTE_POSE_GET,
-  SRV_ROUTE_POSE_POST,
-  SRV_ROUTE_SKIN,
-  SRV_ROUTE_SOLVE,
-  SRV_ROUTE_STREAM,
-  SRV_ROUTE_HEALTHZ,
-  SRV_ROUTE_METRICS,
-  SRV_ROUTE_INFO,
-  SRV_ROUTE_COUNT_
-} srv_route;
+/* Route labels counted apart (the API's routing table has fewer); one
+ * more slot counts what does not fit as "other". */
+#define SRV_METRICS_ROUTES 32
 
 #define SRV_METRICS_STATUSES 24
 #define SRV_METRICS_BUCKETS 16
@@ -35,22 +23,29 @@ typedef struct srv_metrics_s {
   /* Distinct status codes seen, and per route the count for each. */
   int statuses[SRV_METRICS_STATUSES];
   unsigned status_count;
-  uint64_t requests[SRV_ROUTE_COUNT_][SRV_METRICS_STATUSES + 1];
+  /* Distinct route labels seen, in the order first seen (static
+   * strings). */
+  const char *routes[SRV_METRICS_ROUTES];
+  unsigned route_count;
+  uint64_t requests[SRV_METRICS_ROUTES + 1][SRV_METRICS_STATUSES + 1];
   /* Latency histogram per route: counts per bucket (not cumulative). */
-  uint64_t latency[SRV_ROUTE_COUNT_][SRV_METRICS_BUCKETS + 1];
-  double latency_sum[SRV_ROUTE_COUNT_];
+  uint64_t latency[SRV_METRICS_ROUTES + 1][SRV_METRICS_BUCKETS + 1];
+  double latency_sum[SRV_METRICS_ROUTES + 1];
   uint64_t connections_total;
   uint64_t connections_rejected;
   uint64_t pool_rejected;
   uint64_t loop_yields;
 } srv_metrics_t;
 
-const char *srv_route_name(int route);
+/* A request's route label for logs: route, or "none" when NULL. */
+const char *srv_route_name(const char *route);
 
 /* Bucket upper bounds in seconds (SRV_METRICS_BUCKETS values). */
 extern const double srv_latency_bounds[SRV_METRICS_BUCKETS];
 
-void srv_metrics_record(srv_metrics_t *m, int route, int status,
+/* Counts an answer of status to a request of route (a label that lives
+ * as long as m; NULL: "none"). */
+void srv_metrics_record(srv_metrics_t *m, const char *route, int status,
                         uint64_t latency_ns);
 
 /* Gauges sampled at render time. */

@@ -351,7 +351,7 @@ static void describe_asset(srv_request_t *req, store_asset_t *a,
   srv__task_run(&d->task, req, a->bytes + 1);
 }
 
-void srv__handle_asset(srv_request_t *req, char kind_c, const char *id) {
+static void handle_asset(srv_request_t *req, char kind_c, const char *id) {
   store_kind kind = kind_of(kind_c);
   srv_endpoint ep =
       req->method != SRV_DELETE
@@ -462,8 +462,7 @@ void srv__handle_list(srv_request_t *req) {
   list_assets(req, NULL, STORE_SKELETON);
 }
 
-void srv__handle_skeleton_children(srv_request_t *req, const char *id,
-                                   char kind_c) {
+static void handle_children(srv_request_t *req, const char *id, char kind_c) {
   store_asset_t *sk;
   if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
       srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
@@ -473,4 +472,24 @@ void srv__handle_skeleton_children(srv_request_t *req, const char *id,
     return;
   }
   list_assets(req, sk, kind_of(kind_c));
+}
+
+void srv__handle_skeleton(srv_request_t *req, const char *id) {
+  handle_asset(req, 's', id);
+}
+
+void srv__handle_clip(srv_request_t *req, const char *id) {
+  handle_asset(req, 'c', id);
+}
+
+void srv__handle_mesh(srv_request_t *req, const char *id) {
+  handle_asset(req, 'm', id);
+}
+
+void srv__handle_skeleton_clips(srv_request_t *req, const char *id) {
+  handle_children(req, id, 'c');
+}
+
+void srv__handle_skeleton_meshes(srv_request_t *req, const char *id) {
+  handle_children(req, id, 'm');
 }

@@ -32,11 +32,11 @@ int srv__check_query(srv_request_t *req, srv_endpoint ep) {
 }
 
 /* A lookup's error: with a shared store, a miss loads the asset and runs
- * req again (load_then_route answers or routes); otherwise the error is
+ * req again (srv__load_then_resume answers or resumes); otherwise the error is
  * the answer. Returns -1. */
 static int lookup_failed(srv_request_t *req, const srv_error_t *err,
                          const srv_lookup_miss_t *miss) {
-  if (miss->missed && srv__load_then_route(req, miss)) return -1;
+  if (miss->missed && srv__load_then_resume(req, miss)) return -1;
   srv__respond_err(req, err);
   return -1;
 }

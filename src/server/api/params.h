@@ -31,7 +31,7 @@ int srv__check_query(srv_request_t *req, srv_endpoint ep);
  * NULL and 0. Unknown: answers 404 not_found at `at` and returns -1; a
  * name several assets share: 409 ambiguous listing their ids, -1. With a
  * shared store backend, a miss returns -1 too while the asset loads: the
- * request is routed again once it is cached (shared_store.h). */
+ * handler runs again on the request once it is cached (shared_store.h). */
 int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
                 const char *name, const store_asset_t *skeleton,
                 store_asset_t **out);

@@ -10,12 +10,9 @@
 #include "server/services.h"
 #include "store/cache.h"
 
-/* A request is routed again at most this many times (each one after a
- * load): more means the cache keeps dropping what was just loaded. */
-#define MAX_REROUTES 6
-
-/* How many loads led to the routing under way (0 outside one). */
-static unsigned reroutes;
+/* A request's handler runs again at most this many times (each one after
+ * a load): more means the cache keeps dropping what was just loaded. */
+#define MAX_RESUMES 6
 
 const srv_backend_t *srv__backend(srv_request_t *req) {
   return srv_server_backend(srv_request_server(req));
@@ -53,7 +50,6 @@ static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
 
 typedef struct wait_s {
   srv_request_t *req;
-  unsigned depth;
   store_kind kind;
   bool within_skeleton;
   char at[64];
@@ -66,9 +62,10 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
   if (srv_request_gone(req)) {
     /* Nothing to answer. */
   } else if (r->status == SRV_BACKEND_OK) {
-    reroutes = w->depth;
-    srv_api_route(req);
-    reroutes = 0;
+    /* The same route's handler, on the same request: it was routed and
+     * admitted (and a write charged to its rate limit) once already. */
+    req->resumes++;
+    srv_api_resume(req);
   } else if (r->status == SRV_BACKEND_NOT_FOUND) {
     srv__fail(req, SRV_ERR_NOT_FOUND, w->at[0] ? w->at : NULL, "no %s '%s'%s",
               store_kind_name(w->kind), w->name,
@@ -80,10 +77,10 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
   free(w);
 }
 
-bool srv__load_then_route(srv_request_t *req, const srv_lookup_miss_t *miss) {
+bool srv__load_then_resume(srv_request_t *req, const srv_lookup_miss_t *miss) {
   const srv_backend_t *b = srv__backend(req);
-  if (b == NULL) return false;
-  if (reroutes >= MAX_REROUTES) {
+  if (b == NULL || req->matched == NULL) return false;
+  if (req->resumes >= MAX_RESUMES) {
     fail_retry(req, "the node's cache cannot keep the assets of this "
                     "request; retry later");
     return true;
@@ -95,7 +92,6 @@ bool srv__load_then_route(srv_request_t *req, const srv_lookup_miss_t *miss) {
     return true;
   }
   w->req = req;
-  w->depth = reroutes + 1;
   w->kind = miss->kind;
   w->within_skeleton = miss->skeleton[0] != '\0';
   snprintf(w->at, sizeof w->at, "%s", miss->at);

@@ -1,8 +1,8 @@
 /* server: the API's side of a shared store backend (backend.h): a lookup
  * that misses the node's cache waits for the asset to load and the
- * request is routed again; uploads and deletes are decided by the backend
- * before they are answered. Without a backend (store = file) none of this
- * runs. Loop thread only. */
+ * handler of the request's route runs again on it; uploads and deletes are
+ * decided by the backend before they are answered. Without a backend (store =
+ * file) none of this runs. Loop thread only. */
 #ifndef ANIMD_SERVER_API_SHARED_STORE_H
 #define ANIMD_SERVER_API_SHARED_STORE_H
 
@@ -17,12 +17,14 @@
 const srv_backend_t *srv__backend(srv_request_t *req);
 
 /* After a lookup's miss (request/target.h: the kind and name asked,
- * within a skeleton or not): starts loading it and returns true; req is
- * then routed again once the asset is cached, or answered (404 not_found
- * at the miss's field, 503 store_unavailable). The handler must answer
- * nothing more and return. False when there is no backend (the caller
- * answers 404). */
-bool srv__load_then_route(srv_request_t *req, const srv_lookup_miss_t *miss);
+ * within a skeleton or not): starts loading it and returns true; once the
+ * asset is cached the handler of req's route runs again on req (router.h
+ * srv_api_resume: not routed, admitted or charged to a rate limit again;
+ * req->resumes counts the runs), else req is answered (404 not_found at
+ * the miss's field, 503 store_unavailable, also after MAX_RESUMES loads).
+ * The handler must answer nothing more and return. False when there is
+ * no backend or req came to no route (the caller answers 404). */
+bool srv__load_then_resume(srv_request_t *req, const srv_lookup_miss_t *miss);
 
 /* Stores an upload already in the node's cache (result, the canonical
  * texts of its entries) in the backend, then answers answer (201 when

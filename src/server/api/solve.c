@@ -142,14 +142,9 @@ static int solve_parse(const char *body, size_t len, const srv_request_t *req,
 
 static void solve_parsed_free(void *parsed) { srv_solve_body_free(parsed); }
 
-static const srv_body_parser_t solve_parser = {
+const srv_body_parser_t srv__solve_body = {
     .size = sizeof(srv_solve_body_t),
     .parse = solve_parse,
     .then = solve_then,
     .free_parsed = solve_parsed_free,
 };
-
-void srv__handle_solve(srv_request_t *req) {
-  if (srv__check_query(req, SRV_EP_SOLVE) != 0) return;
-  srv__parse_body(req, &solve_parser);
-}

@@ -1,5 +1,5 @@
-/* server/auth: the access rules and rate limits in front of the router
- * (auth.h). */
+/* server/auth: the access rules and rate limits between the router and
+ * the handlers (auth.h). */
 #include "server/auth/auth.h"
 
 #include <errno.h>
@@ -146,28 +146,19 @@ int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap) {
   return 0;
 }
 
-/* ---- the check in front of the router ------------------------------------ */
+/* ---- the check between the router and the handler ------------------------ */
 
-/* The scope req needs (SRV_SCOPE_NONE: open to all), and whether it is a
- * write (an upload or a delete). */
-static srv_scope needed(const srv_auth_t *a, const srv_request_t *req,
-                        bool *write) {
-  *write = false;
-  if (req->method == SRV_OPTIONS || strcmp(req->path, "/healthz") == 0)
-    return SRV_SCOPE_NONE;
-  if (strcmp(req->path, "/metrics") == 0)
+/* The scope a request of class access needs (SRV_SCOPE_NONE: open to
+ * all). */
+static srv_scope needed(const srv_auth_t *a, srv_access access) {
+  switch (access) {
+  case SRV_ACCESS_WRITE: return SRV_SCOPE_WRITE;
+  case SRV_ACCESS_ADMIN:
     return a->auth_metrics ? SRV_SCOPE_ADMIN : SRV_SCOPE_NONE;
-  if (req->method == SRV_DELETE || req->method == SRV_PUT ||
-      req->method == SRV_PATCH ||
-      (req->method == SRV_POST && strcmp(req->path, "/v1/assets") == 0)) {
-    *write = true;
-    return SRV_SCOPE_WRITE;
+  case SRV_ACCESS_READ: return a->auth_reads ? SRV_SCOPE_READ : SRV_SCOPE_NONE;
+  case SRV_ACCESS_OPEN: break;
   }
-  return a->auth_reads ? SRV_SCOPE_READ : SRV_SCOPE_NONE;
-}
-
-static bool is_stream(const srv_request_t *req) {
-  return strcmp(req->path, "/v1/stream") == 0;
+  return SRV_SCOPE_NONE;
 }
 
 /* The bearer token req presents, or NULL: the Authorization header's,
@@ -181,7 +172,7 @@ static const char *credential(const srv_request_t *req) {
     while (*h == ' ' || *h == '\t') h++;
     return *h ? h : NULL;
   }
-  if (is_stream(req)) {
+  if (req->query_token) {
     const char *t = srv_request_param(req, "token");
     if (t != NULL && *t) return t;
   }
@@ -209,9 +200,9 @@ static void refuse_rate(srv_request_t *req, uint64_t wait_ns) {
                       (unsigned long long)(s ? s : 1));
 }
 
-bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
-  bool write;
-  srv_scope need = needed(a, req, &write);
+bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
+  bool write = access == SRV_ACCESS_WRITE;
+  srv_scope need = needed(a, access);
   if (write && a->limiter != NULL) {
     srv_addr_t client;
     srv_client_address(req, &a->trusted, &client);
@@ -255,7 +246,7 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req) {
                            "<token>%s"
                          : "the bearer token is not known here%s%s",
            token == NULL ? srv_scope_name(need) : "",
-           token == NULL && is_stream(req) ? " (or ?token=<token>)" : "");
+           token == NULL && req->query_token ? " (or ?token=<token>)" : "");
     return false;
   }
   if (has < need) {

@@ -16,8 +16,12 @@
  * - Rate limits (rate_limit.h) per client address (forwarded.h) on new
  *   connections and on writes: 429 with Retry-After. rate_limits = auto
  *   turns them on when listening beyond loopback.
- * Key choice: one check in front of the router and one at accept; the
- * handlers know nothing of it. Thread-safe: every HTTP loop checks
+ * What a request is (a read, a write, /metrics, open) is not derived
+ * here: the router passes the access class of the route it matched (a
+ * row of the API's routing table), and whether ?token= is a credential
+ * there (req->query_token).
+ * Key choice: one check between the router and the handler, and one at
+ * accept; the handlers know nothing of it. Thread-safe: every HTTP loop checks
  * against the same tokens, counters and rate limits (per daemon). */
 #ifndef ANIMD_SERVER_AUTH_AUTH_H
 #define ANIMD_SERVER_AUTH_AUTH_H
@@ -31,6 +35,18 @@
 #include "server/http/http.h"
 
 typedef struct srv_auth_s srv_auth_t;
+
+/* The access class of a route (a row of the API's routing table): what
+ * srv_auth_admit asks of a request to it. */
+typedef enum srv_access {
+  SRV_ACCESS_OPEN = 0, /* Anyone (/healthz). */
+  SRV_ACCESS_READ,     /* A read token when auth_reads is on. */
+  /* Uploads and deletes: the write rate limit, then a write token (or,
+   * without a tokens file, loopback or allow_anonymous_writes). */
+  SRV_ACCESS_WRITE,
+  SRV_ACCESS_ADMIN /* Operators' data (/metrics): an admin token when
+                    * auth_metrics is on. */
+} srv_access;
 
 /* The rules of cfg (the settings are copied): reads tokens_file and parses
  * trusted_proxies. auth_reads and auth_metrics need a tokens_file.
@@ -50,9 +66,13 @@ int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback);
  * the tokens in force stay. */
 int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap);
 
-/* The check in front of the router: true when req may go on to its
- * handler; false when it has been answered (401, 403 or 429). */
-bool srv_auth_admit(srv_auth_t *a, srv_request_t *req);
+/* The check between the router and a handler, for a request to a route
+ * of class access (its credential: the Authorization header, or a ?token=
+ * parameter when req->query_token): true when req may go on to its
+ * handler; false when it has been answered (401, 403 or 429). A write
+ * takes one from its client's write rate limit: call it once per
+ * request. */
+bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access);
 
 /* A new connection from peer ("ip:port"): 0 when allowed, else the
  * nanoseconds until the address may connect again. Connections from

@@ -329,7 +329,10 @@ static int on_message_begin(llhttp_t *p) {
   r->keep_alive = false;
   r->upgrade = false;
   r->method = SRV_OTHER;
-  r->route = 0;
+  r->route = NULL;
+  r->query_token = false;
+  r->matched = NULL;
+  r->resumes = 0;
   r->_status = 0;
   r->_bytes_out = 0;
   h->req._http = h;
@@ -926,7 +929,9 @@ static void respond_error_and_close(srv_http_t *h, int status, const char *code,
         h->hbuf[h->url_off + h->url_len] == '\0')
       r->target = h->hbuf + h->url_off;
   }
-  r->route = 0; /* Unrouted (the API counts 0 as none). */
+  r->route = NULL; /* Unrouted (counted as none). */
+  r->query_token = false;
+  r->matched = NULL;
   h->close_after = true;
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);

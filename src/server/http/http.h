@@ -51,8 +51,14 @@ typedef struct srv_request_s {
   bool keep_alive;
   bool upgrade;      /* Upgrade requested (Connection: upgrade). */
   uint64_t start_ns; /* uv_hrtime() at the first byte. */
-  /* Filled by the router for metrics and logs. */
-  int route;
+  /* Filled by the router (api/router.h) from the matched route: its
+   * label for metrics and logs (NULL: none), whether a ?token= parameter
+   * is a credential there, the route itself, and how many times its
+   * handler has run again after a load (api/shared_store.h). */
+  const char *route;
+  bool query_token;
+  const struct srv_route_s *matched;
+  unsigned resumes;
   /* private */
   srv_http_t *_http;
   int _status;

@@ -10,10 +10,10 @@ START_TEST(test_render_counts_and_buckets) {
   srv_metrics_t m;
   memset(&m, 0, sizeof m);
   m.loop_yields = 9;
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 50000);      /* 50 us */
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 200, 2000000);    /* 2 ms */
-  srv_metrics_record(&m, SRV_ROUTE_POSE_GET, 400, 300000);     /* 0.3 ms */
-  srv_metrics_record(&m, SRV_ROUTE_NONE, 404, 20000000000ull); /* 20 s */
+  srv_metrics_record(&m, "pose", 200, 50000);        /* 50 us */
+  srv_metrics_record(&m, "pose", 200, 2000000);      /* 2 ms */
+  srv_metrics_record(&m, "pose", 400, 300000);       /* 0.3 ms */
+  srv_metrics_record(&m, NULL, 404, 20000000000ull); /* 20 s */
   srv_metrics_gauges_t g = {.connections = 3,
                             .pool_threads = 2,
                             .pool_queue = 5,
@@ -58,7 +58,7 @@ START_TEST(test_status_table_overflow) {
   srv_metrics_t m;
   memset(&m, 0, sizeof m);
   for (int s = 0; s < SRV_METRICS_STATUSES + 5; s++)
-    srv_metrics_record(&m, SRV_ROUTE_INFO, 200 + s, 1000);
+    srv_metrics_record(&m, "info", 200 + s, 1000);
   char *text;
   size_t len;
   ck_assert_int_eq(

@@ -314,13 +314,16 @@ START_TEST(test_log_names_tokens_by_hash) {
   r.header_count = 0;
   srv_auth_log_id(&r, id);
   ck_assert_str_eq(id, "-");
-  /* The query token counts on /v1/stream only. */
+  /* The query token counts on a route that takes it (the router sets
+   * query_token from the row: /v1/stream) only. */
   r.path = "/v1/stream";
+  r.query_token = true;
   r.params[0] = (srv_kv_t){"token", "abc"};
   r.param_count = 1;
   srv_auth_log_id(&r, id);
   ck_assert_str_eq(id, "ba7816bf");
   r.path = "/v1/pose";
+  r.query_token = false;
   srv_auth_log_id(&r, id);
   ck_assert_str_eq(id, "-");
 
