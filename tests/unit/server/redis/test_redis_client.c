@@ -3,7 +3,10 @@
  * redis://host:port/db and its errors, the scripts' key layout and
  * statuses, and a client pointed at a port where nothing listens (never
  * up, commands refused with UV_ENOTCONN, closes clean); with a real
- * redis-server (redis_fixture.h), commands and their replies in order,
+ * redis-server (redis_fixture.h), the scripts run by Redis itself
+ * (publishing nothing, a 64-hex-digit name that is no id, list pages and
+ * their cursor, the messages the deletes publish), commands and their
+ * replies in order,
  * binary-safe arguments, the database of the URL, messages of the
  * subscribed channel, a command left unanswered past the timeout (the
  * connections are dropped and made again, the subscription comes back),
@@ -141,6 +144,192 @@ START_TEST(test_scripts_layout) {
                    srv_redis_remove_script);
   ck_assert_ptr_eq(strstr(srv_redis_cascade_script, "local function forget"),
                    srv_redis_cascade_script);
+}
+END_TEST
+
+/* ---- the scripts, run by Redis (EVAL) ------------------------------------ */
+
+/* EVAL script 0 args... on a connection of its own. */
+static redisReply *eval(const char *script, int argc, const char **args) {
+  struct timeval tv = {2, 0};
+  redisContext *c = redisConnectWithTimeout("127.0.0.1", suite_redis.port, tv);
+  ck_assert(c != NULL && c->err == 0);
+  const char *argv[48] = {"EVAL", script, "0"};
+  ck_assert_int_le(argc, 45);
+  for (int i = 0; i < argc; i++) argv[3 + i] = args[i];
+  redisReply *r = redisCommandArgv(c, 3 + argc, argv, NULL);
+  redisFree(c);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+static const char *elem_str(const redisReply *r, size_t i) {
+  ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+  ck_assert_uint_gt(r->elements, i);
+  ck_assert_int_eq(r->element[i]->type, REDIS_REPLY_STRING);
+  return r->element[i]->str;
+}
+
+static void id_text(char *id, char c) {
+  memset(id, c, 64);
+  id[64] = '\0';
+}
+
+/* Publishes a skeleton and clips of it named clip0.. (ids cccc.., dddd..
+ * from c on). */
+static void eval_publish_rig(const char *sid, const char *name, int clips,
+                             char c) {
+  char ids[4][65], names[4][16], n[16];
+  const char *args[1 + 7 * 5];
+  ck_assert_int_le(clips, 4);
+  snprintf(n, sizeof n, "%d", 1 + clips);
+  args[0] = n;
+  const char *sk[] = {"skeleton", sid, name, "", "2", "0", "{\"s\":1}"};
+  memcpy(args + 1, sk, sizeof sk);
+  for (int i = 0; i < clips; i++) {
+    id_text(ids[i], (char)(c + i));
+    snprintf(names[i], sizeof names[i], "clip%d", i);
+    const char *cl[] = {"clip", ids[i], names[i], sid, "0", "1.5", "{}"};
+    memcpy(args + 1 + 7 * (1 + i), cl, sizeof cl);
+  }
+  redisReply *r = eval(srv_redis_publish_script, 1 + 7 * (1 + clips), args);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  freeReplyObject(r);
+}
+
+START_TEST(test_script_publish_nothing) {
+  NEED_REDIS();
+  const char *args[] = {"0"};
+  redisReply *r = eval(srv_redis_publish_script, 1, args);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  ck_assert_int_eq(r->element[1]->type, REDIS_REPLY_INTEGER);
+  ck_assert_int_eq(r->element[1]->integer, 0);
+  freeReplyObject(r);
+}
+END_TEST
+
+/* A name of 64 hex digits that is no asset's id is still a name. */
+START_TEST(test_script_lookup_id_like_name) {
+  NEED_REDIS();
+  char sid[65], name[65];
+  id_text(sid, 'a');
+  id_text(name, 'f');
+  eval_publish_rig(sid, name, 1, 'c');
+  const char *by_name[] = {"skeleton", name, ""};
+  redisReply *r = eval(srv_redis_lookup_script, 3, by_name);
+  ck_assert_uint_eq(r->elements, 3);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  ck_assert_str_eq(elem_str(r, 1), sid);
+  ck_assert_str_eq(elem_str(r, 2), "{\"s\":1}");
+  freeReplyObject(r);
+  /* A clip: its text, then its skeleton's id and text. */
+  const char *clip[] = {"clip", "clip0", sid};
+  r = eval(srv_redis_lookup_script, 3, clip);
+  ck_assert_uint_eq(r->elements, 5);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  ck_assert_str_eq(elem_str(r, 2), "{}");
+  ck_assert_str_eq(elem_str(r, 3), sid);
+  ck_assert_str_eq(elem_str(r, 4), "{\"s\":1}");
+  freeReplyObject(r);
+  const char *wrong_kind[] = {"mesh", "clip0", sid};
+  r = eval(srv_redis_lookup_script, 3, wrong_kind);
+  ck_assert_uint_eq(r->elements, 1);
+  ck_assert_str_eq(elem_str(r, 0), "not_found");
+  freeReplyObject(r);
+}
+END_TEST
+
+/* Pages: ids after the cursor (exclusive), at most limit; the count of ids
+ * looked at includes those whose asset is gone. */
+START_TEST(test_script_list_pages) {
+  NEED_REDIS();
+  char sid[65], gone[65], c0[65], e0[65], f0[65];
+  id_text(sid, 'a');
+  id_text(gone, 'd');
+  id_text(c0, 'c');
+  id_text(e0, 'e');
+  id_text(f0, 'f');
+  eval_publish_rig(sid, "rig", 4, 'c');
+  redisReply *d = redis_sync(suite_redis.port, "DEL animd:a:%s", gone);
+  ck_assert_ptr_nonnull(d);
+  freeReplyObject(d);
+  const char *first[] = {"clip", "", "", "2"};
+  redisReply *r = eval(srv_redis_list_script, 4, first);
+  ck_assert_uint_eq(r->elements, 2);
+  ck_assert_int_eq(r->element[0]->integer, 2);
+  ck_assert_uint_eq(r->element[1]->elements, 5); /* dddd.. left out. */
+  ck_assert_str_eq(r->element[1]->element[0]->str, c0);
+  ck_assert_str_eq(r->element[1]->element[1]->str, "clip0");
+  ck_assert_str_eq(r->element[1]->element[2]->str, sid);
+  ck_assert_str_eq(r->element[1]->element[3]->str, "0");
+  ck_assert_str_eq(r->element[1]->element[4]->str, "1.5");
+  freeReplyObject(r);
+  const char *next[] = {"clip", "", gone, "2"};
+  r = eval(srv_redis_list_script, 4, next);
+  ck_assert_int_eq(r->element[0]->integer, 2);
+  ck_assert_uint_eq(r->element[1]->elements, 10);
+  ck_assert_str_eq(r->element[1]->element[0]->str, e0);
+  ck_assert_str_eq(r->element[1]->element[5]->str, f0);
+  freeReplyObject(r);
+  const char *last[] = {"clip", "", f0, "2"};
+  r = eval(srv_redis_list_script, 4, last);
+  ck_assert_int_eq(r->element[0]->integer, 0);
+  ck_assert_uint_eq(r->element[1]->elements, 0);
+  freeReplyObject(r);
+  /* A skeleton's clips: all at once, sorted; the limit does not apply. */
+  const char *of[] = {"clip", sid, "", "1"};
+  r = eval(srv_redis_list_script, 4, of);
+  ck_assert_int_eq(r->element[0]->integer, 4);
+  ck_assert_uint_eq(r->element[1]->elements, 15);
+  ck_assert_str_eq(r->element[1]->element[0]->str, c0);
+  ck_assert_str_eq(r->element[1]->element[10]->str, f0);
+  freeReplyObject(r);
+}
+END_TEST
+
+/* The deletes publish what every node must drop. */
+START_TEST(test_script_deletes_publish) {
+  NEED_REDIS();
+  char sid[65], c0[65], d0[65];
+  id_text(sid, 'a');
+  id_text(c0, 'c');
+  id_text(d0, 'd');
+  eval_publish_rig(sid, "rig", 2, 'c');
+  struct timeval tv = {2, 0};
+  redisContext *sub =
+      redisConnectWithTimeout("127.0.0.1", suite_redis.port, tv);
+  ck_assert(sub != NULL && sub->err == 0);
+  ck_assert_int_eq(redisSetTimeout(sub, tv), REDIS_OK);
+  redisReply *r = redisCommand(sub, "SUBSCRIBE %s", SRV_REDIS_CHANNEL);
+  ck_assert_ptr_nonnull(r);
+  freeReplyObject(r);
+  const char *rm[] = {"clip", c0};
+  r = eval(srv_redis_remove_script, 2, rm);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  freeReplyObject(r);
+  const char *cascade[] = {sid};
+  r = eval(srv_redis_cascade_script, 1, cascade);
+  ck_assert_uint_eq(r->elements, 3);
+  ck_assert_str_eq(elem_str(r, 0), "ok");
+  ck_assert_uint_eq(r->element[1]->elements, 1); /* The clip left. */
+  ck_assert_str_eq(r->element[1]->element[0]->str, d0);
+  ck_assert_uint_eq(r->element[2]->elements, 0);
+  freeReplyObject(r);
+  char want[2][200];
+  snprintf(want[0], sizeof want[0], "drop clip %s", c0);
+  snprintf(want[1], sizeof want[1], "drop skeleton %s", sid);
+  for (int i = 0; i < 2; i++) {
+    redisReply *m = NULL;
+    ck_assert_int_eq(redisGetReply(sub, (void **)&m), REDIS_OK);
+    ck_assert_str_eq(elem_str(m, 0), "message");
+    ck_assert_str_eq(elem_str(m, 2), want[i]);
+    freeReplyObject(m);
+  }
+  redisFree(sub);
+  r = redis_sync(suite_redis.port, "DBSIZE");
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(r->integer, 0);
+  freeReplyObject(r);
 }
 END_TEST
 
@@ -544,6 +733,10 @@ Suite *server_redis_client_suite(void) {
   tcase_add_test(live, test_idle_ping_sees_stopped_redis);
   tcase_add_test(live, test_server_stopped_and_started);
   tcase_add_test(live, test_close_answers_in_flight);
+  tcase_add_test(live, test_script_publish_nothing);
+  tcase_add_test(live, test_script_lookup_id_like_name);
+  tcase_add_test(live, test_script_list_pages);
+  tcase_add_test(live, test_script_deletes_publish);
   suite_add_tcase(s, live);
   return s;
 }
