@@ -67,10 +67,10 @@ static unsigned stream_threads(const srv_config_t *cfg) {
 
 /* A failed srv_server_new: the handles it made on the caller's loop
  * close without that loop being run here; the server is freed once they
- * have, the next time the caller runs its loop. loop_ended closes last of
- * them but in the same pass of the loop's closing phase as the others, so
- * its callback closes drain_timer, whose callback comes a pass later,
- * after every other one: then nothing refers to the server any more. */
+ * have, the next time the caller runs its loop. Handles closed together
+ * finish in one pass of the loop's closing phase, in no promised order:
+ * loop_ended's callback closes drain_timer, whose callback comes a pass
+ * later, after every other one; nothing refers to the server then. */
 static void on_failed_freed(uv_handle_t *h) {
   srv_server_t *s = h->data;
   srv__http_loops_free(s);
