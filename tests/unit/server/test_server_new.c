@@ -3,16 +3,20 @@
  * caller's, started before, have not fired), whichever step failed: an
  * unusable data_dir or store, or, under a descriptor limit raised one
  * descriptor at a time, each step that needs descriptors (the event loop's
- * wake-up, the worker pool, the stream loops, the HTTP loops). What it made
+ * wake-up, the worker pool, the stream loops, the HTTP loops), with the
+ * file store and with a Redis store whose client is on the loop. What it made
  * closes the next time the caller runs its loop, which then closes clean. */
 #include <check.h>
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "server/server.h"
@@ -286,6 +290,32 @@ START_TEST(test_http_loops_out_of_descriptors) {
 }
 END_TEST
 
+/* With the shared store (Redis, here at a port where nothing listens),
+ * the backend's client is on the caller's loop from the store step on:
+ * later failures close it too, still without running the loop. */
+START_TEST(test_redis_store_out_of_descriptors) {
+  int l = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(l, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
+  close(l);
+  srv_config_t cfg;
+  small_config(&cfg);
+  snprintf(cfg.store, sizeof cfg.store, "redis://127.0.0.1:%d/0",
+           ntohs(a.sin_port));
+  int steps = 0, room;
+  bool started = false;
+  for (room = 0; room < 64 && !started; room++)
+    started = start_with_room(&cfg, room, &steps) == 0;
+  ck_assert_msg(started, "no start with %d descriptors free", room);
+  ck_assert_int_ne(steps & STEP_STREAM, 0);
+  ck_assert_int_eq(steps & STEP_OTHER, 0);
+}
+END_TEST
+
 /* A start that succeeds does not run the loop either. */
 START_TEST(test_success_does_not_run_loop) {
   srv_config_t cfg;
@@ -314,6 +344,7 @@ Suite *server_new_suite(void) {
   tcase_add_test(tc, test_access_log_unwritable);
   tcase_add_test(tc, test_each_step_out_of_descriptors);
   tcase_add_test(tc, test_http_loops_out_of_descriptors);
+  tcase_add_test(tc, test_redis_store_out_of_descriptors);
   tcase_add_test(tc, test_success_does_not_run_loop);
   suite_add_tcase(s, tc);
   return s;
