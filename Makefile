@@ -258,9 +258,11 @@ test: $(UNIT) $(ANIMD)
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 
 # The suites whose code crosses threads (pool, store, stream loops, rate
-# limits, and the daemon under WebSocket load and with several HTTP loops),
+# limits, the Redis backend's loads on the pool, and the daemon under
+# WebSocket load and with several HTTP loops),
 # built with ThreadSanitizer; a race report fails the test it happens in.
-TSAN_SUITES := server_pool store ws_loops server_auth_rate_limit
+TSAN_SUITES := server_pool store ws_loops server_auth_rate_limit \
+               server_redis_backend
 check-threads:
 	$(MAKE) --no-print-directory -j2 SAN=thread build-tests
 	@for s in $(TSAN_SUITES); do \

@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
   rc = srv_server_new(loop, &cfg, &server, err, sizeof err);
   if (rc != 0) {
     fprintf(stderr, "animd: %s\n", err);
+    uv_run(loop, UV_RUN_DEFAULT); /* What it made closes. */
     return 1;
   }
   rc = srv_server_listen(server);

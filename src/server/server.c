@@ -65,6 +65,24 @@ static unsigned stream_threads(const srv_config_t *cfg) {
   return n > 0 ? (unsigned)n : 1;
 }
 
+/* A failed srv_server_new: the handles it made on the caller's loop
+ * close without that loop being run here; the server is freed once they
+ * have, the next time the caller runs its loop. Handles closed together
+ * finish in one pass of the loop's closing phase, in no promised order:
+ * loop_ended's callback closes drain_timer, whose callback comes a pass
+ * later, after every other one; nothing refers to the server then. */
+static void on_failed_freed(uv_handle_t *h) {
+  srv_server_t *s = h->data;
+  srv__http_loops_free(s);
+  pthread_mutex_destroy(&s->metrics_lock);
+  free(s);
+}
+
+static void on_failed_closed(uv_handle_t *h) {
+  srv_server_t *s = h->data;
+  uv_close((uv_handle_t *)&s->drain_timer, on_failed_freed);
+}
+
 int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
                    char *err, size_t err_len) {
   srv_server_t *s = calloc(1, sizeof *s);
@@ -85,10 +103,26 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   }
   rc = srv__store_open(s, err, err_len);
   if (rc != 0) goto fail_log;
+  uv_timer_init(loop, &s->drain_timer);
+  s->drain_timer.data = s;
+  /* Unreferenced: a loop left running past the drain (its job outlived
+   * drain_timeout) does not hold the daemon's loop. */
+  rc = uv_async_init(loop, &s->loop_ended, on_loop_ended);
+  if (rc != 0) {
+    snprintf(err, err_len, "event loop: %s", uv_strerror(rc));
+    srv__backend_close(s);
+    srv__store_close(s);
+    srv_auth_free(s->auth);
+    srv_access_log_close(s->access_log);
+    uv_close((uv_handle_t *)&s->drain_timer, on_failed_freed);
+    return rc;
+  }
+  s->loop_ended.data = s;
+  uv_unref((uv_handle_t *)&s->loop_ended);
   rc = srv_pool_init(&s->pool, loop, cfg->workers, cfg->queue_max);
   if (rc != 0) {
     snprintf(err, err_len, "worker pool: %s", uv_strerror(rc));
-    goto fail_store;
+    goto fail_handles;
   }
   s->pool_open = true;
   srv_ws_limits_t lim;
@@ -105,22 +139,13 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
     snprintf(err, err_len, "stream loops: %s", uv_strerror(rc));
     goto fail_pool;
   }
-  uv_timer_init(loop, &s->drain_timer);
-  s->drain_timer.data = s;
-  /* Unreferenced: a loop left running past the drain (its job outlived
-   * drain_timeout) does not hold the daemon's loop. */
-  uv_async_init(loop, &s->loop_ended, on_loop_ended);
-  s->loop_ended.data = s;
-  uv_unref((uv_handle_t *)&s->loop_ended);
   rc = srv__http_loops_new(s, srv__http_loops_count(cfg, s->backend != NULL),
                            on_conns_empty);
   if (rc != 0) {
     snprintf(err, err_len, "HTTP loops: %s", uv_strerror(rc));
     srv_ws_free(s->ws);
-    uv_close((uv_handle_t *)&s->drain_timer, NULL);
-    uv_close((uv_handle_t *)&s->loop_ended, NULL);
+    /* s->loops are freed with s (on_failed_freed). */
     if (s->loops != NULL) srv_schedule_close(&s->loops[0].schedule);
-    srv__http_loops_free(s);
     goto fail_pool;
   }
   *out = s;
@@ -128,11 +153,14 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
 
 fail_pool:
   srv_pool_close(&s->pool);
-  uv_run(loop, UV_RUN_NOWAIT); /* Lets the pool's handle close. */
-fail_store:
+fail_handles:
   srv__backend_close(s);
-  uv_run(loop, UV_RUN_NOWAIT); /* Lets the backend's handles close. */
   srv__store_close(s);
+  srv_auth_free(s->auth);
+  srv_access_log_close(s->access_log);
+  uv_close((uv_handle_t *)&s->loop_ended, on_failed_closed);
+  return rc;
+
 fail_log:
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);

@@ -20,7 +20,9 @@
 
 /* Creates a server from cfg (copied) on loop: starts the pool and opens
  * the store (loading data_dir and the demo when asked). Returns 0 or a
- * negative errno with a message in err. */
+ * negative errno with a message in err. Never runs loop: on failure, the
+ * handles it made on loop are closing, and what is left is freed when
+ * loop runs next (uv_run(loop, UV_RUN_DEFAULT) before uv_loop_close). */
 int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
                    char *err, size_t err_len);
 
