@@ -95,7 +95,7 @@ bool fmt__tok_is(const fmt_text_t *t, const char *word);
 bool fmt__tok_float(const fmt_text_t *t, double *out);   /* Finite only. */
 bool fmt__tok_long(const fmt_text_t *t, long long *out); /* Decimal. */
 /* "line N" and the token (truncated, printable) for messages. */
-int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
+int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, fmt_error_code code,
                    const char *what);
 
 #endif

@@ -103,17 +103,18 @@ static void make_room(srv_redis_backend_t *b, size_t len) {
   if (n != 0) __atomic_fetch_add(&b->stats.evictions, n, __ATOMIC_RELAXED);
 }
 
-/* Returns 0, or the kind of error (the reply says it). */
+/* Returns 0; 1 when the asset's skeleton is not in the cache (evicted
+ * meanwhile: try again); -1 on another error (the reply says it). */
 static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
                  size_t len) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
   if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
     reply_set(&l->reply,
-              err.kind == FMT_ERR_NO_ROOM ? SRV_BACKEND_NO_ROOM
-                                          : SRV_BACKEND_FAILED,
+              err.code == FMT_ERR_INSUFFICIENT_STORAGE ? SRV_BACKEND_NO_ROOM
+                                                       : SRV_BACKEND_FAILED,
               "cannot cache it: %.200s", err.message);
-    return err.kind ? (int)err.kind : -1;
+    return err.code == FMT_ERR_NOT_FOUND ? 1 : -1;
   }
   store_asset_release(a);
   return 0;
@@ -137,7 +138,7 @@ static void load_work(srv_job_t *job) {
       l->reply.status = SRV_BACKEND_OK;
       return;
     }
-    if (rc != FMT_ERR_NOT_FOUND) return;
+    if (rc != 1) return;
   }
 }
 
