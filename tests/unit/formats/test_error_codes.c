@@ -91,6 +91,9 @@ START_TEST(decoders_report_table_codes) {
               "line 2");
   expect_fail("text/plain", "x", FMT_ERR_UNSUPPORTED_MEDIA_TYPE,
               "Content-Type");
+  expect_fail("model/gltf-binary", "glTF", FMT_ERR_TRUNCATED, "glb");
+  expect_fail("application/x-md5anim", "MD5Version 10\n",
+              FMT_ERR_SKELETON_REQUIRED, "skeleton");
   ck_assert_int_eq(fmt_error_status(FMT_ERR_UNSUPPORTED_MEDIA_TYPE), 415);
   ck_assert_int_eq(fmt_error_status(FMT_ERR_TOO_MANY_JOINTS), 413);
 }
