@@ -13,7 +13,7 @@ static const struct {
   const char *message;
 } table[FMT_ERR_COUNT_] = {
 #define FMT_ERROR_ROW_(id, name, status, ws, message)                          \
-  [FMT_ERR_##id] = {name, status, ws, message},
+  [FMT_ERR_##id] = {name, status, FMT_##ws, message},
     FMT_ERROR_CODES(FMT_ERROR_ROW_)
 #undef FMT_ERROR_ROW_
 };

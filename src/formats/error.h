@@ -24,11 +24,13 @@ typedef enum fmt_error_code {
  * the server's declarations that still spell it. */
 typedef fmt_error_code fmt_error_kind;
 
-/* How a code reaches a WebSocket client. */
+/* How a code reaches a WebSocket client (the table's rows say WS_NONE,
+ * WS_MESSAGE, WS_HANDSHAKE). */
 typedef enum fmt_error_ws {
-  WS_NONE = 0,  /* HTTP only: never on a WebSocket. */
-  WS_MESSAGE,   /* An error message on the open socket, which stays open. */
-  WS_HANDSHAKE, /* The upgrade is refused with the code's HTTP answer. */
+  FMT_WS_NONE = 0,  /* HTTP only: never on a WebSocket. */
+  FMT_WS_MESSAGE,   /* An error message on the open socket, which stays
+                       open. */
+  FMT_WS_HANDSHAKE, /* The upgrade is refused with the code's HTTP answer. */
 } fmt_error_ws;
 
 /* The wire string ("bad_json"), the HTTP status, the WebSocket kind and the

@@ -6,10 +6,10 @@
  * ID names the code in C (FMT_ERR_<ID>, and SRV_ERR_<ID> in the server);
  * the wire string is what clients read in {"error":{"code"}}; the status is
  * the one HTTP answers carry (one per code, no other map); the WebSocket
- * kind (fmt_error_ws, formats/error.h) says how the code reaches a
- * WebSocket client, if at all: WS_NONE (HTTP only), WS_MESSAGE (an error
- * message on the open socket), WS_HANDSHAKE (the upgrade is refused with
- * the HTTP answer). docs/api.md's error table lists every row
+ * kind (fmt_error_ws in formats/error.h, FMT_<kind>) says how the code
+ * reaches a WebSocket client, if at all: WS_NONE (HTTP only), WS_MESSAGE
+ * (an error message on the open socket), WS_HANDSHAKE (the upgrade is
+ * refused with the HTTP answer). docs/api.md's error table lists every row
  * (scripts/check-error-docs), and no file under src/ spells a wire string
  * but this one (scripts/check-error-codes).
  *

@@ -25,7 +25,7 @@ START_TEST(table_rows_are_well_formed) {
     ck_assert_int_le(fmt_error_status(c), 599);
     ck_assert_ptr_nonnull(fmt_error_message(c));
     ck_assert_int_gt((int)strlen(fmt_error_message(c)), 0);
-    ck_assert_int_le(fmt_error_ws_kind(c), WS_HANDSHAKE);
+    ck_assert_int_le(fmt_error_ws_kind(c), FMT_WS_HANDSHAKE);
   }
   ck_assert_int_eq(fmt_error_lookup("no_such_code"), -1);
   ck_assert_int_eq(fmt_error_lookup(NULL), -1);

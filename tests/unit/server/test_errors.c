@@ -111,9 +111,9 @@ START_TEST(test_server_names_are_the_table) {
     ck_assert_int_eq(srv_error_status(once[i].code), once[i].status);
   }
   /* The WebSocket kind of a few. */
-  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_UNKNOWN_OP), WS_MESSAGE);
-  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BAD_HANDSHAKE), WS_HANDSHAKE);
-  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BODY_TOO_LARGE), WS_NONE);
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_UNKNOWN_OP), FMT_WS_MESSAGE);
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BAD_HANDSHAKE), FMT_WS_HANDSHAKE);
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BODY_TOO_LARGE), FMT_WS_NONE);
 }
 END_TEST
 
