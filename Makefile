@@ -68,7 +68,8 @@ LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
 
-NODEPS_GOALS := deps deps-test clean distclean run check check-layers check-format format help
+NODEPS_GOALS := deps deps-test clean distclean run check check-layers \
+                check-error-codes check-error-docs check-format format help
 ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
   ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
@@ -121,7 +122,8 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps deps-test run check check-layers check-format format check-threads test \
+.PHONY: all lib deps deps-test run check check-layers check-error-codes check-error-docs \
+        check-format format check-threads test \
         build-tests bench bench-http bench-ws bench-thin bench-fleet soak abuse check-floats \
         cluster install \
         clean distclean help fuzz fuzz-build \
@@ -240,6 +242,14 @@ format:
 check-layers:
 	scripts/check-layers
 
+# No error code spelled outside the one table (src/formats/error_codes.h),
+# and docs/api.md's error table listing every code with its status.
+# (scripts/check-error-codes --report lists the literals without failing.)
+check-error-codes:
+	scripts/check-error-codes
+check-error-docs:
+	scripts/check-error-docs
+
 # make run PORT=9000 serves on another port (8080 by default).
 PORT ?= 8080
 run: deps
@@ -276,6 +286,8 @@ check-threads:
 # Sanitizers first, release last: the output ends with Check's summary line.
 check: deps-test
 	scripts/check-layers
+	scripts/check-error-codes
+	scripts/check-error-docs
 	scripts/check-format
 	$(MAKE) --no-print-directory check-threads
 	$(MAKE) --no-print-directory -j2 SAN=1 build-tests

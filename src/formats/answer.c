@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "formats/error.h"
 #include "formats/vocab.h"
 
 int fmt_space_parse(const char *s, size_t len) {
@@ -210,7 +211,7 @@ int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at) {
   if (b == NULL) return -1;
   fmt_buf_puts(b, "{\"error\":{\"code\":");
-  fmt_buf_json_string(b, code ? code : "internal");
+  fmt_buf_json_string(b, code ? code : fmt_error_name(FMT_ERR_INTERNAL));
   fmt_buf_puts(b, ",\"message\":");
   json_text(b, message ? message : "");
   fmt_buf_puts(b, ",\"at\":");

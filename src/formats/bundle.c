@@ -69,8 +69,7 @@ static int decode_by_type(const char *content_type, const void *body,
     return fmt_decode_md5mesh(body, len, opts, out, err);
   if (media_type_is(content_type, "application/x-md5anim"))
     return fmt_decode_md5anim(body, len, opts, out, err);
-  return fmt_fail(err, FMT_ERR_UNSUPPORTED_TYPE, "unsupported_media_type",
-                  "Content-Type",
+  return fmt_fail(err, FMT_ERR_UNSUPPORTED_MEDIA_TYPE, "Content-Type",
                   "Content-Type '%.80s' is not an asset type animd reads "
                   "(application/json, model/gltf-binary, model/gltf+json, "
                   "application/x-bvh, application/x-md5mesh, "

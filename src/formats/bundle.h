@@ -72,7 +72,7 @@ typedef struct fmt_decode_options_s {
   size_t max_vertices;
   /* The bytes the decoded objects may hold (formats/asset_bytes.h), checked
    * before each object is built: beyond it the decode fails with
-   * FMT_ERR_NO_ROOM, code insufficient_storage. 0: no bound. The store
+   * FMT_ERR_INSUFFICIENT_STORAGE. 0: no bound. The store
    * gives its room (store_decode_room). */
   size_t max_bytes;
 } fmt_decode_options_t;
@@ -98,7 +98,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
 /* Picks the decoder by Content-Type (parameters such as "; charset=" are
  * ignored): application/json, model/gltf-binary, model/gltf+json,
  * application/x-bvh, application/x-md5mesh, application/x-md5anim. An
- * unknown type fails with FMT_ERR_UNSUPPORTED_TYPE. */
+ * unknown type fails with FMT_ERR_UNSUPPORTED_MEDIA_TYPE. */
 /* After a large body, freed memory is handed back to the system
  * (formats/release_memory.h). */
 int fmt_decode(const char *content_type, const void *body, size_t len,

@@ -50,14 +50,14 @@ static int expect(bvh_t *b, const char *word) {
   if (!fmt__text_next(&b->t) || !fmt__tok_is(&b->t, word)) {
     char what[64];
     snprintf(what, sizeof what, "expected \"%s\"", word);
-    return fmt__text_fail(b->err, &b->t, "bvh_syntax", what);
+    return fmt__text_fail(b->err, &b->t, FMT_ERR_BVH_SYNTAX, what);
   }
   return 0;
 }
 
 static int read_float(bvh_t *b, double *v, const char *what) {
   if (!fmt__text_next(&b->t) || !fmt__tok_float(&b->t, v))
-    return fmt__text_fail(b->err, &b->t, "bad_number", what);
+    return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_NUMBER, what);
   return 0;
 }
 
@@ -76,23 +76,23 @@ static int parse_channels(bvh_t *b, bvh_joint_t *j) {
   long long n;
   if (expect(b, "CHANNELS")) return -1;
   if (!fmt__text_next(&b->t) || !fmt__tok_long(&b->t, &n) || n < 0 || n > 6)
-    return fmt__text_fail(b->err, &b->t, "bad_channels",
+    return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_CHANNELS,
                           "CHANNELS count must be within 0..6");
   j->nch = (uint8_t)n;
   j->first = b->channels;
   unsigned seen = 0;
   for (long long i = 0; i < n; i++) {
     if (!fmt__text_next(&b->t))
-      return fmt__text_fail(b->err, &b->t, "bad_channels",
+      return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_CHANNELS,
                             "fewer channel names than the CHANNELS count");
     int k = -1;
     for (int c = 0; c < 6; c++)
       if (fmt__tok_is(&b->t, names[c])) k = c;
     if (k < 0)
-      return fmt__text_fail(b->err, &b->t, "bad_channels",
+      return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_CHANNELS,
                             "unknown channel name");
     if (seen & (1u << k))
-      return fmt__text_fail(b->err, &b->t, "bad_channels",
+      return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_CHANNELS,
                             "channel listed twice");
     seen |= 1u << k;
     j->ch[i] = (uint8_t)k;
@@ -103,7 +103,7 @@ static int parse_channels(bvh_t *b, bvh_joint_t *j) {
 
 static int add_joint(bvh_t *b, int32_t parent) {
   if (b->nj >= fmt__max_joints(b->opts))
-    return fmt_fail(b->err, FMT_ERR_TOO_LARGE, "too_many_joints", "HIERARCHY",
+    return fmt_fail(b->err, FMT_ERR_TOO_MANY_JOINTS, "HIERARCHY",
                     "more than %zu joints", fmt__max_joints(b->opts));
   if (b->nj == b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 32;
@@ -116,10 +116,11 @@ static int add_joint(bvh_t *b, int32_t parent) {
   memset(j, 0, sizeof *j);
   j->parent = parent;
   if (!fmt__text_next(&b->t) || fmt__tok_is(&b->t, "{"))
-    return fmt__text_fail(b->err, &b->t, "bvh_syntax", "expected a joint name");
+    return fmt__text_fail(b->err, &b->t, FMT_ERR_BVH_SYNTAX,
+                          "expected a joint name");
   j->line = b->t.tok_line;
   if (!fmt__utf8_valid(b->t.tok, b->t.tok_len))
-    return fmt__text_fail(b->err, &b->t, "bad_name",
+    return fmt__text_fail(b->err, &b->t, FMT_ERR_BAD_NAME,
                           "joint name is not valid UTF-8");
   j->name = strndup(b->t.tok, b->t.tok_len);
   if (j->name == NULL) return fmt__nomem(b->err, "HIERARCHY");
@@ -133,7 +134,7 @@ static int parse_hierarchy(bvh_t *b) {
   size_t depth = 0, cap = 0;
   int rc = -1;
   if (!fmt__text_next(&b->t) || !fmt__tok_is(&b->t, "ROOT")) {
-    fmt__text_fail(b->err, &b->t, "bvh_syntax", "expected ROOT");
+    fmt__text_fail(b->err, &b->t, FMT_ERR_BVH_SYNTAX, "expected ROOT");
     goto done;
   }
   for (;;) {
@@ -158,7 +159,8 @@ static int parse_hierarchy(bvh_t *b) {
     /* Children, End Sites and closing braces until the next joint. */
     for (;;) {
       if (!fmt__text_next(&b->t)) {
-        fmt__text_fail(b->err, &b->t, "truncated", "unclosed joint block");
+        fmt__text_fail(b->err, &b->t, FMT_ERR_TRUNCATED,
+                       "unclosed joint block");
         goto done;
       }
       if (fmt__tok_is(&b->t, "JOINT")) break;
@@ -172,7 +174,7 @@ static int parse_hierarchy(bvh_t *b) {
       if (fmt__tok_is(&b->t, "}")) {
         if (--depth > 0) continue;
         if (!fmt__text_next(&b->t)) {
-          fmt__text_fail(b->err, &b->t, "truncated", "expected MOTION");
+          fmt__text_fail(b->err, &b->t, FMT_ERR_TRUNCATED, "expected MOTION");
           goto done;
         }
         if (fmt__tok_is(&b->t, "ROOT")) break;
@@ -180,10 +182,11 @@ static int parse_hierarchy(bvh_t *b) {
           rc = 0;
           goto done;
         }
-        fmt__text_fail(b->err, &b->t, "bvh_syntax", "expected ROOT or MOTION");
+        fmt__text_fail(b->err, &b->t, FMT_ERR_BVH_SYNTAX,
+                       "expected ROOT or MOTION");
         goto done;
       }
-      fmt__text_fail(b->err, &b->t, "bvh_syntax",
+      fmt__text_fail(b->err, &b->t, FMT_ERR_BVH_SYNTAX,
                      "expected JOINT, End Site or }");
       goto done;
     }
@@ -257,7 +260,7 @@ static int build(bvh_t *b, size_t frames, double frame_time, float *rows,
       if (ti < 0) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", j->line);
-        fmt_fail(b->err, FMT_ERR_BAD_INPUT, "joint_not_found", at,
+        fmt_fail(b->err, FMT_ERR_JOINT_NOT_FOUND, at,
                  "%s: joint %s is not in the target skeleton", at, j->name);
         goto done;
       }
@@ -376,20 +379,21 @@ int fmt_decode_bvh(const void *body, size_t len,
   if (expect(&b, "HIERARCHY") || parse_hierarchy(&b) || expect(&b, "Frames:"))
     goto done;
   if (!fmt__text_next(&b.t) || !fmt__tok_long(&b.t, &frames) || frames < 1) {
-    fmt__text_fail(err, &b.t, "bad_frames", "Frames: needs a count >= 1");
+    fmt__text_fail(err, &b.t, FMT_ERR_BAD_FRAMES, "Frames: needs a count >= 1");
     goto done;
   }
   if (expect(&b, "Frame") || expect(&b, "Time:")) goto done;
   if (read_float(&b, &ft, "Frame Time: needs a number")) goto done;
   if (!(ft > 0) || ft > 3600) {
-    fmt__text_fail(err, &b.t, "bad_frame_time", "Frame Time must be positive");
+    fmt__text_fail(err, &b.t, FMT_ERR_BAD_FRAME_TIME,
+                   "Frame Time must be positive");
     goto done;
   }
   size_t keys;
   if ((unsigned long long)frames > SIZE_MAX / (b.nj + 1) ||
       (keys = (size_t)frames * b.nj) > fmt__max_keys(b.opts) ||
       (size_t)frames > SIZE_MAX / (b.channels + 1) / sizeof(float)) {
-    fmt_fail(err, FMT_ERR_TOO_LARGE, "too_many_keys",
+    fmt_fail(err, FMT_ERR_TOO_MANY_KEYS,
              "Frames:", "%lld frames of %zu joints exceed the key limit %zu",
              frames, b.nj, fmt__max_keys(b.opts));
     goto done;
@@ -398,7 +402,7 @@ int fmt_decode_bvh(const void *body, size_t len,
    * Frames: before allocating. */
   if (b.channels > 0 &&
       (size_t)frames > (size_t)(b.t.end - b.t.p) / (2 * b.channels) + 1) {
-    fmt__text_fail(err, &b.t, "truncated",
+    fmt__text_fail(err, &b.t, FMT_ERR_TRUNCATED,
                    "Frames: is larger than the data that follows");
     goto done;
   }
@@ -409,7 +413,7 @@ int fmt_decode_bvh(const void *body, size_t len,
   }
   if (!fmt__text_at_eol(&b.t)) {
     fmt__text_next(&b.t);
-    fmt__text_fail(err, &b.t, "bvh_syntax",
+    fmt__text_fail(err, &b.t, FMT_ERR_BVH_SYNTAX,
                    "unexpected token after Frame Time");
     goto done;
   }
@@ -420,21 +424,21 @@ int fmt_decode_bvh(const void *body, size_t len,
         char what[96];
         snprintf(what, sizeof what, "frame %zu: %zu of %zu values", f, c,
                  b.channels);
-        fmt__text_fail(err, &b.t, "truncated", what);
+        fmt__text_fail(err, &b.t, FMT_ERR_TRUNCATED, what);
         goto done;
       }
       if (c == 0) line = b.t.tok_line;
       if (b.t.tok_line != line) {
         char at[32];
         snprintf(at, sizeof at, "line %zu", line);
-        fmt_fail(err, FMT_ERR_BAD_INPUT, "value_count", at,
+        fmt_fail(err, FMT_ERR_VALUE_COUNT, at,
                  "%s: frame %zu has %zu values, %zu expected", at, f, c,
                  b.channels);
         goto done;
       }
       double v;
       if (!fmt__tok_float(&b.t, &v)) {
-        fmt__text_fail(err, &b.t, "bad_number", "not a finite number");
+        fmt__text_fail(err, &b.t, FMT_ERR_BAD_NUMBER, "not a finite number");
         goto done;
       }
       rows[f * b.channels + c] = (float)v;
@@ -444,12 +448,12 @@ int fmt_decode_bvh(const void *body, size_t len,
       char what[96];
       snprintf(what, sizeof what, "frame %zu has more than %zu values", f,
                b.channels);
-      fmt__text_fail(err, &b.t, "value_count", what);
+      fmt__text_fail(err, &b.t, FMT_ERR_VALUE_COUNT, what);
       goto done;
     }
   }
   if (fmt__text_next(&b.t)) {
-    fmt__text_fail(err, &b.t, "value_count",
+    fmt__text_fail(err, &b.t, FMT_ERR_VALUE_COUNT,
                    "more frame rows than Frames: says");
     goto done;
   }

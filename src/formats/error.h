@@ -1,52 +1,65 @@
-/* formats: the error every decoder and the store report, as a kind.
+/* formats: the error every decoder, the store and the server report.
  *
- * The formats and store layers know nothing of HTTP: a failure carries an
- * error kind (what went wrong, in the terms of this layer), a stable
- * snake_case code that clients read ("bad_json", "name_conflict", ...), a
- * sentence, and where it was found. The server alone turns a kind into a
- * status code. */
+ * Every error of animd is one code of the table in formats/error_codes.h
+ * (FMT_ERROR_CODES): its stable snake_case wire string ("bad_json",
+ * "name_conflict", ...), its HTTP status, how it reaches a WebSocket
+ * client and a default message. The formats and store layers know nothing
+ * of HTTP, but they name their failures from the same table the server
+ * answers with, so a code has one status wherever it comes from. */
 #ifndef ANIMD_FORMATS_ERROR_H
 #define ANIMD_FORMATS_ERROR_H
 
-typedef enum fmt_error_kind {
-  FMT_ERR_NONE = 0,
-  FMT_ERR_BAD_INPUT,        /* Malformed or invalid input. */
-  FMT_ERR_UNSUPPORTED_TYPE, /* No decoder reads that Content-Type. */
-  FMT_ERR_TOO_LARGE,        /* Beyond a size, count or memory bound of the
-                               decoders. */
-  FMT_ERR_NOT_FOUND,        /* No such asset. */
-  FMT_ERR_CONFLICT,         /* The store's state refuses the change (a
-                               skeleton still in use, or deleted while an
-                               upload was decoded). */
-  FMT_ERR_NAME_CONFLICT,    /* Another asset already has that name. */
-  FMT_ERR_NO_ROOM,          /* The store's memory limit, or the disk, is
-                               full. */
-  FMT_ERR_OUT_OF_MEMORY,    /* An allocation failed. */
-  FMT_ERR_IO,               /* The data directory could not be written or
-                               read. */
-  FMT_ERR_INTERNAL,         /* A broken invariant (a bug). */
-  FMT_ERR_KIND_COUNT_
-} fmt_error_kind;
+#include "animd/base.h"
+#include "formats/error_codes.h"
 
-/* Where the first problem was found. code is a stable snake_case id
- * ("bad_json", "value_count", ...), at a path into the body in the
+/* A code of the table: FMT_ERR_BAD_JSON, FMT_ERR_NAME_CONFLICT, ... */
+typedef enum fmt_error_code {
+#define FMT_ERROR_ENUM_(id, name, status, ws, message) FMT_ERR_##id,
+  FMT_ERROR_CODES(FMT_ERROR_ENUM_)
+#undef FMT_ERROR_ENUM_
+      FMT_ERR_COUNT_
+} fmt_error_code;
+
+/* The former error kinds are the codes themselves now; the name stays for
+ * the server's declarations that still spell it. */
+typedef fmt_error_code fmt_error_kind;
+
+/* How a code reaches a WebSocket client (the table's rows say WS_NONE,
+ * WS_MESSAGE, WS_HANDSHAKE). */
+typedef enum fmt_error_ws {
+  FMT_WS_NONE = 0,  /* HTTP only: never on a WebSocket. */
+  FMT_WS_MESSAGE,   /* An error message on the open socket, which stays
+                       open. */
+  FMT_WS_HANDSHAKE, /* The upgrade is refused with the code's HTTP answer. */
+} fmt_error_ws;
+
+/* The wire string ("bad_json"), the HTTP status, the WebSocket kind and the
+ * default message of a code; a code outside the table reads as
+ * FMT_ERR_INTERNAL. */
+const char *fmt_error_name(fmt_error_code code);
+int fmt_error_status(fmt_error_code code);
+fmt_error_ws fmt_error_ws_kind(fmt_error_code code);
+const char *fmt_error_message(fmt_error_code code);
+/* The code whose wire string is name, or -1. */
+int fmt_error_lookup(const char *name);
+/* The code of a core result (ANIM_ERR_CYCLE: FMT_ERR_CYCLE, ...); ANIM_OK
+ * and unknown results give FMT_ERR_INTERNAL. */
+fmt_error_code fmt_error_of_result(anim_result r);
+
+/* Where the first problem was found. at is a path into the body in the
  * JSON-pointer-like dotted form of DESIGN.md ("clips[0].tracks[3].times[7]",
  * "animations[0].samplers[2].output", "line 12", "joints[3].name") or the
  * query parameter's name. */
 typedef struct fmt_error_s {
-  fmt_error_kind kind;
-  char code[48];
+  fmt_error_code code;
   char message[256];
   char at[256];
 } fmt_error_t;
 
-/* Fills err (if not NULL) printf-style; returns -1 so decoders can write
- * `return fmt_fail(err, FMT_ERR_BAD_INPUT, "code", "at", "fmt", ...)`. */
-int fmt_fail(fmt_error_t *err, fmt_error_kind kind, const char *code,
-             const char *at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-/* A stable name of a kind ("bad_input", ...), for logs and tests. */
-const char *fmt_error_kind_name(fmt_error_kind kind);
+/* Fills err (if not NULL) printf-style (fmt NULL: the code's default
+ * message); returns -1 so decoders can write
+ * `return fmt_fail(err, FMT_ERR_BAD_JSON, "at", "fmt", ...)`. */
+int fmt_fail(fmt_error_t *err, fmt_error_code code, const char *at,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -36,7 +36,7 @@ static int load_nodes(gl_ctx_t *c) {
   for (size_t i = 0; i < n; i++) {
     json_t *nd = json_array_get(c->nodes, i);
     if (!json_is_object(nd))
-      return bad(c, "bad_type", atf(c, "nodes[%zu]", i), "not an object");
+      return bad(c, FMT_ERR_BAD_TYPE, atf(c, "nodes[%zu]", i), "not an object");
     json_t *ch;
     size_t nch;
     if (get_array(c, nd, "children", &ch, &nch,
@@ -46,14 +46,15 @@ static int load_nodes(gl_ctx_t *c) {
       json_t *e = json_array_get(ch, k);
       if (!json_is_integer(e) || json_integer_value(e) < 0 ||
           (uint64_t)json_integer_value(e) >= n)
-        return bad(c, "index_range", atf(c, "nodes[%zu].children[%zu]", i, k),
+        return bad(c, FMT_ERR_INDEX_RANGE,
+                   atf(c, "nodes[%zu].children[%zu]", i, k),
                    "is not a valid node index");
       size_t cn = (size_t)json_integer_value(e);
       if (cn == i)
-        return bad(c, "cycle", atf(c, "nodes[%zu].children[%zu]", i, k),
+        return bad(c, FMT_ERR_CYCLE, atf(c, "nodes[%zu].children[%zu]", i, k),
                    "a node cannot be its own child");
       if (c->parent[cn] >= 0)
-        return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "conflicting_parents",
+        return fmt_fail(c->err, FMT_ERR_CONFLICTING_PARENTS,
                         atf(c, "nodes[%zu].children[%zu]", i, k),
                         "%s: nodes[%zu] already has parent nodes[%d]; a node "
                         "has at most one parent (in every skin)",
@@ -69,7 +70,7 @@ static int load_nodes(gl_ctx_t *c) {
         return -1;
       if (m.m[3] != 0 || m.m[7] != 0 || m.m[11] != 0 || m.m[15] != 1 ||
           anim_mat4_decompose(&m, t) != ANIM_OK)
-        return bad(c, "bad_matrix", atf(c, "nodes[%zu].matrix", i),
+        return bad(c, FMT_ERR_BAD_MATRIX, atf(c, "nodes[%zu].matrix", i),
                    "must be an invertible affine TRS matrix");
     } else {
       float v[4];
@@ -83,7 +84,7 @@ static int load_nodes(gl_ctx_t *c) {
         return -1;
       anim_quat_t q = anim_quat(v[0], v[1], v[2], v[3]);
       if (anim_quat_length(q) < 1e-6f)
-        return bad(c, "zero_quaternion", atf(c, "nodes[%zu].rotation", i),
+        return bad(c, FMT_ERR_ZERO_QUATERNION, atf(c, "nodes[%zu].rotation", i),
                    "is not a rotation");
       t->rotation = anim_quat_normalize(q);
       v[0] = v[1] = v[2] = 1;
@@ -112,7 +113,7 @@ static int load_nodes(gl_ctx_t *c) {
       if (p < 0 || (mark[p] != 0 && mark[p] != id)) break;
       if (mark[p] == id) {
         free(mark);
-        return bad(c, "cycle", atf(c, "nodes[%d].children", p),
+        return bad(c, FMT_ERR_CYCLE, atf(c, "nodes[%d].children", p),
                    "the node hierarchy has a cycle");
       }
       j = (size_t)p;
@@ -130,7 +131,8 @@ static int scan_animations(gl_ctx_t *c) {
     json_t *an = json_array_get(c->anims, a), *chs, *sms;
     size_t nch, nsm;
     if (!json_is_object(an))
-      return bad(c, "bad_type", atf(c, "animations[%zu]", a), "not an object");
+      return bad(c, FMT_ERR_BAD_TYPE, atf(c, "animations[%zu]", a),
+                 "not an object");
     if (get_array(c, an, "channels", &chs, &nch,
                   atf(c, "animations[%zu].channels", a)) ||
         get_array(c, an, "samplers", &sms, &nsm,
@@ -140,7 +142,8 @@ static int scan_animations(gl_ctx_t *c) {
       json_t *sm = json_array_get(sms, s);
       int64_t in, outp;
       if (!json_is_object(sm))
-        return bad(c, "bad_type", atf(c, "animations[%zu].samplers[%zu]", a, s),
+        return bad(c, FMT_ERR_BAD_TYPE,
+                   atf(c, "animations[%zu].samplers[%zu]", a, s),
                    "not an object");
       if (get_index(c, sm, "input", c->naccessors, true, &in,
                     atf(c, "animations[%zu].samplers[%zu].input", a, s)) ||
@@ -152,7 +155,7 @@ static int scan_animations(gl_ctx_t *c) {
                          (strcmp(json_string_value(ip), "LINEAR") &&
                           strcmp(json_string_value(ip), "STEP") &&
                           strcmp(json_string_value(ip), "CUBICSPLINE"))))
-        return bad(c, "bad_interpolation",
+        return bad(c, FMT_ERR_BAD_INTERPOLATION,
                    atf(c, "animations[%zu].samplers[%zu].interpolation", a, s),
                    "must be LINEAR, STEP or CUBICSPLINE");
     }
@@ -160,14 +163,15 @@ static int scan_animations(gl_ctx_t *c) {
       json_t *ch = json_array_get(chs, k);
       int64_t sm, node;
       if (!json_is_object(ch))
-        return bad(c, "bad_type", atf(c, "animations[%zu].channels[%zu]", a, k),
+        return bad(c, FMT_ERR_BAD_TYPE,
+                   atf(c, "animations[%zu].channels[%zu]", a, k),
                    "not an object");
       if (get_index(c, ch, "sampler", nsm, true, &sm,
                     atf(c, "animations[%zu].channels[%zu].sampler", a, k)))
         return -1;
       json_t *tg = json_object_get(ch, "target");
       if (!json_is_object(tg))
-        return bad(c, "missing",
+        return bad(c, FMT_ERR_MISSING,
                    atf(c, "animations[%zu].channels[%zu].target", a, k),
                    "is required");
       if (get_index(c, tg, "node", c->nnodes, false, &node,
@@ -177,7 +181,7 @@ static int scan_animations(gl_ctx_t *c) {
       const char *ps = json_is_string(path) ? json_string_value(path) : "";
       if (strcmp(ps, "translation") && strcmp(ps, "rotation") &&
           strcmp(ps, "scale") && strcmp(ps, "weights"))
-        return bad(c, "bad_path",
+        return bad(c, FMT_ERR_BAD_PATH,
                    atf(c, "animations[%zu].channels[%zu].target.path", a, k),
                    "must be translation, rotation, scale or weights");
       if (node >= 0 && strcmp(ps, "weights") != 0) c->animated[node] = true;
@@ -265,28 +269,27 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
   size_t nj, cap = 0;
   int rc = -1;
   if (!json_is_object(skin))
-    return bad(c, "bad_type", atf(c, "skins[%zu]", s), "not an object");
+    return bad(c, FMT_ERR_BAD_TYPE, atf(c, "skins[%zu]", s), "not an object");
   if (get_array(c, skin, "joints", &jarr, &nj, atf(c, "skins[%zu].joints", s)))
     return -1;
   if (nj == 0)
-    return bad(c, "missing", atf(c, "skins[%zu].joints", s),
+    return bad(c, FMT_ERR_MISSING, atf(c, "skins[%zu].joints", s),
                "must list at least one joint");
   if (nj > fmt__max_joints(c->opts))
-    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
-                    atf(c, "skins[%zu].joints", s),
-                    "%s: %zu joints, at most %zu", c->at, nj,
-                    fmt__max_joints(c->opts));
+    return fmt_fail(
+        c->err, FMT_ERR_TOO_MANY_JOINTS, atf(c, "skins[%zu].joints", s),
+        "%s: %zu joints, at most %zu", c->at, nj, fmt__max_joints(c->opts));
   for (size_t i = 0; i < nj; i++) {
     json_t *e = json_array_get(jarr, i);
     if (!json_is_integer(e) || json_integer_value(e) < 0 ||
         (uint64_t)json_integer_value(e) >= c->nnodes) {
-      bad(c, "index_range", atf(c, "skins[%zu].joints[%zu]", s, i),
+      bad(c, FMT_ERR_INDEX_RANGE, atf(c, "skins[%zu].joints[%zu]", s, i),
           "is not a valid node index");
       goto done;
     }
     uint32_t node = (uint32_t)json_integer_value(e);
     if (jmap[node] >= 0) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "duplicate_joint",
+      fmt_fail(c->err, FMT_ERR_DUPLICATE_JOINT,
                atf(c, "skins[%zu].joints[%zu]", s, i),
                "%s: nodes[%u] is listed twice", c->at, node);
       goto done;
@@ -304,8 +307,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     bool animated = false;
     while (p >= 0 && jmap[p] < 0) {
       if (++c->walk_steps > GL_MAX_WALK_STEPS) {
-        fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_complex",
-                 atf(c, "skins[%zu]", s),
+        fmt_fail(c->err, FMT_ERR_TOO_COMPLEX, atf(c, "skins[%zu]", s),
                  "%s: the node tree is too deep for the skins' joints", c->at);
         goto done;
       }
@@ -340,8 +342,7 @@ static int assemble_skin(gl_ctx_t *c, size_t s, uint32_t *chain,
     }
     /* Keep the ancestors as joints of their own. */
     if (k->count + len > fmt__max_joints(c->opts)) {
-      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
-               atf(c, "skins[%zu]", s),
+      fmt_fail(c->err, FMT_ERR_TOO_MANY_JOINTS, atf(c, "skins[%zu]", s),
                "%s: the skin's joints and their ancestors exceed %zu joints",
                c->at, fmt__max_joints(c->opts));
       goto done;
@@ -434,7 +435,7 @@ static int load_skeletons(gl_ctx_t *c) {
     /* No skin: one skeleton of every node, for node animation. */
     if (c->nnodes == 0) return 0;
     if (c->nnodes > fmt__max_joints(c->opts))
-      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints", "nodes",
+      return fmt_fail(c->err, FMT_ERR_TOO_MANY_JOINTS, "nodes",
                       "nodes: %zu nodes, at most %zu joints", c->nnodes,
                       fmt__max_joints(c->opts));
     c->skels = calloc(1, sizeof *c->skels);
@@ -468,8 +469,7 @@ static int load_skeletons(gl_ctx_t *c) {
       if (rc) break;
       c->total_joints += c->skels[s].count;
       if (c->total_joints > GL_MAX_TOTAL_JOINTS) {
-        rc = fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_joints",
-                      atf(c, "skins[%zu]", s),
+        rc = fmt_fail(c->err, FMT_ERR_TOO_MANY_JOINTS, atf(c, "skins[%zu]", s),
                       "%s: the skeletons hold more than %zu joints", c->at,
                       GL_MAX_TOTAL_JOINTS);
         break;
@@ -485,7 +485,7 @@ static int load_skeletons(gl_ctx_t *c) {
                                 atf(c, "skins[%zu].inverseBindMatrices", s), 16,
                                 TM_FLOAT, &ibm, &nibm);
         if (rc == 0 && nibm < c->skels[s].skin_joints)
-          rc = fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
+          rc = fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH,
                         atf(c, "skins[%zu].inverseBindMatrices", s),
                         "%s: %zu matrices for %zu joints", c->at, nibm,
                         c->skels[s].skin_joints);
@@ -551,7 +551,7 @@ static int sampler_times(gl_ctx_t *c, size_t a, json_t *sms, size_t s,
   if (fmt__gl_acc_floats(c, in, at, 1, TM_FLOAT, &times[s], &tn[s])) return -1;
   for (size_t i = 0; i < tn[s]; i++) {
     if (times[s][i] < 0 || (i > 0 && !(times[s][i] > times[s][i - 1])))
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "times_order", at,
+      return fmt_fail(c->err, FMT_ERR_TIMES_ORDER, at,
                       "%s: key %zu (%g s) is negative or not after the "
                       "previous key",
                       at, i, (double)times[s][i]);
@@ -606,14 +606,14 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
                            &nv))
       goto done;
     if (nv != (cubic ? 3 : 1) * tn[s]) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "value_count", at,
+      fmt_fail(c->err, FMT_ERR_VALUE_COUNT, at,
                "%s: %zu values for %zu key times (%s)", at, nv, tn[s],
                cubic ? "CUBICSPLINE needs 3 per key" : "1 per key expected");
       goto done;
     }
     c->total_keys += tn[s];
     if (c->total_keys > fmt__max_keys(c->opts)) {
-      fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_keys", at,
+      fmt_fail(c->err, FMT_ERR_TOO_MANY_KEYS, at,
                "%s: the upload holds more than %zu keys", at,
                fmt__max_keys(c->opts));
       goto done;
@@ -740,9 +740,11 @@ static int load_clips(gl_ctx_t *c) {
 static int check_document(gl_ctx_t *c) {
   json_t *asset = json_object_get(c->root, "asset");
   const char *ver = json_string_value(json_object_get(asset, "version"));
-  if (ver == NULL) return bad(c, "missing", "asset.version", "is required");
+  if (ver == NULL)
+    return bad(c, FMT_ERR_MISSING, "asset.version", "is required");
   if (strncmp(ver, "2.", 2) != 0)
-    return bad(c, "unsupported_version", "asset.version", "must be 2.x");
+    return bad(c, FMT_ERR_UNSUPPORTED_GLTF_VERSION, "asset.version",
+               "must be 2.x");
   static const char *const known[] = {
       "KHR_materials_",        "KHR_texture_transform", "KHR_texture_basisu",
       "EXT_texture_webp",      "KHR_lights_punctual",   "KHR_mesh_quantization",
@@ -758,7 +760,7 @@ static int check_document(gl_ctx_t *c) {
     for (size_t k = 0; e && k < sizeof known / sizeof known[0]; k++)
       if (strncmp(e, known[k], strlen(known[k])) == 0) ok = true;
     if (!ok)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "unsupported_extension",
+      return fmt_fail(c->err, FMT_ERR_UNSUPPORTED_EXTENSION,
                       atf(c, "extensionsRequired[%zu]", i),
                       "%s: required extension %s is not supported", c->at,
                       e ? e : "(not a string)");
@@ -774,8 +776,7 @@ static int check_document(gl_ctx_t *c) {
       get_array(c, c->root, "meshes", &c->meshes, &c->nmeshes, "meshes"))
     return -1;
   if (c->nnodes > (size_t)INT32_MAX)
-    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", "nodes",
-                    "too many nodes");
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "nodes", "too many nodes");
   return 0;
 }
 
@@ -794,7 +795,7 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   size_t json_len = len;
   int rc = -1;
   if (body == NULL && len > 0) {
-    fmt_fail(err, FMT_ERR_BAD_INPUT, "empty", "", "no body");
+    fmt_fail(err, FMT_ERR_EMPTY, "", "no body");
     goto done;
   }
   if (binary) {
@@ -806,11 +807,11 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   if (c.root == NULL) {
     char at[48];
     snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-    fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_json", at, "%s: %s", at, jerr.text);
+    fmt_fail(err, FMT_ERR_BAD_JSON, at, "%s: %s", at, jerr.text);
     goto done;
   }
   if (!json_is_object(c.root)) {
-    bad(&c, "bad_json", "", "the document must be a JSON object");
+    bad(&c, FMT_ERR_BAD_JSON, "", "the document must be a JSON object");
     goto done;
   }
   if (check_document(&c) || fmt__gl_load_buffers(&c, binary) ||
@@ -818,7 +819,7 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
       load_clips(&c) || fmt__gl_load_meshes(&c))
     goto done;
   if (out->skeleton_count == 0) {
-    bad(&c, "empty", "nodes", "the file holds no node to import");
+    bad(&c, FMT_ERR_EMPTY, "nodes", "the file holds no node to import");
     goto done;
   }
   rc = 0;

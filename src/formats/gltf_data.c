@@ -15,32 +15,33 @@
 int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
                       const uint8_t **json, size_t *json_len) {
   uint32_t h[3];
-  if (len < 12) return bad(c, "truncated", "glb", "shorter than its header");
+  if (len < 12)
+    return bad(c, FMT_ERR_TRUNCATED, "glb", "shorter than its header");
   memcpy(h, p, 12);
-  if (h[0] != GLB_MAGIC) return bad(c, "bad_magic", "glb.magic", "not glTF");
+  if (h[0] != GLB_MAGIC)
+    return bad(c, FMT_ERR_BAD_MAGIC, "glb.magic", "not glTF");
   if (h[1] != 2)
-    return bad(c, "unsupported_version", "glb.version", "must be 2");
+    return bad(c, FMT_ERR_UNSUPPORTED_GLTF_VERSION, "glb.version", "must be 2");
   if (h[2] != len)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "length_mismatch", "glb.length",
+    return fmt_fail(c->err, FMT_ERR_LENGTH_MISMATCH, "glb.length",
                     "glb.length: header says %u bytes, body has %zu", h[2],
                     len);
   size_t off = 12;
   for (size_t i = 0; off < len; i++) {
     uint32_t ch[2];
     if (len - off < 8)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "truncated",
-                      atf(c, "glb.chunks[%zu]", i),
+      return fmt_fail(c->err, FMT_ERR_TRUNCATED, atf(c, "glb.chunks[%zu]", i),
                       "%s: chunk header cut short", c->at);
     memcpy(ch, p + off, 8);
     off += 8;
     if (ch[0] > len - off)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "chunk_length",
+      return fmt_fail(c->err, FMT_ERR_CHUNK_LENGTH,
                       atf(c, "glb.chunks[%zu].chunkLength", i),
                       "%s: %u bytes do not fit in the %zu left", c->at, ch[0],
                       len - off);
     if (i == 0) {
       if (ch[1] != GLB_JSON)
-        return bad(c, "bad_chunk", "glb.chunks[0].chunkType",
+        return bad(c, FMT_ERR_BAD_CHUNK, "glb.chunks[0].chunkType",
                    "the first chunk must be JSON");
       *json = p + off;
       *json_len = ch[0];
@@ -51,7 +52,7 @@ int fmt__gl_parse_glb(gl_ctx_t *c, const uint8_t *p, size_t len,
     }
     off += ch[0];
   }
-  if (*json == NULL) return bad(c, "truncated", "glb", "no JSON chunk");
+  if (*json == NULL) return bad(c, FMT_ERR_TRUNCATED, "glb", "no JSON chunk");
   return 0;
 }
 
@@ -62,15 +63,16 @@ int fmt__gl_data_uri(gl_ctx_t *c, const char *uri, gl_buf_t *b,
   const char *comma = strchr(uri, ',');
   if (comma == NULL || comma - uri < 12 ||
       strncmp(comma - 7, ";base64", 7) != 0)
-    return bad(c, "bad_uri", at, "only base64 data: URIs are supported");
+    return bad(c, FMT_ERR_BAD_URI, at, "only base64 data: URIs are supported");
   const char *s = comma + 1;
   size_t n = strlen(s);
   if (n > (size_t)INT32_MAX || n % 4 != 0)
-    return bad(c, "bad_base64", at, "base64 length is not a multiple of 4");
+    return bad(c, FMT_ERR_BAD_BASE64, at,
+               "base64 length is not a multiple of 4");
   b->owned = malloc(n / 4 * 3 + 1);
   if (b->owned == NULL) return fmt__nomem(c->err, at);
   int got = n ? EVP_DecodeBlock(b->owned, (const unsigned char *)s, (int)n) : 0;
-  if (got < 0) return bad(c, "bad_base64", at, "invalid base64");
+  if (got < 0) return bad(c, FMT_ERR_BAD_BASE64, at, "invalid base64");
   size_t pad = 0;
   if (n >= 1 && s[n - 1] == '=') pad++;
   if (n >= 2 && s[n - 2] == '=') pad++;
@@ -89,34 +91,34 @@ int fmt__gl_load_buffers(gl_ctx_t *c, bool binary) {
     json_t *b = json_array_get(arr, i);
     size_t blen;
     if (!json_is_object(b))
-      return bad(c, "bad_type", atf(c, "buffers[%zu]", i), "not an object");
+      return bad(c, FMT_ERR_BAD_TYPE, atf(c, "buffers[%zu]", i),
+                 "not an object");
     if (get_size(c, b, "byteLength", 0, true, &blen,
                  atf(c, "buffers[%zu].byteLength", i)))
       return -1;
     json_t *uri = json_object_get(b, "uri");
     if (uri == NULL) {
       if (!binary || i != 0 || !c->has_bin)
-        return bad(c, "missing", atf(c, "buffers[%zu].uri", i),
+        return bad(c, FMT_ERR_MISSING, atf(c, "buffers[%zu].uri", i),
                    "a buffer without uri needs the GLB BIN chunk");
       c->bufs[i].data = c->bin;
       c->bufs[i].len = c->bin_len;
     } else {
       if (!json_is_string(uri))
-        return bad(c, "bad_type", atf(c, "buffers[%zu].uri", i),
+        return bad(c, FMT_ERR_BAD_TYPE, atf(c, "buffers[%zu].uri", i),
                    "must be a string");
       const char *u = json_string_value(uri);
       if (strncmp(u, "data:", 5) != 0)
-        return bad(c, "external_uri", atf(c, "buffers[%zu].uri", i),
+        return bad(c, FMT_ERR_EXTERNAL_URI, atf(c, "buffers[%zu].uri", i),
                    "external URIs are refused: embed the buffer as a "
                    "data: URI or upload a .glb");
       if (fmt__gl_data_uri(c, u, &c->bufs[i], atf(c, "buffers[%zu].uri", i)))
         return -1;
     }
     if (blen > c->bufs[i].len)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "buffer_length",
-                      atf(c, "buffers[%zu].byteLength", i),
-                      "%s: %zu bytes declared, %zu present", c->at, blen,
-                      c->bufs[i].len);
+      return fmt_fail(
+          c->err, FMT_ERR_BUFFER_LENGTH, atf(c, "buffers[%zu].byteLength", i),
+          "%s: %zu bytes declared, %zu present", c->at, blen, c->bufs[i].len);
     c->bufs[i].len = blen;
   }
   return 0;
@@ -164,7 +166,7 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
   snprintf(at, sizeof at, "%s", at_in);
   json_t *v = json_array_get(c->views, view);
   if (!json_is_object(v))
-    return bad(c, "bad_type", atf(c, "bufferViews[%zu]", view),
+    return bad(c, FMT_ERR_BAD_TYPE, atf(c, "bufferViews[%zu]", view),
                "not an object");
   int64_t buf;
   size_t voff, vlen, vstride;
@@ -180,16 +182,15 @@ static int view_range(gl_ctx_t *c, size_t view, size_t off, size_t need,
                atf(c, "%s.byteStride", vat)))
     return -1;
   if (voff > c->bufs[buf].len || vlen > c->bufs[buf].len - voff)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds",
-                    atf(c, "%s.byteLength", vat),
+    return fmt_fail(c->err, FMT_ERR_OUT_OF_BOUNDS, atf(c, "%s.byteLength", vat),
                     "%s: bytes %zu..%zu+%zu lie outside buffers[%lld] "
                     "(%zu bytes)",
                     c->at, voff, voff, vlen, (long long)buf, c->bufs[buf].len);
   if (vstride != 0 && (vstride < 4 || vstride > 252))
-    return bad(c, "bad_stride", atf(c, "%s.byteStride", vat),
+    return bad(c, FMT_ERR_BAD_STRIDE, atf(c, "%s.byteStride", vat),
                "must be within 4..252");
   if (off > vlen || need > vlen - off)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "out_of_bounds", at,
+    return fmt_fail(c->err, FMT_ERR_OUT_OF_BOUNDS, at,
                     "%s: %zu bytes at offset %zu do not fit in %s (%zu "
                     "bytes)",
                     at, need, off, vat, vlen);
@@ -219,30 +220,31 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
   snprintf(aat, sizeof aat, "accessors[%zu]", index);
   json_t *j = json_array_get(c->accessors, index);
   memset(a, 0, sizeof *a);
-  if (!json_is_object(j)) return bad(c, "bad_type", aat, "not an object");
+  if (!json_is_object(j)) return bad(c, FMT_ERR_BAD_TYPE, aat, "not an object");
   json_t *ct = json_object_get(j, "componentType");
   json_t *ty = json_object_get(j, "type");
   if (!json_is_integer(ct) || ctype_size((int)json_integer_value(ct)) == 0 ||
       json_integer_value(ct) > CT_F32)
-    return bad(c, "bad_component_type", atf(c, "%s.componentType", aat),
+    return bad(c, FMT_ERR_BAD_COMPONENT_TYPE, atf(c, "%s.componentType", aat),
                "must be one of 5120, 5121, 5122, 5123, 5125, 5126");
   if (!json_is_string(ty) || type_comps(json_string_value(ty)) == 0)
-    return bad(c, "bad_type", atf(c, "%s.type", aat), "unknown type");
+    return bad(c, FMT_ERR_BAD_TYPE, atf(c, "%s.type", aat), "unknown type");
   a->ctype = (int)json_integer_value(ct);
   a->comps = type_comps(json_string_value(ty));
   if (want_comps != 0 && a->comps != want_comps)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_type", use,
+    return fmt_fail(c->err, FMT_ERR_BAD_TYPE, use,
                     "%s: accessors[%zu] has %d components, %d expected", use,
                     index, a->comps, want_comps);
   if (!(type_mask & (1u << (a->ctype - CT_I8))))
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", use,
+    return fmt_fail(c->err, FMT_ERR_BAD_COMPONENT_TYPE, use,
                     "%s: accessors[%zu] has a component type (%d) not "
                     "allowed here",
                     use, index, a->ctype);
   a->normalized = json_is_true(json_object_get(j, "normalized"));
   if (get_size(c, j, "count", 0, true, &a->count, atf(c, "%s.count", aat)))
     return -1;
-  if (a->count == 0) return bad(c, "bad_value", c->at, "must be at least 1");
+  if (a->count == 0)
+    return bad(c, FMT_ERR_BAD_VALUE, c->at, "must be at least 1");
   a->elem = ctype_size(a->ctype) * (size_t)a->comps;
   int64_t view;
   size_t off;
@@ -253,8 +255,8 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
     return -1;
   if (view < 0) {
     if (a->count > GL_MAX_ZERO_ELEMENTS / (size_t)a->comps)
-      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large",
-                      atf(c, "%s.count", aat), "%s: too many elements", c->at);
+      return fmt_fail(c->err, FMT_ERR_TOO_LARGE, atf(c, "%s.count", aat),
+                      "%s: too many elements", c->at);
   } else {
     size_t stride, need;
     const uint8_t *dummy;
@@ -262,12 +264,12 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
     if (view_range(c, (size_t)view, 0, 0, &stride, &dummy, aat)) return -1;
     if (stride == 0) stride = a->elem;
     if (stride < a->elem)
-      return bad(c, "bad_stride",
+      return bad(c, FMT_ERR_BAD_STRIDE,
                  atf(c, "bufferViews[%lld].byteStride", (long long)view),
                  "is smaller than the element size");
     if (__builtin_mul_overflow(a->count - 1, stride, &need) ||
         __builtin_add_overflow(need, a->elem, &need))
-      return bad(c, "out_of_bounds", atf(c, "%s.count", aat),
+      return bad(c, FMT_ERR_OUT_OF_BOUNDS, atf(c, "%s.count", aat),
                  "overflows the buffer view");
     if (view_range(c, (size_t)view, off, 0, NULL, &a->base,
                    atf(c, "%s.byteOffset", aat)) ||
@@ -278,7 +280,7 @@ static int acc_open(gl_ctx_t *c, size_t index, const char *use, int want_comps,
   }
   a->sparse = json_object_get(j, "sparse");
   if (a->sparse != NULL && !json_is_object(a->sparse))
-    return bad(c, "bad_type", atf(c, "%s.sparse", aat), "not an object");
+    return bad(c, FMT_ERR_BAD_TYPE, atf(c, "%s.sparse", aat), "not an object");
   return 0;
 }
 
@@ -348,10 +350,10 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
                atf(c, "%s.count", sat)))
     return -1;
   if (scount == 0 || scount > a->count)
-    return bad(c, "bad_value", atf(c, "%s.count", sat),
+    return bad(c, FMT_ERR_BAD_VALUE, atf(c, "%s.count", sat),
                "must be within 1..accessor count");
   if (!json_is_object(ind) || !json_is_object(val))
-    return bad(c, "missing", sat, "needs indices and values");
+    return bad(c, FMT_ERR_MISSING, sat, "needs indices and values");
   if (get_index(c, ind, "bufferView", c->nviews, true, &iview,
                 atf(c, "%s.indices.bufferView", sat)) ||
       get_size(c, ind, "byteOffset", 0, false, &ioff,
@@ -364,7 +366,8 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
   json_t *ict = json_object_get(ind, "componentType");
   int it = json_is_integer(ict) ? (int)json_integer_value(ict) : 0;
   if (it != CT_U8 && it != CT_U16 && it != CT_U32)
-    return bad(c, "bad_component_type", atf(c, "%s.indices.componentType", sat),
+    return bad(c, FMT_ERR_BAD_COMPONENT_TYPE,
+               atf(c, "%s.indices.componentType", sat),
                "must be 5121, 5123 or 5125");
   const uint8_t *ip, *vp;
   if (view_range(c, (size_t)iview, ioff, scount * ctype_size(it), NULL, &ip,
@@ -376,8 +379,7 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
   for (size_t s = 0; s < scount; s++) {
     double ix = comp_get(ip + s * ctype_size(it), it, false);
     if (ix <= prev || ix >= (double)a->count)
-      return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "index_range",
-                      atf(c, "%s.indices", sat),
+      return fmt_fail(c->err, FMT_ERR_INDEX_RANGE, atf(c, "%s.indices", sat),
                       "%s: index %zu (%.0f) is out of range or not "
                       "increasing",
                       c->at, s, ix);
@@ -394,7 +396,7 @@ static int acc_fill(gl_ctx_t *c, size_t index, const gl_acc_t *a, float *f,
 static int take_read(gl_ctx_t *c, size_t n, const char *at) {
   size_t bytes = n * 4;
   if (bytes > c->read_max || c->read_bytes > c->read_max - bytes)
-    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_large", at,
+    return fmt_fail(c->err, FMT_ERR_TOO_LARGE, at,
                     "%s: the file's accessors decode to more than %zu bytes "
                     "(%d times its size plus %zu)",
                     at, c->read_max, GL_READ_AMPLIFICATION, GL_READ_ALLOWANCE);
@@ -422,7 +424,7 @@ int fmt__gl_acc_floats(gl_ctx_t *c, size_t index, const char *use,
   }
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(f[i])) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "not_finite", u,
+      fmt_fail(c->err, FMT_ERR_NOT_FINITE, u,
                "%s: accessors[%zu] element %zu component %zu is not a "
                "finite number",
                u, index, i / (size_t)a.comps, i % (size_t)a.comps);
@@ -444,7 +446,7 @@ int fmt__gl_acc_uints(gl_ctx_t *c, size_t index, const char *use,
   snprintf(u, sizeof u, "%s", use);
   if (acc_open(c, index, u, want_comps, type_mask & TM_UINT, &a)) return -1;
   if (a.normalized)
-    return fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_value", u,
+    return fmt_fail(c->err, FMT_ERR_BAD_VALUE, u,
                     "%s: accessors[%zu] must not be normalized", u, index);
   size_t n = a.count * (size_t)a.comps;
   if (take_read(c, n, u)) return -1;

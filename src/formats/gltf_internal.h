@@ -119,11 +119,11 @@ static inline const char *atf(gl_ctx_t *c, const char *fmt, ...) {
   return c->at;
 }
 
-static inline int bad(gl_ctx_t *c, const char *code, const char *at,
+static inline int bad(gl_ctx_t *c, fmt_error_code code, const char *at,
                       const char *msg) {
   char copy[256];
   snprintf(copy, sizeof copy, "%s", at);
-  return fmt_fail(c->err, FMT_ERR_BAD_INPUT, code, copy, "%s: %s", copy, msg);
+  return fmt_fail(c->err, code, copy, "%s: %s", copy, msg);
 }
 
 /* The array member key of obj (absent: NULL and count 0). */
@@ -133,7 +133,8 @@ static inline int get_array(gl_ctx_t *c, json_t *obj, const char *key,
   *arr = NULL;
   *n = 0;
   if (v == NULL) return 0;
-  if (!json_is_array(v)) return bad(c, "bad_type", at, "must be an array");
+  if (!json_is_array(v))
+    return bad(c, FMT_ERR_BAD_TYPE, at, "must be an array");
   *arr = v;
   *n = json_array_size(v);
   return 0;
@@ -146,12 +147,12 @@ static inline int get_index(gl_ctx_t *c, json_t *obj, const char *key,
   json_t *v = json_object_get(obj, key);
   *out = -1;
   if (v == NULL) {
-    if (required) return bad(c, "missing", at, "is required");
+    if (required) return bad(c, FMT_ERR_MISSING, at, "is required");
     return 0;
   }
   if (!json_is_integer(v) || json_integer_value(v) < 0 ||
       (uint64_t)json_integer_value(v) >= limit)
-    return bad(c, "index_range", at, "is not a valid index");
+    return bad(c, FMT_ERR_INDEX_RANGE, at, "is not a valid index");
   *out = json_integer_value(v);
   return 0;
 }
@@ -163,11 +164,11 @@ static inline int get_size(gl_ctx_t *c, json_t *obj, const char *key,
   json_t *v = json_object_get(obj, key);
   *out = dflt;
   if (v == NULL) {
-    if (required) return bad(c, "missing", at, "is required");
+    if (required) return bad(c, FMT_ERR_MISSING, at, "is required");
     return 0;
   }
   if (!json_is_integer(v) || json_integer_value(v) < 0)
-    return bad(c, "bad_value", at, "must be a non-negative integer");
+    return bad(c, FMT_ERR_BAD_VALUE, at, "must be a non-negative integer");
   *out = (size_t)json_integer_value(v);
   return 0;
 }
@@ -178,12 +179,12 @@ static inline int get_floats(gl_ctx_t *c, json_t *obj, const char *key,
   json_t *v = json_object_get(obj, key);
   if (v == NULL) return 0;
   if (!json_is_array(v) || json_array_size(v) != n)
-    return bad(c, "bad_value", at, "has the wrong number of elements");
+    return bad(c, FMT_ERR_BAD_VALUE, at, "has the wrong number of elements");
   for (size_t i = 0; i < n; i++) {
     json_t *e = json_array_get(v, i);
     if (!json_is_number(e) || !isfinite(json_number_value(e)) ||
         fabs(json_number_value(e)) > 3.0e38)
-      return bad(c, "bad_value", at, "must hold finite numbers");
+      return bad(c, FMT_ERR_BAD_VALUE, at, "must hold finite numbers");
     out[i] = (float)json_number_value(e);
   }
   return 0;

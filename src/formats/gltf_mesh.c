@@ -31,7 +31,7 @@ static bool acc_normalized_or_float(gl_ctx_t *c, size_t index,
   if (json_integer_value(json_object_get(acc, "componentType")) == CT_F32 ||
       json_is_true(json_object_get(acc, "normalized")))
     return true;
-  fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_component_type", use,
+  fmt_fail(c->err, FMT_ERR_BAD_COMPONENT_TYPE, use,
            "%s: integer components must be normalized", use);
   return false;
 }
@@ -50,10 +50,11 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   char pat[64];
   snprintf(pat, sizeof pat, "meshes[%zu].primitives[%zu]", m, p);
   json_t *prim = json_array_get(json_object_get(mesh, "primitives"), p);
-  if (!json_is_object(prim)) return bad(c, "bad_type", pat, "not an object");
+  if (!json_is_object(prim))
+    return bad(c, FMT_ERR_BAD_TYPE, pat, "not an object");
   json_t *attrs = json_object_get(prim, "attributes");
   if (!json_is_object(attrs))
-    return bad(c, "missing", atf(c, "%s.attributes", pat), "is required");
+    return bad(c, FMT_ERR_MISSING, atf(c, "%s.attributes", pat), "is required");
   int64_t apos, anrm, auv, aj[2], aw[2], aind;
   if (prim_attr(c, attrs, "POSITION", &apos, pat) ||
       prim_attr(c, attrs, "NORMAL", &anrm, pat) ||
@@ -66,7 +67,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                 atf(c, "%s.indices", pat)))
     return -1;
   if (apos < 0)
-    return bad(c, "missing", atf(c, "%s.attributes.POSITION", pat),
+    return bad(c, FMT_ERR_MISSING, atf(c, "%s.attributes.POSITION", pat),
                "is required");
   if (aj[0] < 0 || aw[0] < 0) {
     return fmt_bundle_warn(c->out,
@@ -89,7 +90,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     goto done;
   c->total_vertices += nv;
   if (c->total_vertices > fmt__max_vertices(c->opts)) {
-    fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_vertices", pat,
+    fmt_fail(c->err, FMT_ERR_TOO_MANY_VERTICES, pat,
              "%s: the upload holds more than %zu vertices", pat,
              fmt__max_vertices(c->opts));
     goto done;
@@ -99,7 +100,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                            3, TM_FLOAT | TM_NORM, &nrm, &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
+      fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH,
                atf(c, "%s.attributes.NORMAL", pat),
                "%s: %zu normals for %zu positions", c->at, n2, nv);
       goto done;
@@ -115,7 +116,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                            &uv, &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", uat,
+      fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH, uat,
                "%s: %zu entries for %zu positions", uat, n2, nv);
       goto done;
     }
@@ -130,7 +131,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                           &jn[s], &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", jat,
+      fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH, jat,
                "%s: %zu entries for %zu positions", jat, n2, nv);
       goto done;
     }
@@ -141,7 +142,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                            &w[s], &n2))
       goto done;
     if (n2 != nv) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch", wat,
+      fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH, wat,
                "%s: %zu entries for %zu positions", wat, n2, nv);
       goto done;
     }
@@ -159,7 +160,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       uint32_t j = jn[k / 4][v * 4 + k % 4];
       float wk = w[k / 4][v * 4 + k % 4];
       if (wk < 0) {
-        fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_weight",
+        fmt_fail(c->err, FMT_ERR_BAD_WEIGHT,
                  atf(c, "%s.attributes.WEIGHTS_%zu", pat, k / 4),
                  "%s: vertex %zu has a negative weight", c->at, v);
         goto done;
@@ -168,7 +169,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
         if (wk == 0)
           j = 0; /* Unused slot: any valid joint. */
         else {
-          fmt_fail(c->err, FMT_ERR_BAD_INPUT, "joint_range",
+          fmt_fail(c->err, FMT_ERR_JOINT_RANGE,
                    atf(c, "%s.attributes.JOINTS_%zu", pat, k / 4),
                    "%s: vertex %zu names joint %u of a %zu-joint skin", c->at,
                    v, j, skel_joints);
@@ -180,7 +181,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       sum += wk;
     }
     if (!(sum > 0)) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "bad_weight",
+      fmt_fail(c->err, FMT_ERR_BAD_WEIGHT,
                atf(c, "%s.attributes.WEIGHTS_0", pat),
                "%s: the weights of vertex %zu sum to zero", c->at, v);
       goto done;
@@ -190,7 +191,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   int64_t md =
       mode ? (json_is_integer(mode) ? json_integer_value(mode) : -1) : 4;
   if (md < 0 || md > 6) {
-    bad(c, "bad_value", atf(c, "%s.mode", pat), "must be within 0..6");
+    bad(c, FMT_ERR_BAD_VALUE, atf(c, "%s.mode", pat), "must be within 0..6");
     goto done;
   }
   if (aind >= 0 && md == 4) {
@@ -198,16 +199,15 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                           TM_UINT, &idx, &nidx))
       goto done;
     if (nidx % 3 != 0) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "count_mismatch",
-               atf(c, "%s.indices", pat),
+      fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH, atf(c, "%s.indices", pat),
                "%s: %zu indices do not make whole triangles", c->at, nidx);
       goto done;
     }
     for (size_t i = 0; i < nidx; i++)
       if (idx[i] >= nv) {
-        fmt_fail(
-            c->err, FMT_ERR_BAD_INPUT, "index_range", atf(c, "%s.indices", pat),
-            "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i], nv);
+        fmt_fail(c->err, FMT_ERR_INDEX_RANGE, atf(c, "%s.indices", pat),
+                 "%s: index %zu is %u, beyond %zu vertices", c->at, i, idx[i],
+                 nv);
         goto done;
       }
   } else if (md != 4 && fmt_bundle_warn(c->out,
@@ -239,7 +239,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     snprintf(name, sizeof name, "%.*s.%zu", (int)fmt__utf8_cut(b2, 200), b2,
              node);
     if (mesh_name_taken(c, (uint32_t)skin, name)) {
-      fmt_fail(c->err, FMT_ERR_BAD_INPUT, "duplicate_name", pat,
+      fmt_fail(c->err, FMT_ERR_DUPLICATE_NAME, pat,
                "%s: mesh name %s is already used by this skin", pat, name);
       goto done;
     }
@@ -308,14 +308,14 @@ int fmt__gl_load_meshes(gl_ctx_t *c) {
     json_t *m = json_array_get(c->meshes, (size_t)mesh), *prims;
     size_t np;
     if (!json_is_object(m))
-      return bad(c, "bad_type", atf(c, "meshes[%lld]", (long long)mesh),
+      return bad(c, FMT_ERR_BAD_TYPE, atf(c, "meshes[%lld]", (long long)mesh),
                  "not an object");
     if (get_array(c, m, "primitives", &prims, &np,
                   atf(c, "meshes[%lld].primitives", (long long)mesh)))
       return -1;
     for (size_t p = 0; p < np; p++) {
       if (c->out->mesh_count >= GL_MAX_MESHES)
-        return fmt_fail(c->err, FMT_ERR_TOO_LARGE, "too_many_meshes", "meshes",
+        return fmt_fail(c->err, FMT_ERR_TOO_MANY_MESHES, "meshes",
                         "more than %d skinned primitives", GL_MAX_MESHES);
       if (load_primitive(c, n, (size_t)skin, (size_t)mesh, m, p, np)) return -1;
     }

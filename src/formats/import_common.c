@@ -44,7 +44,7 @@ void fmt__content_name(const char *prefix, const void *body, size_t len,
 }
 
 int fmt__nomem(fmt_error_t *err, const char *at) {
-  return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_large", at,
+  return fmt_fail(err, FMT_ERR_TOO_LARGE, at,
                   "out of memory while decoding the upload");
 }
 
@@ -52,7 +52,7 @@ int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts, size_t bytes,
                 fmt_error_t *err, const char *at) {
   size_t max = opts != NULL ? opts->max_bytes : 0;
   if (max != 0 && (bytes > max || b->bytes > max - bytes))
-    return fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", at,
+    return fmt_fail(err, FMT_ERR_INSUFFICIENT_STORAGE, at,
                     "the upload's assets need more than the %zu bytes of "
                     "room the store has",
                     max);
@@ -106,9 +106,9 @@ int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r) {
   if (r == ANIM_ERR_OUT_OF_MEMORY) return fmt__nomem(err, at);
   if (r == ANIM_ERR_TOO_MANY_JOINTS)
-    return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_many_joints", at, "%s",
+    return fmt_fail(err, FMT_ERR_TOO_MANY_JOINTS, at, "%s",
                     be->message[0] ? be->message : "too many joints");
-  return fmt_fail(err, FMT_ERR_BAD_INPUT, anim_result_str(r), at, "%s",
+  return fmt_fail(err, fmt_error_of_result(r), at, "%s",
                   be->message[0] ? be->message : anim_result_str(r));
 }
 
@@ -217,13 +217,13 @@ bool fmt__tok_long(const fmt_text_t *t, long long *out) {
   return true;
 }
 
-int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
+int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, fmt_error_code code,
                    const char *what) {
   char at[32];
   snprintf(at, sizeof at, "line %zu", t->tok_line);
   if (t->tok_len == 0 && t->tok >= t->end)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at,
-                    "line %zu: %s (found end of input)", t->tok_line, what);
+    return fmt_fail(err, code, at, "line %zu: %s (found end of input)",
+                    t->tok_line, what);
   char tok[40];
   size_t n = t->tok_len < sizeof tok - 1 ? t->tok_len : sizeof tok - 1;
   for (size_t i = 0; i < n; i++) {
@@ -231,9 +231,8 @@ int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
     tok[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
   }
   tok[n] = '\0';
-  return fmt_fail(err, FMT_ERR_BAD_INPUT, code, at,
-                  "line %zu: %s (found \"%s\"%s)", t->tok_line, what, tok,
-                  t->tok_len > n ? "..." : "");
+  return fmt_fail(err, code, at, "line %zu: %s (found \"%s\"%s)", t->tok_line,
+                  what, tok, t->tok_len > n ? "..." : "");
 }
 
 bool fmt__utf8_valid(const char *s, size_t len) {

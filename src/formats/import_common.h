@@ -1,8 +1,8 @@
 /* formats: helpers shared by the glTF, BVH and MD5 importers.
  *
  * Growing the bundle one object at a time, the default limits the
- * importers enforce (FMT_ERR_TOO_LARGE beyond them), building core objects with
- * their build errors turned into decoder errors, and a bounds-checked text
+ * importers enforce (FMT_ERR_TOO_MANY_* beyond them), building core objects
+ * with their build errors turned into decoder errors, and a bounds-checked text
  * cursor for the two line-oriented formats (BVH, MD5) that reports every
  * problem as "line N" plus the offending token. */
 #ifndef ANIMD_FORMATS_IMPORT_COMMON_H
@@ -29,12 +29,13 @@ int fmt__push_mesh(fmt_bundle_t *b, anim_mesh_t *m, uint32_t skeleton,
                    fmt_error_t *err);
 
 /* Charges bytes (formats/asset_bytes.h) of an object about to be built to
- * the bundle: 0, or -1 with FMT_ERR_NO_ROOM at `at` when the bundle would
- * hold more than opts->max_bytes. */
+ * the bundle: 0, or -1 with FMT_ERR_INSUFFICIENT_STORAGE at `at` when the
+ * bundle would hold more than opts->max_bytes. */
 int fmt__charge(fmt_bundle_t *b, const fmt_decode_options_t *opts, size_t bytes,
                 fmt_error_t *err, const char *at);
 
-/* Reports a core build failure as FMT_ERR_BAD_INPUT at `at`. */
+/* Reports a core build failure at `at` with the code of its result
+ * (fmt_error_of_result; out of memory as FMT_ERR_TOO_LARGE). */
 int fmt__build_fail(fmt_error_t *err, const char *at,
                     const anim_build_error_t *be, anim_result r);
 
@@ -95,7 +96,7 @@ bool fmt__tok_is(const fmt_text_t *t, const char *word);
 bool fmt__tok_float(const fmt_text_t *t, double *out);   /* Finite only. */
 bool fmt__tok_long(const fmt_text_t *t, long long *out); /* Decimal. */
 /* "line N" and the token (truncated, printable) for messages. */
-int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, const char *code,
+int fmt__text_fail(fmt_error_t *err, const fmt_text_t *t, fmt_error_code code,
                    const char *what);
 
 #endif

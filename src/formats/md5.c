@@ -57,7 +57,7 @@ static void md5_begin(md5_t *m, const void *body, size_t len,
 
 /* ---- token helpers ------------------------------------------------------- */
 
-static int fail(md5_t *m, const char *code, const char *what) {
+static int fail(md5_t *m, fmt_error_code code, const char *what) {
   return fmt__text_fail(m->err, &m->t, code, what);
 }
 
@@ -65,14 +65,14 @@ static int expect(md5_t *m, const char *word) {
   if (!fmt__text_next(&m->t) || !fmt__tok_is(&m->t, word)) {
     char what[64];
     snprintf(what, sizeof what, "expected \"%s\"", word);
-    return fail(m, "md5_syntax", what);
+    return fail(m, FMT_ERR_MD5_SYNTAX, what);
   }
   return 0;
 }
 
 static int num(md5_t *m, double *v) {
   if (!fmt__text_next(&m->t) || !fmt__tok_float(&m->t, v))
-    return fail(m, "bad_number", "expected a finite number");
+    return fail(m, FMT_ERR_BAD_NUMBER, "expected a finite number");
   return 0;
 }
 
@@ -80,7 +80,7 @@ static int num(md5_t *m, double *v) {
 static int integer(md5_t *m, long long lo, long long hi, long long *v,
                    const char *what) {
   if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, v) || *v < lo || *v > hi)
-    return fail(m, "bad_value", what);
+    return fail(m, FMT_ERR_BAD_VALUE, what);
   return 0;
 }
 
@@ -99,15 +99,16 @@ static int count(md5_t *m, const char *key, size_t max, size_t min_bytes,
   long long v;
   if (expect(m, key)) return -1;
   if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &v) || v < 0)
-    return fail(m, "bad_value", "expected a count >= 0");
+    return fail(m, FMT_ERR_BAD_VALUE, "expected a count >= 0");
   if ((unsigned long long)v > max) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at,
-                    "%s: %s %lld exceeds %zu", at, key, v, max);
+    return fmt_fail(m->err, FMT_ERR_TOO_LARGE, at, "%s: %s %lld exceeds %zu",
+                    at, key, v, max);
   }
   if ((size_t)v > (size_t)(m->t.end - m->t.p) / min_bytes + 1)
-    return fail(m, "truncated", "the count exceeds the data that follows");
+    return fail(m, FMT_ERR_TRUNCATED,
+                "the count exceeds the data that follows");
   *n = (size_t)v;
   return 0;
 }
@@ -129,7 +130,7 @@ static int header(md5_t *m) {
   size_t line = m->t.line;
   if (fmt__text_next(&m->t) && fmt__tok_is(&m->t, "commandline")) {
     if (!fmt__text_next(&m->t) || !m->t.quoted)
-      return fail(m, "md5_syntax", "commandline needs a quoted string");
+      return fail(m, FMT_ERR_MD5_SYNTAX, "commandline needs a quoted string");
   } else {
     m->t.p = save;
     m->t.line = line;
@@ -165,10 +166,11 @@ static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
     long long parent;
     double p[3], q[3];
     if (!fmt__text_next(&m->t) || !m->t.quoted)
-      return fail(m, "md5_syntax", "expected a quoted joint name");
-    if (m->t.tok_len == 0) return fail(m, "md5_syntax", "empty joint name");
+      return fail(m, FMT_ERR_MD5_SYNTAX, "expected a quoted joint name");
+    if (m->t.tok_len == 0)
+      return fail(m, FMT_ERR_MD5_SYNTAX, "empty joint name");
     if (!fmt__utf8_valid(m->t.tok, m->t.tok_len))
-      return fail(m, "bad_name", "joint name is not valid UTF-8");
+      return fail(m, FMT_ERR_BAD_NAME, "joint name is not valid UTF-8");
     js[i].line = m->t.tok_line;
     js[i].name = strndup(m->t.tok, m->t.tok_len);
     if (js[i].name == NULL) return fmt__nomem(m->err, "joints");
@@ -177,7 +179,7 @@ static int parse_joints(md5_t *m, md5_joint_t *js, size_t nj) {
         vec(m, p, 3) || vec(m, q, 3))
       return -1;
     if (parent == (long long)i)
-      return fail(m, "cycle", "joint is its own parent");
+      return fail(m, FMT_ERR_CYCLE, "joint is its own parent");
     js[i].parent = (int32_t)parent;
     js[i].pos = anim_vec3((float)p[0], (float)p[1], (float)p[2]);
     js[i].rot = md5_quat(q);
@@ -208,7 +210,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
   if (refs > max_refs) {
     char at[32];
     snprintf(at, sizeof at, "meshes[%zu]", mi);
-    fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_large", at,
+    fmt_fail(m->err, FMT_ERR_TOO_LARGE, at,
              "%s: the vertices refer to more than %zu weights in all "
              "(numverts + %d x numweights)",
              at, max_refs, MD5_WEIGHT_SHARING);
@@ -219,7 +221,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     char at[32];
     snprintf(at, sizeof at, "line %zu", vt->line);
     if (vt->start > nw || vt->count > nw - vt->start) {
-      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "weight_range", at,
+      fmt_fail(m->err, FMT_ERR_WEIGHT_RANGE, at,
                "%s: weights %zu..%zu+%zu lie beyond numweights %zu", at,
                vt->start, vt->start, vt->count, nw);
       goto done;
@@ -252,7 +254,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
       sum += wt[4 * v + k];
     }
     if (!(sum > 0)) {
-      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "bad_weight", at,
+      fmt_fail(m->err, FMT_ERR_BAD_WEIGHT, at,
                "%s: vertex %zu has no positive weight", at, v);
       goto done;
     }
@@ -289,7 +291,7 @@ static int build_mesh(md5_t *m, size_t mi, const char *shader,
     if (strcmp(m->out->meshes[i].mesh->name, name) == 0) {
       char at[32];
       snprintf(at, sizeof at, "meshes[%zu]", mi);
-      fmt_fail(m->err, FMT_ERR_BAD_INPUT, "duplicate_name", at,
+      fmt_fail(m->err, FMT_ERR_DUPLICATE_NAME, at,
                "%s: mesh name %s is already used", at, name);
       goto done;
     }
@@ -347,16 +349,16 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
   if (expect(m, "mesh") || expect(m, "{")) goto done;
   /* "shader" is optional. */
   if (!fmt__text_next(&m->t)) {
-    fail(m, "truncated", "expected numverts");
+    fail(m, FMT_ERR_TRUNCATED, "expected numverts");
     goto done;
   }
   if (fmt__tok_is(&m->t, "shader")) {
     if (!fmt__text_next(&m->t) || !m->t.quoted) {
-      fail(m, "md5_syntax", "shader needs a quoted string");
+      fail(m, FMT_ERR_MD5_SYNTAX, "shader needs a quoted string");
       goto done;
     }
     if (!fmt__utf8_valid(m->t.tok, m->t.tok_len)) {
-      fail(m, "bad_name", "shader name is not valid UTF-8");
+      fail(m, FMT_ERR_BAD_NAME, "shader name is not valid UTF-8");
       goto done;
     }
     shader = strndup(m->t.tok, m->t.tok_len);
@@ -373,7 +375,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
   if (*total_vertices > maxv) {
     char at[32];
     snprintf(at, sizeof at, "line %zu", m->t.tok_line);
-    fmt_fail(m->err, FMT_ERR_TOO_LARGE, "too_many_vertices", at,
+    fmt_fail(m->err, FMT_ERR_TOO_MANY_VERTICES, at,
              "%s: the upload holds more than %zu vertices", at, maxv);
     goto done;
   }
@@ -388,7 +390,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
     if (expect(m, "vert")) goto done;
     if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
         idx != (long long)i) {
-      fail(m, "index_range", "vertex index out of sequence");
+      fail(m, FMT_ERR_INDEX_RANGE, "vertex index out of sequence");
       goto done;
     }
     vs[i].line = m->t.tok_line;
@@ -411,7 +413,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
     if (expect(m, "tri")) goto done;
     if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
         idx != (long long)i) {
-      fail(m, "index_range", "triangle index out of sequence");
+      fail(m, FMT_ERR_INDEX_RANGE, "triangle index out of sequence");
       goto done;
     }
     for (int k = 0; k < 3; k++) {
@@ -435,7 +437,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
     if (expect(m, "weight")) goto done;
     if (!fmt__text_next(&m->t) || !fmt__tok_long(&m->t, &idx) ||
         idx != (long long)i) {
-      fail(m, "index_range", "weight index out of sequence");
+      fail(m, FMT_ERR_INDEX_RANGE, "weight index out of sequence");
       goto done;
     }
     if (integer(m, 0, (long long)nj - 1, &joint,
@@ -443,7 +445,7 @@ static int parse_mesh(md5_t *m, size_t mi, const md5_joint_t *js, size_t nj,
         num(m, &bias))
       goto done;
     if (bias < 0) {
-      fail(m, "bad_weight", "negative bias");
+      fail(m, FMT_ERR_BAD_WEIGHT, "negative bias");
       goto done;
     }
     if (vec(m, p, 3)) goto done;
@@ -475,7 +477,7 @@ int fmt_decode_md5mesh(const void *body, size_t len,
       count(&m, "numMeshes", 4096, 16, &nmeshes))
     goto done;
   if (nj == 0) {
-    fail(&m, "bad_value", "numJoints must be at least 1");
+    fail(&m, FMT_ERR_BAD_VALUE, "numJoints must be at least 1");
     goto done;
   }
   js = calloc(nj, sizeof *js);
@@ -521,7 +523,7 @@ int fmt_decode_md5mesh(const void *body, size_t len,
   for (size_t i = 0; i < nmeshes; i++)
     if (parse_mesh(&m, i, js, nj, &total_vertices)) goto done;
   if (fmt__text_next(&m.t)) {
-    fail(&m, "md5_syntax", "unexpected data after the last mesh");
+    fail(&m, FMT_ERR_MD5_SYNTAX, "unexpected data after the last mesh");
     goto done;
   }
   rc = 0;
@@ -565,7 +567,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
   md5_begin(&m, body, len, opts, out, err);
   const anim_skeleton_t *sk = m.opts->skeleton;
   if (sk == NULL)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "skeleton_required", "skeleton",
+    return fmt_fail(err, FMT_ERR_SKELETON_REQUIRED, "skeleton",
                     "an md5anim needs ?skeleton=ID of its md5mesh skeleton");
   md5_hier_t *h = NULL;
   float *times = NULL, *vals = NULL, *frame = NULL;
@@ -578,7 +580,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
       count(&m, "numJoints", fmt__max_joints(m.opts), 8, &nj))
     goto done;
   if (nj != sk->joint_count) {
-    fail(&m, "skeleton_mismatch",
+    fail(&m, FMT_ERR_SKELETON_MISMATCH,
          "numJoints differs from the skeleton's joint count");
     goto done;
   }
@@ -587,12 +589,12 @@ int fmt_decode_md5anim(const void *body, size_t len,
       count(&m, "numAnimatedComponents", 6 * nj, 2, &ncomp))
     goto done;
   if (nf == 0) {
-    fail(&m, "bad_frames", "numFrames must be at least 1");
+    fail(&m, FMT_ERR_BAD_FRAMES, "numFrames must be at least 1");
     goto done;
   }
   if (nf > SIZE_MAX / 16 / (nj + 1) || nf * nj > fmt__max_keys(m.opts) ||
       (ncomp > 0 && nf > (size_t)(m.t.end - m.t.p) / (2 * ncomp) + 1)) {
-    fail(&m, "truncated", "numFrames exceeds the data or the key limit");
+    fail(&m, FMT_ERR_TRUNCATED, "numFrames exceeds the data or the key limit");
     goto done;
   }
   h = calloc(nj, sizeof *h);
@@ -604,14 +606,15 @@ int fmt_decode_md5anim(const void *body, size_t len,
   for (size_t i = 0; i < nj; i++) {
     long long parent, flags, start;
     if (!fmt__text_next(&m.t) || !m.t.quoted) {
-      fail(&m, "md5_syntax", "expected a quoted joint name");
+      fail(&m, FMT_ERR_MD5_SYNTAX, "expected a quoted joint name");
       goto done;
     }
     /* The skeleton's joint i (caller order) must have this name. */
     uint32_t st = sk->from_caller[i];
     if (strlen(sk->names[st]) != m.t.tok_len ||
         memcmp(sk->names[st], m.t.tok, m.t.tok_len) != 0) {
-      fail(&m, "skeleton_mismatch", "joint name differs from the skeleton's");
+      fail(&m, FMT_ERR_SKELETON_MISMATCH,
+           "joint name differs from the skeleton's");
       goto done;
     }
     int32_t sp = sk->parents[st];
@@ -620,7 +623,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
                 "parent must be -1 or a joint index"))
       goto done;
     if (parent != want) {
-      fail(&m, "skeleton_mismatch", "parent differs from the skeleton's");
+      fail(&m, FMT_ERR_SKELETON_MISMATCH, "parent differs from the skeleton's");
       goto done;
     }
     if (integer(&m, 0, 63, &flags, "flags must be within 0..63") ||
@@ -628,7 +631,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
       goto done;
     size_t used = (size_t)__builtin_popcountll((unsigned long long)flags);
     if ((size_t)start + used > ncomp) {
-      fail(&m, "bad_value",
+      fail(&m, FMT_ERR_BAD_VALUE,
            "startIndex + animated components exceed "
            "numAnimatedComponents");
       goto done;
@@ -677,7 +680,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
     if (expect(&m, "frame")) goto done;
     if (!fmt__text_next(&m.t) || !fmt__tok_long(&m.t, &idx) ||
         idx != (long long)f) {
-      fail(&m, "index_range", "frame index out of sequence");
+      fail(&m, FMT_ERR_INDEX_RANGE, "frame index out of sequence");
       goto done;
     }
     if (expect(&m, "{")) goto done;
@@ -697,7 +700,7 @@ int fmt_decode_md5anim(const void *body, size_t len,
     }
   }
   if (fmt__text_next(&m.t)) {
-    fail(&m, "md5_syntax", "unexpected data after the last frame");
+    fail(&m, FMT_ERR_MD5_SYNTAX, "unexpected data after the last frame");
     goto done;
   }
   for (size_t i = 0; i < nj; i++) {

@@ -68,23 +68,22 @@ static void pop(ctx_t *c, size_t old) {
   c->at[old] = '\0';
 }
 
-static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
-                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(ctx_t *c, fmt_error_kind kind, const char *code,
-                const char *fmt, ...) {
+static int fail(ctx_t *c, fmt_error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(ctx_t *c, fmt_error_code code, const char *fmt, ...) {
   char message[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
-  return fmt_fail(c->err, kind, code, c->at, "%s", message);
+  return fmt_fail(c->err, code, c->at, "%s", message);
 }
 
 /* Fails at path + "." + key. */
-static int fail_at(ctx_t *c, const char *key, fmt_error_kind kind,
-                   const char *code, const char *what) {
+static int fail_at(ctx_t *c, const char *key, fmt_error_code code,
+                   const char *what) {
   size_t old = push_key(c, key);
-  fail(c, kind, code, "%s", what);
+  fail(c, code, "%s", what);
   pop(c, old);
   return -1;
 }
@@ -104,8 +103,8 @@ static const char *type_name(const json_t *v) {
 }
 
 static int wrong_type(ctx_t *c, const json_t *v, const char *expected) {
-  return fail(c, FMT_ERR_BAD_INPUT, "wrong_type", "expected %s, found %s",
-              expected, type_name(v));
+  return fail(c, FMT_ERR_WRONG_TYPE, "expected %s, found %s", expected,
+              type_name(v));
 }
 
 /* Refuses members of obj not in allowed (NULL-terminated). */
@@ -118,8 +117,7 @@ static int check_members(ctx_t *c, json_t *obj, const char *const *allowed) {
       if (strcmp(*a, k) == 0) ok = true;
     if (!ok) {
       size_t old = push_key(c, k);
-      fail(c, FMT_ERR_BAD_INPUT, "unknown_field", "unknown member \"%.60s\"",
-           k);
+      fail(c, FMT_ERR_UNKNOWN_FIELD, "unknown member \"%.60s\"", k);
       pop(c, old);
       return -1;
     }
@@ -132,7 +130,7 @@ static int read_float(ctx_t *c, json_t *v, float *out) {
   if (!json_is_number(v)) return wrong_type(c, v, "a number");
   double d = json_number_value(v);
   if (!isfinite(d) || fabs(d) > FLT_MAX)
-    return fail(c, FMT_ERR_BAD_INPUT, "number_range",
+    return fail(c, FMT_ERR_NUMBER_RANGE,
                 "%g is outside the range of a 32-bit float", d);
   *out = (float)d;
   return 0;
@@ -140,23 +138,21 @@ static int read_float(ctx_t *c, json_t *v, float *out) {
 
 /* An integral number (1 and 1.0 both count) within [lo, hi]. */
 static int read_int(ctx_t *c, json_t *v, int64_t lo, int64_t hi,
-                    const char *range_code, int64_t *out) {
+                    fmt_error_code range_code, int64_t *out) {
   int64_t i;
   if (json_is_integer(v)) {
     i = json_integer_value(v);
   } else if (json_is_real(v)) {
     double d = json_real_value(v);
     if (d != floor(d) || d < -9e15 || d > 9e15)
-      return fail(c, FMT_ERR_BAD_INPUT, "wrong_type",
-                  "expected an integer, found %g", d);
+      return fail(c, FMT_ERR_WRONG_TYPE, "expected an integer, found %g", d);
     i = (int64_t)d;
   } else {
     return wrong_type(c, v, "an integer");
   }
   if (i < lo || i > hi)
-    return fail(c, FMT_ERR_BAD_INPUT, range_code,
-                "%lld is outside [%lld, %lld]", (long long)i, (long long)lo,
-                (long long)hi);
+    return fail(c, range_code, "%lld is outside [%lld, %lld]", (long long)i,
+                (long long)lo, (long long)hi);
   *out = i;
   return 0;
 }
@@ -168,8 +164,7 @@ static int get_array(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field",
-                   "this member is required");
+    return fail_at(c, key, FMT_ERR_MISSING_FIELD, "this member is required");
   }
   if (!json_is_array(v)) {
     size_t old = push_key(c, key);
@@ -187,8 +182,7 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
   *out = NULL;
   if (v == NULL) {
     if (!required) return 0;
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "missing_field",
-                   "this member is required");
+    return fail_at(c, key, FMT_ERR_MISSING_FIELD, "this member is required");
   }
   if (!json_is_string(v)) {
     size_t old = push_key(c, key);
@@ -197,8 +191,7 @@ static int get_string(ctx_t *c, json_t *obj, const char *key, bool required,
     return -1;
   }
   if (strlen(json_string_value(v)) != json_string_length(v))
-    return fail_at(c, key, FMT_ERR_BAD_INPUT, "bad_value",
-                   "a NUL character in a string");
+    return fail_at(c, key, FMT_ERR_BAD_VALUE, "a NUL character in a string");
   *out = json_string_value(v);
   return 0;
 }
@@ -216,14 +209,14 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, FMT_ERR_BAD_INPUT, "value_count", "expected %zu numbers, found %zu",
-         expected, n);
+    fail(c, FMT_ERR_VALUE_COUNT, "expected %zu numbers, found %zu", expected,
+         n);
     pop(c, old);
     return -1;
   }
   float *v = malloc((n ? n : 1) * sizeof *v);
   if (v == NULL) {
-    fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory");
+    fail(c, FMT_ERR_OUT_OF_MEMORY, "out of memory");
     pop(c, old);
     return -1;
   }
@@ -242,7 +235,7 @@ static int get_floats(ctx_t *c, json_t *obj, const char *key, bool required,
 }
 
 static int oom(ctx_t *c) {
-  return fail(c, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "out of memory");
+  return fail(c, FMT_ERR_OUT_OF_MEMORY, "out of memory");
 }
 
 /* Maps a core build error to a path under the current one. sub names the
@@ -261,9 +254,7 @@ static int build_failed(ctx_t *c, anim_result r, const anim_build_error_t *e,
     push_key(c, field);
     if (key >= 0) push_index(c, (size_t)key);
   }
-  fmt_error_kind kind =
-      r == ANIM_ERR_TOO_MANY_JOINTS ? FMT_ERR_TOO_LARGE : FMT_ERR_BAD_INPUT;
-  fail(c, kind, anim_result_str(r), "%s",
+  fail(c, fmt_error_of_result(r), "%s",
        e->message[0] ? e->message : anim_result_str(r));
   pop(c, old);
   return -1;
@@ -297,12 +288,12 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
   size_t max = c->opts->max_joints ? c->opts->max_joints : ANIM_MAX_JOINTS;
   if (max > ANIM_MAX_JOINTS) max = ANIM_MAX_JOINTS;
   if (n == 0)
-    return fail_at(c, "joints", FMT_ERR_BAD_INPUT, "value_count",
+    return fail_at(c, "joints", FMT_ERR_VALUE_COUNT,
                    "a skeleton needs at least one joint");
   if (n > max) {
     size_t old = push_key(c, "joints");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_joints",
-         "%zu joints; at most %zu are accepted", n, max);
+    fail(c, FMT_ERR_TOO_MANY_JOINTS, "%zu joints; at most %zu are accepted", n,
+         max);
     pop(c, old);
     return -1;
   }
@@ -322,22 +313,21 @@ static int decode_skeleton(ctx_t *c, json_t *obj) {
     if (check_members(c, j, joint_members) != 0) goto done;
     if (get_string(c, j, "name", true, &r->name) != 0) goto done;
     if (r->name[0] == '\0') {
-      fail_at(c, "name", FMT_ERR_BAD_INPUT, "name_empty",
-              "a joint needs a name");
+      fail_at(c, "name", FMT_ERR_NAME_EMPTY, "a joint needs a name");
       goto done;
     }
     json_t *p = json_object_get(j, "parent");
     if (p == NULL) {
-      fail_at(c, "parent", FMT_ERR_BAD_INPUT, "missing_field",
+      fail_at(c, "parent", FMT_ERR_MISSING_FIELD,
               "this member is required (-1 for a root)");
       goto done;
     }
     int64_t parent;
     size_t op = push_key(c, "parent");
-    if (read_int(c, p, -1, (int64_t)n - 1, "parent_range", &parent) != 0)
+    if (read_int(c, p, -1, (int64_t)n - 1, FMT_ERR_PARENT_RANGE, &parent) != 0)
       goto done;
     if (parent == (int64_t)i) {
-      fail(c, FMT_ERR_BAD_INPUT, "cycle", "a joint cannot be its own parent");
+      fail(c, FMT_ERR_CYCLE, "a joint cannot be its own parent");
       goto done;
     }
     pop(c, op);
@@ -415,7 +405,7 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
       c->external = c->opts->skeleton;
       return 0;
     }
-    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "missing_field",
+    return fail_at(c, "skeleton", FMT_ERR_MISSING_FIELD,
                    b->skeleton_count
                        ? "the upload holds several skeletons: name one"
                        : "name the stored skeleton (its id or name)");
@@ -424,7 +414,7 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
   for (size_t i = 0; i < b->skeleton_count; i++) {
     if (strcmp(b->skeletons[i]->name, ref) != 0) continue;
     if (found != SIZE_MAX)
-      return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "skeleton_ambiguous",
+      return fail_at(c, "skeleton", FMT_ERR_SKELETON_AMBIGUOUS,
                      "several skeletons of this upload have that name");
     found = i;
   }
@@ -441,16 +431,16 @@ static int bind_skeleton(ctx_t *c, json_t *obj, const anim_skeleton_t **out,
     s = c->opts->skeleton;
   if (s == NULL) {
     size_t old = push_key(c, "skeleton");
-    fail(c, FMT_ERR_BAD_INPUT, "unknown_skeleton",
+    fail(c, FMT_ERR_UNKNOWN_SKELETON,
          "no skeleton \"%.80s\" in this upload or in the store", ref);
     pop(c, old);
     return -1;
   }
   if (c->external != NULL && c->external != s)
-    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "several_stored_skeletons",
+    return fail_at(c, "skeleton", FMT_ERR_SEVERAL_STORED_SKELETONS,
                    "an upload may refer to one stored skeleton only");
   if (c->opts->skeleton != NULL && c->opts->skeleton != s)
-    return fail_at(c, "skeleton", FMT_ERR_BAD_INPUT, "several_stored_skeletons",
+    return fail_at(c, "skeleton", FMT_ERR_SEVERAL_STORED_SKELETONS,
                    "this skeleton is not the one the request names");
   c->external = s;
   *out = s;
@@ -476,13 +466,13 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   if (check_members(c, t, members) != 0) return -1;
   json_t *joint = json_object_get(t, "joint");
   if (joint == NULL)
-    return fail_at(c, "joint", FMT_ERR_BAD_INPUT, "missing_field",
+    return fail_at(c, "joint", FMT_ERR_MISSING_FIELD,
                    "this member is required (a joint name or index)");
   size_t old = push_key(c, "joint");
   if (json_is_string(joint)) {
     int32_t storage = anim_skeleton_find(s, json_string_value(joint));
     if (storage < 0)
-      return fail(c, FMT_ERR_BAD_INPUT, "unknown_joint",
+      return fail(c, FMT_ERR_UNKNOWN_JOINT,
                   "the skeleton has no joint "
                   "\"%.80s\"",
                   json_string_value(joint));
@@ -490,8 +480,8 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   } else {
     int64_t j;
     if (json_is_number(joint)) {
-      if (read_int(c, joint, 0, (int64_t)s->joint_count - 1, "joint_range",
-                   &j) != 0)
+      if (read_int(c, joint, 0, (int64_t)s->joint_count - 1,
+                   FMT_ERR_JOINT_RANGE, &j) != 0)
         return -1;
     } else {
       return wrong_type(c, joint, "a joint name or index");
@@ -507,7 +497,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   for (int i = 0; i < 3; i++)
     if (strcmp(path, path_names[i]) == 0) p = i;
   if (p < 0)
-    return fail_at(c, "path", FMT_ERR_BAD_INPUT, "bad_value",
+    return fail_at(c, "path", FMT_ERR_BAD_VALUE,
                    "expected \"translation\", \"rotation\" or \"scale\"");
   int ip = ANIM_INTERP_LINEAR;
   if (interp != NULL) {
@@ -515,7 +505,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     for (int i = 0; i < ANIM_INTERP_COUNT_; i++)
       if (strcmp(interp, interp_names[i]) == 0) ip = i;
     if (ip < 0)
-      return fail_at(c, "interpolation", FMT_ERR_BAD_INPUT, "bad_value",
+      return fail_at(c, "interpolation", FMT_ERR_BAD_VALUE,
                      "expected STEP, LINEAR, CUBICSPLINE, BEZIER or SQUAD");
   }
   raw->path = (anim_path)p;
@@ -526,12 +516,11 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     return -1;
   size_t max_keys = c->opts->max_keys ? c->opts->max_keys : DEFAULT_MAX_KEYS;
   if (keys == 0)
-    return fail_at(c, "times", FMT_ERR_BAD_INPUT, "no_keys",
-                   "a track needs keys");
+    return fail_at(c, "times", FMT_ERR_NO_KEYS, "a track needs keys");
   if (keys > max_keys) {
     old = push_key(c, "times");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_keys",
-         "%zu keys; at most %zu per track", keys, max_keys);
+    fail(c, FMT_ERR_TOO_MANY_KEYS, "%zu keys; at most %zu per track", keys,
+         max_keys);
     pop(c, old);
     return -1;
   }
@@ -539,10 +528,9 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   for (size_t k = 0; k < keys; k++) {
     size_t o = push_index(c, k);
     if (mem->times[k] < 0)
-      return fail(c, FMT_ERR_BAD_INPUT, "time_negative",
-                  "key times start at 0");
+      return fail(c, FMT_ERR_TIME_NEGATIVE, "key times start at 0");
     if (k > 0 && !(mem->times[k] > mem->times[k - 1]))
-      return fail(c, FMT_ERR_BAD_INPUT, "times_order",
+      return fail(c, FMT_ERR_TIMES_ORDER,
                   "key times must increase strictly (%g after %g)",
                   (double)mem->times[k], (double)mem->times[k - 1]);
     pop(c, o);
@@ -555,7 +543,7 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     return -1;
   if (nvalues != keys * per_key) {
     old = push_key(c, "values");
-    fail(c, FMT_ERR_BAD_INPUT, "value_count",
+    fail(c, FMT_ERR_VALUE_COUNT,
          "expected %zu numbers (%zu keys x %zu%s), found %zu", keys * per_key,
          keys, comps,
          ip == ANIM_INTERP_CUBICSPLINE ? " x 3 for in-tangent, value, "
@@ -572,13 +560,13 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
     for (size_t k = 0; k < 4 * keys; k++) {
       if (mem->bezier[k] < 0 || mem->bezier[k] > 1) {
         push_index(c, k);
-        return fail(c, FMT_ERR_BAD_INPUT, "bezier_range",
+        return fail(c, FMT_ERR_BEZIER_RANGE,
                     "Bezier control values lie in [0, 1]");
       }
     }
     pop(c, old);
   } else if (json_object_get(t, "bezier") != NULL) {
-    return fail_at(c, "bezier", FMT_ERR_BAD_INPUT, "unknown_field",
+    return fail_at(c, "bezier", FMT_ERR_UNKNOWN_FIELD,
                    "\"bezier\" belongs to BEZIER tracks only");
   }
   raw->times = mem->times;
@@ -603,8 +591,7 @@ static int decode_clip(ctx_t *c, json_t *obj) {
   if (d != NULL) {
     size_t old = push_key(c, "duration");
     if (read_float(c, d, &duration) != 0) return -1;
-    if (duration < 0)
-      return fail(c, FMT_ERR_BAD_INPUT, "bad_value", "a negative duration");
+    if (duration < 0) return fail(c, FMT_ERR_BAD_VALUE, "a negative duration");
     pop(c, old);
   }
   const anim_skeleton_t *s;
@@ -682,7 +669,7 @@ done:
 
 /* Reads count unsigned integers below limit from member key. */
 static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
-                     size_t expected, uint32_t limit, const char *range_code,
+                     size_t expected, uint32_t limit, fmt_error_code range_code,
                      uint32_t **out, size_t *count) {
   json_t *arr;
   *out = NULL;
@@ -692,8 +679,8 @@ static int get_uints(ctx_t *c, json_t *obj, const char *key, bool required,
   size_t n = json_array_size(arr);
   size_t old = push_key(c, key);
   if (expected != SIZE_MAX && n != expected) {
-    fail(c, FMT_ERR_BAD_INPUT, "value_count",
-         "expected %zu integers, found %zu", expected, n);
+    fail(c, FMT_ERR_VALUE_COUNT, "expected %zu integers, found %zu", expected,
+         n);
     return -1;
   }
   uint32_t *v = malloc((n ? n : 1) * sizeof *v);
@@ -734,7 +721,7 @@ static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
   if (tex != NULL) {
     int64_t t;
     size_t o = push_key(c, "texture");
-    if (read_int(c, tex, 0, INT32_MAX, "bad_value", &t) != 0) return -1;
+    if (read_int(c, tex, 0, INT32_MAX, FMT_ERR_BAD_VALUE, &t) != 0) return -1;
     pop(c, o);
     m->has_texture = true;
     m->texture = (uint32_t)t;
@@ -752,17 +739,16 @@ static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
     if (data != NULL) {
       size_t n = strlen(data);
       if (m->image_type == NULL || !fmt__image_type_known(m->image_type))
-        return fail_at(c, "mimeType", FMT_ERR_BAD_INPUT, "bad_value",
+        return fail_at(c, "mimeType", FMT_ERR_BAD_VALUE,
                        "image/png, image/jpeg, image/webp or image/ktx2");
       if (n == 0 || n % 4 != 0 || n > INT32_MAX)
-        return fail_at(c, "data", FMT_ERR_BAD_INPUT, "bad_value",
+        return fail_at(c, "data", FMT_ERR_BAD_VALUE,
                        "base64 of a non-empty image");
       *image = malloc(n / 4 * 3 + 1);
       if (*image == NULL) return oom(c);
       int got = EVP_DecodeBlock(*image, (const unsigned char *)data, (int)n);
       if (got < 0)
-        return fail_at(c, "data", FMT_ERR_BAD_INPUT, "bad_value",
-                       "invalid base64");
+        return fail_at(c, "data", FMT_ERR_BAD_VALUE, "invalid base64");
       size_t pad = (data[n - 1] == '=') + (n >= 2 && data[n - 2] == '=');
       m->image = *image;
       m->image_size = (size_t)got - pad;
@@ -788,7 +774,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   json_t *inf = json_object_get(obj, "influences");
   if (inf != NULL) {
     size_t old = push_key(c, "influences");
-    if (read_int(c, inf, 1, 8, "influences", &k) != 0) return -1;
+    if (read_int(c, inf, 1, 8, FMT_ERR_INFLUENCES, &k) != 0) return -1;
     pop(c, old);
   }
   const anim_skeleton_t *s;
@@ -804,7 +790,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   if (get_floats(c, obj, "positions", true, SIZE_MAX, &pos, &npos) != 0)
     goto done;
   if (npos == 0 || npos % 3 != 0) {
-    fail_at(c, "positions", FMT_ERR_BAD_INPUT, "value_count",
+    fail_at(c, "positions", FMT_ERR_VALUE_COUNT,
             "3 numbers per vertex, at least one vertex");
     goto done;
   }
@@ -813,8 +799,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       c->opts->max_vertices ? c->opts->max_vertices : DEFAULT_MAX_VERTICES;
   if (v > max_v) {
     size_t old = push_key(c, "positions");
-    fail(c, FMT_ERR_TOO_LARGE, "too_many_vertices", "%zu vertices; at most %zu",
-         v, max_v);
+    fail(c, FMT_ERR_TOO_MANY_VERTICES, "%zu vertices; at most %zu", v, max_v);
     pop(c, old);
     goto done;
   }
@@ -822,7 +807,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   if (vert != NULL) {
     int64_t vv;
     size_t old = push_key(c, "vertices");
-    if (read_int(c, vert, (int64_t)v, (int64_t)v, "value_count", &vv) != 0)
+    if (read_int(c, vert, (int64_t)v, (int64_t)v, FMT_ERR_VALUE_COUNT, &vv) !=
+        0)
       goto done;
     pop(c, old);
   }
@@ -831,7 +817,7 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       decode_material(c, obj, &material, &image) != 0)
     goto done;
   if (get_uints(c, obj, "joints", true, v * (size_t)k, s->joint_count,
-                "joint_range", &joints, &count) != 0)
+                FMT_ERR_JOINT_RANGE, &joints, &count) != 0)
     goto done;
   if (get_floats(c, obj, "weights", true, v * (size_t)k, &w, NULL) != 0)
     goto done;
@@ -842,30 +828,28 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
       float x = w[i * (size_t)k + j];
       if (x < 0) {
         push_index(c, i * (size_t)k + j);
-        fail(c, FMT_ERR_BAD_INPUT, "weight", "a negative weight");
+        fail(c, FMT_ERR_WEIGHT, "a negative weight");
         goto done;
       }
       sum += x;
     }
     if (!(sum > 0) || !isfinite(sum)) {
       push_index(c, i * (size_t)k);
-      fail(c, FMT_ERR_BAD_INPUT, "weight",
-           "the weights of vertex %zu sum to %g", i, (double)sum);
+      fail(c, FMT_ERR_WEIGHT, "the weights of vertex %zu sum to %g", i,
+           (double)sum);
       goto done;
     }
   }
   pop(c, old);
   if (v > UINT32_MAX) {
-    fail_at(c, "positions", FMT_ERR_TOO_LARGE, "too_many_vertices",
-            "too many vertices");
+    fail_at(c, "positions", FMT_ERR_TOO_MANY_VERTICES, "too many vertices");
     goto done;
   }
-  if (get_uints(c, obj, "indices", false, SIZE_MAX, (uint32_t)v, "index_range",
-                &indices, &nidx) != 0)
+  if (get_uints(c, obj, "indices", false, SIZE_MAX, (uint32_t)v,
+                FMT_ERR_INDEX_RANGE, &indices, &nidx) != 0)
     goto done;
   if (nidx % 3 != 0) {
-    fail_at(c, "indices", FMT_ERR_BAD_INPUT, "value_count",
-            "3 indices per triangle");
+    fail_at(c, "indices", FMT_ERR_VALUE_COUNT, "3 indices per triangle");
     goto done;
   }
   if (nrm == NULL) {
@@ -989,7 +973,7 @@ int fmt_decode_native_json(const void *body, size_t len,
   memset(out, 0, sizeof *out);
   size_t cost = tree_cost(body, len);
   if (cost > TREE_AMPLIFICATION * len + TREE_ALLOWANCE)
-    return fmt_fail(err, FMT_ERR_TOO_LARGE, "too_large", "body",
+    return fmt_fail(err, FMT_ERR_TOO_LARGE, "body",
                     "parsing these %zu bytes would take about %zu MiB (at "
                     "most %d times the body plus %zu MiB): split the upload",
                     len, cost >> 20, TREE_AMPLIFICATION, TREE_ALLOWANCE >> 20);
@@ -997,7 +981,7 @@ int fmt_decode_native_json(const void *body, size_t len,
   json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
   if (root == NULL) {
     snprintf(c.at, sizeof c.at, "line %d, column %d", je.line, je.column);
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_json", c.at, "%s", je.text);
+    return fmt_fail(err, FMT_ERR_BAD_JSON, c.at, "%s", je.text);
   }
   int rc = -1;
   if (!json_is_object(root)) {
@@ -1008,7 +992,7 @@ int fmt_decode_native_json(const void *body, size_t len,
   json_t *one = json_object_get(root, "skeleton");
   json_t *many = json_object_get(root, "skeletons");
   if (one != NULL && many != NULL) {
-    fail_at(&c, "skeletons", FMT_ERR_BAD_INPUT, "unknown_field",
+    fail_at(&c, "skeletons", FMT_ERR_UNKNOWN_FIELD,
             "give \"skeleton\" or \"skeletons\", not both");
     goto done;
   }
@@ -1022,7 +1006,7 @@ int fmt_decode_native_json(const void *body, size_t len,
       decode_list(&c, root, "meshes", decode_mesh) != 0)
     goto done;
   if (out->skeleton_count + out->clip_count + out->mesh_count == 0) {
-    fail(&c, FMT_ERR_BAD_INPUT, "empty_upload",
+    fail(&c, FMT_ERR_EMPTY_UPLOAD,
          "the upload holds no skeleton, clip or mesh");
     goto done;
   }

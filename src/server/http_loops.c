@@ -84,11 +84,11 @@ static void on_connection(uv_stream_t *listener, int status) {
               s->cfg.max_connections;
   if (srv_auth_admit_connection(s->auth, srv_conn_peer(c)) != 0) {
     count_connection(s, false);
-    srv_http_reject(h, 429, srv_error_name(SRV_ERR_RATE_LIMITED),
+    srv_http_reject(h, SRV_ERR_RATE_LIMITED,
                     "too many new connections from this address");
   } else if (over) {
     count_connection(s, true);
-    srv_http_reject(h, 503, "too_many_connections",
+    srv_http_reject(h, SRV_ERR_TOO_MANY_CONNECTIONS,
                     "the server has reached max_connections");
   } else {
     count_connection(s, false);

@@ -33,7 +33,7 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
   char hash[FMT_ID_LEN + 1];
   if (!fmt_is_content_id(id) || fmt_content_id(text, len, hash) != 0 ||
       strcmp(hash, id) != 0)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_input", "",
+    return fmt_fail(err, FMT_ERR_BAD_INPUT, "",
                     "the text of %s %.70s does not hash to its id",
                     store_kind_name(kind), id);
   store_asset_t *have = store_lookup(s, kind, id, NULL);
@@ -52,7 +52,7 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
   int r = fmt_decode_native_json(text, len, &opts, &bundle, err);
   size_t n = bundle.skeleton_count + bundle.clip_count + bundle.mesh_count;
   if (r == 0 && (n != 1 || bundle_count(&bundle, kind) != 1))
-    r = fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_input", "",
+    r = fmt_fail(err, FMT_ERR_BAD_INPUT, "",
                  "the text of %s %s holds another asset", store_kind_name(kind),
                  id);
   store_ingest_result_t res;

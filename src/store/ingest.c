@@ -44,16 +44,16 @@ static int check_given_name(const char *name, const char *at, const char *what,
                             size_t have, fmt_error_t *err) {
   if (name == NULL) return 0;
   if (name[0] == '\0')
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
-                    "'%s' must not be empty", at);
+    return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at, "'%s' must not be empty",
+                    at);
   if (strlen(name) > 256)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+    return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at,
                     "'%s' is longer than 256 bytes", at);
   if (fmt_is_content_id(name))
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+    return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at,
                     "'%s' must not look like an id (64 hex digits)", at);
   if (have != 1)
-    return fmt_fail(err, FMT_ERR_BAD_INPUT, "bad_parameter", at,
+    return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at,
                     "'%s' names the one %s of an upload; this one holds %zu",
                     at, what, have);
   return 0;
@@ -119,15 +119,13 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                      ? bundle->clips[i].skeleton
                      : bundle->meshes[i - bundle->clip_count].skeleton;
     if (k == FMT_EXTERNAL_SKELETON ? external == NULL : k >= ns) {
-      fmt_fail(err, FMT_ERR_INTERNAL, "internal", "",
-               "a decoded asset has no skeleton");
+      fmt_fail(err, FMT_ERR_INTERNAL, "", "a decoded asset has no skeleton");
       goto done;
     }
     skel_of[ns + i] = k;
   }
   if (external != NULL && external->kind != STORE_SKELETON) {
-    fmt_fail(err, FMT_ERR_INTERNAL, "internal", "",
-             "the external asset is no skeleton");
+    fmt_fail(err, FMT_ERR_INTERNAL, "", "the external asset is no skeleton");
     goto done;
   }
   /* Wrap and encode (no lock): skeletons first, clips and meshes refer to
@@ -161,7 +159,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   pthread_mutex_lock(&s->io_lock);
   io_locked = true;
   if (external != NULL && external->_removed) {
-    fmt_fail(err, FMT_ERR_CONFLICT, "skeleton_deleted", "skeleton",
+    fmt_fail(err, FMT_ERR_SKELETON_DELETED, "skeleton",
              "skeleton %s was deleted while this upload was decoded",
              external->id);
     goto done;
@@ -197,7 +195,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
       if (store__name_count(s, a->kind, a->name, a->skeleton_asset, &same) == 0)
         same = store__index_find(&names, hn, local_name_match, a);
       if (same != NULL) {
-        fmt_fail(err, FMT_ERR_NAME_CONFLICT, "name_conflict", "",
+        fmt_fail(err, FMT_ERR_NAME_CONFLICT, "",
                  "skeleton %s already has a %s named \"%.60s\" (%s): delete "
                  "it first or use another name",
                  a->skeleton_asset->id, store_kind_name(a->kind), a->name,
@@ -218,7 +216,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     pthread_mutex_lock(&s->lock);
     s->stats.refused_full++;
     pthread_mutex_unlock(&s->lock);
-    fmt_fail(err, FMT_ERR_NO_ROOM, "insufficient_storage", "",
+    fmt_fail(err, FMT_ERR_INSUFFICIENT_STORAGE, "",
              "the store holds %zu bytes of assets; this upload needs %zu more "
              "and the limit is %zu",
              have, new_bytes, s->max_bytes);
@@ -246,7 +244,7 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   rc = 0;
   goto done;
 oom:
-  fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
+  fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
 done:
   if (io_locked) pthread_mutex_unlock(&s->io_lock);
   store__publish_done(&pub);

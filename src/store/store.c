@@ -288,15 +288,13 @@ static int remove_assets(store_t *s, store_asset_t *const *victims, size_t n,
   if (s->data_dir != NULL) {
     int r = store__remove_files(s, victims, n);
     if (r != 0)
-      return fmt_fail(err, FMT_ERR_IO, "io_error", "",
-                      "cannot remove the file of %s %s: %s",
-                      store_kind_name(victims[0]->kind), victims[0]->id,
-                      strerror(-r));
+      return fmt_fail(
+          err, FMT_ERR_IO_ERROR, "", "cannot remove the file of %s %s: %s",
+          store_kind_name(victims[0]->kind), victims[0]->id, strerror(-r));
   }
   store_name_group_t **emptied = calloc(2 * n, sizeof *emptied);
   if (emptied == NULL)
-    return fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
-                    "out of memory");
+    return fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
   pthread_mutex_lock(&s->lock);
   for (size_t i = 0; i < n; i++) {
     store__unpublish(s, victims[i], emptied + 2 * i);
@@ -315,15 +313,14 @@ static store_asset_t *find_for_delete(store_t *s, store_kind kind,
                                       const char *id, fmt_error_t *err) {
   store_asset_t *a = store__find_id(s, kind, id);
   if (a == NULL)
-    fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id", "no %s with id %s",
+    fmt_fail(err, FMT_ERR_NOT_FOUND, "id", "no %s with id %s",
              store_kind_name(kind), id);
   return a;
 }
 
 static int not_an_id(store_kind kind, const char *id, fmt_error_t *err) {
-  return fmt_fail(err, FMT_ERR_NOT_FOUND, "not_found", "id",
-                  "no %s with id \"%.70s\"", store_kind_name(kind),
-                  id ? id : "");
+  return fmt_fail(err, FMT_ERR_NOT_FOUND, "id", "no %s with id \"%.70s\"",
+                  store_kind_name(kind), id ? id : "");
 }
 
 int store_delete(store_t *s, store_kind kind, const char *id,
@@ -335,7 +332,7 @@ int store_delete(store_t *s, store_kind kind, const char *id,
   int rc = -1;
   if (a == NULL) goto done;
   if (kind == STORE_SKELETON && a->_clips + a->_meshes > 0) {
-    fmt_fail(err, FMT_ERR_CONFLICT, "conflict", "id",
+    fmt_fail(err, FMT_ERR_CONFLICT, "id",
              "skeleton %s still has %u clip(s) and %u mesh(es): delete "
              "them first, or delete with ?cascade=1",
              id, a->_clips, a->_meshes);
@@ -378,7 +375,7 @@ int store_delete_cascade(store_t *s, const char *id, store_asset_t ***removed,
   if (sk == NULL) goto done;
   victims = malloc((sk->_clips + sk->_meshes + 1) * sizeof *victims);
   if (victims == NULL) {
-    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
     goto done;
   }
   n = collect_children(s, sk, STORE_CLIP, victims);
@@ -478,7 +475,7 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
   *out = NULL;
   store_t *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "", "out of memory");
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
     return -ENOMEM;
   }
   pthread_mutex_init(&s->io_lock, NULL);
@@ -492,8 +489,7 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
     s->data_dir = strdup(opts->data_dir);
     if (s->data_dir == NULL) {
       store_close(s);
-      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
-               "out of memory");
+      fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
       return -ENOMEM;
     }
     int r = store__load_dir(s, err);

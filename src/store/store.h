@@ -43,7 +43,7 @@
  * (formats/asset_bytes.h: every array of the block, a clip's table of the
  * joint paths no track animates and a skeleton's name index included),
  * the asset itself and its index slots. With max_bytes set, an ingest that
- * would go beyond it fails with insufficient_storage (FMT_ERR_NO_ROOM) and
+ * would go beyond it fails with FMT_ERR_INSUFFICIENT_STORAGE and
  * stores nothing; store_decode_room gives decoders the room left, so that
  * an upload that cannot fit is refused before its objects are built.
  *
@@ -145,10 +145,10 @@ typedef struct store_ingest_result_s {
  * objects (the bundle is left empty in both cases). external is the
  * skeleton asset the bundle's FMT_EXTERNAL_SKELETON members were built for
  * (from store_lookup or a store_resolver_t), or NULL. Returns 0 with out
- * filled, or -1 with err (kind, code): FMT_ERR_NAME_CONFLICT name_conflict,
- * FMT_ERR_CONFLICT skeleton_deleted (external was deleted meanwhile),
- * FMT_ERR_NO_ROOM insufficient_storage, FMT_ERR_IO io_error,
- * FMT_ERR_OUT_OF_MEMORY out_of_memory or FMT_ERR_INTERNAL internal. */
+ * filled, or -1 with err (its code): FMT_ERR_NAME_CONFLICT,
+ * FMT_ERR_SKELETON_DELETED (external was deleted meanwhile),
+ * FMT_ERR_INSUFFICIENT_STORAGE, FMT_ERR_IO_ERROR, FMT_ERR_OUT_OF_MEMORY or
+ * FMT_ERR_INTERNAL. */
 int store_ingest(store_t *store, fmt_bundle_t *bundle, store_asset_t *external,
                  store_ingest_result_t *out, fmt_error_t *err);
 /* Releases the entries and frees the array. */
@@ -217,10 +217,9 @@ int store_ingest_named(store_t *store, fmt_bundle_t *bundle,
 size_t store_decode_room(store_t *store);
 
 /* Deletes the asset of kind with that id (names are not taken here).
- * Returns 0, or -1 with err: FMT_ERR_NOT_FOUND not_found, FMT_ERR_CONFLICT
- * conflict (a skeleton that still has clips or meshes; the message counts
- * them), FMT_ERR_IO io_error (the file could not be removed; the asset
- * stays). */
+ * Returns 0, or -1 with err: FMT_ERR_NOT_FOUND, FMT_ERR_CONFLICT (a
+ * skeleton that still has clips or meshes; the message counts them),
+ * FMT_ERR_IO_ERROR (the file could not be removed; the asset stays). */
 int store_delete(store_t *store, store_kind kind, const char *id,
                  fmt_error_t *err);
 

@@ -146,13 +146,12 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
     else if (j < written)
       unlinkat(s->dir_fd, tmps[j], 0);
   }
-  fmt_fail(err, r == -ENOSPC ? FMT_ERR_NO_ROOM : FMT_ERR_IO,
-           r == -ENOSPC ? "insufficient_storage" : "io_error", "",
-           "the asset could not be saved: %s", strerror(-r));
+  fmt_fail(err, r == -ENOSPC ? FMT_ERR_INSUFFICIENT_STORAGE : FMT_ERR_IO_ERROR,
+           "", "the asset could not be saved: %s", strerror(-r));
   return r;
 stopped:
   free(tmps);
-  return fmt_fail(err, FMT_ERR_IO, "io_error", "", "stopped for a test");
+  return fmt_fail(err, FMT_ERR_IO_ERROR, "", "stopped for a test");
 }
 
 int store__remove_file(store_t *s, const store_asset_t *asset) {
@@ -359,14 +358,14 @@ static bool is_commit_name(const char *name) {
 int store__load_dir(store_t *s, fmt_error_t *err) {
   if (mkdir(s->data_dir, 0750) != 0 && errno != EEXIST) {
     int r = -errno;
-    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot create %s: %s",
+    fmt_fail(err, FMT_ERR_IO_ERROR, "data_dir", "cannot create %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
   s->dir_fd = open(s->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s->dir_fd < 0) {
     int r = -errno;
-    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot open %s: %s",
+    fmt_fail(err, FMT_ERR_IO_ERROR, "data_dir", "cannot open %s: %s",
              s->data_dir, strerror(errno));
     return r;
   }
@@ -375,7 +374,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   if (dir == NULL) {
     int r = -errno;
     if (fd >= 0) close(fd);
-    fmt_fail(err, FMT_ERR_IO, "io_error", "data_dir", "cannot list %s: %s",
+    fmt_fail(err, FMT_ERR_IO_ERROR, "data_dir", "cannot list %s: %s",
              s->data_dir, strerror(-r));
     return r;
   }
@@ -431,7 +430,7 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
   for (size_t i = 0; i < count; i++) free(names[i]);
   free(names);
   if (r != 0)
-    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "out_of_memory", "",
-             "out of memory loading %s", s->data_dir);
+    fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory loading %s",
+             s->data_dir);
   return r;
 }

@@ -44,8 +44,8 @@ try:
     raw_cases = [
         ("garbage request line", b"GARBAGE\r\n\r\n", 400, "bad_http",
          "request"),
-        ("unknown HTTP version", b"GET /healthz HTTP/7.1\r\n\r\n", None,
-         "bad_http", "request"),
+        ("unknown HTTP version", b"GET /healthz HTTP/7.1\r\n\r\n", 505,
+         "http_version", "request"),
         ("header without colon",
          b"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400,
          "bad_http", "request"),

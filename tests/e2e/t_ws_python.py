@@ -283,7 +283,7 @@ async def run(d, ids):
             await ws.send(m)
         await c.pump(0.5)
         codes = [e["error"]["code"] for e in c.errors]
-        check(codes == ["bad_json", "unknown_op", "not_found", "bad_type",
+        check(codes == ["bad_json", "unknown_op", "not_found", "wrong_type",
                         "unknown_stream"], "error codes %r" % codes)
         check(c.errors[3]["error"]["at"] == "fps" and c.errors[3]["id"] ==
               "y", "error at/id")

@@ -226,15 +226,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int verbose = -1;
   if (verbose < 0) verbose = getenv("FUZZ_VERBOSE") != NULL;
   if (verbose)
-    fprintf(stderr, "decode: %s %s at %s: %s\n", fmt_error_kind_name(err.kind),
-            err.code, err.at, err.message);
+    fprintf(stderr, "decode: %s at %s: %s\n", fmt_error_name(err.code), err.at,
+            err.message);
   if (rc != 0) {
-    /* A failure always says what and where, with a kind of bad input. */
-    bool input_kind = err.kind == FMT_ERR_BAD_INPUT ||
-                      err.kind == FMT_ERR_TOO_LARGE ||
-                      err.kind == FMT_ERR_UNSUPPORTED_TYPE;
-    if (!input_kind || err.code[0] == '\0' ||
-        memchr(err.code, '\0', sizeof err.code) == NULL ||
+    /* A failure always says what and where, with a code of bad input (a
+     * 4xx of the table). */
+    int status = fmt_error_status(err.code);
+    if (status < 400 || status > 499 || err.code >= FMT_ERR_COUNT_ ||
         memchr(err.message, '\0', sizeof err.message) == NULL ||
         memchr(err.at, '\0', sizeof err.at) == NULL)
       abort();

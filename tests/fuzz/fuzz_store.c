@@ -125,9 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fmt_bundle_free(&b);
   store_resolver_release(&resolver);
   if (rc != 0) {
-    if (err.kind != FMT_ERR_NAME_CONFLICT && err.kind != FMT_ERR_NO_ROOM) {
-      fprintf(stderr, "fuzz_store: ingest failed: %s %s at %s: %s\n",
-              fmt_error_kind_name(err.kind), err.code, err.at, err.message);
+    if (err.code != FMT_ERR_NAME_CONFLICT &&
+        err.code != FMT_ERR_INSUFFICIENT_STORAGE) {
+      fprintf(stderr, "fuzz_store: ingest failed: %s at %s: %s\n",
+              fmt_error_name(err.code), err.at, err.message);
       abort();
     }
     return 0;
@@ -155,8 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     store_asset_t *a = res.entries[i].asset;
     if (!res.entries[i].created) continue;
     if (store_delete(store, a->kind, a->id, &err) != 0) {
-      fprintf(stderr, "fuzz_store: delete %s failed: %s %s: %s\n", a->id,
-              fmt_error_kind_name(err.kind), err.code, err.message);
+      fprintf(stderr, "fuzz_store: delete %s failed: %s: %s\n", a->id,
+              fmt_error_name(err.code), err.message);
       abort();
     }
   }

@@ -147,28 +147,17 @@ void srv__respond_buf(srv_request_t *req, int status, fmt_buf_t *b,
               b->len);
 }
 
+/* The table's status of a code (formats/error_codes.h): one status per
+ * code, whichever layer reports it. */
 int srv_error_kind_status(fmt_error_kind kind) {
-  switch (kind) {
-  case FMT_ERR_NONE:
-  case FMT_ERR_BAD_INPUT: return 400;
-  case FMT_ERR_UNSUPPORTED_TYPE: return 415;
-  case FMT_ERR_TOO_LARGE: return 413;
-  case FMT_ERR_NOT_FOUND: return 404;
-  case FMT_ERR_CONFLICT:
-  case FMT_ERR_NAME_CONFLICT: return 409;
-  case FMT_ERR_NO_ROOM: return 507;
-  case FMT_ERR_OUT_OF_MEMORY:
-  case FMT_ERR_IO:
-  case FMT_ERR_INTERNAL:
-  case FMT_ERR_KIND_COUNT_: return 500;
-  }
-  return 500;
+  return fmt_error_status(kind);
 }
 
 void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
-  int status = srv_error_kind_status(err->kind);
-  srv_respond_error(req, status, err->code[0] ? err->code : "bad_request",
-                    err->at[0] ? err->at : NULL, "%s", err->message);
+  srv_respond_error(req, fmt_error_status(err->code), fmt_error_name(err->code),
+                    err->at[0] ? err->at : NULL, "%s",
+                    err->message[0] ? err->message
+                                    : fmt_error_message(err->code));
 }
 
 void srv__range_run(srv_range_t *r, srv_request_t *req,

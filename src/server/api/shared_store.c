@@ -36,7 +36,7 @@ static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
     srv__fail(req, SRV_ERR_CONFLICT, at, "%s", r->message);
     return;
   case SRV_BACKEND_GONE:
-    srv_respond_error(req, 409, "skeleton_deleted", NULL, "%s", r->message);
+    srv__fail(req, SRV_ERR_SKELETON_DELETED, NULL, "%s", r->message);
     return;
   case SRV_BACKEND_NO_ROOM:
     srv__fail(req, SRV_ERR_INSUFFICIENT_STORAGE, NULL, "%s", r->message);

@@ -68,8 +68,8 @@ struct srv_http_s {
   char *body;
   size_t blen, bcap;
   /* A parse error found in a callback. */
-  int err_status;
-  const char *err_code;
+  bool err_set;
+  srv_error_code err_code;
   const char *err_at;
   char err_msg[160];
   /* srv_request_when_flushed. */
@@ -228,7 +228,7 @@ static srv_method map_method(uint8_t m) {
 /* ---- timers
  * ------------------------------------------------------------------- */
 
-static void respond_error_and_close(srv_http_t *h, int status, const char *code,
+static void respond_error_and_close(srv_http_t *h, srv_error_code code,
                                     const char *at, const char *msg);
 
 static void on_timer(uv_timer_t *t) {
@@ -236,7 +236,7 @@ static void on_timer(uv_timer_t *t) {
   if (h->gone || h->state != HTTP_IDLE) return;
   if (h->in_message)
     respond_error_and_close(
-        h, 408, "timeout", h->headers_done ? "body" : "headers",
+        h, SRV_ERR_TIMEOUT, h->headers_done ? "body" : "headers",
         h->headers_done ? "the request body did not arrive in time"
                         : "the request headers did not arrive in "
                           "time");
@@ -274,10 +274,10 @@ static void arm_timer(srv_http_t *h) {
 /* ---- llhttp callbacks ------------------------------------------------------
  */
 
-static int fail_cb(srv_http_t *h, int status, const char *code, const char *at,
+static int fail_cb(srv_http_t *h, srv_error_code code, const char *at,
                    const char *msg) {
-  if (h->err_status == 0) {
-    h->err_status = status;
+  if (!h->err_set) {
+    h->err_set = true;
     h->err_code = code;
     h->err_at = at;
     snprintf(h->err_msg, sizeof h->err_msg, "%s", msg);
@@ -288,7 +288,7 @@ static int fail_cb(srv_http_t *h, int status, const char *code, const char *at,
 static int hbuf_append(srv_http_t *h, const char *at, size_t len) {
   size_t limit = cfg_of(h)->max_header_size + 2 * SRV_MAX_HEADERS + 4;
   if (h->hlen + len + 1 > limit)
-    return fail_cb(h, 431, "header_too_large", "headers",
+    return fail_cb(h, SRV_ERR_HEADER_TOO_LARGE, "headers",
                    "the request line and headers are larger than "
                    "max_header_size");
   if (h->hlen + len + 1 > h->hcap) {
@@ -297,7 +297,7 @@ static int hbuf_append(srv_http_t *h, const char *at, size_t len) {
     if (cap > limit) cap = limit;
     char *p = realloc(h->hbuf, cap);
     if (p == NULL)
-      return fail_cb(h, 500, "out_of_memory", "headers", "out of memory");
+      return fail_cb(h, SRV_ERR_OUT_OF_MEMORY, "headers", "out of memory");
     h->hbuf = p;
     h->hcap = cap;
   }
@@ -318,7 +318,7 @@ static int on_message_begin(llhttp_t *p) {
   h->blen = 0;
   h->head_only = false;
   h->chunked = false;
-  h->err_status = 0;
+  h->err_set = false;
   /* Only the scalar fields: the header and parameter tables are filled
    * up to their counts. */
   srv_request_t *r = &h->req;
@@ -362,7 +362,7 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
   if (h->headers_done) return 0; /* Trailers are ignored. */
   if (h->last_was_value) {
     if (h->nheaders >= SRV_MAX_HEADERS)
-      return fail_cb(h, 431, "too_many_headers", "headers",
+      return fail_cb(h, SRV_ERR_TOO_MANY_HEADERS, "headers",
                      "more than 64 header fields");
     h->name_off[h->nheaders] = h->hlen;
     h->name_len[h->nheaders] = 0;
@@ -390,7 +390,7 @@ static int on_header_field_complete(llhttp_t *p) {
   /* Whitespace before the colon, a space inside the name or no name at
    * all are refused (RFC 9112 5.1), never guessed at. */
   if (!is_token(h->hbuf + h->name_off[h->nheaders], h->name_len[h->nheaders]))
-    return fail_cb(h, 400, "bad_header", "headers",
+    return fail_cb(h, SRV_ERR_BAD_HEADER, "headers",
                    "a header field name is not a token (no whitespace "
                    "before the colon)");
   int rc = hbuf_append(h, "", 1);
@@ -414,7 +414,7 @@ static int on_header_value_complete(llhttp_t *p) {
              h->value_len[h->nheaders]) != NULL ||
       memchr(h->hbuf + h->value_off[h->nheaders], '\r',
              h->value_len[h->nheaders]) != NULL)
-    return fail_cb(h, 400, "bad_header", "headers",
+    return fail_cb(h, SRV_ERR_BAD_HEADER, "headers",
                    "a header field value is folded over lines");
   int rc = hbuf_append(h, "", 1);
   h->nheaders++;
@@ -448,7 +448,7 @@ static int build_request(srv_http_t *h) {
   if (need > h->pcap) {
     char *np = realloc(h->pbuf, need);
     if (np == NULL)
-      return fail_cb(h, 500, "out_of_memory", "headers", "out of memory");
+      return fail_cb(h, SRV_ERR_OUT_OF_MEMORY, "headers", "out of memory");
     h->pbuf = np;
     h->pcap = need;
   }
@@ -469,7 +469,7 @@ static int build_request(srv_http_t *h) {
     size_t n = amp ? (size_t)(amp - s) : strlen(s);
     if (n > 0) {
       if (r->param_count >= SRV_MAX_QUERY)
-        return fail_cb(h, 400, "too_many_parameters", "query",
+        return fail_cb(h, SRV_ERR_TOO_MANY_PARAMETERS, "query",
                        "more than 32 query parameters");
       const char *eq = memchr(s, '=', n);
       size_t kn = eq ? (size_t)(eq - s) : n;
@@ -489,7 +489,7 @@ static int build_request(srv_http_t *h) {
 static int on_headers_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
   if (llhttp_get_http_major(p) != 1 || llhttp_get_http_minor(p) > 1)
-    return fail_cb(h, 505, "http_version", "request",
+    return fail_cb(h, SRV_ERR_HTTP_VERSION, "request",
                    "only HTTP/1.0 and HTTP/1.1 are spoken here");
   if (build_request(h) != 0) return -1;
   h->headers_done = true;
@@ -499,14 +499,14 @@ static int on_headers_complete(llhttp_t *p) {
   size_t max_body = cfg_of(h)->max_body_size;
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
   if (has_length && p->content_length > max_body)
-    return fail_cb(h, 413, "body_too_large", "body",
+    return fail_cb(h, SRV_ERR_BODY_TOO_LARGE, "body",
                    "Content-Length is larger than max_body_size");
   bool has_body =
       (has_length && p->content_length > 0) || (p->flags & F_CHUNKED) != 0;
   const char *expect = srv_request_header(r, "Expect");
   if (expect != NULL) {
     if (strcasecmp(expect, "100-continue") != 0)
-      return fail_cb(h, 417, "expectation_failed", "Expect",
+      return fail_cb(h, SRV_ERR_EXPECTATION_FAILED, "Expect",
                      "only 100-continue is supported");
     if (has_body && r->http_minor >= 1) {
       /* Only a request its route would take gets 100 Continue; any other
@@ -524,7 +524,7 @@ static int on_headers_complete(llhttp_t *p) {
   if (has_length && p->content_length > 0 && h->bcap < p->content_length + 1) {
     char *b = realloc(h->body, p->content_length + 1);
     if (b == NULL)
-      return fail_cb(h, 500, "out_of_memory", "body",
+      return fail_cb(h, SRV_ERR_OUT_OF_MEMORY, "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = p->content_length + 1;
@@ -536,7 +536,7 @@ static int on_headers_complete(llhttp_t *p) {
 static int on_body(llhttp_t *p, const char *at, size_t len) {
   srv_http_t *h = p->data;
   if (h->blen + len > cfg_of(h)->max_body_size)
-    return fail_cb(h, 413, "body_too_large", "body",
+    return fail_cb(h, SRV_ERR_BODY_TOO_LARGE, "body",
                    "the request body is larger than max_body_size");
   if (h->blen + len + 1 > h->bcap) {
     /* Doubling, but never past the largest body allowed. */
@@ -546,7 +546,7 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
     if (cap > limit) cap = limit;
     char *b = realloc(h->body, cap);
     if (b == NULL)
-      return fail_cb(h, 500, "out_of_memory", "body",
+      return fail_cb(h, SRV_ERR_OUT_OF_MEMORY, "body",
                      "no memory for the request body");
     h->body = b;
     h->bcap = cap;
@@ -790,11 +790,15 @@ static void respond_error_v(srv_request_t *r, int status, const char *extra,
   fmt_answer_error(&b, code, msg, at);
   fmt_buf_putc(&b, '\n');
   if (b.failed) {
-    static const char fallback[] =
-        "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of "
-        "memory\",\"at\":null}}\n";
+    /* Without memory for the body: a fixed one. */
+    char fallback[96];
+    int n = snprintf(fallback, sizeof fallback,
+                     "{\"error\":{\"code\":\"%s\",\"message\":\"%s\","
+                     "\"at\":null}}\n",
+                     srv_error_name(SRV_ERR_OUT_OF_MEMORY),
+                     srv_error_message(SRV_ERR_OUT_OF_MEMORY));
     srv_respond(r, status, "application/json", extra, fallback,
-                sizeof fallback - 1);
+                n > 0 && (size_t)n < sizeof fallback ? (size_t)n : 0);
   } else {
     srv_respond(r, status, "application/json", extra, b.data, b.len);
   }
@@ -815,6 +819,34 @@ void srv_respond_error_h(srv_request_t *r, int status, const char *extra,
   va_list ap;
   va_start(ap, fmt);
   respond_error_v(r, status, extra, code, at, fmt, ap);
+  va_end(ap);
+}
+
+static void respond_fail_v(srv_request_t *r, srv_error_code code,
+                           const char *extra, const char *at, const char *fmt,
+                           va_list ap) {
+  if (fmt == NULL)
+    srv_respond_error_h(r, srv_error_status(code), extra, srv_error_name(code),
+                        at, "%s", srv_error_message(code));
+  else
+    respond_error_v(r, srv_error_status(code), extra, srv_error_name(code), at,
+                    fmt, ap);
+}
+
+void srv_respond_fail(srv_request_t *r, srv_error_code code, const char *at,
+                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  respond_fail_v(r, code, NULL, at, fmt, ap);
+  va_end(ap);
+}
+
+void srv_respond_fail_h(srv_request_t *r, srv_error_code code,
+                        const char *extra, const char *at, const char *fmt,
+                        ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  respond_fail_v(r, code, extra, at, fmt, ap);
   va_end(ap);
 }
 
@@ -910,7 +942,7 @@ void srv_respond_abort(srv_request_t *r) {
 
 /* Answers an error outside any handler (parse errors, timeouts, refused
  * connections) and closes the connection afterwards. */
-static void respond_error_and_close(srv_http_t *h, int status, const char *code,
+static void respond_error_and_close(srv_http_t *h, srv_error_code code,
                                     const char *at, const char *msg) {
   srv_request_t *r = &h->req;
   if (r->_http == NULL) {
@@ -935,14 +967,14 @@ static void respond_error_and_close(srv_http_t *h, int status, const char *code,
   h->close_after = true;
   h->state = HTTP_DISPATCHED;
   uv_timer_stop(&h->timer);
-  srv_respond_error_h(
-      r, status, status == 503 || status == 429 ? "Retry-After: 1\r\n" : NULL,
-      code, at, "%s", msg);
+  int status = srv_error_status(code);
+  srv_respond_fail_h(
+      r, code, status == 503 || status == 429 ? "Retry-After: 1\r\n" : NULL, at,
+      "%s", msg);
 }
 
-void srv_http_reject(srv_http_t *h, int status, const char *code,
-                     const char *message) {
-  respond_error_and_close(h, status, code, NULL, message);
+void srv_http_reject(srv_http_t *h, srv_error_code code, const char *message) {
+  respond_error_and_close(h, code, NULL, message);
 }
 
 /* ---- driving the parser
@@ -963,17 +995,16 @@ static void dispatch(srv_http_t *h) {
 }
 
 static void parse_error(srv_http_t *h, llhttp_errno_t e) {
-  if (h->err_status != 0) {
-    respond_error_and_close(h, h->err_status, h->err_code, h->err_at,
-                            h->err_msg);
+  if (h->err_set) {
+    respond_error_and_close(h, h->err_code, h->err_at, h->err_msg);
     return;
   }
   char msg[200];
   snprintf(msg, sizeof msg, "malformed HTTP request: %s (%s)",
            llhttp_get_error_reason(&h->parser), llhttp_errno_name(e));
-  int status = e == HPE_INVALID_VERSION ? 505 : 400;
-  respond_error_and_close(h, status, "bad_http",
-                          h->headers_done ? "body" : "request", msg);
+  respond_error_and_close(
+      h, e == HPE_INVALID_VERSION ? SRV_ERR_HTTP_VERSION : SRV_ERR_BAD_HTTP,
+      h->headers_done ? "body" : "request", msg);
 }
 
 static void drive(srv_http_t *h) {
@@ -1006,7 +1037,7 @@ static void drive(srv_http_t *h) {
     arm_timer(h);
     if (h->peer_eof && !h->waiting_drain) {
       if (h->in_message) {
-        respond_error_and_close(h, 400, "truncated_request",
+        respond_error_and_close(h, SRV_ERR_TRUNCATED_REQUEST,
                                 h->headers_done ? "body" : "headers",
                                 "the connection ended in the middle of the "
                                 "request");

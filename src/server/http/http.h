@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "server/errors.h"
 #include "server/kv.h"
 #include "server/net/conn.h"
 
@@ -130,6 +131,16 @@ void srv_respond_error_h(srv_request_t *req, int status,
                          const char *extra_headers, const char *code,
                          const char *at, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+
+/* The error answer of code (server/errors.h): the table's status and wire
+ * string, at NULL for none, fmt NULL for the code's default message. */
+void srv_respond_fail(srv_request_t *req, srv_error_code code, const char *at,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void srv_respond_fail_h(srv_request_t *req, srv_error_code code,
+                        const char *extra_headers, const char *at,
+                        const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* A chunked answer streamed as it is produced. start queues the head;
  * each chunk is queued with cb run when it is written (backpressure:

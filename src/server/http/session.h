@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "server/config.h"
+#include "server/errors.h"
 #include "server/http/http.h"
 #include "server/net/conn.h"
 #include "server/schedule.h"
@@ -70,9 +71,9 @@ void srv_http_on_close(srv_http_t *http);
  * closes after its answer. */
 void srv_http_drain(srv_http_t *http);
 
-/* Answers status with the JSON error (code, message) and closes: for a
+/* Answers the JSON error of code (its status, message) and closes: for a
  * connection refused at accept (max_connections). */
-void srv_http_reject(srv_http_t *http, int status, const char *code,
+void srv_http_reject(srv_http_t *http, srv_error_code code,
                      const char *message);
 
 /* Serves HTTP on conn (net/conn.h): a session over the connection.

@@ -33,7 +33,7 @@ void srv__task_run(srv_task_t *t, srv_request_t *req, unsigned long cost) {
   t->req = req;
   if (srv__task_submit(t, cost) != 0) {
     t->free(t);
-    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "overloaded", NULL,
-                        "the worker queue is full; retry shortly");
+    srv_respond_fail_h(req, SRV_ERR_OVERLOADED, "Retry-After: 1\r\n", NULL,
+                       "the worker queue is full; retry shortly");
   }
 }

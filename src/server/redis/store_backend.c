@@ -103,17 +103,18 @@ static void make_room(srv_redis_backend_t *b, size_t len) {
   if (n != 0) __atomic_fetch_add(&b->stats.evictions, n, __ATOMIC_RELAXED);
 }
 
-/* Returns 0, or the kind of error (the reply says it). */
+/* Returns 0; 1 when the asset's skeleton is not in the cache (evicted
+ * meanwhile: try again); -1 on another error (the reply says it). */
 static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
                  size_t len) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
   if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
     reply_set(&l->reply,
-              err.kind == FMT_ERR_NO_ROOM ? SRV_BACKEND_NO_ROOM
-                                          : SRV_BACKEND_FAILED,
+              err.code == FMT_ERR_INSUFFICIENT_STORAGE ? SRV_BACKEND_NO_ROOM
+                                                       : SRV_BACKEND_FAILED,
               "cannot cache it: %.200s", err.message);
-    return err.kind ? (int)err.kind : -1;
+    return err.code == FMT_ERR_NOT_FOUND ? 1 : -1;
   }
   store_asset_release(a);
   return 0;
@@ -137,7 +138,7 @@ static void load_work(srv_job_t *job) {
       l->reply.status = SRV_BACKEND_OK;
       return;
     }
-    if (rc != FMT_ERR_NOT_FOUND) return;
+    if (rc != 1) return;
   }
 }
 
@@ -318,6 +319,12 @@ static const char *call_status(srv_backend_reply_t *out, redisReply *r,
   return str_at(r, 0);
 }
 
+/* True when a script's status word is the wire string of code (the
+ * scripts answer with the error table's codes, scripts.h). */
+static bool is_status(const char *status, fmt_error_code code) {
+  return status != NULL && fmt_error_lookup(status) == (int)code;
+}
+
 static void on_publish(void *arg, redisReply *r) {
   call_t *c = arg;
   srv_backend_reply_t out = {0};
@@ -328,7 +335,7 @@ static void on_publish(void *arg, redisReply *r) {
     out.status = SRV_BACKEND_OK;
     out.created = int_at(r, 1) != 0;
     make_room(c->owner, 0); /* The upload is in the cache too. */
-  } else if (status != NULL && strcmp(status, "name_conflict") == 0)
+  } else if (is_status(status, FMT_ERR_NAME_CONFLICT))
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
   else if (status != NULL && strcmp(status, "gone") == 0)
     reply_set(&out, SRV_BACKEND_GONE, "%s", str_at(r, 1));
@@ -401,9 +408,9 @@ static void on_remove(void *arg, redisReply *r) {
     /* Unavailable. */
   } else if (status != NULL && strcmp(status, "ok") == 0)
     out.status = SRV_BACKEND_OK;
-  else if (status != NULL && strcmp(status, "not_found") == 0)
+  else if (is_status(status, FMT_ERR_NOT_FOUND))
     reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
-  else if (status != NULL && strcmp(status, "conflict") == 0) {
+  else if (is_status(status, FMT_ERR_CONFLICT)) {
     out.status = SRV_BACKEND_CONFLICT;
     snprintf(out.message, sizeof out.message,
              "the skeleton still has %lld clip(s) and %lld mesh(es): "
@@ -471,7 +478,7 @@ static void on_cascade(void *arg, redisReply *r) {
       }
       out.items = items;
     }
-  } else if (status != NULL && strcmp(status, "not_found") == 0)
+  } else if (is_status(status, FMT_ERR_NOT_FOUND))
     reply_set(&out, SRV_BACKEND_NOT_FOUND, "not found%s", "");
   else
     reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",

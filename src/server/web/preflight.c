@@ -17,9 +17,9 @@ void srv_web_preflight(srv_request_t *req, const char *allow) {
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins, origin,
                         srv_request_header(req, "Host"))) {
-    srv_respond_error(req, 403, "origin_not_allowed", "Origin",
-                      "pages from this origin may not use this server "
-                      "(see allowed_origins)");
+    srv_respond_fail(req, SRV_ERR_ORIGIN_NOT_ALLOWED, "Origin",
+                     "pages from this origin may not use this server "
+                     "(see allowed_origins)");
     return;
   }
   snprintf(extra, sizeof extra,

@@ -104,12 +104,12 @@ done:
 static void three_respond(srv_task_t *t) {
   three_task_t *r = (three_task_t *)t;
   if (r->rc == -ENOENT || r->rc == -ENOTDIR || r->rc == -EISDIR)
-    srv_respond_error(t->req, 404, "not_found", NULL,
-                      "no such file under three_dir: %s",
-                      t->req->path + strlen(THREE_PREFIX));
+    srv_respond_fail(t->req, SRV_ERR_NOT_FOUND, NULL,
+                     "no such file under three_dir: %s",
+                     t->req->path + strlen(THREE_PREFIX));
   else if (r->rc != 0)
-    srv_respond_error(t->req, 500, "io_error", NULL, "reading %s: %s",
-                      t->req->path, strerror(-r->rc));
+    srv_respond_fail(t->req, SRV_ERR_IO_ERROR, NULL, "reading %s: %s",
+                     t->req->path, strerror(-r->rc));
   else
     srv_respond(t->req, 200, JS_TYPE,
                 "Cache-Control: public, max-age=3600\r\n"
@@ -126,13 +126,13 @@ static void three_free(srv_task_t *t) {
 static void serve_three(srv_request_t *req, const char *rest) {
   const char *dir = srv_request_config(req)->three_dir;
   if (dir[0] == '\0' || !safe_three_path(rest)) {
-    srv_respond_error(req, 404, "not_found", NULL, "no such file: %s",
-                      req->path);
+    srv_respond_fail(req, SRV_ERR_NOT_FOUND, NULL, "no such file: %s",
+                     req->path);
     return;
   }
   three_task_t *r = calloc(1, sizeof *r);
   if (r == NULL) {
-    srv_respond_error(req, 500, "out_of_memory", NULL, "out of memory");
+    srv_respond_fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   snprintf(r->path, sizeof r->path, "%s/%s", dir, rest);
@@ -152,16 +152,16 @@ bool srv_web_static(srv_request_t *req) {
   bool three = strncmp(req->path, THREE_PREFIX, strlen(THREE_PREFIX)) == 0;
   if (file == NULL && !three) return false;
   if (file != NULL && file->start == file->end) {
-    srv_respond_error(req, 404, "not_found", NULL, "%s is not in this build",
-                      req->path);
+    srv_respond_fail(req, SRV_ERR_NOT_FOUND, NULL, "%s is not in this build",
+                     req->path);
     return true;
   }
   if (req->method == SRV_OPTIONS) {
     srv_web_preflight(req, "GET, HEAD");
   } else if (req->method != SRV_GET && req->method != SRV_HEAD) {
-    srv_respond_error_h(req, 405, "Allow: GET, HEAD\r\n", "method_not_allowed",
-                        NULL, "%s is not allowed here (allowed: GET, HEAD)",
-                        req->method_name);
+    srv_respond_fail_h(req, SRV_ERR_METHOD_NOT_ALLOWED, "Allow: GET, HEAD\r\n",
+                       NULL, "%s is not allowed here (allowed: GET, HEAD)",
+                       req->method_name);
   } else if (three) {
     serve_three(req, req->path + strlen(THREE_PREFIX));
   } else {

@@ -57,8 +57,9 @@ bool srv_ws_header_has_token(const char *list, const char *token) {
   return false;
 }
 
-static int refuse(srv_ws_handshake_t *out, int status, const char *code,
-                  const char *at, const char *message, const char *extra) {
+static int refuse(srv_ws_handshake_t *out, srv_error_code code, const char *at,
+                  const char *message, const char *extra) {
+  int status = srv_error_status(code);
   out->status = status;
   out->code = code;
   out->at = at;
@@ -71,31 +72,32 @@ static int refuse(srv_ws_handshake_t *out, int status, const char *code,
 int srv_ws_handshake_check(const srv_ws_handshake_req_t *req,
                            srv_ws_handshake_t *out) {
   if (!req->is_get)
-    return refuse(out, 405, "method_not_allowed", "method",
+    return refuse(out, SRV_ERR_METHOD_NOT_ALLOWED, "method",
                   "a WebSocket handshake is a GET request", "Allow: GET\r\n");
   if (req->http_major < 1 || (req->http_major == 1 && req->http_minor < 1))
-    return refuse(out, 400, "bad_handshake", "version",
+    return refuse(out, SRV_ERR_BAD_HANDSHAKE, "version",
                   "a WebSocket handshake needs HTTP/1.1", "");
   if (!srv_ws_header_has_token(req->upgrade, "websocket"))
-    return refuse(out, 426, "upgrade_required", "Upgrade",
+    return refuse(out, SRV_ERR_UPGRADE_REQUIRED, "Upgrade",
                   "GET /v1/stream needs Upgrade: websocket",
                   "Upgrade: websocket\r\nConnection: Upgrade\r\n");
   if (!srv_ws_header_has_token(req->connection, "upgrade"))
-    return refuse(out, 400, "bad_handshake", "Connection",
+    return refuse(out, SRV_ERR_BAD_HANDSHAKE, "Connection",
                   "the Connection header must hold the upgrade token", "");
   if (req->version == NULL || strcmp(req->version, "13") != 0)
-    return refuse(out, 426, "unsupported_version", "Sec-WebSocket-Version",
+    return refuse(out, SRV_ERR_UNSUPPORTED_VERSION, "Sec-WebSocket-Version",
                   "only WebSocket version 13 is supported",
                   "Sec-WebSocket-Version: 13\r\n");
   int r = srv_ws_accept_key(req->key, out->accept);
   if (r == UV_EINVAL)
-    return refuse(out, 400, "bad_handshake", "Sec-WebSocket-Key",
+    return refuse(out, SRV_ERR_BAD_HANDSHAKE, "Sec-WebSocket-Key",
                   "Sec-WebSocket-Key must be the base64 form of 16 bytes", "");
   if (r != 0)
-    return refuse(out, 500, "internal", NULL, "the handshake digest failed",
+    return refuse(out, SRV_ERR_INTERNAL, NULL, "the handshake digest failed",
                   "");
   out->status = 101;
-  out->code = out->at = out->message = NULL;
+  out->code = SRV_ERR_INTERNAL; /* Unset on 101. */
+  out->at = out->message = NULL;
   out->extra_headers = "";
   return 101;
 }

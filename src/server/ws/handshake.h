@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "server/errors.h"
+
 /* Length of a Sec-WebSocket-Accept value (base64 of 20 bytes). */
 #define SRV_WS_ACCEPT_LEN 28
 
@@ -26,8 +28,8 @@ typedef struct srv_ws_handshake_req_s {
 } srv_ws_handshake_req_t;
 
 typedef struct srv_ws_handshake_s {
-  int status;          /* 101, 400, 405 or 426. */
-  const char *code;    /* Error code ("bad_handshake", ...), NULL on 101. */
+  int status;          /* 101, or the code's status (400, 405, 426). */
+  srv_error_code code; /* The refusal's code; unset on 101. */
   const char *at;      /* The header at fault, NULL on 101. */
   const char *message; /* A sentence, NULL on 101. */
   /* Extra header lines for the answer ("Name: value\r\n"), "" if none. */

@@ -91,7 +91,7 @@ static int get_number(json_t *root, const char *key, double lo, double hi,
   *present = v != NULL;
   if (v == NULL) return 0;
   if (!json_is_number(v))
-    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
+    return srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, key,
                             "%s must be a number", key);
   double d = json_number_value(v);
   if (!isfinite(d) || d < lo || d > hi)
@@ -106,7 +106,7 @@ static int get_string(json_t *root, const char *key, const char **out,
   json_t *v = json_object_get(root, key);
   if (v == NULL) return 0;
   if (!json_is_string(v) || json_string_length(v) == 0)
-    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, key,
+    return srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, key,
                             "%s must be a non-empty string", key);
   *out = json_string_value(v);
   return 0;
@@ -119,7 +119,7 @@ static int get_meshes(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err,
   json_t *v = json_object_get(root, "mesh");
   json_t *all = json_object_get(root, "mesh_all");
   if (all != NULL && !json_is_boolean(all))
-    return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "mesh_all",
+    return srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "mesh_all",
                             "mesh_all must be true or false");
   cmd->mesh_all = json_is_true(all);
   if (cmd->mesh_all && v != NULL)
@@ -138,7 +138,7 @@ static int get_meshes(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err,
     if (!json_is_string(e) || json_string_length(e) == 0) {
       char at[32];
       snprintf(at, sizeof at, "mesh[%zu]", i);
-      return srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, at,
+      return srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, at,
                               "mesh names are non-empty strings");
     }
   }
@@ -186,7 +186,7 @@ static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
              json_integer_value(v));
     return 0;
   }
-  return srv_ws_error_set(err, NULL, SRV_ERR_BAD_TYPE, "id",
+  return srv_ws_error_set(err, NULL, SRV_ERR_WRONG_TYPE, "id",
                           "id must be a string or an integer");
 }
 
@@ -214,7 +214,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     goto fail;
   }
   if (!json_is_string(op)) {
-    srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "op", "op must be a string");
+    srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "op", "op must be a string");
     goto fail;
   }
   int opi = -1;
@@ -308,7 +308,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   json_t *normals = json_object_get(root, "normals");
   if (normals != NULL) {
     if (!json_is_boolean(normals)) {
-      srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "normals",
+      srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "normals",
                        "normals must be true or false");
       goto fail;
     }
@@ -321,7 +321,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
   json_t *joints = json_object_get(root, "joints");
   if (joints != NULL) {
     if (!json_is_array(joints) || json_array_size(joints) == 0) {
-      srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, "joints",
+      srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "joints",
                        "joints must be a non-empty array of joint names");
       goto fail;
     }
@@ -331,7 +331,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
       if (!json_is_string(j)) {
         char at[32];
         snprintf(at, sizeof at, "joints[%zu]", i);
-        srv_ws_error_set(err, id, SRV_ERR_BAD_TYPE, at,
+        srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, at,
                          "joint names are strings");
         goto fail;
       }

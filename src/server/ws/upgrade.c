@@ -60,11 +60,11 @@ static void on_flushed(srv_request_t *req, void *arg) {
   if (rc == 0) return;
   req->upgrade = true; /* No more HTTP on this connection. */
   if (rc == UV_ESHUTDOWN)
-    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
-                        "the server is shutting down");
+    srv_respond_fail_h(req, SRV_ERR_SHUTTING_DOWN, "Retry-After: 1\r\n", NULL,
+                       "the server is shutting down");
   else
-    srv_respond_error(req, 500, "internal", NULL, "upgrade failed: %s",
-                      uv_strerror(rc));
+    srv_respond_fail(req, SRV_ERR_INTERNAL, NULL, "upgrade failed: %s",
+                     uv_strerror(rc));
 }
 
 int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
@@ -80,23 +80,22 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   srv_ws_handshake_t hs;
   if (srv_ws_handshake_check(&hr, &hs) != 101) {
     req->upgrade = true; /* No more HTTP on this connection. */
-    srv_respond_error_h(req, hs.status, hs.extra_headers, hs.code, hs.at, "%s",
-                        hs.message);
+    srv_respond_fail_h(req, hs.code, hs.extra_headers, hs.at, "%s", hs.message);
     return 0;
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins,
                         srv_request_header(req, "Origin"),
                         srv_request_header(req, "Host"))) {
     req->upgrade = true;
-    srv_respond_error(req, 403, "origin_not_allowed", "Origin",
-                      "pages from this origin may not open streams (see "
-                      "allowed_origins)");
+    srv_respond_fail(req, SRV_ERR_ORIGIN_NOT_ALLOWED, "Origin",
+                     "pages from this origin may not open streams (see "
+                     "allowed_origins)");
     return 0;
   }
   if (ws->draining) {
     req->upgrade = true;
-    srv_respond_error_h(req, 503, "Retry-After: 1\r\n", "shutting_down", NULL,
-                        "the server is shutting down");
+    srv_respond_fail_h(req, SRV_ERR_SHUTTING_DOWN, "Retry-After: 1\r\n", NULL,
+                       "the server is shutting down");
     return 0;
   }
   upgrade_t *u = calloc(1, sizeof *u);

@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "formats/bundle.h"
-#include "error_status.h"
 
 /* The shared assets folder: $ANIMD_SHARED/assets or ../shared/assets. */
 static inline const char *shared_assets_dir(char *buf, size_t cap) {
@@ -87,8 +86,8 @@ static inline void asset_decode(const char *rel, const char *ct,
   int rc = fmt_decode(ct, body, len, opts, b, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   free(body);
-  ck_assert_msg(rc == 0, "%s: %s %s at %s: %s", rel,
-                fmt_error_kind_name(err.kind), err.code, err.at, err.message);
+  ck_assert_msg(rc == 0, "%s: %s at %s: %s", rel, fmt_error_name(err.code),
+                err.at, err.message);
   import_time_log(rel, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
@@ -102,11 +101,11 @@ static inline void asset_decode(const char *rel, const char *ct,
     int rc_ = fmt_decode((ct), (body), (len), (opts), &b_, &e_);               \
     ck_assert_msg(rc_ == -1, "decoding succeeded, expected %d at %s",          \
                   (status_), (at_));                                           \
-    ck_assert_msg(srv_error_kind_status(e_.kind) == (status_) &&               \
+    ck_assert_msg(fmt_error_status(e_.code) == (status_) &&                    \
                       strcmp(e_.at, (at_)) == 0,                               \
                   "got %d at \"%s\" (%s: %s), expected %d at \"%s\"",          \
-                  srv_error_kind_status(e_.kind), e_.at, e_.code, e_.message,  \
-                  (status_), (at_));                                           \
+                  fmt_error_status(e_.code), e_.at, fmt_error_name(e_.code),   \
+                  e_.message, (status_), (at_));                               \
     ck_assert_uint_eq(b_.skeleton_count + b_.clip_count + b_.mesh_count, 0);   \
   } while (0)
 
@@ -169,10 +168,10 @@ static inline void mutate_decode(const char *rel, const char *ct,
     if (fmt_decode(ct, buf, used, opts, &b, &e) == 0) {
       fmt_bundle_free(&b);
     } else {
-      ck_assert_msg(srv_error_kind_status(e.kind) == 400 ||
-                        srv_error_kind_status(e.kind) == 413,
+      ck_assert_msg(fmt_error_status(e.code) == 400 ||
+                        fmt_error_status(e.code) == 413,
                     "%s mutation %d: status %d (%s)", rel, i,
-                    srv_error_kind_status(e.kind), e.message);
+                    fmt_error_status(e.code), e.message);
       ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
     }
   }

@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "error_status.h"
 #include "formats/buf.h"
 #include "formats/bundle.h"
 
@@ -32,7 +31,7 @@
 
 typedef struct outcome_s {
   int rc;
-  fmt_error_kind kind;
+  fmt_error_code code;
   size_t peak_growth; /* Bytes. */
 } outcome_t;
 
@@ -52,12 +51,12 @@ static outcome_t decode_measured(const char *ctype, const fmt_buf_t *body,
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
     close(fds[0]);
-    outcome_t o = {0, FMT_ERR_NONE, 0};
+    outcome_t o = {0, FMT_ERR_INTERNAL, 0};
     size_t before = max_rss();
     fmt_bundle_t b;
     fmt_error_t err = {0};
     o.rc = fmt_decode(ctype, body->data, body->len, opts, &b, &err);
-    o.kind = err.kind;
+    o.code = err.code;
     size_t after = max_rss();
     o.peak_growth = after > before ? after - before : 0;
     fmt_bundle_free(&b);
@@ -174,10 +173,10 @@ START_TEST(md5mesh_shared_weights_are_bounded) {
         fmt_decode("application/x-md5mesh", b.data, b.len, NULL, &out, &err);
     if (shared) {
       ck_assert_int_eq(rc, -1);
-      ck_assert_int_eq(srv_error_kind_status(err.kind), 413);
+      ck_assert_int_eq(fmt_error_status(err.code), 413);
       ck_assert_str_eq(err.at, "meshes[0]");
     } else {
-      ck_assert_msg(rc == 0, "%s: %s", err.code, err.message);
+      ck_assert_msg(rc == 0, "%s: %s", fmt_error_name(err.code), err.message);
       ck_assert_uint_eq(out.meshes[0].mesh->vertex_count, V);
       fmt_bundle_free(&out);
     }
@@ -220,8 +219,8 @@ START_TEST(gltf_shared_accessors_are_bounded) {
   fmt_error_t err = {0};
   int rc = fmt_decode("model/gltf+json", b.data, b.len, NULL, &out, &err);
   ck_assert_int_eq(rc, -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 413);
-  ck_assert_str_eq(err.code, "too_large");
+  ck_assert_int_eq(fmt_error_status(err.code), 413);
+  ck_assert_str_eq(fmt_error_name(err.code), "too_large");
   fmt_buf_free(&b);
   free(b64);
   free(times);
@@ -245,10 +244,10 @@ START_TEST(native_json_dense_numbers_refused_before_parsing) {
     outcome_t o = decode_measured("application/json", &b, NULL);
     ck_assert_int_eq(o.rc, -1);
     if (dense) {
-      ck_assert_int_eq(srv_error_kind_status(o.kind), 413);
+      ck_assert_int_eq(fmt_error_status(o.code), 413);
       if (!SANITIZED) assert_bounded(&o, b.len);
     } else {
-      ck_assert_int_eq(srv_error_kind_status(o.kind), 400);
+      ck_assert_int_eq(fmt_error_status(o.code), 400);
     }
     fmt_buf_free(&b);
   }

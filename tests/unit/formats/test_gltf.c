@@ -496,8 +496,8 @@ static void decode_doc(json_t *d, const uint8_t *buf, fmt_bundle_t *b) {
   fmt_error_t e;
   memset(&e, 0, sizeof e);
   int rc = fmt_decode(GLTF, s, strlen(s), NULL, b, &e);
-  ck_assert_msg(rc == 0, "%s %s at %s: %s", fmt_error_kind_name(e.kind), e.code,
-                e.at, e.message);
+  ck_assert_msg(rc == 0, "%s at %s: %s", fmt_error_name(e.code), e.at,
+                e.message);
   free(s);
 }
 

@@ -93,7 +93,8 @@ START_TEST(test_md5_long_shader_cut_between_characters) {
   fmt_error_t e;
   memset(&e, 0, sizeof e);
   int rc = fmt_decode(MESH, body, (size_t)n, NULL, &b, &e);
-  ck_assert_msg(rc == 0, "%s at %s: %s", e.code, e.at, e.message);
+  ck_assert_msg(rc == 0, "%s at %s: %s", fmt_error_name(e.code), e.at,
+                e.message);
   ck_assert_uint_eq(b.mesh_count, 2);
   char want[256] = "x";
   for (int i = 0; i < 49; i++) strcat(want, "\xc3\xa9");
@@ -156,7 +157,8 @@ START_TEST(test_gltf_long_mesh_name_cut_between_characters) {
   fmt_error_t e;
   memset(&e, 0, sizeof e);
   int rc = fmt_decode("model/gltf+json", body, (size_t)n, NULL, &b, &e);
-  ck_assert_msg(rc == 0, "%s at %s: %s", e.code, e.at, e.message);
+  ck_assert_msg(rc == 0, "%s at %s: %s", fmt_error_name(e.code), e.at,
+                e.message);
   ck_assert_uint_eq(b.mesh_count, 1);
   repeat(want, "\xc3\xa9", 127);
   ck_assert_str_eq(b.meshes[0].mesh->name, want);

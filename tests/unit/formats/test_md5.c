@@ -425,7 +425,7 @@ START_TEST(test_bob_truncated) {
   fmt_bundle_t b;
   fmt_error_t e;
   ck_assert_int_eq(fmt_decode(MESH, body, len - 100, NULL, &b, &e), -1);
-  ck_assert_int_eq(srv_error_kind_status(e.kind), 400);
+  ck_assert_int_eq(fmt_error_status(e.code), 400);
   ck_assert_int_eq(strncmp(e.at, "line ", 5), 0);
   free(body);
 }

@@ -48,8 +48,8 @@ static void decode_ok(const char *text, size_t len,
                       const fmt_decode_options_t *opts, fmt_bundle_t *b) {
   fmt_error_t err = {0};
   int rc = fmt_decode_native_json(text, len, opts, b, &err);
-  ck_assert_msg(rc == 0, "decode failed: %s %s at %s: %s",
-                fmt_error_kind_name(err.kind), err.code, err.at, err.message);
+  ck_assert_msg(rc == 0, "decode failed: %s at %s: %s",
+                fmt_error_name(err.code), err.at, err.message);
 }
 
 static const anim_skeleton_t *resolve_fixed(const char *id, void *user) {

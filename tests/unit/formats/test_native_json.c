@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "formats/native_json.h"
-#include "error_status.h"
 
 /* A two-joint skeleton that the clip and mesh cases build on. */
 #define SK                                                                     \
@@ -198,12 +197,12 @@ START_TEST(test_bad_input_matrix) {
   memset(&err, 0, sizeof err);
   int rc = fmt_decode_native_json(c->json, strlen(c->json), &opts, &b, &err);
   ck_assert_msg(rc == -1, "case %d decoded: %s", _i, c->json);
-  ck_assert_msg(srv_error_kind_status(err.kind) == c->status &&
-                    strcmp(err.code, c->code) == 0 &&
+  ck_assert_msg(fmt_error_status(err.code) == c->status &&
+                    strcmp(fmt_error_name(err.code), c->code) == 0 &&
                     strcmp(err.at, c->at) == 0,
                 "case %d: got %d %s at \"%s\" (%s); expected %d %s at \"%s\"",
-                _i, srv_error_kind_status(err.kind), err.code, err.at,
-                err.message, c->status, c->code, c->at);
+                _i, fmt_error_status(err.code), fmt_error_name(err.code),
+                err.at, err.message, c->status, c->code, c->at);
   ck_assert(err.message[0] != '\0');
   /* The bundle is left empty. */
   ck_assert_uint_eq(b.skeleton_count + b.clip_count + b.mesh_count, 0);
@@ -226,8 +225,8 @@ START_TEST(test_weight_path_counts_influences) {
   fmt_error_t err = {0};
   ck_assert_int_eq(fmt_decode_native_json(text, strlen(text), NULL, &b, &err),
                    -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 400);
-  ck_assert_str_eq(err.code, "weight");
+  ck_assert_int_eq(fmt_error_status(err.code), 400);
+  ck_assert_str_eq(fmt_error_name(err.code), "weight");
   ck_assert_str_eq(err.at, "meshes[0].weights[41]");
 }
 END_TEST
@@ -245,7 +244,8 @@ START_TEST(test_good_upload_values) {
   fmt_bundle_t b;
   fmt_error_t err = {0};
   int rc = fmt_decode_native_json(text, sizeof text - 1, NULL, &b, &err);
-  ck_assert_msg(rc == 0, "%s at %s: %s", err.code, err.at, err.message);
+  ck_assert_msg(rc == 0, "%s at %s: %s", fmt_error_name(err.code), err.at,
+                err.message);
   ck_assert_uint_eq(b.skeleton_count, 1);
   const anim_skeleton_t *s = b.skeletons[0];
   ck_assert_str_eq(s->name, "rig");

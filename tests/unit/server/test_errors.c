@@ -1,6 +1,6 @@
-/* Tests for the error table (server/errors.h) and the one error body:
- * every code spelled as clients see it today with its HTTP status, the
- * body byte for byte, and text that is not UTF-8 kept out of it. */
+/* Tests for the error codes (server/errors.h, formats/error_codes.h) and the
+ * one error body: every code spelled as clients see it today with its HTTP
+ * status, the body byte for byte, and text that is not UTF-8 kept out of it. */
 #include <check.h>
 #include <string.h>
 
@@ -78,6 +78,45 @@ START_TEST(test_codes_clients_see) {
 }
 END_TEST
 
+/* The server's names are the table's codes: same values, wire strings and
+ * statuses, one status per code. */
+START_TEST(test_server_names_are_the_table) {
+  ck_assert_int_eq(SRV_ERR_COUNT_, FMT_ERR_COUNT_);
+  ck_assert_int_eq(SRV_ERR_NOT_FOUND, FMT_ERR_NOT_FOUND);
+  ck_assert_int_eq(srv_error_of(FMT_ERR_NAME_CONFLICT), SRV_ERR_NAME_CONFLICT);
+  for (int i = 0; i < SRV_ERR_COUNT_; i++) {
+    ck_assert_str_eq(srv_error_name((srv_error_code)i),
+                     fmt_error_name((fmt_error_code)i));
+    ck_assert_int_eq(srv_error_status((srv_error_code)i),
+                     fmt_error_status((fmt_error_code)i));
+  }
+  /* Codes that had a second status somewhere before the one table. */
+  static const struct {
+    srv_error_code code;
+    const char *name;
+    int status;
+  } once[] = {
+      {SRV_ERR_TOO_LARGE, "too_large", 413},
+      {SRV_ERR_SKELETON_DELETED, "skeleton_deleted", 409},
+      {SRV_ERR_HTTP_VERSION, "http_version", 505},
+      {SRV_ERR_BAD_HTTP, "bad_http", 400},
+      {SRV_ERR_BAD_HEADER, "bad_header", 400},
+      {SRV_ERR_UNSUPPORTED_VERSION, "unsupported_version", 426},
+      {SRV_ERR_UNSUPPORTED_GLTF_VERSION, "unsupported_gltf_version", 400},
+      {SRV_ERR_INSUFFICIENT_STORAGE, "insufficient_storage", 507},
+      {SRV_ERR_IO_ERROR, "io_error", 500},
+  };
+  for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
+    ck_assert_str_eq(srv_error_name(once[i].code), once[i].name);
+    ck_assert_int_eq(srv_error_status(once[i].code), once[i].status);
+  }
+  /* The WebSocket kind of a few. */
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_UNKNOWN_OP), FMT_WS_MESSAGE);
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BAD_HANDSHAKE), FMT_WS_HANDSHAKE);
+  ck_assert_int_eq(fmt_error_ws_kind(FMT_ERR_BODY_TOO_LARGE), FMT_WS_NONE);
+}
+END_TEST
+
 START_TEST(test_error_body) {
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(srv_error_json(&b, SRV_ERR_BAD_PARAMETER, "t",
@@ -129,6 +168,7 @@ Suite *server_errors_suite(void) {
   TCase *tc = tcase_create("table");
   tcase_add_test(tc, test_table_is_complete);
   tcase_add_test(tc, test_codes_clients_see);
+  tcase_add_test(tc, test_server_names_are_the_table);
   tcase_add_test(tc, test_error_body);
   tcase_add_test(tc, test_typed_error);
   suite_add_tcase(s, tc);

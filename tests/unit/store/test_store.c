@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "store/store.h"
-#include "../formats/error_status.h"
 
 static char *demo_text(size_t *len) {
   FILE *f = fopen("config/demo.json", "rb");
@@ -51,8 +50,7 @@ static void upload_demo(store_t *s, store_ingest_result_t *res) {
   char *text = demo_text(&len);
   fmt_error_t err = {0};
   int rc = upload(s, text, len, res, &err);
-  ck_assert_msg(rc == 0, "%s %s: %s", fmt_error_kind_name(err.kind), err.code,
-                err.message);
+  ck_assert_msg(rc == 0, "%s: %s", fmt_error_name(err.code), err.message);
   free(text);
 }
 
@@ -145,13 +143,13 @@ START_TEST(test_delete_rules_and_refcounts) {
 
   fmt_error_t err = {0};
   ck_assert_int_eq(store_delete(s, STORE_SKELETON, skel_id, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 409);
-  ck_assert_str_eq(err.code, "conflict");
+  ck_assert_int_eq(fmt_error_status(err.code), 409);
+  ck_assert_str_eq(fmt_error_name(err.code), "conflict");
   ck_assert_ptr_nonnull(strstr(err.message, "2 clip(s) and 1 mesh(es)"));
   ck_assert_int_eq(store_delete(s, STORE_CLIP, skel_id, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 404);
+  ck_assert_int_eq(fmt_error_status(err.code), 404);
   ck_assert_int_eq(store_delete(s, STORE_CLIP, "wave", &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 404);
+  ck_assert_int_eq(fmt_error_status(err.code), 404);
 
   /* A job holds the clip while it is deleted. */
   store_asset_t *held = store_lookup(s, STORE_CLIP, wave_id, NULL);
@@ -159,7 +157,7 @@ START_TEST(test_delete_rules_and_refcounts) {
   ck_assert_int_eq(store_delete(s, STORE_CLIP, wave_id, &err), 0);
   ck_assert_ptr_null(store_lookup(s, STORE_CLIP, wave_id, NULL));
   ck_assert_int_eq(store_delete(s, STORE_CLIP, wave_id, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 404);
+  ck_assert_int_eq(fmt_error_status(err.code), 404);
   /* Delete the other clip, the mesh and the skeleton too. */
   store_asset_t **list;
   size_t n;
@@ -206,8 +204,8 @@ START_TEST(test_name_conflict_and_external_skeleton) {
   store_ingest_result_t r2;
   fmt_error_t err = {0};
   ck_assert_int_eq(upload(s, text, strlen(text), &r2, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 409);
-  ck_assert_str_eq(err.code, "name_conflict");
+  ck_assert_int_eq(fmt_error_status(err.code), 409);
+  ck_assert_str_eq(fmt_error_name(err.code), "name_conflict");
   store_stats_t after;
   store_stats(s, &after);
   ck_assert_uint_eq(after.clips, before.clips);
@@ -235,8 +233,8 @@ START_TEST(test_memory_limit) {
   char *text = demo_text(&len);
   fmt_error_t err = {0};
   ck_assert_int_eq(upload(s, text, len, &r, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 507);
-  ck_assert_str_eq(err.code, "insufficient_storage");
+  ck_assert_int_eq(fmt_error_status(err.code), 507);
+  ck_assert_str_eq(fmt_error_name(err.code), "insufficient_storage");
   store_stats_t st;
   store_stats(s, &st);
   ck_assert_uint_eq(st.skeletons + st.clips + st.meshes, 0);

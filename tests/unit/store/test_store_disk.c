@@ -16,7 +16,6 @@
 
 #include "store/internal.h"
 #include "store/store.h"
-#include "../formats/error_status.h"
 
 typedef struct log_s {
   char text[4096];
@@ -205,7 +204,7 @@ START_TEST(test_delete_removes_file_and_limit_writes_nothing) {
   store_ingest_result_t r;
   fmt_error_t err = {0};
   ck_assert_int_eq(upload_demo(s, &r, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 507);
+  ck_assert_int_eq(fmt_error_status(err.code), 507);
   ck_assert_uint_eq(count_files(dir), 0);
   store_close(s);
 

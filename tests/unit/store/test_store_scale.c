@@ -10,7 +10,6 @@
 
 #include "formats/buf.h"
 #include "store/store.h"
-#include "../formats/error_status.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
@@ -67,8 +66,8 @@ START_TEST(empty_clips_are_counted_and_refused_before_building) {
   fmt_error_t err = {0};
   ck_assert_int_eq(fmt_decode_native_json(text.data, text.len, &opts, &b, &err),
                    -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 507);
-  ck_assert_str_eq(err.code, "insufficient_storage");
+  ck_assert_int_eq(fmt_error_status(err.code), 507);
+  ck_assert_str_eq(fmt_error_name(err.code), "insufficient_storage");
   ck_assert_uint_eq(b.clip_count + b.skeleton_count, 0);
 
   /* Ten of them fit; each is counted with its 12 bytes a joint. */
@@ -158,8 +157,8 @@ START_TEST(large_upload_is_linear) {
   ck_assert_int_eq(fmt_decode_native_json(clash, strlen(clash), NULL, &b, &err),
                    0);
   ck_assert_int_eq(store_ingest(s, &b, NULL, &res, &err), -1);
-  ck_assert_int_eq(srv_error_kind_status(err.kind), 409);
-  ck_assert_str_eq(err.code, "name_conflict");
+  ck_assert_int_eq(fmt_error_status(err.code), 409);
+  ck_assert_str_eq(fmt_error_name(err.code), "name_conflict");
   ck_assert_ptr_null(store_lookup(s, STORE_SKELETON, "r3", NULL));
   fmt_buf_free(&text);
   store_close(s);

@@ -1,5 +1,6 @@
 /* Tests for the WebSocket opening handshake: the accept value against the
- * worked example of RFC 6455 section 1.3, and the 400/405/426 refusals. */
+ * worked example of RFC 6455 section 1.3, and the 400/405/426 refusals
+ * with the statuses of the error table. */
 #include <check.h>
 #include <string.h>
 
@@ -70,15 +71,18 @@ START_TEST(test_handshake_refusals) {
   ck_assert_int_eq(srv_ws_handshake_check(&r, &h), 400);
   ck_assert_str_eq(h.at, "version");
 
+  /* upgrade_required has one status, the table's (400, as GET /v1/stream
+   * without Upgrade answers). */
   r = good_req();
   r.upgrade = NULL;
-  ck_assert_int_eq(srv_ws_handshake_check(&r, &h), 426);
+  ck_assert_int_eq(srv_ws_handshake_check(&r, &h), 400);
+  ck_assert_int_eq(h.code, SRV_ERR_UPGRADE_REQUIRED);
   ck_assert_str_eq(h.at, "Upgrade");
   ck_assert_ptr_nonnull(strstr(h.extra_headers, "Upgrade: websocket"));
 
   r = good_req();
   r.upgrade = "h2c";
-  ck_assert_int_eq(srv_ws_handshake_check(&r, &h), 426);
+  ck_assert_int_eq(srv_ws_handshake_check(&r, &h), 400);
 
   r = good_req();
   r.connection = "keep-alive";

@@ -114,17 +114,17 @@ START_TEST(test_errors) {
   expect_error("{\"op\":\n}", "bad_json", "line 2, column 1", "");
   expect_error("[1,2]", "bad_message", "", "");
   expect_error("{\"id\":\"a\"}", "missing_field", "op", "\"a\"");
-  expect_error("{\"op\":3}", "bad_type", "op", "");
+  expect_error("{\"op\":3}", "wrong_type", "op", "");
   expect_error("{\"op\":\"dance\",\"id\":\"x\"}", "unknown_op", "op", "\"x\"");
   expect_error("{\"op\":\"pause\"}", "missing_field", "id", "");
-  expect_error("{\"op\":\"pause\",\"id\":[1]}", "bad_type", "id", "");
+  expect_error("{\"op\":\"pause\",\"id\":[1]}", "wrong_type", "id", "");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"clip\":\"c\"}", "missing_field",
                "skeleton", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\"}",
                "missing_field", "clip", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"fps\":\"60\"}",
-               "bad_type", "fps", "\"a\"");
+               "wrong_type", "fps", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"fps\":0}",
                "bad_value", "fps", "\"a\"");
@@ -133,13 +133,13 @@ START_TEST(test_errors) {
                "bad_value", "fps", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":5,"
                "\"clip\":\"c\"}",
-               "bad_type", "skeleton", "\"a\"");
+               "wrong_type", "skeleton", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"space\":\"world\"}",
                "bad_value", "space", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"joints\":[\"a\",3]}",
-               "bad_type", "joints[1]", "\"a\"");
+               "wrong_type", "joints[1]", "\"a\"");
   expect_error("{\"op\":\"play\",\"id\":\"a\",\"skeleton\":\"s\","
                "\"clip\":\"c\",\"sped\":2}",
                "unknown_field", "sped", "\"a\"");
