@@ -1,7 +1,9 @@
 /* Tests for the worker pool: every job runs once and completes on the loop
  * thread; a full queue refuses with UV_EAGAIN; closing cancels waiting
  * jobs with UV_ECANCELED; jobs submitted through an inbox complete on the
- * inbox's loop and thread, cancelled ones too; the loops close clean. */
+ * inbox's loop and thread, cancelled ones too; the loops close clean.
+ * Edges: threads 0 (one per CPU), queue_max 0 (one), first in first out,
+ * a done callback submitting again, and an inbox's pending count. */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -282,6 +284,161 @@ START_TEST(test_close_within_bounds_a_long_job) {
 }
 END_TEST
 
+/* ---- edges ------------------------------------------------------------- */
+
+typedef struct ejob_s {
+  srv_job_t job;
+  int id;
+  int status;
+  int done_count;
+} ejob_t;
+
+static atomic_bool e_open;
+static atomic_int e_order[64];
+static atomic_int e_ran;
+static int e_done_total;
+
+/* Records the order of work; the first job waits (at most 5 s) at the
+ * gate. */
+static void e_work(srv_job_t *j) {
+  ejob_t *e = (ejob_t *)j;
+  if (e->id == 0) {
+    for (int i = 0; i < 5000 && !atomic_load(&e_open); i++) usleep(1000);
+  }
+  int at = atomic_fetch_add(&e_ran, 1);
+  if (at < 64) atomic_store(&e_order[at], e->id);
+}
+
+static void e_done(srv_job_t *j, int status) {
+  ejob_t *e = (ejob_t *)j;
+  e->status = status;
+  e->done_count++;
+  e_done_total++;
+}
+
+static void e_reset(void) {
+  atomic_store(&e_open, false);
+  atomic_store(&e_ran, 0);
+  e_done_total = 0;
+}
+
+START_TEST(test_threads_zero_is_one_per_cpu) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  srv_pool_t pool;
+  ck_assert_int_eq(srv_pool_init(&pool, &loop, 0, 8), 0);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  ck_assert_uint_eq(srv_pool_threads(&pool), n > 0 ? (unsigned)n : 1);
+  ck_assert_uint_eq(srv_pool_queue_depth(&pool), 0);
+  ck_assert_uint_eq(srv_pool_busy(&pool), 0);
+  /* An idle pool closes within any bound. */
+  ck_assert_int_eq(srv_pool_close_within(&pool, 1000), 0);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+START_TEST(test_queue_max_zero_is_one_and_fifo) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  e_reset();
+  srv_pool_t pool;
+  ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 0), 0);
+  ejob_t jobs[3];
+  for (int i = 0; i < 3; i++)
+    jobs[i] = (ejob_t){.job = {.work = e_work, .done = e_done}, .id = i};
+  ck_assert_int_eq(srv_pool_submit(&pool, &jobs[0].job), 0);
+  for (int i = 0; i < 1000 && srv_pool_busy(&pool) == 0; i++) usleep(1000);
+  ck_assert_uint_eq(srv_pool_busy(&pool), 1);
+  /* One job may wait; a second may not. */
+  ck_assert_int_eq(srv_pool_submit(&pool, &jobs[1].job), 0);
+  ck_assert_uint_eq(srv_pool_queue_depth(&pool), 1);
+  ck_assert_int_eq(srv_pool_submit(&pool, &jobs[2].job), UV_EAGAIN);
+  atomic_store(&e_open, true);
+  uint64_t end = uv_hrtime() + 5000000000ull;
+  while (e_done_total < 2 && uv_hrtime() < end) uv_run(&loop, UV_RUN_NOWAIT);
+  ck_assert_int_eq(e_done_total, 2);
+  ck_assert_int_eq(jobs[2].done_count, 0);
+  /* Room again, and the jobs ran in the order submitted. */
+  ck_assert_int_eq(srv_pool_submit(&pool, &jobs[2].job), 0);
+  end = uv_hrtime() + 5000000000ull;
+  while (e_done_total < 3 && uv_hrtime() < end) uv_run(&loop, UV_RUN_NOWAIT);
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(atomic_load(&e_order[i]), i);
+    ck_assert_int_eq(jobs[i].done_count, 1);
+    ck_assert_int_eq(jobs[i].status, 0);
+  }
+  ck_assert_uint_eq(srv_pool_queue_depth(&pool), 0);
+  srv_pool_close(&pool);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+/* A done callback that submits the next job: chains run to the end. */
+static srv_pool_t *chain_pool;
+static int chain_left;
+
+static void chain_done(srv_job_t *j, int status) {
+  ejob_t *e = (ejob_t *)j;
+  e->status = status;
+  e->done_count++;
+  e_done_total++;
+  if (status == 0 && --chain_left > 0) {
+    e->id = 100 + chain_left;
+    ck_assert_int_eq(srv_pool_submit(chain_pool, j), 0);
+  }
+}
+
+START_TEST(test_submit_from_done) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  e_reset();
+  atomic_store(&e_open, true);
+  srv_pool_t pool;
+  ck_assert_int_eq(srv_pool_init(&pool, &loop, 2, 4), 0);
+  chain_pool = &pool;
+  chain_left = 20;
+  ejob_t job = {.job = {.work = e_work, .done = chain_done}, .id = 1};
+  ck_assert_int_eq(srv_pool_submit(&pool, &job.job), 0);
+  uint64_t end = uv_hrtime() + 5000000000ull;
+  while (chain_left > 0 && uv_hrtime() < end) uv_run(&loop, UV_RUN_NOWAIT);
+  ck_assert_int_eq(chain_left, 0);
+  ck_assert_int_eq(job.done_count, 20);
+  ck_assert_int_eq(atomic_load(&e_ran), 20);
+  srv_pool_close(&pool);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+START_TEST(test_inbox_pending) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  e_reset();
+  srv_pool_t pool;
+  ck_assert_int_eq(srv_pool_init(&pool, &loop, 1, 8), 0);
+  srv_pool_inbox_t inbox;
+  ck_assert_int_eq(srv_pool_inbox_init(&inbox, &loop), 0);
+  ck_assert_uint_eq(srv_pool_inbox_pending(&inbox), 0);
+  ejob_t jobs[3];
+  for (int i = 0; i < 3; i++) {
+    jobs[i] = (ejob_t){.job = {.work = e_work, .done = e_done}, .id = i};
+    ck_assert_int_eq(srv_pool_submit_to(&pool, &jobs[i].job, &inbox), 0);
+  }
+  ck_assert_uint_eq(srv_pool_inbox_pending(&inbox), 3);
+  atomic_store(&e_open, true);
+  uint64_t end = uv_hrtime() + 5000000000ull;
+  while (e_done_total < 3 && uv_hrtime() < end) uv_run(&loop, UV_RUN_NOWAIT);
+  ck_assert_int_eq(e_done_total, 3);
+  ck_assert_uint_eq(srv_pool_inbox_pending(&inbox), 0);
+  srv_pool_close(&pool);
+  srv_pool_inbox_close(&inbox);
+  ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *server_pool_suite(void) {
   Suite *s = suite_create("server_pool");
   TCase *tc = tcase_create("pool");
@@ -292,5 +449,12 @@ Suite *server_pool_suite(void) {
   tcase_add_test(tc, test_inbox_gets_cancellations);
   tcase_add_test(tc, test_close_within_bounds_a_long_job);
   suite_add_tcase(s, tc);
+  TCase *edges = tcase_create("edges");
+  tcase_set_timeout(edges, 20);
+  tcase_add_test(edges, test_threads_zero_is_one_per_cpu);
+  tcase_add_test(edges, test_queue_max_zero_is_one_and_fifo);
+  tcase_add_test(edges, test_submit_from_done);
+  tcase_add_test(edges, test_inbox_pending);
+  suite_add_tcase(s, edges);
   return s;
 }

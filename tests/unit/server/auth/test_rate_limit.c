@@ -2,7 +2,9 @@
  * a clock the test drives: a burst then refusals with the exact wait,
  * refill at the configured rate, kinds and addresses apart, IPv6 counted
  * by /64, the table's bound under a flood of distinct addresses, and one
- * table shared by several threads (the HTTP loops) counting every take. */
+ * table shared by several threads (the HTTP loops) counting every take;
+ * no limit at a rate of 0, bursts below 1 and fractional, a clock going
+ * back, and eviction counts down to a table of one. */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -199,6 +201,103 @@ START_TEST(test_shared_by_threads) {
 }
 END_TEST
 
+/* ---- edges ------------------------------------------------------------- */
+
+START_TEST(test_no_limit_and_bad_kind) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(4, &l), 0);
+  srv_addr_t a = addr("192.0.2.7");
+  srv_rate_t off = {.per_s = 0, .burst = 1};
+  srv_rate_t neg = {.per_s = -5, .burst = 1};
+  srv_rate_t on = {.per_s = 1, .burst = 1};
+  for (int i = 0; i < 10; i++) {
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &off, &a, S), 0);
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &neg, &a, S), 0);
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_KINDS_, &on, &a, S), 0);
+  }
+  /* Nothing was remembered for them. */
+  ck_assert_uint_eq(srv_limiter_size(l), 0);
+  srv_limiter_free(l);
+  srv_limiter_free(NULL);
+}
+END_TEST
+
+START_TEST(test_burst_below_one_and_fractions) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(4, &l), 0);
+  srv_addr_t a = addr("192.0.2.8"), b = addr("192.0.2.9");
+  /* A burst below 1 is 1. */
+  srv_rate_t tiny = {.per_s = 1, .burst = 0.25};
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &tiny, &a, S), 0);
+  uint64_t wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &tiny, &a, S);
+  ck_assert_uint_ge(wait, S);
+  ck_assert_uint_le(wait, S + 2);
+  /* A burst of 2.5: two at once, then half a token to wait for. */
+  srv_rate_t half = {.per_s = 4, .burst = 2.5};
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &half, &b, S), 0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &half, &b, S), 0);
+  wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &half, &b, S);
+  ck_assert_uint_ge(wait, S / 8);
+  ck_assert_uint_le(wait, S / 8 + 2);
+  /* A refusal takes nothing: at the instant given, the token is there. */
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &half, &b, S + wait),
+                    0);
+  srv_limiter_free(l);
+}
+END_TEST
+
+START_TEST(test_clock_going_back) {
+  srv_limiter_t *l;
+  ck_assert_int_eq(srv_limiter_new(4, &l), 0);
+  srv_addr_t a = addr("192.0.2.10");
+  srv_rate_t r = {.per_s = 1, .burst = 1};
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, 100 * S), 0);
+  /* An earlier instant refills nothing and never credits time. */
+  uint64_t wait = srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, 50 * S);
+  ck_assert_uint_ge(wait, S);
+  ck_assert_uint_le(wait, S + 2);
+  /* Time is counted from the latest instant seen. */
+  ck_assert_uint_ne(
+      srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, 100 * S + S / 2), 0);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, 101 * S), 0);
+  srv_limiter_free(l);
+}
+END_TEST
+
+START_TEST(test_capacity_and_evictions) {
+  srv_limiter_t *l;
+  /* Capacity 0 is 1. */
+  ck_assert_int_eq(srv_limiter_new(0, &l), 0);
+  srv_rate_t r = {.per_s = 0.001, .burst = 1};
+  srv_addr_t a = addr("192.0.2.11"), b = addr("192.0.2.12");
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
+  ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
+  /* b takes a's place; a comes back with a full bucket. */
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &b, S), 0);
+  ck_assert_uint_eq(srv_limiter_size(l), 1);
+  ck_assert_uint_eq(srv_limiter_evictions(l), 1);
+  ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &a, S), 0);
+  ck_assert_uint_eq(srv_limiter_evictions(l), 2);
+  srv_limiter_free(l);
+  /* Capacity 4, ten addresses: four remembered, six forgotten, and the
+   * four most recent are the ones kept. */
+  ck_assert_int_eq(srv_limiter_new(4, &l), 0);
+  srv_addr_t many[10];
+  for (int i = 0; i < 10; i++) {
+    char text[32];
+    snprintf(text, sizeof text, "198.51.100.%d", i + 1);
+    many[i] = addr(text);
+    ck_assert_uint_eq(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &many[i], S), 0);
+  }
+  ck_assert_uint_eq(srv_limiter_size(l), 4);
+  ck_assert_uint_eq(srv_limiter_evictions(l), 6);
+  for (int i = 6; i < 10; i++)
+    ck_assert_uint_ne(srv_limiter_take(l, SRV_LIMIT_WRITE, &r, &many[i], S), 0);
+  ck_assert_uint_eq(srv_limiter_evictions(l), 6);
+  srv_limiter_free(l);
+}
+END_TEST
+
 Suite *server_auth_rate_limit_suite(void) {
   Suite *s = suite_create("server_auth_rate_limit");
   TCase *tc = tcase_create("rate_limit");
@@ -208,6 +307,10 @@ Suite *server_auth_rate_limit_suite(void) {
   tcase_add_test(tc, test_bounded_under_flood);
   tcase_add_test(tc, test_lru_keeps_the_active);
   tcase_add_test(tc, test_shared_by_threads);
+  tcase_add_test(tc, test_no_limit_and_bad_kind);
+  tcase_add_test(tc, test_burst_below_one_and_fractions);
+  tcase_add_test(tc, test_clock_going_back);
+  tcase_add_test(tc, test_capacity_and_evictions);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -4,7 +4,8 @@
  * bytes in order; a full socket reports a short count and then 0; a
  * reset peer or a bad descriptor reports a negative errno; more writes
  * than the ring holds go out in several submissions; nothing can be added
- * while the batch runs. */
+ * while the batch runs; an empty run, empty buffers, the pending count
+ * and a batch used again after a run. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +264,68 @@ START_TEST(test_errors) {
 }
 END_TEST
 
+/* ---- basics ------------------------------------------------------------- */
+
+typedef struct basic_s {
+  int calls;
+  ssize_t sent;
+  unsigned nbufs;
+} basic_t;
+
+static void basic_done(void *arg, const uv_buf_t *bufs, unsigned nbufs,
+                       ssize_t sent) {
+  (void)bufs;
+  basic_t *r = arg;
+  r->calls++;
+  r->sent = sent;
+  r->nbufs = nbufs;
+}
+
+START_TEST(test_basics) {
+  srv_send_batch_t *b = srv_send_batch_new(USE_RING(_i));
+  ck_assert_ptr_nonnull(b);
+  /* Before any run: no ring; an empty run does nothing. */
+  ck_assert(!srv_send_batch_uses_io_uring(b));
+  ck_assert_uint_eq(srv_send_batch_pending(b), 0);
+  srv_send_batch_run(b);
+  ck_assert_uint_eq(srv_send_batch_pending(b), 0);
+  int tx, rx;
+  tcp_pair(&tx, &rx);
+  /* Three buffers, one of them empty; and a write of no bytes at all. */
+  uv_buf_t three[3] = {uv_buf_init("head|", 5), uv_buf_init("", 0),
+                       uv_buf_init("tail", 4)};
+  uv_buf_t nothing = uv_buf_init("", 0);
+  basic_t r1 = {0}, r2 = {0};
+  ck_assert_int_eq(srv_send_batch_add(b, tx, three, 3, basic_done, &r1), 0);
+  ck_assert_int_eq(srv_send_batch_add(b, tx, &nothing, 1, basic_done, &r2), 0);
+  ck_assert_uint_eq(srv_send_batch_pending(b), 2);
+  ck_assert_int_eq(r1.calls, 0);
+  srv_send_batch_run(b);
+  ck_assert_uint_eq(srv_send_batch_pending(b), 0);
+  ck_assert_int_eq(r1.calls, 1);
+  ck_assert_int_eq(r1.sent, 9);
+  ck_assert_uint_eq(r1.nbufs, 3);
+  ck_assert_int_eq(r2.calls, 1);
+  ck_assert_int_eq(r2.sent, 0);
+  if (!USE_RING(_i)) ck_assert(!srv_send_batch_uses_io_uring(b));
+  uint8_t got[32];
+  size_t n = 0;
+  for (int i = 0; i < 1000 && n < 9; i++) n += drain(rx, got + n, 9 - n);
+  ck_assert_uint_eq(n, 9);
+  ck_assert(memcmp(got, "head|tail", 9) == 0);
+  /* The batch is reusable after a run. */
+  basic_t r3 = {0};
+  uv_buf_t again = uv_buf_init("x", 1);
+  ck_assert_int_eq(srv_send_batch_add(b, tx, &again, 1, basic_done, &r3), 0);
+  srv_send_batch_run(b);
+  ck_assert_int_eq(r3.sent, 1);
+  close(tx);
+  close(rx);
+  srv_send_batch_free(b);
+  srv_send_batch_free(NULL);
+}
+END_TEST
+
 Suite *send_batch_suite(void) {
   Suite *s = suite_create("send_batch");
   TCase *tc = tcase_create("core");
@@ -270,6 +333,7 @@ Suite *send_batch_suite(void) {
   tcase_add_loop_test(tc, test_many_in_order, 0, 2);
   tcase_add_loop_test(tc, test_full_socket, 0, 2);
   tcase_add_loop_test(tc, test_errors, 0, 2);
+  tcase_add_loop_test(tc, test_basics, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
