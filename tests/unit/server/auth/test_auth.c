@@ -275,14 +275,30 @@ END_TEST
 
 static srv_auth_t *route_auth;
 
+/* The access class of a request to the test host, as the API's routing
+ * table gives its rows: /healthz and OPTIONS open, /metrics admin,
+ * changes (PUT, PATCH, DELETE, an upload) write, the rest read. */
+static srv_access access_of(const srv_request_t *req) {
+  if (strcmp(req->path, "/healthz") == 0 || req->method == SRV_OPTIONS)
+    return SRV_ACCESS_OPEN;
+  if (strcmp(req->path, "/metrics") == 0) return SRV_ACCESS_ADMIN;
+  if (req->method == SRV_PUT || req->method == SRV_PATCH ||
+      req->method == SRV_DELETE ||
+      (req->method == SRV_POST && strcmp(req->path, "/v1/assets") == 0))
+    return SRV_ACCESS_WRITE;
+  return SRV_ACCESS_READ;
+}
+
 static void route(srv_request_t *req) {
-  if (strcmp(req->path, "/id") == 0 || strcmp(req->path, "/v1/stream") == 0) {
+  /* The stream's row takes ?token= as a credential. */
+  req->query_token = strcmp(req->path, "/v1/stream") == 0;
+  if (strcmp(req->path, "/id") == 0 || req->query_token) {
     char id[SRV_TOKEN_ID_LEN + 1];
     srv_auth_log_id(req, id);
     srv_respond(req, 200, "text/plain", NULL, id, strlen(id));
     return;
   }
-  if (srv_auth_admit(route_auth, req))
+  if (srv_auth_admit(route_auth, req, access_of(req)))
     srv_respond(req, 200, "text/plain", NULL, "ok", 2);
 }
 

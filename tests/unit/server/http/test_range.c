@@ -12,11 +12,13 @@
 
 #include "http_host_fixture.h"
 #include "server/http/range.h"
+#include "server/request/requests.h"
 
 typedef struct trange_s {
-  srv_range_t r; /* First member: freed with free. */
-  int fail_at;   /* Batch index whose produce fails (-1: none). */
-  size_t pad;    /* Bytes of padding after each frame. */
+  srv_range_t r;           /* First member: freed with free. */
+  int fail_at;             /* Batch index whose produce fails (-1: none). */
+  size_t pad;              /* Bytes of padding after each frame. */
+  srv_range_query_t times; /* The frames' times, as a handler keeps them. */
 } trange_t;
 
 static atomic_int produced_batches;
@@ -36,7 +38,8 @@ static int produce(srv_range_t *r, uint32_t first, uint32_t n, fmt_buf_t *out) {
   if (batch == t->fail_at) return -1;
   for (uint32_t i = first; i < first + n; i++) {
     char line[64];
-    int len = snprintf(line, sizeof line, "f%u@%g;", i, srv_range_time(r, i));
+    int len = snprintf(line, sizeof line, "f%u@%g;", i,
+                       srv_range_query_time(&t->times, i));
     fmt_buf_append(out, line, (size_t)len);
     for (size_t k = 0; k < t->pad; k++) fmt_buf_putc(out, '.');
     atomic_fetch_add(&produced_frames, 1);
@@ -51,8 +54,8 @@ static void dispose(srv_range_t *r) {
 
 static void route(srv_request_t *req) {
   trange_t *t = calloc(1, sizeof *t);
-  t->r.from = plan.from;
-  t->r.fps = plan.fps;
+  t->times.from = plan.from;
+  t->times.fps = plan.fps;
   t->r.frame_count = plan.frames;
   t->r.batch = plan.batch;
   t->r.frame_cost = plan.cost;
@@ -94,16 +97,17 @@ static void expected(char *buf, size_t cap, uint32_t n, double from,
 }
 
 START_TEST(test_range_time) {
-  srv_range_t r;
+  srv_range_query_t r;
   memset(&r, 0, sizeof r);
   r.from = 1.0;
   r.fps = 4;
-  ck_assert(srv_range_time(&r, 0) == 1.0);
-  ck_assert(srv_range_time(&r, 3) == 1.75);
+  ck_assert(srv_range_query_time(&r, 0) == 1.0);
+  ck_assert(srv_range_query_time(&r, 3) == 1.75);
   r.from = -0.5;
   r.fps = 30;
-  ck_assert(fabs(srv_range_time(&r, 30) - 0.5) < 1e-12);
-  ck_assert(fabs(srv_range_time(&r, 100000) - (-0.5 + 100000.0 / 30)) < 1e-9);
+  ck_assert(fabs(srv_range_query_time(&r, 30) - 0.5) < 1e-12);
+  ck_assert(fabs(srv_range_query_time(&r, 100000) - (-0.5 + 100000.0 / 30)) <
+            1e-9);
 }
 END_TEST
 

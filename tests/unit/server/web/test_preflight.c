@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../http/http_host_fixture.h"
-#include "server/web/cors.h"
+#include "server/cors.h"
 #include "server/web/preflight.h"
 
 static void route(srv_request_t *req) {
