@@ -20,10 +20,6 @@ typedef enum fmt_error_code {
       FMT_ERR_COUNT_
 } fmt_error_code;
 
-/* The former error kinds are the codes themselves now; the name stays for
- * the server's declarations that still spell it. */
-typedef fmt_error_code fmt_error_kind;
-
 /* How a code reaches a WebSocket client (the table's rows say WS_NONE,
  * WS_MESSAGE, WS_HANDSHAKE). */
 typedef enum fmt_error_ws {

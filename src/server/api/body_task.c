@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "server/api/params.h"
+#include "server/api/answer.h"
 #include "server/http/task.h"
 
 typedef struct body_task_s {

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "server/api/params.h"
+#include "server/api/answer.h"
 #include "server/config.h"
 
 /* Bytes handed to the connection per slice. */

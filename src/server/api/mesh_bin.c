@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "formats/mesh_bin.h"
+#include "server/api/answer.h"
+#include "server/api/etag.h"
 #include "server/api/params.h"
 
 bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {

@@ -7,6 +7,9 @@
 #include <stdio.h>
 
 #include "server/api/handlers.h"
+#include "server/api/answer.h"
+#include "server/api/etag.h"
+#include "server/api/lookup.h"
 #include "server/api/params.h"
 
 void srv__handle_mesh_image(srv_request_t *req, const char *id) {

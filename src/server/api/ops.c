@@ -7,7 +7,7 @@
 
 #include "animd/animd.h"
 #include "server/api/handlers.h"
-#include "server/api/params.h"
+#include "server/api/answer.h"
 #include "server/api/shared_store.h"
 #include "server/services.h"
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "server/api/answer.h"
 #include "server/api/params.h"
 #include "server/errors.h"
 #include "server/services.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/api/answer.h"
 #include "server/api/params.h"
 #include "server/api/router.h"
 #include "server/services.h"

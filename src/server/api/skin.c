@@ -20,6 +20,9 @@
 #include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
+#include "server/api/answer.h"
+#include "server/api/etag.h"
+#include "server/api/lookup.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
 

@@ -12,7 +12,9 @@
 #include "server/api/body_task.h"
 #include "server/api/handlers.h"
 #include "server/api/large_answer.h"
-#include "server/api/params.h"
+#include "server/api/answer.h"
+#include "server/api/lookup.h"
+#include "server/request/requests.h"
 #include "server/http/task.h"
 
 typedef struct solve_task_s {

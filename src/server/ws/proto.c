@@ -190,32 +190,17 @@ static int parse_id(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
                           "id must be a string or an integer");
 }
 
-int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
-                     srv_ws_error_t *err) {
-  memset(cmd, 0, sizeof *cmd);
-  json_error_t jerr;
-  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-  if (root == NULL) {
-    char at[48];
-    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-    return srv_ws_error_set(err, NULL, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
-  }
-  cmd->root = root;
-  if (!json_is_object(root)) {
-    srv_ws_error_set(err, NULL, SRV_ERR_BAD_MESSAGE, "",
-                     "a message is an object");
-    goto fail;
-  }
-  if (parse_id(root, cmd, err) != 0) goto fail;
+/* The op, and that it takes every field the message has. */
+static int parse_op(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
   const char *id = cmd->id;
   json_t *op = json_object_get(root, "op");
   if (op == NULL) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "op", "op is required");
-    goto fail;
+    return -1;
   }
   if (!json_is_string(op)) {
     srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "op", "op must be a string");
-    goto fail;
+    return -1;
   }
   int opi = -1;
   for (int i = 0; i < (int)(sizeof op_names / sizeof op_names[0]); i++)
@@ -226,7 +211,7 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     utf8_trim(name);
     srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_OP, "op", "unknown op \"%s\"",
                      name);
-    goto fail;
+    return -1;
   }
   cmd->op = (srv_ws_op)opi;
 
@@ -236,23 +221,17 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     if (!is_allowed(cmd->op, key)) {
       srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_FIELD, key,
                        "%s does not take \"%.40s\"", op_names[opi], key);
-      goto fail;
+      return -1;
     }
   }
+  return 0;
+}
 
-  srv_error_t fe;
-  if (srv_fields_from_json(root, op_takes(cmd->op), &cmd->fields, &fe) != 0) {
-    srv_ws_error_set(err, id, fe.code, fe.at, "%s", fe.message);
-    goto fail;
-  }
-
-  bool streamed = cmd->op != SRV_WS_OP_STATS && cmd->op != SRV_WS_OP_POSE;
-  if (streamed && cmd->id[0] == '\0') {
-    srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "id",
-                     "%s needs the stream id", op_names[opi]);
-    goto fail;
-  }
-
+/* The numbers and words of a message (their defaults first); *has_t
+ * tells whether it gave t. */
+static int parse_settings(json_t *root, srv_ws_cmd_t *cmd, bool *has_t,
+                          srv_ws_error_t *err) {
+  const char *id = cmd->id;
   /* Defaults. */
   cmd->fps = 60;
   cmd->speed = 1;
@@ -269,38 +248,38 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     if (json_is_number(json_object_get(root, "fps")))
       srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "fps",
                        "fps must be within (0, %g]", SRV_WS_FPS_MAX);
-    goto fail;
+    return -1;
   }
   if (present) cmd->has |= SRV_WS_HAS_FPS;
   if (get_number(root, "speed", -SRV_WS_SPEED_MAX, SRV_WS_SPEED_MAX,
                  &cmd->speed, &present, err, id) != 0)
-    goto fail;
+    return -1;
   if (present) cmd->has |= SRV_WS_HAS_SPEED;
   if (get_number(root, "t0", -1e9, 1e9, &cmd->t0, &present, err, id) != 0)
-    goto fail;
+    return -1;
   if (get_number(root, "t", -1e9, 1e9, &cmd->t, &present, err, id) != 0)
-    goto fail;
-  bool has_t = present;
+    return -1;
+  *has_t = present;
   int v;
   if (get_enum(root, "wrap", FMT_VOCAB_WRAP, &cmd->wrap, &present, err, id))
-    goto fail;
+    return -1;
   if (present) cmd->has |= SRV_WS_HAS_WRAP;
   if (get_enum(root, "space", FMT_VOCAB_SPACE, &cmd->space, &present, err, id))
-    goto fail;
+    return -1;
   if (present) cmd->has |= SRV_WS_HAS_SPACE;
   v = 0;
   if (get_enum(root, "format", FMT_VOCAB_FORMAT, &v, &present, err, id))
-    goto fail;
+    return -1;
   if (present) {
     cmd->format = (srv_ws_format)v;
     cmd->has |= SRV_WS_HAS_FORMAT;
   }
   if (get_enum(root, "method", FMT_VOCAB_METHOD, &cmd->method, &present, err,
                id))
-    goto fail;
+    return -1;
   v = 0;
   if (get_enum(root, "encoding", FMT_VOCAB_ENCODING, &v, &present, err, id))
-    goto fail;
+    return -1;
   if (present) {
     cmd->encoding = (fmt_encoding)v;
     cmd->has |= SRV_WS_HAS_ENCODING;
@@ -310,20 +289,26 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
     if (!json_is_boolean(normals)) {
       srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "normals",
                        "normals must be true or false");
-      goto fail;
+      return -1;
     }
     cmd->normals = json_is_true(normals);
   }
+  return 0;
+}
+
+/* The names of assets and joints a message gives. */
+static int parse_names(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
+  const char *id = cmd->id;
   if (get_string(root, "skeleton", &cmd->skeleton, err, id) != 0 ||
       get_string(root, "clip", &cmd->clip, err, id) != 0 ||
       get_meshes(root, cmd, err, id) != 0)
-    goto fail;
+    return -1;
   json_t *joints = json_object_get(root, "joints");
   if (joints != NULL) {
     if (!json_is_array(joints) || json_array_size(joints) == 0) {
       srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "joints",
                        "joints must be a non-empty array of joint names");
-      goto fail;
+      return -1;
     }
     size_t i;
     json_t *j;
@@ -333,35 +318,78 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
         snprintf(at, sizeof at, "joints[%zu]", i);
         srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, at,
                          "joint names are strings");
-        goto fail;
+        return -1;
       }
     }
     cmd->joints = joints;
   }
+  return 0;
+}
 
+/* What each op requires. */
+static int check_required(const srv_ws_cmd_t *cmd, bool has_t,
+                          srv_ws_error_t *err) {
+  const char *id = cmd->id;
   /* Required fields per op. */
   if (cmd->op == SRV_WS_OP_PLAY || cmd->op == SRV_WS_OP_POSE) {
     if (cmd->clip == NULL) {
       srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "clip",
                        "clip is required");
-      goto fail;
+      return -1;
     }
     if (cmd->skeleton == NULL && cmd->mesh == NULL && cmd->meshes == NULL) {
       srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "skeleton",
                        "skeleton (or mesh) is required");
-      goto fail;
+      return -1;
     }
   }
   if ((cmd->op == SRV_WS_OP_SEEK || cmd->op == SRV_WS_OP_POSE) && !has_t) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "t", "t is required");
-    goto fail;
+    return -1;
   }
   if (cmd->op == SRV_WS_OP_SET && cmd->has == 0 && cmd->fields.present == 0) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "",
                      "set needs one of speed, fps, space, format, wrap, "
                      "encoding");
+    return -1;
+  }
+  return 0;
+}
+
+int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
+                     srv_ws_error_t *err) {
+  memset(cmd, 0, sizeof *cmd);
+  json_error_t jerr;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    char at[48];
+    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
+    return srv_ws_error_set(err, NULL, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
+  }
+  cmd->root = root;
+  if (!json_is_object(root)) {
+    srv_ws_error_set(err, NULL, SRV_ERR_BAD_MESSAGE, "",
+                     "a message is an object");
     goto fail;
   }
+  if (parse_id(root, cmd, err) != 0 || parse_op(root, cmd, err) != 0) goto fail;
+  srv_error_t fe;
+  if (srv_fields_from_json(root, op_takes(cmd->op), &cmd->fields, &fe) != 0) {
+    srv_ws_error_set(err, cmd->id, fe.code, fe.at, "%s", fe.message);
+    goto fail;
+  }
+
+  bool streamed = cmd->op != SRV_WS_OP_STATS && cmd->op != SRV_WS_OP_POSE;
+  if (streamed && cmd->id[0] == '\0') {
+    srv_ws_error_set(err, cmd->id, SRV_ERR_MISSING_FIELD, "id",
+                     "%s needs the stream id", op_names[cmd->op]);
+    goto fail;
+  }
+
+  bool has_t = false;
+  if (parse_settings(root, cmd, &has_t, err) != 0 ||
+      parse_names(root, cmd, err) != 0 || check_required(cmd, has_t, err) != 0)
+    goto fail;
   return 0;
 
 fail:

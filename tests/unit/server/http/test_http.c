@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "http_loopback.h"
-#include "server/api/params.h"
+#include "server/api/etag.h"
 
 static int count(const char *hay, const char *needle) {
   int n = 0;

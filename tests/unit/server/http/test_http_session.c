@@ -692,7 +692,7 @@ typedef struct bad_s {
 
 static const bad_t bad[] = {
     {"NOT-A-REQUEST\r\n\r\n", 400, "bad_http", "request"},
-    {"GET /echo HTTP/3.0\r\n\r\n", 505, "bad_http", "request"},
+    {"GET /echo HTTP/3.0\r\n\r\n", 505, "http_version", "request"},
     {"GET /echo HTTP/1.1\r\nBad Name: x\r\n\r\n", 400, "bad_header", "headers"},
     {"GET /echo HTTP/1.1\r\nName : x\r\n\r\n", 400, "bad_header", "headers"},
     {"GET /echo HTTP/1.1\r\n: x\r\n\r\n", 400, "bad_header", "headers"},
