@@ -14,32 +14,14 @@
 
 #include "../http/http_host_fixture.h"
 #include "server/auth/auth.h"
+#include "tokens_fixture.h"
 
 static char tokens_path[64];
 
 /* Writes a tokens file: one line per token with its scope. */
 static void write_tokens(const char *const *tok, const char *const *scope,
                          int n_tok) {
-  char text[2048] = "# tokens\n\n";
-  for (int i = 0; i < n_tok; i++) {
-    unsigned char h[SRV_TOKEN_HASH_LEN];
-    srv_token_hash(tok[i], strlen(tok[i]), h);
-    size_t n = strlen(text);
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s sha256:", scope[i]);
-    for (int k = 0; k < SRV_TOKEN_HASH_LEN; k++)
-      n += (size_t)snprintf(text + n, sizeof text - n, "%02x", h[k]);
-    snprintf(text + n, sizeof text - n, "\n");
-  }
-  if (tokens_path[0] == '\0') {
-    snprintf(tokens_path, sizeof tokens_path, "/tmp/animd-atok-XXXXXX");
-    int fd = mkstemp(tokens_path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-  }
-  FILE *f = fopen(tokens_path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  tokens_fixture_write(tokens_path, tok, scope, n_tok);
 }
 
 static const char *const three_tok[] = {"r-token", "w-token", "a-token"};

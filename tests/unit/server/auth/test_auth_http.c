@@ -13,33 +13,14 @@
 
 #include "../http/http_memory_fixture.h"
 #include "server/auth/auth.h"
-
-/* Tokens, and their SHA-256 (sha256sum of the text without a newline). */
-#define T_READ "read-token-0123456789"
-#define T_WRITE "write-token-0123456789"
-#define T_ADMIN "admin-token-0123456789"
+#include "tokens_fixture.h"
 
 static char tokens_path[64];
 
-/* Writes a tokens file listing the three tokens above. */
+/* Writes a tokens file listing T_READ, T_WRITE and T_ADMIN. */
 static void write_tokens(void) {
-  const char *tok[] = {T_READ, T_WRITE, T_ADMIN};
-  const char *scope[] = {"read", "write", "admin"};
-  char text[1024] = "# test tokens\n";
-  for (int i = 0; i < 3; i++) {
-    unsigned char h[SRV_TOKEN_HASH_LEN];
-    srv_token_hash(tok[i], strlen(tok[i]), h);
-    size_t n = strlen(text);
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s sha256:", scope[i]);
-    for (int k = 0; k < SRV_TOKEN_HASH_LEN; k++)
-      n += (size_t)snprintf(text + n, sizeof text - n, "%02x", h[k]);
-    snprintf(text + n, sizeof text - n, "\n");
-  }
-  snprintf(tokens_path, sizeof tokens_path, "/tmp/animd-tok-XXXXXX");
-  int fd = mkstemp(tokens_path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
-  close(fd);
+  tokens_path[0] = '\0';
+  tokens_fixture_write_three(tokens_path);
 }
 
 static void start_with_tokens(bool reads, bool metrics) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_answer.h"
 #include "server/http/memory.h"
 #include "server/server.h"
 
@@ -73,77 +74,7 @@ static inline void mem_run_for(int ms) {
   while (uv_hrtime() < end) uv_run(&mem_srv.loop, UV_RUN_NOWAIT);
 }
 
-/* One parsed answer. */
-typedef struct mem_answer_s {
-  int status;
-  char head[4096]; /* Status line and headers, NUL-terminated. */
-  char *body;      /* malloc'd, NUL-terminated (chunked bodies joined). */
-  size_t body_len;
-} mem_answer_t;
-
-/* Length of a complete answer at the start of text (0 when incomplete);
- * fills a when given. */
-static inline size_t mem_answer_parse(const char *text, size_t len,
-                                      mem_answer_t *a, bool head_request) {
-  const char *end = strstr(text, "\r\n\r\n");
-  if (end == NULL || (size_t)(end - text) + 4 > len) return 0;
-  size_t hlen = (size_t)(end - text) + 4;
-  int status = 0;
-  if (sscanf(text, "HTTP/1.1 %d", &status) != 1) return 0;
-  const char *cl = strcasestr(text, "\r\nContent-Length: ");
-  const char *te = strcasestr(text, "\r\nTransfer-Encoding: chunked");
-  if (cl != NULL && cl > end) cl = NULL;
-  if (te != NULL && te > end) te = NULL;
-  size_t total = hlen;
-  char *body = NULL;
-  size_t blen = 0;
-  bool no_body = head_request || status == 304 || status == 204 || status < 200;
-  if (!no_body && cl != NULL) {
-    size_t n = strtoull(cl + 18, NULL, 10);
-    if (hlen + n > len) return 0;
-    total = hlen + n;
-    if (a) {
-      body = malloc(n + 1);
-      memcpy(body, text + hlen, n);
-      body[n] = '\0';
-      blen = n;
-    }
-  } else if (!no_body && te != NULL) {
-    size_t pos = hlen;
-    if (a) body = calloc(1, 1);
-    for (;;) {
-      const char *crlf = strstr(text + pos, "\r\n");
-      if (crlf == NULL || (size_t)(crlf - text) + 2 > len) {
-        free(body);
-        return 0;
-      }
-      size_t n = strtoull(text + pos, NULL, 16);
-      size_t data = (size_t)(crlf - text) + 2;
-      if (data + n + 2 > len) {
-        free(body);
-        return 0;
-      }
-      if (a && n > 0) {
-        body = realloc(body, blen + n + 1);
-        memcpy(body + blen, text + data, n);
-        blen += n;
-        body[blen] = '\0';
-      }
-      pos = data + n + 2;
-      if (n == 0) break;
-    }
-    total = pos;
-  }
-  if (a) {
-    a->status = status;
-    size_t c = hlen < sizeof a->head ? hlen : sizeof a->head - 1;
-    memcpy(a->head, text, c);
-    a->head[c] = '\0';
-    a->body = body ? body : calloc(1, 1);
-    a->body_len = blen;
-  }
-  return total;
-}
+typedef http_answer_t mem_answer_t;
 
 /* Runs the loop and reads until an answer is complete (or 60 s pass), then
  * takes it from the client's output. Returns false when none came. */
@@ -156,9 +87,10 @@ static inline bool mem_read_answer(srv_http_memory_t *m, mem_answer_t *a,
     srv_http_memory_flush(m, SIZE_MAX);
     size_t len;
     const char *out = srv_http_memory_output(m, &len);
-    size_t n = mem_answer_parse(out, len, NULL, head_request);
+    bool closed = srv_http_memory_closed(m);
+    size_t n = http_answer_parse(out, len, NULL, head_request, closed);
     if (n > 0) {
-      mem_answer_parse(out, len, a, head_request);
+      http_answer_parse(out, len, a, head_request, closed);
       srv_http_memory_take(m, n);
       return true;
     }

@@ -1,0 +1,99 @@
+/* An HTTP/1.1 answer as the unit tests read it from an in-memory client's
+ * output: status, head, and the body (Content-Length, chunked, or up to
+ * the close), shared by the fixtures of a whole server
+ * (http_memory_fixture.h) and of a bare HTTP host (http_host_fixture.h). */
+#ifndef ANIMD_TESTS_HTTP_ANSWER_H
+#define ANIMD_TESTS_HTTP_ANSWER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One parsed answer. */
+typedef struct http_answer_s {
+  int status;
+  char head[4096]; /* Status line and headers, NUL-terminated. */
+  char *body;      /* malloc'd, NUL-terminated (chunked bodies joined). */
+  size_t body_len;
+  bool chunked;
+} http_answer_t;
+
+/* Length of a complete answer at the start of text (0 when incomplete);
+ * fills a when given. A body without Content-Length or chunked framing
+ * runs to the end of the output, complete only once closed. */
+static inline size_t http_answer_parse(const char *text, size_t len,
+                                       http_answer_t *a, bool head_request,
+                                       bool closed) {
+  const char *end = strstr(text, "\r\n\r\n");
+  if (end == NULL || (size_t)(end - text) + 4 > len) return 0;
+  size_t hlen = (size_t)(end - text) + 4;
+  int status = 0;
+  if (sscanf(text, "HTTP/1.1 %d", &status) != 1) return 0;
+  const char *cl = strcasestr(text, "\r\nContent-Length: ");
+  const char *te = strcasestr(text, "\r\nTransfer-Encoding: chunked");
+  if (cl != NULL && cl > end) cl = NULL;
+  if (te != NULL && te > end) te = NULL;
+  size_t total = hlen;
+  char *body = NULL;
+  size_t blen = 0;
+  bool no_body = head_request || status == 304 || status == 204 || status < 200;
+  if (!no_body && cl != NULL) {
+    size_t n = strtoull(cl + 18, NULL, 10);
+    if (hlen + n > len) return 0;
+    total = hlen + n;
+    if (a) {
+      body = malloc(n + 1);
+      memcpy(body, text + hlen, n);
+      body[n] = '\0';
+      blen = n;
+    }
+  } else if (!no_body && te != NULL) {
+    size_t pos = hlen;
+    if (a) body = calloc(1, 1);
+    for (;;) {
+      const char *crlf = strstr(text + pos, "\r\n");
+      if (crlf == NULL || (size_t)(crlf - text) + 2 > len) {
+        free(body);
+        return 0;
+      }
+      size_t n = strtoull(text + pos, NULL, 16);
+      size_t data = (size_t)(crlf - text) + 2;
+      if (data + n + 2 > len) {
+        free(body);
+        return 0;
+      }
+      if (a && n > 0) {
+        body = realloc(body, blen + n + 1);
+        memcpy(body + blen, text + data, n);
+        blen += n;
+        body[blen] = '\0';
+      }
+      pos = data + n + 2;
+      if (n == 0) break;
+    }
+    total = pos;
+  } else if (!no_body) {
+    /* Delimited by the close (HTTP/1.0 streams). */
+    if (!closed) return 0;
+    total = len;
+    if (a) {
+      blen = len - hlen;
+      body = malloc(blen + 1);
+      memcpy(body, text + hlen, blen);
+      body[blen] = '\0';
+    }
+  }
+  if (a) {
+    a->status = status;
+    size_t c = hlen < sizeof a->head ? hlen : sizeof a->head - 1;
+    memcpy(a->head, text, c);
+    a->head[c] = '\0';
+    a->body = body ? body : calloc(1, 1);
+    a->body_len = blen;
+    a->chunked = te != NULL;
+  }
+  return total;
+}
+
+#endif
