@@ -136,7 +136,7 @@ const char srv_redis_list_script[] =
     "    out[#out + 1] = a[4] or '0'\n"
     "  end\n"
     "end\n"
-    "return {#ids, out}\n";
+    "return {#ids, out, ids[#ids] or ''}\n";
 
 const char srv_redis_lookup_script[] =
     "local kind, q, skel = ARGV[1], ARGV[2], ARGV[3]\n"

@@ -56,7 +56,7 @@ static void reply_set(srv_backend_reply_t *r, srv_backend_status status,
 }
 
 static void answer_unavailable(srv_backend_cb cb, void *arg) {
-  srv_backend_reply_t r;
+  srv_backend_reply_t r = {0};
   reply_set(&r, SRV_BACKEND_UNAVAILABLE,
             "the shared store (Redis) cannot be reached; retry later%s", "");
   cb(arg, &r);
@@ -233,7 +233,7 @@ static bool add_waiter(load_t *l, srv_backend_cb cb, void *arg) {
 }
 
 static void fail_now(srv_backend_cb cb, void *arg, const char *what) {
-  srv_backend_reply_t r;
+  srv_backend_reply_t r = {0};
   reply_set(&r, SRV_BACKEND_FAILED, "%s", what);
   cb(arg, &r);
 }
@@ -569,10 +569,12 @@ static void on_list_page(void *arg, redisReply *r) {
     listing_finish(g, &out);
     return;
   }
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
       r->element[0]->type != REDIS_REPLY_INTEGER ||
       r->element[1]->type != REDIS_REPLY_ARRAY ||
-      r->element[1]->elements % 5 != 0) {
+      r->element[1]->elements % 5 != 0 ||
+      r->element[2]->type != REDIS_REPLY_STRING ||
+      r->element[2]->len > FMT_ID_LEN) {
     reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
     listing_finish(g, &out);
@@ -606,8 +608,12 @@ static void on_list_page(void *arg, redisReply *r) {
     it->id_at = listing_string(g, row[0]);
     it->name_at = listing_string(g, row[1]);
     it->skeleton_at = listing_string(g, row[2]);
-    memcpy(g->after, row[0]->str, FMT_ID_LEN + 1);
   }
+  /* The next page starts after the last id of this one, listed or not (an
+   * index entry whose asset is gone), so a page of stale entries cannot
+   * come back forever. */
+  memcpy(g->after, r->element[2]->str, r->element[2]->len);
+  g->after[r->element[2]->len] = '\0';
   if (g->strings.failed) {
     reply_set(&out, SRV_BACKEND_FAILED, "out of memory%s", "");
     listing_finish(g, &out);

@@ -26,8 +26,8 @@ static inline void tokens_fixture_write(char *path, const char *const *tok,
     unsigned char h[SRV_TOKEN_HASH_LEN];
     srv_token_hash(tok[i], strlen(tok[i]), h);
     size_t len = strlen(text);
-    len += (size_t)snprintf(text + len, sizeof text - len, "%s sha256:",
-                            scope[i]);
+    len +=
+        (size_t)snprintf(text + len, sizeof text - len, "%s sha256:", scope[i]);
     for (int k = 0; k < SRV_TOKEN_HASH_LEN; k++)
       len += (size_t)snprintf(text + len, sizeof text - len, "%02x", h[k]);
     snprintf(text + len, sizeof text - len, "\n");

@@ -814,6 +814,42 @@ START_TEST(test_list_pages) {
 }
 END_TEST
 
+/* More stale index entries than a page (their assets gone) ahead of a live
+ * one: the listing moves past them and ends, with the live asset. */
+START_TEST(test_list_past_a_page_of_stale_entries) {
+  NEED_REDIS();
+  node_open_port(suite_redis.port, 0, 0, true);
+  enum { STALE = 1100 };
+  struct timeval tv = {2, 0};
+  redisContext *c = redisConnectWithTimeout("127.0.0.1", suite_redis.port, tv);
+  ck_assert(c != NULL && c->err == 0);
+  for (int i = 0; i < STALE; i++)
+    redisAppendCommand(c, "ZADD animd:i:skeleton 0 %064x", i);
+  char live[FMT_ID_LEN + 1];
+  snprintf(live, sizeof live, "%064x", STALE + 1);
+  redisAppendCommand(c,
+                     "HSET animd:a:%s kind skeleton name live skeleton %s "
+                     "count 2 duration 0 text {}",
+                     live, "");
+  redisAppendCommand(c, "ZADD animd:i:skeleton 0 %s", live);
+  for (int i = 0; i < STALE + 2; i++) {
+    redisReply *r = NULL;
+    ck_assert_int_eq(redisGetReply(c, (void **)&r), REDIS_OK);
+    ck_assert_int_ne(r->type, REDIS_REPLY_ERROR);
+    freeReplyObject(r);
+  }
+  redisFree(c);
+  box_t b = {0};
+  list(STORE_SKELETON, NULL, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert_uint_eq(b.count, 1);
+  ck_assert_str_eq(b.items[0].id, live);
+  ck_assert_str_eq(b.items[0].name, "live");
+  box_free(&b);
+  node_close();
+}
+END_TEST
+
 /* ---- limits and errors ----------------------------------------------------
  */
 
@@ -1116,6 +1152,7 @@ Suite *server_redis_backend_suite(void) {
   tcase_add_test(live, test_remove_cascade);
   tcase_add_test(live, test_list_all_and_of_a_skeleton);
   tcase_add_test(live, test_list_pages);
+  tcase_add_test(live, test_list_past_a_page_of_stale_entries);
   tcase_add_test(live, test_cache_stays_under_limit);
   tcase_add_test(live, test_redis_errors_and_bad_text);
   tcase_add_test(live, test_messages_drop_cached);
