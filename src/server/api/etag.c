@@ -18,6 +18,18 @@ void srv__etag(char *out, const void *parts, size_t len) {
            (unsigned long long)h2);
 }
 
+void srv__etag_fields(char *etag, const srv_fields_t *fields) {
+  if (fields->present == 0) return;
+  struct {
+    char etag[40];
+    srv_fields_t fields;
+  } key;
+  memset(&key, 0, sizeof key);
+  memcpy(key.etag, etag, sizeof key.etag);
+  srv_fields_merge(&key.fields, fields);
+  srv__etag(etag, &key, sizeof key);
+}
+
 bool srv__etag_matches(const srv_request_t *req, const char *etag) {
   const char *inm = srv_request_header(req, "If-None-Match");
   if (inm == NULL) return false;

@@ -7,11 +7,15 @@
 #include <stddef.h>
 
 #include "server/http/http.h"
+#include "server/request/fields.h"
 
 /* A strong ETag for this answer from its parts (content ids, parameters):
  * "\"<32 hex>\"" into out (at least 40 bytes). */
 void srv__etag(char *out, const void *parts, size_t len);
 
+/* Mixes the request's table fields (request/fields.h) into etag, an
+ * srv__etag result; nothing when it gave none. */
+void srv__etag_fields(char *etag, const srv_fields_t *fields);
 /* True when If-None-Match lists etag (or "*"). */
 bool srv__etag_matches(const srv_request_t *req, const char *etag);
 

@@ -225,7 +225,6 @@ void srv__handle_pose_get(srv_request_t *req) {
     double t;
     int space, wrap, bin;
     char joints[40]; /* The ETag of the joint list ("" for all). */
-    srv_fields_t fields;
   } key;
   memset(&key, 0, sizeof key);
   if (list != NULL) srv__etag(key.joints, list, list_count * sizeof *list);
@@ -235,9 +234,9 @@ void srv__handle_pose_get(srv_request_t *req) {
   key.space = q.space;
   key.wrap = q.wrap;
   key.bin = q.binary;
-  srv_fields_merge(&key.fields, &q.fields);
   char etag[40];
   srv__etag(etag, &key, sizeof key);
+  srv__etag_fields(etag, &q.fields);
   pose_task_t *p = NULL;
   if (srv__respond_if_not_modified(req, etag)) goto fail;
   p = calloc(1, sizeof *p);

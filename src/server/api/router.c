@@ -20,8 +20,8 @@
 /* Whether path matches r's pattern; the {id} segment is copied into id
  * (ID_MAX + 1 bytes) when r has one. */
 static bool matches(const srv_route_t *r, const char *path, char *id) {
-  size_t n = strlen(r->prefix);
   if (!r->id) return strcmp(path, r->prefix) == 0;
+  size_t n = strlen(r->prefix);
   if (strncmp(path, r->prefix, n) != 0) return false;
   const char *seg = path + n;
   size_t len = strlen(seg), sl = strlen(r->suffix);
@@ -33,24 +33,23 @@ static bool matches(const srv_route_t *r, const char *path, char *id) {
   return true;
 }
 
-/* The walk: the row of method (NULL: none takes it) with its {id} in id,
- * in *allow the methods of every row matching path, and in *first the
- * first of those rows (NULL: none). */
+/* The walk: the first row of method on path, with its {id} in id (the
+ * walk stops there: every request that has a row pays for the rows
+ * before it only); or NULL, with in *allow the methods of every row
+ * matching path and in *first the first of those rows (NULL: none). */
 static const srv_route_t *walk(srv_method method, const char *path,
                                unsigned *allow, char *id,
                                const srv_route_t **first) {
-  const srv_route_t *found = NULL;
-  char scratch[ID_MAX + 1];
   *allow = 0;
   *first = NULL;
   for (size_t i = 0; i < srv_api_route_count; i++) {
     const srv_route_t *r = &srv_api_routes[i];
-    if (!matches(r, path, found ? scratch : id)) continue;
+    if (!matches(r, path, id)) continue;
+    if ((r->methods & SRV_M(method)) != 0) return r;
     if (*first == NULL) *first = r;
     *allow |= r->methods;
-    if (found == NULL && (r->methods & SRV_M(method)) != 0) found = r;
   }
-  return found;
+  return NULL;
 }
 
 const srv_route_t *srv_api_match(srv_method method, const char *path,

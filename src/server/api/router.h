@@ -70,7 +70,7 @@ bool srv_api_accepts(const srv_request_t *req);
  * rate-limit charge. */
 void srv_api_resume(srv_request_t *req);
 
-/* The row of method on path, or NULL; *allow gets the method bits of
+/* The row of method on path; or NULL, with in *allow the method bits of
  * every row whose pattern matches path (0: no such path). */
 const srv_route_t *srv_api_match(srv_method method, const char *path,
                                  unsigned *allow);

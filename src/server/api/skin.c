@@ -266,7 +266,6 @@ void srv__handle_skin(srv_request_t *req) {
     char mesh[FMT_ID_LEN + 1], clip[FMT_ID_LEN + 1];
     double t;
     int wrap, method, normals, bin, encoding;
-    srv_fields_t fields;
   } key;
   memset(&key, 0, sizeof key);
   memcpy(key.mesh, p.meshes[0]->id, sizeof key.mesh);
@@ -291,9 +290,9 @@ void srv__handle_skin(srv_request_t *req) {
   key.normals = q.normals;
   key.bin = q.binary;
   key.encoding = q.encoding;
-  srv_fields_merge(&key.fields, &q.fields);
   char etag[40];
   srv__etag(etag, &key, sizeof key);
+  srv__etag_fields(etag, &q.fields);
   if (srv__respond_if_not_modified(req, etag)) goto fail;
   skin_task_t *k = calloc(1, sizeof *k);
   if (k == NULL) {

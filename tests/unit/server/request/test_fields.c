@@ -112,6 +112,17 @@ START_TEST(test_one_field_on_every_transport) {
   memcpy(&x, plain + 12 * sizeof(float), sizeof x);
   ck_assert_float_eq(x, 0.5f);
   assert_same(rest, rest_len, get, get_len, "GET");
+  /* The field is part of the answer's ETag. */
+  mem_answer_t e1 =
+      mem_get("/v1/pose?skeleton=line&clip=slide&t=0.5&format=bin");
+  mem_answer_t e2 = mem_get(
+      "/v1/pose?skeleton=line&clip=slide&t=0.5&format=bin&rest_probe=1");
+  const char *t1 = strstr(e1.head, "ETag: "), *t2 = strstr(e2.head, "ETag: ");
+  ck_assert_ptr_nonnull(t1);
+  ck_assert_ptr_nonnull(t2);
+  ck_assert_int_ne(strncmp(t1, t2, 40), 0);
+  mem_answer_free(&e1);
+  mem_answer_free(&e2);
   char *post = body_of(
       api_json("POST", "/v1/pose",
                "{\"skeleton\":\"line\",\"format\":\"bin\",\"rest_probe\":true,"
