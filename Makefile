@@ -12,7 +12,7 @@
 #                     ThreadSanitizer, then the whole suite with ASan+UBSan
 #                     and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws, bench-thin,
-#                     bench-fleet: server ones)
+#                     bench-fleet, bench-instructions: server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
 #   make abuse        loop stalls under heavy requests, measured: worst
@@ -124,7 +124,7 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check check-layers check-error-codes check-error-docs \
         check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-thin bench-fleet soak abuse check-floats \
+        build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak abuse check-floats \
         cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
@@ -303,6 +303,11 @@ bench-http: $(ANIMD)
 
 bench-ws: $(ANIMD)
 	scripts/bench-ws $(abspath $(ANIMD))
+
+# Instructions per request under callgrind, the same on any machine
+# (BENCH_OTHER=path/to/animd compares another build request by request).
+bench-instructions: $(ANIMD)
+	scripts/bench-instructions $(abspath $(ANIMD)) $(BENCH_OTHER)
 
 # Mixed load against the release daemon for SOAK_SECONDS (600), RSS, open
 # descriptors and /healthz latency sampled every second (not part of check).
