@@ -29,7 +29,7 @@ const char *srv_names_item(const srv_names_t *n, size_t i, char *buf,
     if (p != NULL) p++;
   }
   size_t len = p != NULL ? strcspn(p, ",") : 0;
-  if (len >= cap) len = cap - 1;
+  if (len >= cap) return NULL;
   if (len > 0) memcpy(buf, p, len);
   buf[len] = '\0';
   return buf;
@@ -72,12 +72,12 @@ int srv_joints_resolve(const srv_names_t *list, const anim_skeleton_t *sk,
   uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
   if (idx == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   for (size_t i = 0; i < n; i++) {
-    char buf[256];
+    char buf[256], at[32];
     const char *name = srv_names_item(list, i, buf, sizeof buf);
-    int32_t j = anim_skeleton_find(sk, name);
+    snprintf(at, sizeof at, "joints[%zu]", i);
+    int32_t j = name != NULL ? anim_skeleton_find(sk, name) : -1;
+    if (name == NULL) name = "(longer than 255 bytes)";
     if (j < 0) {
-      char at[32];
-      snprintf(at, sizeof at, "joints[%zu]", i);
       srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
                     "the skeleton has no joint '%.60s'", name);
       free(idx);
@@ -132,9 +132,11 @@ static int resolve_mesh_list(store_t *st, const srv_target_query_t *q,
       snprintf(at, sizeof at, "mesh[%zu]", i);
     else
       snprintf(at, sizeof at, "mesh");
-    if (*name == '\0')
+    if (name == NULL || *name == '\0')
       return srv_error_set(err, SRV_ERR_BAD_PARAMETER, at,
-                           "'mesh' lists an empty name");
+                           name == NULL ? "'mesh' lists a name longer than "
+                                          "255 bytes"
+                                        : "'mesh' lists an empty name");
     store_asset_t *m = NULL;
     if (srv_lookup(st, STORE_MESH, at, name, t->skeleton, &m, err, miss) != 0)
       return -1;

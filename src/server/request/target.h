@@ -37,7 +37,7 @@ bool srv_names_given(const srv_names_t *n);
 /* Names in the list (a csv's commas + 1). */
 size_t srv_names_count(const srv_names_t *n);
 /* Name i, NUL-terminated: points into the array, or is copied into buf
- * (cap bytes, cut to fit) from the csv. */
+ * (cap bytes) from the csv; NULL when it does not fit there. */
 const char *srv_names_item(const srv_names_t *n, size_t i, char *buf,
                            size_t cap);
 
