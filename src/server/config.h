@@ -55,7 +55,7 @@ typedef struct srv_config_s {
   unsigned write_burst;        /* Writes a quiet address may send. */
   unsigned rate_table_size;    /* Client addresses tracked (LRU beyond). */
   char trusted_proxies[1024];  /* Addresses/prefixes, comma-separated. */
-  /* Web pages allowed to read answers and open streams (web/cors.h):
+  /* Web pages allowed to read answers and open streams (cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];
   /* Debian's libjs-three, served under /three/ for /viewer; "" none. */

@@ -27,8 +27,7 @@ static char line_id[2][FMT_ID_LEN + 1]; /* The two "line" skeletons. */
 static char other_id[FMT_ID_LEN + 1];   /* The "other" skeleton. */
 static char other_clip[FMT_ID_LEN + 1];
 
-static void ingest(const char *name, int y, char *skeleton_id,
-                   char *clip_id) {
+static void ingest(const char *name, int y, char *skeleton_id, char *clip_id) {
   char text[1024];
   snprintf(text, sizeof text, rig, name, y, y);
   fmt_error_t fe = {0};
@@ -91,8 +90,8 @@ START_TEST(test_lookup) {
       0);
   ck_assert_ptr_null(a);
   /* By name and by id. */
-  ck_assert_int_eq(srv_lookup(st, STORE_SKELETON, "skeleton", "other", NULL,
-                              &a, &err, &miss),
+  ck_assert_int_eq(srv_lookup(st, STORE_SKELETON, "skeleton", "other", NULL, &a,
+                              &err, &miss),
                    0);
   ck_assert_str_eq(a->id, other_id);
   store_asset_release(a);
@@ -102,9 +101,9 @@ START_TEST(test_lookup) {
   ck_assert_str_eq(a->id, line_id[1]);
   store_asset_release(a);
   /* Shared: ambiguous, both ids listed, not a miss. */
-  ck_assert_int_eq(srv_lookup(st, STORE_SKELETON, "skeleton", "line", NULL, &a,
-                              &err, &miss),
-                   -1);
+  ck_assert_int_eq(
+      srv_lookup(st, STORE_SKELETON, "skeleton", "line", NULL, &a, &err, &miss),
+      -1);
   ck_assert_int_eq(err.code, SRV_ERR_AMBIGUOUS);
   ck_assert_str_eq(err.at, "skeleton");
   ck_assert_ptr_nonnull(strstr(err.message, line_id[0]));
@@ -177,8 +176,8 @@ START_TEST(test_resolve_meshes) {
   ck_assert_int_eq(srv_target_resolve(st, &q, &t, &err, &miss), -1);
   ck_assert_int_eq(err.code, SRV_ERR_AMBIGUOUS); /* Three meshes "pair". */
   ck_assert_str_eq(err.at, "mesh");
-  q = (srv_target_query_t){.skeleton = "other", .mesh = "pair",
-                           .clip = "slide"};
+  q = (srv_target_query_t){
+      .skeleton = "other", .mesh = "pair", .clip = "slide"};
   ck_assert_int_eq(srv_target_resolve(st, &q, &t, &err, &miss), 0);
   ck_assert_uint_eq(t.mesh_count, 1);
   ck_assert_ptr_eq(t.meshes[0]->skeleton_asset, t.skeleton);
@@ -201,9 +200,8 @@ START_TEST(test_resolve_meshes) {
   ck_assert_int_eq(srv_target_resolve(st, &q, &t, &err, &miss), -1);
   ck_assert_str_eq(err.at, "mesh[1]");
   json_decref(list);
-  q = (srv_target_query_t){.skeleton = "other",
-                           .mesh = "pair",
-                           .joints = {.csv = "a"}};
+  q = (srv_target_query_t){
+      .skeleton = "other", .mesh = "pair", .joints = {.csv = "a"}};
   ck_assert_int_eq(srv_target_resolve(st, &q, &t, &err, &miss), -1);
   ck_assert_int_eq(err.code, SRV_ERR_BAD_VALUE);
   ck_assert_str_eq(err.at, "joints");
