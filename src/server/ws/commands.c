@@ -2,12 +2,10 @@
  * resume, seek, stop, set, pose and stats, their assets resolved through the
  * API's one lookup, and assets fetched from a shared store on a miss
  * (stream_internal.h). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/answer.h"
 #include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 

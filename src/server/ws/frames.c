@@ -1,13 +1,9 @@
 /* server/ws: WebSocket pose streaming, frame production: a stream's frame as
  * the frame cache's key, its binary header, its JSON message, several meshes
  * in one frame (stream_internal.h). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "formats/answer.h"
-#include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 
 fmt_layout ws__stream_layout(const stream_t *s) {

@@ -1,13 +1,8 @@
 /* server/ws: WebSocket pose streaming, what goes to a client: answers and
  * errors to its messages, and the tick's data frames, written together and
  * dropped under backpressure (stream_internal.h). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "formats/answer.h"
-#include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 
 /* ---- messages to the client ---------------------------------------------- */

@@ -1,16 +1,11 @@
 /* server/ws: WebSocket pose streaming, its session state: the hub and
- * its clients, and the streams they own (stream_internal.h lists the
- * files that serve them).
- */
+ * its clients (created, fed, closed at a safe point, freed), and the
+ * streams they own. stream_internal.h lists the files that serve them. */
 #include "server/ws/stream.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/answer.h"
-#include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 
 void srv_ws_limits_defaults(srv_ws_limits_t *lim) {

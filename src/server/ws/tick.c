@@ -11,13 +11,8 @@
  * as a burst) and pushes it back with its next due time. Due times come
  * from the stream's clock (pace.h), never from the previous tick, so
  * they do not drift. */
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "formats/answer.h"
-#include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 
 /* ---- heap ---------------------------------------------------------------- */
