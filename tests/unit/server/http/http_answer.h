@@ -1,14 +1,20 @@
 /* An HTTP/1.1 answer as the unit tests read it from an in-memory client's
  * output: status, head, and the body (Content-Length, chunked, or up to
  * the close), shared by the fixtures of a whole server
- * (http_memory_fixture.h) and of a bare HTTP host (http_host_fixture.h). */
+ * (http_memory_fixture.h) and of a bare HTTP host (http_host_fixture.h),
+ * and the loop that waits for one. */
 #ifndef ANIMD_TESTS_HTTP_ANSWER_H
 #define ANIMD_TESTS_HTTP_ANSWER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uv.h>
+
+#include "server/http/memory.h"
 
 /* One parsed answer. */
 typedef struct http_answer_s {
@@ -94,6 +100,31 @@ static inline size_t http_answer_parse(const char *text, size_t len,
     a->chunked = te != NULL;
   }
   return total;
+}
+
+/* Turns loop and reads m's output until an answer is complete (or
+ * timeout_ns pass, or m is closed with nothing left), then takes it from
+ * the output. Returns false when none came. */
+static inline bool http_answer_read(uv_loop_t *loop, srv_http_memory_t *m,
+                                    http_answer_t *a, bool head_request,
+                                    uint64_t timeout_ns) {
+  uint64_t end = uv_hrtime() + timeout_ns;
+  memset(a, 0, sizeof *a);
+  while (uv_hrtime() < end) {
+    uv_run(loop, UV_RUN_NOWAIT);
+    srv_http_memory_flush(m, SIZE_MAX);
+    size_t len;
+    const char *out = srv_http_memory_output(m, &len);
+    bool closed = srv_http_memory_closed(m);
+    size_t n = http_answer_parse(out, len, NULL, head_request, closed);
+    if (n > 0) {
+      http_answer_parse(out, len, a, head_request, closed);
+      srv_http_memory_take(m, n);
+      return true;
+    }
+    if (closed && srv_http_memory_queued(m) == 0) break;
+  }
+  return false;
 }
 
 #endif

@@ -100,23 +100,7 @@ typedef http_answer_t hfx_answer_t;
  * then takes it from the client's output. Returns false when none came. */
 static inline bool hfx_read(srv_http_memory_t *m, hfx_answer_t *a,
                             bool head_request) {
-  uint64_t end = uv_hrtime() + 10000000000ull;
-  memset(a, 0, sizeof *a);
-  while (uv_hrtime() < end) {
-    uv_run(&hfx.loop, UV_RUN_NOWAIT);
-    srv_http_memory_flush(m, SIZE_MAX);
-    size_t len;
-    const char *out = srv_http_memory_output(m, &len);
-    bool closed = srv_http_memory_closed(m);
-    size_t n = http_answer_parse(out, len, NULL, head_request, closed);
-    if (n > 0) {
-      http_answer_parse(out, len, a, head_request, closed);
-      srv_http_memory_take(m, n);
-      return true;
-    }
-    if (closed && srv_http_memory_queued(m) == 0) break;
-  }
-  return false;
+  return http_answer_read(&hfx.loop, m, a, head_request, 10000000000ull);
 }
 
 static inline void hfx_free(hfx_answer_t *a) {
