@@ -91,6 +91,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
   pthread_mutex_init(&s->metrics_lock, NULL);
+  bool ended_made = false; /* s->loop_ended is a handle to close. */
   int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
@@ -110,13 +111,9 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   rc = uv_async_init(loop, &s->loop_ended, on_loop_ended);
   if (rc != 0) {
     snprintf(err, err_len, "event loop: %s", uv_strerror(rc));
-    srv__backend_close(s);
-    srv__store_close(s);
-    srv_auth_free(s->auth);
-    srv_access_log_close(s->access_log);
-    uv_close((uv_handle_t *)&s->drain_timer, on_failed_freed);
-    return rc;
+    goto fail_handles;
   }
+  ended_made = true;
   s->loop_ended.data = s;
   uv_unref((uv_handle_t *)&s->loop_ended);
   rc = srv_pool_init(&s->pool, loop, cfg->workers, cfg->queue_max);
@@ -158,7 +155,11 @@ fail_handles:
   srv__store_close(s);
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
-  uv_close((uv_handle_t *)&s->loop_ended, on_failed_closed);
+  /* s is freed once its handles have closed (on_failed_freed). */
+  if (ended_made)
+    uv_close((uv_handle_t *)&s->loop_ended, on_failed_closed);
+  else
+    uv_close((uv_handle_t *)&s->drain_timer, on_failed_freed);
   return rc;
 
 fail_log:
