@@ -94,6 +94,13 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->encoding = cmd->encoding;
   s->fields = cmd->fields;
   if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
+  /* A frame's cost depends on the assets alone, so it is judged once. */
+  for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+    srv_ws_eval_key_t key =
+        ws__stream_key(s, 0, s->meshes ? s->meshes[k] : s->mesh);
+    s->heavy |=
+        !srv_cost_inline(srv_ws_eval_cost(&key), c->hub->lim.inline_cost);
+  }
   return 0;
 }
 

@@ -64,6 +64,9 @@ typedef struct stream_s {
   srv_fields_t fields;   /* The table's fields (request/fields.h). */
   uint64_t frames, skipped, dropped;
   float pose_t; /* A one-shot pose's sampled time. */
+  /* Its frames are too heavy for the loop (schedule.h's rule): each is
+   * computed on the pool ahead of its due time. Set with its assets. */
+  bool heavy;
 } stream_t;
 
 struct srv_ws_client_s {

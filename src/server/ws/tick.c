@@ -150,15 +150,14 @@ static void stream_tick(stream_t *s, uint64_t horizon) {
     ws__send_frame(s, t.frame, true);
     s->next = t.frame + 1;
     /* A frame too heavy for the loop (skinning, most of all) is computed
-     * on the pool while this one travels, by the rule every loop follows
-     * (server/schedule.h). */
-    srv_ws_hub_t *h = s->client->hub;
-    float next = ws__sampled_time(s, srv_ws_clock_time(&s->clock, s->next));
-    for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
-      srv_ws_eval_key_t key =
-          ws__stream_key(s, next, s->meshes ? s->meshes[k] : s->mesh);
-      if (!srv_cost_inline(srv_ws_eval_cost(&key), h->lim.inline_cost))
-        srv_ws_eval_prefetch(h->eval, &key);
+     * on the pool while this one travels. */
+    if (s->heavy) {
+      float next = ws__sampled_time(s, srv_ws_clock_time(&s->clock, s->next));
+      for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+        srv_ws_eval_key_t key =
+            ws__stream_key(s, next, s->meshes ? s->meshes[k] : s->mesh);
+        srv_ws_eval_prefetch(s->client->hub->eval, &key);
+      }
     }
   }
   s->due = srv_ws_clock_due(&s->clock, s->next);
