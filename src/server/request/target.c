@@ -39,6 +39,7 @@ int srv_lookup(store_t *st, store_kind kind, const char *at, const char *name,
                const store_asset_t *skeleton, store_asset_t **out,
                srv_error_t *err, srv_lookup_miss_t *miss) {
   *out = NULL;
+  if (miss != NULL) miss->missed = false;
   if (name == NULL || *name == '\0') return 0;
   store_match_t m = {0};
   if (st != NULL) store_find(st, kind, name, skeleton, &m);
@@ -48,7 +49,9 @@ int srv_lookup(store_t *st, store_kind kind, const char *at, const char *name,
     return -1;
   }
   if (m.asset == NULL) {
-    if (miss != NULL) {
+    /* A name too long to be kept whole is not fetched: a shorter one
+     * could name another asset. */
+    if (miss != NULL && strlen(name) < sizeof miss->name) {
       miss->missed = true;
       miss->kind = kind;
       snprintf(miss->name, sizeof miss->name, "%s", name);

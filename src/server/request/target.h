@@ -43,8 +43,8 @@ const char *srv_names_item(const srv_names_t *n, size_t i, char *buf,
 
 /* Why a lookup came back empty-handed, for a transport that can fetch
  * from a shared store: the kind and name asked, within skeleton (NULL:
- * none). Filled when the error is not_found for an asset; missed is false
- * otherwise. */
+ * none). Filled when the error is not_found for an asset whose name fits
+ * here whole; missed is false otherwise. */
 typedef struct srv_lookup_miss_s {
   bool missed;
   store_kind kind;

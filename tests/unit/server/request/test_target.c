@@ -123,6 +123,14 @@ START_TEST(test_lookup) {
   ck_assert_str_eq(miss.name, "nope");
   ck_assert_str_eq(miss.skeleton, other_id);
   ck_assert_str_eq(miss.at, "clip");
+  /* A name too long to keep whole: not found, and nothing to fetch. */
+  char longname[300];
+  memset(longname, 'n', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  ck_assert_int_eq(
+      srv_lookup(st, STORE_CLIP, "clip", longname, sk, &a, &err, &miss), -1);
+  ck_assert_int_eq(err.code, SRV_ERR_NOT_FOUND);
+  ck_assert(!miss.missed);
   store_asset_release(sk);
 }
 END_TEST
