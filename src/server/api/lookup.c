@@ -10,7 +10,7 @@
  * the answer. Returns -1. */
 static int lookup_failed(srv_request_t *req, const srv_error_t *err,
                          const srv_lookup_miss_t *miss) {
-  if (miss->missed && srv__load_then_resume(req, miss)) return -1;
+  if (miss->missed && srv__load_then_resume(req, err, miss)) return -1;
   srv__respond_err(req, err);
   return -1;
 }

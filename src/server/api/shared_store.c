@@ -51,10 +51,8 @@ static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
 
 typedef struct wait_s {
   srv_request_t *req;
-  store_kind kind;
-  bool within_skeleton;
-  char at[64];
-  char name[];
+  srv_error_t err; /* The lookup's not_found, answered if Redis has none. */
+  srv_lookup_miss_t miss;
 } wait_t;
 
 static void on_loaded(void *arg, const srv_backend_reply_t *r) {
@@ -68,9 +66,7 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
     req->resumes++;
     srv_api_resume(req);
   } else if (r->status == SRV_BACKEND_NOT_FOUND) {
-    srv__fail(req, SRV_ERR_NOT_FOUND, w->at[0] ? w->at : NULL, "no %s '%s'%s",
-              store_kind_name(w->kind), w->name,
-              w->within_skeleton ? " on that skeleton" : "");
+    srv__respond_err(req, &w->err);
   } else {
     answer_reply(req, r, NULL);
   }
@@ -78,7 +74,8 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
   free(w);
 }
 
-bool srv__load_then_resume(srv_request_t *req, const srv_lookup_miss_t *miss) {
+bool srv__load_then_resume(srv_request_t *req, const srv_error_t *err,
+                           const srv_lookup_miss_t *miss) {
   const srv_backend_t *b = srv__backend(req);
   if (b == NULL || req->matched == NULL) return false;
   if (req->resumes >= MAX_RESUMES) {
@@ -86,20 +83,15 @@ bool srv__load_then_resume(srv_request_t *req, const srv_lookup_miss_t *miss) {
                     "request; retry later");
     return true;
   }
-  size_t n = strlen(miss->name);
-  wait_t *w = malloc(sizeof *w + n + 1);
+  wait_t *w = malloc(sizeof *w);
   if (w == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return true;
   }
-  w->req = req;
-  w->kind = miss->kind;
-  w->within_skeleton = miss->skeleton[0] != '\0';
-  snprintf(w->at, sizeof w->at, "%s", miss->at);
-  memcpy(w->name, miss->name, n + 1);
+  *w = (wait_t){.req = req, .err = *err, .miss = *miss};
   srv_request_hold(req);
-  b->ops->load(b->self, miss->kind, miss->name,
-               w->within_skeleton ? miss->skeleton : NULL, on_loaded, w);
+  b->ops->load(b->self, miss->kind, w->miss.name,
+               miss->skeleton[0] ? w->miss.skeleton : NULL, on_loaded, w);
   return true;
 }
 

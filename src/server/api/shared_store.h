@@ -17,14 +17,16 @@
 const srv_backend_t *srv__backend(srv_request_t *req);
 
 /* After a lookup's miss (request/target.h: the kind and name asked,
- * within a skeleton or not): starts loading it and returns true; once the
- * asset is cached the handler of req's route runs again on req (router.h
- * srv_api_resume: not routed, admitted or charged to a rate limit again;
- * req->resumes counts the runs), else req is answered (404 not_found at
- * the miss's field, 503 store_unavailable, also after MAX_RESUMES loads).
+ * within a skeleton or not; err, its not_found): starts loading it and
+ * returns true; once the asset is cached the handler of req's route runs
+ * again on req (router.h srv_api_resume: not routed, admitted or charged
+ * to a rate limit again; req->resumes counts the runs), else req is
+ * answered (err when Redis has no such asset either, 503
+ * store_unavailable, also after MAX_RESUMES loads).
  * The handler must answer nothing more and return. False when there is
  * no backend or req came to no route (the caller answers 404). */
-bool srv__load_then_resume(srv_request_t *req, const srv_lookup_miss_t *miss);
+bool srv__load_then_resume(srv_request_t *req, const srv_error_t *err,
+                           const srv_lookup_miss_t *miss);
 
 /* Stores an upload already in the node's cache (result, the canonical
  * texts of its entries) in the backend, then answers answer (201 when
