@@ -14,6 +14,39 @@ srv_frame_names_t srv_frame_names(const store_asset_t *owner,
   return n;
 }
 
+void srv_frame_json(fmt_buf_t *b, const char *id,
+                    const srv_frame_names_t *names,
+                    const srv_frame_shape_t *shape, const float *v, float t,
+                    int64_t frame) {
+  if (shape->skin) {
+    fmt_skin_answer_t a = {
+        .id = id,
+        .mesh = names->owner,
+        .clip = names->clip,
+        .t = t,
+        .frame = frame,
+        .vertex_count = shape->elements,
+        .positions = v,
+        .normals = shape->normals ? v + 3 * (size_t)shape->elements : NULL,
+        .ids = names->ids,
+    };
+    fmt_answer_skin_json(b, &a);
+  } else {
+    fmt_pose_answer_t a = {
+        .id = id,
+        .skeleton = names->owner,
+        .clip = names->clip,
+        .t = t,
+        .frame = frame,
+        .joint_count = shape->elements,
+        .space = shape->space,
+        .data = v,
+        .ids = names->ids,
+    };
+    fmt_answer_pose_json(b, &a);
+  }
+}
+
 static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                           const srv_frame_names_t *names, bool binary,
                           int64_t frame, const float *v, float t) {
@@ -23,32 +56,12 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
     if (frame >= 0)
       fmt_answer_frame_header(b, (uint32_t)frame, (uint32_t)count, t);
     fmt_answer_floats_bin(b, v, count);
-  } else if (job->mesh != NULL) {
-    fmt_skin_answer_t a = {
-        .mesh = names->owner,
-        .clip = names->clip,
-        .t = t,
-        .frame = frame,
-        .vertex_count = elements,
-        .positions = v,
-        .normals =
-            job->normals != ANIM_NORMALS_NONE ? v + 3 * (size_t)elements : NULL,
-        .ids = names->ids,
-    };
-    fmt_answer_skin_json(b, &a);
-    if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   } else {
-    fmt_pose_answer_t a = {
-        .skeleton = names->owner,
-        .clip = names->clip,
-        .t = t,
-        .frame = frame,
-        .joint_count = elements,
-        .space = job->space,
-        .data = v,
-        .ids = names->ids,
-    };
-    fmt_answer_pose_json(b, &a);
+    srv_frame_shape_t shape = {.skin = job->mesh != NULL,
+                               .normals = job->normals != ANIM_NORMALS_NONE,
+                               .space = job->space,
+                               .elements = elements};
+    srv_frame_json(b, NULL, names, &shape, v, t, frame);
     if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;

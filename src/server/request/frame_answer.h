@@ -47,6 +47,24 @@ anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
 
+/* What a frame's floats are: joints in space, or skinned vertices
+ * (positions, then normals when normals). */
+typedef struct srv_frame_shape_s {
+  bool skin;
+  bool normals;
+  fmt_space space;
+  uint32_t elements; /* Joints or vertices. */
+} srv_frame_shape_t;
+
+/* The JSON answer of floats v already evaluated (a pose, or a skin answer
+ * with shape->skin), "id" first when id (JSON text) is not NULL, frame as
+ * for srv_frame_answer; no newline. HTTP answers and WebSocket frames
+ * print through it. */
+void srv_frame_json(fmt_buf_t *b, const char *id,
+                    const srv_frame_names_t *names,
+                    const srv_frame_shape_t *shape, const float *v, float t,
+                    int64_t frame);
+
 /* The same for skinned vertices (job->mesh set) in the q16 encoding
  * (formats/q16.h): the payload alone for a whole answer (frame -1), else
  * the 16-byte range frame header, whose float count then counts the

@@ -3,7 +3,7 @@
  * in one frame (stream_internal.h). */
 #include <string.h>
 
-#include "formats/answer.h"
+#include "server/request/frame_answer.h"
 #include "server/ws/stream_internal.h"
 
 fmt_layout ws__stream_layout(const stream_t *s) {
@@ -134,18 +134,14 @@ static int build_meshes_frame(srv_ws_hub_t *h, const stream_t *s,
       words += 4 + (uint64_t)n;
       continue;
     }
-    fmt_skin_answer_t sa = {
-        .mesh = s->meshes[k]->id,
-        .clip = s->clip_name,
-        .t = t,
-        .frame = -1,
-        .vertex_count = fd.elements,
-        .positions = fd.floats,
-        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
-        .ids = store_answer_names(s->meshes[k], s->clip),
-    };
+    srv_frame_names_t names = {.owner = s->meshes[k]->id,
+                               .clip = s->clip_name,
+                               .ids =
+                                   store_answer_names(s->meshes[k], s->clip)};
+    srv_frame_shape_t shape = {
+        .skin = true, .normals = s->normals, .elements = fd.elements};
     if (k > 0) fmt_buf_putc(b, ',');
-    fmt_answer_skin_json(b, &sa);
+    srv_frame_json(b, NULL, &names, &shape, fd.floats, t, SRV_FRAME_MEMBER);
   }
   if (bin) {
     if (words > UINT32_MAX || vertices > UINT32_MAX) return UV_E2BIG;
@@ -176,34 +172,18 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
       fmt_buf_f32le(b, fd.floats, fd.count);
     return b->failed ? UV_ENOMEM : 0;
   }
-  const char *id = s->id[0] != '\0' ? s->id : NULL;
-  if (s->mesh != NULL) {
-    fmt_skin_answer_t sa = {
-        .id = id,
-        .mesh = s->mesh_name,
-        .clip = s->clip_name,
-        .t = t,
-        .frame = frame,
-        .vertex_count = fd.elements,
-        .positions = fd.floats,
-        .normals = s->normals ? fd.floats + 3 * (size_t)fd.elements : NULL,
-        .ids = store_answer_names(s->mesh, s->clip),
-    };
-    fmt_answer_skin_json(b, &sa);
-  } else {
-    fmt_pose_answer_t pa = {
-        .id = id,
-        .skeleton = s->skeleton_name,
-        .clip = s->clip_name,
-        .t = t,
-        .frame = frame,
-        .joint_count = fd.elements,
-        .space = (fmt_space)s->space,
-        .data = fd.floats,
-        .ids = store_answer_names(s->skeleton, s->clip),
-    };
-    fmt_answer_pose_json(b, &pa);
-  }
+  /* Assets named as the client named them, and by id and name. */
+  srv_frame_names_t names = {
+      .owner = s->mesh != NULL ? s->mesh_name : s->skeleton_name,
+      .clip = s->clip_name,
+      .ids =
+          store_answer_names(s->mesh != NULL ? s->mesh : s->skeleton, s->clip)};
+  srv_frame_shape_t shape = {.skin = s->mesh != NULL,
+                             .normals = s->normals,
+                             .space = (fmt_space)s->space,
+                             .elements = fd.elements};
+  srv_frame_json(b, s->id[0] != '\0' ? s->id : NULL, &names, &shape, fd.floats,
+                 t, frame);
   return b->failed ? UV_ENOMEM : 0;
 }
 
