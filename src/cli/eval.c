@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sniff.h"
+#include "cli/files.h"
 #include "formats/vocab.h"
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
@@ -29,48 +29,9 @@
 #define MAX_FILES 16
 #define MAX_OPTIONS 24
 
-/* Prints an error as the API names it: "animd eval: MESSAGE (CODE at AT)". */
-static int report(FILE *err, srv_error_code code, const char *at,
-                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int report(FILE *err, srv_error_code code, const char *at,
-                  const char *fmt, ...) {
-  char msg[640];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fprintf(err, "animd eval: %s (%s%s%s)\n",
-          msg[0] ? msg : srv_error_message(code), srv_error_name(code),
-          at && at[0] ? " at " : "", at && at[0] ? at : "");
-  return -1;
-}
-
-static char *read_file(const char *path, size_t *len, FILE *err) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    report(err, SRV_ERR_IO_ERROR, NULL, "%s: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf != NULL) {
-    size_t r = fread(buf + n, 1, cap - n, f);
-    n += r;
-    if (n < cap) break;
-    char *nb = realloc(buf, cap * 2);
-    if (nb == NULL) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf == NULL) report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "");
-  *len = n;
-  return buf;
-}
+/* Prints an error as the API names it: "animd eval: MESSAGE (CODE at
+ * AT)". */
+#define report(err, ...) cli_report(err, "animd eval", __VA_ARGS__)
 
 /* The options, each the query parameter of the same name. */
 static const char *const option_names[] = {
@@ -173,57 +134,6 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     }
   }
   return 0;
-}
-
-/* ---- the store of the files -------------------------------------------------
- */
-
-static void log_line(void *user, const char *message) {
-  fprintf((FILE *)user, "animd eval: %s\n", message);
-}
-
-/* Decodes and stores each file in order; an md5anim gets the skeleton of
- * the file before it. 0, or -1 after saying why. */
-static int load_files(store_t *st, const cli_args_t *a, FILE *err) {
-  store_asset_t *last_skeleton = NULL;
-  int rc = 0;
-  for (size_t i = 0; i < a->file_count && rc == 0; i++) {
-    size_t len;
-    char *body = read_file(a->files[i], &len, err);
-    if (body == NULL) {
-      rc = -1;
-      break;
-    }
-    const char *type = a->type ? a->type : cli_sniff_type(body, len);
-    fmt_error_t fe = {0};
-    fmt_bundle_t bundle = {0};
-    store_ingest_result_t res = {0};
-    fmt_decode_options_t opts = {0};
-    opts.skeleton = last_skeleton ? last_skeleton->skeleton : NULL;
-    if (type == NULL) {
-      rc = report(err, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                  "%s: not glTF, JSON, BVH or MD5 (give --type)", a->files[i]);
-    } else if (fmt_decode(type, body, len, &opts, &bundle, &fe) != 0) {
-      rc = report(err, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", a->files[i],
-                  fe.message);
-    } else if (store_ingest(st, &bundle, last_skeleton, &res, &fe) != 0) {
-      rc = report(err, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", a->files[i],
-                  fe.message);
-    } else {
-      for (size_t k = 0; k < res.count; k++)
-        if (res.entries[k].asset->kind == STORE_SKELETON) {
-          store_asset_release(last_skeleton);
-          last_skeleton = res.entries[k].asset;
-          store_asset_retain(last_skeleton);
-          break;
-        }
-      store_ingest_result_free(&res);
-    }
-    fmt_bundle_free(&bundle);
-    free(body);
-  }
-  store_asset_release(last_skeleton);
-  return rc;
 }
 
 /* ---- answers
@@ -351,14 +261,10 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     usage(err);
     return 2;
   }
-  store_t *st = NULL;
-  fmt_error_t fe = {0};
-  store_options_t opts = {.log = log_line, .log_user_data = err};
-  if (store_open(&opts, &st, &fe) != 0) {
-    report(err, SRV_ERR_INTERNAL, NULL, "store: %s", fe.message);
-    return 1;
-  }
-  int rc = load_files(st, &a, err);
+  store_t *st = cli_store_open("animd eval", err);
+  if (st == NULL) return 1;
+  int rc = cli_files_load(st, (const char *const *)a.files, a.file_count,
+                          a.type, "animd eval", err);
   if (rc == 0) {
     srv_config_t cfg;
     srv_config_defaults(&cfg);
