@@ -44,6 +44,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_SKELETON_CHILDREN] = no_params,
     [SRV_EP_SOLVE] = no_params,
     [SRV_EP_STREAM] = stream_params,
+    [SRV_EP_COMPARE] = no_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {
@@ -288,6 +289,11 @@ static int json_body(const char *body, size_t len, json_t **root,
   char at[64];
   snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
   return srv_error_set(err, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
+}
+
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err) {
+  return json_body(body, len, root, err);
 }
 
 /* A finite JSON number in [lo, hi]. */

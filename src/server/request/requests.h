@@ -52,6 +52,7 @@ typedef enum srv_endpoint {
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
   SRV_EP_SOLVE,             /* POST /v1/solve */
   SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_COUNT_
 } srv_endpoint;
 
@@ -122,6 +123,12 @@ typedef struct srv_delete_query_s {
 
 int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
                            srv_delete_query_t *out, srv_error_t *err);
+
+/* A JSON body (duplicate keys refused), for a body parser outside this
+ * file (POST /v1/compare): 0 with *root owned by the caller, or -1 with
+ * bad_json at "line L, column C". */
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err);
 
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */

@@ -82,28 +82,30 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
   if (!json_is_object(obj))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, pre[0] ? pre : NULL,
                          "a comparison is an object");
-  static const char *const known[] = {"a",     "b",         "from",
-                                      "to",    "fps",       "wrap",
-                                      "shell", "tolerance", "joints",
-                                      NULL};
+  static const char *const known[] = {"a",      "b",    "from",  "to",
+                                      "fps",    "wrap", "shell", "tolerance",
+                                      "joints", NULL};
   bool wrap_given;
   char at[160];
   if (verdict_known_members(obj, known, 0, pre, err) != 0 ||
-      source_parse(json_object_get(obj, "a"), verdict_at(pre, "a", at, sizeof at),
-                   &out->_src[0], err) != 0 ||
-      source_parse(json_object_get(obj, "b"), verdict_at(pre, "b", at, sizeof at),
-                   &out->_src[1], err) != 0 ||
-      verdict_number_member(obj, "from", pre, -3e38, false, 3e38, "a finite number",
-                    &out->from, NULL, err) != 0 ||
-      verdict_number_member(obj, "to", pre, -3e38, false, 3e38, "a finite number",
-                    &out->to, &out->_to_given, err) != 0 ||
+      source_parse(json_object_get(obj, "a"),
+                   verdict_at(pre, "a", at, sizeof at), &out->_src[0],
+                   err) != 0 ||
+      source_parse(json_object_get(obj, "b"),
+                   verdict_at(pre, "b", at, sizeof at), &out->_src[1],
+                   err) != 0 ||
+      verdict_number_member(obj, "from", pre, -3e38, false, 3e38,
+                            "a finite number", &out->from, NULL, err) != 0 ||
+      verdict_number_member(obj, "to", pre, -3e38, false, 3e38,
+                            "a finite number", &out->to, &out->_to_given,
+                            err) != 0 ||
       verdict_number_member(obj, "fps", pre, 0, true, 1e6, "a number above 0",
-                    &out->fps, NULL, err) != 0 ||
+                            &out->fps, NULL, err) != 0 ||
       verdict_wrap_member(obj, pre, &out->_wrap, &wrap_given, err) != 0 ||
-      verdict_number_member(obj, "shell", pre, 0, true, 3e38, "a number above 0",
-                    &out->shell, NULL, err) != 0 ||
+      verdict_number_member(obj, "shell", pre, 0, true, 3e38,
+                            "a number above 0", &out->shell, NULL, err) != 0 ||
       verdict_number_member(obj, "tolerance", pre, 0, false, 3e38,
-                    "a number >= 0", &out->tolerance, NULL, err) != 0 ||
+                            "a number >= 0", &out->tolerance, NULL, err) != 0 ||
       joints_member(obj, pre, &out->_joints, err) != 0) {
     memset(out, 0, sizeof *out);
     return -1;
@@ -122,8 +124,7 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
  */
 
 static const anim_skeleton_t *source_skeleton(const verdict_source_t *s) {
-  return s->_layered ? s->_blend.skeleton->skeleton
-                     : s->_skel_asset->skeleton;
+  return s->_layered ? s->_blend.skeleton->skeleton : s->_skel_asset->skeleton;
 }
 
 /* Resolves source s at `at`; wrap is the comparison's, for a source or a
@@ -232,8 +233,8 @@ static int match_joints(verdict_compare_t *c, srv_error_t *err) {
   return 0;
 }
 
-int verdict_compare_resolve(store_t *st, verdict_compare_t *c,
-                            srv_error_t *err, srv_lookup_miss_t *miss) {
+int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
+                            srv_lookup_miss_t *miss) {
   if (miss != NULL) miss->missed = false;
   char at[160];
   for (int side = 0; side < 2; side++)
@@ -302,8 +303,7 @@ unsigned long verdict_compare_cost(const verdict_compare_t *c) {
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
   unsigned long per = 0;
   for (int side = 0; side < 2; side++) {
-    srv_eval_job_t job =
-        source_job(&c->_src[side], 0, layers, NULL, 0, NULL);
+    srv_eval_job_t job = source_job(&c->_src[side], 0, layers, NULL, 0, NULL);
     per += srv_eval_cost(&job);
   }
   return (unsigned long)(frames * (double)per) + c->_pick_count;

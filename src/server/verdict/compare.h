@@ -34,7 +34,7 @@
 /* One side of a comparison. */
 typedef struct verdict_source_s {
   /* private */
-  bool _layered;        /* A pose body: _body; else _skeleton and _clip. */
+  bool _layered;         /* A pose body: _body; else _skeleton and _clip. */
   const char *_skeleton; /* Borrowed from the parsed JSON. */
   const char *_clip;
   bool _wrap_given;
@@ -103,8 +103,8 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
 /* Resolves every name it holds in st (retains the assets), matches the
  * joints and settles the grid. 0, or -1 with err (and miss for a fleet
  * fetch). */
-int verdict_compare_resolve(store_t *st, verdict_compare_t *c,
-                            srv_error_t *err, srv_lookup_miss_t *miss);
+int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
+                            srv_lookup_miss_t *miss);
 /* Its evaluation cost in schedule units (for srv__task_run), once
  * resolved. */
 unsigned long verdict_compare_cost(const verdict_compare_t *c);
@@ -125,8 +125,7 @@ void verdict_compare_result_message(const verdict_compare_result_t *r,
  * in model space, all joints, caller order, into model (16 * joint_count
  * floats of *skeleton_out). 0 or -1. */
 int verdict_compare_pose_at(const verdict_compare_t *c, int side, double t,
-                            float *model,
-                            const anim_skeleton_t **skeleton_out);
+                            float *model, const anim_skeleton_t **skeleton_out);
 void verdict_compare_result_free(verdict_compare_result_t *r);
 void verdict_compare_free(verdict_compare_t *c);
 

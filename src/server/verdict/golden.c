@@ -30,8 +30,8 @@ static int decode_base64(verdict_golden_t *g, const char *s, size_t n,
   g->_bytes = malloc(n / 4 * 3 + 1);
   if (g->_bytes == NULL)
     return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-  int got = n ? EVP_DecodeBlock(g->_bytes, (const unsigned char *)s, (int)n)
-              : 0;
+  int got =
+      n ? EVP_DecodeBlock(g->_bytes, (const unsigned char *)s, (int)n) : 0;
   if (got < 0) return srv_error_set(err, SRV_ERR_BAD_BASE64, at, NULL);
   /* EVP_DecodeBlock counts the padding as zero bytes. */
   size_t pad = n >= 2 && s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
@@ -342,8 +342,7 @@ done:
 }
 
 int verdict_golden_pose_at(const verdict_golden_t *g, int side, double t,
-                           float *model,
-                           const anim_skeleton_t **skeleton_out) {
+                           float *model, const anim_skeleton_t **skeleton_out) {
   if (!g->_resolved || side < 0 || side > 1) return -1;
   const anim_skeleton_t *sk = g->_skel_asset->skeleton;
   if (skeleton_out != NULL) *skeleton_out = sk;

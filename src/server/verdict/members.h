@@ -19,10 +19,9 @@ const char *verdict_at(const char *prefix, const char *field, char *buf,
 /* An optional number o[key] in [lo, hi] (lo excluded when lo_open):
  * absent leaves *out; wrong_type when not a number, bad_value "must be
  * <range>" outside. given (optional): whether it was there. */
-int verdict_number_member(const json_t *o, const char *key,
-                          const char *prefix, double lo, bool lo_open,
-                          double hi, const char *range, double *out,
-                          bool *given, srv_error_t *err);
+int verdict_number_member(const json_t *o, const char *key, const char *prefix,
+                          double lo, bool lo_open, double hi, const char *range,
+                          double *out, bool *given, srv_error_t *err);
 
 /* An optional o["wrap"] word (bad_value otherwise). */
 int verdict_wrap_member(const json_t *o, const char *prefix, anim_wrap *out,
@@ -36,7 +35,6 @@ int verdict_name_member(const json_t *o, const char *key, const char *prefix,
 /* 0 when every member of o is in known (NULL-terminated) or a request
  * field of takes (request/fields.h; 0: none); else unknown_field at it. */
 int verdict_known_members(const json_t *o, const char *const *known,
-                          unsigned takes, const char *prefix,
-                          srv_error_t *err);
+                          unsigned takes, const char *prefix, srv_error_t *err);
 
 #endif

@@ -33,6 +33,7 @@ static const struct {
     {SRV_EP_SKELETON_CHILDREN, {NULL}},
     {SRV_EP_SOLVE, {NULL}},
     {SRV_EP_STREAM, {"token"}},
+    {SRV_EP_COMPARE, {NULL}},
 };
 
 START_TEST(test_every_parameter_is_known) {
