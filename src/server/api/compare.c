@@ -71,8 +71,7 @@ static void compare_then(srv_request_t *req, void *parsed) {
   c->task.free = compare_free;
   srv_error_t err;
   srv_lookup_miss_t miss = {0};
-  if (verdict_compare_resolve(srv__store(req), &c->compare, &err, &miss) !=
-      0) {
+  if (verdict_compare_resolve(srv__store(req), &c->compare, &err, &miss) != 0) {
     srv__lookup_failed(req, &err, &miss);
     compare_free(&c->task);
     return;
@@ -88,9 +87,8 @@ static void compare_then(srv_request_t *req, void *parsed) {
                 req->body_len + verdict_compare_cost(&c->compare));
 }
 
-static int compare_parse(const char *body, size_t len,
-                         const srv_request_t *req, void *parsed,
-                         srv_error_t *err) {
+static int compare_parse(const char *body, size_t len, const srv_request_t *req,
+                         void *parsed, srv_error_t *err) {
   (void)req;
   json_t *root;
   if (srv_json_body_parse(body, len, &root, err) != 0) return -1;

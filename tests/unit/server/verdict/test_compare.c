@@ -186,10 +186,9 @@ START_TEST(test_compare_turn_against_rest) {
       json_string_value(json_object_get(json_object_get(j, "max"), "joint")),
       "arm");
   ck_assert_uint_eq(json_array_size(json_object_get(j, "joints")), 3);
-  ck_assert_int_eq(
-      json_integer_value(
-          json_object_get(json_object_get(j, "failing"), "frames")),
-      4);
+  ck_assert_int_eq(json_integer_value(json_object_get(
+                       json_object_get(j, "failing"), "frames")),
+                   4);
   json_decref(j);
   fmt_buf_free(&b);
   verdict_compare_result_free(&r);
