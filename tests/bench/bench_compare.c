@@ -59,13 +59,14 @@ static void clip(fmt_buf_t *b, const char *name, double nudge) {
     for (int k = 0; k < KEYS; k++) {
       double q[4];
       quat(k % 3 == 1 ? nudge : 0, q);
-      fmt_buf_printf(b, "%s%.9g,%.9g,%.9g,%.9g", k ? "," : "", q[0], q[1],
-                     q[2], q[3]);
+      fmt_buf_printf(b, "%s%.9g,%.9g,%.9g,%.9g", k ? "," : "", q[0], q[1], q[2],
+                     q[3]);
     }
     fmt_buf_puts(b, "]}");
   }
-  fmt_buf_printf(b, ",{\"joint\":\"j0\",\"path\":\"translation\",\"times\":"
-                    "[0,%g],\"values\":[0,1,0,%g,1,0]}]}",
+  fmt_buf_printf(b,
+                 ",{\"joint\":\"j0\",\"path\":\"translation\",\"times\":"
+                 "[0,%g],\"values\":[0,1,0,%g,1,0]}]}",
                  SECONDS, 2 + nudge);
 }
 
@@ -125,9 +126,9 @@ static void cpu_model(char *out, size_t cap) {
 int main(void) {
   store_t *st = rig_store();
   if (st == NULL) return 1;
-  json_t *body = json_pack("{s:{s:s},s:{s:s},s:f,s:f,s:f}", "a", "clip",
-                           "take1", "b", "clip", "take2", "from", 0.0, "to",
-                           SECONDS, "fps", 30.0);
+  json_t *body =
+      json_pack("{s:{s:s},s:{s:s},s:f,s:f,s:f}", "a", "clip", "take1", "b",
+                "clip", "take2", "from", 0.0, "to", SECONDS, "fps", 30.0);
   verdict_compare_t c;
   srv_error_t err;
   if (verdict_compare_parse(body, "", &c, &err) != 0 ||

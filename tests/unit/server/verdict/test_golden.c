@@ -13,6 +13,7 @@
 
 #include <openssl/evp.h>
 
+#include "cli/eval.h"
 #include "formats/native_json.h"
 #include "server/request/frame_answer.h"
 #include "server/verdict/golden.h"
@@ -39,8 +40,7 @@ static void setup(void) {
   fmt_error_t fe = {0};
   ck_assert_int_eq(store_open(&o, &st, &fe), 0);
   fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(rig, strlen(rig), NULL, &b, &fe),
-                   0);
+  ck_assert_int_eq(fmt_decode_native_json(rig, strlen(rig), NULL, &b, &fe), 0);
   store_ingest_result_t res;
   ck_assert_int_eq(store_ingest(st, &b, NULL, &res, &fe), 0);
   store_ingest_result_free(&res);
@@ -58,8 +58,8 @@ static char *record(const char *clip, double to, double fps, uint32_t joints) {
   ck_assert_int_eq(
       srv_lookup(st, STORE_SKELETON, "skeleton", "ra", NULL, &skel, &e, NULL),
       0);
-  ck_assert_int_eq(
-      srv_lookup(st, STORE_CLIP, "clip", clip, skel, &c, &e, NULL), 0);
+  ck_assert_int_eq(srv_lookup(st, STORE_CLIP, "clip", clip, skel, &c, &e, NULL),
+                   0);
   static const uint32_t first[] = {0, 1, 2};
   srv_eval_job_t job = {.skeleton = skel->skeleton,
                         .clip = c->clip,
@@ -93,8 +93,9 @@ static int run_case(const char *clip, const char *grid, const char *golden,
                     verdict_compare_result_t *r, srv_error_t *e) {
   size_t cap = strlen(golden) + 256;
   char *text = malloc(cap);
-  snprintf(text, cap, "{\"skeleton\":\"ra\",\"clip\":\"%s\",%s\"base64\":"
-                      "\"%s\"}",
+  snprintf(text, cap,
+           "{\"skeleton\":\"ra\",\"clip\":\"%s\",%s\"base64\":"
+           "\"%s\"}",
            clip, grid, golden);
   json_t *obj = json_loads(text, 0, NULL);
   free(text);
@@ -116,8 +117,7 @@ START_TEST(test_golden_round_trip) {
   char *golden = record("turn", 1, 10, 0);
   verdict_compare_result_t r;
   srv_error_t e;
-  ck_assert_int_eq(
-      run_case("turn", "\"to\":1,\"fps\":10,", golden, &r, &e), 0);
+  ck_assert_int_eq(run_case("turn", "\"to\":1,\"fps\":10,", golden, &r, &e), 0);
   ck_assert(r.pass);
   ck_assert_str_eq(r.problem, "");
   ck_assert_uint_eq(r.frames, 11);
@@ -136,8 +136,8 @@ START_TEST(test_golden_fails_after_a_key_moved) {
   char *golden = record("turn", 1, 10, 0);
   verdict_compare_result_t r;
   srv_error_t e;
-  ck_assert_int_eq(
-      run_case("moved", "\"to\":1,\"fps\":10,", golden, &r, &e), 0);
+  ck_assert_int_eq(run_case("moved", "\"to\":1,\"fps\":10,", golden, &r, &e),
+                   0);
   ck_assert(!r.pass);
   /* 90 against 80 degrees at t = 1: the arm's shell point (0, 1.03, 0)
    * moves along a chord of 2 * 1.03 * sin(5 degrees). */
@@ -158,8 +158,8 @@ START_TEST(test_golden_of_another_shape_fails) {
   char *golden = record("turn", 1, 10, 0);
   verdict_compare_result_t r;
   srv_error_t e;
-  ck_assert_int_eq(
-      run_case("turn", "\"to\":0.5,\"fps\":10,", golden, &r, &e), 0);
+  ck_assert_int_eq(run_case("turn", "\"to\":0.5,\"fps\":10,", golden, &r, &e),
+                   0);
   ck_assert(!r.pass);
   ck_assert_str_eq(r.problem,
                    "the golden has 11 frames; from 0 to 0.5 at 10 fps has 6");
@@ -171,16 +171,14 @@ START_TEST(test_golden_of_another_shape_fails) {
   verdict_compare_result_json(&b, &r);
   json_t *j = json_loads(fmt_buf_cstr(&b), 0, NULL);
   ck_assert_ptr_nonnull(j);
-  ck_assert_str_eq(json_string_value(json_object_get(j, "problem")),
-                   r.problem);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "problem")), r.problem);
   json_decref(j);
   fmt_buf_free(&b);
   verdict_compare_result_free(&r);
   free(golden);
   /* Two joints recorded (joints=root,arm) for a skeleton of three. */
   golden = record("turn", 1, 10, 2);
-  ck_assert_int_eq(
-      run_case("turn", "\"to\":1,\"fps\":10,", golden, &r, &e), 0);
+  ck_assert_int_eq(run_case("turn", "\"to\":1,\"fps\":10,", golden, &r, &e), 0);
   ck_assert(!r.pass);
   ck_assert(strstr(r.problem, "32 floats per frame") != NULL);
   verdict_compare_result_free(&r);
@@ -188,8 +186,7 @@ START_TEST(test_golden_of_another_shape_fails) {
   /* Cut short. */
   ck_assert_int_eq(run_case("turn", "", "AAAA", &r, &e), 0);
   ck_assert(!r.pass);
-  ck_assert_str_eq(r.problem,
-                   "the golden holds 3 bytes, not one range frame");
+  ck_assert_str_eq(r.problem, "the golden holds 3 bytes, not one range frame");
   verdict_compare_result_free(&r);
 }
 END_TEST
@@ -207,9 +204,9 @@ START_TEST(test_golden_file) {
   FILE *f = fopen(path, "wb");
   ck_assert_uint_eq(fwrite(raw, 1, len, f), len);
   fclose(f);
-  json_t *obj = json_pack("{s:s,s:s,s:f,s:f,s:s}", "skeleton", "ra", "clip",
-                          "turn", "to", 1.0, "fps", 10.0, "file",
-                          "turn.golden");
+  json_t *obj =
+      json_pack("{s:s,s:s,s:f,s:f,s:s}", "skeleton", "ra", "clip", "turn", "to",
+                1.0, "fps", 10.0, "file", "turn.golden");
   verdict_golden_t g;
   srv_error_t e;
   ck_assert_int_eq(verdict_golden_parse(obj, "", dir, &g, &e), 0);
@@ -241,14 +238,57 @@ START_TEST(test_golden_file) {
 }
 END_TEST
 
+/* The golden as `animd eval FILE --clip turn --from 0 --to 1 --fps 10
+ * --format bin --space model > turn.golden` writes it, read as a file. */
+START_TEST(test_golden_recorded_by_animd_eval) {
+  char dir[] = "/tmp/animd-golden-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char rig_path[64], golden_path[64];
+  snprintf(rig_path, sizeof rig_path, "%s/rig.json", dir);
+  snprintf(golden_path, sizeof golden_path, "%s/turn.golden", dir);
+  FILE *f = fopen(rig_path, "w");
+  fputs(rig, f);
+  fclose(f);
+  char *argv[] = {"eval",     rig_path, "--clip",  "turn",  "--from",
+                  "0",        "--to",   "1",       "--fps", "10",
+                  "--format", "bin",    "--space", "model", NULL};
+  f = fopen(golden_path, "wb");
+  ck_assert_int_eq(srv_eval_main(14, argv, f, stderr), 0);
+  fclose(f);
+  static const struct {
+    const char *clip;
+    bool pass;
+  } runs[] = {{"turn", true}, {"moved", false}};
+  for (size_t i = 0; i < 2; i++) {
+    json_t *obj = json_pack("{s:s,s:f,s:f,s:s}", "clip", runs[i].clip, "to",
+                            1.0, "fps", 10.0, "file", "turn.golden");
+    verdict_golden_t g;
+    srv_error_t e;
+    ck_assert_int_eq(verdict_golden_parse(obj, "", dir, &g, &e), 0);
+    json_decref(obj);
+    ck_assert_int_eq(verdict_golden_resolve(st, &g, &e, NULL), 0);
+    verdict_compare_result_t r;
+    ck_assert_int_eq(verdict_golden_run(&g, 1000, &r, &e), 0);
+    ck_assert_str_eq(r.problem, "");
+    ck_assert_uint_eq(r.frames, 11);
+    ck_assert(r.pass == runs[i].pass);
+    if (runs[i].pass) ck_assert_double_eq(r.max_error, 0);
+    verdict_compare_result_free(&r);
+    verdict_golden_free(&g);
+  }
+  unlink(golden_path);
+  unlink(rig_path);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_golden_errors) {
   static const struct {
     const char *body;
     srv_error_code code;
     const char *at;
   } cases[] = {
-      {"{\"clip\":\"turn\",\"base64\":\"A\"}", SRV_ERR_BAD_BASE64,
-       "g.base64"},
+      {"{\"clip\":\"turn\",\"base64\":\"A\"}", SRV_ERR_BAD_BASE64, "g.base64"},
       {"{\"clip\":\"turn\",\"base64\":\"!!!!\"}", SRV_ERR_BAD_BASE64,
        "g.base64"},
       {"{\"clip\":\"turn\"}", SRV_ERR_MISSING_FIELD, "g.base64"},
@@ -292,6 +332,7 @@ Suite *verdict_golden_suite(void) {
   tcase_add_test(tc, test_golden_fails_after_a_key_moved);
   tcase_add_test(tc, test_golden_of_another_shape_fails);
   tcase_add_test(tc, test_golden_file);
+  tcase_add_test(tc, test_golden_recorded_by_animd_eval);
   tcase_add_test(tc, test_golden_errors);
   suite_add_tcase(s, tc);
   return s;
