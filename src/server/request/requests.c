@@ -352,6 +352,13 @@ static int json_known_fields(const json_t *o, const char *const *known,
   return 0;
 }
 
+int srv_json_known_fields(const json_t *o, const char *const *known,
+                          unsigned takes, const char *at_prefix,
+                          srv_error_t *err) {
+  if (json_known_fields(o, known, takes, "", err) == 0) return 0;
+  return srv_error_under(err, at_prefix);
+}
+
 /* ---- POST /v1/pose
  * ------------------------------------------------------------ */
 

@@ -130,6 +130,14 @@ int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
 int srv_json_body_parse(const char *body, size_t len, json_t **root,
                         srv_error_t *err);
 
+/* 0 when every member of the JSON object o is in known (NULL-terminated)
+ * or a table field of takes (fields.h; 0: none); else -1 with
+ * unknown_field at the member, under at_prefix as srv_error_under puts
+ * it. For a body parser outside this file. */
+int srv_json_known_fields(const json_t *o, const char *const *known,
+                          unsigned takes, const char *at_prefix,
+                          srv_error_t *err);
+
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */
 #define SRV_BLEND_MAX_LAYERS 64

@@ -11,11 +11,6 @@
 #include "server/verdict/members.h"
 #include "server/verdict/shell.h"
 
-/* The defaults of a compare body. */
-#define COMPARE_FPS 30.0
-#define COMPARE_SHELL 0.03
-#define COMPARE_TOLERANCE 0.0001
-
 /* A source at `at`: a pose body (it has "layers"), or {"skeleton"?,
  * "clip"?, "wrap"?} naming at least one of the two. */
 static int source_parse(const json_t *o, const char *at, verdict_source_t *s,
@@ -31,7 +26,7 @@ static int source_parse(const json_t *o, const char *at, verdict_source_t *s,
   }
   static const char *const known[] = {"skeleton", "clip", "wrap", NULL};
   char cat[160];
-  if (verdict_known_members(o, known, SRV_TAKES_POSE_BODY, at, err) != 0 ||
+  if (srv_json_known_fields(o, known, SRV_TAKES_POSE_BODY, at, err) != 0 ||
       verdict_name_member(o, "skeleton", at, &s->_skeleton, err) != 0 ||
       verdict_name_member(o, "clip", at, &s->_clip, err) != 0 ||
       verdict_wrap_member(o, at, &s->_wrap, &s->_wrap_given, err) != 0)
@@ -75,46 +70,24 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
   memset(out, 0, sizeof *out);
   const char *pre = at_prefix != NULL ? at_prefix : "";
   snprintf(out->_prefix, sizeof out->_prefix, "%s", pre);
-  out->fps = COMPARE_FPS;
-  out->shell = COMPARE_SHELL;
-  out->tolerance = COMPARE_TOLERANCE;
-  out->_wrap = ANIM_WRAP_CLAMP;
   if (!json_is_object(obj))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, pre[0] ? pre : NULL,
                          "a comparison is an object");
   static const char *const known[] = {"a",      "b",    "from",  "to",
                                       "fps",    "wrap", "shell", "tolerance",
                                       "joints", NULL};
-  bool wrap_given;
   char at[160];
-  if (verdict_known_members(obj, known, 0, pre, err) != 0 ||
+  if (srv_json_known_fields(obj, known, 0, pre, err) != 0 ||
       source_parse(json_object_get(obj, "a"),
                    verdict_at(pre, "a", at, sizeof at), &out->_src[0],
                    err) != 0 ||
       source_parse(json_object_get(obj, "b"),
                    verdict_at(pre, "b", at, sizeof at), &out->_src[1],
                    err) != 0 ||
-      verdict_number_member(obj, "from", pre, -3e38, false, 3e38,
-                            "a finite number", &out->from, NULL, err) != 0 ||
-      verdict_number_member(obj, "to", pre, -3e38, false, 3e38,
-                            "a finite number", &out->to, &out->_to_given,
-                            err) != 0 ||
-      verdict_number_member(obj, "fps", pre, 0, true, 1e6, "a number above 0",
-                            &out->fps, NULL, err) != 0 ||
-      verdict_wrap_member(obj, pre, &out->_wrap, &wrap_given, err) != 0 ||
-      verdict_number_member(obj, "shell", pre, 0, true, 3e38,
-                            "a number above 0", &out->shell, NULL, err) != 0 ||
-      verdict_number_member(obj, "tolerance", pre, 0, false, 3e38,
-                            "a number >= 0", &out->tolerance, NULL, err) != 0 ||
+      verdict_grid_parse(obj, pre, &out->grid, err) != 0 ||
       joints_member(obj, pre, &out->_joints, err) != 0) {
     memset(out, 0, sizeof *out);
     return -1;
-  }
-  if (out->_to_given && out->to < out->from) {
-    memset(out, 0, sizeof *out);
-    return srv_error_set(err, SRV_ERR_BAD_VALUE,
-                         verdict_at(pre, "to", at, sizeof at),
-                         "\"to\" must not be less than \"from\"");
   }
   out->_root = json_incref((json_t *)obj);
   return 0;
@@ -145,21 +118,31 @@ static int source_resolve(store_t *st, verdict_source_t *s, const char *at,
     return 0;
   }
   if (!s->_wrap_given) s->_wrap = wrap;
-  srv_target_query_t q = {.skeleton = s->_skeleton, .clip = s->_clip};
+  if (verdict_pose_resolve(st, s->_skeleton, s->_clip, at, &s->_skel_asset,
+                           &s->_clip_asset, err, miss) != 0)
+    return -1;
+  if (s->_clip_asset != NULL) s->_duration = s->_clip_asset->clip->duration;
+  return 0;
+}
+
+int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
+                         const char *at, store_asset_t **skeleton_out,
+                         store_asset_t **clip_out, srv_error_t *err,
+                         srv_lookup_miss_t *miss) {
+  srv_target_query_t q = {.skeleton = skeleton, .clip = clip};
   srv_target_t t;
   if (srv_target_resolve(st, &q, &t, err, miss) != 0) {
-    if (miss != NULL && miss->missed) {
+    if (miss != NULL && miss->missed && at != NULL && at[0] != '\0') {
       char m[sizeof miss->at];
       snprintf(m, sizeof m, "%.40s.%.20s", at, miss->at);
       memcpy(miss->at, m, sizeof m);
     }
     return srv_error_under(err, at);
   }
-  s->_skel_asset = t.skeleton;
-  s->_clip_asset = t.clip;
-  free(t.joints);
-  if (t.meshes != NULL) store_list_free(t.meshes, t.mesh_count);
-  if (s->_clip_asset != NULL) s->_duration = s->_clip_asset->clip->duration;
+  *skeleton_out = t.skeleton;
+  *clip_out = t.clip;
+  t.skeleton = t.clip = NULL;
+  srv_target_release(&t);
   return 0;
 }
 
@@ -240,13 +223,13 @@ int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
   for (int side = 0; side < 2; side++)
     if (source_resolve(st, &c->_src[side],
                        verdict_at(c->_prefix, side ? "b" : "a", at, sizeof at),
-                       c->_wrap, err, miss) != 0)
+                       c->grid.wrap, err, miss) != 0)
       return -1;
   if (match_joints(c, err) != 0) return -1;
-  if (!c->_to_given) {
+  if (!c->grid.to_given) {
     double da = c->_src[0]._duration, db = c->_src[1]._duration;
-    c->to = da > db ? da : db;
-    if (c->to < c->from)
+    c->grid.to = da > db ? da : db;
+    if (c->grid.to < c->grid.from)
       return srv_error_set(err, SRV_ERR_BAD_VALUE,
                            verdict_at(c->_prefix, "from", at, sizeof at),
                            "\"from\" is past both durations: give \"to\"");
@@ -263,7 +246,7 @@ double verdict_grid_frames(double from, double to, double fps) {
 }
 
 double verdict_compare_frames(const verdict_compare_t *c) {
-  return verdict_grid_frames(c->from, c->to, c->fps);
+  return verdict_grid_frames(c->grid.from, c->grid.to, c->grid.fps);
 }
 
 /* The pipeline's job for side s at time t: model-space matrices of the
@@ -340,7 +323,7 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
   memset(scratch, 0, sizeof scratch);
   verdict_tally_t tally;
   int rc = -1;
-  if (verdict_tally_init(&tally, n, c->tolerance) != 0 || model == NULL ||
+  if (verdict_tally_init(&tally, n, c->grid.tolerance) != 0 || model == NULL ||
       errors == NULL || names == NULL) {
     srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto done;
@@ -348,7 +331,7 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
   const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
   for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
   for (uint32_t i = 0; i < (uint32_t)frames; i++) {
-    double t = c->from + (double)i / c->fps;
+    double t = c->grid.from + (double)i / c->grid.fps;
     for (int side = 0; side < 2 && n > 0; side++) {
       srv_eval_job_t job =
           source_job(&c->_src[side], t, layers[side], c->_pick[side], n,
@@ -360,15 +343,15 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
       }
     }
     for (uint32_t k = 0; k < n; k++)
-      errors[k] = verdict_shell_error(model + 16 * (size_t)k,
-                                      model + 16 * ((size_t)n + k), c->shell);
+      errors[k] = verdict_shell_error(
+          model + 16 * (size_t)k, model + 16 * ((size_t)n + k), c->grid.shell);
     verdict_tally_frame(&tally, errors, t);
   }
-  out->tolerance = c->tolerance;
-  out->shell = c->shell;
-  out->from = c->from;
-  out->to = c->to;
-  out->fps = c->fps;
+  out->tolerance = c->grid.tolerance;
+  out->shell = c->grid.shell;
+  out->from = c->grid.from;
+  out->to = c->grid.to;
+  out->fps = c->grid.fps;
   if (verdict_tally_finish(&tally, names, out) != 0) {
     srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto done;

@@ -29,6 +29,7 @@
 #include "server/request/blend.h"
 #include "server/request/requests.h"
 #include "server/request/target.h"
+#include "server/verdict/members.h"
 #include "store/store.h"
 
 /* One side of a comparison. */
@@ -50,12 +51,10 @@ typedef struct verdict_source_s {
 /* A parsed compare body and, once resolved, its assets. Zero it or parse
  * into it; free with verdict_compare_free. */
 typedef struct verdict_compare_s {
-  double from, to, fps, shell, tolerance; /* to: once resolved. */
+  verdict_grid_t grid; /* grid.to: as defaulted, once resolved. */
   /* private */
   json_t *_root; /* The body, retained: the sources borrow from it. */
   char _prefix[96];
-  bool _to_given;
-  anim_wrap _wrap;
   const json_t *_joints; /* The "joints" array, or NULL. */
   verdict_source_t _src[2];
   /* Resolved: the matched joints as caller-order indices of each side, in
@@ -131,6 +130,15 @@ void verdict_compare_free(verdict_compare_t *c);
 
 /* ---- for goldens (golden.h) ---------------------------------------------
  */
+
+/* The pose a source or golden names: skeleton and clip (either may be
+ * NULL, not both) through the API's one lookup (request/target.h), errors
+ * at "<at>.skeleton", "<at>.clip". 0 with both retained (*clip_out NULL:
+ * the rest pose), or -1 with err (and miss). */
+int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
+                         const char *at, store_asset_t **skeleton_out,
+                         store_asset_t **clip_out, srv_error_t *err,
+                         srv_lookup_miss_t *miss);
 
 /* The grid's frame count by the range rule. */
 double verdict_grid_frames(double from, double to, double fps);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "formats/vocab.h"
-#include "server/request/fields.h"
 
 /* "<prefix>.<field>", or field alone without a prefix. */
 const char *verdict_at(const char *prefix, const char *field, char *buf,
@@ -72,24 +71,29 @@ int verdict_name_member(const json_t *o, const char *key, const char *prefix,
   return 0;
 }
 
-/* 0 when every member of o is in known or a table field of takes; else
- * unknown_field at it. */
-int verdict_known_members(const json_t *o, const char *const *known,
-                          unsigned takes, const char *prefix,
-                          srv_error_t *err) {
-  const char *key;
-  json_t *v;
-  json_object_foreach((json_t *)o, key, v) {
-    (void)v;
-    bool ok = takes != 0 && srv_field_find(key, takes) != NULL;
-    for (size_t i = 0; !ok && known[i] != NULL; i++)
-      ok = strcmp(known[i], key) == 0;
-    if (ok) continue;
-    char at[160], field[64];
-    snprintf(field, sizeof field, "%.60s", key);
-    return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD,
-                         verdict_at(prefix, field, at, sizeof at),
-                         "unknown field \"%.60s\"", key);
+int verdict_grid_parse(const json_t *o, const char *prefix, verdict_grid_t *g,
+                       srv_error_t *err) {
+  *g = (verdict_grid_t){
+      .fps = 30, .shell = 0.03, .tolerance = 0.0001, .wrap = ANIM_WRAP_CLAMP};
+  bool wrap_given;
+  if (verdict_number_member(o, "from", prefix, -3e38, false, 3e38,
+                            "a finite number", &g->from, NULL, err) != 0 ||
+      verdict_number_member(o, "to", prefix, -3e38, false, 3e38,
+                            "a finite number", &g->to, &g->to_given,
+                            err) != 0 ||
+      verdict_number_member(o, "fps", prefix, 0, true, 1e6, "a number above 0",
+                            &g->fps, NULL, err) != 0 ||
+      verdict_wrap_member(o, prefix, &g->wrap, &wrap_given, err) != 0 ||
+      verdict_number_member(o, "shell", prefix, 0, true, 3e38,
+                            "a number above 0", &g->shell, NULL, err) != 0 ||
+      verdict_number_member(o, "tolerance", prefix, 0, false, 3e38,
+                            "a number >= 0", &g->tolerance, NULL, err) != 0)
+    return -1;
+  if (g->to_given && g->to < g->from) {
+    char at[160];
+    return srv_error_set(err, SRV_ERR_BAD_VALUE,
+                         verdict_at(prefix, "to", at, sizeof at),
+                         "\"to\" must not be less than \"from\"");
   }
   return 0;
 }

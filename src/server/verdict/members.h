@@ -32,9 +32,19 @@ int verdict_wrap_member(const json_t *o, const char *prefix, anim_wrap *out,
 int verdict_name_member(const json_t *o, const char *key, const char *prefix,
                         const char **out, srv_error_t *err);
 
-/* 0 when every member of o is in known (NULL-terminated) or a request
- * field of takes (request/fields.h; 0: none); else unknown_field at it. */
-int verdict_known_members(const json_t *o, const char *const *known,
-                          unsigned takes, const char *prefix, srv_error_t *err);
+/* The time grid and thresholds of a comparison: "from" (0), "to"
+ * (to_given false: the caller's default), "fps" (30), "wrap" (clamp),
+ * "shell" (0.03), "tolerance" (0.0001). */
+typedef struct verdict_grid_s {
+  double from, to, fps, shell, tolerance;
+  bool to_given;
+  anim_wrap wrap;
+} verdict_grid_t;
+
+/* The grid's members of o into g, defaults for those absent: wrong_type
+ * or bad_value at the member (shell > 0, tolerance >= 0, fps > 0, to >=
+ * from). */
+int verdict_grid_parse(const json_t *o, const char *prefix, verdict_grid_t *g,
+                       srv_error_t *err);
 
 #endif

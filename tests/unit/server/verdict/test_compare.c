@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/native_json.h"
 #include "server/verdict/compare.h"
 #include "server/verdict/shell.h"
+#include "verdict_rig.h"
 
 /* ---- the shell metric ---------------------------------------------------- */
 
@@ -73,43 +73,14 @@ END_TEST
 /* ---- comparisons ----------------------------------------------------------
  */
 
-/* Skeleton `name` of three joints: root at the origin, "arm" at (0,1,0)
- * and `third` at (0,0,1), both children of root; with clip "turn" (the
- * root turns from 0 to 90 degrees about z in 1 s, slerped) and, with
- * moved, clip "moved" (the same, its last key at 80 degrees). */
-static const char rig[] =
-    "{\"skeleton\":{\"name\":\"%s\",\"joints\":["
-    "{\"name\":\"root\",\"parent\":-1,\"translation\":[0,0,0]},"
-    "{\"name\":\"arm\",\"parent\":0,\"translation\":[0,1,0]},"
-    "{\"name\":\"%s\",\"parent\":0,\"translation\":[0,0,1]}]},"
-    "\"clips\":[{\"name\":\"turn\",\"tracks\":[{\"joint\":\"root\","
-    "\"path\":\"rotation\",\"times\":[0,1],\"values\":[0,0,0,1,0,0,"
-    "0.70710678118654752,0.70710678118654752]}]},"
-    "{\"name\":\"moved\",\"tracks\":[{\"joint\":\"root\","
-    "\"path\":\"rotation\",\"times\":[0,1],\"values\":[0,0,0,1,0,0,"
-    "0.64278760968653933,0.76604444311897804]}]}]}";
-
 static store_t *st;
-
-static void ingest(const char *name, const char *third) {
-  char text[2048];
-  snprintf(text, sizeof text, rig, name, third);
-  fmt_error_t fe = {0};
-  fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(text, strlen(text), NULL, &b, &fe),
-                   0);
-  store_ingest_result_t res;
-  ck_assert_int_eq(store_ingest(st, &b, NULL, &res, &fe), 0);
-  store_ingest_result_free(&res);
-  fmt_bundle_free(&b);
-}
 
 static void setup(void) {
   store_options_t o = {0};
   fmt_error_t fe = {0};
   ck_assert_int_eq(store_open(&o, &st, &fe), 0);
-  ingest("ra", "tipA");
-  ingest("rb", "tipB");
+  verdict_rig_ingest(st, "ra", "tipA");
+  verdict_rig_ingest(st, "rb", "tipB");
 }
 
 static void teardown(void) { store_close(st); }

@@ -14,24 +14,9 @@
 #include <openssl/evp.h>
 
 #include "cli/eval.h"
-#include "formats/native_json.h"
 #include "server/request/frame_answer.h"
 #include "server/verdict/golden.h"
-
-/* Skeleton "ra": root, "arm" at (0,1,0), "tip" at (0,0,1); clip "turn"
- * (root from 0 to 90 degrees about z in 1 s) and "moved" (the same with
- * its last key at 80 degrees). */
-static const char rig[] =
-    "{\"skeleton\":{\"name\":\"ra\",\"joints\":["
-    "{\"name\":\"root\",\"parent\":-1,\"translation\":[0,0,0]},"
-    "{\"name\":\"arm\",\"parent\":0,\"translation\":[0,1,0]},"
-    "{\"name\":\"tip\",\"parent\":0,\"translation\":[0,0,1]}]},"
-    "\"clips\":[{\"name\":\"turn\",\"tracks\":[{\"joint\":\"root\","
-    "\"path\":\"rotation\",\"times\":[0,1],\"values\":[0,0,0,1,0,0,"
-    "0.70710678118654752,0.70710678118654752]}]},"
-    "{\"name\":\"moved\",\"tracks\":[{\"joint\":\"root\","
-    "\"path\":\"rotation\",\"times\":[0,1],\"values\":[0,0,0,1,0,0,"
-    "0.64278760968653933,0.76604444311897804]}]}]}";
+#include "verdict_rig.h"
 
 static store_t *st;
 
@@ -39,12 +24,7 @@ static void setup(void) {
   store_options_t o = {0};
   fmt_error_t fe = {0};
   ck_assert_int_eq(store_open(&o, &st, &fe), 0);
-  fmt_bundle_t b;
-  ck_assert_int_eq(fmt_decode_native_json(rig, strlen(rig), NULL, &b, &fe), 0);
-  store_ingest_result_t res;
-  ck_assert_int_eq(store_ingest(st, &b, NULL, &res, &fe), 0);
-  store_ingest_result_free(&res);
-  fmt_bundle_free(&b);
+  verdict_rig_ingest(st, "ra", "tip");
 }
 
 static void teardown(void) { store_close(st); }
@@ -246,8 +226,10 @@ START_TEST(test_golden_recorded_by_animd_eval) {
   char rig_path[64], golden_path[64];
   snprintf(rig_path, sizeof rig_path, "%s/rig.json", dir);
   snprintf(golden_path, sizeof golden_path, "%s/turn.golden", dir);
+  char text[2048];
+  verdict_rig(text, sizeof text, "ra", "tip");
   FILE *f = fopen(rig_path, "w");
-  fputs(rig, f);
+  fputs(text, f);
   fclose(f);
   char *argv[] = {"eval",     rig_path, "--clip",  "turn",  "--from",
                   "0",        "--to",   "1",       "--fps", "10",
