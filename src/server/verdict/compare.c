@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "server/request/fields.h"
+#include "server/verdict/frames.h"
 #include "server/verdict/members.h"
-#include "server/verdict/shell.h"
 
 /* A source at `at`: a pose body (it has "layers"), or {"skeleton"?,
  * "clip"?, "wrap"?} naming at least one of the two. */
@@ -303,6 +303,45 @@ static int eval_failed(const verdict_compare_t *c, int side, anim_result r,
                        "evaluation failed: %s", anim_result_str(r));
 }
 
+/* The matrices of both sides at a grid time, for verdict_frames_compare:
+ * each side's own scratch, so each samples its clips forward. */
+typedef struct compare_frames_s {
+  const verdict_compare_t *c;
+  srv_eval_layer_t layers[2][SRV_BLEND_MAX_LAYERS];
+  srv_eval_scratch_t scratch[2];
+} compare_frames_t;
+
+static int compare_fill(void *ctx, uint32_t i, double t, float *a, float *b,
+                        srv_error_t *err) {
+  (void)i;
+  compare_frames_t *f = ctx;
+  const verdict_compare_t *c = f->c;
+  for (int side = 0; side < 2 && c->_pick_count > 0; side++) {
+    srv_eval_job_t job =
+        source_job(&c->_src[side], t, f->layers[side], c->_pick[side],
+                   c->_pick_count, side ? b : a);
+    anim_result r = srv_eval_run(&job, &f->scratch[side]);
+    if (r != ANIM_OK) return eval_failed(c, side, r, err);
+  }
+  return 0;
+}
+
+/* The names of either side with no match into out. -1 out of memory. */
+static int copy_unmatched(const verdict_compare_t *c,
+                          verdict_compare_result_t *out) {
+  for (int side = 0; side < 2; side++) {
+    size_t m = c->_unmatched_count[side];
+    out->unmatched[side] = calloc(m + 1, sizeof(char *));
+    if (out->unmatched[side] == NULL) return -1;
+    for (size_t k = 0; k < m; k++) {
+      out->unmatched[side][k] = strdup(c->_unmatched[side][k]);
+      if (out->unmatched[side][k] == NULL) return -1;
+      out->unmatched_count[side] = k + 1;
+    }
+  }
+  return 0;
+}
+
 int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                         verdict_compare_result_t *out, srv_error_t *err) {
   memset(out, 0, sizeof *out);
@@ -315,72 +354,25 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                          frames, max_frames);
   }
   uint32_t n = c->_pick_count;
-  float *model = malloc((32 * (size_t)n + 1) * sizeof(float));
-  double *errors = malloc(((size_t)n + 1) * sizeof(double));
   const char **names = malloc(((size_t)n + 1) * sizeof(char *));
-  srv_eval_layer_t layers[2][SRV_BLEND_MAX_LAYERS];
-  srv_eval_scratch_t scratch[2];
-  memset(scratch, 0, sizeof scratch);
-  verdict_tally_t tally;
+  compare_frames_t *f = calloc(1, sizeof *f);
   int rc = -1;
-  if (verdict_tally_init(&tally, n, c->grid.tolerance) != 0 || model == NULL ||
-      errors == NULL || names == NULL) {
+  if (names == NULL || f == NULL) {
     srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
-  for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
-  for (uint32_t i = 0; i < (uint32_t)frames; i++) {
-    double t = c->grid.from + (double)i / c->grid.fps;
-    for (int side = 0; side < 2 && n > 0; side++) {
-      srv_eval_job_t job =
-          source_job(&c->_src[side], t, layers[side], c->_pick[side], n,
-                     model + (size_t)side * 16 * n);
-      anim_result r = srv_eval_run(&job, &scratch[side]);
-      if (r != ANIM_OK) {
-        eval_failed(c, side, r, err);
-        goto done;
-      }
+  } else {
+    const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
+    for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
+    f->c = c;
+    rc = verdict_frames_compare(&c->grid, (uint32_t)frames, n, names,
+                                compare_fill, f, out, err);
+    if (rc == 0 && copy_unmatched(c, out) != 0) {
+      verdict_compare_result_free(out);
+      rc = srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     }
-    for (uint32_t k = 0; k < n; k++)
-      errors[k] = verdict_shell_error(
-          model + 16 * (size_t)k, model + 16 * ((size_t)n + k), c->grid.shell);
-    verdict_tally_frame(&tally, errors, t);
+    srv_eval_scratch_free(&f->scratch[0]);
+    srv_eval_scratch_free(&f->scratch[1]);
   }
-  out->tolerance = c->grid.tolerance;
-  out->shell = c->grid.shell;
-  out->from = c->grid.from;
-  out->to = c->grid.to;
-  out->fps = c->grid.fps;
-  if (verdict_tally_finish(&tally, names, out) != 0) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  for (int side = 0; side < 2; side++) {
-    size_t m = c->_unmatched_count[side];
-    out->unmatched[side] = calloc(m + 1, sizeof(char *));
-    if (out->unmatched[side] == NULL) {
-      srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      goto done;
-    }
-    for (size_t k = 0; k < m; k++) {
-      out->unmatched[side][k] = strdup(c->_unmatched[side][k]);
-      if (out->unmatched[side][k] == NULL) {
-        srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-        goto done;
-      }
-      out->unmatched_count[side] = k + 1;
-    }
-  }
-  rc = 0;
-
-done:
-  if (rc != 0) verdict_compare_result_free(out);
-  verdict_tally_free(&tally);
-  srv_eval_scratch_free(&scratch[0]);
-  srv_eval_scratch_free(&scratch[1]);
-  free(model);
-  free(errors);
+  free(f);
   free(names);
   return rc;
 }
@@ -414,73 +406,6 @@ void verdict_compare_free(verdict_compare_t *c) {
 
 /* ---- the tally and the result ---------------------------------------------
  */
-
-int verdict_tally_init(verdict_tally_t *tl, size_t joints, double tolerance) {
-  memset(tl, 0, sizeof *tl);
-  tl->_joints = joints;
-  tl->_tolerance = tolerance;
-  tl->_max = calloc(joints + 1, sizeof(double));
-  tl->_t = calloc(joints + 1, sizeof(double));
-  tl->_sq = calloc(joints + 1, sizeof(double));
-  return tl->_max && tl->_t && tl->_sq ? 0 : -1;
-}
-
-void verdict_tally_frame(verdict_tally_t *tl, const double *errors, double t) {
-  bool failing = false;
-  for (size_t j = 0; j < tl->_joints; j++) {
-    double e = errors[j];
-    if (tl->_frames == 0 || e > tl->_max[j]) {
-      tl->_max[j] = e;
-      tl->_t[j] = t;
-    }
-    tl->_sq[j] += e * e;
-    failing |= e > tl->_tolerance;
-  }
-  tl->_frames++;
-  tl->_failing_frames += failing;
-}
-
-int verdict_tally_finish(verdict_tally_t *tl, const char *const *names,
-                         verdict_compare_result_t *r) {
-  r->frames = tl->_frames;
-  r->failing_frames = tl->_failing_frames;
-  r->joints = calloc(tl->_joints + 1, sizeof *r->joints);
-  if (r->joints == NULL) return -1;
-  for (size_t j = 0; j < tl->_joints; j++) {
-    r->joints[j].joint = strdup(names[j]);
-    if (r->joints[j].joint == NULL) return -1;
-    r->joint_count = j + 1;
-    r->joints[j].max_error = tl->_max[j];
-    r->joints[j].t = tl->_t[j];
-    r->joints[j].rms_error =
-        tl->_frames ? sqrt(tl->_sq[j] / (double)tl->_frames) : 0;
-  }
-  /* Stable: by max_error descending, then in joint order. */
-  for (size_t j = 1; j < tl->_joints; j++) {
-    verdict_joint_error_t v = r->joints[j];
-    size_t k = j;
-    while (k > 0 && r->joints[k - 1].max_error < v.max_error) {
-      r->joints[k] = r->joints[k - 1];
-      k--;
-    }
-    r->joints[k] = v;
-  }
-  r->failing_joints = 0;
-  for (size_t j = 0; j < r->joint_count; j++)
-    r->failing_joints += r->joints[j].max_error > tl->_tolerance;
-  r->max_error = r->joint_count ? r->joints[0].max_error : 0;
-  r->max_t = r->joint_count ? r->joints[0].t : 0;
-  r->max_joint = r->joint_count ? r->joints[0].joint : NULL;
-  r->pass = r->problem[0] == '\0' && r->max_error <= tl->_tolerance;
-  return 0;
-}
-
-void verdict_tally_free(verdict_tally_t *tl) {
-  free(tl->_max);
-  free(tl->_t);
-  free(tl->_sq);
-  memset(tl, 0, sizeof *tl);
-}
 
 /* A double in JSON: %.15g for what the caller gave, %.10g for what was
  * measured; never NaN or infinite here. */

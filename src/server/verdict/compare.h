@@ -143,22 +143,4 @@ int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
 /* The grid's frame count by the range rule. */
 double verdict_grid_frames(double from, double to, double fps);
 
-/* Collects per-joint errors: feed every frame's errors (joint_count of
- * them, in the order of names) at time t, then finish into a result. */
-typedef struct verdict_tally_s {
-  /* private */
-  size_t _joints;
-  double *_max, *_t, *_sq;
-  uint32_t _frames, _failing_frames;
-  double _tolerance;
-} verdict_tally_t;
-
-int verdict_tally_init(verdict_tally_t *tl, size_t joints, double tolerance);
-void verdict_tally_frame(verdict_tally_t *tl, const double *errors, double t);
-/* Fills r's joints, max, failing and pass from the tally (names[j] the
- * name of joint j, copied). 0, or -1 out of memory. */
-int verdict_tally_finish(verdict_tally_t *tl, const char *const *names,
-                         verdict_compare_result_t *r);
-void verdict_tally_free(verdict_tally_t *tl);
-
 #endif

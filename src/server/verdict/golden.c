@@ -10,8 +10,8 @@
 #include <openssl/evp.h>
 
 #include "server/request/evaluate.h"
+#include "server/verdict/frames.h"
 #include "server/verdict/members.h"
-#include "server/verdict/shell.h"
 
 /* Most bytes a golden may hold (a file, or base64 decoded). */
 #define GOLDEN_MAX_BYTES (512u * 1024 * 1024)
@@ -238,6 +238,28 @@ static srv_eval_job_t clip_job(const verdict_golden_t *g, double t,
   return job;
 }
 
+/* Frame i of the golden (side a) and the clip at t (side b). */
+typedef struct golden_frames_s {
+  const verdict_golden_t *g;
+  srv_eval_scratch_t scratch;
+} golden_frames_t;
+
+static int golden_fill(void *ctx, uint32_t i, double t, float *a, float *b,
+                       srv_error_t *err) {
+  golden_frames_t *f = ctx;
+  uint32_t n = f->g->_skel_asset->skeleton->joint_count;
+  read_floats(golden_frame(f->g, i, n), 16 * (size_t)n, a);
+  srv_eval_job_t job = clip_job(f->g, t, b);
+  anim_result r = srv_eval_run(&job, &f->scratch);
+  if (r == ANIM_OK) return 0;
+  if (r == ANIM_ERR_OUT_OF_MEMORY)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  char at[160];
+  return srv_error_set(err, SRV_ERR_BAD_BLEND,
+                       verdict_at(f->g->_prefix, "clip", at, sizeof at),
+                       "evaluation failed: %s", anim_result_str(r));
+}
+
 unsigned long verdict_golden_cost(const verdict_golden_t *g) {
   if (!g->_resolved) return 0;
   double frames = verdict_grid_frames(g->grid.from, g->grid.to, g->grid.fps);
@@ -260,56 +282,20 @@ int verdict_golden_run(const verdict_golden_t *g, unsigned max_frames,
   uint32_t frames = (uint32_t)grid;
   const anim_skeleton_t *sk = g->_skel_asset->skeleton;
   uint32_t n = sk->joint_count;
-  out->tolerance = g->grid.tolerance;
-  out->shell = g->grid.shell;
-  out->from = g->grid.from;
-  out->to = g->grid.to;
-  out->fps = g->grid.fps;
-  out->frames = frames;
   if (golden_misfit(g, frames, n, out->problem, sizeof out->problem)) {
+    verdict_result_grid(out, &g->grid);
+    out->frames = frames;
     out->pass = false;
     return 0;
   }
-  float *model = malloc((32 * (size_t)n + 1) * sizeof(float));
-  double *errors = malloc(((size_t)n + 1) * sizeof(double));
   const char **names = malloc(((size_t)n + 1) * sizeof(char *));
-  srv_eval_scratch_t scratch = {0};
-  verdict_tally_t tally;
-  int rc = -1;
-  if (verdict_tally_init(&tally, n, g->grid.tolerance) != 0 || model == NULL ||
-      errors == NULL || names == NULL) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
+  golden_frames_t f = {.g = g};
+  if (names == NULL)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   for (uint32_t j = 0; j < n; j++) names[j] = sk->names[sk->from_caller[j]];
-  float *gold = model, *clip = model + 16 * (size_t)n;
-  for (uint32_t i = 0; i < frames; i++) {
-    double t = g->grid.from + (double)i / g->grid.fps;
-    read_floats(golden_frame(g, i, n), 16 * (size_t)n, gold);
-    srv_eval_job_t job = clip_job(g, t, clip);
-    anim_result r = srv_eval_run(&job, &scratch);
-    if (r != ANIM_OK) {
-      srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, "evaluation failed: %s",
-                    anim_result_str(r));
-      goto done;
-    }
-    for (uint32_t j = 0; j < n; j++)
-      errors[j] = verdict_shell_error(gold + 16 * (size_t)j,
-                                      clip + 16 * (size_t)j, g->grid.shell);
-    verdict_tally_frame(&tally, errors, t);
-  }
-  if (verdict_tally_finish(&tally, names, out) != 0) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  rc = 0;
-
-done:
-  if (rc != 0) verdict_compare_result_free(out);
-  verdict_tally_free(&tally);
-  srv_eval_scratch_free(&scratch);
-  free(model);
-  free(errors);
+  int rc = verdict_frames_compare(&g->grid, frames, n, names, golden_fill, &f,
+                                  out, err);
+  srv_eval_scratch_free(&f.scratch);
   free(names);
   return rc;
 }
