@@ -107,8 +107,9 @@ static int source_resolve(store_t *st, verdict_source_t *s, const char *at,
                           srv_lookup_miss_t *miss) {
   s->_duration = 0;
   if (s->_layered) {
-    if (srv_blend_resolve(st, &s->_body, at, &s->_blend, err, miss) != 0 ||
-        srv_blend_masks(&s->_blend, &s->_body, at, err) != 0)
+    /* The masks are read with the work (source_start): a mask can name
+     * thousands of joints. */
+    if (srv_blend_resolve(st, &s->_body, at, &s->_blend, err, miss) != 0)
       return -1;
     for (size_t i = 0; i < s->_blend.layer_count; i++) {
       if (!s->_body.layers[i].wrap_given) s->_blend.layers[i].wrap = wrap;
@@ -249,10 +250,28 @@ double verdict_compare_frames(const verdict_compare_t *c) {
   return verdict_grid_frames(c->grid.from, c->grid.to, c->grid.fps);
 }
 
+/* Side `side` of c about to run: its layers (a copy of the resolved ones,
+ * not retaining) with their masks read into run->masks (free it). 0, or
+ * -1 with err (unknown_joint at "<side>.layers[i].mask[k]",
+ * out_of_memory). */
+static int source_start(const verdict_compare_t *c, int side, srv_blend_t *run,
+                        srv_error_t *err) {
+  const verdict_source_t *s = &c->_src[side];
+  *run = s->_blend;
+  run->masks = NULL;
+  if (!s->_layered) return 0;
+  char at[160];
+  return srv_blend_masks(
+      run, &s->_body, verdict_at(c->_prefix, side ? "b" : "a", at, sizeof at),
+      err);
+}
+
 /* The pipeline's job for side s at time t: model-space matrices of the
- * count joints listed (NULL: all) into out. layers: room for the side's
- * layers (their times set to t). */
-static srv_eval_job_t source_job(const verdict_source_t *s, double t,
+ * count joints listed (NULL: all) into out. base: the side's layers as
+ * source_start gives them; layers: room for them with their times set to
+ * t. */
+static srv_eval_job_t source_job(const verdict_source_t *s,
+                                 const srv_eval_layer_t *base, double t,
                                  srv_eval_layer_t *layers,
                                  const uint32_t *joints, uint32_t count,
                                  float *out) {
@@ -263,7 +282,7 @@ static srv_eval_job_t source_job(const verdict_source_t *s, double t,
   if (s->_layered) {
     job.skeleton = s->_blend.skeleton->skeleton;
     for (size_t i = 0; i < s->_blend.layer_count; i++) {
-      layers[i] = s->_blend.layers[i];
+      layers[i] = base[i];
       layers[i].t = t;
     }
     job.layers = layers;
@@ -286,7 +305,9 @@ unsigned long verdict_compare_cost(const verdict_compare_t *c) {
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
   unsigned long per = 0;
   for (int side = 0; side < 2; side++) {
-    srv_eval_job_t job = source_job(&c->_src[side], 0, layers, NULL, 0, NULL);
+    const verdict_source_t *s = &c->_src[side];
+    srv_eval_job_t job =
+        source_job(s, s->_blend.layers, 0, layers, NULL, 0, NULL);
     per += srv_eval_cost(&job);
   }
   return (unsigned long)(frames * (double)per) + c->_pick_count;
@@ -307,6 +328,7 @@ static int eval_failed(const verdict_compare_t *c, int side, anim_result r,
  * each side's own scratch, so each samples its clips forward. */
 typedef struct compare_frames_s {
   const verdict_compare_t *c;
+  srv_blend_t run[2]; /* source_start's. */
   srv_eval_layer_t layers[2][SRV_BLEND_MAX_LAYERS];
   srv_eval_scratch_t scratch[2];
 } compare_frames_t;
@@ -318,8 +340,8 @@ static int compare_fill(void *ctx, uint32_t i, double t, float *a, float *b,
   const verdict_compare_t *c = f->c;
   for (int side = 0; side < 2 && c->_pick_count > 0; side++) {
     srv_eval_job_t job =
-        source_job(&c->_src[side], t, f->layers[side], c->_pick[side],
-                   c->_pick_count, side ? b : a);
+        source_job(&c->_src[side], f->run[side].layers, t, f->layers[side],
+                   c->_pick[side], c->_pick_count, side ? b : a);
     anim_result r = srv_eval_run(&job, &f->scratch[side]);
     if (r != ANIM_OK) return eval_failed(c, side, r, err);
   }
@@ -363,14 +385,19 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
     const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
     for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
     f->c = c;
-    rc = verdict_frames_compare(&c->grid, (uint32_t)frames, n, names,
-                                compare_fill, f, out, err);
+    rc = source_start(c, 0, &f->run[0], err);
+    if (rc == 0) rc = source_start(c, 1, &f->run[1], err);
+    if (rc == 0)
+      rc = verdict_frames_compare(&c->grid, (uint32_t)frames, n, names,
+                                  compare_fill, f, out, err);
     if (rc == 0 && copy_unmatched(c, out) != 0) {
       verdict_compare_result_free(out);
       rc = srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     }
-    srv_eval_scratch_free(&f->scratch[0]);
-    srv_eval_scratch_free(&f->scratch[1]);
+    for (int side = 0; side < 2; side++) {
+      free(f->run[side].masks);
+      srv_eval_scratch_free(&f->scratch[side]);
+    }
   }
   free(f);
   free(names);
@@ -381,13 +408,19 @@ int verdict_compare_pose_at(const verdict_compare_t *c, int side, double t,
                             float *model,
                             const anim_skeleton_t **skeleton_out) {
   if (!c->_resolved || side < 0 || side > 1) return -1;
-  const verdict_source_t *s = &c->_src[side];
+  srv_blend_t run;
+  srv_error_t err;
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
-  srv_eval_job_t job = source_job(s, t, layers, NULL, 0, model);
-  srv_eval_scratch_t *scratch = srv_eval_scratch_thread();
-  if (scratch == NULL || srv_eval_run(&job, scratch) != ANIM_OK) return -1;
-  if (skeleton_out != NULL) *skeleton_out = job.skeleton;
-  return 0;
+  int rc = source_start(c, side, &run, &err);
+  if (rc == 0) {
+    srv_eval_job_t job =
+        source_job(&c->_src[side], run.layers, t, layers, NULL, 0, model);
+    srv_eval_scratch_t *scratch = srv_eval_scratch_thread();
+    rc = scratch != NULL && srv_eval_run(&job, scratch) == ANIM_OK ? 0 : -1;
+    if (rc == 0 && skeleton_out != NULL) *skeleton_out = job.skeleton;
+  }
+  free(run.masks);
+  return rc;
 }
 
 void verdict_compare_free(verdict_compare_t *c) {

@@ -101,7 +101,8 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
                           verdict_compare_t *out, srv_error_t *err);
 /* Resolves every name it holds in st (retains the assets), matches the
  * joints and settles the grid. 0, or -1 with err (and miss for a fleet
- * fetch). */
+ * fetch). The names of a layer's mask, which can be thousands, are read
+ * with the work: an unknown one is run's error. */
 int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
                             srv_lookup_miss_t *miss);
 /* Its evaluation cost in schedule units (for srv__task_run), once
@@ -110,7 +111,8 @@ unsigned long verdict_compare_cost(const verdict_compare_t *c);
 /* Frames of its grid (once resolved), which may exceed max_frames. */
 double verdict_compare_frames(const verdict_compare_t *c);
 /* Runs it (any thread, after resolve): 0 with *out, or -1 with err
- * (too_many_frames at "fps" over max_frames, out_of_memory, bad_blend). */
+ * (too_many_frames at "fps" over max_frames, unknown_joint at
+ * "a.layers[i].mask[k]", out_of_memory, bad_blend). */
 int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                         verdict_compare_result_t *out, srv_error_t *err);
 /* The answer of POST /v1/compare, no trailing newline. */

@@ -15,8 +15,8 @@
 /* Fills the model matrices of frame i (time t) of side a and side b (16
  * floats per joint each, the joints in the order of the names). 0, or -1
  * with err. */
-typedef int (*verdict_frame_fill_fn)(void *ctx, uint32_t i, double t,
-                                     float *a, float *b, srv_error_t *err);
+typedef int (*verdict_frame_fill_fn)(void *ctx, uint32_t i, double t, float *a,
+                                     float *b, srv_error_t *err);
 
 /* The grid's thresholds and times into out's members. */
 void verdict_result_grid(verdict_compare_result_t *out,

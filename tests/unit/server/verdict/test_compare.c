@@ -206,6 +206,29 @@ START_TEST(test_compare_wrap_per_source) {
 }
 END_TEST
 
+START_TEST(test_compare_masks) {
+  verdict_compare_result_t r;
+  srv_error_t e;
+  /* Masked out, the turning root keeps its rest pose: nothing moves. */
+  ck_assert_int_eq(
+      compare("{\"a\":{\"skeleton\":\"ra\",\"layers\":[{\"clip\":\"turn\","
+              "\"mask\":[\"arm\"]}]},\"b\":{\"skeleton\":\"ra\"},\"fps\":1}",
+              "", &r, &e),
+      0);
+  ck_assert(r.pass);
+  ck_assert(r.max_error < 1e-6);
+  verdict_compare_result_free(&r);
+  ck_assert_int_eq(
+      compare("{\"a\":{\"skeleton\":\"ra\",\"layers\":[{\"clip\":\"turn\","
+              "\"mask\":[\"root\"]}]},\"b\":{\"skeleton\":\"ra\"},\"fps\":1}",
+              "", &r, &e),
+      0);
+  ck_assert_str_eq(r.max_joint, "arm");
+  ck_assert_double_eq_tol(r.max_error, arm_error(90, 0.03), 1e-5);
+  verdict_compare_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_compare_matches_by_name) {
   verdict_compare_result_t r;
   srv_error_t e;
@@ -359,6 +382,7 @@ Suite *verdict_compare_suite(void) {
   tcase_add_test(tc, test_compare_turn_against_rest);
   tcase_add_test(tc, test_compare_same_clip_passes);
   tcase_add_test(tc, test_compare_wrap_per_source);
+  tcase_add_test(tc, test_compare_masks);
   tcase_add_test(tc, test_compare_matches_by_name);
   tcase_add_test(tc, test_compare_errors);
   tcase_add_test(tc, test_compare_miss_names_the_asset);
