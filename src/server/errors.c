@@ -35,6 +35,16 @@ int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
   return -1;
 }
 
+int srv_error_under(srv_error_t *err, const char *prefix) {
+  if (prefix == NULL || prefix[0] == '\0') return -1;
+  char at[2 * sizeof err->at];
+  snprintf(at, sizeof at, "%.100s%s%s", prefix, err->at[0] != '\0' ? "." : "",
+           err->at);
+  at[sizeof err->at - 1] = '\0';
+  memcpy(err->at, at, sizeof err->at);
+  return -1;
+}
+
 int srv_error_json(fmt_buf_t *b, srv_error_code code, const char *at,
                    const char *message) {
   return fmt_answer_error(

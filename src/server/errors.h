@@ -55,6 +55,11 @@ typedef struct srv_error_s {
 int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Puts err's spot under prefix, for a request held within another:
+ * "a" and "layers[0].clip" read "a.layers[0].clip", "a" and no spot read
+ * "a" (prefix NULL or "": unchanged). Returns -1. */
+int srv_error_under(srv_error_t *err, const char *prefix);
+
 /* Appends the error body of code to b (no trailing newline): message NULL
  * or "" gives the default message, at NULL or "" gives null. 0, or -1
  * when b has failed. */

@@ -42,6 +42,11 @@ void srv__handle_skin(srv_request_t *req);
  * solves (its query is checked first, SRV_EP_SOLVE). */
 extern const srv_body_parser_t srv__solve_body;
 
+/* POST /v1/compare: the body parser whose `then` resolves both sources
+ * and compares them on the pool (its query is checked first,
+ * SRV_EP_COMPARE). */
+extern const srv_body_parser_t srv__compare_body;
+
 /* GET /v1/stream: the WebSocket upgrade. */
 void srv__handle_stream(srv_request_t *req);
 

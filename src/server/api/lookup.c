@@ -5,11 +5,8 @@
 #include "server/api/params.h"
 #include "server/api/shared_store.h"
 
-/* A lookup's error: with a shared store, a miss loads the asset and runs
- * req again (srv__load_then_resume answers or resumes); otherwise the error is
- * the answer. Returns -1. */
-static int lookup_failed(srv_request_t *req, const srv_error_t *err,
-                         const srv_lookup_miss_t *miss) {
+int srv__lookup_failed(srv_request_t *req, const srv_error_t *err,
+                       const srv_lookup_miss_t *miss) {
   if (miss->missed && srv__load_then_resume(req, err, miss)) return -1;
   srv__respond_err(req, err);
   return -1;
@@ -22,7 +19,7 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
   srv_lookup_miss_t miss = {0};
   if (srv_lookup(srv__store(req), kind, at, name, skeleton, out, &err, &miss) !=
       0)
-    return lookup_failed(req, &err, &miss);
+    return srv__lookup_failed(req, &err, &miss);
   return 0;
 }
 
@@ -31,6 +28,6 @@ int srv__resolve(srv_request_t *req, const srv_target_query_t *q,
   srv_error_t err;
   srv_lookup_miss_t miss = {0};
   if (srv_target_resolve(srv__store(req), q, out, &err, &miss) != 0)
-    return lookup_failed(req, &err, &miss);
+    return srv__lookup_failed(req, &err, &miss);
   return 0;
 }

@@ -25,4 +25,12 @@ int srv__lookup(srv_request_t *req, store_kind kind, const char *at,
 int srv__resolve(srv_request_t *req, const srv_target_query_t *q,
                  srv_target_t *out);
 
+/* A lookup's error err (request/target.h, miss from the same lookup):
+ * with a shared store, a miss loads the asset and runs req again
+ * (srv__load_then_resume answers or resumes); otherwise err is the
+ * answer. Returns -1. For a handler that resolves through request/ (a
+ * blend body, a compare) rather than srv__lookup. */
+int srv__lookup_failed(srv_request_t *req, const srv_error_t *err,
+                       const srv_lookup_miss_t *miss);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "formats/vocab.h"
 #include "server/api/body_task.h"
+#include "server/request/blend.h"
 #include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
@@ -274,12 +275,8 @@ fail:
 
 typedef struct blend_task_s {
   srv_task_t task;
-  store_asset_t *skel;
-  store_asset_t *clips[SRV_BLEND_MAX_LAYERS]; /* Retained. */
-  srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
+  srv_blend_t blend;     /* The skeleton, the layers' clips and masks. */
   srv_blend_body_t body; /* Its masks become weights on the pool. */
-  float *masks;          /* layer_count * joints weights, or NULL. */
-  size_t layer_count;
   fmt_space space;
   bool bin;
   srv_fields_t fields;
@@ -289,47 +286,30 @@ typedef struct blend_task_s {
   fmt_buf_t out;
 } blend_task_t;
 
-/* The layers' masks as per-joint weights (a mask can name thousands of
- * joints). False with err or result set when that fails. */
-static bool blend_masks(blend_task_t *b) {
-  const srv_blend_body_t *body = &b->body;
-  const anim_skeleton_t *sk = b->skel->skeleton;
-  size_t n = sk->joint_count;
-  bool masked = false;
-  for (size_t i = 0; i < b->layer_count; i++)
-    masked |= body->layers[i].mask != NULL;
-  if (!masked) return true;
-  b->masks = calloc(b->layer_count * n + 1, sizeof(float));
-  if (b->masks == NULL) {
-    b->result = ANIM_ERR_OUT_OF_MEMORY;
-    return false;
-  }
-  for (size_t i = 0; i < b->layer_count; i++) {
-    if (body->layers[i].mask == NULL) continue;
-    float *w = b->masks + i * n;
-    if (srv_blend_mask_parse(body->layers[i].mask, sk, i, w, &b->err) != 0) {
-      b->refused = true;
-      return false;
-    }
-    b->layers[i].mask = w;
-  }
-  return true;
-}
-
 static void blend_work(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  bool masks = blend_masks(b);
+  srv_error_t err;
+  int masks = srv_blend_masks(&b->blend, &b->body, "", &err);
   srv_blend_body_free(&b->body);
-  if (!masks) return;
+  if (masks != 0) {
+    /* A mask can name thousands of joints: read here, on the pool. */
+    if (err.code == SRV_ERR_OUT_OF_MEMORY) {
+      b->result = ANIM_ERR_OUT_OF_MEMORY;
+    } else {
+      b->refused = true;
+      b->err = err;
+    }
+    return;
+  }
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   srv_eval_job_t job = {
-      .skeleton = b->skel->skeleton,
-      .layers = b->layers,
-      .layer_count = b->layer_count,
+      .skeleton = b->blend.skeleton->skeleton,
+      .layers = b->blend.layers,
+      .layer_count = b->blend.layer_count,
       .space = b->space,
       .fields = &b->fields,
   };
-  srv_frame_names_t names = srv_frame_names(b->skel, NULL);
+  srv_frame_names_t names = srv_frame_names(b->blend.skeleton, NULL);
   b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin, -1, s)
                         : ANIM_ERR_OUT_OF_MEMORY;
 }
@@ -351,7 +331,7 @@ static void blend_respond(srv_task_t *t) {
   }
   char extra[160];
   pose_headers(extra, sizeof extra, b->bin, b->space,
-               b->skel->skeleton->joint_count, NULL);
+               b->blend.skeleton->skeleton->joint_count, NULL);
   srv_respond(t->req, 200,
               b->bin ? "application/octet-stream" : "application/json", extra,
               b->out.data, b->out.len);
@@ -359,42 +339,15 @@ static void blend_respond(srv_task_t *t) {
 
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
-  for (size_t i = 0; i < b->layer_count; i++) store_asset_release(b->clips[i]);
-  store_asset_release(b->skel);
+  srv_blend_release(&b->blend);
   srv_blend_body_free(&b->body);
-  free(b->masks);
   fmt_buf_free(&b->out);
   free(b);
 }
 
-/* The clips of the body's layers, for b->skel. 0, or -1 after
- * answering. */
-static int blend_layers(srv_request_t *req, blend_task_t *b) {
-  const srv_blend_body_t *body = &b->body;
-  for (size_t i = 0; i < body->layer_count; i++) {
-    const srv_blend_layer_body_t *l = &body->layers[i];
-    char at[64];
-    snprintf(at, sizeof at, "layers[%zu].clip", i);
-    if (srv__lookup(req, STORE_CLIP, at, l->clip, b->skel, &b->clips[i]))
-      return -1;
-    b->layer_count = i + 1;
-    if (b->clips[i]->skeleton_asset != b->skel) {
-      srv__fail(req, SRV_ERR_NOT_FOUND, at, "no clip '%s' on that skeleton",
-                l->clip);
-      return -1;
-    }
-    b->layers[i] = (srv_eval_layer_t){.clip = b->clips[i]->clip,
-                                      .t = l->t,
-                                      .wrap = l->wrap,
-                                      .weight = l->weight,
-                                      .additive = l->additive};
-  }
-  return 0;
-}
-
 /* The body parsed (on the pool when large): its assets are looked up
- * here, on the loop thread; masks are read and layers blended on the
- * pool. */
+ * here, on the loop thread (request/blend.h); masks are read and layers
+ * blended on the pool. */
 static void blend_then(srv_request_t *req, void *parsed) {
   srv_blend_body_t *body = parsed;
   blend_task_t *b = calloc(1, sizeof *b);
@@ -411,9 +364,11 @@ static void blend_then(srv_request_t *req, void *parsed) {
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;
-  if (srv__lookup(req, STORE_SKELETON, "skeleton", body->skeleton, NULL,
-                  &b->skel) != 0 ||
-      blend_layers(req, b) != 0) {
+  srv_error_t err;
+  srv_lookup_miss_t miss = {0};
+  if (srv_blend_resolve(srv__store(req), &b->body, "", &b->blend, &err,
+                        &miss) != 0) {
+    srv__lookup_failed(req, &err, &miss);
     blend_free(&b->task);
     return;
   }
@@ -421,9 +376,10 @@ static void blend_then(srv_request_t *req, void *parsed) {
   srv__task_run(
       &b->task, req,
       req->body_len +
-          srv_cost_answer((unsigned long)b->skel->skeleton->joint_count *
-                              (b->layer_count + 1),
-                          b->bin));
+          srv_cost_answer(
+              (unsigned long)b->blend.skeleton->skeleton->joint_count *
+                  (b->blend.layer_count + 1),
+              b->bin));
 }
 
 static int blend_parse(const char *body, size_t len, const srv_request_t *req,

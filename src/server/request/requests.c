@@ -61,6 +61,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_SKELETON_CHILDREN] = no_params,
     [SRV_EP_SOLVE] = no_params,
     [SRV_EP_STREAM] = stream_params,
+    [SRV_EP_COMPARE] = no_params,
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
 };
@@ -354,6 +355,11 @@ static int json_body(const char *body, size_t len, json_t **root,
   return srv_error_set(err, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
 }
 
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err) {
+  return json_body(body, len, root, err);
+}
+
 /* A finite JSON number in [lo, hi]. */
 static bool json_number_in(const json_t *v, double lo, double hi, double *out) {
   if (!json_is_number(v)) return false;
@@ -413,8 +419,8 @@ static int json_known_fields(const json_t *o, const char *const *known,
 /* ---- POST /v1/pose
  * ------------------------------------------------------------ */
 
-static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
-                       srv_error_t *err) {
+static int blend_layer(const json_t *l, size_t i, bool need_t,
+                       srv_blend_layer_body_t *bl, srv_error_t *err) {
   char at[96];
   snprintf(at, sizeof at, "layers[%zu]", i);
   if (!json_is_object(l))
@@ -430,12 +436,15 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   double d;
   json_t *jt = json_object_get(l, "t");
   snprintf(at, sizeof at, "layers[%zu].t", i);
-  if (jt == NULL)
+  if (!need_t && jt != NULL)
+    return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, at,
+                         "a layer here takes its time from the time grid");
+  if (need_t && jt == NULL)
     return srv_error_set(err, SRV_ERR_MISSING_FIELD, at, "\"t\" is required");
-  if (!json_number_in(jt, -3e38, 3e38, &d))
+  if (need_t && !json_number_in(jt, -3e38, 3e38, &d))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
                          "\"t\" must be a finite number");
-  bl->t = d;
+  bl->t = need_t ? d : 0;
   bl->weight = 1.0f;
   json_t *jw = json_object_get(l, "weight");
   if (jw != NULL) {
@@ -452,6 +461,7 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   if (json_word(l, "wrap", at, FMT_VOCAB_WRAP, &wrap, err) != 0) return -1;
   bl->additive = mode == FMT_BLEND_ADDITIVE;
   bl->wrap = (anim_wrap)wrap;
+  bl->wrap_given = json_object_get(l, "wrap") != NULL;
   json_t *jm = json_object_get(l, "mask");
   if (jm != NULL) {
     snprintf(at, sizeof at, "layers[%zu].mask", i);
@@ -470,47 +480,63 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   return 0;
 }
 
+/* The body's object root (borrowed by out), format defaulting from
+ * accept. 0, or -1 with err at the spot within root. */
+static int blend_body_object(const json_t *root, const char *accept,
+                             bool need_t, srv_blend_body_t *out,
+                             srv_error_t *err) {
+  int space = FMT_SPACE_MODEL;
+  int format = accepts_binary(accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON;
+  if (!json_is_object(root))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL,
+                         "the body must be an object");
+  static const char *const fields[] = {"skeleton", "space", "format", "layers",
+                                       NULL};
+  if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
+      srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
+    return -1;
+  if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
+                           "a skeleton id or name", err) != 0 ||
+      json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
+      json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err))
+    return -1;
+  out->space = (fmt_space)space;
+  out->binary = format == FMT_FORMAT_BIN;
+  json_t *jl = json_object_get(root, "layers");
+  if (!json_is_array(jl) || json_array_size(jl) == 0 ||
+      json_array_size(jl) > SRV_BLEND_MAX_LAYERS)
+    return srv_error_set(
+        err, jl ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD, "layers",
+        "\"layers\" must be an array of 1 to %d layers", SRV_BLEND_MAX_LAYERS);
+  out->layer_count = json_array_size(jl);
+  for (size_t i = 0; i < out->layer_count; i++)
+    if (blend_layer(json_array_get(jl, i), i, need_t, &out->layers[i], err) !=
+        0)
+      return -1;
+  return 0;
+}
+
+int srv_blend_body_parse_json(const json_t *obj, const char *at_prefix,
+                              bool need_t, srv_blend_body_t *out,
+                              srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  if (blend_body_object(obj, NULL, need_t, out, err) == 0) return 0;
+  memset(out, 0, sizeof *out);
+  return srv_error_under(err, at_prefix);
+}
+
 int srv_blend_body_parse(const char *body, size_t len, const char *accept,
                          srv_blend_body_t *out, srv_error_t *err) {
   memset(out, 0, sizeof *out);
   json_t *root;
   if (json_body(body, len, &root, err) != 0) return -1;
+  if (blend_body_object(root, accept, true, out, err) != 0) {
+    json_decref(root);
+    memset(out, 0, sizeof *out);
+    return -1;
+  }
   out->_root = root;
-  int space = FMT_SPACE_MODEL;
-  int format = accepts_binary(accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON;
-  if (!json_is_object(root)) {
-    srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL, "the body must be an object");
-    goto fail;
-  }
-  static const char *const fields[] = {"skeleton", "space", "format", "layers",
-                                       NULL};
-  if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
-      srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
-    goto fail;
-  if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
-                           "a skeleton id or name", err) != 0 ||
-      json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
-      json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err))
-    goto fail;
-  out->space = (fmt_space)space;
-  out->binary = format == FMT_FORMAT_BIN;
-  json_t *jl = json_object_get(root, "layers");
-  if (!json_is_array(jl) || json_array_size(jl) == 0 ||
-      json_array_size(jl) > SRV_BLEND_MAX_LAYERS) {
-    srv_error_set(err, jl ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD,
-                  "layers", "\"layers\" must be an array of 1 to %d layers",
-                  SRV_BLEND_MAX_LAYERS);
-    goto fail;
-  }
-  out->layer_count = json_array_size(jl);
-  for (size_t i = 0; i < out->layer_count; i++)
-    if (blend_layer(json_array_get(jl, i), i, &out->layers[i], err) != 0)
-      goto fail;
   return 0;
-
-fail:
-  srv_blend_body_free(out);
-  return -1;
 }
 
 void srv_blend_body_free(srv_blend_body_t *b) {
@@ -519,7 +545,8 @@ void srv_blend_body_free(srv_blend_body_t *b) {
 }
 
 int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
-                         size_t layer, float *weights, srv_error_t *err) {
+                         size_t layer, const char *at_prefix, float *weights,
+                         srv_error_t *err) {
   memset(weights, 0, sk->joint_count * sizeof *weights);
   for (size_t k = 0; k < json_array_size(mask); k++) {
     json_t *jn = json_array_get(mask, k);
@@ -528,8 +555,9 @@ int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
     if (j < 0) {
       char at[96];
       snprintf(at, sizeof at, "layers[%zu].mask[%zu]", layer, k);
-      return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
-                           "not a joint name of the skeleton");
+      srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
+                    "not a joint name of the skeleton");
+      return srv_error_under(err, at_prefix);
     }
     weights[j] = 1.0f;
   }

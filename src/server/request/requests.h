@@ -52,6 +52,7 @@ typedef enum srv_endpoint {
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
   SRV_EP_SOLVE,             /* POST /v1/solve */
   SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
   SRV_EP_COUNT_
@@ -152,6 +153,12 @@ typedef struct srv_delete_query_s {
 int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
                            srv_delete_query_t *out, srv_error_t *err);
 
+/* A JSON body (duplicate keys refused), for a body parser outside this
+ * file (POST /v1/compare): 0 with *root owned by the caller, or -1 with
+ * bad_json at "line L, column C". */
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err);
+
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */
 #define SRV_BLEND_MAX_LAYERS 64
@@ -162,6 +169,7 @@ typedef struct srv_blend_layer_body_s {
   float weight;       /* 1 */
   anim_wrap wrap;     /* clamp */
   bool additive;      /* mode: normal */
+  bool wrap_given;    /* The layer says its wrap. */
   const json_t *mask; /* An array of joint names, or NULL. */
 } srv_blend_layer_body_t;
 
@@ -182,11 +190,25 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
                          srv_blend_body_t *out, srv_error_t *err);
 void srv_blend_body_free(srv_blend_body_t *b);
 
+/* The same body as the JSON object obj (borrowed: out points into it, so
+ * obj must outlive out; srv_blend_body_free is harmless), for a request
+ * that holds a pose body within its own (POST /v1/compare's sources):
+ * format defaults to json, and without need_t a layer takes no "t" (400
+ * unknown_field at it; its t is 0, the caller's clock sets it). An
+ * error's at is prefixed with at_prefix and a dot ("a" and
+ * "layers[0].clip" read "a.layers[0].clip"; "" or NULL: no prefix).
+ * 0, or -1 with err. */
+int srv_blend_body_parse_json(const json_t *obj, const char *at_prefix,
+                              bool need_t, srv_blend_body_t *out,
+                              srv_error_t *err);
+
 /* Layer `layer`'s mask as per-joint weights of sk (storage order, 1 for a
  * named joint, 0 for the others) into weights (sk->joint_count floats).
- * -1 with err at "layers[i].mask[k]" for a name sk does not have. */
+ * -1 with err at "<at_prefix>.layers[i].mask[k]" (at_prefix "" or NULL:
+ * "layers[i].mask[k]") for a name sk does not have. */
 int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
-                         size_t layer, float *weights, srv_error_t *err);
+                         size_t layer, const char *at_prefix, float *weights,
+                         srv_error_t *err);
 
 /* POST /v1/solve: {"skeleton", "frames"}. */
 typedef struct srv_solve_body_s {

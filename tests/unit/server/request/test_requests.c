@@ -317,14 +317,14 @@ START_TEST(test_blend_mask) {
   json_t *mask = json_pack("[s,s]", "c", "a");
   float w[3] = {9, 9, 9};
   srv_error_t e;
-  ck_assert_int_eq(srv_blend_mask_parse(mask, sk, 0, w, &e), 0);
+  ck_assert_int_eq(srv_blend_mask_parse(mask, sk, 0, NULL, w, &e), 0);
   ck_assert_float_eq(w[anim_skeleton_find(sk, "a")], 1);
   ck_assert_float_eq(w[anim_skeleton_find(sk, "b")], 0);
   ck_assert_float_eq(w[anim_skeleton_find(sk, "c")], 1);
   json_decref(mask);
   mask = json_pack("[s,s]", "a", "tail");
   case_t c = {"mask [a, tail]", SRV_ERR_UNKNOWN_JOINT, "layers[2].mask[1]"};
-  check_error(srv_blend_mask_parse(mask, sk, 2, w, &e), &e, &c);
+  check_error(srv_blend_mask_parse(mask, sk, 2, NULL, w, &e), &e, &c);
   json_decref(mask);
   fmt_bundle_free(&bundle);
 }

@@ -1,0 +1,40 @@
+/* server/verdict: the members of the bodies of the verdict room (a
+ * comparison, a golden case), each error at "<prefix>.<member>" so a
+ * body held within a suite reports where it sits there. */
+#ifndef ANIMD_SERVER_VERDICT_MEMBERS_H
+#define ANIMD_SERVER_VERDICT_MEMBERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "animd/animd.h"
+#include "server/errors.h"
+
+/* "<prefix>.<field>" (field alone without a prefix) into buf. */
+const char *verdict_at(const char *prefix, const char *field, char *buf,
+                       size_t cap);
+
+/* An optional number o[key] in [lo, hi] (lo excluded when lo_open):
+ * absent leaves *out; wrong_type when not a number, bad_value "must be
+ * <range>" outside. given (optional): whether it was there. */
+int verdict_number_member(const json_t *o, const char *key, const char *prefix,
+                          double lo, bool lo_open, double hi, const char *range,
+                          double *out, bool *given, srv_error_t *err);
+
+/* An optional o["wrap"] word (bad_value otherwise). */
+int verdict_wrap_member(const json_t *o, const char *prefix, anim_wrap *out,
+                        bool *given, srv_error_t *err);
+
+/* An optional string o[key] (an id or a name; wrong_type otherwise);
+ * *out NULL when absent. */
+int verdict_name_member(const json_t *o, const char *key, const char *prefix,
+                        const char **out, srv_error_t *err);
+
+/* 0 when every member of o is in known (NULL-terminated) or a request
+ * field of takes (request/fields.h; 0: none); else unknown_field at it. */
+int verdict_known_members(const json_t *o, const char *const *known,
+                          unsigned takes, const char *prefix, srv_error_t *err);
+
+#endif
