@@ -11,12 +11,7 @@
 
 #include "server/request/evaluate.h"
 #include "server/request/target.h"
-
-/* The shell metric of verdict/shell.h (compare's; contract in check.h's
- * docs), declared here until that header is merged: weak, so the seam
- * check reports an internal error rather than the build failing. */
-double verdict_shell_error(const float *ma, const float *mb, double shell)
-    __attribute__((weak));
+#include "server/verdict/shell.h"
 
 /* ---- the parameters --------------------------------------------------------
  */
@@ -544,7 +539,6 @@ static int check_seam(const anim_skeleton_t *sk, const samples_t *s,
                       verdict_check_result_t *r) {
   r->threshold = p->seam;
   r->value = 0;
-  if (verdict_shell_error == NULL) return -1;
   for (uint32_t j = 0; j < s->joints; j++) {
     double e =
         verdict_shell_error(s->seam[0] + j * 16, s->seam[1] + j * 16, p->shell);
