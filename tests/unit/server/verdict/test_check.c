@@ -324,6 +324,53 @@ START_TEST(test_finite) {
 }
 END_TEST
 
+START_TEST(test_findings_capped) {
+  /* A clip of spine alone that flips 40 degrees every other sample (STEP
+   * keys at 2k/64 s, k = 0 ... 124): samples 2, 4, ... 248 pop, 124
+   * separate runs; 100 are listed, 24 counted. */
+  enum { KEYS = 125 };
+  float times[KEYS], values[KEYS * 4];
+  float s20 = (float)sin(20 * M_PI / 180), c20 = (float)cos(20 * M_PI / 180);
+  for (int k = 0; k < KEYS; k++) {
+    times[k] = (float)(2 * k) / 64;
+    float *q = values + 4 * k;
+    q[0] = q[1] = 0;
+    q[2] = k % 2 ? s20 : 0;
+    q[3] = k % 2 ? c20 : 1;
+  }
+  anim_raw_track_t track = {.joint = 3,
+                            .path = ANIM_PATH_ROTATION,
+                            .interpolation = ANIM_INTERP_STEP,
+                            .times = times,
+                            .key_count = KEYS,
+                            .values = values,
+                            .value_count = KEYS * 4};
+  anim_raw_clip_t rc = {.name = "flip", .tracks = &track, .track_count = 1};
+  anim_clip_t *flip;
+  ck_assert_int_eq(anim_clip_build(&rc, sk, NULL, &flip, NULL), ANIM_OK);
+  verdict_check_params_t p;
+  verdict_check_params_defaults(&p);
+  srv_error_t err;
+  ck_assert_int_eq(verdict_check_param_set(&p, "fps", "64", &err), 0);
+  verdict_check_report_t r;
+  ck_assert_int_eq(verdict_check_run(sk, flip, &p, 1000, &r, &err), 0);
+  ck_assert_uint_eq(r.samples, 249);
+  const verdict_check_result_t *k = find(&r, VERDICT_CHECK_POP);
+  ck_assert_uint_eq(k->finding_count, VERDICT_CHECK_MAX_FINDINGS);
+  ck_assert_uint_eq(k->truncated, 24);
+  ck_assert_double_eq(k->findings[99].from, 199 / 64.);
+  ck_assert_double_eq(k->findings[99].to, 200 / 64.);
+  fmt_buf_t b;
+  fmt_buf_init(&b);
+  verdict_check_report_json(&b, "flip", &r);
+  ck_assert_ptr_nonnull(strstr(fmt_buf_cstr(&b), "],\"truncated\":24}"));
+  fmt_buf_free(&b);
+  verdict_check_report_free(&r);
+  verdict_check_params_free(&p);
+  anim_clip_free(flip);
+}
+END_TEST
+
 START_TEST(test_run_errors) {
   verdict_check_params_t p;
   verdict_check_params_defaults(&p);
@@ -502,6 +549,7 @@ Suite *server_verdict_check_suite(void) {
   tcase_add_test(tc, test_stretch);
   tcase_add_test(tc, test_seam);
   tcase_add_test(tc, test_finite);
+  tcase_add_test(tc, test_findings_capped);
   tcase_add_test(tc, test_run_errors);
   tcase_add_test(tc, test_param_set);
   tcase_add_test(tc, test_params_json);
