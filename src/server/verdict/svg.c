@@ -120,8 +120,8 @@ static bool highlighted(const verdict_svg_pose_t *p, uint32_t c) {
 static void put_pose(fmt_buf_t *b, const verdict_svg_pose_t *p, size_t index,
                      verdict_view view, const fit_t *f) {
   const char *color = p->color != NULL ? p->color : VERDICT_SVG_COLOR;
-  double opacity = isfinite(p->opacity) ? fmin(fmax(p->opacity, 0.0), 1.0)
-                                        : 1.0;
+  double opacity =
+      isfinite(p->opacity) ? fmin(fmax(p->opacity, 0.0), 1.0) : 1.0;
   fmt_buf_printf(b, "<g data-pose=\"%zu\" stroke=\"", index);
   put_text(b, color);
   fmt_buf_puts(b, "\" stroke-opacity=\"");
@@ -177,9 +177,8 @@ static void put_open(fmt_buf_t *b, unsigned w, unsigned h, const char *title,
   if (title != NULL) {
     put_text(b, title);
   } else {
-    const char *name = count > 0 && poses[0].skeleton != NULL
-                           ? poses[0].skeleton->name
-                           : "";
+    const char *name =
+        count > 0 && poses[0].skeleton != NULL ? poses[0].skeleton->name : "";
     put_text(b, name[0] != '\0' ? name : "skeleton");
     fmt_buf_printf(b, " (%s view)", view_names[view]);
   }

@@ -58,10 +58,10 @@ typedef struct verdict_svg_desc_s {
   /* The picture (overlay) or one cell (grid), pixels; 0: 480 x 480
    * (overlay), 240 x 240 (grid). */
   unsigned width, height;
-  unsigned columns;     /* Grid: cells per row; 0: ceil(sqrt(count)). */
-  const char *title;    /* <title> text (escaped); NULL: the skeleton's
-                           name and the view. */
-  const double *times;  /* Grid: a "t=..." label per cell; NULL: none. */
+  unsigned columns;    /* Grid: cells per row; 0: ceil(sqrt(count)). */
+  const char *title;   /* <title> text (escaped); NULL: the skeleton's
+                          name and the view. */
+  const double *times; /* Grid: a "t=..." label per cell; NULL: none. */
 } verdict_svg_desc_t;
 
 /* The picture of poses[0..count) as desc says: overlay as
