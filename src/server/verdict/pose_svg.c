@@ -10,13 +10,11 @@
 static_assert((int)VERDICT_VIEW_SIDE == (int)FMT_VIEW_SIDE &&
                   (int)VERDICT_VIEW_TOP == (int)FMT_VIEW_TOP,
               "views are numbered as their words");
-static_assert((int)VERDICT_LAYOUT_OVERLAY == (int)FMT_ARRANGE_OVERLAY,
-              "layouts are numbered as their words");
 
 /* "NAME[/CLIP] at t=T, VIEW view", or "... from A to B at F fps (N
  * frames) ...", or "... blended layers ..." for a POST. */
-static void put_title(fmt_buf_t *b, const verdict_pose_picture_t *p,
-                      bool range, uint32_t frames) {
+static void put_title(fmt_buf_t *b, const verdict_pose_picture_t *p, bool range,
+                      uint32_t frames) {
   const fmt_asset_names_t *n = &p->names->ids;
   fmt_buf_puts(b, n->skeleton_name != NULL ? n->skeleton_name : "skeleton");
   if (p->job->layer_count > 0) {
@@ -83,8 +81,9 @@ anim_result verdict_pose_svg(fmt_buf_t *b, const verdict_pose_picture_t *p,
   put_title(&title, p, range, frames);
   verdict_svg_desc_t desc = {
       .view = (verdict_view)p->picture.view,
-      .layout = range ? (verdict_layout)p->picture.layout
-                      : VERDICT_LAYOUT_OVERLAY,
+      .layout = range && p->picture.layout == FMT_ARRANGE_GRID
+                    ? VERDICT_LAYOUT_GRID
+                    : VERDICT_LAYOUT_OVERLAY,
       .title = fmt_buf_cstr(&title),
       .times = range ? times : NULL,
   };

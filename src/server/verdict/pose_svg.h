@@ -16,10 +16,10 @@ typedef struct verdict_pose_picture_s {
   /* The pose: its space, joints, mesh and out are ignored (all joints are
    * evaluated in model space). */
   const srv_eval_job_t *job;
-  const srv_frame_names_t *names;  /* For the <title>. */
-  const srv_range_query_t *range;  /* NULL or not a range: one pose. */
-  srv_picture_query_t picture;     /* view and layout. */
-  const uint32_t *highlight;       /* Caller-order joints, or NULL. */
+  const srv_frame_names_t *names; /* For the <title>. */
+  const srv_range_query_t *range; /* NULL or not a range: one pose. */
+  srv_picture_query_t picture;    /* view and layout. */
+  const uint32_t *highlight;      /* Caller-order joints, or NULL. */
   uint32_t highlight_count;
 } verdict_pose_picture_t;
 

@@ -22,12 +22,12 @@ typedef enum verdict_view {
   VERDICT_VIEW_TOP
 } verdict_view;
 
-/* How several poses share a picture: overlaid (older, i.e. earlier, poses
- * lighter when drawn with verdict_svg_fade), or one cell each in a grid.
- * Numbered as the words of FMT_VOCAB_ARRANGE (formats/vocab.h). */
+/* How several poses share a picture: drawn over each other (older, i.e.
+ * earlier, poses lighter when drawn with verdict_svg_fade), or one cell
+ * each in a grid. */
 typedef enum verdict_layout {
-  VERDICT_LAYOUT_GRID = 0,
-  VERDICT_LAYOUT_OVERLAY
+  VERDICT_LAYOUT_OVERLAY = 0,
+  VERDICT_LAYOUT_GRID
 } verdict_layout;
 
 /* One pose to draw: its skeleton and its model-space matrices, 16 floats
@@ -51,7 +51,8 @@ void verdict_svg_overlay(fmt_buf_t *b, const verdict_svg_pose_t *poses,
                          size_t count, verdict_view view, unsigned width,
                          unsigned height);
 
-/* A picture in full. Zero means default for every member. */
+/* A picture in full. Zero means default for every member (and a NULL
+ * desc all defaults). */
 typedef struct verdict_svg_desc_s {
   verdict_view view;
   verdict_layout layout;
