@@ -121,6 +121,9 @@ def main():
               "%d %r" % (st, e))
         check("max_frames_svg" in e["message"], e["message"])
 
+        info = d.json("GET", "/v1/info")
+        check(info["limits"]["max_frames_svg"] == 8, "info %r" % info)
+
         # POST /v1/pose and HEAD.
         root, _ = svg_of(d, "/v1/pose", "POST", {
             "skeleton": "e2e-rig", "format": "svg", "view": "side",
