@@ -234,8 +234,9 @@ START_TEST(test_overlay_fades_older_frames) {
   }
   verdict_svg_desc_t d = {0}; /* Overlay by default. */
   char *s = draw(poses, 3, &d);
-  const char *p0 = strstr(s, "<g data-pose=\"0\" stroke=\"" VERDICT_SVG_COLOR
-                             "\" stroke-opacity=\"0.20\"");
+  const char *p0 =
+      strstr(s, "<g data-pose=\"0\" stroke=\"" VERDICT_SVG_COLOR
+                "\" stroke-opacity=\"0.20\" fill-opacity=\"0.20\"");
   const char *p1 = strstr(s, "<g data-pose=\"1\" stroke=\"" VERDICT_SVG_COLOR
                              "\" stroke-opacity=\"0.60\"");
   const char *p2 = strstr(s, "<g data-pose=\"2\" stroke=\"" VERDICT_SVG_COLOR
