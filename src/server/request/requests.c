@@ -438,6 +438,27 @@ static int blend_layer(const json_t *l, size_t i, srv_blend_layer_body_t *bl,
   return 0;
 }
 
+/* A body's "view" and "layout" into out, out->svg from format; -1 with
+ * bad_value at one of them that is not a word of its table, or given
+ * without "format": "svg". */
+static int json_picture(const json_t *root, int format,
+                        srv_picture_query_t *out, srv_error_t *err) {
+  int view = FMT_VIEW_FRONT, layout = FMT_ARRANGE_GRID;
+  if (json_word(root, "view", "view", FMT_VOCAB_VIEW, &view, err) != 0 ||
+      json_word(root, "layout", "layout", FMT_VOCAB_ARRANGE, &layout, err) != 0)
+    return -1;
+  *out = (srv_picture_query_t){.svg = format == FMT_FORMAT_SVG,
+                               .view = (fmt_view)view,
+                               .layout = (fmt_arrange)layout};
+  const char *word = json_object_get(root, "view") ? "view" : "layout";
+  if (!out->svg && json_object_get(root, word) != NULL)
+    return srv_error_set(err, SRV_ERR_BAD_VALUE, word,
+                         "\"%s\" shapes a picture: it needs \"format\": "
+                         "\"svg\"",
+                         word);
+  return 0;
+}
+
 int srv_blend_body_parse(const char *body, size_t len, const char *accept,
                          srv_blend_body_t *out, srv_error_t *err) {
   memset(out, 0, sizeof *out);
@@ -452,7 +473,6 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
   }
   static const char *const fields[] = {"skeleton", "space",  "format", "layers",
                                        "view",     "layout", NULL};
-  int view = FMT_VIEW_FRONT, layout = FMT_ARRANGE_GRID;
   if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
       srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
     goto fail;
@@ -460,21 +480,10 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
                            "a skeleton id or name", err) != 0 ||
       json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
       json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err) ||
-      json_word(root, "view", "view", FMT_VOCAB_VIEW, &view, err) ||
-      json_word(root, "layout", "layout", FMT_VOCAB_ARRANGE, &layout, err))
+      json_picture(root, format, &out->picture, err))
     goto fail;
   out->space = (fmt_space)space;
   out->binary = format == FMT_FORMAT_BIN;
-  out->picture = (srv_picture_query_t){.svg = format == FMT_FORMAT_SVG,
-                                       .view = (fmt_view)view,
-                                       .layout = (fmt_arrange)layout};
-  const char *word = json_object_get(root, "view") ? "view" : "layout";
-  if (!out->picture.svg && json_object_get(root, word) != NULL) {
-    srv_error_set(err, SRV_ERR_BAD_VALUE, word,
-                  "\"%s\" shapes a picture: it needs \"format\": \"svg\"",
-                  word);
-    goto fail;
-  }
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
       json_array_size(jl) > SRV_BLEND_MAX_LAYERS) {
