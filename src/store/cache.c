@@ -58,7 +58,7 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
   store_ingest_result_t res;
   if (r == 0)
     r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL, id,
-                      true, &res, err);
+                      true, false, &res, err);
   fmt_bundle_free(&bundle);
   store_resolver_release(&resolver);
   if (r != 0) return -1;

@@ -81,17 +81,26 @@ void store__publish_done(store_publish_t *p);
  * caller to free after unlocking. */
 void store__unpublish(store_t *s, store_asset_t *a,
                       store_name_group_t *emptied[2]);
+/* Takes a (published) out of its name groups for good: only its id finds
+ * it now (both locks held); the groups it emptied are returned for the
+ * caller to free after unlocking. */
+void store__unname(store_t *s, store_asset_t *a,
+                   store_name_group_t *emptied[2]);
 void store__tables_free(store_t *s);
 
 /* Logs one sentence through the store's hook. */
 void store__log(store_t *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Disk: writes each text to <dir>/<kind>-<id>.json atomically; all or
- * nothing (files written before a failure are removed). Called with
- * io_lock held. Returns 0 or a negative errno (err filled). */
+/* Disk: writes each text to <dir>/<kind>-<id>.json, and an empty marker
+ * <dir>/<kind>-<id>.unnamed for each of the unnamed_count assets of
+ * unnamed (names moved away by a replace), atomically; all or nothing
+ * (files written before a failure are removed). Called with io_lock held.
+ * Returns 0 or a negative errno (err filled). */
 int store__write_files(store_t *s, store_asset_t *const *assets,
-                       const fmt_buf_t *texts, size_t count, fmt_error_t *err);
+                       const fmt_buf_t *texts, size_t count,
+                       store_asset_t *const *unnamed, size_t unnamed_count,
+                       fmt_error_t *err);
 /* Removes the file of an asset (ENOENT counts as done). */
 int store__remove_file(store_t *s, const store_asset_t *asset);
 /* Removes the files of count assets, all or nothing across a crash (a
@@ -112,9 +121,13 @@ store_asset_t *store__asset_new(store_kind kind, void *object,
                                 fmt_buf_t *text);
 
 /* Publishes one decoded bundle; files are written unless from_disk. names
- * (may be NULL) renames its skeleton and clip (store_names_t). */
+ * (may be NULL) renames its skeleton and clip (store_names_t). unnamed:
+ * the bundle's one asset (a file loaded, a text adopted) is one whose
+ * name moved away: it is published out of the name groups, and its name
+ * is checked against nothing. */
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                   const store_names_t *names, const char *forced_id,
-                  bool from_disk, store_ingest_result_t *out, fmt_error_t *err);
+                  bool from_disk, bool unnamed, store_ingest_result_t *out,
+                  fmt_error_t *err);
 
 #endif

@@ -65,7 +65,7 @@ static bool group_match(const void *item, const void *key) {
 
 /* The keys of the groups a has: 0, 1 (skeletons) or 2 (clips, meshes). */
 static size_t group_keys(const store_asset_t *a, group_key_t keys[2]) {
-  if (a->name[0] == '\0') return 0;
+  if (a->name[0] == '\0' || a->_unnamed) return 0;
   keys[0] = (group_key_t){a->kind, NULL, a->name};
   if (a->kind == STORE_SKELETON) return 1;
   keys[1] = (group_key_t){a->kind, a->skeleton_asset, a->name};
@@ -193,10 +193,10 @@ void store__publish_done(store_publish_t *p) {
   memset(p, 0, sizeof *p);
 }
 
-void store__unpublish(store_t *s, store_asset_t *a,
-                      store_name_group_t *emptied[2]) {
+/* Takes a out of its name groups; the groups it emptied go to emptied. */
+static void leave_groups(store_t *s, store_asset_t *a,
+                         store_name_group_t *emptied[2]) {
   emptied[0] = emptied[1] = NULL;
-  store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
   group_key_t keys[2];
   size_t nk = group_keys(a, keys);
   for (size_t k = 0; k < nk; k++) {
@@ -211,6 +211,18 @@ void store__unpublish(store_t *s, store_asset_t *a,
       emptied[k] = g;
     }
   }
+}
+
+void store__unname(store_t *s, store_asset_t *a,
+                   store_name_group_t *emptied[2]) {
+  leave_groups(s, a, emptied);
+  a->_unnamed = true;
+}
+
+void store__unpublish(store_t *s, store_asset_t *a,
+                      store_name_group_t *emptied[2]) {
+  store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
+  leave_groups(s, a, emptied);
   size_t last = --s->count;
   s->items[a->_slot] = s->items[last];
   s->items[a->_slot]->_slot = a->_slot;
