@@ -139,5 +139,9 @@ int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                size_t count, const fmt_moved_name_t *moved,
                                size_t moved_count, const char *warnings,
                                size_t warnings_len);
+/* The members of that "replaced" list, comma-separated, without the
+ * brackets. */
+void fmt_answer_moved(fmt_buf_t *b, const fmt_moved_name_t *moved,
+                      size_t count);
 
 #endif

@@ -116,9 +116,10 @@ static void upload_work(srv_task_t *t) {
                                       .old_id = m->old->id,
                                       .new_id = m->new_asset->id};
       }
+      /* A shared store says what moved once it has moved it. */
       fmt_answer_upload_replaced(&u->out, items, u->result.count,
-                                 u->replace ? moved : NULL, nm, all.data,
-                                 all.len);
+                                 u->replace ? moved : NULL, u->shared ? 0 : nm,
+                                 all.data, all.len);
       fmt_buf_putc(&u->out, '\n');
     }
     free(moved);
@@ -135,7 +136,8 @@ static void upload_respond(srv_task_t *t) {
     return;
   }
   if (u->shared && !u->out.failed) {
-    srv__publish_then_answer(t->req, &u->result, u->texts, &u->out);
+    srv__publish_then_answer(t->req, &u->result, u->texts, &u->out, u->replace,
+                             u->clip != NULL);
     u->texts = NULL;
     return;
   }

@@ -249,7 +249,7 @@ static void publish_some(const upload_t *u, size_t from, size_t n, box_t *b) {
                                  .text = u->texts[from + i].data,
                                  .len = u->texts[from + i].len};
   int before = b->calls;
-  nd.be->ops->publish(nd.be->self, e, n, on_reply, b);
+  nd.be->ops->publish(nd.be->self, e, n, false, on_reply, b);
   ck_assert(run_until_calls(b, before + 1, 5000));
   ck_assert_int_eq(b->calls, before + 1);
 }
@@ -990,7 +990,7 @@ static void expect_unavailable_now(void) {
   const char *msg = "the shared store (Redis) cannot be reached; retry later";
   srv_backend_entry_t e = {asset(&u, 0), u.texts[0].data, u.texts[0].len};
   /* Each answers at once, within the call. */
-  nd.be->ops->publish(nd.be->self, &e, 1, on_reply, &b);
+  nd.be->ops->publish(nd.be->self, &e, 1, false, on_reply, &b);
   ck_assert_int_eq(b.calls, 1);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
   ck_assert_str_eq(b.message, msg);
@@ -1067,7 +1067,7 @@ START_TEST(test_server_lost_and_back) {
   nd.be->ops->load(nd.be->self, STORE_SKELETON, "Nobody", NULL, on_reply,
                    &inflight);
   srv_backend_entry_t e = {asset(&u, 0), u.texts[0].data, u.texts[0].len};
-  nd.be->ops->publish(nd.be->self, &e, 1, on_reply, &pub);
+  nd.be->ops->publish(nd.be->self, &e, 1, false, on_reply, &pub);
   ck_assert_int_eq(inflight.calls + pub.calls, 0);
   redis_proc_signal_stop(&own, SIGKILL);
   ck_assert(run_until_calls(&inflight, 1, 5000));
