@@ -7,7 +7,8 @@
  * through hash tables (the store's, and local ones for the assets of this
  * upload), the memory limit is checked, the files are written and the
  * publication is prepared (every allocation); the table lock is then held
- * only while the prepared pointers are linked in. */
+ * only while the prepared pointers are linked in, and, with replace, while
+ * the older owners of the upload's names leave their name groups. */
 #include "store/internal.h"
 
 #include <errno.h>

@@ -18,8 +18,9 @@
  * Skeleton names need not be unique, nor clip names across skeletons; a
  * name that several assets share is ambiguous: store_find reports how
  * many match and lists their ids, so callers can tell "none" from "which
- * one?". An upload may rename its one skeleton and its one clip
- * (store_ingest_named).
+ * one?". An upload may rename its one skeleton and its one clip, qualify
+ * every name with a prefix, or move the names it brings from older assets
+ * to its own (replace; store_ingest_named).
  *
  * Delete: a skeleton that still has clips or meshes is refused with
  * conflict (FMT_ERR_CONFLICT) unless the delete cascades, which removes

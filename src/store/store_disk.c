@@ -19,6 +19,11 @@
  * the same way: a commit list of "remove <name>" lines is put in place
  * first; replaying it at start-up removes the files still there.
  *
+ * An asset whose name an upload with replace moved away has an empty
+ * marker file <kind>-<id>.unnamed, written in that upload's commit; it
+ * loads without its name, and its marker goes with it when it is deleted
+ * (a marker left without its asset is removed at start-up).
+ *
  * At start-up every file is checked to be a regular file without opening
  * it (a FIFO would block the open forever), read, its hash checked against
  * its name, decoded and stored (skeletons first); anything else is

@@ -81,16 +81,15 @@ START_TEST(test_aliases_side_by_side) {
       "\"name\":\"prev/rig\"", "\"name\":\"new/rig\"", "\"name\":\"prev/walk\"",
       "\"name\":\"new/walk\""};
   for (size_t i = 0; i < 4; i++)
-    ck_assert_msg(strstr(r.out, names[i]) != NULL, "%s in %s", names[i],
-                  r.out);
+    ck_assert_msg(strstr(r.out, names[i]) != NULL, "%s in %s", names[i], r.out);
   run_free(&r);
   /* new/walk is the numbers of new.json's walk. */
-  run_t aliased = eval((const char *[]){a1, a2, "--clip", "new/walk", "--t",
-                                        "0.5", "--space", "local", "--format",
-                                        "bin", NULL});
-  run_t alone = eval((const char *[]){next, "--clip", "walk", "--t", "0.5",
-                                      "--space", "local", "--format", "bin",
-                                      NULL});
+  run_t aliased =
+      eval((const char *[]){a1, a2, "--clip", "new/walk", "--t", "0.5",
+                            "--space", "local", "--format", "bin", NULL});
+  run_t alone =
+      eval((const char *[]){next, "--clip", "walk", "--t", "0.5", "--space",
+                            "local", "--format", "bin", NULL});
   ck_assert_msg(aliased.rc == 0, "%s", aliased.err);
   ck_assert_int_eq(alone.rc, 0);
   ck_assert_uint_eq(aliased.out_len, alone.out_len);

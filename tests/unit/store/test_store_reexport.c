@@ -172,9 +172,9 @@ START_TEST(test_replace_moves_names) {
   for (int i = 1; i < 3; i++) {
     const store_asset_t *old = r3.moved[i].old;
     ck_assert(old == r2.entries[WALK].asset || old == r1.entries[RUN].asset);
-    ck_assert_ptr_eq(r3.moved[i].new_asset,
-                     r3.entries[old == r1.entries[RUN].asset ? RUN : WALK]
-                         .asset);
+    ck_assert_ptr_eq(
+        r3.moved[i].new_asset,
+        r3.entries[old == r1.entries[RUN].asset ? RUN : WALK].asset);
   }
   ck_assert_str_eq(found(s, STORE_SKELETON, "rig", NULL, id),
                    r3.entries[SK].asset->id);

@@ -128,8 +128,8 @@ START_TEST(test_prefix_over_http) {
   char target[256];
   snprintf(target, sizeof target, "/v1/assets?prefix=%065d", 7);
   api_expect(upload(target, 2), 400, "bad_parameter", "prefix", "65 bytes");
-  api_expect(upload("/v1/assets?replace=2", 2), 400, "bad_parameter",
-             "replace", "replace=2");
+  api_expect(upload("/v1/assets?replace=2", 2), 400, "bad_parameter", "replace",
+             "replace=2");
   /* ?clip= names BVH and md5anim clips only, and says what to use. */
   expect_body(
       upload("/v1/assets?clip=walk2", 2), 400,
