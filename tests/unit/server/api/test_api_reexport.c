@@ -26,16 +26,6 @@ static mem_answer_t upload(const char *target, int dx) {
   return api_json("POST", target, body);
 }
 
-/* The first "id" after key in text, into id. */
-static void id_after(const char *text, const char *key, char id[65]) {
-  const char *p = strstr(text, key);
-  ck_assert_ptr_nonnull(p);
-  p = strstr(p, "\"id\":\"");
-  ck_assert_ptr_nonnull(p);
-  memcpy(id, p + 6, 64);
-  id[64] = '\0';
-}
-
 /* The upload answer of the rig: skeleton sk, clip clip named prefix+walk,
  * then `tail` (the "replaced" member, or ""). */
 static void rig_answer(char *out, size_t cap, const char *sk, const char *clip,
@@ -58,8 +48,8 @@ START_TEST(test_replace_over_http) {
   mem_answer_t a = upload("/v1/assets", 1);
   ck_assert_int_eq(a.status, 201);
   char sk[65], c1[65], c2[65], want[1024], tail[512];
-  id_after(a.body, "\"skeletons\"", sk);
-  id_after(a.body, "\"clips\"", c1);
+  api_id_after(a.body, "\"skeletons\"", sk);
+  api_id_after(a.body, "\"clips\"", c1);
   rig_answer(want, sizeof want, sk, c1, "", "");
   expect_body(a, 201, want);
 
@@ -74,7 +64,7 @@ START_TEST(test_replace_over_http) {
 
   /* With ?replace=1 the name moves and the answer says so. */
   a = upload("/v1/assets?replace=1", 2);
-  id_after(a.body, "\"clips\"", c2);
+  api_id_after(a.body, "\"clips\"", c2);
   ck_assert_str_ne(c1, c2);
   snprintf(tail, sizeof tail,
            ",\"replaced\":[{\"kind\":\"clip\",\"name\":\"walk\",\"old\":"
@@ -112,8 +102,8 @@ START_TEST(test_prefix_over_http) {
   api_expect(upload("/v1/assets", 1), 201, NULL, NULL, "first export");
   mem_answer_t a = upload("/v1/assets?prefix=prev/", 2);
   char sk[65], clip[65], want[1024];
-  id_after(a.body, "\"skeletons\"", sk);
-  id_after(a.body, "\"clips\"", clip);
+  api_id_after(a.body, "\"skeletons\"", sk);
+  api_id_after(a.body, "\"clips\"", clip);
   rig_answer(want, sizeof want, sk, clip, "prev/", "");
   expect_body(a, 201, want);
   a = mem_get("/v1/pose?skeleton=prev/rig&clip=prev/walk&t=0");
