@@ -162,7 +162,7 @@ static int find_moved(store_t *s, const store_entry_t *e, size_t n,
   if (local_table(&takers, n) != 0) return -ENOMEM;
   for (size_t i = 0; i < n; i++) {
     const store_asset_t *a = e[i].asset;
-    if (a->name[0] == '\0' || a->_unnamed) continue;
+    if (a->name[0] == '\0') continue;
     uint64_t h = store__name_hash(a->kind, NULL, a->name);
     if (store__index_find(&takers, h, local_kind_name_match, a) == NULL)
       store__index_insert(&takers, h, (void *)a);
@@ -181,9 +181,7 @@ static int find_moved(store_t *s, const store_entry_t *e, size_t n,
     bool own = false;
     for (size_t j = 0; j < n && !own; j++) {
       own = e[j].asset == old;
-      if (taker == NULL && !e[j].asset->_unnamed &&
-          loses_name_to(old, e[j].asset))
-        taker = e[j].asset;
+      if (taker == NULL && loses_name_to(old, e[j].asset)) taker = e[j].asset;
     }
     if (own || taker == NULL) continue;
     if (k == cap) {
@@ -242,7 +240,8 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
   memset(&pub, 0, sizeof pub);
   store_moved_t *moved = NULL;
   size_t moved_count = 0;
-  store_asset_t **losers = NULL;
+  store_asset_t **losers = NULL, **named = NULL;
+  size_t named_count = 0;
   store_name_group_t **emptied = NULL;
   size_t emptied_count = 0;
   char *owned_name = NULL;
@@ -390,13 +389,25 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
     goto oom;
   losers = calloc(moved_count ? moved_count : 1, sizeof *losers);
   emptied = calloc(2 * (moved_count ? moved_count : 1), sizeof *emptied);
-  if (losers == NULL || emptied == NULL) goto oom;
+  named = calloc(n ? n : 1, sizeof *named);
+  if (losers == NULL || emptied == NULL || named == NULL) goto oom;
   emptied_count = 2 * moved_count;
   for (size_t i = 0; i < moved_count; i++) losers[i] = moved[i].old;
-  if (store__publish_prepare(s, fresh, fresh_count, &pub) != 0) goto oom;
-  if (!from_disk && s->data_dir != NULL && fresh_count + moved_count > 0 &&
+  /* Stored assets of the upload that had lost their names take them
+   * back (an earlier export uploaded again with replace). */
+  for (size_t i = 0; given->replace && i < n; i++) {
+    store_asset_t *a = e[i].asset;
+    bool seen = false;
+    for (size_t k = 0; k < named_count && !seen; k++) seen = named[k] == a;
+    if (a->_unnamed && a->name[0] != '\0' && !seen) named[named_count++] = a;
+  }
+  if (store__publish_prepare(s, fresh, fresh_count, named, named_count, &pub) !=
+      0)
+    goto oom;
+  if (!from_disk && s->data_dir != NULL &&
+      fresh_count + moved_count + named_count > 0 &&
       store__write_files(s, fresh, fresh_texts, fresh_count, losers,
-                         moved_count, err) != 0)
+                         moved_count, named, named_count, err) != 0)
     goto done;
 
   pthread_mutex_lock(&s->lock);
@@ -430,6 +441,7 @@ done:
   for (size_t i = 0; i < emptied_count; i++) free(emptied[i]);
   free(emptied);
   free(losers);
+  free(named);
   for (size_t i = 0; i < moved_count; i++) store_asset_release(moved[i].old);
   free(moved);
   store__publish_done(&pub);

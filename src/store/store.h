@@ -230,7 +230,9 @@ int store_children(store_t *store, const store_asset_t *skeleton,
  * <kind>-<id>.unnamed records it, written in the upload's commit. What
  * moved is in the result (store_moved_t). Finding the older owners scans
  * the store (O(assets)), for replace uploads only. Assets of the upload
- * that were stored already and had lost their name are not renamed. */
+ * that were stored already and had lost their names take them back (an
+ * earlier export uploaded again: a roll-back), their markers removed in
+ * the same commit. */
 typedef struct store_names_s {
   const char *skeleton;
   const char *clip;

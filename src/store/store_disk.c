@@ -86,14 +86,15 @@ static int write_temp(store_t *s, const char *what, const char *data,
 
 #define REMOVE_WORD "remove"
 
-/* Writes the commit list of a multi-file write (each temp file and its
- * final name) or, tmps NULL, of a multi-asset removal ("remove" and the
- * name), and renames it into place (name receives its final name). */
+/* Writes the commit list of a multi-file change (each temp file and its
+ * final name, or "remove" and the name where tmps is NULL or its entry
+ * empty), and renames it into place (name receives its final name). */
 static int write_commit(store_t *s, char (*tmps)[160], char (*finals)[128],
                         size_t count, char name[96]) {
   fmt_buf_t list = FMT_BUF_INIT;
   for (size_t i = 0; i < count; i++)
-    fmt_buf_printf(&list, "%s %s\n", tmps ? tmps[i] : REMOVE_WORD, finals[i]);
+    fmt_buf_printf(&list, "%s %s\n", tmps && tmps[i][0] ? tmps[i] : REMOVE_WORD,
+                   finals[i]);
   if (list.failed) {
     fmt_buf_free(&list);
     return -ENOMEM;
@@ -114,16 +115,20 @@ static int write_commit(store_t *s, char (*tmps)[160], char (*finals)[128],
 int store__write_files(store_t *s, store_asset_t *const *assets,
                        const fmt_buf_t *texts, size_t count,
                        store_asset_t *const *unnamed, size_t unnamed_count,
+                       store_asset_t *const *named, size_t named_count,
                        fmt_error_t *err) {
-  size_t total = count + unnamed_count;
-  char(*tmps)[160] = calloc(total ? total : 1, sizeof *tmps);
-  char(*finals)[128] = calloc(total ? total : 1, sizeof *finals);
+  /* The files written, then the markers removed. */
+  size_t total = count + unnamed_count, all = total + named_count;
+  char(*tmps)[160] = calloc(all ? all : 1, sizeof *tmps);
+  char(*finals)[128] = calloc(all ? all : 1, sizeof *finals);
   char commit[96] = "";
   size_t written = 0, renamed = 0;
   int r = tmps == NULL || finals == NULL ? -ENOMEM : 0;
-  for (size_t i = 0; r == 0 && i < total; i++)
+  for (size_t i = 0; r == 0 && i < all; i++)
     file_name_as(finals[i], sizeof finals[i],
-                 i < count ? assets[i] : unnamed[i - count],
+                 i < count   ? assets[i]
+                 : i < total ? unnamed[i - count]
+                             : named[i - total],
                  i < count ? ASSET_SUFFIX : UNNAMED_SUFFIX);
   for (; r == 0 && written < total; written++) {
     const char *data = "";
@@ -139,9 +144,9 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
     r = write_temp(s, finals[written], data, len, tmps[written]);
     if (r != 0) break;
   }
-  if (r == 0 && total > 1) {
+  if (r == 0 && all > 1) {
     if (s->_stop_at == STORE_STOP_BEFORE_COMMIT) goto stopped;
-    r = write_commit(s, tmps, finals, total, commit);
+    r = write_commit(s, tmps, finals, all, commit);
     if (r == 0 && s->_stop_at == STORE_STOP_AFTER_COMMIT) goto stopped;
   }
   for (; r == 0 && renamed < total; renamed++) {
@@ -151,6 +156,17 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
     }
   }
   if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
+  /* Past the commit point: a marker that cannot go now goes when the
+   * list is replayed, so the list stays. */
+  bool removed = true;
+  for (size_t i = total; r == 0 && i < all; i++)
+    if (unlinkat(s->dir_fd, finals[i], 0) != 0 && errno != ENOENT) {
+      store__log(s, "cannot remove %s now (%s): it goes at the next start",
+                 finals[i], strerror(errno));
+      removed = false;
+    }
+  if (r == 0 && named_count > 0) fsync(s->dir_fd);
+  if (!removed) commit[0] = '\0';
   if (commit[0] != '\0') unlinkat(s->dir_fd, commit, 0);
   if (r == 0) {
     free(tmps);

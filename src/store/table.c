@@ -63,13 +63,19 @@ static bool group_match(const void *item, const void *key) {
          strcmp(g->name, k->name) == 0;
 }
 
-/* The keys of the groups a has: 0, 1 (skeletons) or 2 (clips, meshes). */
-static size_t group_keys(const store_asset_t *a, group_key_t keys[2]) {
-  if (a->name[0] == '\0' || a->_unnamed) return 0;
+/* The keys of the groups a has, or has once named again: 0, 1
+ * (skeletons) or 2 (clips, meshes). */
+static size_t group_keys_named(const store_asset_t *a, group_key_t keys[2]) {
+  if (a->name[0] == '\0') return 0;
   keys[0] = (group_key_t){a->kind, NULL, a->name};
   if (a->kind == STORE_SKELETON) return 1;
   keys[1] = (group_key_t){a->kind, a->skeleton_asset, a->name};
   return 2;
+}
+
+/* The keys of the groups a is in. */
+static size_t group_keys(const store_asset_t *a, group_key_t keys[2]) {
+  return a->_unnamed ? 0 : group_keys_named(a, keys);
 }
 
 store_asset_t *store__find_id(const store_t *s, store_kind kind,
@@ -94,12 +100,16 @@ size_t store__name_count(const store_t *s, store_kind kind, const char *name,
 /* ---- publication -------------------------------------------------------- */
 
 int store__publish_prepare(store_t *s, store_asset_t *const *assets,
-                           size_t count, store_publish_t *p) {
+                           size_t count, store_asset_t *const *renamed,
+                           size_t renamed_count, store_publish_t *p) {
   memset(p, 0, sizeof *p);
   p->assets = assets;
   p->count = count;
-  p->groups = calloc(2 * (count ? count : 1), sizeof *p->groups);
-  p->new_groups = calloc(2 * (count ? count : 1), sizeof *p->new_groups);
+  p->renamed = renamed;
+  p->renamed_count = renamed_count;
+  size_t all = count + renamed_count;
+  p->groups = calloc(2 * (all ? all : 1), sizeof *p->groups);
+  p->new_groups = calloc(2 * (all ? all : 1), sizeof *p->new_groups);
   if (p->groups == NULL || p->new_groups == NULL) goto oom;
   if (s->count + count > s->cap) {
     size_t cap = s->cap ? s->cap : 64;
@@ -112,11 +122,12 @@ int store__publish_prepare(store_t *s, store_asset_t *const *assets,
   /* The groups this batch needs that the store lacks, each made once. */
   store_index_t fresh = {0};
   store_index_t tmp;
-  if (store__index_grown(&fresh, 2 * count, &tmp) != 0) goto oom;
+  if (store__index_grown(&fresh, 2 * all, &tmp) != 0) goto oom;
   store__index_adopt(&fresh, &tmp);
-  for (size_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < all; i++) {
     group_key_t keys[2];
-    size_t nk = group_keys(assets[i], keys);
+    size_t nk = i < count ? group_keys(assets[i], keys)
+                          : group_keys_named(renamed[i - count], keys);
     for (size_t k = 0; k < nk; k++) {
       uint64_t h = group_hash(&keys[k]);
       store_name_group_t *g =
@@ -179,6 +190,16 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     if (a->skeleton_asset != NULL) {
       if (a->kind == STORE_CLIP) a->skeleton_asset->_clips++;
       if (a->kind == STORE_MESH) a->skeleton_asset->_meshes++;
+    }
+  }
+  for (size_t i = 0; i < p->renamed_count; i++) {
+    store_asset_t *a = p->renamed[i];
+    a->_unnamed = false;
+    for (size_t k = 0; k < 2; k++) {
+      store_name_group_t *g = p->groups[2 * (p->count + i) + k];
+      if (g == NULL) continue;
+      g->count++;
+      g->members_xor ^= (uintptr_t)a;
     }
   }
 }

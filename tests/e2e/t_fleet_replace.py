@@ -4,8 +4,10 @@ clips[0].name) until it comes with ?replace=1, which answers what moved;
 node B, which had the old clip cached by name, then answers the new one by
 name within NAME_BOUND_S, and the old one still by its id (and loading it
 by id leaves the name to the new one); node C, which had nothing cached,
-does too. A re-export with a new skeleton moves the skeleton's name and
-its clip's; ?prefix= keeps a third export beside them."""
+does too. The first export uploaded again with ?replace=1 takes its name
+back on every node (and forward again). A re-export with a new skeleton
+moves the skeleton's name and its clip's; ?prefix= keeps a third export
+beside them."""
 import json
 
 from animd_e2e import check
@@ -60,6 +62,18 @@ try:
     # The same upload again moves nothing.
     s, again = upload(a, "?replace=1", rig(1, 0.6))
     check(s == 200 and again["replaced"] == [], "again: %d %s" % (s, again))
+    # The first export again takes its name back (a roll-back), then the
+    # second once more.
+    for back, fwd, body in ((clip2, clip1, rig(1, 0.7071068)),
+                            (clip1, clip2, rig(1, 0.6))):
+        s, up = upload(c, "?replace=1", body)
+        check(s == 200 and up["replaced"] == [
+            {"kind": "clip", "name": "bend", "old": back, "new": fwd}],
+            "roll: %d %s" % (s, up))
+        for node in f.addrs:
+            wait_until("%s by name on %s" % (fwd, node),
+                       lambda: f.get(node, pose)[1].get("clip") == fwd,
+                       NAME_BOUND_S)
 
     # A new skeleton: its name moves, and the clip's from the old rig.
     s, v3 = upload(b, "?replace=1", rig(2, 0.5))

@@ -32,8 +32,10 @@
  * With replace, no name is a conflict; the names then move (the rule of
  * store.h, store_names_t): each older asset of the kind and name that
  * loses it leaves the animd:n: set and its skeleton's animd:s: hash and
- * gets unnamed = "1"; moved lists kind, name, old id, new id for each, and
- * "name <kind> <name>" is published once per name moved, so every node
+ * gets unnamed = "1"; an asset of the upload that had lost its name takes
+ * it back (an earlier export uploaded again); moved lists kind, name, old
+ * id, new id for each name taken from another asset, and "name <kind>
+ * <name>" is published once per name moved or given back, so every node
  * drops its cached copies of that name and loads the new owner. */
 extern const char srv_redis_publish_script[];
 

@@ -3,8 +3,9 @@
  * (clips[i].name, meshes[i].name, or "clip" for a given name); with
  * replace the names move in one step (lookups by name find the new assets,
  * the old ones only by id, and the result lists what moved), an identical
- * re-upload moves nothing, a new skeleton takes its name and the clips of
- * the older rig; a prefix qualifies every name of every kind and is
+ * re-upload moves nothing, an earlier export uploaded again takes its
+ * names back, a new skeleton takes its name and the clips of the older
+ * rig; a prefix qualifies every name of every kind and is
  * validated; with a data dir, the moved names survive a reopen (marker
  * files), a marker whose asset is gone is removed, and deleting an asset
  * removes its marker. */
@@ -149,11 +150,25 @@ START_TEST(test_replace_moves_names) {
   ck_assert(!r3.any_created);
   ck_assert_uint_eq(r3.moved_count, 0);
   store_ingest_result_free(&r3);
-  /* The first export again: it exists and lost its name, so it takes
-   * none back (and is no conflict). */
-  ck_assert_int_eq(upload(s, "rig", 1, 1, &replace, &r3, &err), 0);
+  /* The first export again, with replace: it exists, and takes its name
+   * back (a roll-back); without replace it is a plain no-op. */
+  ck_assert_int_eq(upload(s, "rig", 1, 1, NULL, &r3, &err), 0);
   ck_assert(!r3.any_created);
   ck_assert_uint_eq(r3.moved_count, 0);
+  store_ingest_result_free(&r3);
+  ck_assert_int_eq(upload(s, "rig", 1, 1, &replace, &r3, &err), 0);
+  ck_assert(!r3.any_created);
+  ck_assert_uint_eq(r3.moved_count, 1);
+  ck_assert_ptr_eq(r3.moved[0].old, r2.entries[WALK].asset);
+  ck_assert_ptr_eq(r3.moved[0].new_asset, r1.entries[WALK].asset);
+  ck_assert_str_eq(found(s, STORE_CLIP, "walk", NULL, id),
+                   r1.entries[WALK].asset->id);
+  ck_assert_uint_eq(store_name_count(s, STORE_CLIP, "walk", NULL), 1);
+  store_ingest_result_free(&r3);
+  /* And forward again. */
+  ck_assert_int_eq(upload(s, "rig", 1, 2, &replace, &r3, &err), 0);
+  ck_assert_uint_eq(r3.moved_count, 1);
+  ck_assert_ptr_eq(r3.moved[0].old, r1.entries[WALK].asset);
   ck_assert_str_eq(found(s, STORE_CLIP, "walk", NULL, id),
                    r2.entries[WALK].asset->id);
   store_ingest_result_free(&r3);
@@ -282,6 +297,15 @@ START_TEST(test_replace_persists) {
   char old[65], fresh[65], id[65];
   snprintf(old, sizeof old, "%s", r1.entries[WALK].asset->id);
   snprintf(fresh, sizeof fresh, "%s", r2.entries[WALK].asset->id);
+  ck_assert(marker_exists(r1.entries[WALK].asset));
+  ck_assert(!marker_exists(r2.entries[WALK].asset));
+  store_ingest_result_free(&r2);
+  /* Back and forth: the markers follow the names. */
+  ck_assert_int_eq(upload(s, "rig", 1, 1, &replace, &r2, &err), 0);
+  ck_assert(!marker_exists(r1.entries[WALK].asset));
+  ck_assert(marker_exists(r2.moved[0].old));
+  store_ingest_result_free(&r2);
+  ck_assert_int_eq(upload(s, "rig", 1, 2, &replace, &r2, &err), 0);
   ck_assert(marker_exists(r1.entries[WALK].asset));
   ck_assert(!marker_exists(r2.entries[WALK].asset));
   store_ingest_result_free(&r2);
