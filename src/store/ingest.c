@@ -153,50 +153,47 @@ static int compare_moved(const void *pa, const void *pb) {
 
 /* The stored assets whose names the upload's n entries take, sorted by
  * kind then id, each old one retained (io_lock held: the tables cannot
- * change). Returns 0 or -ENOMEM. */
+ * change). Only the members of the upload's name groups are looked at.
+ * Returns 0 or -ENOMEM. */
 static int find_moved(store_t *s, const store_entry_t *e, size_t n,
                       store_moved_t **out, size_t *count) {
   *out = NULL;
   *count = 0;
-  store_index_t takers;
-  if (local_table(&takers, n) != 0) return -ENOMEM;
-  for (size_t i = 0; i < n; i++) {
-    const store_asset_t *a = e[i].asset;
-    if (a->name[0] == '\0') continue;
-    uint64_t h = store__name_hash(a->kind, NULL, a->name);
-    if (store__index_find(&takers, h, local_kind_name_match, a) == NULL)
-      store__index_insert(&takers, h, (void *)a);
-  }
+  store_index_t seen; /* (kind, name) pairs whose group was walked. */
+  if (local_table(&seen, n) != 0) return -ENOMEM;
   store_moved_t *moved = NULL;
   size_t cap = 0, k = 0;
   int rc = 0;
-  for (size_t i = 0; i < s->count && takers.count > 0; i++) {
-    store_asset_t *old = s->items[i];
-    if (old->name[0] == '\0' || old->_unnamed ||
-        store__index_find(&takers, store__name_hash(old->kind, NULL, old->name),
-                          local_kind_name_match, old) == NULL)
-      continue;
-    /* Its name is one of the upload's: which entry, if any, takes it. */
-    const store_asset_t *taker = NULL;
-    bool own = false;
-    for (size_t j = 0; j < n && !own; j++) {
-      own = e[j].asset == old;
-      if (taker == NULL && loses_name_to(old, e[j].asset)) taker = e[j].asset;
-    }
-    if (own || taker == NULL) continue;
-    if (k == cap) {
-      cap = cap ? 2 * cap : 8;
-      store_moved_t *grown = realloc(moved, cap * sizeof *grown);
-      if (grown == NULL) {
-        rc = -ENOMEM;
-        break;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    const store_asset_t *a = e[i].asset;
+    if (a->name[0] == '\0') continue;
+    uint64_t h = store__name_hash(a->kind, NULL, a->name);
+    if (store__index_find(&seen, h, local_kind_name_match, a) != NULL) continue;
+    store__index_insert(&seen, h, (void *)a);
+    store_asset_t *old = store__named_first(s, a->kind, a->name);
+    for (; old != NULL; old = old->_named_next) {
+      /* Which entry, if any, takes its name. */
+      const store_asset_t *taker = NULL;
+      bool own = false;
+      for (size_t j = 0; j < n && !own; j++) {
+        own = e[j].asset == old;
+        if (taker == NULL && loses_name_to(old, e[j].asset)) taker = e[j].asset;
       }
-      moved = grown;
+      if (own || taker == NULL) continue;
+      if (k == cap) {
+        cap = cap ? 2 * cap : 8;
+        store_moved_t *grown = realloc(moved, cap * sizeof *grown);
+        if (grown == NULL) {
+          rc = -ENOMEM;
+          break;
+        }
+        moved = grown;
+      }
+      store_asset_retain(old);
+      moved[k++] = (store_moved_t){.old = old, .new_asset = taker};
     }
-    store_asset_retain(old);
-    moved[k++] = (store_moved_t){.old = old, .new_asset = taker};
   }
-  store__index_free(&takers);
+  store__index_free(&seen);
   if (rc != 0) {
     for (size_t i = 0; i < k; i++) store_asset_release(moved[i].old);
     free(moved);

@@ -53,6 +53,10 @@ uint64_t store__name_hash(store_kind kind, const store_asset_t *skeleton,
 
 store_asset_t *store__find_id(const store_t *s, store_kind kind,
                               const char *id);
+/* The first of the assets of kind named name, across skeletons (the
+ * next: asset->_named_next), or NULL. */
+store_asset_t *store__named_first(const store_t *s, store_kind kind,
+                                  const char *name);
 /* How many assets of kind are named name within skeleton (NULL: across
  * all skeletons; ignored for skeletons), and *only the one when exactly
  * one is (else NULL). */

@@ -100,6 +100,9 @@ struct store_asset_s {
                                points here), or NULL. */
   bool _unnamed;            /* Its name moved to another asset (an upload
                                with replace): only its id finds it. */
+  /* The other assets of its kind and name (across skeletons), while it
+   * is named: its name group's member list. */
+  store_asset_t *_named_prev, *_named_next;
 };
 
 typedef struct store_s store_t;
@@ -228,8 +231,9 @@ int store_children(store_t *store, const store_asset_t *skeleton,
  * of the rig). They stay, found by their id only, and keep the name in
  * their content (their id hashes it); with a data_dir, a marker file
  * <kind>-<id>.unnamed records it, written in the upload's commit. What
- * moved is in the result (store_moved_t). Finding the older owners scans
- * the store (O(assets)), for replace uploads only. Assets of the upload
+ * moved is in the result (store_moved_t). Finding the older owners walks
+ * the assets that share the upload's names (the name groups link their
+ * members), not the store. Assets of the upload
  * that were stored already and had lost their names take them back (an
  * earlier export uploaded again: a roll-back), their markers removed in
  * the same commit. */

@@ -5,8 +5,11 @@
  * skeleton or (skeleton NULL) across all of them; it keeps its member
  * count and the XOR of its members' addresses, which is the member itself
  * when the count is 1: exactly what a lookup by name needs (the one asset,
- * or none when the name is ambiguous), updated in O(1) both ways without
- * member lists. Assets with an empty name are in no group.
+ * or none when the name is ambiguous), updated in O(1) both ways. A group
+ * across skeletons also links its members (asset->_named_next), for an
+ * upload with replace to find the older owners of its names without
+ * scanning the store. Assets with an empty name, and those whose name
+ * moved away (_unnamed), are in no group.
  *
  * Publication is split so that the table lock covers pointer writes only:
  * store__publish_prepare (io_lock held, table lock not: the tables change
@@ -24,6 +27,7 @@ struct store_name_group_s {
   const store_asset_t *skeleton; /* NULL: across all skeletons. */
   size_t count;
   uintptr_t members_xor;
+  store_asset_t *first; /* Across skeletons: the member list. */
   char name[];
 };
 
@@ -85,6 +89,26 @@ store_asset_t *store__find_id(const store_t *s, store_kind kind,
   memcpy(key.id, id, FMT_ID_LEN);
   return store__index_find(&s->by_id, store__id_hash(kind, id), store__id_match,
                            &key);
+}
+
+store_asset_t *store__named_first(const store_t *s, store_kind kind,
+                                  const char *name) {
+  group_key_t k = {kind, NULL, name};
+  const store_name_group_t *g =
+      store__index_find(&s->by_name, group_hash(&k), group_match, &k);
+  return g != NULL ? g->first : NULL;
+}
+
+/* Adds a to group g (key k of a's keys: 0 is the group across
+ * skeletons, which lists its members). */
+static void join_group(store_name_group_t *g, size_t k, store_asset_t *a) {
+  g->count++;
+  g->members_xor ^= (uintptr_t)a;
+  if (k != 0) return;
+  a->_named_prev = NULL;
+  a->_named_next = g->first;
+  if (g->first != NULL) g->first->_named_prev = a;
+  g->first = a;
 }
 
 size_t store__name_count(const store_t *s, store_kind kind, const char *name,
@@ -177,9 +201,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     store__index_insert(&s->by_id, store__id_hash(a->kind, a->id), a);
     for (size_t k = 0; k < 2; k++) {
       store_name_group_t *g = p->groups[2 * i + k];
-      if (g == NULL) continue;
-      g->count++;
-      g->members_xor ^= (uintptr_t)a;
+      if (g != NULL) join_group(g, k, a);
     }
     a->_slot = s->count;
     s->items[s->count++] = a;
@@ -197,9 +219,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     a->_unnamed = false;
     for (size_t k = 0; k < 2; k++) {
       store_name_group_t *g = p->groups[2 * (p->count + i) + k];
-      if (g == NULL) continue;
-      g->count++;
-      g->members_xor ^= (uintptr_t)a;
+      if (g != NULL) join_group(g, k, a);
     }
   }
 }
@@ -227,6 +247,14 @@ static void leave_groups(store_t *s, store_asset_t *a,
     if (g == NULL) continue;
     g->count--;
     g->members_xor ^= (uintptr_t)a;
+    if (k == 0) {
+      if (a->_named_prev != NULL)
+        a->_named_prev->_named_next = a->_named_next;
+      else
+        g->first = a->_named_next;
+      if (a->_named_next != NULL) a->_named_next->_named_prev = a->_named_prev;
+      a->_named_prev = a->_named_next = NULL;
+    }
     if (g->count == 0) {
       store__index_remove(&s->by_name, h, g);
       emptied[k] = g;
