@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/sniff.h"
 
@@ -76,13 +77,34 @@ store_t *cli_store_open(const char *cmd, FILE *err) {
   return st;
 }
 
+/* A file argument: ALIAS=FILE when it has that form and is no file as
+ * given; ALIAS of [A-Za-z0-9_-]+ becomes the prefix "ALIAS/" (into
+ * prefix, cap bytes) and *path the FILE part. */
+static void file_argument(const char *arg, const char **path, char *prefix,
+                          size_t cap) {
+  *path = arg;
+  prefix[0] = '\0';
+  size_t n = strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_-");
+  if (n == 0 || arg[n] != '=' || arg[n + 1] == '\0' || n + 2 > cap ||
+      access(arg, F_OK) == 0)
+    return;
+  memcpy(prefix, arg, n);
+  memcpy(prefix + n, "/", 2);
+  *path = arg + n + 1;
+}
+
 int cli_files_load(store_t *st, const char *const *files, size_t count,
                    const char *type, const char *cmd, FILE *err) {
   store_asset_t *last_skeleton = NULL;
   int rc = 0;
   for (size_t i = 0; i < count && rc == 0; i++) {
+    const char *path;
+    char prefix[STORE_PREFIX_MAX + 1];
+    file_argument(files[i], &path, prefix, sizeof prefix);
+    store_names_t names = {.prefix = prefix[0] ? prefix : NULL};
     size_t len;
-    char *body = cli_read_file(files[i], &len, cmd, err);
+    char *body = cli_read_file(path, &len, cmd, err);
     if (body == NULL) {
       rc = -1;
       break;
@@ -95,13 +117,20 @@ int cli_files_load(store_t *st, const char *const *files, size_t count,
     opts.skeleton = last_skeleton ? last_skeleton->skeleton : NULL;
     if (file_type == NULL) {
       rc = cli_report(err, cmd, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                      "%s: not glTF, JSON, BVH or MD5 (give --type)", files[i]);
+                      "%s: not glTF, JSON, BVH or MD5 (give --type)", path);
     } else if (fmt_decode(file_type, body, len, &opts, &bundle, &fe) != 0) {
-      rc = cli_report(err, cmd, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", files[i],
+      rc = cli_report(err, cmd, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", path,
                       fe.message);
-    } else if (store_ingest(st, &bundle, last_skeleton, &res, &fe) != 0) {
-      rc = cli_report(err, cmd, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", files[i],
-                      fe.message);
+    } else if (store_ingest_named(st, &bundle, last_skeleton, &names, &res,
+                                  &fe) != 0) {
+      bool clash = fe.code == FMT_ERR_NAME_CONFLICT;
+      rc = cli_report(err, cmd,
+                      clash ? SRV_ERR_NAME_CONFLICT : SRV_ERR_BAD_INPUT, fe.at,
+                      "%s: %s%s", path, fe.message,
+                      clash ? "; on the command line, give the files "
+                              "aliases (prev=FILE new=FILE) to load them as "
+                              "prev/NAME and new/NAME"
+                            : "");
     } else {
       for (size_t k = 0; k < res.count; k++)
         if (res.entries[k].asset->kind == STORE_SKELETON) {

@@ -26,7 +26,13 @@ store_t *cli_store_open(const char *cmd, FILE *err);
 
 /* Decodes and stores each file in order (recognized by content unless
  * type forces a decoder; an md5anim gets the skeleton of the file before
- * it). 0, or -1 after reporting why. */
+ * it). 0, or -1 after reporting why.
+ *
+ * A file argument ALIAS=FILE (ALIAS of A-Z a-z 0-9 _ -, at most 63 bytes)
+ * loads FILE with every name qualified as ALIAS/NAME (the upload's
+ * ?prefix=ALIAS/, store_names_t), so two exports of one rig load side by
+ * side: prev=prev.glb new=new.glb, clips prev/Walk and new/Walk. An
+ * argument that exists as a file is that file, '=' or not. */
 int cli_files_load(store_t *st, const char *const *files, size_t count,
                    const char *type, const char *cmd, FILE *err);
 

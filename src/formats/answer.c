@@ -263,10 +263,39 @@ int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
   return done(b);
 }
 
+void fmt_answer_moved(fmt_buf_t *b, const fmt_moved_name_t *moved,
+                      size_t count) {
+  static const char *const kinds[] = {"skeleton", "clip", "mesh"};
+  for (size_t i = 0; i < count; i++) {
+    const fmt_moved_name_t *m = &moved[i];
+    fmt_buf_printf(b, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
+                   kinds[m->kind]);
+    fmt_buf_json_string(b, m->name);
+    fmt_buf_puts(b, ",\"old\":");
+    fmt_buf_json_string(b, m->old_id);
+    fmt_buf_puts(b, ",\"new\":");
+    fmt_buf_json_string(b, m->new_id);
+    fmt_buf_putc(b, '}');
+  }
+}
+
 int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
                       size_t count, const char *warnings, size_t warnings_len) {
+  return fmt_answer_upload_replaced(b, items, count, NULL, 0, warnings,
+                                    warnings_len);
+}
+
+int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                               size_t count, const fmt_moved_name_t *moved,
+                               size_t moved_count, const char *warnings,
+                               size_t warnings_len) {
   if (b == NULL || (items == NULL && count)) return -1;
   assets_body(b, items, count);
+  if (moved != NULL) {
+    fmt_buf_puts(b, ",\"replaced\":[");
+    fmt_answer_moved(b, moved, moved_count);
+    fmt_buf_putc(b, ']');
+  }
   if (warnings != NULL && warnings_len > 0) {
     fmt_buf_puts(b, ",\"warnings\":[");
     size_t off = 0;

@@ -125,4 +125,23 @@ int fmt_answer_assets(fmt_buf_t *b, const fmt_asset_summary_t *items,
 int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
                       size_t count, const char *warnings, size_t warnings_len);
 
+/* A name an upload with ?replace=1 moved from the asset old_id to new_id. */
+typedef struct fmt_moved_name_s {
+  fmt_asset_kind kind;
+  const char *name, *old_id, *new_id;
+} fmt_moved_name_t;
+
+/* fmt_answer_upload of an upload with ?replace=1: after the three lists,
+ * "replaced":[{"kind","name","old","new"}] (every name moved, in the
+ * order given; the key is there, maybe empty, whenever moved is not
+ * NULL), then the warnings. */
+int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                               size_t count, const fmt_moved_name_t *moved,
+                               size_t moved_count, const char *warnings,
+                               size_t warnings_len);
+/* The members of that "replaced" list, comma-separated, without the
+ * brackets. */
+void fmt_answer_moved(fmt_buf_t *b, const fmt_moved_name_t *moved,
+                      size_t count);
+
 #endif

@@ -35,6 +35,12 @@ typedef struct srv_backend_reply_s {
    * and meshes removed (kind and id only). Valid during the callback. */
   const fmt_asset_summary_t *items;
   size_t count;
+  /* publish with replace: the names moved (store.h, store_names_t), by
+   * kind then old id. Valid during the callback. */
+  const fmt_moved_name_t *moved;
+  size_t moved_count;
+  /* NAME_CONFLICT: where in the upload (clips[i].name, meshes[i].name). */
+  char at[64];
 } srv_backend_reply_t;
 
 typedef void (*srv_backend_cb)(void *arg, const srv_backend_reply_t *reply);
@@ -52,9 +58,11 @@ typedef struct srv_backend_ops_s {
    * requests for the same asset share one load and one decode. */
   void (*load)(void *self, store_kind kind, const char *id_or_name,
                const char *skeleton_id, srv_backend_cb cb, void *arg);
-  /* Stores an upload's assets (skeletons first) whole or not at all. */
+  /* Stores an upload's assets (skeletons first) whole or not at all;
+   * replace moves their names to them on every node (store.h,
+   * store_names_t) instead of refusing a name taken. */
   void (*publish)(void *self, const srv_backend_entry_t *entries, size_t count,
-                  srv_backend_cb cb, void *arg);
+                  bool replace, srv_backend_cb cb, void *arg);
   /* Deletes the asset of kind with that id on every node. */
   void (*remove)(void *self, store_kind kind, const char *id, srv_backend_cb cb,
                  void *arg);

@@ -28,7 +28,8 @@ static size_t bundle_count(const fmt_bundle_t *b, store_kind kind) {
 }
 
 int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
-                size_t len, store_asset_t **out, fmt_error_t *err) {
+                size_t len, bool unnamed, store_asset_t **out,
+                fmt_error_t *err) {
   *out = NULL;
   char hash[FMT_ID_LEN + 1];
   if (!fmt_is_content_id(id) || fmt_content_id(text, len, hash) != 0 ||
@@ -58,7 +59,7 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
   store_ingest_result_t res;
   if (r == 0)
     r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL, id,
-                      true, &res, err);
+                      true, unnamed, &res, err);
   fmt_bundle_free(&bundle);
   store_resolver_release(&resolver);
   if (r != 0) return -1;

@@ -17,12 +17,14 @@ int store_asset_encode(const store_asset_t *asset, fmt_buf_t *b);
 
 /* Decodes text, the canonical encoding of one asset of kind whose id is
  * id (its SHA-256 is checked), and stores it; a clip or mesh needs its
- * skeleton in the store already. Returns 0 with *out retained (the one
- * already stored when it was), or -1 with err: bad_input (text is not
- * that asset), not_found (its skeleton is not here), or what store_ingest
- * returns (insufficient_storage when the store is full). */
+ * skeleton in the store already. unnamed: its name moved to another asset
+ * (store_names_t replace), so only its id finds it here. Returns 0 with
+ * *out retained (the one already stored when it was), or -1 with err:
+ * bad_input (text is not that asset), not_found (its skeleton is not
+ * here), or what store_ingest returns (insufficient_storage when the
+ * store is full). */
 int store_adopt(store_t *store, store_kind kind, const char *id,
-                const char *text, size_t len, store_asset_t **out,
+                const char *text, size_t len, bool unnamed, store_asset_t **out,
                 fmt_error_t *err);
 
 /* Forgets the asset of kind with that id and, for a skeleton, its clips

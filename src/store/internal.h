@@ -53,45 +53,65 @@ uint64_t store__name_hash(store_kind kind, const store_asset_t *skeleton,
 
 store_asset_t *store__find_id(const store_t *s, store_kind kind,
                               const char *id);
+/* The first of the assets of kind named name, across skeletons (the
+ * next: asset->_named_next), or NULL. */
+store_asset_t *store__named_first(const store_t *s, store_kind kind,
+                                  const char *name);
 /* How many assets of kind are named name within skeleton (NULL: across
  * all skeletons; ignored for skeletons), and *only the one when exactly
  * one is (else NULL). */
 size_t store__name_count(const store_t *s, store_kind kind, const char *name,
                          const store_asset_t *skeleton, store_asset_t **only);
 
-/* Publishing count new assets: everything that allocates happens in
- * prepare (io_lock held), apply only links (both locks held), done frees
- * what is left (after unlocking). */
+/* Publishing count new assets, and giving renamed_count published ones
+ * that had lost their names (store__unname) their names back:
+ * everything that allocates happens in prepare (io_lock held), apply only
+ * links (both locks held), done frees what is left (after unlocking). */
 typedef struct store_publish_s {
   store_asset_t *const *assets;
   size_t count;
+  store_asset_t *const *renamed;
+  size_t renamed_count;
   store_index_t by_id, by_name; /* Grown tables (cap 0: none needed). */
   store_asset_t **items;        /* Grown list, or NULL. */
   size_t items_cap;
-  store_name_group_t **groups; /* Two per asset (NULL: none). */
+  store_name_group_t **groups; /* Two per asset, then per renamed one
+                                  (NULL: none). */
   store_name_group_t **new_groups;
   size_t new_count;
 } store_publish_t;
 
 int store__publish_prepare(store_t *s, store_asset_t *const *assets,
-                           size_t count, store_publish_t *p);
+                           size_t count, store_asset_t *const *renamed,
+                           size_t renamed_count, store_publish_t *p);
 void store__publish_apply(store_t *s, store_publish_t *p);
 void store__publish_done(store_publish_t *p);
 /* Unlinks a (both locks held); the groups it emptied are returned for the
  * caller to free after unlocking. */
 void store__unpublish(store_t *s, store_asset_t *a,
                       store_name_group_t *emptied[2]);
+/* Takes a (published) out of its name groups for good: only its id finds
+ * it now (both locks held); the groups it emptied are returned for the
+ * caller to free after unlocking. */
+void store__unname(store_t *s, store_asset_t *a,
+                   store_name_group_t *emptied[2]);
 void store__tables_free(store_t *s);
 
 /* Logs one sentence through the store's hook. */
 void store__log(store_t *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Disk: writes each text to <dir>/<kind>-<id>.json atomically; all or
+/* Disk: writes each text to <dir>/<kind>-<id>.json, and an empty marker
+ * <dir>/<kind>-<id>.unnamed for each of the unnamed_count assets of
+ * unnamed (names moved away by a replace), and removes the markers of the
+ * named_count assets of named (names given back), atomically; all or
  * nothing (files written before a failure are removed). Called with
  * io_lock held. Returns 0 or a negative errno (err filled). */
 int store__write_files(store_t *s, store_asset_t *const *assets,
-                       const fmt_buf_t *texts, size_t count, fmt_error_t *err);
+                       const fmt_buf_t *texts, size_t count,
+                       store_asset_t *const *unnamed, size_t unnamed_count,
+                       store_asset_t *const *named, size_t named_count,
+                       fmt_error_t *err);
 /* Removes the file of an asset (ENOENT counts as done). */
 int store__remove_file(store_t *s, const store_asset_t *asset);
 /* Removes the files of count assets, all or nothing across a crash (a
@@ -112,9 +132,13 @@ store_asset_t *store__asset_new(store_kind kind, void *object,
                                 fmt_buf_t *text);
 
 /* Publishes one decoded bundle; files are written unless from_disk. names
- * (may be NULL) renames its skeleton and clip (store_names_t). */
+ * (may be NULL) renames its skeleton and clip (store_names_t). unnamed:
+ * the bundle's one asset (a file loaded, a text adopted) is one whose
+ * name moved away: it is published out of the name groups, and its name
+ * is checked against nothing. */
 int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
                   const store_names_t *names, const char *forced_id,
-                  bool from_disk, store_ingest_result_t *out, fmt_error_t *err);
+                  bool from_disk, bool unnamed, store_ingest_result_t *out,
+                  fmt_error_t *err);
 
 #endif

@@ -18,8 +18,9 @@
  * Skeleton names need not be unique, nor clip names across skeletons; a
  * name that several assets share is ambiguous: store_find reports how
  * many match and lists their ids, so callers can tell "none" from "which
- * one?". An upload may rename its one skeleton and its one clip
- * (store_ingest_named).
+ * one?". An upload may rename its one skeleton and its one clip, qualify
+ * every name with a prefix, or move the names it brings from older assets
+ * to its own (replace; store_ingest_named).
  *
  * Delete: a skeleton that still has clips or meshes is refused with
  * conflict (FMT_ERR_CONFLICT) unless the delete cascades, which removes
@@ -97,6 +98,11 @@ struct store_asset_s {
                                its clips and meshes). */
   char *_name;              /* A name given at upload (the object's name
                                points here), or NULL. */
+  bool _unnamed;            /* Its name moved to another asset (an upload
+                               with replace): only its id finds it. */
+  /* The other assets of its kind and name (across skeletons), while it
+   * is named: its name group's member list. */
+  store_asset_t *_named_prev, *_named_next;
 };
 
 typedef struct store_s store_t;
@@ -134,11 +140,21 @@ typedef struct store_entry_s {
   bool created;
 } store_entry_t;
 
+/* A name an upload with replace took from an older asset: old (retained)
+ * lost it, new (an entry of the upload) holds it. */
+typedef struct store_moved_s {
+  store_asset_t *old;
+  const store_asset_t *new_asset;
+} store_moved_t;
+
 typedef struct store_ingest_result_s {
   store_entry_t *entries; /* Skeletons, then clips, then meshes, each in
                              bundle order. */
   size_t count;
   bool any_created; /* Anything was created by this upload. */
+  /* With replace: the names moved, by kind then old id. */
+  store_moved_t *moved;
+  size_t moved_count;
 } store_ingest_result_t;
 
 /* Stores a decoded bundle whole or not at all, taking ownership of its
@@ -199,11 +215,41 @@ int store_children(store_t *store, const store_asset_t *skeleton,
  * keep them). skeleton renames the bundle's one skeleton, clip its one
  * clip; a bundle with another number of them is refused (bad_parameter
  * at "name" or "clip"), as is an empty name or one that is a content id
- * (it would read as an id). */
+ * (it would read as an id).
+ *
+ * prefix (NULL: none) qualifies every non-empty name of the upload,
+ * skeletons, clips and meshes, given or decoded: "new/" makes "Walk"
+ * "new/Walk", so two exports of one rig live side by side. It must pass
+ * store_check_prefix (bad_parameter at "prefix").
+ *
+ * replace moves the upload's names to its assets instead of refusing a
+ * clip or mesh name its skeleton already has (name_conflict): in one step
+ * (a lookup sees the old owners or the new ones, never both), the older
+ * assets of the same kind and name lose it: for a skeleton, every other
+ * skeleton of that name; for a clip or mesh, every other one of that name
+ * whose skeleton is the upload's or has the same name (the earlier exports
+ * of the rig). They stay, found by their id only, and keep the name in
+ * their content (their id hashes it); with a data_dir, a marker file
+ * <kind>-<id>.unnamed records it, written in the upload's commit. What
+ * moved is in the result (store_moved_t). Finding the older owners walks
+ * the assets that share the upload's names (the name groups link their
+ * members), not the store. Assets of the upload
+ * that were stored already and had lost their names take them back (an
+ * earlier export uploaded again: a roll-back), their markers removed in
+ * the same commit. */
 typedef struct store_names_s {
   const char *skeleton;
   const char *clip;
+  const char *prefix;
+  bool replace;
 } store_names_t;
+
+/* The longest prefix store_check_prefix accepts, in bytes. */
+#define STORE_PREFIX_MAX 64
+
+/* 0 when prefix is a valid name prefix: 1 to STORE_PREFIX_MAX bytes of
+ * A-Z a-z 0-9 and "_-./:"; else -1 with bad_parameter at `at`. */
+int store_check_prefix(const char *prefix, const char *at, fmt_error_t *err);
 
 /* store_ingest with the names of the upload (names may be NULL). */
 int store_ingest_named(store_t *store, fmt_bundle_t *bundle,

@@ -19,6 +19,11 @@
  * the same way: a commit list of "remove <name>" lines is put in place
  * first; replaying it at start-up removes the files still there.
  *
+ * An asset whose name an upload with replace moved away has an empty
+ * marker file <kind>-<id>.unnamed, written in that upload's commit; it
+ * loads without its name, and its marker goes with it when it is deleted
+ * (a marker left without its asset is removed at start-up).
+ *
  * At start-up every file is checked to be a regular file without opening
  * it (a FIFO would block the open forever), read, its hash checked against
  * its name, decoded and stored (skeletons first); anything else is
@@ -38,8 +43,17 @@
 #define COMMIT_PREFIX "commit-"
 #define COMMIT_SUFFIX ".list"
 
+#define ASSET_SUFFIX ".json"
+#define UNNAMED_SUFFIX ".unnamed"
+
+/* "<kind>-<id><suffix>": an asset's file, or its marker. */
+static void file_name_as(char *out, size_t size, const store_asset_t *a,
+                         const char *suffix) {
+  snprintf(out, size, "%s-%s%s", store_kind_name(a->kind), a->id, suffix);
+}
+
 static void file_name(char *out, size_t size, const store_asset_t *a) {
-  snprintf(out, size, "%s-%s.json", store_kind_name(a->kind), a->id);
+  file_name_as(out, size, a, ASSET_SUFFIX);
 }
 
 static int write_all(int fd, const char *data, size_t len) {
@@ -72,18 +86,15 @@ static int write_temp(store_t *s, const char *what, const char *data,
 
 #define REMOVE_WORD "remove"
 
-/* Writes the commit list of a multi-asset write (each temp file and its
- * final name) or, tmps NULL, of a multi-asset removal ("remove" and the
- * name), and renames it into place (name receives its final name). */
-static int write_commit(store_t *s, char (*tmps)[160],
-                        store_asset_t *const *assets, size_t count,
-                        char name[96]) {
+/* Writes the commit list of a multi-file change (each temp file and its
+ * final name, or "remove" and the name where tmps is NULL or its entry
+ * empty), and renames it into place (name receives its final name). */
+static int write_commit(store_t *s, char (*tmps)[160], char (*finals)[128],
+                        size_t count, char name[96]) {
   fmt_buf_t list = FMT_BUF_INIT;
-  for (size_t i = 0; i < count; i++) {
-    char final[128];
-    file_name(final, sizeof final, assets[i]);
-    fmt_buf_printf(&list, "%s %s\n", tmps ? tmps[i] : REMOVE_WORD, final);
-  }
+  for (size_t i = 0; i < count; i++)
+    fmt_buf_printf(&list, "%s %s\n", tmps && tmps[i][0] ? tmps[i] : REMOVE_WORD,
+                   finals[i]);
   if (list.failed) {
     fmt_buf_free(&list);
     return -ENOMEM;
@@ -102,62 +113,103 @@ static int write_commit(store_t *s, char (*tmps)[160],
 }
 
 int store__write_files(store_t *s, store_asset_t *const *assets,
-                       const fmt_buf_t *texts, size_t count, fmt_error_t *err) {
-  char(*tmps)[160] = calloc(count ? count : 1, sizeof *tmps);
+                       const fmt_buf_t *texts, size_t count,
+                       store_asset_t *const *unnamed, size_t unnamed_count,
+                       store_asset_t *const *named, size_t named_count,
+                       fmt_error_t *err) {
+  /* The files written, then the markers removed. */
+  size_t total = count + unnamed_count, all = total + named_count;
+  char(*tmps)[160] = calloc(all ? all : 1, sizeof *tmps);
+  char(*finals)[128] = calloc(all ? all : 1, sizeof *finals);
   char commit[96] = "";
   size_t written = 0, renamed = 0;
-  int r = tmps == NULL ? -ENOMEM : 0;
-  for (; r == 0 && written < count; written++) {
-    if (texts[written].failed || texts[written].data == NULL) {
-      r = -ENOMEM;
-      break;
+  int r = tmps == NULL || finals == NULL ? -ENOMEM : 0;
+  for (size_t i = 0; r == 0 && i < all; i++)
+    file_name_as(finals[i], sizeof finals[i],
+                 i < count   ? assets[i]
+                 : i < total ? unnamed[i - count]
+                             : named[i - total],
+                 i < count ? ASSET_SUFFIX : UNNAMED_SUFFIX);
+  for (; r == 0 && written < total; written++) {
+    const char *data = "";
+    size_t len = 0;
+    if (written < count) {
+      if (texts[written].failed || texts[written].data == NULL) {
+        r = -ENOMEM;
+        break;
+      }
+      data = texts[written].data;
+      len = texts[written].len;
     }
-    char name[128];
-    file_name(name, sizeof name, assets[written]);
-    r = write_temp(s, name, texts[written].data, texts[written].len,
-                   tmps[written]);
+    r = write_temp(s, finals[written], data, len, tmps[written]);
     if (r != 0) break;
   }
-  if (r == 0 && count > 1) {
+  if (r == 0 && all > 1) {
     if (s->_stop_at == STORE_STOP_BEFORE_COMMIT) goto stopped;
-    r = write_commit(s, tmps, assets, count, commit);
+    r = write_commit(s, tmps, finals, all, commit);
     if (r == 0 && s->_stop_at == STORE_STOP_AFTER_COMMIT) goto stopped;
   }
-  for (; r == 0 && renamed < count; renamed++) {
-    char name[128];
-    file_name(name, sizeof name, assets[renamed]);
-    if (renameat(s->dir_fd, tmps[renamed], s->dir_fd, name) != 0) {
+  for (; r == 0 && renamed < total; renamed++) {
+    if (renameat(s->dir_fd, tmps[renamed], s->dir_fd, finals[renamed]) != 0) {
       r = -errno;
       break;
     }
   }
   if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
+  /* Past the commit point: a marker that cannot go now goes when the
+   * list is replayed, so the list stays. */
+  bool removed = true;
+  for (size_t i = total; r == 0 && i < all; i++)
+    if (unlinkat(s->dir_fd, finals[i], 0) != 0 && errno != ENOENT) {
+      store__log(s, "cannot remove %s now (%s): it goes at the next start",
+                 finals[i], strerror(errno));
+      removed = false;
+    }
+  if (r == 0 && named_count > 0) fsync(s->dir_fd);
+  if (!removed) commit[0] = '\0';
   if (commit[0] != '\0') unlinkat(s->dir_fd, commit, 0);
-  free(tmps);
-  if (r == 0) return 0;
-  size_t at = written < count ? written : renamed;
-  store__log(s, "cannot write %s %s in %s: %s",
-             at < count ? store_kind_name(assets[at]->kind) : "directory",
-             at < count ? assets[at]->id : "", s->data_dir, strerror(-r));
+  if (r == 0) {
+    free(tmps);
+    free(finals);
+    return 0;
+  }
+  size_t at = written < total ? written : renamed;
+  store__log(s, "cannot write %s in %s: %s",
+             finals != NULL && at < total ? finals[at] : "the directory",
+             s->data_dir, strerror(-r));
   /* Undo: the list is gone, so nothing of this upload may stay. */
-  for (size_t j = 0; j < count; j++) {
+  for (size_t j = 0; finals != NULL && tmps != NULL && j < total; j++) {
     if (j < renamed)
-      store__remove_file(s, assets[j]);
+      unlinkat(s->dir_fd, finals[j], 0);
     else if (j < written)
       unlinkat(s->dir_fd, tmps[j], 0);
   }
+  fsync(s->dir_fd);
+  free(tmps);
+  free(finals);
   fmt_fail(err, r == -ENOSPC ? FMT_ERR_INSUFFICIENT_STORAGE : FMT_ERR_IO_ERROR,
            "", "the asset could not be saved: %s", strerror(-r));
   return r;
 stopped:
   free(tmps);
+  free(finals);
   return fmt_fail(err, FMT_ERR_IO_ERROR, "", "stopped for a test");
+}
+
+/* Removes the marker of an asset that lost its name (after its file: a
+ * marker left without its asset is removed at the next start). */
+static void remove_marker(store_t *s, const store_asset_t *asset) {
+  if (!asset->_unnamed) return;
+  char name[128];
+  file_name_as(name, sizeof name, asset, UNNAMED_SUFFIX);
+  unlinkat(s->dir_fd, name, 0);
 }
 
 int store__remove_file(store_t *s, const store_asset_t *asset) {
   char name[128];
   file_name(name, sizeof name, asset);
   if (unlinkat(s->dir_fd, name, 0) != 0 && errno != ENOENT) return -errno;
+  remove_marker(s, asset);
   if (fsync(s->dir_fd) != 0) return -errno;
   return 0;
 }
@@ -167,7 +219,12 @@ int store__remove_files(store_t *s, store_asset_t *const *assets,
   if (count == 1) return store__remove_file(s, assets[0]);
   char commit[96];
   if (s->_stop_at == STORE_STOP_BEFORE_COMMIT) return -EIO;
-  int r = write_commit(s, NULL, assets, count, commit);
+  char(*finals)[128] = calloc(count, sizeof *finals);
+  if (finals == NULL) return -ENOMEM;
+  for (size_t i = 0; i < count; i++)
+    file_name(finals[i], sizeof finals[i], assets[i]);
+  int r = write_commit(s, NULL, finals, count, commit);
+  free(finals);
   if (r != 0) return r;
   if (s->_stop_at == STORE_STOP_AFTER_COMMIT) return 0;
   /* Past the commit point the removal is decided: a file that cannot go
@@ -181,6 +238,7 @@ int store__remove_files(store_t *s, store_asset_t *const *assets,
                  name, strerror(errno));
       all = false;
     }
+    remove_marker(s, assets[i]);
   }
   fsync(s->dir_fd);
   if (all) unlinkat(s->dir_fd, commit, 0);
@@ -220,21 +278,51 @@ static int read_file(store_t *s, const char *name, char **out, size_t *len) {
   return 0;
 }
 
-/* The kind of an asset file name "<kind>-<id>.json", with the id copied
- * out; -1 when the name has another shape. */
-static int parse_name(const char *name, char id[FMT_ID_LEN + 1]) {
+/* The kind of a file name "<kind>-<id><suffix>" (an asset file, or a
+ * marker), with the id copied out; -1 when the name has another shape. */
+static int parse_name_as(const char *name, const char *suffix,
+                         char id[FMT_ID_LEN + 1]) {
   for (int k = STORE_SKELETON; k <= STORE_MESH; k++) {
     const char *kind = store_kind_name((store_kind)k);
     size_t kl = strlen(kind);
     if (strncmp(name, kind, kl) != 0 || name[kl] != '-') continue;
     const char *p = name + kl + 1;
-    if (strlen(p) != FMT_ID_LEN + 5 || strcmp(p + FMT_ID_LEN, ".json") != 0)
+    if (strlen(p) != FMT_ID_LEN + strlen(suffix) ||
+        strcmp(p + FMT_ID_LEN, suffix) != 0)
       return -1;
     memcpy(id, p, FMT_ID_LEN);
     id[FMT_ID_LEN] = '\0';
     return fmt_is_content_id(id) ? k : -1;
   }
   return -1;
+}
+
+static int parse_name(const char *name, char id[FMT_ID_LEN + 1]) {
+  return parse_name_as(name, ASSET_SUFFIX, id);
+}
+
+/* An asset file or a marker: what a commit list may name. */
+static bool is_final_name(const char *name) {
+  char id[FMT_ID_LEN + 1];
+  return parse_name(name, id) >= 0 ||
+         parse_name_as(name, UNNAMED_SUFFIX, id) >= 0;
+}
+
+/* A marker <kind>-<id>.unnamed found at start-up: its asset was loaded
+ * without its name (load_one); a marker without its asset is removed. */
+static void load_marker(store_t *s, const char *name, store_kind kind,
+                        const char *id) {
+  pthread_mutex_lock(&s->lock);
+  store_asset_t *a = store__find_id(s, kind, id);
+  store_name_group_t *emptied[2] = {NULL, NULL};
+  if (a != NULL && !a->_unnamed) store__unname(s, a, emptied);
+  pthread_mutex_unlock(&s->lock);
+  free(emptied[0]);
+  free(emptied[1]);
+  if (a == NULL) {
+    store__log(s, "removed %s: its asset is not stored", name);
+    unlinkat(s->dir_fd, name, 0);
+  }
 }
 
 /* Loads one asset file; failures are reported and skipped. */
@@ -290,9 +378,14 @@ static void load_one(store_t *s, const char *name, store_kind kind,
     store_resolver_release(&resolver);
     return;
   }
+  /* A name moved away from it by a replace: it loads without it. */
+  char marker[128];
+  snprintf(marker, sizeof marker, "%s-%s" UNNAMED_SUFFIX, store_kind_name(kind),
+           id);
+  bool unnamed = fstatat(s->dir_fd, marker, &st, 0) == 0;
   store_ingest_result_t res;
   r = store__ingest(s, &bundle, store_resolver_external(&resolver), NULL, id,
-                    true, &res, &err);
+                    true, unnamed, &res, &err);
   store_resolver_release(&resolver);
   if (r != 0) {
     store__log(s, "skipped %s: %s", name, err.message);
@@ -331,13 +424,12 @@ static void replay_commit(store_t *s, const char *list_name) {
     if (nl == NULL) break; /* A list is written whole: ignore a tail. */
     *nl = '\0';
     char *sp = strchr(p, ' ');
-    char id[FMT_ID_LEN + 1];
     if (sp != NULL) *sp = '\0';
-    if (sp != NULL && strcmp(p, REMOVE_WORD) == 0 &&
-        parse_name(sp + 1, id) >= 0 && unlinkat(s->dir_fd, sp + 1, 0) == 0)
+    if (sp != NULL && strcmp(p, REMOVE_WORD) == 0 && is_final_name(sp + 1) &&
+        unlinkat(s->dir_fd, sp + 1, 0) == 0)
       done++;
     else if (sp != NULL && is_temp_name(p, strlen(p)) &&
-             parse_name(sp + 1, id) >= 0 &&
+             is_final_name(sp + 1) &&
              renameat(s->dir_fd, p, s->dir_fd, sp + 1) == 0)
       done++;
     p = nl + 1;
@@ -412,12 +504,18 @@ int store__load_dir(store_t *s, fmt_error_t *err) {
     count++;
   }
   closedir(dir);
-  for (int pass = 0; r == 0 && pass < 2; pass++) {
+  /* Skeletons, then clips and meshes, then the markers of names moved. */
+  for (int pass = 0; r == 0 && pass < 3; pass++) {
     for (size_t i = 0; i < count; i++) {
       char id[FMT_ID_LEN + 1];
+      if (pass == 2) {
+        int kind = parse_name_as(names[i], UNNAMED_SUFFIX, id);
+        if (kind >= 0) load_marker(s, names[i], (store_kind)kind, id);
+        continue;
+      }
       int kind = parse_name(names[i], id);
       if (kind < 0) {
-        if (pass == 0) {
+        if (pass == 0 && parse_name_as(names[i], UNNAMED_SUFFIX, id) < 0) {
           store__log(s, "skipped %s: not an asset file name", names[i]);
           s->stats.skipped++;
         }

@@ -5,8 +5,11 @@
  * skeleton or (skeleton NULL) across all of them; it keeps its member
  * count and the XOR of its members' addresses, which is the member itself
  * when the count is 1: exactly what a lookup by name needs (the one asset,
- * or none when the name is ambiguous), updated in O(1) both ways without
- * member lists. Assets with an empty name are in no group.
+ * or none when the name is ambiguous), updated in O(1) both ways. A group
+ * across skeletons also links its members (asset->_named_next), for an
+ * upload with replace to find the older owners of its names without
+ * scanning the store. Assets with an empty name, and those whose name
+ * moved away (_unnamed), are in no group.
  *
  * Publication is split so that the table lock covers pointer writes only:
  * store__publish_prepare (io_lock held, table lock not: the tables change
@@ -24,6 +27,7 @@ struct store_name_group_s {
   const store_asset_t *skeleton; /* NULL: across all skeletons. */
   size_t count;
   uintptr_t members_xor;
+  store_asset_t *first; /* Across skeletons: the member list. */
   char name[];
 };
 
@@ -63,13 +67,19 @@ static bool group_match(const void *item, const void *key) {
          strcmp(g->name, k->name) == 0;
 }
 
-/* The keys of the groups a has: 0, 1 (skeletons) or 2 (clips, meshes). */
-static size_t group_keys(const store_asset_t *a, group_key_t keys[2]) {
+/* The keys of the groups a has, or has once named again: 0, 1
+ * (skeletons) or 2 (clips, meshes). */
+static size_t group_keys_named(const store_asset_t *a, group_key_t keys[2]) {
   if (a->name[0] == '\0') return 0;
   keys[0] = (group_key_t){a->kind, NULL, a->name};
   if (a->kind == STORE_SKELETON) return 1;
   keys[1] = (group_key_t){a->kind, a->skeleton_asset, a->name};
   return 2;
+}
+
+/* The keys of the groups a is in. */
+static size_t group_keys(const store_asset_t *a, group_key_t keys[2]) {
+  return a->_unnamed ? 0 : group_keys_named(a, keys);
 }
 
 store_asset_t *store__find_id(const store_t *s, store_kind kind,
@@ -79,6 +89,26 @@ store_asset_t *store__find_id(const store_t *s, store_kind kind,
   memcpy(key.id, id, FMT_ID_LEN);
   return store__index_find(&s->by_id, store__id_hash(kind, id), store__id_match,
                            &key);
+}
+
+store_asset_t *store__named_first(const store_t *s, store_kind kind,
+                                  const char *name) {
+  group_key_t k = {kind, NULL, name};
+  const store_name_group_t *g =
+      store__index_find(&s->by_name, group_hash(&k), group_match, &k);
+  return g != NULL ? g->first : NULL;
+}
+
+/* Adds a to group g (key k of a's keys: 0 is the group across
+ * skeletons, which lists its members). */
+static void join_group(store_name_group_t *g, size_t k, store_asset_t *a) {
+  g->count++;
+  g->members_xor ^= (uintptr_t)a;
+  if (k != 0) return;
+  a->_named_prev = NULL;
+  a->_named_next = g->first;
+  if (g->first != NULL) g->first->_named_prev = a;
+  g->first = a;
 }
 
 size_t store__name_count(const store_t *s, store_kind kind, const char *name,
@@ -94,12 +124,16 @@ size_t store__name_count(const store_t *s, store_kind kind, const char *name,
 /* ---- publication -------------------------------------------------------- */
 
 int store__publish_prepare(store_t *s, store_asset_t *const *assets,
-                           size_t count, store_publish_t *p) {
+                           size_t count, store_asset_t *const *renamed,
+                           size_t renamed_count, store_publish_t *p) {
   memset(p, 0, sizeof *p);
   p->assets = assets;
   p->count = count;
-  p->groups = calloc(2 * (count ? count : 1), sizeof *p->groups);
-  p->new_groups = calloc(2 * (count ? count : 1), sizeof *p->new_groups);
+  p->renamed = renamed;
+  p->renamed_count = renamed_count;
+  size_t all = count + renamed_count;
+  p->groups = calloc(2 * (all ? all : 1), sizeof *p->groups);
+  p->new_groups = calloc(2 * (all ? all : 1), sizeof *p->new_groups);
   if (p->groups == NULL || p->new_groups == NULL) goto oom;
   if (s->count + count > s->cap) {
     size_t cap = s->cap ? s->cap : 64;
@@ -112,11 +146,12 @@ int store__publish_prepare(store_t *s, store_asset_t *const *assets,
   /* The groups this batch needs that the store lacks, each made once. */
   store_index_t fresh = {0};
   store_index_t tmp;
-  if (store__index_grown(&fresh, 2 * count, &tmp) != 0) goto oom;
+  if (store__index_grown(&fresh, 2 * all, &tmp) != 0) goto oom;
   store__index_adopt(&fresh, &tmp);
-  for (size_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < all; i++) {
     group_key_t keys[2];
-    size_t nk = group_keys(assets[i], keys);
+    size_t nk = i < count ? group_keys(assets[i], keys)
+                          : group_keys_named(renamed[i - count], keys);
     for (size_t k = 0; k < nk; k++) {
       uint64_t h = group_hash(&keys[k]);
       store_name_group_t *g =
@@ -166,9 +201,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     store__index_insert(&s->by_id, store__id_hash(a->kind, a->id), a);
     for (size_t k = 0; k < 2; k++) {
       store_name_group_t *g = p->groups[2 * i + k];
-      if (g == NULL) continue;
-      g->count++;
-      g->members_xor ^= (uintptr_t)a;
+      if (g != NULL) join_group(g, k, a);
     }
     a->_slot = s->count;
     s->items[s->count++] = a;
@@ -179,6 +212,14 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     if (a->skeleton_asset != NULL) {
       if (a->kind == STORE_CLIP) a->skeleton_asset->_clips++;
       if (a->kind == STORE_MESH) a->skeleton_asset->_meshes++;
+    }
+  }
+  for (size_t i = 0; i < p->renamed_count; i++) {
+    store_asset_t *a = p->renamed[i];
+    a->_unnamed = false;
+    for (size_t k = 0; k < 2; k++) {
+      store_name_group_t *g = p->groups[2 * (p->count + i) + k];
+      if (g != NULL) join_group(g, k, a);
     }
   }
 }
@@ -193,10 +234,10 @@ void store__publish_done(store_publish_t *p) {
   memset(p, 0, sizeof *p);
 }
 
-void store__unpublish(store_t *s, store_asset_t *a,
-                      store_name_group_t *emptied[2]) {
+/* Takes a out of its name groups; the groups it emptied go to emptied. */
+static void leave_groups(store_t *s, store_asset_t *a,
+                         store_name_group_t *emptied[2]) {
   emptied[0] = emptied[1] = NULL;
-  store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
   group_key_t keys[2];
   size_t nk = group_keys(a, keys);
   for (size_t k = 0; k < nk; k++) {
@@ -206,11 +247,31 @@ void store__unpublish(store_t *s, store_asset_t *a,
     if (g == NULL) continue;
     g->count--;
     g->members_xor ^= (uintptr_t)a;
+    if (k == 0) {
+      if (a->_named_prev != NULL)
+        a->_named_prev->_named_next = a->_named_next;
+      else
+        g->first = a->_named_next;
+      if (a->_named_next != NULL) a->_named_next->_named_prev = a->_named_prev;
+      a->_named_prev = a->_named_next = NULL;
+    }
     if (g->count == 0) {
       store__index_remove(&s->by_name, h, g);
       emptied[k] = g;
     }
   }
+}
+
+void store__unname(store_t *s, store_asset_t *a,
+                   store_name_group_t *emptied[2]) {
+  leave_groups(s, a, emptied);
+  a->_unnamed = true;
+}
+
+void store__unpublish(store_t *s, store_asset_t *a,
+                      store_name_group_t *emptied[2]) {
+  store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
+  leave_groups(s, a, emptied);
   size_t last = --s->count;
   s->items[a->_slot] = s->items[last];
   s->items[a->_slot]->_slot = a->_slot;

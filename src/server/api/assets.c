@@ -1,4 +1,5 @@
-/* server: POST /v1/assets (upload, ?skeleton= ?name= ?clip=), GET
+/* server: POST /v1/assets (upload, ?skeleton= ?name= ?clip= ?prefix=
+ * ?replace=), GET
  * /v1/assets (list), GET|HEAD|DELETE /v1/{skeletons,clips,meshes}/{id}
  * (DELETE of a skeleton ?cascade=1) and GET /v1/skeletons/{id}/clips and
  * /meshes (what belongs to a skeleton).
@@ -33,6 +34,8 @@ typedef struct upload_task_s {
   char content_type[128];
   store_asset_t *external; /* ?skeleton= */
   char *name, *clip;       /* ?name=, ?clip= (owned), or NULL. */
+  char *prefix;            /* ?prefix= (owned), or NULL. */
+  bool replace;            /* ?replace=1 */
   store_resolver_t resolver;
   store_ingest_result_t result;
   bool shared;      /* A shared backend stores it before the answer. */
@@ -83,7 +86,7 @@ static void upload_work(srv_task_t *t) {
   }
   store_asset_t *external =
       u->external ? u->external : store_resolver_external(&u->resolver);
-  store_names_t names = {u->name, u->clip};
+  store_names_t names = {u->name, u->clip, u->prefix, u->replace};
   u->rc = store_ingest_named(u->store, &bundle, external, &names, &u->result,
                              &u->err);
   fmt_bundle_free(&bundle);
@@ -99,14 +102,27 @@ static void upload_work(srv_task_t *t) {
     shared_name_warnings(u->store, &u->result, &all);
     fmt_asset_summary_t *items =
         calloc(u->result.count ? u->result.count : 1, sizeof *items);
-    if (items == NULL || all.failed) {
+    size_t nm = u->result.moved_count;
+    fmt_moved_name_t *moved = calloc(nm ? nm : 1, sizeof *moved);
+    if (items == NULL || moved == NULL || all.failed) {
       u->out.failed = true;
     } else {
       for (size_t i = 0; i < u->result.count; i++)
         store_asset_summary(u->result.entries[i].asset, &items[i]);
-      fmt_answer_upload(&u->out, items, u->result.count, all.data, all.len);
+      for (size_t i = 0; i < nm; i++) {
+        const store_moved_t *m = &u->result.moved[i];
+        moved[i] = (fmt_moved_name_t){.kind = (fmt_asset_kind)m->old->kind,
+                                      .name = m->old->name,
+                                      .old_id = m->old->id,
+                                      .new_id = m->new_asset->id};
+      }
+      /* A shared store says what moved once it has moved it. */
+      fmt_answer_upload_replaced(&u->out, items, u->result.count,
+                                 u->replace ? moved : NULL, u->shared ? 0 : nm,
+                                 all.data, all.len);
       fmt_buf_putc(&u->out, '\n');
     }
+    free(moved);
     free(items);
     fmt_buf_free(&all);
   }
@@ -120,7 +136,8 @@ static void upload_respond(srv_task_t *t) {
     return;
   }
   if (u->shared && !u->out.failed) {
-    srv__publish_then_answer(t->req, &u->result, u->texts, &u->out);
+    srv__publish_then_answer(t->req, &u->result, u->texts, &u->out, u->replace,
+                             u->clip != NULL);
     u->texts = NULL;
     return;
   }
@@ -138,6 +155,7 @@ static void upload_free(srv_task_t *t) {
   store_asset_release(u->external);
   free(u->name);
   free(u->clip);
+  free(u->prefix);
   fmt_buf_free(&u->out);
   free(u);
 }
@@ -150,6 +168,25 @@ static bool names_no_clip(const char *ctype) {
 }
 
 static char *dup_param(const char *v) { return v != NULL ? strdup(v) : NULL; }
+
+/* Checks ?prefix= and reads ?replace= (1, true, 0 or false). Returns 0, or
+ * -1 after answering 400 bad_parameter. */
+static int upload_flags(srv_request_t *req, const char *prefix, bool *replace) {
+  const char *v = srv_request_param(req, "replace");
+  *replace = v != NULL && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
+  if (v != NULL && !*replace && strcmp(v, "0") != 0 &&
+      strcmp(v, "false") != 0) {
+    srv__fail(req, SRV_ERR_BAD_PARAMETER, "replace",
+              "'replace' must be 1, true, 0 or false");
+    return -1;
+  }
+  fmt_error_t err = {0};
+  if (prefix != NULL && store_check_prefix(prefix, "prefix", &err) != 0) {
+    srv__respond_fmt_error(req, &err);
+    return -1;
+  }
+  return 0;
+}
 
 void srv__handle_upload(srv_request_t *req) {
   if (srv__check_query(req, SRV_EP_UPLOAD) != 0) return;
@@ -168,26 +205,36 @@ void srv__handle_upload(srv_request_t *req) {
   }
   const char *name = srv_request_param(req, "name");
   const char *clip = srv_request_param(req, "clip");
+  const char *prefix = srv_request_param(req, "prefix");
+  bool replace;
   if (clip != NULL && !names_no_clip(ctype)) {
     srv__fail(req, SRV_ERR_BAD_PARAMETER, "clip",
-              "?clip= names the clip of a BVH or md5anim upload; other "
-              "formats name their clips themselves");
+              "?clip= names the clip of a BVH or md5anim upload; glTF and "
+              "JSON files name their clips themselves: upload a new export "
+              "with ?replace=1 to move the names to it, or with ?prefix= to "
+              "keep both");
     return;
   }
+  if (upload_flags(req, prefix, &replace) != 0) return;
   store_asset_t *external = NULL;
   if (srv__lookup(req, STORE_SKELETON, "skeleton",
                   srv_request_param(req, "skeleton"), NULL, &external) != 0)
     return;
   upload_task_t *u = calloc(1, sizeof *u);
   if (u == NULL || (u->name = dup_param(name), name && !u->name) ||
-      (u->clip = dup_param(clip), clip && !u->clip)) {
-    if (u != NULL) free(u->name);
+      (u->clip = dup_param(clip), clip && !u->clip) ||
+      (u->prefix = dup_param(prefix), prefix && !u->prefix)) {
+    if (u != NULL) {
+      free(u->name);
+      free(u->clip);
+    }
     free(u);
     store_asset_release(external);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
   u->store = st;
+  u->replace = replace;
   u->shared = srv__backend(req) != NULL;
   u->external = external;
   snprintf(u->content_type, sizeof u->content_type, "%s", ctype);

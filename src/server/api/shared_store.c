@@ -31,7 +31,7 @@ static void answer_reply(srv_request_t *req, const srv_backend_reply_t *r,
   switch (r->status) {
   case SRV_BACKEND_UNAVAILABLE: fail_retry(req, r->message); return;
   case SRV_BACKEND_NAME_CONFLICT:
-    srv__fail(req, SRV_ERR_NAME_CONFLICT, NULL, "%s", r->message);
+    srv__fail(req, SRV_ERR_NAME_CONFLICT, at ? at : r->at, "%s", r->message);
     return;
   case SRV_BACKEND_CONFLICT:
     srv__fail(req, SRV_ERR_CONFLICT, at, "%s", r->message);
@@ -103,6 +103,7 @@ typedef struct publish_s {
   store_ingest_result_t result;
   fmt_buf_t *texts;
   fmt_buf_t answer;
+  bool replace, clip_given;
 } publish_t;
 
 static void publish_free(publish_t *p) {
@@ -113,30 +114,64 @@ static void publish_free(publish_t *p) {
   free(p);
 }
 
+/* The "replaced" list the backend moved, put into the answer printed
+ * with it empty (its members go right after `],"replaced":[`: a quote
+ * inside a JSON string is escaped, so the marker is found only where the
+ * printer put it). */
+static int splice_moved(fmt_buf_t *answer, const srv_backend_reply_t *r) {
+  static const char marker[] = "],\"replaced\":[";
+  const char *text = fmt_buf_cstr(answer);
+  const char *at = text ? strstr(text, marker) : NULL;
+  if (at == NULL) return -1;
+  size_t cut = (size_t)(at - text) + strlen(marker);
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_append(&b, answer->data, cut);
+  fmt_answer_moved(&b, r->moved, r->moved_count);
+  fmt_buf_append(&b, answer->data + cut, answer->len - cut);
+  if (b.failed) {
+    fmt_buf_free(&b);
+    return -1;
+  }
+  fmt_buf_free(answer);
+  *answer = b;
+  return 0;
+}
+
 static void on_published(void *arg, const srv_backend_reply_t *r) {
   publish_t *p = arg;
   srv_request_t *req = p->req;
   if (r->status != SRV_BACKEND_OK) {
     /* What this upload put in the cache was never stored: forget it,
-     * clips and meshes before skeletons. */
+     * clips and meshes before skeletons, and the assets whose names it
+     * moved there (they load again as the backend has them). */
     store_t *st = srv__store(req);
     for (size_t i = p->result.count; i-- > 0;) {
       store_entry_t *e = &p->result.entries[i];
       if (e->created) store_drop(st, e->asset->kind, e->asset->id);
     }
+    for (size_t i = 0; i < p->result.moved_count; i++)
+      store_drop(st, p->result.moved[i].old->kind, p->result.moved[i].old->id);
   }
   if (!srv_request_gone(req)) {
-    if (r->status == SRV_BACKEND_OK)
+    const char *at = NULL;
+    if (r->status == SRV_BACKEND_NAME_CONFLICT && p->clip_given &&
+        strncmp(r->at, "clips[", 6) == 0)
+      at = "clip";
+    if (r->status == SRV_BACKEND_OK && p->replace &&
+        splice_moved(&p->answer, r) != 0)
+      srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    else if (r->status == SRV_BACKEND_OK)
       srv__respond_buf(req, r->created ? 201 : 200, &p->answer, NULL, NULL);
     else
-      answer_reply(req, r, NULL);
+      answer_reply(req, r, at);
   }
   srv_request_release(req);
   publish_free(p);
 }
 
 void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
-                              fmt_buf_t *texts, fmt_buf_t *answer) {
+                              fmt_buf_t *texts, fmt_buf_t *answer, bool replace,
+                              bool clip_given) {
   const srv_backend_t *b = srv__backend(req);
   publish_t *p = calloc(1, sizeof *p);
   srv_backend_entry_t *entries =
@@ -148,6 +183,8 @@ void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
     return;
   }
   p->req = req;
+  p->replace = replace;
+  p->clip_given = clip_given;
   p->result = *result;
   p->texts = texts;
   p->answer = *answer;
@@ -158,7 +195,7 @@ void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
                                        .text = p->texts[i].data,
                                        .len = p->texts[i].len};
   srv_request_hold(req);
-  b->ops->publish(b->self, entries, p->result.count, on_published, p);
+  b->ops->publish(b->self, entries, p->result.count, replace, on_published, p);
   free(entries);
 }
 

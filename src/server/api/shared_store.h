@@ -31,10 +31,14 @@ bool srv__load_then_resume(srv_request_t *req, const srv_error_t *err,
 /* Stores an upload already in the node's cache (result, the canonical
  * texts of its entries) in the backend, then answers answer (201 when
  * something was new to the backend, else 200) or the backend's refusal,
- * dropping from the cache what this upload put there. Takes result,
- * texts and answer (leaves them empty). */
+ * dropping from the cache what this upload put there and the assets whose
+ * names it moved there. Takes result, texts and answer (leaves them
+ * empty). replace (?replace=1): the backend moves the names, and what it
+ * moved fills the answer's "replaced" list, which answer holds empty.
+ * clip_given (?clip=): a name conflict of the clip is at "clip". */
 void srv__publish_then_answer(srv_request_t *req, store_ingest_result_t *result,
-                              fmt_buf_t *texts, fmt_buf_t *answer);
+                              fmt_buf_t *texts, fmt_buf_t *answer, bool replace,
+                              bool clip_given);
 
 /* Deletes kind id in the backend, drops it from the cache, and answers as
  * a delete does. */

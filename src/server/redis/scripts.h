@@ -3,7 +3,10 @@
  *
  *   animd:a:<id>                hash kind, name, skeleton (id or ""), count
  *                               (joints, vertices), duration (a clip's
- *                               seconds), text (the canonical native JSON)
+ *                               seconds), text (the canonical native JSON),
+ *                               unnamed ("1" once an upload with replace
+ *                               moved its name away: it is then in no
+ *                               animd:n: set nor animd:s: hash)
  *   animd:i:<kind>              sorted set of every id of kind (score 0:
  *                               ordered by id, paged with ZRANGEBYLEX)
  *   animd:n:<kind>:<name>       set of the ids of kind with that name
@@ -19,10 +22,21 @@
 #define SRV_REDIS_CHANNEL "animd:events"
 
 /* ARGV: n, then kind, id, name, skeleton id ("" for a skeleton), count,
- * duration, text for each of n assets, skeletons first. Checks everything, then
- * writes everything. Returns {"ok", created (0 or 1)}, {"name_conflict",
- * message} or {"gone", message} (the skeleton of a clip or mesh is not stored).
- */
+ * duration, text for each of n assets, skeletons first, then "1" for an
+ * upload with replace (optional). Checks everything, then writes
+ * everything. Returns {"ok", created (0 or 1), moved}, {"name_conflict",
+ * message, at (clips[i].name or meshes[i].name: i counts that kind in the
+ * upload)} or {"gone", message} (the skeleton of a clip or mesh is not
+ * stored). An asset stored already is no conflict with itself.
+ *
+ * With replace, no name is a conflict; the names then move (the rule of
+ * store.h, store_names_t): each older asset of the kind and name that
+ * loses it leaves the animd:n: set and its skeleton's animd:s: hash and
+ * gets unnamed = "1"; an asset of the upload that had lost its name takes
+ * it back (an earlier export uploaded again); moved lists kind, name, old
+ * id, new id for each name taken from another asset, and "name <kind>
+ * <name>" is published once per name moved or given back, so every node
+ * drops its cached copies of that name and loads the new owner. */
 extern const char srv_redis_publish_script[];
 
 /* ARGV: kind, id. Returns {"ok"}, {"not_found"} or {"conflict", clips,
@@ -40,9 +54,10 @@ extern const char srv_redis_cascade_script[];
  * count, duration, ...}} (ids deleted meanwhile left out). */
 extern const char srv_redis_list_script[];
 
-/* ARGV: kind, id or name, skeleton id or "". Returns {"ok", id, text} for
- * a skeleton, {"ok", id, text, skeleton id, skeleton text} for a clip or
- * mesh, or {"not_found"}. */
+/* ARGV: kind, id or name, skeleton id or "". Returns {"ok", id, text,
+ * unnamed} for a skeleton, {"ok", id, text, skeleton id, skeleton text,
+ * unnamed, skeleton unnamed} for a clip or mesh (unnamed: "1" when a
+ * replace moved the asset's name away, else ""), or {"not_found"}. */
 extern const char srv_redis_lookup_script[];
 
 #endif

@@ -28,6 +28,7 @@ typedef struct load_s {
   size_t waiter_count, waiter_cap;
   /* From Redis, then decoded on the pool. */
   char id[FMT_ID_LEN + 1], skeleton_id[FMT_ID_LEN + 1];
+  bool unnamed, skeleton_unnamed; /* Names moved away by a replace. */
   char *text, *skeleton_text;
   size_t text_len, skeleton_text_len;
   srv_backend_reply_t reply;
@@ -106,10 +107,11 @@ static void make_room(srv_redis_backend_t *b, size_t len) {
 /* Returns 0; 1 when the asset's skeleton is not in the cache (evicted
  * meanwhile: try again); -1 on another error (the reply says it). */
 static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
-                 size_t len) {
+                 size_t len, bool unnamed) {
   fmt_error_t err = {0};
   store_asset_t *a = NULL;
-  if (store_adopt(l->owner->store, kind, id, text, len, &a, &err) != 0) {
+  if (store_adopt(l->owner->store, kind, id, text, len, unnamed, &a, &err) !=
+      0) {
     reply_set(&l->reply,
               err.code == FMT_ERR_INSUFFICIENT_STORAGE ? SRV_BACKEND_NO_ROOM
                                                        : SRV_BACKEND_FAILED,
@@ -130,9 +132,9 @@ static void load_work(srv_job_t *job) {
     make_room(b, l->text_len + l->skeleton_text_len);
     if (l->kind != STORE_SKELETON &&
         adopt(l, STORE_SKELETON, l->skeleton_id, l->skeleton_text,
-              l->skeleton_text_len) != 0)
+              l->skeleton_text_len, l->skeleton_unnamed) != 0)
       return;
-    int rc = adopt(l, l->kind, l->id, l->text, l->text_len);
+    int rc = adopt(l, l->kind, l->id, l->text, l->text_len, l->unnamed);
     if (rc == 0) {
       make_room(b, 0);
       l->reply.status = SRV_BACKEND_OK;
@@ -190,6 +192,9 @@ static int take_lookup(load_t *l, const redisReply *r) {
       id && strlen(id) == FMT_ID_LEN && str_at(r, 2) &&
       (skeleton || (sid && strlen(sid) == FMT_ID_LEN && str_at(r, 4)));
   if (shaped) {
+    const char *u = str_at(r, skeleton ? 3 : 5), *su = str_at(r, 6);
+    l->unnamed = u != NULL && strcmp(u, "1") == 0;
+    l->skeleton_unnamed = !skeleton && su != NULL && strcmp(su, "1") == 0;
     memcpy(l->id, id, FMT_ID_LEN + 1);
     l->text = copy_reply_string(r, 2, &l->text_len);
     if (!skeleton) {
@@ -325,35 +330,80 @@ static bool is_status(const char *status, fmt_error_code code) {
   return status != NULL && fmt_error_lookup(status) == (int)code;
 }
 
+static int kind_of(const char *s, size_t len);
+
+static int compare_moved(const void *pa, const void *pb) {
+  const fmt_moved_name_t *a = pa, *b = pb;
+  if (a->kind != b->kind) return (int)a->kind - (int)b->kind;
+  return strcmp(a->old_id, b->old_id);
+}
+
+/* The names a replace moved: {kind, name, old id, new id, ...} (element
+ * 2 of the publish reply), pointing into r, sorted by kind then old id.
+ * Returns 0, or -1 when out of memory or not of that shape. */
+static int take_moved(const redisReply *r, srv_backend_reply_t *out,
+                      fmt_moved_name_t **moved) {
+  *moved = NULL;
+  if (r->elements < 3) return 0; /* A script without replace. */
+  const redisReply *m = r->element[2];
+  if (m->type != REDIS_REPLY_ARRAY || m->elements % 4 != 0) return -1;
+  size_t n = m->elements / 4;
+  *moved = calloc(n ? n : 1, sizeof **moved);
+  if (*moved == NULL) return -1;
+  for (size_t i = 0; i < n; i++) {
+    const char *s[4];
+    for (size_t k = 0; k < 4; k++) s[k] = str_at(m, 4 * i + k);
+    int kind = s[0] ? kind_of(s[0], strlen(s[0])) : -1;
+    if (kind < 0 || !s[1] || !s[2] || !s[3]) return -1;
+    (*moved)[i] = (fmt_moved_name_t){.kind = (fmt_asset_kind)kind,
+                                     .name = s[1],
+                                     .old_id = s[2],
+                                     .new_id = s[3]};
+  }
+  qsort(*moved, n, sizeof **moved, compare_moved);
+  out->moved = *moved;
+  out->moved_count = n;
+  return 0;
+}
+
 static void on_publish(void *arg, redisReply *r) {
   call_t *c = arg;
   srv_backend_reply_t out = {0};
+  fmt_moved_name_t *moved = NULL;
   const char *status = call_status(&out, r, "upload");
   if (r == NULL) {
     /* Unavailable. */
   } else if (status != NULL && strcmp(status, "ok") == 0) {
     out.status = SRV_BACKEND_OK;
     out.created = int_at(r, 1) != 0;
+    if (take_moved(r, &out, &moved) != 0)
+      reply_set(&out, SRV_BACKEND_FAILED,
+                "stored, but what moved cannot be read (out of memory or "
+                "an unexpected answer)%s",
+                "");
     make_room(c->owner, 0); /* The upload is in the cache too. */
-  } else if (is_status(status, FMT_ERR_NAME_CONFLICT))
+  } else if (is_status(status, FMT_ERR_NAME_CONFLICT)) {
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
-  else if (status != NULL && strcmp(status, "gone") == 0)
+    snprintf(out.at, sizeof out.at, "%s", str_at(r, 2) ? str_at(r, 2) : "");
+  } else if (status != NULL && strcmp(status, "gone") == 0)
     reply_set(&out, SRV_BACKEND_GONE, "%s", str_at(r, 1));
   else
     reply_set(&out, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
   c->cb(c->arg, &out);
+  free(moved);
   free(c);
 }
 
 static void backend_publish(void *self, const srv_backend_entry_t *entries,
-                            size_t count, srv_backend_cb cb, void *arg) {
+                            size_t count, bool replace, srv_backend_cb cb,
+                            void *arg) {
   srv_redis_backend_t *b = self;
   if (b->closing || !srv_redis_up(b->redis)) {
     answer_unavailable(cb, arg);
     return;
   }
-  size_t argc = 4 + 7 * count;
+  size_t argc = 4 + 7 * count + 1;
   const char **argv = calloc(argc, sizeof *argv);
   size_t *lens = calloc(argc, sizeof *lens);
   char(*numbers)[2][24] = calloc(count ? count : 1, sizeof *numbers);
@@ -382,6 +432,7 @@ static void backend_publish(void *self, const srv_backend_entry_t *entries,
       e[6] = entries[i].text;
       lens[4 + 7 * i + 6] = entries[i].len;
     }
+    argv[argc - 1] = replace ? "1" : "0";
     for (size_t i = 0; i < argc; i++)
       if (lens[i] == 0) lens[i] = strlen(argv[i]);
   }

@@ -24,7 +24,8 @@ static const char *const pose_get_params[] = {
 static const char *const skin_params[] = {
     "mesh",   "skeleton", "clip", "t",   "wrap",     "method", "normals",
     "format", "from",     "to",   "fps", "encoding", NULL};
-static const char *const upload_params[] = {"skeleton", "name", "clip", NULL};
+static const char *const upload_params[] = {"skeleton", "name",    "clip",
+                                            "prefix",   "replace", NULL};
 static const char *const mesh_get_params[] = {"format", NULL};
 static const char *const skeleton_delete_params[] = {"cascade", NULL};
 static const char *const stream_params[] = {"token", NULL};

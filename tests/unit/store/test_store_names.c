@@ -128,7 +128,7 @@ START_TEST(test_names_given_at_upload) {
   rig_text(text, sizeof text, "Armature", 1, "motion-1234abcd", 0);
   store_ingest_result_t r, r2;
   fmt_error_t err = {0};
-  store_names_t names = {"hero", "wave"};
+  store_names_t names = {.skeleton = "hero", .clip = "wave"};
   ck_assert_int_eq(upload_named(s, text, &names, &r, &err), 0);
   ck_assert_str_eq(r.entries[0].asset->name, "hero");
   ck_assert_str_eq(r.entries[0].asset->skeleton->name, "hero");
@@ -144,7 +144,7 @@ START_TEST(test_names_given_at_upload) {
   store_ingest_result_free(&r2);
   /* Renaming the clip to a name its skeleton has is a conflict. */
   rig_text(text, sizeof text, "hero", 1, "other", 0);
-  store_names_t again = {NULL, "other"};
+  store_names_t again = {.clip = "other"};
   ck_assert_int_eq(upload_named(s, text, &again, &r2, &err), 0);
   store_ingest_result_free(&r2);
   char text2[1024];
@@ -160,7 +160,7 @@ START_TEST(test_names_given_at_upload) {
   fmt_bundle_t b;
   ck_assert_int_eq(
       fmt_decode_native_json(text2, strlen(text2), &opts, &b, &err), 0);
-  store_names_t clash = {NULL, "wave"};
+  store_names_t clash = {.clip = "wave"};
   ck_assert_int_eq(store_ingest_named(s, &b, store_resolver_external(&res),
                                       &clash, &r2, &err),
                    -1);
@@ -171,11 +171,11 @@ START_TEST(test_names_given_at_upload) {
     store_names_t names;
     const char *at;
   } bad[] = {
-      {{"", NULL}, "name"},
-      {{"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-        NULL},
+      {{.skeleton = ""}, "name"},
+      {{.skeleton =
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
        "name"},
-      {{NULL, ""}, "clip"},
+      {{.clip = ""}, "clip"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&err, 0, sizeof err);
@@ -184,7 +184,7 @@ START_TEST(test_names_given_at_upload) {
     ck_assert_str_eq(err.at, bad[i].at);
   }
   /* A bundle without a skeleton has nothing ?name= could name. */
-  store_names_t no_skeleton = {"hero2", NULL};
+  store_names_t no_skeleton = {.skeleton = "hero2"};
   store_resolver_init(&res, s);
   opts.resolve_user_data = &res;
   ck_assert_int_eq(

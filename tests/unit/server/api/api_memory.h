@@ -52,4 +52,15 @@ static inline void api_expect(mem_answer_t a, int status, const char *code,
   mem_answer_free(&a);
 }
 
+/* The first "id" after key in text (an answer body), into id. */
+static inline void api_id_after(const char *text, const char *key,
+                                char id[65]) {
+  const char *p = strstr(text, key);
+  ck_assert_ptr_nonnull(p);
+  p = strstr(p, "\"id\":\"");
+  ck_assert_ptr_nonnull(p);
+  memcpy(id, p + 6, 64);
+  id[64] = '\0';
+}
+
 #endif

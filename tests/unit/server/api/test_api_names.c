@@ -32,23 +32,13 @@ static char *upload_rig(const char *target, const char *name, int y,
   return a.body;
 }
 
-/* The first "id" after key in text, into id. */
-static void id_after(const char *text, const char *key, char id[65]) {
-  const char *p = strstr(text, key);
-  ck_assert_ptr_nonnull(p);
-  p = strstr(p, "\"id\":\"");
-  ck_assert_ptr_nonnull(p);
-  memcpy(id, p + 6, 64);
-  id[64] = '\0';
-}
-
 START_TEST(test_ambiguous_names) {
   mem_server_start();
   char *b1 = upload_rig("/v1/assets", "Armature", 1, 201);
   char *b2 = upload_rig("/v1/assets", "Armature", 2, 201);
   char s1[65], s2[65];
-  id_after(b1, "\"skeletons\"", s1);
-  id_after(b2, "\"skeletons\"", s2);
+  api_id_after(b1, "\"skeletons\"", s1);
+  api_id_after(b2, "\"skeletons\"", s2);
   /* The second upload warns that the name is shared (the first only that
    * its mesh's normals were computed). */
   ck_assert_ptr_null(strstr(b1, "is shared"));
@@ -147,8 +137,8 @@ START_TEST(test_children_and_cascade) {
   mem_server_start();
   char *b = upload_rig("/v1/assets", "rig", 1, 201);
   char sk[65], clip[65];
-  id_after(b, "\"skeletons\"", sk);
-  id_after(b, "\"clips\"", clip);
+  api_id_after(b, "\"skeletons\"", sk);
+  api_id_after(b, "\"clips\"", clip);
   free(b);
   mem_answer_t a = mem_get("/v1/skeletons/rig/clips");
   ck_assert_int_eq(a.status, 200);

@@ -23,7 +23,7 @@ static const struct {
     {SRV_EP_SKIN,
      {"mesh", "skeleton", "clip", "t", "wrap", "method", "normals", "format",
       "from", "to", "fps", "encoding"}},
-    {SRV_EP_UPLOAD, {"skeleton", "name", "clip"}},
+    {SRV_EP_UPLOAD, {"skeleton", "name", "clip", "prefix", "replace"}},
     {SRV_EP_LIST, {NULL}},
     {SRV_EP_ASSET_GET, {NULL}},
     {SRV_EP_MESH_GET, {"format"}},

@@ -1,6 +1,7 @@
 /* Tests for the Redis store backend (server/redis/store_backend.h) through
  * its backend.h operations, against a real redis-server (redis_fixture.h):
- * publishing an upload (created or not, a name conflict, a clip whose
+ * publishing an upload (created or not, a name conflict and where it is,
+ * names moved with replace and back, a clip whose
  * skeleton is gone), loading a miss into the node's cache by id or name
  * (one load shared by concurrent requests, a name two assets share found
  * by neither), loading from a worker thread, removing (a skeleton that
@@ -35,13 +36,21 @@ typedef struct item_s {
   float duration;
 } item_t;
 
+typedef struct moved_s {
+  fmt_asset_kind kind;
+  char name[64], old_id[FMT_ID_LEN + 1], new_id[FMT_ID_LEN + 1];
+} moved_t;
+
 typedef struct box_s {
   int calls;
   srv_backend_status status;
   bool created;
   char message[256];
+  char at[64];
   size_t count;
   item_t *items;
+  size_t moved_count;
+  moved_t moved[4];
 } box_t;
 
 static void on_reply(void *arg, const srv_backend_reply_t *r) {
@@ -50,6 +59,16 @@ static void on_reply(void *arg, const srv_backend_reply_t *r) {
   b->status = r->status;
   b->created = r->created;
   snprintf(b->message, sizeof b->message, "%s", r->message);
+  snprintf(b->at, sizeof b->at, "%s", r->at);
+  b->moved_count = r->moved_count;
+  ck_assert_uint_le(r->moved_count, 4);
+  for (size_t i = 0; i < r->moved_count; i++) {
+    moved_t *m = &b->moved[i];
+    m->kind = r->moved[i].kind;
+    snprintf(m->name, sizeof m->name, "%s", r->moved[i].name);
+    snprintf(m->old_id, sizeof m->old_id, "%s", r->moved[i].old_id);
+    snprintf(m->new_id, sizeof m->new_id, "%s", r->moved[i].new_id);
+  }
   free(b->items);
   b->items = NULL;
   /* items and count are set for answers that list something (OK). */
@@ -241,21 +260,31 @@ static const char *id_of(const upload_t *u, size_t i) {
   return asset(u, i)->id;
 }
 
-/* Publishes entries from..from+n of u and waits for the answer. */
-static void publish_some(const upload_t *u, size_t from, size_t n, box_t *b) {
+/* Publishes entries from..from+n of u (moving their names with replace)
+ * and waits for the answer. */
+static void publish_as(const upload_t *u, size_t from, size_t n, bool replace,
+                       box_t *b) {
   srv_backend_entry_t e[8];
   for (size_t i = 0; i < n; i++)
     e[i] = (srv_backend_entry_t){.asset = asset(u, from + i),
                                  .text = u->texts[from + i].data,
                                  .len = u->texts[from + i].len};
   int before = b->calls;
-  nd.be->ops->publish(nd.be->self, e, n, on_reply, b);
+  nd.be->ops->publish(nd.be->self, e, n, replace, on_reply, b);
   ck_assert(run_until_calls(b, before + 1, 5000));
   ck_assert_int_eq(b->calls, before + 1);
 }
 
+static void publish_some(const upload_t *u, size_t from, size_t n, box_t *b) {
+  publish_as(u, from, n, false, b);
+}
+
 static void publish(const upload_t *u, box_t *b) {
   publish_some(u, 0, u->r.count, b);
+}
+
+static void publish_replace(const upload_t *u, box_t *b) {
+  publish_as(u, 0, u->r.count, true, b);
 }
 
 static void load(store_kind kind, const char *q, const char *skeleton_id,
@@ -359,6 +388,7 @@ START_TEST(test_publish_name_conflict) {
   snprintf(want, sizeof want,
            "the skeleton already has a clip named 'wave' (%s)", id_of(&u, 1));
   ck_assert_str_eq(b.message, want);
+  ck_assert_str_eq(b.at, "clips[0].name");
   ck_assert(!b.created);
   redisReply *r =
       redis_sync(suite_redis.port, "EXISTS animd:a:%s", id_of(&v, 1));
@@ -375,6 +405,72 @@ START_TEST(test_publish_name_conflict) {
   publish(&v, &b);
   ck_assert_int_eq(b.status, SRV_BACKEND_OK);
   ck_assert(b.created);
+  box_free(&b);
+  upload_free(&u);
+  upload_free(&v);
+  node_close();
+}
+END_TEST
+
+/* What Redis says of an asset's "unnamed" field ("" when unset). */
+static void unnamed_field(const char *id, char *out, size_t cap) {
+  redisReply *r = redis_sync(suite_redis.port, "HGET animd:a:%s unnamed", id);
+  ck_assert_ptr_nonnull(r);
+  snprintf(out, cap, "%s", r->type == REDIS_REPLY_STRING ? r->str : "");
+  freeReplyObject(r);
+}
+
+/* With replace, another clip "wave" for the same skeleton is no conflict:
+ * the name moves to it (the old clip marked unnamed in Redis, and cached
+ * here without its name when loaded by id), the reply says what moved;
+ * the same upload again moves nothing, and the first one again takes the
+ * name back. */
+START_TEST(test_publish_replace) {
+  NEED_REDIS();
+  node_open_port(suite_redis.port, 0, 0, true);
+  upload_t u, v;
+  upload_rig(&u, "Armature", 0, "wave", false);
+  upload_rig_x(&v, "Armature", 0, "wave", false, 2);
+  box_t b = {0};
+  publish(&u, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert_uint_eq(b.moved_count, 0);
+  publish_replace(&v, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert(b.created);
+  ck_assert_uint_eq(b.moved_count, 1);
+  ck_assert_int_eq(b.moved[0].kind, FMT_ASSET_CLIP);
+  ck_assert_str_eq(b.moved[0].name, "wave");
+  ck_assert_str_eq(b.moved[0].old_id, id_of(&u, 1));
+  ck_assert_str_eq(b.moved[0].new_id, id_of(&v, 1));
+  char flag[8];
+  unnamed_field(id_of(&u, 1), flag, sizeof flag);
+  ck_assert_str_eq(flag, "1");
+  /* The old clip by id, then the name: the new one, not ambiguous. */
+  load(STORE_CLIP, id_of(&u, 1), NULL, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  load(STORE_CLIP, "wave", NULL, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  store_asset_t *a = store_lookup(nd.cache, STORE_CLIP, "wave", NULL);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_str_eq(a->id, id_of(&v, 1));
+  store_asset_release(a);
+  ck_assert(cached(STORE_CLIP, id_of(&u, 1), NULL));
+  /* Again: nothing new, nothing moved. */
+  publish_replace(&v, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert(!b.created);
+  ck_assert_uint_eq(b.moved_count, 0);
+  /* The first again: the name comes back to it. */
+  publish_replace(&u, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert_uint_eq(b.moved_count, 1);
+  ck_assert_str_eq(b.moved[0].old_id, id_of(&v, 1));
+  ck_assert_str_eq(b.moved[0].new_id, id_of(&u, 1));
+  unnamed_field(id_of(&u, 1), flag, sizeof flag);
+  ck_assert_str_eq(flag, "");
+  unnamed_field(id_of(&v, 1), flag, sizeof flag);
+  ck_assert_str_eq(flag, "1");
   box_free(&b);
   upload_free(&u);
   upload_free(&v);
@@ -990,7 +1086,7 @@ static void expect_unavailable_now(void) {
   const char *msg = "the shared store (Redis) cannot be reached; retry later";
   srv_backend_entry_t e = {asset(&u, 0), u.texts[0].data, u.texts[0].len};
   /* Each answers at once, within the call. */
-  nd.be->ops->publish(nd.be->self, &e, 1, on_reply, &b);
+  nd.be->ops->publish(nd.be->self, &e, 1, false, on_reply, &b);
   ck_assert_int_eq(b.calls, 1);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
   ck_assert_str_eq(b.message, msg);
@@ -1067,7 +1163,7 @@ START_TEST(test_server_lost_and_back) {
   nd.be->ops->load(nd.be->self, STORE_SKELETON, "Nobody", NULL, on_reply,
                    &inflight);
   srv_backend_entry_t e = {asset(&u, 0), u.texts[0].data, u.texts[0].len};
-  nd.be->ops->publish(nd.be->self, &e, 1, on_reply, &pub);
+  nd.be->ops->publish(nd.be->self, &e, 1, false, on_reply, &pub);
   ck_assert_int_eq(inflight.calls + pub.calls, 0);
   redis_proc_signal_stop(&own, SIGKILL);
   ck_assert(run_until_calls(&inflight, 1, 5000));
@@ -1142,6 +1238,7 @@ Suite *server_redis_backend_suite(void) {
   tcase_add_unchecked_fixture(live, suite_redis_setup, suite_redis_teardown);
   tcase_add_test(live, test_publish_then_load_by_id);
   tcase_add_test(live, test_publish_name_conflict);
+  tcase_add_test(live, test_publish_replace);
   tcase_add_test(live, test_publish_clip_of_missing_skeleton);
   tcase_add_test(live, test_load_miss);
   tcase_add_test(live, test_load_by_name);

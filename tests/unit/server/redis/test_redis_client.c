@@ -130,7 +130,8 @@ START_TEST(test_scripts_layout) {
   ck_assert_ptr_nonnull(strstr(srv_redis_publish_script, "ARGV[8 + i * 7]"));
   ck_assert_ptr_null(strstr(srv_redis_publish_script, "ARGV[9 + i * 7]"));
   /* The statuses the backend reads. */
-  ck_assert_ptr_nonnull(strstr(srv_redis_publish_script, "{'ok', created}"));
+  ck_assert_ptr_nonnull(
+      strstr(srv_redis_publish_script, "{'ok', created, moved}"));
   ck_assert_ptr_nonnull(strstr(srv_redis_publish_script, "{'name_conflict',"));
   ck_assert_ptr_nonnull(strstr(srv_redis_publish_script, "{'gone',"));
   ck_assert_ptr_nonnull(strstr(srv_redis_remove_script, "{'conflict', c, m}"));
@@ -139,7 +140,8 @@ START_TEST(test_scripts_layout) {
   ck_assert_ptr_nonnull(
       strstr(srv_redis_list_script, "return {#ids, out, ids[#ids] or ''}"));
   ck_assert_ptr_nonnull(
-      strstr(srv_redis_lookup_script, "return {'ok', id, a[1], a[2], st}"));
+      strstr(srv_redis_lookup_script,
+             "return {'ok', id, a[1], a[2], st, u, s[2] or ''}"));
   /* The forget function is shared by the two deletes. */
   ck_assert_ptr_eq(strstr(srv_redis_remove_script, "local function forget"),
                    srv_redis_remove_script);
@@ -218,19 +220,23 @@ START_TEST(test_script_lookup_id_like_name) {
   eval_publish_rig(sid, name, 1, 'c');
   const char *by_name[] = {"skeleton", name, ""};
   redisReply *r = eval(srv_redis_lookup_script, 3, by_name);
-  ck_assert_uint_eq(r->elements, 3);
+  ck_assert_uint_eq(r->elements, 4);
   ck_assert_str_eq(elem_str(r, 0), "ok");
   ck_assert_str_eq(elem_str(r, 1), sid);
   ck_assert_str_eq(elem_str(r, 2), "{\"s\":1}");
+  ck_assert_str_eq(elem_str(r, 3), ""); /* Its name was never moved. */
   freeReplyObject(r);
-  /* A clip: its text, then its skeleton's id and text. */
+  /* A clip: its text, then its skeleton's id and text, then whether a
+   * replace moved their names away. */
   const char *clip[] = {"clip", "clip0", sid};
   r = eval(srv_redis_lookup_script, 3, clip);
-  ck_assert_uint_eq(r->elements, 5);
+  ck_assert_uint_eq(r->elements, 7);
   ck_assert_str_eq(elem_str(r, 0), "ok");
   ck_assert_str_eq(elem_str(r, 2), "{}");
   ck_assert_str_eq(elem_str(r, 3), sid);
   ck_assert_str_eq(elem_str(r, 4), "{\"s\":1}");
+  ck_assert_str_eq(elem_str(r, 5), "");
+  ck_assert_str_eq(elem_str(r, 6), "");
   freeReplyObject(r);
   const char *wrong_kind[] = {"mesh", "clip0", sid};
   r = eval(srv_redis_lookup_script, 3, wrong_kind);
