@@ -133,8 +133,10 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
   }
   if (r == 0 && fsync(s->dir_fd) != 0) r = -errno;
   if (commit[0] != '\0') unlinkat(s->dir_fd, commit, 0);
-  free(tmps);
-  if (r == 0) return 0;
+  if (r == 0) {
+    free(tmps);
+    return 0;
+  }
   size_t at = written < count ? written : renamed;
   store__log(s, "cannot write %s %s in %s: %s",
              at < count ? store_kind_name(assets[at]->kind) : "directory",
@@ -146,6 +148,7 @@ int store__write_files(store_t *s, store_asset_t *const *assets,
     else if (j < written)
       unlinkat(s->dir_fd, tmps[j], 0);
   }
+  free(tmps);
   fmt_fail(err, r == -ENOSPC ? FMT_ERR_INSUFFICIENT_STORAGE : FMT_ERR_IO_ERROR,
            "", "the asset could not be saved: %s", strerror(-r));
   return r;
