@@ -16,17 +16,16 @@ int cli_report(FILE *err, const char *cmd, srv_error_code code, const char *at,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(err, "%s: %s (%s%s%s)\n", cmd, msg[0] ? msg : srv_error_message(code),
-          srv_error_name(code), at && at[0] ? " at " : "",
-          at && at[0] ? at : "");
+  fprintf(err, "%s: %s (%s%s%s)\n", cmd,
+          msg[0] ? msg : srv_error_message(code), srv_error_name(code),
+          at && at[0] ? " at " : "", at && at[0] ? at : "");
   return -1;
 }
 
 char *cli_read_file(const char *path, size_t *len, const char *cmd, FILE *err) {
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
-    cli_report(err, cmd, SRV_ERR_IO_ERROR, NULL, "%s: %s", path,
-               strerror(errno));
+    cli_report(err, cmd, SRV_ERR_IO_ERROR, NULL, "%s: %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -49,6 +48,7 @@ char *cli_read_file(const char *path, size_t *len, const char *cmd, FILE *err) {
   *len = n;
   return buf;
 }
+
 
 /* ---- the store of the files -------------------------------------------------
  */
@@ -76,6 +76,7 @@ store_t *cli_store_open(const char *cmd, FILE *err) {
   return st;
 }
 
+
 int cli_files_load(store_t *st, const char *const *files, size_t count,
                    const char *type, const char *cmd, FILE *err) {
   store_asset_t *last_skeleton = NULL;
@@ -95,13 +96,13 @@ int cli_files_load(store_t *st, const char *const *files, size_t count,
     opts.skeleton = last_skeleton ? last_skeleton->skeleton : NULL;
     if (file_type == NULL) {
       rc = cli_report(err, cmd, SRV_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                      "%s: not glTF, JSON, BVH or MD5 (give --type)", files[i]);
+                  "%s: not glTF, JSON, BVH or MD5 (give --type)", files[i]);
     } else if (fmt_decode(file_type, body, len, &opts, &bundle, &fe) != 0) {
       rc = cli_report(err, cmd, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", files[i],
-                      fe.message);
+                  fe.message);
     } else if (store_ingest(st, &bundle, last_skeleton, &res, &fe) != 0) {
       rc = cli_report(err, cmd, SRV_ERR_BAD_INPUT, fe.at, "%s: %s", files[i],
-                      fe.message);
+                  fe.message);
     } else {
       for (size_t k = 0; k < res.count; k++)
         if (res.entries[k].asset->kind == STORE_SKELETON) {
@@ -118,3 +119,4 @@ int cli_files_load(store_t *st, const char *const *files, size_t count,
   store_asset_release(last_skeleton);
   return rc;
 }
+
