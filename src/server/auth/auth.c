@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/crypto.h>
 #include <uv.h>
 
 #include "server/auth/address.h"
@@ -377,25 +376,20 @@ void srv_auth_log_id(const srv_request_t *req, char *out) {
   srv_token_id(hash, out);
 }
 
-/* Whether the raw query name s (n bytes) decodes to "token". */
-static bool names_token(const char *s, size_t n) {
-  static const char want[] = "token";
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++, k++) {
-    char c = s[i];
-    int hi = c == '%' && i + 2 < n
-                 ? OPENSSL_hexchar2int((unsigned char)s[i + 1])
-                 : -1;
-    int lo = hi >= 0 ? OPENSSL_hexchar2int((unsigned char)s[i + 2]) : -1;
-    if (lo >= 0) {
-      c = (char)(hi << 4 | lo);
-      i += 2;
-    } else if (c == '+') {
-      c = ' ';
-    }
-    if (k >= sizeof want - 1 || c != want[k]) return false;
-  }
-  return k == sizeof want - 1;
+/* Whether the value of the raw query name s (n bytes) stays out of the
+ * log: the name decodes as the request's parameters do (srv_query_decode)
+ * to "token" compared as they are looked up, as a C string ("token%00"
+ * too), or it holds a control character (such a request is refused, and
+ * its line still logged). */
+static bool hides_value(const char *s, size_t n) {
+  char small[64];
+  char *name = n < sizeof small ? small : malloc(n + 1);
+  if (name == NULL) return true;
+  char *end = srv_query_decode(s, n, name);
+  bool hide = strcmp(name, "token") == 0 ||
+              srv_query_name_has_control(name, (size_t)(end - name) - 1);
+  if (name != small) free(name);
+  return hide;
 }
 
 void srv_auth_redact_target(const char *target, char *out, size_t cap) {
@@ -408,7 +402,7 @@ void srv_auth_redact_target(const char *target, char *out, size_t cap) {
     size_t n = strcspn(s, "&");
     const char *eq = memchr(s, '=', n);
     size_t keep = n;
-    if (eq != NULL && names_token(s, (size_t)(eq - s)))
+    if (eq != NULL && hides_value(s, (size_t)(eq - s)))
       keep = (size_t)(eq - s) + 1;
     for (size_t i = 0; i < keep && o + 1 < cap; i++) out[o++] = s[i];
     if (keep < n && o + 1 < cap) out[o++] = '*';

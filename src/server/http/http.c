@@ -221,6 +221,16 @@ static char *pct_decode(const char *s, size_t n, char *out, bool plus) {
   return out;
 }
 
+char *srv_query_decode(const char *s, size_t n, char *out) {
+  return pct_decode(s, n, out, true);
+}
+
+bool srv_query_name_has_control(const char *name, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) return true;
+  return false;
+}
+
 static srv_method map_method(uint8_t m) {
   switch (m) {
   case HTTP_GET: return SRV_GET;
@@ -520,10 +530,15 @@ static int build_request(srv_http_t *h) {
       size_t kn = eq ? (size_t)(eq - s) : n;
       srv_kv_t *kv = &r->params[r->param_count++];
       kv->name = out;
-      out = pct_decode(s, kn, out, true);
+      out = srv_query_decode(s, kn, out);
+      /* A name is compared as a C string: "token%00" would be taken for
+       * "token" where the log's redaction saw another name. */
+      if (srv_query_name_has_control(kv->name, (size_t)(out - kv->name) - 1))
+        return fail_cb(h, SRV_ERR_BAD_PARAMETER, "query",
+                       "a query parameter name holds a control character");
       kv->value = out;
-      out = eq ? pct_decode(eq + 1, n - kn - 1, out, true)
-               : pct_decode("", 0, out, true);
+      out = eq ? srv_query_decode(eq + 1, n - kn - 1, out)
+               : srv_query_decode("", 0, out);
     }
     if (amp == NULL) break;
     s = amp + 1;
