@@ -76,13 +76,13 @@ def main():
         # accept in parallel: unanswered, a later connection could be
         # admitted first).
         for k in socks:
-            k.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            k.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
             k.settimeout(10)
             got = k.recv(4096)
             check(got.startswith(b"HTTP/1.1 200 "), "connection within "
                   "the burst: %r" % got[:40])
         s = d.connect()
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         data = read_all(s)
         s.close()
         check(data.startswith(b"HTTP/1.1 429 "), "4th connection: %r"

@@ -17,6 +17,7 @@
 #include "server/http/gzip.h"
 #include "server/http/session.h"
 #include "server/cors.h"
+#include "server/hosts.h"
 
 #include "formats/answer.h"
 #include "formats/buf.h"
@@ -141,6 +142,7 @@ const char *srv_status_text(int status) {
   case 414: return "URI Too Long";
   case 415: return "Unsupported Media Type";
   case 417: return "Expectation Failed";
+  case 421: return "Misdirected Request";
   case 426: return "Upgrade Required";
   case 429: return "Too Many Requests";
   case 431: return "Request Header Fields Too Large";
@@ -159,6 +161,16 @@ srv_server_t *srv_request_server(const srv_request_t *req) {
 
 const srv_config_t *srv_request_config(const srv_request_t *req) {
   return req->_http->host->cfg;
+}
+
+bool srv_request_host_allowed(const srv_request_t *req) {
+  const srv_config_t *cfg = req->_http->host->cfg;
+  return cfg == NULL || srv_host_allowed(cfg->allowed_hosts, cfg->listen,
+                                         srv_request_header(req, "Host"));
+}
+
+const char *srv_request_own_host(const srv_request_t *req) {
+  return srv_request_host_allowed(req) ? srv_request_header(req, "Host") : NULL;
 }
 
 srv_schedule_t *srv_request_schedule(const srv_request_t *req) {
@@ -749,9 +761,9 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
   }
   if (extra) put_str(buf, cap, &n, extra);
   if (h->host->cfg != NULL && n < cap)
-    n += srv_cors_answer_headers(
-        h->host->cfg->allowed_origins, srv_request_header(r, "Origin"),
-        srv_request_header(r, "Host"), buf + n, cap - n);
+    n += srv_cors_answer_headers(h->host->cfg->allowed_origins,
+                                 srv_request_header(r, "Origin"),
+                                 srv_request_own_host(r), buf + n, cap - n);
   if (close)
     put_str(buf, cap, &n, "Connection: close\r\n");
   else if (r->http_minor == 0)

@@ -75,6 +75,13 @@ srv_server_t *srv_request_server(const srv_request_t *req);
 const struct srv_config_s *srv_request_config(const srv_request_t *req);
 struct srv_schedule_s *srv_request_schedule(const srv_request_t *req);
 
+/* Whether the request's Host names this server (hosts.h: loopback, the
+ * listen address, allowed_hosts); true without Host. */
+bool srv_request_host_allowed(const srv_request_t *req);
+/* The request's Host when it names this server, else NULL: what makes an
+ * Origin the server's own (cors.h). */
+const char *srv_request_own_host(const srv_request_t *req);
+
 /* "ip:port" of the client, for logs. Never NULL. */
 const char *srv_request_peer(const srv_request_t *req);
 

@@ -85,7 +85,7 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins,
                         srv_request_header(req, "Origin"),
-                        srv_request_header(req, "Host"))) {
+                        srv_request_own_host(req))) {
     req->upgrade = true;
     srv_respond_fail(req, SRV_ERR_ORIGIN_NOT_ALLOWED, "Origin",
                      "pages from this origin may not open streams (see "
