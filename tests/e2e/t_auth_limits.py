@@ -100,8 +100,11 @@ def main():
         d.cleanup()
 
     # X-Forwarded-For from a trusted proxy (127.0.0.1 here): per client.
+    # Forwarded clients beyond loopback may write without tokens only with
+    # allow_anonymous_writes (t_auth_forwarded.py).
     d = Daemon("--rate-limits", "on", "--write-rate", "1/h", "--write-burst",
-               "1", "--trusted-proxies", "127.0.0.1, 10.0.0.0/8")
+               "1", "--trusted-proxies", "127.0.0.1, 10.0.0.0/8",
+               "--allow-anonymous-writes")
     try:
         st, _, _ = delete(d, "203.0.113.10")
         check(st == 404, "client A, first write: %d" % st)

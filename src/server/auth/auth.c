@@ -93,10 +93,19 @@ void srv_auth_free(srv_auth_t *a) {
   free(a);
 }
 
-static bool limits_wanted(const srv_auth_t *a) {
+/* Whether every client's writes are rate limited: rate_limits = on, or
+ * auto when listening beyond loopback. */
+static bool limits_all(const srv_auth_t *a) {
   if (strcmp(a->rate_mode, "on") == 0) return true;
   if (strcmp(a->rate_mode, "off") == 0) return false;
   return a->beyond_loopback;
+}
+
+/* Whether the limiter is needed: for every client, or (auto) for the
+ * clients beyond loopback that trusted proxies forward. */
+static bool limits_wanted(const srv_auth_t *a) {
+  return limits_all(a) ||
+         (strcmp(a->rate_mode, "auto") == 0 && a->trusted.count > 0);
 }
 
 int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback) {
@@ -202,9 +211,15 @@ static void refuse_rate(srv_request_t *req, uint64_t wait_ns) {
 bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   bool write = access == SRV_ACCESS_WRITE;
   srv_scope need = needed(a, access);
-  if (write && a->limiter != NULL) {
-    srv_addr_t client;
-    srv_client_address(req, &a->trusted, &client);
+  /* The client as the rules see it: the peer, or the one a trusted proxy
+   * forwards; beyond loopback unless it is a loopback address (or no
+   * address at all: the in-memory transport). */
+  srv_addr_t client;
+  bool remote = false;
+  if (write)
+    remote = srv_client_address(req, &a->trusted, &client) == 0 &&
+             !srv_addr_is_loopback(&client);
+  if (write && a->limiter != NULL && (remote || limits_all(a))) {
     srv_addr_t key = srv_addr_client_key(&client);
     uint64_t wait =
         srv_limiter_take(a->limiter, SRV_LIMIT_WRITE,
@@ -217,13 +232,19 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   }
   if (need == SRV_SCOPE_NONE) return true;
   if (!a->have_tokens) {
-    if (!write || !a->beyond_loopback || a->anonymous_writes) return true;
+    /* Writes without tokens: only on loopback, listening and client. */
+    if (!write || a->anonymous_writes || (!a->beyond_loopback && !remote))
+      return true;
     a->refused[REFUSED_FORBIDDEN]++;
     refuse(req, SRV_ERR_FORBIDDEN, NULL,
-           "uploads and deletes are refused: animd listens beyond loopback "
-           "without a tokens_file; set tokens_file%s%s",
-           " (write tokens), or allow_anonymous_writes = true",
-           " to accept them from anyone");
+           "uploads and deletes are refused: %s without a tokens_file; set "
+           "tokens_file (write tokens), or allow_anonymous_writes = true to "
+           "accept them from anyone",
+           a->beyond_loopback
+               ? "animd listens beyond loopback"
+               : "the client is beyond loopback (forwarded by a trusted "
+                 "proxy)",
+           "");
     return false;
   }
   const char *token = credential(req);
@@ -264,7 +285,8 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
 }
 
 uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
-  if (a->limiter == NULL) return 0;
+  /* Only a listener beyond loopback meets peers beyond it. */
+  if (a->limiter == NULL || !limits_all(a)) return 0;
   srv_addr_t addr;
   if (srv_addr_parse(peer, strlen(peer), &addr) != 0) return 0;
   if (srv_prefix_list_has(&a->trusted, &addr)) return 0;
@@ -291,7 +313,10 @@ void srv_auth_describe(srv_auth_t *a, char *out, size_t cap) {
              t, a->auth_reads ? "need read" : "open",
              a->auth_metrics ? "needs admin" : "open");
   } else if (!a->beyond_loopback) {
-    snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)");
+    snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)%s",
+             a->trusted.count && !a->anonymous_writes
+                 ? ", read-only to clients forwarded from beyond loopback"
+                 : "");
   } else if (a->anonymous_writes) {
     snprintf(mode, sizeof mode,
              "open to anonymous writes beyond loopback "
@@ -301,13 +326,14 @@ void srv_auth_describe(srv_auth_t *a, char *out, size_t cap) {
              "read-only beyond loopback: uploads and "
              "deletes refused (no tokens_file)");
   }
-  char limits[160];
+  char limits[200];
   if (a->limiter == NULL)
     snprintf(limits, sizeof limits, "rate limits off");
   else
     snprintf(limits, sizeof limits,
-             "rate limits per address: connections "
+             "rate limits per address%s: connections "
              "%g/s (burst %g), writes %g/s (burst %g)",
+             limits_all(a) ? "" : " (forwarded clients beyond loopback)",
              a->rates[SRV_LIMIT_CONNECTION].per_s,
              a->rates[SRV_LIMIT_CONNECTION].burst,
              a->rates[SRV_LIMIT_WRITE].per_s, a->rates[SRV_LIMIT_WRITE].burst);
@@ -364,6 +390,23 @@ int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len) {
 }
 
 /* ---- the access log ------------------------------------------------------ */
+
+void srv_auth_log_client(srv_auth_t *a, const srv_request_t *req, char *out,
+                         size_t cap) {
+  const char *peer = srv_request_peer(req);
+  srv_addr_t p, client;
+  if (a == NULL || a->trusted.count == 0 ||
+      srv_addr_parse(peer, strlen(peer), &p) != 0 ||
+      !srv_prefix_list_has(&a->trusted, &p) ||
+      srv_client_address(req, &a->trusted, &client) != 0 ||
+      memcmp(&client, &p, sizeof p) == 0) {
+    snprintf(out, cap, "%s", peer);
+    return;
+  }
+  char name[64];
+  srv_addr_name(&client, name, sizeof name);
+  snprintf(out, cap, "%s via %s", name, peer);
+}
 
 void srv_auth_log_id(const srv_request_t *req, char *out) {
   const char *token = credential(req);

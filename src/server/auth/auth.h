@@ -56,9 +56,12 @@ int srv_auth_new(const srv_config_t *cfg, srv_auth_t **out, char *err,
 void srv_auth_free(srv_auth_t *a);
 
 /* Where the daemon listens: beyond_loopback when any address it listens
- * on is not a loopback address (until told: loopback only). Decides the
- * mode without tokens and, with rate_limits = auto, the rate limits.
- * Returns 0 or -ENOMEM. */
+ * on is not a loopback address (until told: loopback only). Decides, with
+ * each request's client (the peer, or the client a trusted proxy
+ * forwards), the mode without tokens (writes open when both are on
+ * loopback) and, with rate_limits = auto, the rate limits (on for every
+ * client when listening beyond loopback, else for clients beyond loopback
+ * that trusted proxies forward). Returns 0 or -ENOMEM. */
 int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback);
 
 /* Re-reads tokens_file (SIGHUP). Returns 0 with what is now in force in
@@ -91,6 +94,10 @@ int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len);
  * its hash; "-" when none) into out (SRV_TOKEN_ID_LEN + 1 bytes), and the
  * target with the value of every token parameter replaced by '*'. */
 void srv_auth_log_id(const srv_request_t *req, char *out);
+/* The client of req for the access log: the peer ("ip:port"), or, when a
+ * trusted proxy forwards another client, "<client> via <peer>". */
+void srv_auth_log_client(srv_auth_t *a, const srv_request_t *req, char *out,
+                         size_t cap);
 void srv_auth_redact_target(const char *target, char *out, size_t cap);
 
 #endif
