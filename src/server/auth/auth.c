@@ -284,6 +284,24 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   return true;
 }
 
+bool srv_auth_session_token(srv_auth_t *a, const srv_request_t *req,
+                            srv_access access,
+                            uint8_t hash[SRV_TOKEN_HASH_LEN]) {
+  if (!a->have_tokens || needed(a, access) == SRV_SCOPE_NONE) return false;
+  const char *token = credential(req);
+  if (token == NULL) return false;
+  srv_token_hash(token, strlen(token), hash);
+  return true;
+}
+
+bool srv_auth_token_valid(void *auth, const uint8_t hash[SRV_TOKEN_HASH_LEN]) {
+  srv_auth_t *a = auth;
+  pthread_rwlock_rdlock(&a->tokens_lock);
+  srv_scope has = srv_tokens_find(&a->tokens, hash);
+  pthread_rwlock_unlock(&a->tokens_lock);
+  return has != SRV_SCOPE_NONE;
+}
+
 uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
   /* Only a listener beyond loopback meets peers beyond it. */
   if (a->limiter == NULL || !limits_all(a)) return 0;

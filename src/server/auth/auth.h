@@ -77,6 +77,19 @@ int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap);
  * request. */
 bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access);
 
+/* For a session that outlives its request (a WebSocket stream): whether
+ * req, admitted to a route of class access, needed a token for it; if so
+ * the token's hash goes into hash, for srv_auth_token_valid. */
+bool srv_auth_session_token(srv_auth_t *a, const srv_request_t *req,
+                            srv_access access,
+                            uint8_t hash[SRV_TOKEN_HASH_LEN]);
+
+/* Whether the token of this hash is in force now (any scope: a session
+ * asks only of the read access it was admitted to); auth is the
+ * srv_auth_t. Any thread (srv_ws_revoke calls it from the stream loops
+ * after srv_auth_reload). */
+bool srv_auth_token_valid(void *auth, const uint8_t hash[SRV_TOKEN_HASH_LEN]);
+
 /* A new connection from peer ("ip:port"): 0 when allowed, else the
  * nanoseconds until the address may connect again. Connections from
  * trusted proxies are not limited (their clients' writes are, by

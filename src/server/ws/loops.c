@@ -23,6 +23,7 @@
 typedef struct handoff_s {
   struct handoff_s *next;
   uv_os_sock_t fd;
+  srv_ws_credential_t credential;
   size_t head_len, in_len;
   char bytes[]; /* head, then in. */
 } handoff_t;
@@ -44,6 +45,9 @@ typedef struct stream_loop_s {
   pthread_mutex_t lock;  /* Guards the fields below. */
   handoff_t *inbox;
   bool drain;
+  bool revoke; /* Check the clients' credentials with revoke_valid. */
+  srv_ws_credential_valid_cb revoke_valid;
+  void *revoke_arg;
   uint16_t code;
   char reason[64];
   srv_ws_hub_stats_t published;
@@ -103,6 +107,10 @@ static void on_wake(uv_async_t *h) {
   handoff_t *posted = l->inbox;
   l->inbox = NULL;
   bool drain = l->drain;
+  bool revoke = l->revoke;
+  srv_ws_credential_valid_cb valid = l->revoke_valid;
+  void *valid_arg = l->revoke_arg;
+  l->revoke = false;
   pthread_mutex_unlock(&l->lock);
   /* Posted newest first: served oldest first. */
   handoff_t *items = NULL;
@@ -125,6 +133,7 @@ static void on_wake(uv_async_t *h) {
           .on_gone = on_socket_gone,
           .log = l->log,
           .arg = l,
+          .credential = &items->credential,
       };
       rc = srv_ws_socket_open(&l->loop, l->hub, items->fd, &o);
     } else {
@@ -134,6 +143,7 @@ static void on_wake(uv_async_t *h) {
     free(items);
     items = next;
   }
+  if (revoke && !l->shut) srv_ws_hub_revoke(l->hub, valid, valid_arg);
   if (drain && !l->shut) {
     l->shut = true;
     srv_ws_hub_shutdown(l->hub, l->code, l->reason);
@@ -242,7 +252,8 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
 }
 
 int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd, const void *head,
-                          size_t head_len, const void *in, size_t in_len) {
+                          size_t head_len, const void *in, size_t in_len,
+                          const srv_ws_credential_t *cred) {
   if (ls->drained) {
     close(fd);
     return UV_ESHUTDOWN;
@@ -253,6 +264,10 @@ int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd, const void *head,
     return UV_ENOMEM;
   }
   h->fd = fd;
+  if (cred != NULL)
+    h->credential = *cred;
+  else
+    memset(&h->credential, 0, sizeof h->credential);
   h->head_len = head_len;
   h->in_len = in_len;
   if (head_len > 0) memcpy(h->bytes, head, head_len);
@@ -284,6 +299,19 @@ void srv_ws_loops_stats(srv_ws_loops_t *ls, srv_ws_hub_stats_t *sum) {
     srv_ws_hub_stats_t st = l->published;
     pthread_mutex_unlock(&l->lock);
     srv_ws_hub_stats_add(sum, &st);
+  }
+}
+
+void srv_ws_loops_revoke(srv_ws_loops_t *ls, srv_ws_credential_valid_cb valid,
+                         void *arg) {
+  for (unsigned i = 0; i < ls->count; i++) {
+    stream_loop_t *l = &ls->loops[i];
+    pthread_mutex_lock(&l->lock);
+    l->revoke = true;
+    l->revoke_valid = valid;
+    l->revoke_arg = arg;
+    pthread_mutex_unlock(&l->lock);
+    uv_async_send(&l->wake);
   }
 }
 

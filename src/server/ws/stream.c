@@ -267,6 +267,30 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
   return h;
 }
 
+void srv_ws_client_set_credential(srv_ws_client_t *c,
+                                  const srv_ws_credential_t *cred) {
+  if (cred != NULL) c->credential = *cred;
+}
+
+unsigned srv_ws_hub_revoke(srv_ws_hub_t *h, srv_ws_credential_valid_cb valid,
+                           void *arg) {
+  unsigned n = 0;
+  srv_ws_client_t *c = h->clients;
+  while (c != NULL) {
+    srv_ws_client_t *next = c->next;
+    if (c->credential.set && !c->transport_closed &&
+        !valid(arg, c->credential.hash)) {
+      ws__enter(c);
+      ws__client_close(c, 1008, "the token was revoked");
+      ws__transport_close(c);
+      ws__leave(c);
+      n++;
+    }
+    c = next;
+  }
+  return n;
+}
+
 void srv_ws_hub_shutdown(srv_ws_hub_t *h, uint16_t code, const char *reason) {
   srv_ws_client_t *c = h->clients;
   while (c != NULL) {

@@ -91,7 +91,8 @@ struct srv_ws_client_s {
   struct pose_wait_s *posing; /* A pose skinned on the pool, or NULL. */
   srv_ws_held_t held;         /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
-  uint64_t skipped, messages; /* Over the session, all streams. */
+  uint64_t skipped, messages;     /* Over the session, all streams. */
+  srv_ws_credential_t credential; /* What it was admitted with. */
 };
 
 struct srv_ws_hub_s {

@@ -152,8 +152,9 @@ START_TEST(test_hand_off_play_and_drain) {
       "\"space\":\"local\",\"wrap\":\"clamp\"}",
       frame);
   static const char head[] = "HTTP/1.1 101 Switching Protocols\r\n\r\n";
-  ck_assert_int_eq(
-      srv_ws_loops_hand_off(loops, fds[0], head, sizeof head - 1, frame, 5), 0);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], head, sizeof head - 1,
+                                         frame, 5, NULL),
+                   0);
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 1);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
@@ -206,8 +207,9 @@ START_TEST(test_hand_off_play_and_drain) {
   /* Hand-offs after the drain are refused (and their socket closed). */
   int other[2];
   pair(other);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, other[0], NULL, 0, NULL, 0),
-                   UV_ESHUTDOWN);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, other[0], NULL, 0, NULL, 0, NULL),
+      UV_ESHUTDOWN);
   close(other[1]);
   srv_ws_loops_free(loops);
   close(fds[1]);
@@ -229,8 +231,8 @@ START_TEST(test_peer_leaves) {
         ws_test_client_frame("{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
                              "\"clip\":\"slide\",\"fps\":30}",
                              frame);
-    ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n),
-                     0);
+    ck_assert_int_eq(
+        srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n, NULL), 0);
   }
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 4);
   for (int i = 0; i < 4; i++) {
@@ -260,7 +262,8 @@ START_TEST(test_free_without_drain) {
   srv_ws_loops_t *loops = start(3);
   int fds[2];
   pair(fds);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0, NULL),
+                   0);
   /* Freeing drains (1001) and waits for the loops: the peer never answers,
    * so the close timeouts end it. */
   srv_ws_loops_free(loops);
@@ -297,7 +300,8 @@ START_TEST(test_mesh_frames_from_the_pool) {
                            "\"clip\":\"slide\",\"fps\":50,"
                            "\"format\":\"bin\",\"wrap\":\"clamp\"}",
                            frame);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n), 0);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n, NULL), 0);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
   uint8_t op, *data;
