@@ -29,6 +29,7 @@ typedef struct handoff_s {
 } handoff_t;
 
 typedef struct stream_loop_s {
+  struct srv_ws_loops_s *owner;
   pthread_t thread;
   bool started;
   uv_loop_t loop;
@@ -57,6 +58,11 @@ struct srv_ws_loops_s {
   stream_loop_t *loops;
   unsigned count;
   atomic_bool drained; /* Read by every HTTP loop. */
+  /* Revocations so far; the check of the last one, set before the count
+   * goes up (and read after it is read). */
+  atomic_uint epoch;
+  srv_ws_credential_valid_cb valid;
+  void *valid_arg;
 };
 
 /* ---- on a stream loop ------------------------------------------------------
@@ -101,6 +107,16 @@ static void on_socket_gone(void *arg) {
   maybe_finish(l);
 }
 
+/* Whether a credential admitted before the last revocation is no longer
+ * in force (that revocation's check may have run before it arrived). */
+static bool revoked_meanwhile(const srv_ws_loops_t *ls,
+                              const srv_ws_credential_t *cred) {
+  if (!cred->set) return false;
+  unsigned epoch = atomic_load_explicit(&ls->epoch, memory_order_acquire);
+  return epoch != cred->epoch && ls->valid != NULL &&
+         !ls->valid(ls->valid_arg, cred->hash);
+}
+
 static void on_wake(uv_async_t *h) {
   stream_loop_t *l = h->data;
   pthread_mutex_lock(&l->lock);
@@ -123,7 +139,10 @@ static void on_wake(uv_async_t *h) {
   while (items != NULL) {
     handoff_t *next = items->next;
     int rc = UV_ESHUTDOWN;
-    if (!l->shut) {
+    if (!l->shut && revoked_meanwhile(l->owner, &items->credential)) {
+      close(items->fd);
+      rc = UV_EPERM;
+    } else if (!l->shut) {
       srv_ws_socket_opts_t o = {
           .head = items->bytes,
           .head_len = items->head_len,
@@ -240,6 +259,7 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
   }
   for (unsigned i = 0; i < count; i++) {
     ls->loops[i].log = log;
+    ls->loops[i].owner = ls;
     int rc = loop_start(&ls->loops[i], i, store, pool, lim);
     if (rc != 0) {
       srv_ws_loops_free(ls);
@@ -302,8 +322,19 @@ void srv_ws_loops_stats(srv_ws_loops_t *ls, srv_ws_hub_stats_t *sum) {
   }
 }
 
+unsigned srv_ws_loops_epoch(const srv_ws_loops_t *ls) {
+  return atomic_load_explicit(&ls->epoch, memory_order_acquire);
+}
+
 void srv_ws_loops_revoke(srv_ws_loops_t *ls, srv_ws_credential_valid_cb valid,
                          void *arg) {
+  /* One checker for the daemon's life: the first call's, set before the
+   * epoch that makes loops read it, never written again. */
+  if (ls->valid == NULL) {
+    ls->valid = valid;
+    ls->valid_arg = arg;
+  }
+  atomic_fetch_add_explicit(&ls->epoch, 1, memory_order_release);
   for (unsigned i = 0; i < ls->count; i++) {
     stream_loop_t *l = &ls->loops[i];
     pthread_mutex_lock(&l->lock);

@@ -52,10 +52,17 @@ int srv_ws_loops_hand_off(srv_ws_loops_t *loops, uv_os_sock_t fd,
                           size_t in_len, const srv_ws_credential_t *cred);
 
 /* Asks every loop to close the clients whose credential valid no longer
- * accepts (srv_ws_hub_revoke), on the loop's thread: valid and arg must
- * stay usable until the loops are freed. */
+ * accepts (srv_ws_hub_revoke), on the loop's thread: valid and arg (the
+ * first call's are kept) must stay usable until the loops are freed. A socket
+ * handed off with an older epoch (admitted before this call, handed off after
+ * the loop's check) is checked when it arrives, and closed unanswered if
+ * refused. */
 void srv_ws_loops_revoke(srv_ws_loops_t *loops,
                          srv_ws_credential_valid_cb valid, void *arg);
+
+/* The epoch to stamp a credential with at its admission: the number of
+ * srv_ws_loops_revoke calls so far. Any thread. */
+unsigned srv_ws_loops_epoch(const srv_ws_loops_t *loops);
 
 /* Clients handed off and not yet gone, on every loop. */
 unsigned srv_ws_loops_clients(const srv_ws_loops_t *loops);

@@ -128,6 +128,7 @@ srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
 typedef struct srv_ws_credential_s {
   bool set;
   uint8_t hash[SRV_WS_CREDENTIAL_LEN];
+  unsigned epoch; /* Revocations before its admission (loops.h). */
 } srv_ws_credential_t;
 
 /* Whether a credential is still in force (arg passed back); called on the

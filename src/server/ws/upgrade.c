@@ -104,6 +104,7 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req,
   if (u == NULL) return UV_ENOMEM;
   u->ws = ws;
   if (cred != NULL) u->credential = *cred;
+  u->credential.epoch = srv_ws_loops_epoch(ws->loops);
   u->head_len = srv_ws_handshake_response(hs.accept, u->head, sizeof u->head);
   srv_request_when_flushed(req, on_flushed, u);
   return 0;
