@@ -5,11 +5,11 @@ over one WebSocket (their frames fill the stream loop's frame cache, about
 100 MB), then the client closes. Before, the frames were dropped from the
 cache after 2 s idle but glibc kept their memory in the stream loop's
 arena, and the loop kept its largest message buffer: 10 s after the close
-RSS stayed 27 to 45 MB above its level after the upload (18 -> 110 -> 45 to 63 MB). Now
-the loop's sweep gives it back (malloc_trim on a worker): RSS comes back
-within 12 MB of it (what stays is the workers' evaluation scratch, sized
-for the largest mesh). Skipped under a sanitizer (its allocator
-quarantines freed memory)."""
+RSS stayed 27 to 45 MB above its level after the upload (18 -> 110 -> 45
+to 63 MB). Now the loop's sweep gives it back (malloc_trim on a worker):
+RSS comes back within 12 MB of it (what stays is the workers' evaluation
+scratch, sized for the largest mesh). Skipped under a sanitizer (its
+allocator quarantines freed memory)."""
 import os
 import sys
 import time
