@@ -189,6 +189,8 @@
   X(TOO_MANY_MESHES, "too_many_meshes", 413, WS_NONE, "too many meshes")      \
   X(TOO_MANY_VERTICES, "too_many_vertices", 413, WS_NONE,                     \
     "too many vertices")                                                      \
+  X(MISDIRECTED_REQUEST, "misdirected_request", 421, WS_HANDSHAKE,          \
+    "the Host is not a name of this server (see allowed_hosts)")              \
   X(UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", 415, WS_NONE,           \
     "unsupported Content-Type")                                               \
   X(EXPECTATION_FAILED, "expectation_failed", 417, WS_NONE,                   \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "server/cors.h"
+#include "server/hosts.h"
 
 typedef enum cfg_type {
   CFG_STR,
@@ -134,6 +135,10 @@ static const cfg_entry_t entries[] = {
     {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
      "web pages that may read answers and open streams: origins "
      "(http://host:port), *, loopback, null; comma-separated"},
+    {"allowed_hosts", CFG_STR, F(allowed_hosts), S(allowed_hosts),
+     "names a request's Host may give besides loopback and the listen "
+     "address (421 otherwise, against DNS rebinding): host names or "
+     "addresses, comma-separated; * any"},
     {"three_dir", CFG_STR, F(three_dir), S(three_dir),
      "three.js files served under /three/ for /viewer (empty: none)"},
 };
@@ -319,9 +324,11 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
       snprintf(err, err_len, "%s: value too long", key);
       return -1;
     }
-    if (e->offset == F(allowed_origins)) {
+    if (e->offset == F(allowed_origins) || e->offset == F(allowed_hosts)) {
       char why[320];
-      if (srv_cors_validate(value, why, sizeof why) != 0) {
+      if ((e->offset == F(allowed_origins)
+               ? srv_cors_validate(value, why, sizeof why)
+               : srv_hosts_validate(value, why, sizeof why)) != 0) {
         snprintf(err, err_len, "%s: %s", key, why);
         return -1;
       }

@@ -59,6 +59,9 @@ typedef struct srv_config_s {
   /* Web pages allowed to read answers and open streams (cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];
+  /* Names besides loopback and the listen address that Host may give
+   * (hosts.h); "*" any. */
+  char allowed_hosts[1024];
   /* Debian's libjs-three, served under /three/ for /viewer; "" none. */
   char three_dir[1024];
 } srv_config_t;

@@ -91,7 +91,8 @@ struct srv_ws_client_s {
   struct pose_wait_s *posing; /* A pose skinned on the pool, or NULL. */
   srv_ws_held_t held;         /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
-  uint64_t skipped, messages; /* Over the session, all streams. */
+  uint64_t skipped, messages;     /* Over the session, all streams. */
+  srv_ws_credential_t credential; /* What it was admitted with. */
 };
 
 struct srv_ws_hub_s {
@@ -108,7 +109,9 @@ struct srv_ws_hub_s {
   srv_send_batch_t *batch; /* Their writes, sent together (NULL: no memory,
                             * each client writes on its own). */
   srv_ws_eval_t *eval;
-  srv_ws_fetch_t *fetch; /* NULL without a shared store. */
+  srv_ws_fetch_t *fetch;   /* NULL without a shared store. */
+  srv_pool_t *pool;        /* Gives freed memory back (may be NULL). */
+  srv_pool_inbox_t *inbox; /* The loop's, for the pool's jobs. */
   /* The command being run (its text), how many fetches led to this run,
    * and how the last one went. */
   const char *message;

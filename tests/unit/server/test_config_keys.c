@@ -58,6 +58,7 @@ START_TEST(test_every_default) {
   ck_assert_uint_eq(c.rate_table_size, 16384);
   ck_assert_str_eq(c.trusted_proxies, "");
   ck_assert_str_eq(c.allowed_origins, "loopback");
+  ck_assert_str_eq(c.allowed_hosts, "");
   ck_assert_str_eq(c.three_dir, SRV_THREE_DIR);
 }
 END_TEST
@@ -130,6 +131,7 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   NUM(rate_table_size, "rate_table_size")
   STR(trusted_proxies)
   STR(allowed_origins)
+  STR(allowed_hosts)
   STR(three_dir)
 #undef STR
 #undef NUM
@@ -179,6 +181,8 @@ static const keycase_t good[] = {
     {"trusted_proxies", "10.0.0.0/8, ::1", "10.0.0.0/8, ::1"},
     {"allowed_origins", "http://a.example:8000 null",
      "http://a.example:8000 null"},
+    {"allowed_hosts", "animd.example, 10.0.0.5 [fd00::1] *",
+     "animd.example, 10.0.0.5 [fd00::1] *"},
     {"three_dir", "", ""},
 };
 
