@@ -30,6 +30,10 @@ void srv__handle_skeleton_meshes(srv_request_t *req, const char *id);
 /* GET /v1/meshes/{id}/image: the mesh's embedded texture image. */
 void srv__handle_mesh_image(srv_request_t *req, const char *id);
 
+/* GET /v1/clips/{id}/check (check.c) and /v1/clips/{id}/plot (plot.c). */
+void srv__handle_clip_check(srv_request_t *req, const char *id);
+void srv__handle_clip_plot(srv_request_t *req, const char *id);
+
 void srv__handle_pose_get(srv_request_t *req);
 void srv__handle_pose_post(srv_request_t *req);
 void srv__handle_skin(srv_request_t *req);

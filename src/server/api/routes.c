@@ -47,6 +47,8 @@ const srv_route_t srv_api_routes[] = {
     {GH, "/v1/skeletons/", true, "/meshes",
      .handle_id = srv__handle_skeleton_meshes, .access = READ,
      .label = "skeleton"},
+    {GH, "/v1/clips/", true, "/check", .handle_id = srv__handle_clip_check,
+     .access = READ, .label = "clip_check"},
     {GH, "/v1/meshes/", true, "/image", .handle_id = srv__handle_mesh_image,
      .access = READ, .label = "mesh"},
 };

@@ -28,6 +28,23 @@ static const char *const upload_params[] = {"skeleton", "name", "clip", NULL};
 static const char *const mesh_get_params[] = {"format", NULL};
 static const char *const skeleton_delete_params[] = {"cascade", NULL};
 static const char *const stream_params[] = {"token", NULL};
+/* The check parameters (verdict/check.c reads them, one table there). */
+static const char *const clip_check_params[] = {"fps",
+                                                "feet",
+                                                "up",
+                                                "floor",
+                                                "contact_height",
+                                                "skate_speed",
+                                                "max_skate_ratio",
+                                                "penetration",
+                                                "pop",
+                                                "stretch",
+                                                "loop",
+                                                "seam",
+                                                "shell",
+                                                NULL};
+static const char *const clip_plot_params[] = {"joints", "channel", "from",
+                                               "to",     "fps",     NULL};
 static const char *const no_params[] = {NULL};
 
 static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
@@ -44,6 +61,8 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_SKELETON_CHILDREN] = no_params,
     [SRV_EP_SOLVE] = no_params,
     [SRV_EP_STREAM] = stream_params,
+    [SRV_EP_CLIP_CHECK] = clip_check_params,
+    [SRV_EP_CLIP_PLOT] = clip_plot_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {

@@ -52,6 +52,8 @@ typedef enum srv_endpoint {
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
   SRV_EP_SOLVE,             /* POST /v1/solve */
   SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
+  SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
   SRV_EP_COUNT_
 } srv_endpoint;
 

@@ -14,7 +14,7 @@
 /* Every parameter of every endpoint, as clients use them. */
 static const struct {
   srv_endpoint ep;
-  const char *params[13];
+  const char *params[14];
 } every[] = {
     {SRV_EP_POSE_GET,
      {"skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
@@ -33,6 +33,11 @@ static const struct {
     {SRV_EP_SKELETON_CHILDREN, {NULL}},
     {SRV_EP_SOLVE, {NULL}},
     {SRV_EP_STREAM, {"token"}},
+    {SRV_EP_CLIP_CHECK,
+     {"fps", "feet", "up", "floor", "contact_height", "skate_speed",
+      "max_skate_ratio", "penetration", "pop", "stretch", "loop", "seam",
+      "shell"}},
+    {SRV_EP_CLIP_PLOT, {"joints", "channel", "from", "to", "fps"}},
 };
 
 START_TEST(test_every_parameter_is_known) {
