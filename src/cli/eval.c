@@ -22,6 +22,7 @@
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
 #include "server/request/target.h"
+#include "server/verdict/pose_svg.h"
 #include "server/config.h"
 #include "server/errors.h"
 #include "store/store.h"
@@ -35,22 +36,27 @@
 
 /* The options, each the query parameter of the same name. */
 static const char *const option_names[] = {
-    "skeleton", "clip", "mesh",   "t",      "from",   "to",      "fps",
-    "space",    "wrap", "format", "joints", "method", "normals", NULL};
+    "skeleton", "clip",  "mesh",   "t",      "from",   "to",
+    "fps",      "space", "wrap",   "format", "joints", "method",
+    "normals",  "view",  "layout", NULL};
 
 static void usage(FILE *out) {
-  char space[64], format[64], wrap[64], method[64], normals[64];
+  char space[64], format[64], wrap[64], method[64], normals[64], view[64],
+      layout[64];
   fmt_vocab_list(FMT_VOCAB_SPACE, space, sizeof space);
   fmt_vocab_list(FMT_VOCAB_FORMAT, format, sizeof format);
   fmt_vocab_list(FMT_VOCAB_WRAP, wrap, sizeof wrap);
   fmt_vocab_list(FMT_VOCAB_METHOD, method, sizeof method);
   fmt_vocab_list(FMT_VOCAB_NORMALS, normals, sizeof normals);
+  fmt_vocab_list(FMT_VOCAB_VIEW, view, sizeof view);
+  fmt_vocab_list(FMT_VOCAB_ARRANGE, layout, sizeof layout);
   fprintf(out,
           "usage: animd eval FILE... list\n"
           "       animd eval FILE... [--skeleton S] --clip C (--t T | --from A "
           "--to B --fps F)\n"
           "                  [--space S] [--wrap W] [--format F] [--joints "
           "a,b,...]\n"
+          "                  [--view V] [--layout L] (with --format svg)\n"
           "       animd eval FILE... --mesh M [--clip C (--t T | --from A --to "
           "B --fps F)]\n"
           "                  [--method M] [--normals N] [--wrap W] [--format "
@@ -73,9 +79,11 @@ static void usage(FILE *out) {
           "  --format   %s (json)\n"
           "  --method   %s (lbs)\n"
           "  --normals  %s (0)\n"
+          "  --view     %s (front; --format svg)\n"
+          "  --layout   %s (grid; --format svg with a range)\n"
           "Exit status: 0 done, 1 an error of the files or the query, 2 bad "
           "usage.\n",
-          space, wrap, format, method, normals);
+          space, wrap, format, method, normals, view, layout);
 }
 
 /* A command line taken apart. */
@@ -193,6 +201,33 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   return rc;
 }
 
+/* format=svg: the picture of the pose or range, as GET /v1/pose draws
+ * it. */
+static int print_picture(srv_eval_job_t *job, const srv_frame_names_t *names,
+                         const srv_pose_query_t *q, const srv_target_t *t,
+                         FILE *out, FILE *err) {
+  srv_eval_scratch_t scratch = {0};
+  fmt_buf_t b = FMT_BUF_INIT;
+  job->t = q->t;
+  verdict_pose_picture_t pic = {.job = job,
+                                .names = names,
+                                .range = &q->range,
+                                .picture = q->picture,
+                                .highlight = t->joints,
+                                .highlight_count = t->joint_count};
+  anim_result r = verdict_pose_svg(&b, &pic, &scratch);
+  int rc = r == ANIM_OK ? write_out(out, &b, err)
+           : r == ANIM_ERR_OUT_OF_MEMORY
+               ? report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "")
+               : report(err, SRV_ERR_INTERNAL, NULL, "evaluation failed: %s",
+                        anim_result_str(r));
+  fmt_buf_free(&b);
+  srv_eval_scratch_free(&scratch);
+  if (rc == 0 && fflush(out) != 0)
+    rc = report(err, SRV_ERR_IO_ERROR, NULL, "write: %s", strerror(errno));
+  return rc;
+}
+
 /* What a query names (request/target.h), or -1 after reporting why. */
 static int resolve(store_t *st, const srv_target_query_t *names,
                    srv_target_t *t, FILE *err) {
@@ -220,7 +255,9 @@ static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
                         .joint_count = t.joint_count,
                         .fields = &q.fields};
   srv_frame_names_t names_out = srv_frame_names(t.skeleton, t.clip);
-  int rc = print_frames(&job, &names_out, q.binary, &q.range, q.t, out, err);
+  int rc = q.picture.svg ? print_picture(&job, &names_out, &q, &t, out, err)
+                         : print_frames(&job, &names_out, q.binary, &q.range,
+                                        q.t, out, err);
   srv_target_release(&t);
   return rc;
 }
@@ -270,7 +307,8 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     srv_config_defaults(&cfg);
     srv_query_t query = {.params = a.params,
                          .count = a.param_count,
-                         .max_frames = cfg.max_frames};
+                         .max_frames = cfg.max_frames,
+                         .max_frames_svg = cfg.max_frames_svg};
     bool mesh = false;
     for (unsigned i = 0; i < a.param_count; i++)
       mesh |= strcmp(a.params[i].name, "mesh") == 0;

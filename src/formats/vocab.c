@@ -10,11 +10,13 @@ static const char *const words[FMT_VOCAB_COUNT_][7] = {
     [FMT_VOCAB_SPACE] = {"local", "model", "skin", NULL},
     [FMT_VOCAB_LAYOUT] = {"trs10", "mat4", "positions", "positions+normals",
                           "positions/q16", "positions+normals/q16", NULL},
-    [FMT_VOCAB_FORMAT] = {"json", "bin", NULL},
+    [FMT_VOCAB_FORMAT] = {"json", "bin", "svg", NULL},
     [FMT_VOCAB_ENCODING] = {"f32", "q16", NULL},
     [FMT_VOCAB_METHOD] = {"lbs", "dqs", NULL},
     [FMT_VOCAB_NORMALS] = {"0", "1", "invt", NULL},
     [FMT_VOCAB_MODE] = {"normal", "additive", NULL},
+    [FMT_VOCAB_VIEW] = {"front", "side", "top", NULL},
+    [FMT_VOCAB_ARRANGE] = {"grid", "overlay", NULL},
 };
 
 int fmt_vocab_count(fmt_vocab v) {

@@ -74,6 +74,8 @@ static const cfg_entry_t entries[] = {
      "on SIGTERM, how long in-flight requests may take to finish"},
     {"max_frames", CFG_UINT, F(max_frames), 0,
      "frames one range request may ask for (400 beyond)"},
+    {"max_frames_svg", CFG_UINT, F(max_frames_svg), 0,
+     "frames a format=svg range may draw (400 beyond; 0 = 64)"},
     {"memory_limit", CFG_SIZE, F(memory_limit), 0,
      "bytes of assets the store may hold (507 beyond; 0 = no limit)"},
     {"inline_cost", CFG_UINT, F(inline_cost), 0,
@@ -169,6 +171,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->stream_io_uring = true;
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
+  cfg->max_frames_svg = 64;
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
   cfg->inline_yield = true;
@@ -470,7 +473,7 @@ void srv_config_print_help(FILE *out) {
   fprintf(out,
           "usage: animd [--config FILE] [--OPTION VALUE]...\n"
           "       animd eval FILE --clip NAME --t T [--space local|model|skin]"
-          "\n                  [--format json|bin] [--wrap clamp|loop|"
+          "\n                  [--format json|bin|svg] [--wrap clamp|loop|"
           "pingpong]\n"
           "       animd --version | --help\n\n"
           "Options (each is also a key of the config file, with _ for -):\n"

@@ -34,6 +34,7 @@ typedef struct srv_config_s {
   size_t min_body_rate;       /* Bytes/s a body may arrive at. */
   uint64_t drain_timeout_ms;  /* SIGTERM: wait this long for in-flight. */
   unsigned max_frames;        /* Frames per range request (100,000). */
+  unsigned max_frames_svg;    /* Frames a format=svg range draws (64). */
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
   bool inline_yield;          /* Yield the CPU after inline work. */

@@ -14,6 +14,8 @@ srv_query_t srv__query(const srv_request_t *req) {
       .count = req->param_count,
       .accept = srv_request_header(req, "Accept"),
       .max_frames = srv_server_config(srv_request_server(req))->max_frames,
+      .max_frames_svg =
+          srv_server_config(srv_request_server(req))->max_frames_svg,
   };
   return q;
 }

@@ -21,6 +21,14 @@
 #include "server/api/lookup.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
+#include "server/verdict/pose_svg.h"
+
+/* The Content-Type of a pose answer. */
+static const char *pose_type(bool bin, bool svg) {
+  return svg   ? VERDICT_SVG_TYPE
+         : bin ? "application/octet-stream"
+               : "application/json";
+}
 
 /* The headers of a pose answer. */
 static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
@@ -69,6 +77,8 @@ typedef struct pose_task_s {
   anim_wrap wrap;
   fmt_space space;
   bool bin;
+  srv_picture_query_t picture; /* format=svg: joints are highlighted. */
+  srv_range_query_t range;     /* format=svg: a range drawn at once. */
   srv_fields_t fields;
   char etag[40];
   anim_result result;
@@ -100,8 +110,19 @@ static void pose_work(srv_task_t *t) {
                                 p->joints, p->joint_count);
   job.fields = &p->fields;
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
-  p->result = s != NULL ? srv_frame_answer(&p->out, &job, &names, p->bin, -1, s)
-                        : ANIM_ERR_OUT_OF_MEMORY;
+  if (s == NULL) {
+    p->result = ANIM_ERR_OUT_OF_MEMORY;
+  } else if (p->picture.svg) {
+    verdict_pose_picture_t pic = {.job = &job,
+                                  .names = &names,
+                                  .range = &p->range,
+                                  .picture = p->picture,
+                                  .highlight = p->joints,
+                                  .highlight_count = p->joint_count};
+    p->result = verdict_pose_svg(&p->out, &pic, s);
+  } else {
+    p->result = srv_frame_answer(&p->out, &job, &names, p->bin, -1, s);
+  }
 }
 
 static void pose_respond(srv_task_t *t) {
@@ -111,11 +132,10 @@ static void pose_respond(srv_task_t *t) {
     return;
   }
   char extra[256];
-  pose_headers(extra, sizeof extra, p->bin, p->space,
+  pose_headers(extra, sizeof extra, p->bin && !p->picture.svg, p->space,
                p->joints ? p->joint_count : p->skel->skeleton->joint_count,
-               p->etag);
-  srv_respond(t->req, 200,
-              p->bin ? "application/octet-stream" : "application/json", extra,
+               p->etag[0] != '\0' ? p->etag : NULL);
+  srv_respond(t->req, 200, pose_type(p->bin, p->picture.svg), extra,
               p->out.data, p->out.len);
 }
 
@@ -215,7 +235,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   skel = target.skeleton;
   clip = target.clip;
   uint32_t *list = target.joints, list_count = target.joint_count;
-  if (q.range.is_range) {
+  if (q.range.is_range && !q.picture.svg) {
     pose_range_start(req, &q, skel, clip, list, list_count);
     return;
   }
@@ -226,6 +246,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     double t;
     int space, wrap, bin;
     char joints[40]; /* The ETag of the joint list ("" for all). */
+    srv_picture_query_t picture;
   } key;
   memset(&key, 0, sizeof key);
   if (list != NULL) srv__etag(key.joints, list, list_count * sizeof *list);
@@ -235,11 +256,14 @@ void srv__handle_pose_get(srv_request_t *req) {
   key.space = q.space;
   key.wrap = q.wrap;
   key.bin = q.binary;
-  char etag[40];
-  srv__etag(etag, &key, sizeof key);
-  srv__etag_fields(etag, &q.fields);
+  key.picture = q.picture;
+  char etag[40] = "";
+  if (!q.range.is_range) { /* A format=svg range has no ETag. */
+    srv__etag(etag, &key, sizeof key);
+    srv__etag_fields(etag, &q.fields);
+  }
   pose_task_t *p = NULL;
-  if (srv__respond_if_not_modified(req, etag)) goto fail;
+  if (etag[0] != '\0' && srv__respond_if_not_modified(req, etag)) goto fail;
   p = calloc(1, sizeof *p);
   if (p == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
@@ -254,14 +278,18 @@ void srv__handle_pose_get(srv_request_t *req) {
   p->wrap = q.wrap;
   p->space = q.space;
   p->bin = q.binary;
+  p->picture = q.picture;
+  p->range = q.range;
   p->fields = q.fields;
   memcpy(p->etag, etag, sizeof etag);
   fmt_buf_init(&p->out);
   p->task.work = pose_work;
   p->task.respond = pose_respond;
   p->task.free = pose_free;
+  unsigned long frames = q.range.is_range ? q.range.frames : 1;
   srv__task_run(&p->task, req,
-                srv_cost_answer(skel->skeleton->joint_count, p->bin));
+                srv_cost_answer(skel->skeleton->joint_count * frames,
+                                p->bin && !p->picture.svg));
   return;
 
 fail:
@@ -279,6 +307,7 @@ typedef struct blend_task_s {
   srv_blend_body_t body; /* Its masks become weights on the pool. */
   fmt_space space;
   bool bin;
+  srv_picture_query_t picture;
   srv_fields_t fields;
   bool refused; /* A mask names what is not a joint: err. */
   srv_error_t err;
@@ -310,8 +339,12 @@ static void blend_work(srv_task_t *t) {
       .fields = &b->fields,
   };
   srv_frame_names_t names = srv_frame_names(b->blend.skeleton, NULL);
-  b->result = s != NULL ? srv_frame_answer(&b->out, &job, &names, b->bin, -1, s)
-                        : ANIM_ERR_OUT_OF_MEMORY;
+  verdict_pose_picture_t pic = {
+      .job = &job, .names = &names, .picture = b->picture};
+  b->result = s == NULL ? ANIM_ERR_OUT_OF_MEMORY
+              : b->picture.svg
+                  ? verdict_pose_svg(&b->out, &pic, s)
+                  : srv_frame_answer(&b->out, &job, &names, b->bin, -1, s);
 }
 
 static void blend_respond(srv_task_t *t) {
@@ -330,10 +363,9 @@ static void blend_respond(srv_task_t *t) {
     return;
   }
   char extra[160];
-  pose_headers(extra, sizeof extra, b->bin, b->space,
+  pose_headers(extra, sizeof extra, b->bin && !b->picture.svg, b->space,
                b->blend.skeleton->skeleton->joint_count, NULL);
-  srv_respond(t->req, 200,
-              b->bin ? "application/octet-stream" : "application/json", extra,
+  srv_respond(t->req, 200, pose_type(b->bin, b->picture.svg), extra,
               b->out.data, b->out.len);
 }
 
@@ -360,6 +392,7 @@ static void blend_then(srv_request_t *req, void *parsed) {
   fmt_buf_init(&b->out);
   b->space = body->space;
   b->bin = body->binary;
+  b->picture = body->picture;
   b->fields = body->fields;
   b->task.work = blend_work;
   b->task.respond = blend_respond;

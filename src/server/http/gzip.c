@@ -49,7 +49,7 @@ bool srv_gzip_accepted(const char *ae) {
 bool srv_gzip_type(const char *ct) {
   if (ct == NULL) return false;
   static const char *const types[] = {"application/json",
-                                      "application/x-ndjson"};
+                                      "application/x-ndjson", "image/svg+xml"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     size_t n = strlen(types[i]);
     if (strncasecmp(ct, types[i], n) == 0 && (ct[n] == '\0' || ct[n] == ';'))

@@ -33,7 +33,7 @@
  * listed. */
 bool srv_gzip_accepted(const char *accept_encoding);
 
-/* True for the content types compressed (JSON and JSON lines). */
+/* True for the content types compressed (JSON, JSON lines and SVG). */
 bool srv_gzip_type(const char *content_type);
 
 typedef struct srv_gzip_s srv_gzip_t;

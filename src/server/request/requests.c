@@ -19,8 +19,8 @@
 /* One table per endpoint. A parameter a new feature adds goes into its
  * endpoint's table here (and into the test list of every parameter). */
 static const char *const pose_get_params[] = {
-    "skeleton", "clip", "t",   "space",  "wrap", "format",
-    "from",     "to",   "fps", "joints", NULL};
+    "skeleton", "clip", "t",      "space", "wrap",   "format", "from",
+    "to",       "fps",  "joints", "view",  "layout", NULL};
 static const char *const skin_params[] = {
     "mesh",   "skeleton", "clip", "t",   "wrap",     "method", "normals",
     "format", "from",     "to",   "fps", "encoding", NULL};
@@ -158,18 +158,49 @@ static bool accepts_binary(const char *accept) {
   return accept != NULL && strstr(accept, "application/octet-stream");
 }
 
-static int query_format(const srv_query_t *q, bool *binary, srv_error_t *err) {
-  int f;
+static int svg_refused(srv_error_t *err, const char *at) {
+  return srv_error_set(err, SRV_ERR_BAD_PARAMETER, at,
+                       "format=svg draws poses: GET or POST /v1/pose");
+}
+
+/* format=; picture NULL: svg is refused (answers that are not poses). */
+static int query_format(const srv_query_t *q, bool *binary,
+                        srv_picture_query_t *picture, srv_error_t *err) {
+  int f, view, layout;
   if (query_word(q, "format", FMT_VOCAB_FORMAT,
                  accepts_binary(q->accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON,
                  &f, err) != 0)
     return -1;
   *binary = f == FMT_FORMAT_BIN;
+  if (picture == NULL)
+    return f == FMT_FORMAT_SVG ? svg_refused(err, "format") : 0;
+  if (query_word(q, "view", FMT_VOCAB_VIEW, FMT_VIEW_FRONT, &view, err) != 0 ||
+      query_word(q, "layout", FMT_VOCAB_ARRANGE, FMT_ARRANGE_GRID, &layout,
+                 err) != 0)
+    return -1;
+  picture->svg = f == FMT_FORMAT_SVG;
+  picture->view = (fmt_view)view;
+  picture->layout = (fmt_arrange)layout;
+  const char *word = query_get(q, "view") ? "view" : "layout";
+  if (!picture->svg && query_get(q, word) != NULL)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, word,
+                         "'%s' shapes a picture: it needs format=svg", word);
   return 0;
 }
 
+/* A format=svg range of more frames than max_frames_svg is refused. */
+static int picture_frames(const srv_query_t *q, const srv_picture_query_t *p,
+                          const srv_range_query_t *range, srv_error_t *err) {
+  unsigned limit = q->max_frames_svg ? q->max_frames_svg : SRV_MAX_FRAMES_SVG;
+  if (!p->svg || !range->is_range || range->frames <= limit) return 0;
+  return srv_error_set(err, SRV_ERR_TOO_MANY_FRAMES, "fps",
+                       "the range has %u frames; format=svg draws at most "
+                       "max_frames_svg = %u",
+                       (unsigned)range->frames, limit);
+}
+
 int srv_mesh_query_parse(const srv_query_t *q, bool *binary, srv_error_t *err) {
-  return query_format(q, binary, err);
+  return query_format(q, binary, NULL, err);
 }
 
 static int query_range(const srv_query_t *q, srv_range_query_t *out,
@@ -220,8 +251,9 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
       query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space, err) !=
           0 ||
       query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
-      query_format(q, &out->binary, err) != 0 ||
+      query_format(q, &out->binary, &out->picture, err) != 0 ||
       query_range(q, &out->range, err) != 0 ||
+      picture_frames(q, &out->picture, &out->range, err) != 0 ||
       (!out->range.is_range && query_float(q, "t", true, 0, &t, err) != 0) ||
       srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
                             &out->fields, err) != 0)
@@ -250,7 +282,7 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
       query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
       query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
                  err) ||
-      query_format(q, &out->binary, err) ||
+      query_format(q, &out->binary, NULL, err) ||
       query_word(q, "encoding", FMT_VOCAB_ENCODING, FMT_ENCODING_F32, &encoding,
                  err) ||
       query_range(q, &out->range, err))
@@ -439,18 +471,30 @@ static int blend_body_object(const json_t *root, const char *accept,
   if (!json_is_object(root))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL,
                          "the body must be an object");
-  static const char *const fields[] = {"skeleton", "space", "format", "layers",
-                                       NULL};
+  static const char *const fields[] = {"skeleton", "space",  "format", "layers",
+                                       "view",     "layout", NULL};
+  int view = FMT_VIEW_FRONT, layout = FMT_ARRANGE_GRID;
   if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
       srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
     return -1;
   if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
                            "a skeleton id or name", err) != 0 ||
       json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
-      json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err))
+      json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err) ||
+      json_word(root, "view", "view", FMT_VOCAB_VIEW, &view, err) ||
+      json_word(root, "layout", "layout", FMT_VOCAB_ARRANGE, &layout, err))
     return -1;
   out->space = (fmt_space)space;
   out->binary = format == FMT_FORMAT_BIN;
+  out->picture = (srv_picture_query_t){.svg = format == FMT_FORMAT_SVG,
+                                       .view = (fmt_view)view,
+                                       .layout = (fmt_arrange)layout};
+  const char *word = json_object_get(root, "view") ? "view" : "layout";
+  if (!out->picture.svg && json_object_get(root, word) != NULL)
+    return srv_error_set(err, SRV_ERR_BAD_VALUE, word,
+                         "\"%s\" shapes a picture: it needs \"format\": "
+                         "\"svg\"",
+                         word);
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
       json_array_size(jl) > SRV_BLEND_MAX_LAYERS)

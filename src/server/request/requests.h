@@ -25,13 +25,27 @@
 #include "server/kv.h"
 
 /* A request's query: its decoded parameters (the last of a name wins),
- * its Accept header (NULL: none) and the configured max_frames. */
+ * its Accept header (NULL: none), the configured max_frames and
+ * max_frames_svg (0: SRV_MAX_FRAMES_SVG). */
 typedef struct srv_query_s {
   const srv_kv_t *params;
   unsigned count;
   const char *accept;
   unsigned max_frames;
+  unsigned max_frames_svg;
 } srv_query_t;
+
+/* Frames a format=svg range draws at most, by default (max_frames_svg). */
+#define SRV_MAX_FRAMES_SVG 64
+
+/* format=svg: the answer is a picture of the poses (server/verdict/svg.h)
+ * seen from view, a range's frames laid out as layout says. The words are
+ * refused without format=svg. */
+typedef struct srv_picture_query_s {
+  bool svg;
+  fmt_view view;      /* front */
+  fmt_arrange layout; /* grid */
+} srv_picture_query_t;
 
 /* The endpoints of the API that take a query, each with its table of the
  * parameters it takes (requests.c): a parameter in no table of its
@@ -77,13 +91,15 @@ double srv_range_query_time(const srv_range_query_t *q, uint32_t i);
 /* GET /v1/pose. Names point into the query; NULL when absent or empty. */
 typedef struct srv_pose_query_s {
   const char *skeleton;
-  const char *clip;   /* Required without a skeleton. */
-  double t;           /* Required unless a range. */
-  anim_wrap wrap;     /* clamp */
-  fmt_space space;    /* model */
-  bool binary;        /* format=bin, or Accept: application/octet-stream */
+  const char *clip; /* Required without a skeleton. */
+  double t;         /* Required unless a range. */
+  anim_wrap wrap;   /* clamp */
+  fmt_space space;  /* model */
+  bool binary;      /* format=bin, or Accept: application/octet-stream */
+  srv_picture_query_t picture; /* format=svg: a range <= max_frames_svg. */
   const char *joints; /* joints=a,b: the joints to answer, in that order
-                         (request/target.h); NULL: all. */
+                         (request/target.h); NULL: all. With format=svg:
+                         the joints drawn highlighted (all are drawn). */
   srv_range_query_t range;
   srv_fields_t fields; /* The table's fields (fields.h). */
 } srv_pose_query_t;
@@ -142,7 +158,8 @@ typedef struct srv_blend_layer_body_s {
 typedef struct srv_blend_body_s {
   const char *skeleton;
   fmt_space space;
-  bool binary; /* format, else Accept as for GET. */
+  bool binary;                 /* format, else Accept as for GET. */
+  srv_picture_query_t picture; /* format "svg", "view", "layout". */
   srv_blend_layer_body_t layers[SRV_BLEND_MAX_LAYERS];
   size_t layer_count;  /* 1 to SRV_BLEND_MAX_LAYERS. */
   srv_fields_t fields; /* The table's fields (fields.h). */

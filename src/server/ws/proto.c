@@ -270,6 +270,10 @@ static int parse_settings(json_t *root, srv_ws_cmd_t *cmd, bool *has_t,
   v = 0;
   if (get_enum(root, "format", FMT_VOCAB_FORMAT, &v, &present, err, id))
     return -1;
+  if (present && v == FMT_FORMAT_SVG)
+    return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "format",
+                            "format svg is a picture for GET and POST "
+                            "/v1/pose; a stream sends json or bin");
   if (present) {
     cmd->format = (srv_ws_format)v;
     cmd->has |= SRV_WS_HAS_FORMAT;

@@ -29,6 +29,12 @@ START_TEST(test_words_and_values) {
       {FMT_VOCAB_ENCODING, "q16", FMT_ENCODING_Q16},
       {FMT_VOCAB_FORMAT, "json", FMT_FORMAT_JSON},
       {FMT_VOCAB_FORMAT, "bin", FMT_FORMAT_BIN},
+      {FMT_VOCAB_FORMAT, "svg", FMT_FORMAT_SVG},
+      {FMT_VOCAB_VIEW, "front", FMT_VIEW_FRONT},
+      {FMT_VOCAB_VIEW, "side", FMT_VIEW_SIDE},
+      {FMT_VOCAB_VIEW, "top", FMT_VIEW_TOP},
+      {FMT_VOCAB_ARRANGE, "grid", FMT_ARRANGE_GRID},
+      {FMT_VOCAB_ARRANGE, "overlay", FMT_ARRANGE_OVERLAY},
       {FMT_VOCAB_METHOD, "lbs", ANIM_SKIN_LBS},
       {FMT_VOCAB_METHOD, "dqs", ANIM_SKIN_DQS},
       {FMT_VOCAB_NORMALS, "0", ANIM_NORMALS_NONE},
@@ -56,7 +62,7 @@ START_TEST(test_unknown_words) {
   ck_assert_int_eq(fmt_vocab_parse(FMT_VOCAB_SPACE, ""), -1);
   ck_assert_int_eq(fmt_vocab_parse(FMT_VOCAB_SPACE, NULL), -1);
   ck_assert_int_eq(fmt_vocab_parse(FMT_VOCAB_COUNT_, "loop"), -1);
-  ck_assert_ptr_null(fmt_vocab_name(FMT_VOCAB_FORMAT, 2));
+  ck_assert_ptr_null(fmt_vocab_name(FMT_VOCAB_FORMAT, 3));
   ck_assert_ptr_null(fmt_vocab_name(FMT_VOCAB_FORMAT, -1));
 }
 END_TEST
@@ -66,7 +72,7 @@ START_TEST(test_lists_and_layouts) {
   fmt_vocab_list(FMT_VOCAB_WRAP, list, sizeof list);
   ck_assert_str_eq(list, "clamp, loop or pingpong");
   fmt_vocab_list(FMT_VOCAB_FORMAT, list, sizeof list);
-  ck_assert_str_eq(list, "json or bin");
+  ck_assert_str_eq(list, "json, bin or svg");
   fmt_vocab_list(FMT_VOCAB_LAYOUT, list, 12);
   ck_assert_str_eq(list, "trs10, mat4");
   ck_assert_int_eq(fmt_layout_of_pose(FMT_SPACE_LOCAL), FMT_LAYOUT_TRS10);

@@ -108,6 +108,7 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   NUM(min_body_rate, "min_body_rate")
   NUM(drain_timeout_ms, "drain_timeout")
   NUM(max_frames, "max_frames")
+  NUM(max_frames_svg, "max_frames_svg")
   NUM(memory_limit, "memory_limit")
   NUM(inline_cost, "inline_cost")
   BOOL(inline_yield)
@@ -155,6 +156,7 @@ static const keycase_t good[] = {
     {"min_body_rate", "100", "100"},
     {"drain_timeout", "0", "0"},
     {"max_frames", "12", "12"},
+    {"max_frames_svg", "9", "9"},
     {"memory_limit", "512MiB", "536870912"},
     {"inline_cost", "67", "67"},
     {"inline_yield", "off", "false"},

@@ -18,7 +18,7 @@ static const struct {
 } every[] = {
     {SRV_EP_POSE_GET,
      {"skeleton", "clip", "t", "space", "wrap", "format", "from", "to", "fps",
-      "joints"}},
+      "joints", "view", "layout"}},
     {SRV_EP_POSE_POST, {NULL}},
     {SRV_EP_SKIN,
      {"mesh", "skeleton", "clip", "t", "wrap", "method", "normals", "format",

@@ -103,6 +103,7 @@ START_TEST(test_accept_encoding) {
   ck_assert(!srv_gzip_accepted(NULL));
   ck_assert(srv_gzip_type("application/json"));
   ck_assert(srv_gzip_type("application/x-ndjson"));
+  ck_assert(srv_gzip_type("image/svg+xml"));
   ck_assert(srv_gzip_type("application/json; charset=utf-8"));
   ck_assert(!srv_gzip_type("application/octet-stream"));
   ck_assert(!srv_gzip_type("application/jsonx"));
