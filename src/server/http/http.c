@@ -132,6 +132,7 @@ const char *srv_status_text(int status) {
   case 414: return "URI Too Long";
   case 415: return "Unsupported Media Type";
   case 417: return "Expectation Failed";
+  case 422: return "Unprocessable Content";
   case 426: return "Upgrade Required";
   case 429: return "Too Many Requests";
   case 431: return "Request Header Fields Too Large";
