@@ -46,6 +46,11 @@ extern const srv_body_parser_t srv__solve_body;
  * and runs its cases on the pool (test.c). */
 extern const srv_body_parser_t srv__test_body;
 
+/* POST /v1/compare: the body parser whose `then` resolves both sources
+ * and compares them on the pool (its query is checked first,
+ * SRV_EP_COMPARE). */
+extern const srv_body_parser_t srv__compare_body;
+
 /* GET /v1/stream: the WebSocket upgrade. */
 void srv__handle_stream(srv_request_t *req);
 

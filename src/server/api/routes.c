@@ -23,6 +23,8 @@ const srv_route_t srv_api_routes[] = {
      .access = READ, .label = "solve"},
     {SRV_M_POST, "/v1/test", .body = &srv__test_body, .query = SRV_EP_TEST,
      .access = READ, .label = "test"},
+    {SRV_M_POST, "/v1/compare", .body = &srv__compare_body,
+     .query = SRV_EP_COMPARE, .access = READ, .label = "compare"},
     {SRV_M_GET, "/v1/stream", .handle = srv__handle_stream, .access = READ,
      .query_token = true, .label = "stream"},
     {GH, "/healthz", .handle = srv__handle_healthz, .access = SRV_ACCESS_OPEN,

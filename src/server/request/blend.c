@@ -6,8 +6,8 @@
 #include <string.h>
 
 int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
-                      const char *at_prefix, srv_blend_t *out,
-                      srv_error_t *err, srv_lookup_miss_t *miss) {
+                      const char *at_prefix, srv_blend_t *out, srv_error_t *err,
+                      srv_lookup_miss_t *miss) {
   memset(out, 0, sizeof *out);
   const char *pre = at_prefix != NULL ? at_prefix : "";
   const char *dot = pre[0] != '\0' ? "." : "";

@@ -37,8 +37,8 @@ typedef struct srv_blend_s {
  * not_found with no miss) or ambiguous; what was resolved before the
  * fault stays in out for srv_blend_release. */
 int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
-                      const char *at_prefix, srv_blend_t *out,
-                      srv_error_t *err, srv_lookup_miss_t *miss);
+                      const char *at_prefix, srv_blend_t *out, srv_error_t *err,
+                      srv_lookup_miss_t *miss);
 
 /* The layers' masks as per-joint weights of the skeleton, set on
  * out->layers. 0, or -1 with err: unknown_joint at

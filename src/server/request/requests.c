@@ -65,6 +65,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
     [SRV_EP_TEST] = test_params,
+    [SRV_EP_COMPARE] = no_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {
@@ -347,6 +348,11 @@ static int json_body(const char *body, size_t len, json_t **root,
   return srv_error_set(err, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
 }
 
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err) {
+  return json_body(body, len, root, err);
+}
+
 /* A finite JSON number in [lo, hi]. */
 static bool json_number_in(const json_t *v, double lo, double hi, double *out) {
   if (!json_is_number(v)) return false;
@@ -401,6 +407,13 @@ static int json_known_fields(const json_t *o, const char *const *known,
                          "unknown field \"%.60s\"", key);
   }
   return 0;
+}
+
+int srv_json_known_fields(const json_t *o, const char *const *known,
+                          unsigned takes, const char *at_prefix,
+                          srv_error_t *err) {
+  if (json_known_fields(o, known, takes, "", err) == 0) return 0;
+  return srv_error_under(err, at_prefix);
 }
 
 /* ---- POST /v1/pose

@@ -69,6 +69,7 @@ typedef enum srv_endpoint {
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
   SRV_EP_TEST,              /* POST /v1/test */
+  SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_COUNT_
 } srv_endpoint;
 
@@ -144,6 +145,20 @@ typedef struct srv_delete_query_s {
 
 int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
                            srv_delete_query_t *out, srv_error_t *err);
+
+/* A JSON body (duplicate keys refused), for a body parser outside this
+ * file (POST /v1/compare): 0 with *root owned by the caller, or -1 with
+ * bad_json at "line L, column C". */
+int srv_json_body_parse(const char *body, size_t len, json_t **root,
+                        srv_error_t *err);
+
+/* 0 when every member of the JSON object o is in known (NULL-terminated)
+ * or a table field of takes (fields.h; 0: none); else -1 with
+ * unknown_field at the member, under at_prefix as srv_error_under puts
+ * it. For a body parser outside this file. */
+int srv_json_known_fields(const json_t *o, const char *const *known,
+                          unsigned takes, const char *at_prefix,
+                          srv_error_t *err);
 
 /* POST /v1/pose. Strings and masks are borrowed from the parsed body,
  * which the request owns until srv_blend_body_free. */

@@ -8,13 +8,8 @@
 #include <string.h>
 
 #include "server/request/fields.h"
+#include "server/verdict/frames.h"
 #include "server/verdict/members.h"
-#include "server/verdict/shell.h"
-
-/* The defaults of a compare body. */
-#define COMPARE_FPS 30.0
-#define COMPARE_SHELL 0.03
-#define COMPARE_TOLERANCE 0.0001
 
 /* A source at `at`: a pose body (it has "layers"), or {"skeleton"?,
  * "clip"?, "wrap"?} naming at least one of the two. */
@@ -31,7 +26,7 @@ static int source_parse(const json_t *o, const char *at, verdict_source_t *s,
   }
   static const char *const known[] = {"skeleton", "clip", "wrap", NULL};
   char cat[160];
-  if (verdict_known_members(o, known, SRV_TAKES_POSE_BODY, at, err) != 0 ||
+  if (srv_json_known_fields(o, known, SRV_TAKES_POSE_BODY, at, err) != 0 ||
       verdict_name_member(o, "skeleton", at, &s->_skeleton, err) != 0 ||
       verdict_name_member(o, "clip", at, &s->_clip, err) != 0 ||
       verdict_wrap_member(o, at, &s->_wrap, &s->_wrap_given, err) != 0)
@@ -75,44 +70,24 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
   memset(out, 0, sizeof *out);
   const char *pre = at_prefix != NULL ? at_prefix : "";
   snprintf(out->_prefix, sizeof out->_prefix, "%s", pre);
-  out->fps = COMPARE_FPS;
-  out->shell = COMPARE_SHELL;
-  out->tolerance = COMPARE_TOLERANCE;
-  out->_wrap = ANIM_WRAP_CLAMP;
   if (!json_is_object(obj))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, pre[0] ? pre : NULL,
                          "a comparison is an object");
-  static const char *const known[] = {"a",     "b",         "from",
-                                      "to",    "fps",       "wrap",
-                                      "shell", "tolerance", "joints",
-                                      NULL};
-  bool wrap_given;
+  static const char *const known[] = {"a",      "b",    "from",  "to",
+                                      "fps",    "wrap", "shell", "tolerance",
+                                      "joints", NULL};
   char at[160];
-  if (verdict_known_members(obj, known, 0, pre, err) != 0 ||
-      source_parse(json_object_get(obj, "a"), verdict_at(pre, "a", at, sizeof at),
-                   &out->_src[0], err) != 0 ||
-      source_parse(json_object_get(obj, "b"), verdict_at(pre, "b", at, sizeof at),
-                   &out->_src[1], err) != 0 ||
-      verdict_number_member(obj, "from", pre, -3e38, false, 3e38, "a finite number",
-                    &out->from, NULL, err) != 0 ||
-      verdict_number_member(obj, "to", pre, -3e38, false, 3e38, "a finite number",
-                    &out->to, &out->_to_given, err) != 0 ||
-      verdict_number_member(obj, "fps", pre, 0, true, 1e6, "a number above 0",
-                    &out->fps, NULL, err) != 0 ||
-      verdict_wrap_member(obj, pre, &out->_wrap, &wrap_given, err) != 0 ||
-      verdict_number_member(obj, "shell", pre, 0, true, 3e38, "a number above 0",
-                    &out->shell, NULL, err) != 0 ||
-      verdict_number_member(obj, "tolerance", pre, 0, false, 3e38,
-                    "a number >= 0", &out->tolerance, NULL, err) != 0 ||
+  if (srv_json_known_fields(obj, known, 0, pre, err) != 0 ||
+      source_parse(json_object_get(obj, "a"),
+                   verdict_at(pre, "a", at, sizeof at), &out->_src[0],
+                   err) != 0 ||
+      source_parse(json_object_get(obj, "b"),
+                   verdict_at(pre, "b", at, sizeof at), &out->_src[1],
+                   err) != 0 ||
+      verdict_grid_parse(obj, pre, &out->grid, err) != 0 ||
       joints_member(obj, pre, &out->_joints, err) != 0) {
     memset(out, 0, sizeof *out);
     return -1;
-  }
-  if (out->_to_given && out->to < out->from) {
-    memset(out, 0, sizeof *out);
-    return srv_error_set(err, SRV_ERR_BAD_VALUE,
-                         verdict_at(pre, "to", at, sizeof at),
-                         "\"to\" must not be less than \"from\"");
   }
   out->_root = json_incref((json_t *)obj);
   return 0;
@@ -122,8 +97,7 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
  */
 
 static const anim_skeleton_t *source_skeleton(const verdict_source_t *s) {
-  return s->_layered ? s->_blend.skeleton->skeleton
-                     : s->_skel_asset->skeleton;
+  return s->_layered ? s->_blend.skeleton->skeleton : s->_skel_asset->skeleton;
 }
 
 /* Resolves source s at `at`; wrap is the comparison's, for a source or a
@@ -133,8 +107,9 @@ static int source_resolve(store_t *st, verdict_source_t *s, const char *at,
                           srv_lookup_miss_t *miss) {
   s->_duration = 0;
   if (s->_layered) {
-    if (srv_blend_resolve(st, &s->_body, at, &s->_blend, err, miss) != 0 ||
-        srv_blend_masks(&s->_blend, &s->_body, at, err) != 0)
+    /* The masks are read with the work (source_start): a mask can name
+     * thousands of joints. */
+    if (srv_blend_resolve(st, &s->_body, at, &s->_blend, err, miss) != 0)
       return -1;
     for (size_t i = 0; i < s->_blend.layer_count; i++) {
       if (!s->_body.layers[i].wrap_given) s->_blend.layers[i].wrap = wrap;
@@ -144,21 +119,31 @@ static int source_resolve(store_t *st, verdict_source_t *s, const char *at,
     return 0;
   }
   if (!s->_wrap_given) s->_wrap = wrap;
-  srv_target_query_t q = {.skeleton = s->_skeleton, .clip = s->_clip};
+  if (verdict_pose_resolve(st, s->_skeleton, s->_clip, at, &s->_skel_asset,
+                           &s->_clip_asset, err, miss) != 0)
+    return -1;
+  if (s->_clip_asset != NULL) s->_duration = s->_clip_asset->clip->duration;
+  return 0;
+}
+
+int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
+                         const char *at, store_asset_t **skeleton_out,
+                         store_asset_t **clip_out, srv_error_t *err,
+                         srv_lookup_miss_t *miss) {
+  srv_target_query_t q = {.skeleton = skeleton, .clip = clip};
   srv_target_t t;
   if (srv_target_resolve(st, &q, &t, err, miss) != 0) {
-    if (miss != NULL && miss->missed) {
+    if (miss != NULL && miss->missed && at != NULL && at[0] != '\0') {
       char m[sizeof miss->at];
       snprintf(m, sizeof m, "%.40s.%.20s", at, miss->at);
       memcpy(miss->at, m, sizeof m);
     }
     return srv_error_under(err, at);
   }
-  s->_skel_asset = t.skeleton;
-  s->_clip_asset = t.clip;
-  free(t.joints);
-  if (t.meshes != NULL) store_list_free(t.meshes, t.mesh_count);
-  if (s->_clip_asset != NULL) s->_duration = s->_clip_asset->clip->duration;
+  *skeleton_out = t.skeleton;
+  *clip_out = t.clip;
+  t.skeleton = t.clip = NULL;
+  srv_target_release(&t);
   return 0;
 }
 
@@ -232,20 +217,20 @@ static int match_joints(verdict_compare_t *c, srv_error_t *err) {
   return 0;
 }
 
-int verdict_compare_resolve(store_t *st, verdict_compare_t *c,
-                            srv_error_t *err, srv_lookup_miss_t *miss) {
+int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
+                            srv_lookup_miss_t *miss) {
   if (miss != NULL) miss->missed = false;
   char at[160];
   for (int side = 0; side < 2; side++)
     if (source_resolve(st, &c->_src[side],
                        verdict_at(c->_prefix, side ? "b" : "a", at, sizeof at),
-                       c->_wrap, err, miss) != 0)
+                       c->grid.wrap, err, miss) != 0)
       return -1;
   if (match_joints(c, err) != 0) return -1;
-  if (!c->_to_given) {
+  if (!c->grid.to_given) {
     double da = c->_src[0]._duration, db = c->_src[1]._duration;
-    c->to = da > db ? da : db;
-    if (c->to < c->from)
+    c->grid.to = da > db ? da : db;
+    if (c->grid.to < c->grid.from)
       return srv_error_set(err, SRV_ERR_BAD_VALUE,
                            verdict_at(c->_prefix, "from", at, sizeof at),
                            "\"from\" is past both durations: give \"to\"");
@@ -262,13 +247,31 @@ double verdict_grid_frames(double from, double to, double fps) {
 }
 
 double verdict_compare_frames(const verdict_compare_t *c) {
-  return verdict_grid_frames(c->from, c->to, c->fps);
+  return verdict_grid_frames(c->grid.from, c->grid.to, c->grid.fps);
+}
+
+/* Side `side` of c about to run: its layers (a copy of the resolved ones,
+ * not retaining) with their masks read into run->masks (free it). 0, or
+ * -1 with err (unknown_joint at "<side>.layers[i].mask[k]",
+ * out_of_memory). */
+static int source_start(const verdict_compare_t *c, int side, srv_blend_t *run,
+                        srv_error_t *err) {
+  const verdict_source_t *s = &c->_src[side];
+  *run = s->_blend;
+  run->masks = NULL;
+  if (!s->_layered) return 0;
+  char at[160];
+  return srv_blend_masks(
+      run, &s->_body, verdict_at(c->_prefix, side ? "b" : "a", at, sizeof at),
+      err);
 }
 
 /* The pipeline's job for side s at time t: model-space matrices of the
- * count joints listed (NULL: all) into out. layers: room for the side's
- * layers (their times set to t). */
-static srv_eval_job_t source_job(const verdict_source_t *s, double t,
+ * count joints listed (NULL: all) into out. base: the side's layers as
+ * source_start gives them; layers: room for them with their times set to
+ * t. */
+static srv_eval_job_t source_job(const verdict_source_t *s,
+                                 const srv_eval_layer_t *base, double t,
                                  srv_eval_layer_t *layers,
                                  const uint32_t *joints, uint32_t count,
                                  float *out) {
@@ -279,7 +282,7 @@ static srv_eval_job_t source_job(const verdict_source_t *s, double t,
   if (s->_layered) {
     job.skeleton = s->_blend.skeleton->skeleton;
     for (size_t i = 0; i < s->_blend.layer_count; i++) {
-      layers[i] = s->_blend.layers[i];
+      layers[i] = base[i];
       layers[i].t = t;
     }
     job.layers = layers;
@@ -302,8 +305,9 @@ unsigned long verdict_compare_cost(const verdict_compare_t *c) {
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
   unsigned long per = 0;
   for (int side = 0; side < 2; side++) {
+    const verdict_source_t *s = &c->_src[side];
     srv_eval_job_t job =
-        source_job(&c->_src[side], 0, layers, NULL, 0, NULL);
+        source_job(s, s->_blend.layers, 0, layers, NULL, 0, NULL);
     per += srv_eval_cost(&job);
   }
   return (unsigned long)(frames * (double)per) + c->_pick_count;
@@ -320,6 +324,46 @@ static int eval_failed(const verdict_compare_t *c, int side, anim_result r,
                        "evaluation failed: %s", anim_result_str(r));
 }
 
+/* The matrices of both sides at a grid time, for verdict_frames_compare:
+ * each side's own scratch, so each samples its clips forward. */
+typedef struct compare_frames_s {
+  const verdict_compare_t *c;
+  srv_blend_t run[2]; /* source_start's. */
+  srv_eval_layer_t layers[2][SRV_BLEND_MAX_LAYERS];
+  srv_eval_scratch_t scratch[2];
+} compare_frames_t;
+
+static int compare_fill(void *ctx, uint32_t i, double t, float *a, float *b,
+                        srv_error_t *err) {
+  (void)i;
+  compare_frames_t *f = ctx;
+  const verdict_compare_t *c = f->c;
+  for (int side = 0; side < 2 && c->_pick_count > 0; side++) {
+    srv_eval_job_t job =
+        source_job(&c->_src[side], f->run[side].layers, t, f->layers[side],
+                   c->_pick[side], c->_pick_count, side ? b : a);
+    anim_result r = srv_eval_run(&job, &f->scratch[side]);
+    if (r != ANIM_OK) return eval_failed(c, side, r, err);
+  }
+  return 0;
+}
+
+/* The names of either side with no match into out. -1 out of memory. */
+static int copy_unmatched(const verdict_compare_t *c,
+                          verdict_compare_result_t *out) {
+  for (int side = 0; side < 2; side++) {
+    size_t m = c->_unmatched_count[side];
+    out->unmatched[side] = calloc(m + 1, sizeof(char *));
+    if (out->unmatched[side] == NULL) return -1;
+    for (size_t k = 0; k < m; k++) {
+      out->unmatched[side][k] = strdup(c->_unmatched[side][k]);
+      if (out->unmatched[side][k] == NULL) return -1;
+      out->unmatched_count[side] = k + 1;
+    }
+  }
+  return 0;
+}
+
 int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                         verdict_compare_result_t *out, srv_error_t *err) {
   memset(out, 0, sizeof *out);
@@ -332,72 +376,30 @@ int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                          frames, max_frames);
   }
   uint32_t n = c->_pick_count;
-  float *model = malloc((32 * (size_t)n + 1) * sizeof(float));
-  double *errors = malloc(((size_t)n + 1) * sizeof(double));
   const char **names = malloc(((size_t)n + 1) * sizeof(char *));
-  srv_eval_layer_t layers[2][SRV_BLEND_MAX_LAYERS];
-  srv_eval_scratch_t scratch[2];
-  memset(scratch, 0, sizeof scratch);
-  verdict_tally_t tally;
+  compare_frames_t *f = calloc(1, sizeof *f);
   int rc = -1;
-  if (verdict_tally_init(&tally, n, c->tolerance) != 0 || model == NULL ||
-      errors == NULL || names == NULL) {
+  if (names == NULL || f == NULL) {
     srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
-  for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
-  for (uint32_t i = 0; i < (uint32_t)frames; i++) {
-    double t = c->from + (double)i / c->fps;
-    for (int side = 0; side < 2 && n > 0; side++) {
-      srv_eval_job_t job =
-          source_job(&c->_src[side], t, layers[side], c->_pick[side], n,
-                     model + (size_t)side * 16 * n);
-      anim_result r = srv_eval_run(&job, &scratch[side]);
-      if (r != ANIM_OK) {
-        eval_failed(c, side, r, err);
-        goto done;
-      }
+  } else {
+    const anim_skeleton_t *sa = source_skeleton(&c->_src[0]);
+    for (uint32_t k = 0; k < n; k++) names[k] = caller_name(sa, c->_pick[0][k]);
+    f->c = c;
+    rc = source_start(c, 0, &f->run[0], err);
+    if (rc == 0) rc = source_start(c, 1, &f->run[1], err);
+    if (rc == 0)
+      rc = verdict_frames_compare(&c->grid, (uint32_t)frames, n, names,
+                                  compare_fill, f, out, err);
+    if (rc == 0 && copy_unmatched(c, out) != 0) {
+      verdict_compare_result_free(out);
+      rc = srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     }
-    for (uint32_t k = 0; k < n; k++)
-      errors[k] = verdict_shell_error(model + 16 * (size_t)k,
-                                      model + 16 * ((size_t)n + k), c->shell);
-    verdict_tally_frame(&tally, errors, t);
-  }
-  out->tolerance = c->tolerance;
-  out->shell = c->shell;
-  out->from = c->from;
-  out->to = c->to;
-  out->fps = c->fps;
-  if (verdict_tally_finish(&tally, names, out) != 0) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  for (int side = 0; side < 2; side++) {
-    size_t m = c->_unmatched_count[side];
-    out->unmatched[side] = calloc(m + 1, sizeof(char *));
-    if (out->unmatched[side] == NULL) {
-      srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-      goto done;
-    }
-    for (size_t k = 0; k < m; k++) {
-      out->unmatched[side][k] = strdup(c->_unmatched[side][k]);
-      if (out->unmatched[side][k] == NULL) {
-        srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-        goto done;
-      }
-      out->unmatched_count[side] = k + 1;
+    for (int side = 0; side < 2; side++) {
+      free(f->run[side].masks);
+      srv_eval_scratch_free(&f->scratch[side]);
     }
   }
-  rc = 0;
-
-done:
-  if (rc != 0) verdict_compare_result_free(out);
-  verdict_tally_free(&tally);
-  srv_eval_scratch_free(&scratch[0]);
-  srv_eval_scratch_free(&scratch[1]);
-  free(model);
-  free(errors);
+  free(f);
   free(names);
   return rc;
 }
@@ -406,13 +408,19 @@ int verdict_compare_pose_at(const verdict_compare_t *c, int side, double t,
                             float *model,
                             const anim_skeleton_t **skeleton_out) {
   if (!c->_resolved || side < 0 || side > 1) return -1;
-  const verdict_source_t *s = &c->_src[side];
+  srv_blend_t run;
+  srv_error_t err;
   srv_eval_layer_t layers[SRV_BLEND_MAX_LAYERS];
-  srv_eval_job_t job = source_job(s, t, layers, NULL, 0, model);
-  srv_eval_scratch_t *scratch = srv_eval_scratch_thread();
-  if (scratch == NULL || srv_eval_run(&job, scratch) != ANIM_OK) return -1;
-  if (skeleton_out != NULL) *skeleton_out = job.skeleton;
-  return 0;
+  int rc = source_start(c, side, &run, &err);
+  if (rc == 0) {
+    srv_eval_job_t job =
+        source_job(&c->_src[side], run.layers, t, layers, NULL, 0, model);
+    srv_eval_scratch_t *scratch = srv_eval_scratch_thread();
+    rc = scratch != NULL && srv_eval_run(&job, scratch) == ANIM_OK ? 0 : -1;
+    if (rc == 0 && skeleton_out != NULL) *skeleton_out = job.skeleton;
+  }
+  free(run.masks);
+  return rc;
 }
 
 void verdict_compare_free(verdict_compare_t *c) {
@@ -431,73 +439,6 @@ void verdict_compare_free(verdict_compare_t *c) {
 
 /* ---- the tally and the result ---------------------------------------------
  */
-
-int verdict_tally_init(verdict_tally_t *tl, size_t joints, double tolerance) {
-  memset(tl, 0, sizeof *tl);
-  tl->_joints = joints;
-  tl->_tolerance = tolerance;
-  tl->_max = calloc(joints + 1, sizeof(double));
-  tl->_t = calloc(joints + 1, sizeof(double));
-  tl->_sq = calloc(joints + 1, sizeof(double));
-  return tl->_max && tl->_t && tl->_sq ? 0 : -1;
-}
-
-void verdict_tally_frame(verdict_tally_t *tl, const double *errors, double t) {
-  bool failing = false;
-  for (size_t j = 0; j < tl->_joints; j++) {
-    double e = errors[j];
-    if (tl->_frames == 0 || e > tl->_max[j]) {
-      tl->_max[j] = e;
-      tl->_t[j] = t;
-    }
-    tl->_sq[j] += e * e;
-    failing |= e > tl->_tolerance;
-  }
-  tl->_frames++;
-  tl->_failing_frames += failing;
-}
-
-int verdict_tally_finish(verdict_tally_t *tl, const char *const *names,
-                         verdict_compare_result_t *r) {
-  r->frames = tl->_frames;
-  r->failing_frames = tl->_failing_frames;
-  r->joints = calloc(tl->_joints + 1, sizeof *r->joints);
-  if (r->joints == NULL) return -1;
-  for (size_t j = 0; j < tl->_joints; j++) {
-    r->joints[j].joint = strdup(names[j]);
-    if (r->joints[j].joint == NULL) return -1;
-    r->joint_count = j + 1;
-    r->joints[j].max_error = tl->_max[j];
-    r->joints[j].t = tl->_t[j];
-    r->joints[j].rms_error =
-        tl->_frames ? sqrt(tl->_sq[j] / (double)tl->_frames) : 0;
-  }
-  /* Stable: by max_error descending, then in joint order. */
-  for (size_t j = 1; j < tl->_joints; j++) {
-    verdict_joint_error_t v = r->joints[j];
-    size_t k = j;
-    while (k > 0 && r->joints[k - 1].max_error < v.max_error) {
-      r->joints[k] = r->joints[k - 1];
-      k--;
-    }
-    r->joints[k] = v;
-  }
-  r->failing_joints = 0;
-  for (size_t j = 0; j < r->joint_count; j++)
-    r->failing_joints += r->joints[j].max_error > tl->_tolerance;
-  r->max_error = r->joint_count ? r->joints[0].max_error : 0;
-  r->max_t = r->joint_count ? r->joints[0].t : 0;
-  r->max_joint = r->joint_count ? r->joints[0].joint : NULL;
-  r->pass = r->problem[0] == '\0' && r->max_error <= tl->_tolerance;
-  return 0;
-}
-
-void verdict_tally_free(verdict_tally_t *tl) {
-  free(tl->_max);
-  free(tl->_t);
-  free(tl->_sq);
-  memset(tl, 0, sizeof *tl);
-}
 
 /* A double in JSON: %.15g for what the caller gave, %.10g for what was
  * measured; never NaN or infinite here. */

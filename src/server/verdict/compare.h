@@ -29,12 +29,13 @@
 #include "server/request/blend.h"
 #include "server/request/requests.h"
 #include "server/request/target.h"
+#include "server/verdict/members.h"
 #include "store/store.h"
 
 /* One side of a comparison. */
 typedef struct verdict_source_s {
   /* private */
-  bool _layered;        /* A pose body: _body; else _skeleton and _clip. */
+  bool _layered;         /* A pose body: _body; else _skeleton and _clip. */
   const char *_skeleton; /* Borrowed from the parsed JSON. */
   const char *_clip;
   bool _wrap_given;
@@ -50,12 +51,10 @@ typedef struct verdict_source_s {
 /* A parsed compare body and, once resolved, its assets. Zero it or parse
  * into it; free with verdict_compare_free. */
 typedef struct verdict_compare_s {
-  double from, to, fps, shell, tolerance; /* to: once resolved. */
+  verdict_grid_t grid; /* grid.to: as defaulted, once resolved. */
   /* private */
   json_t *_root; /* The body, retained: the sources borrow from it. */
   char _prefix[96];
-  bool _to_given;
-  anim_wrap _wrap;
   const json_t *_joints; /* The "joints" array, or NULL. */
   verdict_source_t _src[2];
   /* Resolved: the matched joints as caller-order indices of each side, in
@@ -102,16 +101,18 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
                           verdict_compare_t *out, srv_error_t *err);
 /* Resolves every name it holds in st (retains the assets), matches the
  * joints and settles the grid. 0, or -1 with err (and miss for a fleet
- * fetch). */
-int verdict_compare_resolve(store_t *st, verdict_compare_t *c,
-                            srv_error_t *err, srv_lookup_miss_t *miss);
+ * fetch). The names of a layer's mask, which can be thousands, are read
+ * with the work: an unknown one is run's error. */
+int verdict_compare_resolve(store_t *st, verdict_compare_t *c, srv_error_t *err,
+                            srv_lookup_miss_t *miss);
 /* Its evaluation cost in schedule units (for srv__task_run), once
  * resolved. */
 unsigned long verdict_compare_cost(const verdict_compare_t *c);
 /* Frames of its grid (once resolved), which may exceed max_frames. */
 double verdict_compare_frames(const verdict_compare_t *c);
 /* Runs it (any thread, after resolve): 0 with *out, or -1 with err
- * (too_many_frames at "fps" over max_frames, out_of_memory, bad_blend). */
+ * (too_many_frames at "fps" over max_frames, unknown_joint at
+ * "a.layers[i].mask[k]", out_of_memory, bad_blend). */
 int verdict_compare_run(const verdict_compare_t *c, unsigned max_frames,
                         verdict_compare_result_t *out, srv_error_t *err);
 /* The answer of POST /v1/compare, no trailing newline. */
@@ -125,33 +126,23 @@ void verdict_compare_result_message(const verdict_compare_result_t *r,
  * in model space, all joints, caller order, into model (16 * joint_count
  * floats of *skeleton_out). 0 or -1. */
 int verdict_compare_pose_at(const verdict_compare_t *c, int side, double t,
-                            float *model,
-                            const anim_skeleton_t **skeleton_out);
+                            float *model, const anim_skeleton_t **skeleton_out);
 void verdict_compare_result_free(verdict_compare_result_t *r);
 void verdict_compare_free(verdict_compare_t *c);
 
 /* ---- for goldens (golden.h) ---------------------------------------------
  */
 
+/* The pose a source or golden names: skeleton and clip (either may be
+ * NULL, not both) through the API's one lookup (request/target.h), errors
+ * at "<at>.skeleton", "<at>.clip". 0 with both retained (*clip_out NULL:
+ * the rest pose), or -1 with err (and miss). */
+int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
+                         const char *at, store_asset_t **skeleton_out,
+                         store_asset_t **clip_out, srv_error_t *err,
+                         srv_lookup_miss_t *miss);
+
 /* The grid's frame count by the range rule. */
 double verdict_grid_frames(double from, double to, double fps);
-
-/* Collects per-joint errors: feed every frame's errors (joint_count of
- * them, in the order of names) at time t, then finish into a result. */
-typedef struct verdict_tally_s {
-  /* private */
-  size_t _joints;
-  double *_max, *_t, *_sq;
-  uint32_t _frames, _failing_frames;
-  double _tolerance;
-} verdict_tally_t;
-
-int verdict_tally_init(verdict_tally_t *tl, size_t joints, double tolerance);
-void verdict_tally_frame(verdict_tally_t *tl, const double *errors, double t);
-/* Fills r's joints, max, failing and pass from the tally (names[j] the
- * name of joint j, copied). 0, or -1 out of memory. */
-int verdict_tally_finish(verdict_tally_t *tl, const char *const *names,
-                         verdict_compare_result_t *r);
-void verdict_tally_free(verdict_tally_t *tl);
 
 #endif

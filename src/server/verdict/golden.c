@@ -10,8 +10,8 @@
 #include <openssl/evp.h>
 
 #include "server/request/evaluate.h"
+#include "server/verdict/frames.h"
 #include "server/verdict/members.h"
-#include "server/verdict/shell.h"
 
 /* Most bytes a golden may hold (a file, or base64 decoded). */
 #define GOLDEN_MAX_BYTES (512u * 1024 * 1024)
@@ -30,8 +30,8 @@ static int decode_base64(verdict_golden_t *g, const char *s, size_t n,
   g->_bytes = malloc(n / 4 * 3 + 1);
   if (g->_bytes == NULL)
     return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-  int got = n ? EVP_DecodeBlock(g->_bytes, (const unsigned char *)s, (int)n)
-              : 0;
+  int got =
+      n ? EVP_DecodeBlock(g->_bytes, (const unsigned char *)s, (int)n) : 0;
   if (got < 0) return srv_error_set(err, SRV_ERR_BAD_BASE64, at, NULL);
   /* EVP_DecodeBlock counts the padding as zero bytes. */
   size_t pad = n >= 2 && s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
@@ -113,19 +113,14 @@ int verdict_golden_parse(const json_t *obj, const char *at_prefix,
   memset(out, 0, sizeof *out);
   const char *pre = at_prefix != NULL ? at_prefix : "";
   snprintf(out->_prefix, sizeof out->_prefix, "%s", pre);
-  out->fps = 30;
-  out->shell = 0.03;
-  out->tolerance = 0.0001;
-  out->_wrap = ANIM_WRAP_CLAMP;
   if (!json_is_object(obj))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, pre[0] ? pre : NULL,
                          "a golden case is an object");
   static const char *const known[] = {
       "skeleton", "clip",      "wrap", "from",   "to", "fps",
       "shell",    "tolerance", "file", "base64", NULL};
-  bool wrap_given;
   char at[160];
-  if (verdict_known_members(obj, known, 0, pre, err) != 0 ||
+  if (srv_json_known_fields(obj, known, 0, pre, err) != 0 ||
       verdict_name_member(obj, "skeleton", pre, &out->_skeleton, err) != 0 ||
       verdict_name_member(obj, "clip", pre, &out->_clip, err) != 0)
     goto fail;
@@ -135,24 +130,7 @@ int verdict_golden_parse(const json_t *obj, const char *at_prefix,
                   "a golden case names its clip");
     goto fail;
   }
-  if (verdict_wrap_member(obj, pre, &out->_wrap, &wrap_given, err) != 0 ||
-      verdict_number_member(obj, "from", pre, -3e38, false, 3e38,
-                            "a finite number", &out->from, NULL, err) != 0 ||
-      verdict_number_member(obj, "to", pre, -3e38, false, 3e38,
-                            "a finite number", &out->to, &out->_to_given,
-                            err) != 0 ||
-      verdict_number_member(obj, "fps", pre, 0, true, 1e6, "a number above 0",
-                            &out->fps, NULL, err) != 0 ||
-      verdict_number_member(obj, "shell", pre, 0, true, 3e38,
-                            "a number above 0", &out->shell, NULL, err) != 0 ||
-      verdict_number_member(obj, "tolerance", pre, 0, false, 3e38,
-                            "a number >= 0", &out->tolerance, NULL, err) != 0)
-    goto fail;
-  if (out->_to_given && out->to < out->from) {
-    srv_error_set(err, SRV_ERR_BAD_VALUE, verdict_at(pre, "to", at, sizeof at),
-                  "\"to\" must not be less than \"from\"");
-    goto fail;
-  }
+  if (verdict_grid_parse(obj, pre, &out->grid, err) != 0) goto fail;
   if (golden_bytes(obj, pre, suite_dir, out, err) != 0) goto fail;
   out->_root = json_incref((json_t *)obj);
   return 0;
@@ -164,17 +142,12 @@ fail:
 
 int verdict_golden_resolve(store_t *st, verdict_golden_t *g, srv_error_t *err,
                            srv_lookup_miss_t *miss) {
-  srv_target_query_t q = {.skeleton = g->_skeleton, .clip = g->_clip};
-  srv_target_t t;
-  if (srv_target_resolve(st, &q, &t, err, miss) != 0)
-    return srv_error_under(err, g->_prefix);
-  g->_skel_asset = t.skeleton;
-  g->_clip_asset = t.clip;
-  free(t.joints);
-  if (t.meshes != NULL) store_list_free(t.meshes, t.mesh_count);
-  if (!g->_to_given) {
-    g->to = g->_clip_asset->clip->duration;
-    if (g->to < g->from) {
+  if (verdict_pose_resolve(st, g->_skeleton, g->_clip, g->_prefix,
+                           &g->_skel_asset, &g->_clip_asset, err, miss) != 0)
+    return -1;
+  if (!g->grid.to_given) {
+    g->grid.to = g->_clip_asset->clip->duration;
+    if (g->grid.to < g->grid.from) {
       char at[160];
       return srv_error_set(err, SRV_ERR_BAD_VALUE,
                            verdict_at(g->_prefix, "from", at, sizeof at),
@@ -241,7 +214,7 @@ static bool golden_misfit(const verdict_golden_t *g, uint32_t frames,
   if (g->_len / size != frames) {
     snprintf(problem, cap,
              "the golden has %zu frames; from %g to %g at %g fps has %u",
-             g->_len / size, g->from, g->to, g->fps, frames);
+             g->_len / size, g->grid.from, g->grid.to, g->grid.fps, frames);
     return true;
   }
   for (uint32_t i = 0; i < frames; i++)
@@ -259,15 +232,37 @@ static srv_eval_job_t clip_job(const verdict_golden_t *g, double t,
   srv_eval_job_t job = {.skeleton = g->_skel_asset->skeleton,
                         .clip = g->_clip_asset->clip,
                         .t = t,
-                        .wrap = g->_wrap,
+                        .wrap = g->grid.wrap,
                         .space = FMT_SPACE_MODEL,
                         .out = out};
   return job;
 }
 
+/* Frame i of the golden (side a) and the clip at t (side b). */
+typedef struct golden_frames_s {
+  const verdict_golden_t *g;
+  srv_eval_scratch_t scratch;
+} golden_frames_t;
+
+static int golden_fill(void *ctx, uint32_t i, double t, float *a, float *b,
+                       srv_error_t *err) {
+  golden_frames_t *f = ctx;
+  uint32_t n = f->g->_skel_asset->skeleton->joint_count;
+  read_floats(golden_frame(f->g, i, n), 16 * (size_t)n, a);
+  srv_eval_job_t job = clip_job(f->g, t, b);
+  anim_result r = srv_eval_run(&job, &f->scratch);
+  if (r == ANIM_OK) return 0;
+  if (r == ANIM_ERR_OUT_OF_MEMORY)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  char at[160];
+  return srv_error_set(err, SRV_ERR_BAD_BLEND,
+                       verdict_at(f->g->_prefix, "clip", at, sizeof at),
+                       "evaluation failed: %s", anim_result_str(r));
+}
+
 unsigned long verdict_golden_cost(const verdict_golden_t *g) {
   if (!g->_resolved) return 0;
-  double frames = verdict_grid_frames(g->from, g->to, g->fps);
+  double frames = verdict_grid_frames(g->grid.from, g->grid.to, g->grid.fps);
   if (frames > 1e7) frames = 1e7;
   srv_eval_job_t job = clip_job(g, 0, NULL);
   return (unsigned long)(frames * (double)srv_eval_cost(&job)) + g->_len / 64;
@@ -276,7 +271,7 @@ unsigned long verdict_golden_cost(const verdict_golden_t *g) {
 int verdict_golden_run(const verdict_golden_t *g, unsigned max_frames,
                        verdict_compare_result_t *out, srv_error_t *err) {
   memset(out, 0, sizeof *out);
-  double grid = verdict_grid_frames(g->from, g->to, g->fps);
+  double grid = verdict_grid_frames(g->grid.from, g->grid.to, g->grid.fps);
   if (grid > (double)max_frames) {
     char at[160];
     return srv_error_set(err, SRV_ERR_TOO_MANY_FRAMES,
@@ -287,63 +282,26 @@ int verdict_golden_run(const verdict_golden_t *g, unsigned max_frames,
   uint32_t frames = (uint32_t)grid;
   const anim_skeleton_t *sk = g->_skel_asset->skeleton;
   uint32_t n = sk->joint_count;
-  out->tolerance = g->tolerance;
-  out->shell = g->shell;
-  out->from = g->from;
-  out->to = g->to;
-  out->fps = g->fps;
-  out->frames = frames;
   if (golden_misfit(g, frames, n, out->problem, sizeof out->problem)) {
+    verdict_result_grid(out, &g->grid);
+    out->frames = frames;
     out->pass = false;
     return 0;
   }
-  float *model = malloc((32 * (size_t)n + 1) * sizeof(float));
-  double *errors = malloc(((size_t)n + 1) * sizeof(double));
   const char **names = malloc(((size_t)n + 1) * sizeof(char *));
-  srv_eval_scratch_t scratch = {0};
-  verdict_tally_t tally;
-  int rc = -1;
-  if (verdict_tally_init(&tally, n, g->tolerance) != 0 || model == NULL ||
-      errors == NULL || names == NULL) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
+  golden_frames_t f = {.g = g};
+  if (names == NULL)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   for (uint32_t j = 0; j < n; j++) names[j] = sk->names[sk->from_caller[j]];
-  float *gold = model, *clip = model + 16 * (size_t)n;
-  for (uint32_t i = 0; i < frames; i++) {
-    double t = g->from + (double)i / g->fps;
-    read_floats(golden_frame(g, i, n), 16 * (size_t)n, gold);
-    srv_eval_job_t job = clip_job(g, t, clip);
-    anim_result r = srv_eval_run(&job, &scratch);
-    if (r != ANIM_OK) {
-      srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, "evaluation failed: %s",
-                    anim_result_str(r));
-      goto done;
-    }
-    for (uint32_t j = 0; j < n; j++)
-      errors[j] = verdict_shell_error(gold + 16 * (size_t)j,
-                                      clip + 16 * (size_t)j, g->shell);
-    verdict_tally_frame(&tally, errors, t);
-  }
-  if (verdict_tally_finish(&tally, names, out) != 0) {
-    srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-    goto done;
-  }
-  rc = 0;
-
-done:
-  if (rc != 0) verdict_compare_result_free(out);
-  verdict_tally_free(&tally);
-  srv_eval_scratch_free(&scratch);
-  free(model);
-  free(errors);
+  int rc = verdict_frames_compare(&g->grid, frames, n, names, golden_fill, &f,
+                                  out, err);
+  srv_eval_scratch_free(&f.scratch);
   free(names);
   return rc;
 }
 
 int verdict_golden_pose_at(const verdict_golden_t *g, int side, double t,
-                           float *model,
-                           const anim_skeleton_t **skeleton_out) {
+                           float *model, const anim_skeleton_t **skeleton_out) {
   if (!g->_resolved || side < 0 || side > 1) return -1;
   const anim_skeleton_t *sk = g->_skel_asset->skeleton;
   if (skeleton_out != NULL) *skeleton_out = sk;
@@ -352,7 +310,7 @@ int verdict_golden_pose_at(const verdict_golden_t *g, int side, double t,
     srv_eval_scratch_t *s = srv_eval_scratch_thread();
     return s != NULL && srv_eval_run(&job, s) == ANIM_OK ? 0 : -1;
   }
-  double i = floor((t - g->from) * g->fps + 0.5);
+  double i = floor((t - g->grid.from) * g->grid.fps + 0.5);
   if (i < 0) i = 0;
   const unsigned char *p = NULL;
   size_t size = GOLDEN_HEADER + 64 * (size_t)sk->joint_count;

@@ -26,13 +26,11 @@
 #include "store/store.h"
 
 typedef struct verdict_golden_s {
-  double from, to, fps, shell, tolerance; /* to: once resolved. */
+  verdict_grid_t grid; /* grid.to: as defaulted, once resolved. */
   /* private */
   json_t *_root;
   char _prefix[96];
   const char *_skeleton, *_clip;
-  anim_wrap _wrap;
-  bool _to_given;
   unsigned char *_bytes; /* The golden, decoded. */
   size_t _len;
   store_asset_t *_skel_asset, *_clip_asset;

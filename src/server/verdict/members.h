@@ -19,10 +19,9 @@ const char *verdict_at(const char *prefix, const char *field, char *buf,
 /* An optional number o[key] in [lo, hi] (lo excluded when lo_open):
  * absent leaves *out; wrong_type when not a number, bad_value "must be
  * <range>" outside. given (optional): whether it was there. */
-int verdict_number_member(const json_t *o, const char *key,
-                          const char *prefix, double lo, bool lo_open,
-                          double hi, const char *range, double *out,
-                          bool *given, srv_error_t *err);
+int verdict_number_member(const json_t *o, const char *key, const char *prefix,
+                          double lo, bool lo_open, double hi, const char *range,
+                          double *out, bool *given, srv_error_t *err);
 
 /* An optional o["wrap"] word (bad_value otherwise). */
 int verdict_wrap_member(const json_t *o, const char *prefix, anim_wrap *out,
@@ -33,10 +32,19 @@ int verdict_wrap_member(const json_t *o, const char *prefix, anim_wrap *out,
 int verdict_name_member(const json_t *o, const char *key, const char *prefix,
                         const char **out, srv_error_t *err);
 
-/* 0 when every member of o is in known (NULL-terminated) or a request
- * field of takes (request/fields.h; 0: none); else unknown_field at it. */
-int verdict_known_members(const json_t *o, const char *const *known,
-                          unsigned takes, const char *prefix,
-                          srv_error_t *err);
+/* The time grid and thresholds of a comparison: "from" (0), "to"
+ * (to_given false: the caller's default), "fps" (30), "wrap" (clamp),
+ * "shell" (0.03), "tolerance" (0.0001). */
+typedef struct verdict_grid_s {
+  double from, to, fps, shell, tolerance;
+  bool to_given;
+  anim_wrap wrap;
+} verdict_grid_t;
+
+/* The grid's members of o into g, defaults for those absent: wrong_type
+ * or bad_value at the member (shell > 0, tolerance >= 0, fps > 0, to >=
+ * from). */
+int verdict_grid_parse(const json_t *o, const char *prefix, verdict_grid_t *g,
+                       srv_error_t *err);
 
 #endif

@@ -107,7 +107,7 @@ static int parse_case(verdict_case_t *c, const json_t *o, size_t i,
   snprintf(at, sizeof at, "cases[%zu]", i);
   if (!json_is_object(o))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "%s is an object", at);
-  if (verdict_known_members(o, case_members, 0, at, err) != 0 ||
+  if (srv_json_known_fields(o, case_members, 0, at, err) != 0 ||
       required_string(o, "name", at, &c->name, err) != 0)
     return -1;
   int kinds = 0;
@@ -142,7 +142,7 @@ static int parse_suite(const json_t *root, const char *suite_dir,
   if (!json_is_object(root))
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, NULL,
                          "a suite is an object: {\"name\", \"cases\"}");
-  if (verdict_known_members(root, suite_members, 0, "", err) != 0 ||
+  if (srv_json_known_fields(root, suite_members, 0, "", err) != 0 ||
       required_string(root, "name", "", &out->name, err) != 0)
     return -1;
   const json_t *cases = json_object_get(root, "cases");
@@ -185,13 +185,7 @@ int verdict_suite_parse(const char *text, size_t len, const char *suite_dir,
                         srv_error_t *err) {
   memset(out, 0, sizeof *out);
   if (len == 0) return srv_error_set(err, SRV_ERR_EMPTY_BODY, NULL, NULL);
-  json_error_t jerr;
-  out->_root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-  if (out->_root == NULL) {
-    char at[64];
-    snprintf(at, sizeof at, "line %d, column %d", jerr.line, jerr.column);
-    return srv_error_set(err, SRV_ERR_BAD_JSON, at, "%s", jerr.text);
-  }
+  if (srv_json_body_parse(text, len, &out->_root, err) != 0) return -1;
   if (parse_suite(out->_root, suite_dir, max_cases, out, err) != 0) {
     verdict_suite_free(out);
     return -1;
@@ -279,7 +273,8 @@ static double case_frames(const verdict_case_t *c) {
   case VERDICT_CASE_COMPARE: return verdict_compare_frames(&c->compare);
   case VERDICT_CASE_CHECK: return check_frames(c);
   case VERDICT_CASE_GOLDEN:
-    return verdict_grid_frames(c->golden.from, c->golden.to, c->golden.fps);
+    return verdict_grid_frames(c->golden.grid.from, c->golden.grid.to,
+                               c->golden.grid.fps);
   default: return 0;
   }
 }

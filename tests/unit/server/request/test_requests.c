@@ -330,6 +330,41 @@ START_TEST(test_blend_mask) {
 }
 END_TEST
 
+/* A pose body held within another request's body: the same parser, its
+ * errors under the holder's spot, and without need_t a layer takes no
+ * "t". */
+START_TEST(test_blend_body_within) {
+  json_t *o = json_pack("{s:s,s:[{s:s,s:f,s:s}]}", "skeleton", "rig", "layers",
+                        "clip", "walk", "weight", 0.5, "wrap", "loop");
+  srv_blend_body_t b;
+  srv_error_t e;
+  ck_assert_int_eq(srv_blend_body_parse_json(o, "a", false, &b, &e), 0);
+  ck_assert_str_eq(b.skeleton, "rig");
+  ck_assert_uint_eq(b.layer_count, 1);
+  ck_assert_str_eq(b.layers[0].clip, "walk");
+  ck_assert_float_eq(b.layers[0].weight, 0.5f);
+  ck_assert(b.layers[0].wrap_given);
+  ck_assert(!b.binary);
+  srv_blend_body_free(&b);
+  /* need_t: t is required. */
+  case_t c = {"no t", SRV_ERR_MISSING_FIELD, "cases[1].compare.b.layers[0].t"};
+  check_error(srv_blend_body_parse_json(o, "cases[1].compare.b", true, &b, &e),
+              &e, &c);
+  json_object_set_new(json_array_get(json_object_get(o, "layers"), 0), "t",
+                      json_real(1));
+  case_t t = {"t", SRV_ERR_UNKNOWN_FIELD, "a.layers[0].t"};
+  check_error(srv_blend_body_parse_json(o, "a", false, &b, &e), &e, &t);
+  json_object_del(o, "skeleton");
+  case_t k = {"no skeleton", SRV_ERR_MISSING_FIELD, "skeleton"};
+  check_error(srv_blend_body_parse_json(o, "", false, &b, &e), &e, &k);
+  json_decref(o);
+  json_t *arr = json_array();
+  case_t w = {"not an object", SRV_ERR_WRONG_TYPE, "b"};
+  check_error(srv_blend_body_parse_json(arr, "b", false, &b, &e), &e, &w);
+  json_decref(arr);
+}
+END_TEST
+
 /* ---- POST /v1/solve
  * ------------------------------------------------------------ */
 
@@ -430,6 +465,7 @@ Suite *server_api_requests_suite(void) {
   tcase_add_test(tc, test_blend_body_errors);
   tcase_add_test(tc, test_blend_body);
   tcase_add_test(tc, test_blend_mask);
+  tcase_add_test(tc, test_blend_body_within);
   tcase_add_test(tc, test_solve_body_errors);
   tcase_add_test(tc, test_solve_body);
   suite_add_tcase(s, tc);
