@@ -504,6 +504,27 @@ void fmt_buf_json_string(fmt_buf_t *b, const char *s) {
   fmt_buf_putc(b, '"');
 }
 
+void fmt_buf_xml_text(fmt_buf_t *b, const char *s) {
+  if (s == NULL) return;
+  const char *run = s;
+  for (const char *p = s;; p++) {
+    unsigned char c = (unsigned char)*p;
+    const char *entity =
+        c == '&'                                                    ? "&amp;"
+        : c == '<'                                                  ? "&lt;"
+        : c == '>'                                                  ? "&gt;"
+        : c == '"'                                                  ? "&quot;"
+        : c == '\''                                                 ? "&apos;"
+        : c != 0 && c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? "&#xFFFD;"
+                                                                    : NULL;
+    if (entity == NULL && c != 0) continue;
+    fmt_buf_append(b, run, (size_t)(p - run));
+    if (c == 0) break;
+    fmt_buf_puts(b, entity);
+    run = p + 1;
+  }
+}
+
 void fmt_buf_f32le(fmt_buf_t *b, const float *v, size_t n) {
   if (n > SIZE_MAX / 4) {
     b->failed = true;

@@ -71,6 +71,11 @@ void fmt_buf_float_array(fmt_buf_t *b, const float *v, size_t n);
  * \t, ... or \u00XX). Bytes >= 0x80 are copied as they are (names are
  * UTF-8 checked by the decoder); NULL prints as null. */
 void fmt_buf_json_string(fmt_buf_t *b, const char *s);
+/* s as XML text or an attribute value's text (not quoted): &, <, >, " and '
+ * as entities, control characters XML 1.0 cannot carry (all below 0x20
+ * but tab, newline and return) as U+FFFD's character reference. NULL
+ * prints nothing. */
+void fmt_buf_xml_text(fmt_buf_t *b, const char *s);
 
 /* Little-endian float32 values (the binary answer layouts). */
 void fmt_buf_f32le(fmt_buf_t *b, const float *v, size_t n);

@@ -73,8 +73,8 @@ void srv__handle_clip_check(srv_request_t *req, const char *id) {
   srv_query_t q = srv__query(req);
   c->max_frames = q.max_frames;
   for (unsigned i = 0; i < q.count; i++)
-    if (verdict_check_param_set(&c->params, q.params[i].name,
-                                q.params[i].value, &c->err) != 0) {
+    if (verdict_check_param_set(&c->params, q.params[i].name, q.params[i].value,
+                                &c->err) != 0) {
       srv__respond_err(req, &c->err);
       check_free(&c->task);
       return;

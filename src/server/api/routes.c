@@ -53,6 +53,8 @@ const srv_route_t srv_api_routes[] = {
      .label = "skeleton"},
     {GH, "/v1/clips/", true, "/check", .handle_id = srv__handle_clip_check,
      .access = READ, .label = "clip_check"},
+    {GH, "/v1/clips/", true, "/plot", .handle_id = srv__handle_clip_plot,
+     .access = READ, .label = "clip_plot"},
     {GH, "/v1/meshes/", true, "/image", .handle_id = srv__handle_mesh_image,
      .access = READ, .label = "mesh"},
 };

@@ -62,10 +62,10 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_SKELETON_CHILDREN] = no_params,
     [SRV_EP_SOLVE] = no_params,
     [SRV_EP_STREAM] = stream_params,
+    [SRV_EP_COMPARE] = no_params,
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
     [SRV_EP_TEST] = test_params,
-    [SRV_EP_COMPARE] = no_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {
@@ -271,6 +271,51 @@ int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
   out->skeleton = query_name(q, "skeleton");
   out->clip = query_name(q, "clip");
   if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
+  out->joints = query_get(q, "joints");
+  if (out->joints != NULL && out->joints[0] == '\0')
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",
+                         "'joints' lists joint names, comma-separated");
+  return 0;
+}
+
+/* ---- GET /v1/clips/{id}/plot
+ * --------------------------------------------------
+ */
+
+static const char *const plot_channels[SRV_PLOT_CHANNEL_COUNT_] = {
+    "rotation", "translation", "scale", "position", "angle"};
+
+const char *srv_plot_channel_name(srv_plot_channel c) {
+  return (unsigned)c < SRV_PLOT_CHANNEL_COUNT_ ? plot_channels[c] : "";
+}
+
+int srv_plot_query_parse(const srv_query_t *q, srv_plot_query_t *out,
+                         srv_error_t *err) {
+  memset(out, 0, sizeof *out);
+  out->channel = SRV_PLOT_ROTATION;
+  if (srv_query_check(q, SRV_EP_CLIP_PLOT, err) != 0 ||
+      query_float(q, "from", false, 0, &out->from, err) != 0 ||
+      query_float(q, "to", false, 0, &out->to, err) != 0 ||
+      query_float(q, "fps", false, 30, &out->fps, err) != 0)
+    return -1;
+  out->has_to = query_get(q, "to") != NULL;
+  if (!(out->fps > 0))
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "fps",
+                         "fps must be greater than 0");
+  if (out->has_to && out->to < out->from)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "to",
+                         "to must not be less than from");
+  const char *channel = query_get(q, "channel");
+  if (channel != NULL) {
+    int c = 0;
+    while (c < SRV_PLOT_CHANNEL_COUNT_ && strcmp(plot_channels[c], channel))
+      c++;
+    if (c == SRV_PLOT_CHANNEL_COUNT_)
+      return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "channel",
+                           "'channel' must be rotation, translation, scale, "
+                           "position or angle");
+    out->channel = (srv_plot_channel)c;
+  }
   out->joints = query_get(q, "joints");
   if (out->joints != NULL && out->joints[0] == '\0')
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",

@@ -66,10 +66,10 @@ typedef enum srv_endpoint {
   SRV_EP_SKELETON_CHILDREN, /* GET|HEAD /v1/skeletons/{id}/clips|meshes */
   SRV_EP_SOLVE,             /* POST /v1/solve */
   SRV_EP_STREAM,            /* GET /v1/stream (the WebSocket upgrade) */
+  SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
   SRV_EP_TEST,              /* POST /v1/test */
-  SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_COUNT_
 } srv_endpoint;
 
@@ -132,6 +132,33 @@ typedef struct srv_skin_query_s {
 } srv_skin_query_t;
 
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
+                         srv_error_t *err);
+
+/* GET /v1/clips/{id}/plot: what is plotted of each joint. */
+typedef enum srv_plot_channel {
+  SRV_PLOT_ROTATION = 0, /* Local rotation x y z w. */
+  SRV_PLOT_TRANSLATION,  /* Local translation x y z. */
+  SRV_PLOT_SCALE,        /* Local scale x y z. */
+  SRV_PLOT_POSITION,     /* Model-space position x y z. */
+  SRV_PLOT_ANGLE,        /* Local rotation's angle from the rest pose. */
+  SRV_PLOT_CHANNEL_COUNT_
+} srv_plot_channel;
+
+/* "rotation", ... */
+const char *srv_plot_channel_name(srv_plot_channel c);
+
+typedef struct srv_plot_query_s {
+  const char *joints; /* joints=a,b (points into the query); NULL: none. */
+  srv_plot_channel channel; /* rotation */
+  double from;              /* 0 */
+  double to;                /* has_to: given; else the clip's duration. */
+  bool has_to;
+  double fps; /* 30 */
+} srv_plot_query_t;
+
+/* The query alone (the frame count needs the clip's duration: the plot
+ * counts them, verdict/plot.h). */
+int srv_plot_query_parse(const srv_query_t *q, srv_plot_query_t *out,
                          srv_error_t *err);
 
 /* GET /v1/meshes/{id}: format=json|bin, or Accept as for GET /v1/pose. */

@@ -11,12 +11,7 @@
 
 #include "server/request/evaluate.h"
 #include "server/request/target.h"
-
-/* The shell metric of verdict/shell.h (compare's; contract in check.h's
- * docs), declared here until that header is merged: weak, so the seam
- * check reports an internal error rather than the build failing. */
-double verdict_shell_error(const float *ma, const float *mb, double shell)
-    __attribute__((weak));
+#include "server/verdict/shell.h"
 
 /* ---- the parameters --------------------------------------------------------
  */
@@ -36,7 +31,8 @@ typedef struct param_s {
   size_t offset; /* Of its double (or int, bool) in the params. */
 } param_t;
 
-#define PARAM(n, t) {#n, t, offsetof(verdict_check_params_t, n)}
+#define PARAM(n, t)                                                            \
+  { #n, t, offsetof(verdict_check_params_t, n) }
 static const param_t params[] = {
     PARAM(fps, P_POSITIVE),
     PARAM(feet, P_NAMES),
@@ -148,8 +144,8 @@ int verdict_check_param_set(verdict_check_params_t *p, const char *name,
     if (feet_from_csv(p, value) != 0)
       return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     if (json_array_size(p->feet) > VERDICT_CHECK_MAX_FEET)
-      return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name,
-                           "at most %d feet", VERDICT_CHECK_MAX_FEET);
+      return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name, "at most %d feet",
+                           VERDICT_CHECK_MAX_FEET);
     return 0;
   case P_AXIS: {
     int axis = axis_parse(value);
@@ -229,8 +225,8 @@ static int param_json(verdict_check_params_t *p, const param_t *pm,
   case P_AXIS: {
     int axis = json_is_string(v) ? axis_parse(json_string_value(v)) : -2;
     if (axis == -2)
-      return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
-                           "'%s' must be a string", pm->name);
+      return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "'%s' must be a string",
+                           pm->name);
     if (axis < 0)
       return srv_error_set(err, SRV_ERR_BAD_VALUE, at,
                            "'%s' must be \"x\", \"y\" or \"z\"", pm->name);
@@ -252,8 +248,8 @@ static int param_json(verdict_check_params_t *p, const param_t *pm,
     return 0;
   default: {
     if (!json_is_number(v))
-      return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
-                           "'%s' must be a number", pm->name);
+      return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "'%s' must be a number",
+                           pm->name);
     double d = json_number_value(v);
     const char *fault = number_fault(pm->type, d);
     if (fault != NULL)
@@ -286,7 +282,8 @@ int verdict_check_params_json(const json_t *obj, const char *at_prefix,
   return 0;
 }
 
-/* ---- findings ----------------------------------------------------------------
+/* ---- findings
+ * ----------------------------------------------------------------
  */
 
 static const char *const kind_names[VERDICT_CHECK_KIND_COUNT_] = {
@@ -338,7 +335,8 @@ static int run_step(run_t *run, verdict_check_result_t *r, const char *joint,
   return finding_add(r, joint, run->from, run->to, run->value);
 }
 
-/* ---- the samples -------------------------------------------------------------
+/* ---- the samples
+ * -------------------------------------------------------------
  */
 
 double verdict_check_sample_count(double duration, double fps) {
@@ -348,12 +346,12 @@ double verdict_check_sample_count(double duration, double fps) {
 /* What the checks read of the samples, caller order. */
 typedef struct samples_s {
   uint32_t n, joints;
-  double *t;          /* n sample times. */
-  float *rotation;    /* n * joints * 4: local rotations. */
-  float *position;    /* n * joints * 3: model-space positions. */
+  double *t;           /* n sample times. */
+  float *rotation;     /* n * joints * 4: local rotations. */
+  float *position;     /* n * joints * 3: model-space positions. */
   uint32_t *nonfinite; /* n * joints: non-finite local numbers. */
-  float *rest;        /* joints * 3: rest-pose model positions. */
-  float *seam[2];     /* joints * 16: model matrices at 0 and duration. */
+  float *rest;         /* joints * 3: rest-pose model positions. */
+  float *seam[2];      /* joints * 16: model matrices at 0 and duration. */
 } samples_t;
 
 static void samples_free(samples_t *s) {
@@ -439,7 +437,8 @@ done:
                        anim_result_str(r));
 }
 
-/* ---- the checks ----------------------------------------------------------------
+/* ---- the checks
+ * ----------------------------------------------------------------
  */
 
 static const char *joint_name(const anim_skeleton_t *sk, uint32_t caller) {
@@ -458,8 +457,8 @@ static int check_finite(const anim_skeleton_t *sk, const samples_t *s,
       if (bad && (!run.open)) count = 0;
       count += bad;
       total += bad;
-      if (run_step(&run, r, joint_name(sk, j), bad != 0,
-                   i < s->n ? s->t[i] : 0, i < s->n ? s->t[i] : 0, count) != 0)
+      if (run_step(&run, r, joint_name(sk, j), bad != 0, i < s->n ? s->t[i] : 0,
+                   i < s->n ? s->t[i] : 0, count) != 0)
         return -1;
     }
   }
@@ -469,7 +468,7 @@ static int check_finite(const anim_skeleton_t *sk, const samples_t *s,
 }
 
 /* The angle in degrees between two unit rotations (x, y, z, w). */
-static double rotation_angle(const float *a, const float *b) {
+double verdict_rotation_angle(const float *a, const float *b) {
   double dot = fabs((double)a[0] * b[0] + (double)a[1] * b[1] +
                     (double)a[2] * b[2] + (double)a[3] * b[3]);
   if (dot > 1) dot = 1;
@@ -486,8 +485,9 @@ static int check_pop(const anim_skeleton_t *sk, const samples_t *s,
     for (uint32_t i = 1; i <= s->n; i++) {
       double theta = 0;
       if (i < s->n)
-        theta = rotation_angle(s->rotation + ((size_t)(i - 1) * s->joints + j) * 4,
-                               s->rotation + ((size_t)i * s->joints + j) * 4);
+        theta = verdict_rotation_angle(
+            s->rotation + ((size_t)(i - 1) * s->joints + j) * 4,
+            s->rotation + ((size_t)i * s->joints + j) * 4);
       if (theta > r->value) r->value = theta;
       if (run_step(&run, r, joint_name(sk, j), i < s->n && theta > p->pop,
                    i < s->n ? s->t[i - 1] : 0, i < s->n ? s->t[i] : 0,
@@ -539,7 +539,6 @@ static int check_seam(const anim_skeleton_t *sk, const samples_t *s,
                       verdict_check_result_t *r) {
   r->threshold = p->seam;
   r->value = 0;
-  if (verdict_shell_error == NULL) return -1;
   for (uint32_t j = 0; j < s->joints; j++) {
     double e =
         verdict_shell_error(s->seam[0] + j * 16, s->seam[1] + j * 16, p->shell);
@@ -631,7 +630,8 @@ static int check_penetration(const anim_skeleton_t *sk, const samples_t *s,
   return 0;
 }
 
-/* ---- the run ------------------------------------------------------------------
+/* ---- the run
+ * ------------------------------------------------------------------
  */
 
 /* The feet of p as caller-order joints of sk: 0, or -1 with unknown_joint
@@ -666,8 +666,7 @@ int verdict_check_run(const anim_skeleton_t *sk, const anim_clip_t *clip,
   if (feet_resolve(sk, p, &feet, &foot_count, err) != 0) return -1;
   samples_t s = {.n = (uint32_t)n};
   out->checks = calloc(VERDICT_CHECK_KIND_COUNT_, sizeof *out->checks);
-  if (out->checks == NULL ||
-      samples_take(sk, clip, p, &s, p->loop, err) != 0) {
+  if (out->checks == NULL || samples_take(sk, clip, p, &s, p->loop, err) != 0) {
     if (out->checks == NULL)
       srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
@@ -683,10 +682,9 @@ int verdict_check_run(const anim_skeleton_t *sk, const anim_clip_t *clip,
       continue;
     verdict_check_result_t *r = &out->checks[out->check_count++];
     r->kind = (verdict_check_kind)k;
-    int rc = k == VERDICT_CHECK_FINITE ? check_finite(sk, &s, r)
-             : k == VERDICT_CHECK_POP  ? check_pop(sk, &s, p, r)
-             : k == VERDICT_CHECK_STRETCH
-                 ? check_stretch(sk, &s, p, r)
+    int rc = k == VERDICT_CHECK_FINITE    ? check_finite(sk, &s, r)
+             : k == VERDICT_CHECK_POP     ? check_pop(sk, &s, p, r)
+             : k == VERDICT_CHECK_STRETCH ? check_stretch(sk, &s, p, r)
              : k == VERDICT_CHECK_SEAM
                  ? check_seam(sk, &s, p, clip->duration, r)
              : k == VERDICT_CHECK_FOOT_SKATE
@@ -718,7 +716,8 @@ void verdict_check_report_free(verdict_check_report_t *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* ---- the answer ----------------------------------------------------------------
+/* ---- the answer
+ * ----------------------------------------------------------------
  */
 
 /* A double as the shortest of %.15g, %.16g, %.17g that reads back equal
@@ -781,15 +780,14 @@ void verdict_check_report_message(const verdict_check_report_t *r, char *buf,
   for (unsigned c = 0; c < r->check_count && len + 1 < cap; c++) {
     const verdict_check_result_t *k = &r->checks[c];
     if (k->pass) continue;
-    int w = snprintf(buf + len, cap - len, "%s%s %.6g > %.6g",
-                     len ? "; " : "", verdict_check_name(k->kind), k->value,
-                     k->threshold);
+    int w = snprintf(buf + len, cap - len, "%s%s %.6g > %.6g", len ? "; " : "",
+                     verdict_check_name(k->kind), k->value, k->threshold);
     if (w < 0) break;
     len += (size_t)w;
     if (len < cap && k->finding_count > 0) {
       const verdict_check_finding_t *f = &k->findings[0];
-      w = snprintf(buf + len, cap - len, " (%s %.6g-%.6g s)", f->joint,
-                   f->from, f->to);
+      w = snprintf(buf + len, cap - len, " (%s %.6g-%.6g s)", f->joint, f->from,
+                   f->to);
       if (w < 0) break;
       len += (size_t)w;
     }

@@ -33,9 +33,9 @@
 #define VERDICT_CHECK_MAX_FINDINGS 100
 
 typedef struct verdict_check_params_s {
-  double fps;   /* 60; > 0. */
-  int up;       /* 1 (y); 0 x, 1 y, 2 z. */
-  double floor; /* 0. */
+  double fps;             /* 60; > 0. */
+  int up;                 /* 1 (y); 0 x, 1 y, 2 z. */
+  double floor;           /* 0. */
   double contact_height;  /* 0.05 */
   double skate_speed;     /* 0.5, model units per second. */
   double max_skate_ratio; /* 0.02 */
@@ -121,6 +121,9 @@ typedef struct verdict_check_report_s {
 int verdict_check_run(const anim_skeleton_t *sk, const anim_clip_t *clip,
                       const verdict_check_params_t *p, unsigned max_frames,
                       verdict_check_report_t *out, srv_error_t *err);
+/* The angle in degrees between two unit rotations (x, y, z, w):
+ * 2 acos(min(1, |a . b|)), the angle of a^-1 b. */
+double verdict_rotation_angle(const float *a, const float *b);
 /* The samples a check of a clip of that duration takes at fps. */
 double verdict_check_sample_count(double duration, double fps);
 /* The answer of GET /v1/clips/{id}/check for it (clip_id: the clip's id),

@@ -45,32 +45,6 @@ void verdict_suite_result_free(verdict_suite_result_t *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* The len bytes at s escaped (verdict_xml_escape). */
-static void xml_escape_n(fmt_buf_t *b, const char *s, size_t len) {
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '&': fmt_buf_puts(b, "&amp;"); break;
-    case '<': fmt_buf_puts(b, "&lt;"); break;
-    case '>': fmt_buf_puts(b, "&gt;"); break;
-    case '"': fmt_buf_puts(b, "&quot;"); break;
-    case '\'': fmt_buf_puts(b, "&#39;"); break;
-    case '\t': fmt_buf_puts(b, "&#9;"); break;
-    case '\n': fmt_buf_puts(b, "&#10;"); break;
-    case '\r': fmt_buf_puts(b, "&#13;"); break;
-    default:
-      if (c < 0x20 || c == 0x7f)
-        fmt_buf_puts(b, "\xEF\xBF\xBD");
-      else
-        fmt_buf_putc(b, (char)c);
-    }
-  }
-}
-
-void verdict_xml_escape(fmt_buf_t *b, const char *s) {
-  if (s != NULL) xml_escape_n(b, s, strlen(s));
-}
-
 /* ---- json ------------------------------------------------------------------
  */
 
@@ -107,7 +81,7 @@ static void write_junit(fmt_buf_t *b, const verdict_suite_result_t *r) {
   fmt_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   for (int level = 0; level < 2; level++) {
     fmt_buf_puts(b, level ? "  <testsuite name=\"" : "<testsuites name=\"");
-    verdict_xml_escape(b, r->name);
+    fmt_buf_xml_text(b, r->name);
     fmt_buf_printf(b,
                    "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
                    "time=\"%.3f\">\n",
@@ -116,9 +90,9 @@ static void write_junit(fmt_buf_t *b, const verdict_suite_result_t *r) {
   for (size_t i = 0; i < r->case_count; i++) {
     const verdict_case_result_t *c = &r->cases[i];
     fmt_buf_puts(b, "    <testcase name=\"");
-    verdict_xml_escape(b, c->name);
+    fmt_buf_xml_text(b, c->name);
     fmt_buf_puts(b, "\" classname=\"");
-    verdict_xml_escape(b, r->name);
+    fmt_buf_xml_text(b, r->name);
     fmt_buf_putc(b, '.');
     fmt_buf_puts(b, verdict_case_kind_name(c->kind));
     fmt_buf_printf(b, "\" time=\"%.3f\"", c->seconds);
@@ -127,9 +101,9 @@ static void write_junit(fmt_buf_t *b, const verdict_suite_result_t *r) {
       continue;
     }
     fmt_buf_puts(b, ">\n      <failure message=\"");
-    verdict_xml_escape(b, c->message);
+    fmt_buf_xml_text(b, c->message);
     fmt_buf_printf(b, "\" type=\"%s\">", verdict_case_kind_name(c->kind));
-    verdict_xml_escape(b, c->message);
+    fmt_buf_xml_text(b, c->message);
     fmt_buf_puts(b, "</failure>\n    </testcase>\n");
   }
   fmt_buf_puts(b, "  </testsuite>\n</testsuites>\n");
@@ -182,12 +156,12 @@ static const char html_style[] =
 static void write_html(fmt_buf_t *b, const verdict_suite_result_t *r) {
   fmt_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
                   "<meta charset=\"utf-8\">\n<title>");
-  verdict_xml_escape(b, r->name);
+  fmt_buf_xml_text(b, r->name);
   fmt_buf_printf(b,
                  ": %zu passed, %zu failed</title>\n<style>%s</style>\n"
                  "</head>\n<body>\n<h1>",
                  r->passed, r->failed, html_style);
-  verdict_xml_escape(b, r->name);
+  fmt_buf_xml_text(b, r->name);
   fmt_buf_printf(b,
                  "</h1>\n<p class=\"summary\">%zu passed, %zu failed</p>\n"
                  "<table id=\"cases\">\n<thead><tr><th>#</th><th>case</th>"
@@ -199,11 +173,11 @@ static void write_html(fmt_buf_t *b, const verdict_suite_result_t *r) {
     fmt_buf_printf(b, "<tr class=\"%s\"><td>%zu</td><td>",
                    c->pass ? "pass" : "fail", i + 1);
     if (!c->pass) fmt_buf_printf(b, "<a href=\"#case-%zu\">", i + 1);
-    verdict_xml_escape(b, c->name);
+    fmt_buf_xml_text(b, c->name);
     if (!c->pass) fmt_buf_puts(b, "</a>");
     fmt_buf_printf(b, "</td><td>%s</td><td class=\"verdict\">%s</td><td>",
                    verdict_case_kind_name(c->kind), c->pass ? "pass" : "fail");
-    verdict_xml_escape(b, c->message);
+    fmt_buf_xml_text(b, c->message);
     fmt_buf_puts(b, "</td></tr>\n");
   }
   fmt_buf_puts(b, "</tbody>\n</table>\n");
@@ -211,20 +185,23 @@ static void write_html(fmt_buf_t *b, const verdict_suite_result_t *r) {
     const verdict_case_result_t *c = &r->cases[i];
     if (c->pass) continue;
     fmt_buf_printf(b, "<section class=\"case\" id=\"case-%zu\">\n<h2>", i + 1);
-    verdict_xml_escape(b, c->name);
+    fmt_buf_xml_text(b, c->name);
     fmt_buf_puts(b, "</h2>\n<p>");
-    verdict_xml_escape(b, c->message);
+    fmt_buf_xml_text(b, c->message);
     fmt_buf_puts(b, "</p>\n");
     if (c->picture.len > 0) {
       fmt_buf_puts(b, "<figure>\n");
       fmt_buf_append(b, c->picture.data, c->picture.len);
       fmt_buf_puts(b, "\n<figcaption>");
-      verdict_xml_escape(b, c->caption);
+      fmt_buf_xml_text(b, c->caption);
       fmt_buf_puts(b, "</figcaption>\n</figure>\n");
     }
     if (c->detail.len > 0) {
       fmt_buf_puts(b, "<details><summary>detail</summary><pre>");
-      xml_escape_n(b, c->detail.data, c->detail.len);
+      char *text = strndup(c->detail.data, c->detail.len);
+      if (text == NULL) b->failed = true;
+      fmt_buf_xml_text(b, text);
+      free(text);
       fmt_buf_puts(b, "</pre></details>\n");
     }
     fmt_buf_puts(b, "</section>\n");

@@ -70,9 +70,4 @@ const char *verdict_report_content_type(verdict_report_format f);
 void verdict_report_write(fmt_buf_t *b, verdict_report_format f,
                           const verdict_suite_result_t *r);
 
-/* Text escaped for XML and HTML content and attributes: & < > " ' as
- * entities, tab, line feed and carriage return as character references,
- * other control characters (not allowed in XML 1.0) as U+FFFD. */
-void verdict_xml_escape(fmt_buf_t *b, const char *s);
-
 #endif

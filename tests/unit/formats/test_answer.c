@@ -168,6 +168,19 @@ START_TEST(test_json_string_escaping) {
 }
 END_TEST
 
+START_TEST(test_xml_text_escaping) {
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_xml_text(&b, "a&b<c>d\"e'f\tg\nh\x01\x1f\xc3\xa9");
+  expect_text(&b, "a&amp;b&lt;c&gt;d&quot;e&apos;f\tg\nh&#xFFFD;&#xFFFD;"
+                  "\xc3\xa9");
+  fmt_buf_reset(&b);
+  fmt_buf_xml_text(&b, NULL);
+  fmt_buf_xml_text(&b, "plain");
+  expect_text(&b, "plain");
+  fmt_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_pose_local_json) {
   const float trs[20] = {1,    2,  3, 0, 0,           0, 1,           1, 1, 1,
                          0.5f, -1, 0, 0, 0.70710677f, 0, 0.70710677f, 2, 2, 2};
@@ -375,6 +388,7 @@ Suite *answer_suite(void) {
   tcase_add_test(tc, test_float_matches_printf_method);
   tcase_add_test(tc, test_float_everyday_range_matches_printf);
   tcase_add_test(tc, test_json_string_escaping);
+  tcase_add_test(tc, test_xml_text_escaping);
   tcase_add_test(tc, test_pose_local_json);
   tcase_add_test(tc, test_pose_model_json_with_frame);
   tcase_add_test(tc, test_skin_json);

@@ -33,13 +33,13 @@ static const struct {
     {SRV_EP_SKELETON_CHILDREN, {NULL}},
     {SRV_EP_SOLVE, {NULL}},
     {SRV_EP_STREAM, {"token"}},
+    {SRV_EP_COMPARE, {NULL}},
     {SRV_EP_CLIP_CHECK,
      {"fps", "feet", "up", "floor", "contact_height", "skate_speed",
       "max_skate_ratio", "penetration", "pop", "stretch", "loop", "seam",
       "shell"}},
     {SRV_EP_CLIP_PLOT, {"joints", "channel", "from", "to", "fps"}},
     {SRV_EP_TEST, {"format"}},
-    {SRV_EP_COMPARE, {NULL}},
 };
 
 START_TEST(test_every_parameter_is_known) {

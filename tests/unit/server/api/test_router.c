@@ -107,6 +107,8 @@ START_TEST(test_every_row_access_class) {
        "skeleton"},
       {SRV_M_GET | SRV_M_HEAD, "/v1/clips/{id}/check", SRV_ACCESS_READ,
        "clip_check"},
+      {SRV_M_GET | SRV_M_HEAD, "/v1/clips/{id}/plot", SRV_ACCESS_READ,
+       "clip_plot"},
       {SRV_M_GET | SRV_M_HEAD, "/v1/meshes/{id}/image", SRV_ACCESS_READ,
        "mesh"},
   };

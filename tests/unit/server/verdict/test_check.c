@@ -45,7 +45,7 @@ static void setup(void) {
   ck_assert_int_eq(anim_skeleton_build(&rs, NULL, &sk, NULL), ANIM_OK);
 
   static const float left_t[] = {0, 20 / 64.f, 30 / 64.f, 99 / 64.f};
-  static const float left_v[] = {0, 0, 0,         0, 0, 0,
+  static const float left_v[] = {0,         0, 0, 0,         0, 0,
                                  10 / 64.f, 0, 0, 10 / 64.f, 0, 0};
   static const float right_t[] = {0, 32 / 64.f, 40 / 64.f, 48 / 64.f};
   static const float right_v[] = {0, 0, 0, 0, 0, 0, 0, -0.03f, 0, 0, 0, 0};
@@ -56,17 +56,37 @@ static void setup(void) {
   static const float arm_v[] = {0, 1.02f, 0};
   static const float leg_v[] = {0, -1.005f, 0};
   anim_raw_track_t tracks[] = {
-      {.joint = 1, .path = ANIM_PATH_TRANSLATION, .times = left_t,
-       .key_count = 4, .values = left_v, .value_count = 12},
-      {.joint = 2, .path = ANIM_PATH_TRANSLATION, .times = right_t,
-       .key_count = 4, .values = right_v, .value_count = 12},
-      {.joint = 3, .path = ANIM_PATH_ROTATION,
-       .interpolation = ANIM_INTERP_STEP, .times = spine_t, .key_count = 2,
-       .values = spine_v, .value_count = 8},
-      {.joint = 4, .path = ANIM_PATH_TRANSLATION, .times = one_t,
-       .key_count = 1, .values = arm_v, .value_count = 3},
-      {.joint = 5, .path = ANIM_PATH_TRANSLATION, .times = one_t,
-       .key_count = 1, .values = leg_v, .value_count = 3},
+      {.joint = 1,
+       .path = ANIM_PATH_TRANSLATION,
+       .times = left_t,
+       .key_count = 4,
+       .values = left_v,
+       .value_count = 12},
+      {.joint = 2,
+       .path = ANIM_PATH_TRANSLATION,
+       .times = right_t,
+       .key_count = 4,
+       .values = right_v,
+       .value_count = 12},
+      {.joint = 3,
+       .path = ANIM_PATH_ROTATION,
+       .interpolation = ANIM_INTERP_STEP,
+       .times = spine_t,
+       .key_count = 2,
+       .values = spine_v,
+       .value_count = 8},
+      {.joint = 4,
+       .path = ANIM_PATH_TRANSLATION,
+       .times = one_t,
+       .key_count = 1,
+       .values = arm_v,
+       .value_count = 3},
+      {.joint = 5,
+       .path = ANIM_PATH_TRANSLATION,
+       .times = one_t,
+       .key_count = 1,
+       .values = leg_v,
+       .value_count = 3},
   };
   anim_raw_clip_t rc = {.name = "walk", .tracks = tracks, .track_count = 5};
   ck_assert_int_eq(anim_clip_build(&rc, sk, NULL, &clip, NULL), ANIM_OK);
@@ -153,15 +173,13 @@ START_TEST(test_foot_skate_thresholds) {
   ck_assert(find(&r, VERDICT_CHECK_FOOT_SKATE)->pass);
   verdict_check_report_free(&r);
   ck_assert_int_eq(verdict_check_param_set(&p, "floor", "0", &err), 0);
-  ck_assert_int_eq(verdict_check_param_set(&p, "skate_speed", "1.5", &err),
-                   0);
+  ck_assert_int_eq(verdict_check_param_set(&p, "skate_speed", "1.5", &err), 0);
   ck_assert_int_eq(verdict_check_run(sk, clip, &p, 1000, &r, &err), 0);
   ck_assert_double_eq(find(&r, VERDICT_CHECK_FOOT_SKATE)->value, 0);
   verdict_check_report_free(&r);
   /* Up along x: the slide is vertical now, and the feet at x >= 0 are in
    * contact only before it ends; nothing moves sideways. */
-  ck_assert_int_eq(verdict_check_param_set(&p, "skate_speed", "0.5", &err),
-                   0);
+  ck_assert_int_eq(verdict_check_param_set(&p, "skate_speed", "0.5", &err), 0);
   ck_assert_int_eq(verdict_check_param_set(&p, "up", "x", &err), 0);
   ck_assert_int_eq(verdict_check_run(sk, clip, &p, 1000, &r, &err), 0);
   ck_assert_double_eq(find(&r, VERDICT_CHECK_FOOT_SKATE)->value, 0);
@@ -238,6 +256,47 @@ START_TEST(test_stretch) {
 }
 END_TEST
 
+START_TEST(test_seam) {
+  /* Between 0 and 99/64 s: left moved by 10/64 along x (every shell point
+   * with it); spine turned 40 degrees about z, its shell points along x and
+   * y by 2 s sin(20 degrees), s = 0.03; arm, 1.02 above spine, turned with
+   * it: its point s along y, 1.05 from spine's axis, moved farthest, by
+   * 2.1 sin(20 degrees). right is back where it started. */
+  verdict_check_report_t r;
+  run(&r, NULL, true);
+  ck_assert_uint_eq(r.check_count, 4);
+  const verdict_check_result_t *k = find(&r, VERDICT_CHECK_SEAM);
+  ck_assert_ptr_nonnull(k);
+  double s20 = sin(20 * M_PI / 180);
+  ck_assert_double_eq_tol(k->value, 2.1 * s20, 1e-5);
+  ck_assert_double_eq(k->threshold, 0.001);
+  ck_assert(!k->pass);
+  ck_assert_uint_eq(k->finding_count, 3);
+  ck_assert_str_eq(k->findings[0].joint, "left");
+  ck_assert_double_eq_tol(k->findings[0].value, 10 / 64., 1e-6);
+  ck_assert_double_eq(k->findings[0].from, 0);
+  ck_assert_double_eq(k->findings[0].to, 99 / 64.);
+  ck_assert_str_eq(k->findings[1].joint, "spine");
+  ck_assert_double_eq_tol(k->findings[1].value, 0.06 * s20, 1e-6);
+  ck_assert_str_eq(k->findings[2].joint, "arm");
+  verdict_check_report_free(&r);
+  /* A seam threshold above the spine's error leaves left and arm. */
+  verdict_check_params_t p;
+  verdict_check_params_defaults(&p);
+  srv_error_t err;
+  ck_assert_int_eq(verdict_check_param_set(&p, "loop", "1", &err), 0);
+  ck_assert_int_eq(verdict_check_param_set(&p, "seam", "0.05", &err), 0);
+  ck_assert_int_eq(verdict_check_param_set(&p, "shell", "0", &err), 0);
+  ck_assert_int_eq(verdict_check_run(sk, clip, &p, 1000, &r, &err), 0);
+  k = find(&r, VERDICT_CHECK_SEAM);
+  ck_assert_uint_eq(k->finding_count, 2);
+  /* With no shell, arm's joint itself moved 1.02 * 2 sin(20 degrees). */
+  ck_assert_double_eq_tol(k->value, 2.04 * s20, 1e-5);
+  verdict_check_report_free(&r);
+  verdict_check_params_free(&p);
+}
+END_TEST
+
 START_TEST(test_finite) {
   verdict_check_report_t r;
   run(&r, NULL, false);
@@ -262,6 +321,53 @@ START_TEST(test_finite) {
   ck_assert_double_eq(k->findings[0].to, 31 / 64.);
   ck_assert_double_eq(k->findings[0].value, 32);
   verdict_check_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_findings_capped) {
+  /* A clip of spine alone that flips 40 degrees every other sample (STEP
+   * keys at 2k/64 s, k = 0 ... 124): samples 2, 4, ... 248 pop, 124
+   * separate runs; 100 are listed, 24 counted. */
+  enum { KEYS = 125 };
+  float times[KEYS], values[KEYS * 4];
+  float s20 = (float)sin(20 * M_PI / 180), c20 = (float)cos(20 * M_PI / 180);
+  for (int k = 0; k < KEYS; k++) {
+    times[k] = (float)(2 * k) / 64;
+    float *q = values + 4 * k;
+    q[0] = q[1] = 0;
+    q[2] = k % 2 ? s20 : 0;
+    q[3] = k % 2 ? c20 : 1;
+  }
+  anim_raw_track_t track = {.joint = 3,
+                            .path = ANIM_PATH_ROTATION,
+                            .interpolation = ANIM_INTERP_STEP,
+                            .times = times,
+                            .key_count = KEYS,
+                            .values = values,
+                            .value_count = KEYS * 4};
+  anim_raw_clip_t rc = {.name = "flip", .tracks = &track, .track_count = 1};
+  anim_clip_t *flip;
+  ck_assert_int_eq(anim_clip_build(&rc, sk, NULL, &flip, NULL), ANIM_OK);
+  verdict_check_params_t p;
+  verdict_check_params_defaults(&p);
+  srv_error_t err;
+  ck_assert_int_eq(verdict_check_param_set(&p, "fps", "64", &err), 0);
+  verdict_check_report_t r;
+  ck_assert_int_eq(verdict_check_run(sk, flip, &p, 1000, &r, &err), 0);
+  ck_assert_uint_eq(r.samples, 249);
+  const verdict_check_result_t *k = find(&r, VERDICT_CHECK_POP);
+  ck_assert_uint_eq(k->finding_count, VERDICT_CHECK_MAX_FINDINGS);
+  ck_assert_uint_eq(k->truncated, 24);
+  ck_assert_double_eq(k->findings[99].from, 199 / 64.);
+  ck_assert_double_eq(k->findings[99].to, 200 / 64.);
+  fmt_buf_t b;
+  fmt_buf_init(&b);
+  verdict_check_report_json(&b, "flip", &r);
+  ck_assert_ptr_nonnull(strstr(fmt_buf_cstr(&b), "],\"truncated\":24}"));
+  fmt_buf_free(&b);
+  verdict_check_report_free(&r);
+  verdict_check_params_free(&p);
+  anim_clip_free(flip);
 }
 END_TEST
 
@@ -422,9 +528,9 @@ START_TEST(test_report_json_and_message) {
   fmt_buf_free(&b);
   char msg[256];
   verdict_check_report_message(&r, msg, sizeof msg);
-  ck_assert_msg(strstr(msg, "foot_skate 0.10101 > 0.02 (left 0.3125-0.46875 s)") !=
-                    NULL,
-                "%s", msg);
+  ck_assert_msg(
+      strstr(msg, "foot_skate 0.10101 > 0.02 (left 0.3125-0.46875 s)") != NULL,
+      "%s", msg);
   ck_assert_msg(strstr(msg, "pop 40 > 30 (spine 0.484375-0.5 s)") != NULL, "%s",
                 msg);
   verdict_check_report_free(&r);
@@ -441,7 +547,9 @@ Suite *server_verdict_check_suite(void) {
   tcase_add_test(tc, test_penetration);
   tcase_add_test(tc, test_pop);
   tcase_add_test(tc, test_stretch);
+  tcase_add_test(tc, test_seam);
   tcase_add_test(tc, test_finite);
+  tcase_add_test(tc, test_findings_capped);
   tcase_add_test(tc, test_run_errors);
   tcase_add_test(tc, test_param_set);
   tcase_add_test(tc, test_params_json);

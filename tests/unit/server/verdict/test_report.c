@@ -137,10 +137,19 @@ END_TEST
 
 START_TEST(test_report_escaping) {
   fmt_buf_t b = FMT_BUF_INIT;
-  verdict_xml_escape(&b, "a<b>&\"c'\td\ne\rf\x01g\x7f\xc3\xa9");
-  ck_assert_str_eq(fmt_buf_cstr(&b),
-                   "a&lt;b&gt;&amp;&quot;c&#39;&#9;d&#10;e&#13;f\xEF\xBF\xBDg"
-                   "\xEF\xBF\xBD\xc3\xa9");
+  /* XML: a name with markup and a control character XML cannot carry. */
+  verdict_case_result_t x = {.name = "<a b='c'>\x01",
+                             .kind = VERDICT_CASE_POSE};
+  strcpy(x.message, "1 & 2");
+  verdict_suite_result_t xr = {
+      .name = "s", .cases = &x, .case_count = 1, .failed = 1};
+  verdict_report_write(&b, VERDICT_REPORT_JUNIT, &xr);
+  ck_assert_ptr_nonnull(strstr(
+      fmt_buf_cstr(&b),
+      "<testcase name=\"&lt;a b=&apos;c&apos;&gt;&#xFFFD;\" "
+      "classname=\"s.pose\" "
+      "time=\"0.000\">\n      <failure message=\"1 &amp; 2\" type=\"pose\">1 "
+      "&amp; 2</failure>"));
   fmt_buf_free(&b);
   /* JSON strings of names and messages: control characters escaped. */
   verdict_case_result_t c = {.name = "a\"\n\\", .kind = VERDICT_CASE_CHECK};
