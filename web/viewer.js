@@ -13,7 +13,8 @@
 //   lines a skeleton without a mesh (BVH): model-space matrices, one line
 //         per bone from its joint to its parent's.
 // window.animdViewer holds what a test needs: ready, the last frame's clip
-// time, the camera's matrices and the canvas' place on the page.
+// time, the camera's matrices and the canvas' place on the page, and svg:
+// the address of the pose shown as a picture (the SVG link).
 import * as THREE from '/three/build/three.module.js';
 import { OrbitControls } from '/three/examples/jsm/controls/OrbitControls.js';
 import { Animd, driveSkeleton } from '/client/animd.js';
@@ -23,7 +24,7 @@ const params = new URLSearchParams(location.search);
 const state = {
   ready: false, error: null, mode: null, skeleton: null, clip: null, mesh: null,
   t: null, frame: null, paused: false, duration: 0, revision: THREE.REVISION,
-  camera: null, canvas: null,
+  camera: null, canvas: null, svg: null,
 };
 window.animdViewer = state;
 
@@ -287,6 +288,7 @@ async function start() {
   const meshState = Array.isArray(mesh) ? mesh.map((x) => x.id) : mesh ? mesh.id : null;
   Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: meshState, duration: clip.duration });
   $('seek').max = String(clip.duration);
+  showSvgLink(targetT !== null ? targetT : 0);
   scene.add(shown.object);
   frame(bounds.min, bounds.max);
   const speed = Number(params.get('speed') || $('speed').value) || 1;
@@ -311,6 +313,17 @@ async function start() {
   }
   state.paused = s.paused;
   $('play').textContent = s.paused ? 'Play' : 'Pause';
+}
+
+/** The SVG link: the pose shown at clip time t as a picture. */
+function showSvgLink(t) {
+  if (!state.skeleton || !state.clip) return;
+  const q = new URLSearchParams({ skeleton: state.skeleton, clip: state.clip, t: String(t), format: 'svg' });
+  const href = `/v1/pose?${q}`;
+  if (href !== state.svg) {
+    state.svg = href;
+    $('svg').href = href;
+  }
 }
 
 function restart() {
@@ -392,6 +405,7 @@ function loop() {
     state.t = latest.t;
     state.frame = latest.frame;
     $('time').textContent = latest.t.toFixed(3) + ' s';
+    showSvgLink(latest.t);
     if (document.activeElement !== $('seek')) $('seek').value = String(latest.t);
     state.ready = targetT === null || (state.paused && latest.frame >= seekFrame && seekFrame >= 0);
   }

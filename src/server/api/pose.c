@@ -132,7 +132,7 @@ static void pose_respond(srv_task_t *t) {
     return;
   }
   char extra[256];
-  pose_headers(extra, sizeof extra, p->bin && !p->picture.svg, p->space,
+  pose_headers(extra, sizeof extra, p->bin, p->space,
                p->joints ? p->joint_count : p->skel->skeleton->joint_count,
                p->etag[0] != '\0' ? p->etag : NULL);
   srv_respond(t->req, 200, pose_type(p->bin, p->picture.svg), extra,
@@ -288,8 +288,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   p->task.free = pose_free;
   unsigned long frames = q.range.is_range ? q.range.frames : 1;
   srv__task_run(&p->task, req,
-                srv_cost_answer(skel->skeleton->joint_count * frames,
-                                p->bin && !p->picture.svg));
+                srv_cost_answer(skel->skeleton->joint_count * frames, p->bin));
   return;
 
 fail:
@@ -363,7 +362,7 @@ static void blend_respond(srv_task_t *t) {
     return;
   }
   char extra[160];
-  pose_headers(extra, sizeof extra, b->bin && !b->picture.svg, b->space,
+  pose_headers(extra, sizeof extra, b->bin, b->space,
                b->blend.skeleton->skeleton->joint_count, NULL);
   srv_respond(t->req, 200, pose_type(b->bin, b->picture.svg), extra,
               b->out.data, b->out.len);

@@ -525,6 +525,27 @@ static int blend_layer(const json_t *l, size_t i, bool need_t,
   return 0;
 }
 
+/* A body's "view" and "layout" into out, out->svg from format; -1 with
+ * bad_value at one of them that is not a word of its table, or given
+ * without "format": "svg". */
+static int json_picture(const json_t *root, int format,
+                        srv_picture_query_t *out, srv_error_t *err) {
+  int view = FMT_VIEW_FRONT, layout = FMT_ARRANGE_GRID;
+  if (json_word(root, "view", "view", FMT_VOCAB_VIEW, &view, err) != 0 ||
+      json_word(root, "layout", "layout", FMT_VOCAB_ARRANGE, &layout, err) != 0)
+    return -1;
+  *out = (srv_picture_query_t){.svg = format == FMT_FORMAT_SVG,
+                               .view = (fmt_view)view,
+                               .layout = (fmt_arrange)layout};
+  const char *word = json_object_get(root, "view") ? "view" : "layout";
+  if (!out->svg && json_object_get(root, word) != NULL)
+    return srv_error_set(err, SRV_ERR_BAD_VALUE, word,
+                         "\"%s\" shapes a picture: it needs \"format\": "
+                         "\"svg\"",
+                         word);
+  return 0;
+}
+
 /* The body's object root (borrowed by out), format defaulting from
  * accept. 0, or -1 with err at the spot within root. */
 static int blend_body_object(const json_t *root, const char *accept,
@@ -537,7 +558,6 @@ static int blend_body_object(const json_t *root, const char *accept,
                          "the body must be an object");
   static const char *const fields[] = {"skeleton", "space",  "format", "layers",
                                        "view",     "layout", NULL};
-  int view = FMT_VIEW_FRONT, layout = FMT_ARRANGE_GRID;
   if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
       srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
     return -1;
@@ -545,20 +565,10 @@ static int blend_body_object(const json_t *root, const char *accept,
                            "a skeleton id or name", err) != 0 ||
       json_word(root, "space", "space", FMT_VOCAB_SPACE, &space, err) != 0 ||
       json_word(root, "format", "format", FMT_VOCAB_FORMAT, &format, err) ||
-      json_word(root, "view", "view", FMT_VOCAB_VIEW, &view, err) ||
-      json_word(root, "layout", "layout", FMT_VOCAB_ARRANGE, &layout, err))
+      json_picture(root, format, &out->picture, err))
     return -1;
   out->space = (fmt_space)space;
   out->binary = format == FMT_FORMAT_BIN;
-  out->picture = (srv_picture_query_t){.svg = format == FMT_FORMAT_SVG,
-                                       .view = (fmt_view)view,
-                                       .layout = (fmt_arrange)layout};
-  const char *word = json_object_get(root, "view") ? "view" : "layout";
-  if (!out->picture.svg && json_object_get(root, word) != NULL)
-    return srv_error_set(err, SRV_ERR_BAD_VALUE, word,
-                         "\"%s\" shapes a picture: it needs \"format\": "
-                         "\"svg\"",
-                         word);
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
       json_array_size(jl) > SRV_BLEND_MAX_LAYERS)

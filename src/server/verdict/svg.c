@@ -126,6 +126,8 @@ static void put_pose(fmt_buf_t *b, const verdict_svg_pose_t *p, size_t index,
   put_text(b, color);
   fmt_buf_puts(b, "\" stroke-opacity=\"");
   put_num(b, opacity);
+  fmt_buf_puts(b, "\" fill-opacity=\""); /* The highlight dots. */
+  put_num(b, opacity);
   fmt_buf_printf(b,
                  "\" stroke-width=\"%d\" stroke-linecap=\"round\" "
                  "fill=\"none\">\n",
@@ -225,8 +227,7 @@ void verdict_svg_draw(fmt_buf_t *b, const verdict_svg_pose_t *poses,
     if (d.times != NULL) {
       fmt_buf_puts(b, "<text x=\"4\" y=\"14\" font-family=\"sans-serif\" "
                       "font-size=\"12\" fill=\"#555555\">t=");
-      fmt_buf_float(b, (float)d.times[i]);
-      fmt_buf_puts(b, "</text>\n");
+      fmt_buf_printf(b, "%.4g</text>\n", d.times[i]);
     }
     put_pose(b, &poses[i], i, d.view, &f);
     fmt_buf_puts(b, "</g>\n");

@@ -62,7 +62,8 @@ typedef struct verdict_svg_desc_s {
   unsigned columns;    /* Grid: cells per row; 0: ceil(sqrt(count)). */
   const char *title;   /* <title> text (escaped); NULL: the skeleton's
                           name and the view. */
-  const double *times; /* Grid: a "t=..." label per cell; NULL: none. */
+  const double *times; /* Grid: a "t=..." label per cell (4 significant
+                          digits); NULL: none. */
 } verdict_svg_desc_t;
 
 /* The picture of poses[0..count) as desc says: overlay as

@@ -166,9 +166,9 @@ START_TEST(test_highlighted_joints) {
   verdict_svg_desc_t d = {.width = 100, .height = 100};
   char *s = draw(&pose, 1, &d);
   ck_assert_ptr_nonnull(strstr(
-      s, "<line data-joint=\"b\" x1=\"27.50\" y1=\"5.00\" x2=\"72.50\" "
-         "y2=\"5.00\" class=\"highlight\" stroke=\"" VERDICT_SVG_HIGHLIGHT
-         "\""));
+      s,
+      "<line data-joint=\"b\" x1=\"27.50\" y1=\"5.00\" x2=\"72.50\" "
+      "y2=\"5.00\" class=\"highlight\" stroke=\"" VERDICT_SVG_HIGHLIGHT "\""));
   ck_assert_ptr_nonnull(
       strstr(s, "<line data-joint=\"a\" x1=\"27.50\" y1=\"95.00\" "
                 "x2=\"27.50\" y2=\"5.00\"/>"));
@@ -189,7 +189,8 @@ START_TEST(test_grid_cells) {
   double times[5];
   for (int i = 0; i < 5; i++) {
     tri_model(m[i], (float)i);
-    poses[i] = (verdict_svg_pose_t){.skeleton = &sk, .model = m[i], .opacity = 1};
+    poses[i] =
+        (verdict_svg_pose_t){.skeleton = &sk, .model = m[i], .opacity = 1};
     times[i] = 0.25 * i;
   }
   verdict_svg_desc_t d = {.layout = VERDICT_LAYOUT_GRID,
@@ -233,8 +234,9 @@ START_TEST(test_overlay_fades_older_frames) {
   }
   verdict_svg_desc_t d = {0}; /* Overlay by default. */
   char *s = draw(poses, 3, &d);
-  const char *p0 = strstr(s, "<g data-pose=\"0\" stroke=\"" VERDICT_SVG_COLOR
-                             "\" stroke-opacity=\"0.20\"");
+  const char *p0 =
+      strstr(s, "<g data-pose=\"0\" stroke=\"" VERDICT_SVG_COLOR
+                "\" stroke-opacity=\"0.20\" fill-opacity=\"0.20\"");
   const char *p1 = strstr(s, "<g data-pose=\"1\" stroke=\"" VERDICT_SVG_COLOR
                              "\" stroke-opacity=\"0.60\"");
   const char *p2 = strstr(s, "<g data-pose=\"2\" stroke=\"" VERDICT_SVG_COLOR
@@ -250,7 +252,8 @@ START_TEST(test_degenerate_poses_stay_finite) {
   anim_skeleton_t sk = tri();
   float m[48];
   tri_model(m, 0);
-  for (int j = 0; j < 3; j++) m[16 * j + 12] = m[16 * j + 13] = m[16 * j + 14] = 0;
+  for (int j = 0; j < 3; j++)
+    m[16 * j + 12] = m[16 * j + 13] = m[16 * j + 14] = 0;
   verdict_svg_pose_t pose = {.skeleton = &sk, .model = m, .opacity = 1};
   char *s = draw(&pose, 1, NULL);
   ck_assert_ptr_null(strstr(s, "nan"));
@@ -340,9 +343,8 @@ START_TEST(test_format_svg_over_http_and_eval) {
                      "format=svg"),
              400, "too_many_frames", "fps", "over max_frames_svg");
   /* The same range as JSON is not limited by it. */
-  api_expect(
-      mem_get("/v1/pose?skeleton=line&clip=slide&from=0&to=1&fps=4"), 200,
-      NULL, NULL, "json range");
+  api_expect(mem_get("/v1/pose?skeleton=line&clip=slide&from=0&to=1&fps=4"),
+             200, NULL, NULL, "json range");
   mem_answer_t ov = mem_get("/v1/pose?skeleton=line&clip=slide&from=0&to=1&"
                             "fps=3&format=svg&layout=overlay");
   ck_assert_int_eq(ov.status, 200);
@@ -382,8 +384,8 @@ START_TEST(test_format_svg_over_http_and_eval) {
   fputs(ws_test_asset, f);
   fclose(f);
   size_t cli_len;
-  const char *a1[] = {"--skeleton", "line", "--clip", "slide",  "--t",
-                      "0.5",        "--joints", "b",  "--view", "side"};
+  const char *a1[] = {"--skeleton", "line",     "--clip", "slide",  "--t",
+                      "0.5",        "--joints", "b",      "--view", "side"};
   char *cli = eval_svg(path, a1, 10, &cli_len);
   ck_assert_uint_eq(cli_len, one_len);
   ck_assert_int_eq(memcmp(cli, one, one_len), 0);
