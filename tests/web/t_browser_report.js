@@ -1,8 +1,8 @@
 // A test suite's HTML report (POST /v1/test?format=html) in headless
 // Chromium: every case is listed with its verdict, the page loads nothing
 // from elsewhere, and the inline picture of each failing pose or compare
-// case renders non-blank (both poses of a comparison drawn, the worst
-// joint highlighted).
+// case renders non-blank (the failing joint of a pose highlighted, both
+// poses of a comparison drawn in two colours).
 import { check, decodePng, launchBrowser, run, startDaemon } from './lib.js';
 
 const suite = {

@@ -325,12 +325,6 @@ static void case_error(verdict_case_result_t *r, const verdict_case_t *c,
   srv_error_json(&r->detail, e->code, e->at, e->message);
 }
 
-/* The joint named name in sk as a caller-order index, or -1. */
-static int64_t caller_index(const anim_skeleton_t *sk, const char *name) {
-  int32_t s = name ? anim_skeleton_find(sk, name) : -1;
-  return s < 0 ? -1 : (int64_t)sk->to_caller[s];
-}
-
 /* ---- a pose case ---------------------------------------------------------*/
 
 static void pose_message(verdict_case_result_t *r, const verdict_case_t *c,
@@ -421,8 +415,9 @@ done:
 
 /* ---- compare and golden cases --------------------------------------------*/
 
-/* Side 0 and side 1 of a compare or golden case at t drawn over each
- * other, the worst joint highlighted. */
+/* Side 0 and side 1 of a compare or golden case at the worst frame drawn
+ * over each other, in their two colours (a highlight would paint both in
+ * one). */
 static void pair_picture(verdict_case_result_t *r, const verdict_case_t *c,
                          const verdict_compare_result_t *res) {
   /* pose_at writes all of a skeleton's joints, whose count only it
@@ -430,7 +425,6 @@ static void pair_picture(verdict_case_result_t *r, const verdict_case_t *c,
   size_t cap = 16 * (size_t)ANIM_MAX_JOINTS;
   float *model[2] = {malloc(cap * sizeof(float)), malloc(cap * sizeof(float))};
   verdict_svg_pose_t poses[2];
-  uint32_t hl[2];
   size_t n = 0;
   for (int side = 0; side < 2 && model[0] && model[1]; side++) {
     const anim_skeleton_t *sk = NULL;
@@ -440,24 +434,20 @@ static void pair_picture(verdict_case_result_t *r, const verdict_case_t *c,
                  : verdict_compare_pose_at(&c->compare, side, res->max_t,
                                            model[side], &sk);
     if (rc != 0 || sk == NULL) continue;
-    int64_t j = caller_index(sk, res->max_joint);
-    if (j >= 0) hl[side] = (uint32_t)j;
     poses[n++] = (verdict_svg_pose_t){.skeleton = sk,
                                       .model = model[side],
                                       .color = side ? COLOR_B : COLOR_A,
-                                      .opacity = side ? 0.75 : 1,
-                                      .highlight = j >= 0 ? &hl[side] : NULL,
-                                      .highlight_count = j >= 0 ? 1 : 0};
+                                      .opacity = side ? 0.75 : 1};
   }
   if (n > 0) {
     verdict_svg_overlay(&r->picture, poses, n, VERDICT_VIEW_FRONT,
                         PICTURE_WIDTH, PICTURE_HEIGHT);
     snprintf(r->caption, sizeof r->caption,
-             "%s (blue) and %s (orange) at t = %.6g s (front view), %s "
-             "highlighted.",
+             "%s (blue) and %s (orange) at t = %.6g s, the worst frame "
+             "(front view; worst joint: %s).",
              c->kind == VERDICT_CASE_GOLDEN ? "The golden" : "a",
              c->kind == VERDICT_CASE_GOLDEN ? "the clip" : "b", res->max_t,
-             res->max_joint ? res->max_joint : "no joint");
+             res->max_joint ? res->max_joint : "none");
   }
   free(model[0]);
   free(model[1]);
