@@ -69,7 +69,8 @@ run(async () => {
     console.log(`picture ${pictures}: ${img.width}x${img.height}, ${lines} bones, ${(100 * share).toFixed(2)}% drawn`);
   }
   // The comparison draws both poses.
-  const colours = await sections[1].$$eval('svg line[data-joint]', (ls) => new Set(ls.map((l) => l.getAttribute('stroke'))).size);
+  const colours = await sections[1].$$eval('svg line[data-joint]',
+    (ls) => new Set(ls.map((l) => getComputedStyle(l).stroke)).size);
   check(colours >= 2, `${colours} stroke colours in the comparison`);
   console.log('ok: 3 cases listed, 2 pictures rendered, nothing fetched');
 });
