@@ -2,7 +2,6 @@
 #include "server/verdict/suite.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +24,6 @@
 static const char *const suite_members[] = {"name", "cases", NULL};
 static const char *const case_members[] = {
     "name", "pose", "expect", "compare", "check", "golden", NULL};
-static const char *const kind_members[VERDICT_CASE_KIND_COUNT_] = {
-    "pose", "compare", "check", "golden"};
 
 static void case_free(verdict_case_t *c) {
   if (c->_parsed) {
@@ -84,8 +81,8 @@ static int parse_check(verdict_case_t *c, const json_t *o, srv_error_t *err) {
 /* The one kind of case o holds, parsed into c. */
 static int parse_kind(verdict_case_t *c, const json_t *o, const char *at,
                       const char *suite_dir, srv_error_t *err) {
-  const json_t *body = json_object_get(o, kind_members[c->kind]);
-  verdict_at(at, kind_members[c->kind], c->at, sizeof c->at);
+  const json_t *body = json_object_get(o, verdict_case_kind_name(c->kind));
+  verdict_at(at, verdict_case_kind_name(c->kind), c->at, sizeof c->at);
   switch (c->kind) {
   case VERDICT_CASE_POSE:
     if (!json_is_object(body))
@@ -112,7 +109,8 @@ static int parse_case(verdict_case_t *c, const json_t *o, size_t i,
     return -1;
   int kinds = 0;
   for (int k = 0; k < VERDICT_CASE_KIND_COUNT_; k++)
-    if (json_object_get(o, kind_members[k]) != NULL) {
+    if (json_object_get(o, verdict_case_kind_name((verdict_case_kind)k)) !=
+        NULL) {
       c->kind = (verdict_case_kind)k;
       kinds++;
     }
@@ -163,21 +161,30 @@ static int parse_suite(const json_t *root, const char *suite_dir,
   out->cases = calloc(n, sizeof *out->cases);
   if (out->cases == NULL)
     return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
-  for (size_t i = 0; i < n; i++) {
+  /* The names seen so far, each with its case's index. */
+  json_t *seen = json_object();
+  int rc =
+      seen != NULL ? 0 : srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  for (size_t i = 0; i < n && rc == 0; i++) {
     out->case_count = i + 1;
-    if (parse_case(&out->cases[i], json_array_get(cases, i), i, suite_dir,
-                   err) != 0)
-      return -1;
-    for (size_t k = 0; k < i; k++)
-      if (strcmp(out->cases[k].name, out->cases[i].name) == 0) {
-        char at[40];
-        snprintf(at, sizeof at, "cases[%zu].name", i);
-        return srv_error_set(err, SRV_ERR_DUPLICATE_NAME, at,
-                             "cases[%zu] is named '%s' too", k,
-                             out->cases[i].name);
-      }
+    rc =
+        parse_case(&out->cases[i], json_array_get(cases, i), i, suite_dir, err);
+    if (rc != 0) break;
+    const char *name = out->cases[i].name;
+    const json_t *k = json_object_get(seen, name);
+    if (k != NULL) {
+      char at[40];
+      snprintf(at, sizeof at, "cases[%zu].name", i);
+      rc = srv_error_set(err, SRV_ERR_DUPLICATE_NAME, at,
+                         "cases[%lld] is named '%s' too",
+                         (long long)json_integer_value(k), name);
+    } else if (json_object_set_new(seen, name, json_integer((json_int_t)i)) !=
+               0) {
+      rc = srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    }
   }
-  return 0;
+  json_decref(seen);
+  return rc;
 }
 
 int verdict_suite_parse(const char *text, size_t len, const char *suite_dir,
