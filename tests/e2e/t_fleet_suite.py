@@ -7,19 +7,7 @@ import json
 
 from animd_e2e import check
 from fleet import Fleet, request
-
-ARM = {"skeleton": {"name": "arm", "joints": [
-    {"name": "hips", "parent": -1, "translation": [0, 1, 0]},
-    {"name": "spine", "parent": 0, "translation": [0, 0.5, 0]},
-    {"name": "hand", "parent": 1, "translation": [0.5, 0, 0]}]},
-    "clips": [{"name": "raise", "tracks": [
-        {"joint": "spine", "path": "rotation", "times": [0, 1],
-         "values": [0, 0, 0, 1, 0, 0, 0.70710678, 0.70710678]}]}]}
-
-
-def pose(t):
-    return {"skeleton": "arm", "layers": [{"clip": "raise", "t": t}]}
-
+from suite_rig import ARM, pose
 
 SUITE = {"name": "fleet", "cases": [
     {"name": "hand raised", "pose": pose(1),

@@ -5,12 +5,8 @@ xml.etree with the right counts, its TAP lines, its HTML with a picture;
 the same suite through `animd test` (exit 0, 1 and 2, the same JSON bytes);
 and a golden recorded with `animd eval --format bin --space model` that
 passes, then fails once the clip is uploaded again with one key moved.
-
-The rig is built here: the spine turns 90 degrees about z over a second,
-the hand 0.5 out along its x, so the hand is at (0.5, 1.5, 0) at t = 0 and
-(0, 2, 0) at t = 1."""
+The rig is built in suite_rig.py."""
 import base64
-import copy
 import json
 import os
 import shutil
@@ -21,23 +17,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from animd_e2e import BIN, Daemon, check, error_of  # noqa: E402
-
-ARM = {"skeleton": {"name": "arm", "joints": [
-    {"name": "hips", "parent": -1, "translation": [0, 1, 0]},
-    {"name": "spine", "parent": 0, "translation": [0, 0.5, 0]},
-    {"name": "hand", "parent": 1, "translation": [0.5, 0, 0]}]},
-    "clips": [{"name": "raise", "tracks": [
-        {"joint": "spine", "path": "rotation", "times": [0, 1],
-         "values": [0, 0, 0, 1, 0, 0, 0.70710678, 0.70710678]}]}]}
-
-# The same rig with the last key moved: the spine turns 60 degrees.
-MOVED = copy.deepcopy(ARM)
-MOVED["clips"][0]["tracks"][0]["values"][4:] = [0, 0, 0.5, 0.8660254]
-
-
-def pose(t):
-    return {"skeleton": "arm", "layers": [{"clip": "raise", "t": t}]}
-
+from suite_rig import ARM, MOVED, pose  # noqa: E402
 
 PASSING = [
     {"name": "hand at rest", "pose": pose(0),
