@@ -100,6 +100,9 @@ END_TEST
 START_TEST(test_http_refusals) {
   mem_server_start();
   upload_arm();
+  mem_answer_t info = mem_get("/v1/info");
+  ck_assert_ptr_nonnull(strstr(info.body, "\"max_suite_cases\":1000,"));
+  mem_answer_free(&info);
   api_expect(api_json("POST", "/v1/test?format=xml", pass_suite), 400,
              "bad_parameter", "format", "format=xml");
   api_expect(api_json("POST", "/v1/test?formats=tap", pass_suite), 400,
