@@ -195,6 +195,8 @@
     "unsupported Content-Type")                                               \
   X(EXPECTATION_FAILED, "expectation_failed", 417, WS_NONE,                   \
     "only 100-continue is supported")                                         \
+  X(TESTS_FAILED, "tests_failed", 422, WS_NONE,                               \
+    "a case of the test suite failed (the body is the report)")               \
   X(UNSUPPORTED_VERSION, "unsupported_version", 426, WS_HANDSHAKE,            \
     "only WebSocket version 13")                                              \
   X(RATE_LIMITED, "rate_limited", 429, WS_HANDSHAKE,                          \

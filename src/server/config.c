@@ -77,6 +77,8 @@ static const cfg_entry_t entries[] = {
      "frames one range request may ask for (400 beyond)"},
     {"max_frames_svg", CFG_UINT, F(max_frames_svg), 0,
      "frames a format=svg range may draw (400 beyond; 0 = 64)"},
+    {"max_suite_cases", CFG_UINT, F(max_suite_cases), 0,
+     "cases one test suite may hold (POST /v1/test; 413 beyond)"},
     {"memory_limit", CFG_SIZE, F(memory_limit), 0,
      "bytes of assets the store may hold (507 beyond; 0 = no limit)"},
     {"inline_cost", CFG_UINT, F(inline_cost), 0,
@@ -177,6 +179,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
   cfg->max_frames_svg = 64;
+  cfg->max_suite_cases = 1000;
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
   cfg->inline_yield = true;
@@ -482,6 +485,8 @@ void srv_config_print_help(FILE *out) {
           "       animd eval FILE --clip NAME --t T [--space local|model|skin]"
           "\n                  [--format json|bin|svg] [--wrap clamp|loop|"
           "pingpong]\n"
+          "       animd test SUITE.json [FILE...] [--format "
+          "json|junit|tap|html] [-o OUT]\n"
           "       animd --version | --help\n\n"
           "Options (each is also a key of the config file, with _ for -):\n"
           "  --config FILE            read settings from FILE first\n");

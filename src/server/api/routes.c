@@ -21,6 +21,8 @@ const srv_route_t srv_api_routes[] = {
      .label = "assets_upload"},
     {SRV_M_POST, "/v1/solve", .body = &srv__solve_body, .query = SRV_EP_SOLVE,
      .access = READ, .label = "solve"},
+    {SRV_M_POST, "/v1/test", .body = &srv__test_body, .query = SRV_EP_TEST,
+     .access = READ, .label = "test"},
     {SRV_M_POST, "/v1/compare", .body = &srv__compare_body,
      .query = SRV_EP_COMPARE, .access = READ, .label = "compare"},
     {SRV_M_GET, "/v1/stream", .handle = srv__handle_stream, .access = READ,

@@ -143,6 +143,7 @@ const char *srv_status_text(int status) {
   case 415: return "Unsupported Media Type";
   case 417: return "Expectation Failed";
   case 421: return "Misdirected Request";
+  case 422: return "Unprocessable Content";
   case 426: return "Upgrade Required";
   case 429: return "Too Many Requests";
   case 431: return "Request Header Fields Too Large";

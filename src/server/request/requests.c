@@ -46,6 +46,7 @@ static const char *const clip_check_params[] = {"fps",
                                                 NULL};
 static const char *const clip_plot_params[] = {"joints", "channel", "from",
                                                "to",     "fps",     NULL};
+static const char *const test_params[] = {"format", NULL};
 static const char *const no_params[] = {NULL};
 
 static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
@@ -65,6 +66,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_COMPARE] = no_params,
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
+    [SRV_EP_TEST] = test_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {
@@ -103,11 +105,15 @@ int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
 
 /* ---- query parameters ---------------------------------------------------- */
 
-static const char *query_get(const srv_query_t *q, const char *name) {
+const char *srv_query_value(const srv_query_t *q, const char *name) {
   const char *v = NULL;
   for (unsigned i = 0; i < q->count; i++)
     if (strcmp(q->params[i].name, name) == 0) v = q->params[i].value;
   return v;
+}
+
+static const char *query_get(const srv_query_t *q, const char *name) {
+  return srv_query_value(q, name);
 }
 
 /* A name parameter: NULL when absent or empty. */

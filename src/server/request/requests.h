@@ -69,6 +69,7 @@ typedef enum srv_endpoint {
   SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
+  SRV_EP_TEST,              /* POST /v1/test */
   SRV_EP_COUNT_
 } srv_endpoint;
 
@@ -78,6 +79,9 @@ const char *const *srv_endpoint_params(srv_endpoint ep);
 /* 0 when every parameter of q is one ep takes; else -1 with
  * unknown_parameter at the first one that is not. */
 int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err);
+
+/* The value of the parameter name of q (the last one given), or NULL. */
+const char *srv_query_value(const srv_query_t *q, const char *name);
 
 /* from/to/fps: is_range false when none is given. */
 typedef struct srv_range_query_s {

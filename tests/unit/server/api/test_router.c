@@ -88,6 +88,7 @@ START_TEST(test_every_row_access_class) {
       {SRV_M_GET | SRV_M_HEAD, "/v1/assets", SRV_ACCESS_READ, "assets_list"},
       {SRV_M_POST, "/v1/assets", SRV_ACCESS_WRITE, "assets_upload"},
       {SRV_M_POST, "/v1/solve", SRV_ACCESS_READ, "solve"},
+      {SRV_M_POST, "/v1/test", SRV_ACCESS_READ, "test"},
       {SRV_M_POST, "/v1/compare", SRV_ACCESS_READ, "compare"},
       {SRV_M_GET, "/v1/stream", SRV_ACCESS_READ, "stream"},
       {SRV_M_GET | SRV_M_HEAD, "/healthz", SRV_ACCESS_OPEN, "healthz"},
