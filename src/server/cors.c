@@ -10,20 +10,6 @@
 
 #include "server/hosts.h"
 
-/* The next entry of a list (separated by commas or white space); false at
- * the end. */
-static bool next_entry(const char **s, const char **entry, size_t *len) {
-  const char *p = *s;
-  while (*p == ',' || isspace((unsigned char)*p)) p++;
-  if (*p == '\0') return false;
-  const char *e = p;
-  while (*e != '\0' && *e != ',' && !isspace((unsigned char)*e)) e++;
-  *entry = p;
-  *len = (size_t)(e - p);
-  *s = e;
-  return true;
-}
-
 static bool word_is(const char *s, size_t len, const char *word) {
   return strlen(word) == len && strncasecmp(s, word, len) == 0;
 }
@@ -84,7 +70,7 @@ int srv_cors_validate(const char *list, char *err, size_t err_len) {
   const char *s = list, *e;
   size_t n;
   origin_t o;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (word_is(e, n, "*") || word_is(e, n, "loopback") ||
         word_is(e, n, "null"))
       continue;
@@ -102,7 +88,7 @@ int srv_cors_validate(const char *list, char *err, size_t err_len) {
 static bool allows_any(const char *list) {
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n))
+  while (srv_list_next(&s, &e, &n))
     if (word_is(e, n, "*")) return true;
   return false;
 }
@@ -117,7 +103,7 @@ bool srv_cors_allowed(const char *list, const char *origin, const char *host) {
     return true;
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (word_is(e, n, "*")) return true;
     if (word_is(e, n, "loopback")) {
       if (parsed && is_loopback(&o)) return true;

@@ -15,9 +15,7 @@
 /* The longest host part looked at (a DNS name is at most 253 bytes). */
 #define HOST_MAX 255
 
-/* The next entry of a list (separated by commas or white space); false at
- * the end. */
-static bool next_entry(const char **s, const char **entry, size_t *len) {
+bool srv_list_next(const char **s, const char **entry, size_t *len) {
   const char *p = *s;
   while (*p == ',' || isspace((unsigned char)*p)) p++;
   if (*p == '\0') return false;
@@ -132,7 +130,7 @@ static bool is_listen_host(const char *listen, const char *h, size_t len) {
 int srv_hosts_validate(const char *list, char *err, size_t err_len) {
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (same(e, n, "*", 1)) continue;
     if (n <= HOST_MAX && host_length(e, n) == n) continue;
     snprintf(err, err_len,
@@ -151,7 +149,7 @@ bool srv_host_allowed(const char *list, const char *listen, const char *host) {
   bool parsed = split_host(host, &h, &len);
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (same(e, n, "*", 1)) return true;
     if (parsed && same(e, n, h, len)) return true;
   }

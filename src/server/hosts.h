@@ -34,4 +34,10 @@ bool srv_host_allowed(const char *list, const char *listen, const char *host);
  * under it), 127.0.0.0/8 as a dotted quad, or [::1] (with brackets). */
 bool srv_host_is_loopback(const char *h, size_t len);
 
+/* The next entry of a configured list (entries separated by commas or
+ * white space) from *s: *entry and *len set, *s moved past it; false at
+ * the end. The allow-lists of hosts and origins read their settings with
+ * it. */
+bool srv_list_next(const char **s, const char **entry, size_t *len);
+
 #endif
