@@ -90,8 +90,8 @@ START_TEST(test_round_trip) {
   ck_assert_str_eq(t.data, t2.data);
   /* The describe answer shows them too. */
   fmt_buf_reset(&t2);
-  ck_assert_int_eq(
-      fmt_describe_clip(&t2, "x", c, b.skeletons[0], SKELETON_ID), 0);
+  ck_assert_int_eq(fmt_describe_clip(&t2, "x", c, b.skeletons[0], SKELETON_ID),
+                   0);
   fmt_buf_putc(&t2, '\0');
   ck_assert_ptr_nonnull(strstr(t2.data, ",\"events\":[{\"t\":0,"));
   fmt_bundle_free(&again);
@@ -106,8 +106,7 @@ START_TEST(test_ids) {
   decode(CLIP_HEAD "}]}", &plain, NULL);
   decode(CLIP_HEAD ",\"events\":[]}]}", &empty, NULL);
   decode(CLIP_HEAD ",\"events\":[{\"t\":0.5,\"name\":\"a\"}]}]}", &one, NULL);
-  decode(CLIP_HEAD ",\"events\":[{\"t\":0.5,\"name\":\"b\"}]}]}", &other,
-         NULL);
+  decode(CLIP_HEAD ",\"events\":[{\"t\":0.5,\"name\":\"b\"}]}]}", &other, NULL);
   fmt_buf_t t = FMT_BUF_INIT;
   char ids[4][FMT_ID_LEN + 1];
   fmt_bundle_t *all[4] = {&plain, &empty, &one, &other};
@@ -129,8 +128,7 @@ START_TEST(test_errors) {
   fails("[3]", "wrong_type", "clips[0].events[0]");
   fails("[{\"t\":0}]", "missing_field", "clips[0].events[0].name");
   fails("[{\"name\":\"a\"}]", "missing_field", "clips[0].events[0].t");
-  fails("[{\"t\":\"0\",\"name\":\"a\"}]", "wrong_type",
-        "clips[0].events[0].t");
+  fails("[{\"t\":\"0\",\"name\":\"a\"}]", "wrong_type", "clips[0].events[0].t");
   fails("[{\"t\":0,\"name\":7}]", "wrong_type", "clips[0].events[0].name");
   fails("[{\"t\":0,\"name\":\"a\",\"at\":1}]", "unknown_field",
         "clips[0].events[0].at");
