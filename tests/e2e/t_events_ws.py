@@ -4,7 +4,8 @@ describe answer; a pose range lists them per frame ((t_prev, t], the first
 frame at its own time); a WebSocket stream (Python websockets) at 60 fps
 sends {"type":"event",...} before the frame that crossed each: with
 wrap=loop for 3.5 s every event once per loop in order, with
-wrap=pingpong in both directions (a turning point once), a seek crosses
+wrap=pingpong in both directions (a turning point once), at speed -1
+backwards through the loop point, a seek crosses
 nothing, a pause crosses nothing until the resume. The expected events
 come from a model of the documented rule over the frames received, so
 frames the loop skipped when late change nothing."""
@@ -63,7 +64,10 @@ def crossed(wrap, u_prev, u, start):
     if start:
         t = wrapped(wrap, u)
         return [n for e, n in EVENTS if e == t]
-    return [n for h, n in happenings(wrap, u_prev, u) if u_prev < h <= u]
+    if u >= u_prev:
+        return [n for h, n in happenings(wrap, u_prev, u) if u_prev < h <= u]
+    return [n for h, n in reversed(happenings(wrap, u, u_prev))
+            if u <= h < u_prev]
 
 
 async def recv_json(ws):
@@ -155,7 +159,23 @@ async def ws_cases(d):
               "pingpong: %s" % names[:6])
         print("pingpong: %d events" % n_pp)
 
-        # 3. seek and pause: play from 0.5, pause, seek (paused) onto the
+        # 3. speed -1 (reverse) with wrap=loop from 0.5 for 1 s: backwards
+        # through the loop point, in decreasing time.
+        await ws.send(json.dumps({"op": "play", "id": "rev", "clip": "ev-walk",
+                                  "skeleton": "ev-rig", "format": "json",
+                                  "fps": FPS, "speed": -1, "wrap": "loop",
+                                  "t0": 0.5}))
+        log = []
+        await collect(ws, lambda m: m.get("frame", -1) >= 60 and "op" not in m
+                      and m.get("type") != "event", log)
+        await ws.send(json.dumps({"op": "stop", "id": "rev"}))
+        await collect(ws, lambda m: m.get("op") == "stop", [])
+        check_log(log, lambda n: 0.5 - n / FPS, "loop")
+        names = [e[1] for e in log if e[0] == "event"]
+        check(names == ["step", "start", "end"], "reverse: %s" % names)
+        print("reverse: %s" % names)
+
+        # 4. seek and pause: play from 0.5, pause, seek (paused) onto the
         # event at 0.25 (the seek's frame sends nothing), resume.
         await ws.send(json.dumps({"op": "play", "id": "sk", "clip": "ev-walk", "skeleton": "ev-rig", "format": "json",
                                   "fps": FPS, "wrap": "loop", "t0": 0.5}))
