@@ -3,14 +3,17 @@
  * Key design choice: the happenings of an event are enumerated in cycles
  * of the wrap (a loop, or a forward and a backward leg), and in each cycle
  * in increasing u, so a span walks forward or backward through the cycles
- * it touches and stops at cap; every cycle with an event holds at least
- * one happening, so the walk is bounded by cap plus three cycles. */
+ * it touches and stops at cap; in each, a binary search finds the first
+ * happening inside, so a frame costs O(log events) plus what it crosses.
+ * Every cycle holds at least one happening, so the walk is bounded by cap
+ * plus three cycles. */
 #include <math.h>
 
 #include "animd/events.h"
 
-/* The j-th happening (increasing u) of cycle c: false when it is none
- * (an event at a pingpong turn is counted on the forward leg only). */
+/* u of the j-th happening (increasing in j) of cycle c; *index gets its
+ * event. false when it is none: an event at a pingpong turn is counted on
+ * the forward leg only (its u is still given, so u stays monotonic). */
 static bool happening(const anim_clip_t *clip, anim_wrap wrap, double c,
                       uint32_t j, double *u, uint32_t *index) {
   const uint32_t n = clip->event_count;
@@ -18,15 +21,31 @@ static bool happening(const anim_clip_t *clip, anim_wrap wrap, double c,
   if (wrap == ANIM_WRAP_PINGPONG && j >= n) {
     uint32_t i = 2 * n - 1 - j;
     float e = clip->events[i].t;
-    if (e <= 0.f || e >= clip->duration) return false;
     *u = c * 2.0 * d + 2.0 * d - (double)e;
     *index = i;
-    return true;
+    return e > 0.f && e < clip->duration;
   }
   double period = wrap == ANIM_WRAP_PINGPONG ? 2.0 * d : d;
   *u = (wrap == ANIM_WRAP_CLAMP ? 0.0 : c * period) + (double)clip->events[j].t;
   *index = j;
   return true;
+}
+
+/* The first j of cycle c (of m) whose u is above x (at or above x when
+ * !strict): m when none. Binary search, u being monotonic in j. */
+static uint32_t first_above(const anim_clip_t *clip, anim_wrap wrap, double c,
+                            uint32_t m, double x, bool strict) {
+  uint32_t lo = 0, hi = m, index;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    double u;
+    happening(clip, wrap, c, mid, &u, &index);
+    if (strict ? u > x : u >= x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
 }
 
 uint32_t anim_events_crossed(const anim_clip_t *clip,
@@ -51,7 +70,7 @@ uint32_t anim_events_crossed(const anim_clip_t *clip,
   const bool forward = to > from;
   const double lo = forward ? from : to, hi = forward ? to : from;
   const double period = wrap == ANIM_WRAP_PINGPONG ? 2.0 * d : d;
-  const uint32_t per_cycle = wrap == ANIM_WRAP_PINGPONG ? 2 * n : n;
+  const uint32_t m = wrap == ANIM_WRAP_PINGPONG ? 2 * n : n;
   double first = 0, last = 0; /* Cycles whose happenings may lie inside. */
   if (wrap != ANIM_WRAP_CLAMP) {
     first = floor(lo / period) - 1.0;
@@ -59,12 +78,16 @@ uint32_t anim_events_crossed(const anim_clip_t *clip,
   }
   for (double k = 0; k <= last - first && count < cap; k += 1.0) {
     double c = forward ? first + k : last - k;
-    for (uint32_t m = 0; m < per_cycle && count < cap; m++) {
-      uint32_t j = forward ? m : per_cycle - 1 - m, index;
+    /* Forward: j from the first u > from while u <= to; backward: j down
+     * from the last u < from while u >= to. */
+    uint32_t j0 = first_above(clip, wrap, c, m, from, forward);
+    for (uint32_t step = 0; count < cap; step++) {
+      if (forward ? j0 + step >= m : step >= j0) break;
+      uint32_t j = forward ? j0 + step : j0 - 1 - step, index;
       double u;
-      if (!happening(clip, wrap, c, j, &u, &index)) continue;
-      bool inside = forward ? (u > from && u <= to) : (u < from && u >= to);
-      if (inside) out[count++] = index;
+      bool real = happening(clip, wrap, c, j, &u, &index);
+      if (forward ? u > to : u < to) break;
+      if (real) out[count++] = index;
     }
   }
   return count;
