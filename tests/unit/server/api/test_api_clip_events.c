@@ -100,10 +100,10 @@ START_TEST(test_ranges_list_events) {
   ck_assert_ptr_null(strstr(a.body, "events"));
   mem_answer_free(&a);
   /* Binary ranges carry none: the bytes of the clip without events. */
-  mem_answer_t b1 = mem_get(
-      "/v1/pose?clip=steps&from=0&to=2&fps=4&wrap=loop&format=bin");
-  mem_answer_t b2 = mem_get(
-      "/v1/pose?clip=plain&from=0&to=2&fps=4&wrap=loop&format=bin");
+  mem_answer_t b1 =
+      mem_get("/v1/pose?clip=steps&from=0&to=2&fps=4&wrap=loop&format=bin");
+  mem_answer_t b2 =
+      mem_get("/v1/pose?clip=plain&from=0&to=2&fps=4&wrap=loop&format=bin");
   ck_assert_int_eq(b1.status, 200);
   ck_assert_uint_eq(b1.body_len, b2.body_len);
   ck_assert_int_eq(memcmp(b1.body, b2.body, b1.body_len), 0);
