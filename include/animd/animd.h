@@ -10,6 +10,7 @@
 #include "animd/math.h"
 #include "animd/skeleton.h"
 #include "animd/clip.h"
+#include "animd/events.h"
 #include "animd/pose.h"
 #include "animd/sampling.h"
 #include "animd/blend.h"

@@ -189,10 +189,15 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;
   uint32_t frames = range->is_range ? range->frames : 1;
+  static uint32_t index[ANIM_EVENT_MAX];
   for (uint32_t i = 0; i < frames && rc == 0; i++) {
     job->t = range->is_range ? srv_range_query_time(range, i) : t;
-    anim_result r = srv_frame_answer(
-        &b, job, names, binary, range->is_range ? (int64_t)i : -1, &scratch);
+    fmt_frame_events_t events = {0};
+    if (range->is_range)
+      events = srv_range_events(range, i, job->clip, job->wrap, index);
+    anim_result r = srv_frame_answer_events(&b, job, names, binary,
+                                            range->is_range ? (int64_t)i : -1,
+                                            &events, &scratch);
     if (r != ANIM_OK)
       rc = r == ANIM_ERR_OUT_OF_MEMORY
                ? report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "")

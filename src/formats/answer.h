@@ -26,6 +26,7 @@
 #ifndef ANIMD_FORMATS_ANSWER_H
 #define ANIMD_FORMATS_ANSWER_H
 
+#include "animd/clip.h"
 #include "formats/buf.h"
 
 typedef enum fmt_space {
@@ -47,6 +48,15 @@ typedef struct fmt_asset_names_s {
   const char *mesh_id, *mesh_name;
 } fmt_asset_names_t;
 
+/* The clip events a range frame lists, as "events" after the ids (none
+ * printed when count is 0): events[index[i]] for i < count (events is the
+ * clip's sorted array, animd/events.h says which a frame crosses). */
+typedef struct fmt_frame_events_s {
+  const anim_event_t *events;
+  const uint32_t *index;
+  uint32_t count;
+} fmt_frame_events_t;
+
 typedef struct fmt_pose_answer_s {
   /* The JSON text of an id printed first as "id" (a WebSocket stream's),
    * or NULL for none. */
@@ -60,7 +70,8 @@ typedef struct fmt_pose_answer_s {
   /* 10 * joint_count floats (local, trs10) or 16 * joint_count (model,
    * skin), caller order. */
   const float *data;
-  fmt_asset_names_t ids; /* Optional (zero: none printed). */
+  fmt_asset_names_t ids;     /* Optional (zero: none printed). */
+  fmt_frame_events_t events; /* A range frame's (zero: none printed). */
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
@@ -72,9 +83,10 @@ typedef struct fmt_skin_answer_s {
   float t;
   int64_t frame; /* -1 for none. */
   uint32_t vertex_count;
-  const float *positions; /* 3 * vertex_count. */
-  const float *normals;   /* 3 * vertex_count, or NULL. */
-  fmt_asset_names_t ids;  /* Optional (zero: none printed). */
+  const float *positions;    /* 3 * vertex_count. */
+  const float *normals;      /* 3 * vertex_count, or NULL. */
+  fmt_asset_names_t ids;     /* Optional (zero: none printed). */
+  fmt_frame_events_t events; /* As in fmt_pose_answer_t. */
 } fmt_skin_answer_t;
 
 int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "formats/gltf_internal.h"
+#include "formats/clip_events.h"
 
 /* ---- nodes --------------------------------------------------------------- */
 
@@ -585,6 +586,8 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   json_t *sms = json_object_get(an, "samplers");
   anim_raw_track_t *tr = calloc(nh, sizeof *tr);
   float **vals = calloc(nh, sizeof *vals);
+  anim_event_t *events = NULL;
+  size_t event_count = 0;
   int rc = -1;
   if (!tr || !vals) {
     fmt__nomem(c->err, "animations");
@@ -635,10 +638,21 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   const char *nm = json_string_value(json_object_get(an, "name"));
   char dflt[32];
   snprintf(dflt, sizeof dflt, "animation_%zu", a);
+  /* Events in the native shape, from the animation's extras (extras that
+   * are not an object, or carry no "events", give none). */
+  char events_at[64];
+  snprintf(events_at, sizeof events_at, "animations[%zu].extras.events", a);
+  json_t *extras = json_object_get(an, "extras");
+  if (fmt__events_read(
+          json_is_object(extras) ? json_object_get(extras, "events") : NULL,
+          events_at, &events, &event_count, c->err))
+    goto done;
   anim_raw_clip_t raw = {.name = nm && nm[0] ? nm : dflt,
                          .tracks = tr,
                          .track_count = nh,
-                         .duration = duration};
+                         .duration = duration,
+                         .events = events,
+                         .event_count = event_count};
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -649,7 +663,9 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   anim_result r =
       anim_clip_build(&raw, c->out->skeletons[h[0].skel], NULL, &clip, &be);
   if (r != ANIM_OK) {
-    if (be.track >= 0 && (size_t)be.track < nh)
+    if (be.field && strcmp(be.field, "events") == 0)
+      fmt__events_build_at(&be, events_at, c->at, sizeof c->at);
+    else if (be.track >= 0 && (size_t)be.track < nh)
       atf(c, "animations[%zu].channels[%u]", a, h[be.track].ch);
     else
       atf(c, "animations[%zu]", a);
@@ -663,6 +679,7 @@ done:
     for (size_t i = 0; i < nh; i++) free(vals[i]);
   free(vals);
   free(tr);
+  free(events);
   return rc;
 }
 

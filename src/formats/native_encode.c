@@ -1,6 +1,7 @@
 /* formats: canonical native JSON encodings of built assets and their
  * content ids (SHA-256 through libcrypto's EVP interface). */
 #include "formats/native_json.h"
+#include "formats/clip_events.h"
 
 #include <openssl/evp.h>
 #include <string.h>
@@ -157,7 +158,12 @@ static int clip_object(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
       float_array_key(b, "bezier", t->bezier, (size_t)t->key_count * 4);
     fmt_buf_putc(b, '}');
   }
-  fmt_buf_puts(b, "]}");
+  fmt_buf_putc(b, ']');
+  if (clip->event_count > 0) { /* Clips without events keep their ids. */
+    fmt_buf_puts(b, ",\"events\":");
+    fmt_events_json(b, clip->events, NULL, clip->event_count);
+  }
+  fmt_buf_putc(b, '}');
   return b->failed ? -1 : 0;
 }
 

@@ -14,10 +14,13 @@ srv_frame_names_t srv_frame_names(const store_asset_t *owner,
   return n;
 }
 
-void srv_frame_json(fmt_buf_t *b, const char *id,
-                    const srv_frame_names_t *names,
-                    const srv_frame_shape_t *shape, const float *v, float t,
-                    int64_t frame) {
+/* srv_frame_json, listing events (NULL: none). */
+static void frame_json(fmt_buf_t *b, const char *id,
+                       const srv_frame_names_t *names,
+                       const srv_frame_shape_t *shape, const float *v, float t,
+                       int64_t frame, const fmt_frame_events_t *events) {
+  fmt_frame_events_t none = {0};
+  if (events == NULL) events = &none;
   if (shape->skin) {
     fmt_skin_answer_t a = {
         .id = id,
@@ -29,6 +32,7 @@ void srv_frame_json(fmt_buf_t *b, const char *id,
         .positions = v,
         .normals = shape->normals ? v + 3 * (size_t)shape->elements : NULL,
         .ids = names->ids,
+        .events = *events,
     };
     fmt_answer_skin_json(b, &a);
   } else {
@@ -42,14 +46,23 @@ void srv_frame_json(fmt_buf_t *b, const char *id,
         .space = shape->space,
         .data = v,
         .ids = names->ids,
+        .events = *events,
     };
     fmt_answer_pose_json(b, &a);
   }
 }
 
+void srv_frame_json(fmt_buf_t *b, const char *id,
+                    const srv_frame_names_t *names,
+                    const srv_frame_shape_t *shape, const float *v, float t,
+                    int64_t frame) {
+  frame_json(b, id, names, shape, v, t, frame, NULL);
+}
+
 static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                           const srv_frame_names_t *names, bool binary,
-                          int64_t frame, const float *v, float t) {
+                          int64_t frame, const float *v, float t,
+                          const fmt_frame_events_t *events) {
   size_t count = srv_eval_float_count(job);
   uint32_t elements = srv_eval_element_count(job);
   if (binary) {
@@ -61,7 +74,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                                .normals = job->normals != ANIM_NORMALS_NONE,
                                .space = job->space,
                                .elements = elements};
-    srv_frame_json(b, NULL, names, &shape, v, t, frame);
+    frame_json(b, NULL, names, &shape, v, t, frame, events);
     if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
@@ -111,16 +124,24 @@ static bool binary_in_place(fmt_buf_t *b, const srv_eval_job_t *job,
 #endif
 }
 
-anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
-                             const srv_frame_names_t *names, bool binary,
-                             int64_t frame, srv_eval_scratch_t *s) {
+anim_result srv_frame_answer_events(fmt_buf_t *b, const srv_eval_job_t *job,
+                                    const srv_frame_names_t *names, bool binary,
+                                    int64_t frame,
+                                    const fmt_frame_events_t *events,
+                                    srv_eval_scratch_t *s) {
   anim_result r;
   if (binary && binary_in_place(b, job, frame, s, &r)) return r;
   srv_eval_job_t j;
   float t;
   r = run(job, s, &j, &t);
   if (r != ANIM_OK) return r;
-  return encode(b, &j, names, binary, frame, j.out, t);
+  return encode(b, &j, names, binary, frame, j.out, t, events);
+}
+
+anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
+                             const srv_frame_names_t *names, bool binary,
+                             int64_t frame, srv_eval_scratch_t *s) {
+  return srv_frame_answer_events(b, job, names, binary, frame, NULL, s);
 }
 
 size_t srv_frame_q16_words(const srv_eval_job_t *job) {

@@ -250,6 +250,23 @@ double srv_range_query_time(const srv_range_query_t *q, uint32_t i) {
   return q->from + (double)i / q->fps;
 }
 
+fmt_frame_events_t srv_range_events(const srv_range_query_t *q, uint32_t i,
+                                    const anim_clip_t *clip, anim_wrap wrap,
+                                    uint32_t index[ANIM_EVENT_MAX]) {
+  fmt_frame_events_t e = {0};
+  if (clip == NULL || clip->event_count == 0) return e;
+  anim_event_span_t span = {
+      .from = i > 0 ? srv_range_query_time(q, i - 1) : 0,
+      .to = srv_range_query_time(q, i),
+      .wrap = wrap,
+      .start = i == 0,
+  };
+  e.events = clip->events;
+  e.index = index;
+  e.count = anim_events_crossed(clip, &span, index, ANIM_EVENT_MAX);
+  return e;
+}
+
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);

@@ -93,6 +93,13 @@ typedef struct srv_range_query_s {
 /* Time of frame i of a range: from + i / fps. */
 double srv_range_query_time(const srv_range_query_t *q, uint32_t i);
 
+/* The events of clip (NULL: none) that frame i of a range crosses with
+ * wrap (animd/events.h: frame 0 is a playback's first frame, frame i > 0
+ * spans (time(i - 1), time(i)]), into index (at most ANIM_EVENT_MAX). */
+fmt_frame_events_t srv_range_events(const srv_range_query_t *q, uint32_t i,
+                                    const anim_clip_t *clip, anim_wrap wrap,
+                                    uint32_t index[ANIM_EVENT_MAX]);
+
 /* GET /v1/pose. Names point into the query; NULL when absent or empty. */
 typedef struct srv_pose_query_s {
   const char *skeleton;

@@ -11,7 +11,8 @@
  *   frames.c    frame production: a stream's frame as the frame cache's
  *               key, its binary header, its JSON message;
  *   send.c      what goes to a client: answers, errors and the tick's
- *               data frames, written together, dropped under backpressure.
+ *               data frames, written together, dropped under backpressure;
+ *   events.c    the clip events a frame crosses, sent before it.
  * Loop thread only, but for the frames frames.c builds on the pool. */
 #ifndef ANIMD_SERVER_WS_STREAM_INTERNAL_H
 #define ANIMD_SERVER_WS_STREAM_INTERNAL_H
@@ -67,6 +68,14 @@ typedef struct stream_s {
   /* Its frames are too heavy for the loop (schedule.h's rule): each is
    * computed on the pool ahead of its due time. Set with its assets. */
   bool heavy;
+  /* Clip events (events.c): the time before wrapping of the last frame
+   * that went through them, and what the next frame does. */
+  double events_u;
+  enum {
+    WS_EVENTS_START = 0, /* A play's first frame: events at its time. */
+    WS_EVENTS_SEEK,      /* A seek's frame: crosses nothing. */
+    WS_EVENTS_RUN,       /* Crosses what lies since events_u. */
+  } events_next;
 } stream_t;
 
 struct srv_ws_client_s {
@@ -177,6 +186,10 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
                       int64_t frame, float t, const srv_ws_frame_data_t *pfd);
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                     int64_t frame, float t);
+
+/* ---- events.c: clip events */
+
+void ws__send_events(stream_t *s, int64_t n);
 
 /* ---- send.c: answers, frames and backpressure */
 
