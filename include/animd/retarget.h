@@ -66,9 +66,9 @@ typedef struct anim_retarget_job_s {
    * twice; 1 .. target joint_count pairs. */
   const anim_retarget_pair_t *pairs;
   size_t pair_count;
-  uint32_t root_pair; /* Index into pairs (anim_retarget_root_pair). */
-  anim_vec3_t up;     /* The up axis of both; all zero means +y. */
-  float fps;          /* Keys per second, > 0. */
+  uint32_t root_pair;   /* Index into pairs (anim_retarget_root_pair). */
+  anim_vec3_t up;       /* The up axis of both; all zero means +y. */
+  float fps;            /* Keys per second, > 0. */
   uint32_t frame_count; /* anim_retarget_frame_count(clip->duration, fps). */
   void *scratch;        /* anim_retarget_scratch_bytes, overwritten. */
   size_t scratch_bytes;
@@ -114,8 +114,7 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job);
  * sided hip), shin (shin, calf, leg, lowerleg, knee), foot (foot, ankle),
  * toe (toe, toes, toebase). Both buffers hold ANIM_RETARGET_KEY_MAX
  * bytes; longer names are cut. */
-void anim_retarget_name_key(const char *name,
-                            char key[ANIM_RETARGET_KEY_MAX],
+void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
                             char canon[ANIM_RETARGET_KEY_MAX]);
 
 /* Pairs joints by name: first the target joints (storage order) whose key

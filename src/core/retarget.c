@@ -16,22 +16,21 @@
 
 /* Scratch carved into aligned arrays. */
 typedef struct layout_s {
-  anim_vec3_t *s_t, *s_s;   /* Source pose translation and scale. */
-  anim_quat_t *s_r;         /* Source pose rotation. */
-  anim_mat4_t *s_model;     /* Source model matrices. */
-  anim_quat_t *s_q, *s_q0;  /* Source model rotations: now, rest. */
-  anim_vec3_t *d_t, *d_s;   /* Target pose translation and scale. */
-  anim_quat_t *d_r;         /* Target pose rotation. */
-  anim_mat4_t *d_model;     /* Target model matrices. */
-  anim_quat_t *d_q, *d_q0;  /* Target model rotations: now, rest. */
-  int32_t *pair_of;         /* Target joint -> pair index, or -1. */
-  uint32_t *cursors;        /* Sampling context. */
+  anim_vec3_t *s_t, *s_s;  /* Source pose translation and scale. */
+  anim_quat_t *s_r;        /* Source pose rotation. */
+  anim_mat4_t *s_model;    /* Source model matrices. */
+  anim_quat_t *s_q, *s_q0; /* Source model rotations: now, rest. */
+  anim_vec3_t *d_t, *d_s;  /* Target pose translation and scale. */
+  anim_quat_t *d_r;        /* Target pose rotation. */
+  anim_mat4_t *d_model;    /* Target model matrices. */
+  anim_quat_t *d_q, *d_q0; /* Target model rotations: now, rest. */
+  int32_t *pair_of;        /* Target joint -> pair index, or -1. */
+  uint32_t *cursors;       /* Sampling context. */
 } layout_t;
 
 /* Places count items of size bytes at *at (aligned to 64), advancing it;
  * returns the start. With base NULL it only counts. */
-static void *carve(unsigned char *base, size_t *at, size_t count,
-                   size_t size) {
+static void *carve(unsigned char *base, size_t *at, size_t count, size_t size) {
   size_t start = (*at + 63) & ~(size_t)63;
   *at = start + count * size;
   return base != NULL ? base + start : NULL;
@@ -136,7 +135,8 @@ static void model_rotations(const anim_skeleton_t *s, const anim_quat_t *local,
                             anim_quat_t *out) {
   for (uint32_t j = 0; j < s->joint_count; j++) {
     int32_t p = s->parents[j];
-    out[j] = p < 0 ? local[j] : anim_quat_normalize(anim_quat_mul(out[p], local[j]));
+    out[j] =
+        p < 0 ? local[j] : anim_quat_normalize(anim_quat_mul(out[p], local[j]));
   }
 }
 
@@ -147,14 +147,15 @@ static anim_vec3_t position(const anim_mat4_t *m) {
 static anim_result model_matrices(const anim_skeleton_t *s, anim_vec3_t *t,
                                   anim_quat_t *r, anim_vec3_t *sc,
                                   anim_mat4_t *out, uint32_t to) {
-  anim_local_to_model_job_t m = {
-      .skeleton = s,
-      .input = {.translation = t, .rotation = r, .scale = sc,
-                .joint_count = s->joint_count},
-      .from = 0,
-      .to = to,
-      .output = out,
-      .output_count = s->joint_count};
+  anim_local_to_model_job_t m = {.skeleton = s,
+                                 .input = {.translation = t,
+                                           .rotation = r,
+                                           .scale = sc,
+                                           .joint_count = s->joint_count},
+                                 .from = 0,
+                                 .to = to,
+                                 .output = out,
+                                 .output_count = s->joint_count};
   return anim_local_to_model_job_run(&m);
 }
 
@@ -228,7 +229,8 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job) {
   int32_t root_parent = dst->parents[root.target];
   size_t nf = job->frame_count;
   for (uint32_t f = 0; f < nf; f++) {
-    double t = f + 1u == nf ? (double)job->clip->duration : f / (double)job->fps;
+    double t =
+        f + 1u == nf ? (double)job->clip->duration : f / (double)job->fps;
     if (t > job->clip->duration) t = job->clip->duration;
     job->times[f] = (float)t;
     anim_sampling_job_t sj = {.skeleton = src,
@@ -249,8 +251,9 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job) {
           anim_quat_mul(dst->orient[j], dst->rest[j].rotation);
       if (pi < 0) {
         l.d_r[j] = rest_local;
-        l.d_q[j] = p < 0 ? rest_local
-                         : anim_quat_normalize(anim_quat_mul(l.d_q[p], rest_local));
+        l.d_q[j] =
+            p < 0 ? rest_local
+                  : anim_quat_normalize(anim_quat_mul(l.d_q[p], rest_local));
         continue;
       }
       uint32_t s = job->pairs[pi].source;
@@ -267,8 +270,8 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job) {
       if (f > 0 && animated.x * out[-4] + animated.y * out[-3] +
                            animated.z * out[-2] + animated.w * out[-1] <
                        0.0f)
-        animated = anim_quat(-animated.x, -animated.y, -animated.z,
-                             -animated.w);
+        animated =
+            anim_quat(-animated.x, -animated.y, -animated.z, -animated.w);
       out[0] = animated.x;
       out[1] = animated.y;
       out[2] = animated.z;

@@ -6,11 +6,18 @@
  * lowercase: the key. The humanoid vocabulary below, one table, turns a
  * key's body into its canonical word. Exact keys pair first, so two rigs
  * of one family pair joint for joint; the vocabulary pairs the rest. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "animd/retarget.h"
+
+/* ASCII classes (no locale: joint names are compared byte for byte). */
+static bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+static bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static char to_lower(unsigned char c) {
+  return (char)(is_upper(c) ? c - 'A' + 'a' : c);
+}
 
 /* Body words (digits removed) and the humanoid word they name. "hip"
  * alone names the hips, with a side the thigh (sided rows come first). */
@@ -21,30 +28,30 @@ typedef struct vocab_s {
 } vocab_t;
 
 static const vocab_t VOCAB[] = {
-    {"hip", "thigh", 1},        {"hip", "hips", 0},
-    {"hips", "hips", -1},       {"pelvis", "hips", -1},
-    {"spine", "spine", -1},     {"lowerback", "spine", -1},
-    {"lowerspine", "spine", -1}, {"abdomen", "spine", -1},
-    {"chest", "chest", -1},     {"torso", "chest", -1},
-    {"upperspine", "chest", -1}, {"neck", "neck", -1},
-    {"head", "head", -1},       {"shoulder", "shoulder", -1},
+    {"hip", "thigh", 1},          {"hip", "hips", 0},
+    {"hips", "hips", -1},         {"pelvis", "hips", -1},
+    {"spine", "spine", -1},       {"lowerback", "spine", -1},
+    {"lowerspine", "spine", -1},  {"abdomen", "spine", -1},
+    {"chest", "chest", -1},       {"torso", "chest", -1},
+    {"upperspine", "chest", -1},  {"neck", "neck", -1},
+    {"head", "head", -1},         {"shoulder", "shoulder", -1},
     {"clavicle", "shoulder", -1}, {"collar", "shoulder", -1},
     {"upperarm", "upperarm", -1}, {"arm", "upperarm", -1},
-    {"uparm", "upperarm", -1},  {"forearm", "forearm", -1},
-    {"lowerarm", "forearm", -1}, {"elbow", "forearm", -1},
-    {"hand", "hand", -1},       {"wrist", "hand", -1},
-    {"thigh", "thigh", -1},     {"upperleg", "thigh", -1},
-    {"upleg", "thigh", -1},     {"shin", "shin", -1},
-    {"calf", "shin", -1},       {"leg", "shin", -1},
-    {"lowerleg", "shin", -1},   {"knee", "shin", -1},
-    {"foot", "foot", -1},       {"ankle", "foot", -1},
-    {"toe", "toe", -1},         {"toes", "toe", -1},
+    {"uparm", "upperarm", -1},    {"forearm", "forearm", -1},
+    {"lowerarm", "forearm", -1},  {"elbow", "forearm", -1},
+    {"hand", "hand", -1},         {"wrist", "hand", -1},
+    {"thigh", "thigh", -1},       {"upperleg", "thigh", -1},
+    {"upleg", "thigh", -1},       {"shin", "shin", -1},
+    {"calf", "shin", -1},         {"leg", "shin", -1},
+    {"lowerleg", "shin", -1},     {"knee", "shin", -1},
+    {"foot", "foot", -1},         {"ankle", "foot", -1},
+    {"toe", "toe", -1},           {"toes", "toe", -1},
     {"toebase", "toe", -1},
 };
 
 /* Rig prefix words dropped from the front of a name. */
-static const char *const PREFIXES[] = {"bip01", "bip001", "bip", "def",
-                                       "mch", "org", "mixamorig"};
+static const char *const PREFIXES[] = {"bip01", "bip001", "bip",      "def",
+                                       "mch",   "org",    "mixamorig"};
 
 static const char *vocab_find(const char *body, int sided) {
   for (size_t i = 0; i < sizeof VOCAB / sizeof VOCAB[0]; i++)
@@ -57,23 +64,23 @@ static const char *vocab_find(const char *body, int sided) {
 /* The body without its trailing digits, in out. */
 static void strip_digits(const char *body, char *out, size_t size) {
   size_t n = strlen(body);
-  while (n > 0 && isdigit((unsigned char)body[n - 1])) n--;
+  while (n > 0 && is_digit((unsigned char)body[n - 1])) n--;
   if (n >= size) n = size - 1;
   memcpy(out, body, n);
   out[n] = '\0';
 }
 
 static bool is_sep(char c) {
-  return c == ' ' || c == '_' || c == '-' || c == '.' || c == ':' ||
-         c == '|' || c == '\t';
+  return c == ' ' || c == '_' || c == '-' || c == '.' || c == ':' || c == '|' ||
+         c == '\t';
 }
 
 /* A word boundary before name[i]: a camel-case hump (aB, or ABc). */
 static bool hump(const char *s, size_t i) {
   unsigned char p = (unsigned char)s[i - 1], c = (unsigned char)s[i],
                 n = (unsigned char)s[i + 1];
-  if (isupper(c) && islower(p)) return true;
-  if (isupper(c) && isupper(p) && n != '\0' && islower(n)) return true;
+  if (is_upper(c) && is_lower(p)) return true;
+  if (is_upper(c) && is_upper(p) && n != '\0' && is_lower(n)) return true;
   return false;
 }
 
@@ -107,7 +114,7 @@ void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
       words[nw++] = buf + at;
       open = true;
     }
-    buf[at++] = (char)tolower((unsigned char)s[i]);
+    buf[at++] = to_lower((unsigned char)s[i]);
   }
   if (open) buf[at++] = '\0';
   /* A rig prefix word in front. */
@@ -145,7 +152,8 @@ void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
   const char *word = vocab_find(bare, side != 0);
   if (side != 0) {
     snprintf(key, ANIM_RETARGET_KEY_MAX, "%c.%s", side, body);
-    if (word != NULL) snprintf(canon, ANIM_RETARGET_KEY_MAX, "%c.%s", side, word);
+    if (word != NULL)
+      snprintf(canon, ANIM_RETARGET_KEY_MAX, "%c.%s", side, word);
   } else {
     snprintf(key, ANIM_RETARGET_KEY_MAX, "%s", body);
     if (word != NULL) snprintf(canon, ANIM_RETARGET_KEY_MAX, "%s", word);

@@ -39,8 +39,8 @@ typedef struct retarget_task_s {
 
 static void retarget_work(srv_task_t *t) {
   retarget_task_t *r = (retarget_task_t *)t;
-  r->rc = srv_retarget_store(r->store, &r->plan, r->target, &r->result,
-                             &r->out, &r->err);
+  r->rc = srv_retarget_store(r->store, &r->plan, r->target, &r->result, &r->out,
+                             &r->err);
   if (r->rc != 0 || !r->shared) return;
   r->texts = calloc(r->result.count ? r->result.count : 1, sizeof *r->texts);
   for (size_t i = 0; r->texts && i < r->result.count; i++)
@@ -93,8 +93,7 @@ static void retarget_then(srv_request_t *req, void *parsed) {
   r->shared = srv__backend(req) != NULL;
   r->rc = -1; /* Nothing ingested yet. */
   fmt_buf_init(&r->out);
-  if (srv__lookup(req, STORE_CLIP, "clip", r->body.clip, NULL, &r->clip) !=
-          0 ||
+  if (srv__lookup(req, STORE_CLIP, "clip", r->body.clip, NULL, &r->clip) != 0 ||
       srv__lookup(req, STORE_SKELETON, "to", r->body.to, NULL, &r->target) !=
           0) {
     retarget_free(&r->task);

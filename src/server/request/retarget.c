@@ -22,19 +22,20 @@ static int dup_string(const json_t *o, const char *key, bool required,
   *out = NULL;
   if (v == NULL && !required) return 0;
   if (v == NULL)
-    return srv_error_set(err, SRV_ERR_MISSING_FIELD, at,
-                         "\"%s\" is required", key);
+    return srv_error_set(err, SRV_ERR_MISSING_FIELD, at, "\"%s\" is required",
+                         key);
   if (!json_is_string(v) || json_string_length(v) == 0)
     return srv_error_set(err, SRV_ERR_WRONG_TYPE, at,
                          "\"%s\" is a non-empty string", key);
   *out = strdup(json_string_value(v));
-  if (*out == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  if (*out == NULL)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   return 0;
 }
 
 int srv_retarget_body_parse(const json_t *root, srv_retarget_body_t *out,
                             srv_error_t *err) {
-  static const char *const fields[] = {"clip", "to",  "map", "name",
+  static const char *const fields[] = {"clip", "to",   "map", "name",
                                        "fps",  "root", NULL};
   memset(out, 0, sizeof *out);
   out->fps = SRV_RETARGET_FPS;
@@ -187,11 +188,11 @@ static int plan_map(const srv_retarget_body_t *body, srv_retarget_plan_t *p,
 static int plan_root(const srv_retarget_body_t *body, srv_retarget_plan_t *p,
                      srv_error_t *err) {
   if (body->root_source != NULL) {
-    int32_t s = joint_of(p->source, body->root_source, "source",
-                         "root.source", err);
+    int32_t s =
+        joint_of(p->source, body->root_source, "source", "root.source", err);
     if (s < 0) return -1;
-    int32_t d = joint_of(p->target, body->root_target, "target",
-                         "root.target", err);
+    int32_t d =
+        joint_of(p->target, body->root_target, "target", "root.target", err);
     if (d < 0) return -1;
     for (size_t i = 0; i < p->pair_count; i++) {
       if (p->pairs[i].source == (uint32_t)s &&
@@ -208,8 +209,8 @@ static int plan_root(const srv_retarget_body_t *body, srv_retarget_plan_t *p,
     if (p->pair_count == p->target->joint_count)
       return srv_error_set(err, SRV_ERR_BAD_VALUE, "root",
                            "more pairs than target joints");
-    p->pairs[p->pair_count++] = (anim_retarget_pair_t){(uint32_t)s,
-                                                       (uint32_t)d};
+    p->pairs[p->pair_count++] =
+        (anim_retarget_pair_t){(uint32_t)s, (uint32_t)d};
     qsort(p->pairs, p->pair_count, sizeof *p->pairs, by_target);
     for (size_t i = 0; i < p->pair_count; i++)
       if (p->pairs[i].target == (uint32_t)d) p->root_pair = (uint32_t)i;
@@ -303,21 +304,20 @@ int srv_retarget_bake(const srv_retarget_plan_t *plan, anim_clip_t **out,
                              .scale = scale};
   anim_result r = anim_retarget_job_run(&job);
   if (r != ANIM_OK) {
-    srv_error_set(err, r == ANIM_ERR_SINGULAR ? SRV_ERR_SINGULAR
-                                              : SRV_ERR_INTERNAL,
+    srv_error_set(err,
+                  r == ANIM_ERR_SINGULAR ? SRV_ERR_SINGULAR : SRV_ERR_INTERNAL,
                   NULL, "retargeting failed: %s", anim_result_str(r));
     goto done;
   }
   const uint32_t *to_caller = plan->target->to_caller;
   for (size_t i = 0; i < np; i++)
-    tracks[i] = (anim_raw_track_t){
-        .joint = to_caller[plan->pairs[i].target],
-        .path = ANIM_PATH_ROTATION,
-        .interpolation = ANIM_INTERP_LINEAR,
-        .times = times,
-        .key_count = nf,
-        .values = rot + i * nf * 4,
-        .value_count = nf * 4};
+    tracks[i] = (anim_raw_track_t){.joint = to_caller[plan->pairs[i].target],
+                                   .path = ANIM_PATH_ROTATION,
+                                   .interpolation = ANIM_INTERP_LINEAR,
+                                   .times = times,
+                                   .key_count = nf,
+                                   .values = rot + i * nf * 4,
+                                   .value_count = nf * 4};
   tracks[np] = (anim_raw_track_t){
       .joint = to_caller[plan->pairs[plan->root_pair].target],
       .path = ANIM_PATH_TRANSLATION,
@@ -333,8 +333,9 @@ int srv_retarget_bake(const srv_retarget_plan_t *plan, anim_clip_t **out,
   anim_build_error_t be;
   r = anim_clip_build(&raw, plan->target, NULL, out, &be);
   if (r != ANIM_OK) {
-    srv_error_set(err, r == ANIM_ERR_OUT_OF_MEMORY ? SRV_ERR_OUT_OF_MEMORY
-                                                   : SRV_ERR_INTERNAL,
+    srv_error_set(err,
+                  r == ANIM_ERR_OUT_OF_MEMORY ? SRV_ERR_OUT_OF_MEMORY
+                                              : SRV_ERR_INTERNAL,
                   NULL, "the baked clip was refused: %s", be.message);
     goto done;
   }
@@ -404,8 +405,8 @@ int srv_retarget_store(store_t *st, const srv_retarget_plan_t *plan,
     anim_clip_free(clip);
     return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   }
-  bundle.clips[0] = (fmt_clip_t){.clip = clip,
-                                 .skeleton = FMT_EXTERNAL_SKELETON};
+  bundle.clips[0] =
+      (fmt_clip_t){.clip = clip, .skeleton = FMT_EXTERNAL_SKELETON};
   fmt_error_t fe = {0};
   /* The store takes the bundle whole, stored or not. */
   int rc = store_ingest_named(st, &bundle, target, NULL, result, &fe);
