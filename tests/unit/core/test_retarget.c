@@ -19,18 +19,26 @@ typedef struct rig_joint_s {
 } rig_joint_t;
 
 static const rig_joint_t RIG[] = {
-    {"Hips", -1, 0, 0.95f, 0},        {"LeftUpLeg", 0, 0.09f, -0.05f, 0},
-    {"LeftLeg", 1, 0, -0.42f, 0.01f}, {"LeftFoot", 2, 0, -0.41f, -0.02f},
+    {"Hips", -1, 0, 0.95f, 0},
+    {"LeftUpLeg", 0, 0.09f, -0.05f, 0},
+    {"LeftLeg", 1, 0, -0.42f, 0.01f},
+    {"LeftFoot", 2, 0, -0.41f, -0.02f},
     {"LeftToeBase", 3, 0, -0.05f, 0.12f},
     {"RightUpLeg", 0, -0.09f, -0.05f, 0},
-    {"RightLeg", 5, 0, -0.42f, 0.01f}, {"RightFoot", 6, 0, -0.41f, -0.02f},
+    {"RightLeg", 5, 0, -0.42f, 0.01f},
+    {"RightFoot", 6, 0, -0.41f, -0.02f},
     {"RightToeBase", 7, 0, -0.05f, 0.12f},
-    {"Spine", 0, 0, 0.1f, 0},         {"Spine1", 9, 0, 0.15f, 0.01f},
-    {"Neck", 10, 0, 0.25f, 0},        {"Head", 11, 0, 0.1f, 0.02f},
+    {"Spine", 0, 0, 0.1f, 0},
+    {"Spine1", 9, 0, 0.15f, 0.01f},
+    {"Neck", 10, 0, 0.25f, 0},
+    {"Head", 11, 0, 0.1f, 0.02f},
     {"LeftShoulder", 10, 0.05f, 0.2f, 0},
-    {"LeftArm", 13, 0.12f, 0, 0},     {"LeftForeArm", 14, 0.28f, 0, 0},
-    {"LeftHand", 15, 0.25f, 0, 0},    {"RightShoulder", 10, -0.05f, 0.2f, 0},
-    {"RightArm", 17, -0.12f, 0, 0},   {"RightForeArm", 18, -0.28f, 0, 0},
+    {"LeftArm", 13, 0.12f, 0, 0},
+    {"LeftForeArm", 14, 0.28f, 0, 0},
+    {"LeftHand", 15, 0.25f, 0, 0},
+    {"RightShoulder", 10, -0.05f, 0.2f, 0},
+    {"RightArm", 17, -0.12f, 0, 0},
+    {"RightForeArm", 18, -0.28f, 0, 0},
     {"RightHand", 19, -0.25f, 0, 0},
 };
 #define N (sizeof RIG / sizeof RIG[0])
@@ -98,8 +106,8 @@ static anim_clip_t *walk(const anim_skeleton_t *s) {
                                  .key_count = KEYS,
                                  .values = tr,
                                  .value_count = KEYS * 3};
-  anim_raw_clip_t raw = {.name = "walk", .tracks = tracks,
-                         .track_count = N + 1};
+  anim_raw_clip_t raw = {
+      .name = "walk", .tracks = tracks, .track_count = N + 1};
   anim_clip_t *c = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
   return c;
@@ -162,8 +170,8 @@ static anim_clip_t *bake(const anim_skeleton_t *src, const anim_clip_t *clip,
                                   .key_count = nf,
                                   .values = tr,
                                   .value_count = nf * 3};
-  anim_raw_clip_t raw = {.name = "baked", .tracks = tracks,
-                         .track_count = np + 1};
+  anim_raw_clip_t raw = {
+      .name = "baked", .tracks = tracks, .track_count = np + 1};
   anim_clip_t *out = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, dst, NULL, &out, NULL), ANIM_OK);
   free(tracks);
@@ -347,11 +355,10 @@ START_TEST(test_auto_map) {
   /* CMU names onto Blender-style names: vocabulary pairs. */
   anim_skeleton_t *src = rig(1, false, "");
   static const char *const blender[N] = {
-      "pelvis",      "thigh.L",     "calf.L",     "foot.L",
-      "toe.L",       "thigh.R",     "calf.R",     "foot.R",
-      "toe.R",       "spine_01",    "spine_02",   "neck_01",
-      "head",        "clavicle.L",  "upperarm.L", "lowerarm.L",
-      "hand.L",      "clavicle.R",  "upperarm.R", "lowerarm.R",
+      "pelvis",     "thigh.L", "calf.L",     "foot.L",     "toe.L",
+      "thigh.R",    "calf.R",  "foot.R",     "toe.R",      "spine_01",
+      "spine_02",   "neck_01", "head",       "clavicle.L", "upperarm.L",
+      "lowerarm.L", "hand.L",  "clavicle.R", "upperarm.R", "lowerarm.R",
       "hand.R"};
   anim_raw_joint_t j[N];
   for (size_t i = 0; i < N; i++)
