@@ -1,15 +1,20 @@
 /* animd core: retargeting, a clip of one skeleton baked for another.
  *
  * Exact rule. Source skeleton S1 with clip C, target skeleton S2, and
- * mapped pairs (source joint, target joint). Model rotations are the
- * products of the full local rotations (orient included) from the root
- * down; scale does not enter them. For each frame time t:
+ * mapped pairs (source joint, target joint). The rest pose of each is its
+ * bind pose: the inverses of its inverse bind matrices (which are the
+ * inverses of the rest model matrices when none were given, as for BVH;
+ * a glTF skin's are its modelling pose, whatever its nodes hold). Model
+ * rotations at t are the products of the full local rotations (orient
+ * included) from the root down; scale does not enter them. For each frame
+ * time t:
  *   - a mapped target joint d of source joint s gets the model rotation
  *       Rd(t) = Rs(t) * inverse(Rs0) * Rd0
- *     (Rs0, Rd0: rest model rotations; the source's change from its rest,
- *     applied to the target's rest), and the local rotation
+ *     (Rs0, Rd0: rest model rotations, scale removed; the source's change
+ *     from its rest, applied to the target's rest), and the local rotation
  *     inverse(Rd_parent(t)) * Rd(t), stored without its orient;
- *   - an unmapped target joint keeps its rest local transform;
+ *   - an unmapped target joint keeps its rest local transform (the
+ *     skeleton's rest, orient * rest rotation);
  *   - the root pair's target joint gets the model translation
  *       Td(t) = Td0 + k * (Ts(t) - Ts0)
  *     (rest model positions Td0, Ts0), where k is the target root's rest
@@ -89,7 +94,8 @@ typedef struct anim_retarget_job_s {
  * frame_count is not what the duration and fps give;
  * ANIM_ERR_BUFFER_TOO_SMALL: scratch_bytes below what is needed. */
 anim_result anim_retarget_job_validate(const anim_retarget_job_t *job);
-/* Validates, then bakes every frame. */
+/* Validates, then bakes every frame; ANIM_ERR_SINGULAR when an inverse
+ * bind matrix cannot be inverted. */
 anim_result anim_retarget_job_run(const anim_retarget_job_t *job);
 
 /* ---- names (retarget_map.c) */

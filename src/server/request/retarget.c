@@ -410,8 +410,13 @@ int srv_retarget_store(store_t *st, const srv_retarget_plan_t *plan,
   fmt_error_t fe = {0};
   /* The store takes the bundle whole, stored or not. */
   int rc = store_ingest_named(st, &bundle, target, NULL, result, &fe);
+  if (rc != 0 && fe.code == FMT_ERR_NAME_CONFLICT)
+    return srv_error_set(err, SRV_ERR_NAME_CONFLICT, "name",
+                         "the target skeleton has another clip named "
+                         "\"%.100s\": give the bake another \"name\"",
+                         plan->name);
   if (rc != 0)
-    return srv_error_set(err, srv_error_of(fe.code), fe.at[0] ? fe.at : "name",
+    return srv_error_set(err, srv_error_of(fe.code), fe.at[0] ? fe.at : NULL,
                          "%s", fe.message);
   fmt_asset_summary_t *items =
       calloc(result->count ? result->count : 1, sizeof *items);

@@ -34,10 +34,8 @@ START_TEST(test_retarget_answer) {
   json_t *first = json_array_get(json_object_get(rt, "mapped"), 0);
   ck_assert_str_eq(json_string_value(json_array_get(first, 0)), "hips");
   ck_assert_str_eq(json_string_value(json_array_get(first, 1)), "hips");
-  ck_assert_uint_eq(json_array_size(json_object_get(rt, "unmapped_source")),
-                    0);
-  ck_assert_uint_eq(json_array_size(json_object_get(rt, "unmapped_target")),
-                    0);
+  ck_assert_uint_eq(json_array_size(json_object_get(rt, "unmapped_source")), 0);
+  ck_assert_uint_eq(json_array_size(json_object_get(rt, "unmapped_target")), 0);
   ck_assert_double_eq_tol(json_number_value(json_object_get(rt, "scale")), 1,
                           1e-6);
   json_decref(doc);
@@ -108,6 +106,9 @@ START_TEST(test_retarget_refusals) {
                       "\"auto\",\"root\":{\"source\":\"hips\",\"target\":"
                       "\"spine\"}}"),
              400, "bad_value", "root", "root mapped otherwise");
+  api_expect(retarget("{\"clip\":\"wave\",\"to\":\"demo-humanoid\",\"map\":"
+                      "\"auto\",\"name\":\"idle\"}"),
+             409, "name_conflict", "name", "name taken");
   api_expect(api_json("POST", "/v1/retarget?x=1",
                       "{\"clip\":\"wave\",\"to\":\"demo-humanoid\",\"map\":"
                       "\"auto\"}"),
