@@ -12,14 +12,16 @@
    by 1.3 (a native JSON skeleton built here from GET /v1/skeletons/{id}):
    every joint's model position is 1.3 times the source's within 1e-4
    relative (to the skeleton's size).
-3. Errors carry their spot: an unknown source joint at map.<name>."""
+3. Errors carry their spot: an unknown source joint at map.<name>.
+`animd eval --retarget` prints the same bytes as the HTTP answer."""
 import json
 import os
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from animd_e2e import Daemon, check, error_of, shared_assets  # noqa: E402
+from animd_e2e import BIN, Daemon, check, error_of, shared_assets  # noqa: E402,E501
 
 import numpy as np  # noqa: E402
 
@@ -64,8 +66,17 @@ def walk_onto_girl(d, assets, walk):
     body = {"clip": walk["clips"][0]["id"], "to": target, "map": "auto",
             "name": "walk@girl", "fps": FPS,
             "root": {"source": "Hips", "target": "Root"}}
-    ans = d.json("POST", "/v1/retarget", body, expect=201)
+    st, _, raw = d.request("POST", "/v1/retarget", body)
+    check(st == 201, "retarget: %d %s" % (st, raw[:300]))
+    ans = json.loads(raw)
     again = d.json("POST", "/v1/retarget", body, expect=200)
+    # animd eval --retarget prints the same bytes offline.
+    cli = subprocess.run(
+        [BIN, "eval", os.path.join(assets, "bvh/cmu/131_01.bvh"),
+         os.path.join(assets, "gltf/extra/girl.glb"), "--retarget",
+         json.dumps(body)], capture_output=True, timeout=120)
+    check(cli.returncode == 0, "animd eval --retarget: %s" % cli.stderr)
+    check(cli.stdout == raw, "animd eval --retarget answers as HTTP does")
     check(again["clips"][0]["id"] == ans["clips"][0]["id"],
           "the same request stores the same clip")
     rt = ans["retarget"]
