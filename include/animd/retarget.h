@@ -67,8 +67,8 @@ typedef struct anim_retarget_job_s {
   const anim_skeleton_t *source;
   const anim_clip_t *clip; /* Built for source. */
   const anim_skeleton_t *target;
-  /* Storage-order pairs: each joint in range, no target or source joint
-   * twice; 1 .. target joint_count pairs. */
+  /* Storage-order pairs: each joint in range, no target joint twice (a
+   * source joint may drive several); 1 .. target joint_count pairs. */
   const anim_retarget_pair_t *pairs;
   size_t pair_count;
   uint32_t root_pair;   /* Index into pairs (anim_retarget_root_pair). */
@@ -88,14 +88,15 @@ typedef struct anim_retarget_job_s {
 } anim_retarget_job_t;
 
 /* ANIM_ERR_INVALID_ARGUMENT: a NULL skeleton, clip, pairs, output or
- * scratch, fps not positive and finite, no pairs, a pair out of range or
- * a joint in two pairs, root_pair out of range; ANIM_ERR_MISMATCH: the
+ * scratch, fps not positive and finite, no pairs, a pair out of range,
+ * root_pair out of range; ANIM_ERR_MISMATCH: the
  * clip was not built for a skeleton of the source's joint count, or
  * frame_count is not what the duration and fps give;
  * ANIM_ERR_BUFFER_TOO_SMALL: scratch_bytes below what is needed. */
 anim_result anim_retarget_job_validate(const anim_retarget_job_t *job);
-/* Validates, then bakes every frame; ANIM_ERR_SINGULAR when an inverse
- * bind matrix cannot be inverted. */
+/* Validates, then bakes every frame. Also ANIM_ERR_INVALID_ARGUMENT for
+ * a target joint in two pairs (found in linear time, with the scratch),
+ * ANIM_ERR_SINGULAR when an inverse bind matrix cannot be inverted. */
 anim_result anim_retarget_job_run(const anim_retarget_job_t *job);
 
 /* ---- names (retarget_map.c) */

@@ -49,8 +49,7 @@ int cli_retarget(store_t *st, const char *arg, unsigned max_frames, FILE *out,
   }
   store_ingest_result_free(&result);
   rc = 0;
-  if (fwrite(answer.data, 1, answer.len, out) != answer.len ||
-      fflush(out) != 0)
+  if (fwrite(answer.data, 1, answer.len, out) != answer.len || fflush(out) != 0)
     rc = cli_report(err, CMD, SRV_ERR_IO_ERROR, NULL, "%s", "write failed");
 done:
   fmt_buf_free(&answer);

@@ -1,12 +1,13 @@
 /* animd core: the retarget job (animd/retarget.h): a clip of one skeleton
  * baked for another, frame by frame, in caller memory.
  *
- * Per frame: the source is sampled and its model rotations (and model
- * matrices, for the root's position) computed; the target's model
- * rotations follow in storage order, mapped joints from the rule, the
- * others from their parents and rest; local rotations come from the
- * parents. Model rotations are plain quaternion products, which is what
- * the rule states; positions go through the local-to-model job. */
+ * The rest of both skeletons is their bind pose (the inverse bind
+ * matrices inverted), computed once. Per frame: the source is sampled and
+ * its model rotations (and its root's model matrix) computed; the
+ * target's model rotations follow in storage order, mapped joints from
+ * the rule, the others from their parents and rest; local rotations come
+ * from the parents. Model rotations are plain quaternion products, which
+ * is what the rule states; positions go through the local-to-model job. */
 #include <math.h>
 #include <string.h>
 
@@ -119,10 +120,6 @@ anim_result anim_retarget_job_validate(const anim_retarget_job_t *job) {
     if (p->source >= job->source->joint_count ||
         p->target >= job->target->joint_count)
       return ANIM_ERR_INVALID_ARGUMENT;
-    for (size_t k = 0; k < i; k++)
-      if (job->pairs[k].source == p->source ||
-          job->pairs[k].target == p->target)
-        return ANIM_ERR_INVALID_ARGUMENT;
   }
   if (job->scratch_bytes <
       anim_retarget_scratch_bytes(job->source, job->clip, job->target))
@@ -218,9 +215,12 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job) {
   float k = hs > 1e-6f ? hd / hs : 1.0f;
   if (job->scale != NULL) *job->scale = k;
 
+  /* A target joint in two pairs is found here, in linear time. */
   for (uint32_t j = 0; j < nt; j++) l.pair_of[j] = -1;
-  for (size_t i = 0; i < job->pair_count; i++)
+  for (size_t i = 0; i < job->pair_count; i++) {
+    if (l.pair_of[job->pairs[i].target] >= 0) return ANIM_ERR_INVALID_ARGUMENT;
     l.pair_of[job->pairs[i].target] = (int32_t)i;
+  }
 
   anim_sampling_context_t ctx;
   anim_sampling_context_init(&ctx, job->clip, l.cursors,

@@ -39,8 +39,8 @@ static anim_skeleton_t *skeleton(uint32_t n, float scale) {
     j[i] = (anim_raw_joint_t){
         .name = names[i],
         .parent = i == 0 ? -1 : (int32_t)(i - 1) / 2,
-        .rest = {.translation = anim_vec3(scale * 0.1f * (float)(i % 3),
-                                          scale * 0.2f, 0),
+        .rest = {.translation =
+                     anim_vec3(scale * 0.1f * (float)(i % 3), scale * 0.2f, 0),
                  .rotation = anim_quat_identity(),
                  .scale = anim_vec3(1, 1, 1)}};
   }
@@ -130,20 +130,20 @@ static void bench(uint32_t n) {
   float *times = malloc(nf * sizeof *times);
   float *rot = malloc((size_t)n * nf * 4 * sizeof *rot);
   float *tr = malloc((size_t)nf * 3 * sizeof *tr);
-  anim_retarget_job_t job = {.source = src,
-                             .clip = c,
-                             .target = dst,
-                             .pairs = pairs,
-                             .pair_count = np,
-                             .root_pair = (uint32_t)anim_retarget_root_pair(
-                                 dst, pairs, np),
-                             .fps = BAKE_FPS,
-                             .frame_count = nf,
-                             .scratch = scratch,
-                             .scratch_bytes = sb,
-                             .times = times,
-                             .rotations = rot,
-                             .translations = tr};
+  anim_retarget_job_t job = {
+      .source = src,
+      .clip = c,
+      .target = dst,
+      .pairs = pairs,
+      .pair_count = np,
+      .root_pair = (uint32_t)anim_retarget_root_pair(dst, pairs, np),
+      .fps = BAKE_FPS,
+      .frame_count = nf,
+      .scratch = scratch,
+      .scratch_bytes = sb,
+      .times = times,
+      .rotations = rot,
+      .translations = tr};
   for (int r = 0; r < RUNS; r++) {
     double t0 = now_ns();
     if (anim_retarget_job_run(&job) != ANIM_OK) exit(1);

@@ -256,6 +256,13 @@ int srv_retarget_plan(const srv_retarget_body_t *body,
   }
   if (plan_map(body, out, err) != 0 || plan_root(body, out, err) != 0)
     goto fail;
+  if ((size_t)out->frames * (out->pair_count + 1) > SRV_RETARGET_MAX_KEYS) {
+    srv_error_set(err, SRV_ERR_TOO_MANY_KEYS, "fps",
+                  "%u keys for %zu tracks is more than %zu keys: lower "
+                  "\"fps\" or map fewer joints",
+                  out->frames, out->pair_count + 1, SRV_RETARGET_MAX_KEYS);
+    goto fail;
+  }
   return 0;
 fail:
   srv_retarget_plan_free(out);

@@ -21,6 +21,9 @@
 
 /* Keys per second when the body gives no "fps". */
 #define SRV_RETARGET_FPS 30.0f
+/* Most keys a bake may hold (frames times tracks): 413 too_many_keys at
+ * "fps" beyond, before anything is allocated (about 64 MB of floats). */
+#define SRV_RETARGET_MAX_KEYS ((size_t)4 * 1024 * 1024)
 
 /* The body, parsed. Strings are owned. */
 typedef struct srv_retarget_body_s {
@@ -51,7 +54,8 @@ typedef struct srv_retarget_plan_s {
 
 /* Pairs body's map (or "auto") against the clip asset's skeleton and the
  * target skeleton asset. Frames beyond max_frames (0: no bound) are
- * too_many_frames at "fps". 0, or -1 with err. */
+ * too_many_frames at "fps", keys beyond SRV_RETARGET_MAX_KEYS
+ * too_many_keys at "fps". 0, or -1 with err. */
 int srv_retarget_plan(const srv_retarget_body_t *body,
                       const store_asset_t *clip, const store_asset_t *target,
                       unsigned max_frames, srv_retarget_plan_t *out,

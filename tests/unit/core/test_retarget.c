@@ -301,7 +301,12 @@ START_TEST(test_validate) {
   j = ok;
   anim_retarget_pair_t twice[2] = {{0, 0}, {1, 0}};
   j.pairs = twice;
-  ck_assert_int_eq(anim_retarget_job_validate(&j), ANIM_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(anim_retarget_job_validate(&j), ANIM_OK);
+  ck_assert_int_eq(anim_retarget_job_run(&j), ANIM_ERR_INVALID_ARGUMENT);
+  /* One source joint may drive two target joints. */
+  anim_retarget_pair_t shared[2] = {{0, 0}, {0, 1}};
+  j.pairs = shared;
+  ck_assert_int_eq(anim_retarget_job_run(&j), ANIM_OK);
   anim_retarget_pair_t far[2] = {{0, 0}, {1, N}};
   j.pairs = far;
   ck_assert_int_eq(anim_retarget_job_run(&j), ANIM_ERR_INVALID_ARGUMENT);
