@@ -127,10 +127,13 @@ void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
 /* Pairs joints by name: first the target joints (storage order) whose key
  * equals a source joint's key, then the remaining ones whose canon (not
  * "") equals a remaining source joint's, the source joint nearest the top
- * (lowest storage index) first. Writes at most capacity pairs, in target
- * storage order, and returns how many it found (which may exceed
- * capacity; capacity >= target joint_count always suffices). scratch:
- * ANIM_RETARGET_MAP_SCRATCH_PER_JOINT * (source + target joint counts)
+ * (lowest storage index) first. Last, a target with no joint named for
+ * the hips gives the source's hips (when still unpaired) to the nearest
+ * common ancestor of its paired left and right thighs, when that joint is
+ * unpaired (a "Root" that holds the legs and the spine). Writes at most
+ * capacity pairs, in target storage order, and returns how many it found (which
+ * may exceed capacity; capacity >= target joint_count always suffices).
+ * scratch: ANIM_RETARGET_MAP_SCRATCH_PER_JOINT * (source + target joint counts)
  * bytes; 0 pairs when it is shorter. */
 size_t anim_retarget_auto_map(const anim_skeleton_t *source,
                               const anim_skeleton_t *target,

@@ -160,6 +160,48 @@ void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
   }
 }
 
+/* The first joint (storage order) of s whose canon is want, or -1. */
+static int32_t find_canon(const char *canons, uint32_t from, uint32_t count,
+                          const char *want) {
+  for (uint32_t j = 0; j < count; j++)
+    if (strcmp(canons + ANIM_RETARGET_KEY_MAX * (from + j), want) == 0)
+      return (int32_t)j;
+  return -1;
+}
+
+static uint32_t depth(const anim_skeleton_t *s, uint32_t j) {
+  uint32_t d = 0;
+  for (int32_t p = s->parents[j]; p >= 0; p = s->parents[p]) d++;
+  return d;
+}
+
+/* A target without a joint named for the hips (a "Root" that holds the
+ * legs and the spine): the nearest common ancestor of its two mapped
+ * thighs, when unmapped, takes the source's hips. */
+static void hips_by_structure(const anim_skeleton_t *source,
+                              const anim_skeleton_t *target, const char *canons,
+                              int32_t *link, const int32_t *taken) {
+  uint32_t ns = source->joint_count, nt = target->joint_count;
+  int32_t hips = find_canon(canons, 0, ns, "hips");
+  if (hips < 0 || taken[hips]) return;
+  int32_t a = -1, b = -1;
+  for (uint32_t d = 0; d < nt; d++) {
+    if (link[d] < 0) continue;
+    const char *c = canons + ANIM_RETARGET_KEY_MAX * (ns + d);
+    if (strcmp(c, "l.thigh") == 0 && a < 0) a = (int32_t)d;
+    if (strcmp(c, "r.thigh") == 0 && b < 0) b = (int32_t)d;
+  }
+  if (a < 0 || b < 0) return;
+  uint32_t da = depth(target, (uint32_t)a), db = depth(target, (uint32_t)b);
+  for (; da > db; da--) a = target->parents[a];
+  for (; db > da; db--) b = target->parents[b];
+  while (a != b && a >= 0) {
+    a = target->parents[a];
+    b = target->parents[b];
+  }
+  if (a >= 0 && a == b && link[a] < 0) link[a] = hips;
+}
+
 size_t anim_retarget_auto_map(const anim_skeleton_t *source,
                               const anim_skeleton_t *target,
                               anim_retarget_pair_t *pairs, size_t capacity,
@@ -196,6 +238,7 @@ size_t anim_retarget_auto_map(const anim_skeleton_t *source,
       }
     }
   }
+  hips_by_structure(source, target, canons, link, taken);
   size_t count = 0;
   for (uint32_t d = 0; d < nt; d++) {
     if (link[d] < 0) continue;

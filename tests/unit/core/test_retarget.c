@@ -396,6 +396,24 @@ START_TEST(test_auto_map) {
   /* Onto itself: every joint by its key. */
   ck_assert_uint_eq(anim_retarget_auto_map(src, src, pairs, N, scratch, bytes),
                     N);
+  anim_skeleton_free(dst);
+  /* A rig whose legs and spine hang off "Root": Root takes the hips. */
+  static const char *const girl[] = {"Root",       "LowerSpine", "UpperLeg.L",
+                                     "LowerLeg.L", "UpperLeg.R", "LowerLeg.R"};
+  static const int girl_parent[] = {-1, 0, 0, 2, 0, 4};
+  anim_raw_joint_t g[6];
+  for (size_t i = 0; i < 6; i++)
+    g[i] = (anim_raw_joint_t){.name = girl[i],
+                              .parent = girl_parent[i],
+                              .rest = {.translation = anim_vec3(0, -0.4f, 0),
+                                       .rotation = anim_quat_identity(),
+                                       .scale = anim_vec3(1, 1, 1)}};
+  raw = (anim_raw_skeleton_t){.joints = g, .joint_count = 6};
+  ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &dst, NULL), ANIM_OK);
+  n = anim_retarget_auto_map(src, dst, pairs, N, scratch, bytes);
+  ck_assert_uint_eq(n, 6);
+  ck_assert_str_eq(src->names[pairs[0].source], "Hips");
+  ck_assert_str_eq(dst->names[pairs[0].target], "Root");
   free(scratch);
   anim_skeleton_free(src);
   anim_skeleton_free(dst);
