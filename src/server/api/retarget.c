@@ -3,10 +3,10 @@
  *
  * The body is parsed as a task (body_task.h); the clip and the target
  * skeleton are looked up on the loop thread through the API's one lookup
- * (a fleet's miss loads the asset and runs the route again), the map
- * checked against both skeletons and the key count against max_frames;
- * then the bake and the store's ingest run on the pool. The answer is the
- * upload answer (201 when the clip is new, 200 when it was there) plus
+ * (a fleet's miss loads the asset and runs the route again); the map
+ * paired against both skeletons, the key count checked against
+ * max_frames, the bake and the store's ingest run on the pool. The answer is
+ * the upload answer (201 when the clip is new, 200 when it was there) plus
  * "retarget"; in a fleet the clip is published to the shared store first,
  * as an upload is. */
 #include <stdlib.h>
@@ -29,18 +29,26 @@ typedef struct retarget_task_s {
   store_asset_t *clip, *target;
   srv_retarget_body_t body;
   srv_retarget_plan_t plan;
+  unsigned max_frames;
   bool shared;      /* A shared backend stores it before the answer. */
   fmt_buf_t *texts; /* shared: the canonical text of each entry. */
   int rc;
+  bool stored; /* result holds the stored clip. */
   srv_error_t err;
   store_ingest_result_t result;
   fmt_buf_t out;
 } retarget_task_t;
 
+/* The map is paired here too: an "auto" map compares every name of one
+ * skeleton with every name of the other, which is not loop work. */
 static void retarget_work(srv_task_t *t) {
   retarget_task_t *r = (retarget_task_t *)t;
-  r->rc = srv_retarget_store(r->store, &r->plan, r->target, &r->result, &r->out,
-                             &r->err);
+  r->rc = srv_retarget_plan(&r->body, r->clip, r->target, r->max_frames,
+                            &r->plan, &r->err);
+  if (r->rc == 0)
+    r->rc = srv_retarget_store(r->store, &r->plan, r->target, &r->result,
+                               &r->out, &r->err);
+  r->stored = r->rc == 0;
   if (r->rc != 0 || !r->shared) return;
   r->texts = calloc(r->result.count ? r->result.count : 1, sizeof *r->texts);
   for (size_t i = 0; r->texts && i < r->result.count; i++)
@@ -69,7 +77,7 @@ static void retarget_free(srv_task_t *t) {
   for (size_t i = 0; r->texts && i < r->result.count; i++)
     fmt_buf_free(&r->texts[i]);
   free(r->texts);
-  if (r->rc == 0 && r->task.work != NULL) store_ingest_result_free(&r->result);
+  if (r->stored) store_ingest_result_free(&r->result);
   srv_retarget_plan_free(&r->plan);
   srv_retarget_body_free(&r->body);
   store_asset_release(r->clip);
@@ -78,9 +86,8 @@ static void retarget_free(srv_task_t *t) {
   free(r);
 }
 
-/* The body parsed: the clip and the target are looked up and the map
- * planned here, on the loop thread; the bake and the ingest run on the
- * pool. */
+/* The body parsed: the clip and the target are looked up here, on the
+ * loop thread; the rest runs on the pool. */
 static void retarget_then(srv_request_t *req, void *parsed) {
   retarget_task_t *r = calloc(1, sizeof *r);
   if (r == NULL) {
@@ -91,7 +98,6 @@ static void retarget_then(srv_request_t *req, void *parsed) {
   r->body = *(srv_retarget_body_t *)parsed;
   r->store = srv__store(req);
   r->shared = srv__backend(req) != NULL;
-  r->rc = -1; /* Nothing ingested yet. */
   fmt_buf_init(&r->out);
   if (srv__lookup(req, STORE_CLIP, "clip", r->body.clip, NULL, &r->clip) != 0 ||
       srv__lookup(req, STORE_SKELETON, "to", r->body.to, NULL, &r->target) !=
@@ -99,12 +105,7 @@ static void retarget_then(srv_request_t *req, void *parsed) {
     retarget_free(&r->task);
     return;
   }
-  if (srv_retarget_plan(&r->body, r->clip, r->target,
-                        srv__query(req).max_frames, &r->plan, &r->err) != 0) {
-    srv__respond_err(req, &r->err);
-    retarget_free(&r->task);
-    return;
-  }
+  r->max_frames = srv__query(req).max_frames;
   r->task.work = retarget_work;
   r->task.respond = retarget_respond;
   r->task.free = retarget_free;
