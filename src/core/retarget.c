@@ -14,6 +14,7 @@
 #include "animd/hierarchy.h"
 #include "animd/retarget.h"
 #include "animd/sampling.h"
+#include "core/math_inline.h"
 
 /* Scratch carved into aligned arrays. */
 typedef struct layout_s {
@@ -127,13 +128,17 @@ anim_result anim_retarget_job_validate(const anim_retarget_job_t *job) {
   return ANIM_OK;
 }
 
-/* Model rotations of a pose: products of the local rotations. */
+static inline anim_quat_t conjugate(anim_quat_t q) {
+  return (anim_quat_t){-q.x, -q.y, -q.z, q.w};
+}
+
+/* Model rotations of a pose: products of the local rotations (unit
+ * quaternions, so their products stay unit within rounding). */
 static void model_rotations(const anim_skeleton_t *s, const anim_quat_t *local,
                             anim_quat_t *out) {
   for (uint32_t j = 0; j < s->joint_count; j++) {
     int32_t p = s->parents[j];
-    out[j] =
-        p < 0 ? local[j] : anim_quat_normalize(anim_quat_mul(out[p], local[j]));
+    out[j] = p < 0 ? local[j] : anim_quat_mul_inl(out[p], local[j]);
   }
 }
 
@@ -248,24 +253,20 @@ anim_result anim_retarget_job_run(const anim_retarget_job_t *job) {
       int32_t p = dst->parents[j];
       int32_t pi = l.pair_of[j];
       anim_quat_t rest_local =
-          anim_quat_mul(dst->orient[j], dst->rest[j].rotation);
+          anim_quat_mul_inl(dst->orient[j], dst->rest[j].rotation);
       if (pi < 0) {
         l.d_r[j] = rest_local;
-        l.d_q[j] =
-            p < 0 ? rest_local
-                  : anim_quat_normalize(anim_quat_mul(l.d_q[p], rest_local));
+        l.d_q[j] = p < 0 ? rest_local : anim_quat_mul_inl(l.d_q[p], rest_local);
         continue;
       }
+      /* Products of unit quaternions: normalized once, at the end. */
       uint32_t s = job->pairs[pi].source;
-      anim_quat_t change =
-          anim_quat_mul(l.s_q[s], anim_quat_conjugate(l.s_q0[s]));
-      anim_quat_t q = anim_quat_normalize(anim_quat_mul(change, l.d_q0[j]));
+      anim_quat_t change = anim_quat_mul_inl(l.s_q[s], conjugate(l.s_q0[s]));
+      anim_quat_t q = anim_quat_mul_inl(change, l.d_q0[j]);
       l.d_q[j] = q;
-      anim_quat_t local =
-          p < 0 ? q : anim_quat_mul(anim_quat_conjugate(l.d_q[p]), q);
-      l.d_r[j] = anim_quat_normalize(local);
+      l.d_r[j] = p < 0 ? q : anim_quat_mul_inl(conjugate(l.d_q[p]), q);
       anim_quat_t animated = anim_quat_normalize(
-          anim_quat_mul(anim_quat_conjugate(dst->orient[j]), l.d_r[j]));
+          anim_quat_mul_inl(conjugate(dst->orient[j]), l.d_r[j]));
       float *out = job->rotations + ((size_t)pi * nf + f) * 4;
       if (f > 0 && animated.x * out[-4] + animated.y * out[-3] +
                            animated.z * out[-2] + animated.w * out[-1] <
