@@ -117,12 +117,30 @@ START_TEST(test_retarget_refusals) {
 }
 END_TEST
 
+START_TEST(test_retarget_bounds) {
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  cfg.max_frames = 40;
+  mem_server_start_cfg(&cfg);
+  /* 2 s at 20 fps: 41 keys, one more than max_frames. */
+  api_expect(retarget("{\"clip\":\"wave\",\"to\":\"demo-humanoid\",\"map\":"
+                      "\"auto\",\"fps\":20}"),
+             400, "too_many_frames", "fps", "frames");
+  mem_answer_t a = retarget("{\"clip\":\"wave\",\"to\":\"demo-humanoid\","
+                            "\"map\":\"auto\",\"fps\":19.5}");
+  ck_assert_msg(a.status == 201, "%s", a.body);
+  mem_answer_free(&a);
+  mem_server_stop();
+}
+END_TEST
+
 Suite *api_retarget_suite(void) {
   Suite *s = suite_create("api_retarget");
   TCase *tc = tcase_create("retarget");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_retarget_answer);
   tcase_add_test(tc, test_retarget_refusals);
+  tcase_add_test(tc, test_retarget_bounds);
   suite_add_tcase(s, tc);
   return s;
 }
