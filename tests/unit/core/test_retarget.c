@@ -1,6 +1,7 @@
 /* Tests for the retarget job and the name map (animd/retarget.h): a
  * CMU-like skeleton built here, its clip baked onto a copy with every
- * offset scaled by 1.3 (every model position 1.3 times the source's) and
+ * offset scaled by 1.3 and its joints given in another order (every model
+ * position 1.3 times the source's) and
  * onto itself with joint orients moved around (the same pose), the
  * validation of each field, and the name keys of the auto map. */
 #include <check.h>
@@ -49,8 +50,11 @@ static anim_quat_t axis_angle(float x, float y, float z, float a) {
 }
 
 /* The rig with offsets times scale; with orients, each joint's rest
- * rotation is split into an orient and the rest: the same rest pose. */
-static anim_skeleton_t *rig(float scale, bool orients, const char *prefix) {
+ * rotation is split into an orient and the rest: the same rest pose.
+ * Reversed: the joints given children first, so the caller's order is
+ * not the storage order. */
+static anim_skeleton_t *rig_ordered(float scale, bool orients,
+                                    const char *prefix, bool reversed) {
   anim_raw_joint_t j[N];
   static char names[N][40];
   for (size_t i = 0; i < N; i++) {
@@ -61,9 +65,12 @@ static anim_skeleton_t *rig(float scale, bool orients, const char *prefix) {
       orient = axis_angle(1, 0.3f, 0, 0.7f);
       rest = anim_quat_mul(anim_quat_conjugate(orient), rest);
     }
-    j[i] = (anim_raw_joint_t){
+    size_t at = reversed ? N - 1 - i : i;
+    int parent = RIG[i].parent;
+    if (reversed && parent >= 0) parent = (int)N - 1 - parent;
+    j[at] = (anim_raw_joint_t){
         .name = names[i],
-        .parent = RIG[i].parent,
+        .parent = parent,
         .rest = {.translation = anim_vec3(scale * RIG[i].x, scale * RIG[i].y,
                                           scale * RIG[i].z),
                  .rotation = rest,
@@ -74,6 +81,10 @@ static anim_skeleton_t *rig(float scale, bool orients, const char *prefix) {
   anim_skeleton_t *s = NULL;
   ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &s, NULL), ANIM_OK);
   return s;
+}
+
+static anim_skeleton_t *rig(float scale, bool orients, const char *prefix) {
+  return rig_ordered(scale, orients, prefix, false);
 }
 
 /* A 1 s clip: a rotation per joint and the hips moving forward and
@@ -196,7 +207,9 @@ static void model_at(const anim_skeleton_t *s, const anim_clip_t *clip,
 }
 
 START_TEST(test_scaled_copy) {
-  anim_skeleton_t *src = rig(1, false, ""), *dst = rig(1.3f, false, "S_");
+  anim_skeleton_t *src = rig(1, false, "");
+  anim_skeleton_t *dst = rig_ordered(1.3f, false, "S_", true);
+  ck_assert_uint_ne(dst->to_caller[0], 0);
   anim_clip_t *clip = walk(src);
   anim_retarget_pair_t pairs[N];
   size_t np = pairs_by_name(src, dst, "S_", pairs);
