@@ -17,6 +17,7 @@
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "animd/solve.h"
+#include "animd/retarget.h"
 
 #define ANIMD_VERSION "0.1.0"
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli/files.h"
+#include "cli/retarget.h"
 #include "formats/vocab.h"
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
@@ -61,11 +62,13 @@ static void usage(FILE *out) {
           "B --fps F)]\n"
           "                  [--method M] [--normals N] [--wrap W] [--format "
           "F]\n"
+          "       animd eval FILE... --retarget BODY|BODY.json\n"
           "\n"
           "Prints what the HTTP API answers for the same query, byte for "
           "byte:\n"
           "list as GET /v1/assets, a pose or range as GET /v1/pose, --mesh "
-          "as GET /v1/skin.\n"
+          "as GET /v1/skin,\n"
+          "--retarget (a JSON body or a file) as POST /v1/retarget.\n"
           "FILE is recognized by its content (glTF binary or JSON, native "
           "JSON, BVH, MD5);\n"
           "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
@@ -99,6 +102,7 @@ typedef struct cli_args_s {
   size_t file_count;
   bool list, help;
   const char *type;
+  const char *retarget; /* --retarget BODY|FILE, or NULL. */
   srv_kv_t params[MAX_OPTIONS];
   unsigned param_count;
 } cli_args_t;
@@ -125,7 +129,7 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
       continue;
     }
     const char *name = arg + 2;
-    bool known = strcmp(name, "type") == 0 ||
+    bool known = strcmp(name, "type") == 0 || strcmp(name, "retarget") == 0 ||
                  srv_field_find(name, SRV_TAKES_POSE_QUERY |
                                           SRV_TAKES_SKIN_QUERY) != NULL;
     for (size_t k = 0; option_names[k] != NULL && !known; k++)
@@ -144,6 +148,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     const char *value = argv[++i];
     if (strcmp(name, "type") == 0) {
       a->type = value;
+    } else if (strcmp(name, "retarget") == 0) {
+      a->retarget = value;
     } else if (a->param_count < MAX_OPTIONS) {
       a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
     }
@@ -306,7 +312,7 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     usage(out);
     return 0;
   }
-  if (a.file_count == 0 || (!a.list && a.param_count == 0)) {
+  if (a.file_count == 0 || (!a.list && !a.retarget && a.param_count == 0)) {
     usage(err);
     return 2;
   }
@@ -324,9 +330,10 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     bool mesh = false;
     for (unsigned i = 0; i < a.param_count; i++)
       mesh |= strcmp(a.params[i].name, "mesh") == 0;
-    rc = a.list ? print_list(st, out, err)
-         : mesh ? print_skin(st, &query, out, err)
-                : print_pose(st, &query, out, err);
+    rc = a.list       ? print_list(st, out, err)
+         : a.retarget ? cli_retarget(st, a.retarget, cfg.max_frames, out, err)
+         : mesh       ? print_skin(st, &query, out, err)
+                      : print_pose(st, &query, out, err);
   }
   store_close(st);
   return rc == 0 ? 0 : 1;

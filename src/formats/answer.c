@@ -295,6 +295,8 @@ int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                     warnings_len);
 }
 
+static int upload_tail(fmt_buf_t *b, const char *warnings, size_t warnings_len);
+
 int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                size_t count, const fmt_moved_name_t *moved,
                                size_t moved_count, const char *warnings,
@@ -306,6 +308,26 @@ int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
     fmt_answer_moved(b, moved, moved_count);
     fmt_buf_putc(b, ']');
   }
+  return upload_tail(b, warnings, warnings_len);
+}
+
+int fmt_answer_upload_member(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                             size_t count, const char *key, const char *value,
+                             size_t value_len, const char *warnings,
+                             size_t warnings_len) {
+  if (b == NULL || (items == NULL && count) || key == NULL || value == NULL)
+    return -1;
+  assets_body(b, items, count);
+  fmt_buf_putc(b, ',');
+  fmt_buf_json_string(b, key);
+  fmt_buf_putc(b, ':');
+  fmt_buf_append(b, value, value_len);
+  return upload_tail(b, warnings, warnings_len);
+}
+
+/* The warnings of an upload answer, then its closing brace. */
+static int upload_tail(fmt_buf_t *b, const char *warnings,
+                       size_t warnings_len) {
   if (warnings != NULL && warnings_len > 0) {
     fmt_buf_puts(b, ",\"warnings\":[");
     size_t off = 0;

@@ -151,6 +151,13 @@ int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                size_t count, const fmt_moved_name_t *moved,
                                size_t moved_count, const char *warnings,
                                size_t warnings_len);
+/* fmt_answer_upload with one more member after the three lists:
+ * ,"key":VALUE, where value (value_len bytes) is a JSON value the caller
+ * printed (POST /v1/retarget's "retarget"). */
+int fmt_answer_upload_member(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                             size_t count, const char *key, const char *value,
+                             size_t value_len, const char *warnings,
+                             size_t warnings_len);
 /* The members of that "replaced" list, comma-separated, without the
  * brackets. */
 void fmt_answer_moved(fmt_buf_t *b, const fmt_moved_name_t *moved,

@@ -51,6 +51,10 @@ extern const srv_body_parser_t srv__test_body;
  * SRV_EP_COMPARE). */
 extern const srv_body_parser_t srv__compare_body;
 
+/* POST /v1/retarget: the body parser whose `then` looks the clip and the
+ * target skeleton up and bakes and stores the clip on the pool. */
+extern const srv_body_parser_t srv__retarget_body;
+
 /* GET /v1/stream: the WebSocket upgrade. */
 void srv__handle_stream(srv_request_t *req);
 

@@ -25,6 +25,8 @@ const srv_route_t srv_api_routes[] = {
      .access = READ, .label = "test"},
     {SRV_M_POST, "/v1/compare", .body = &srv__compare_body,
      .query = SRV_EP_COMPARE, .access = READ, .label = "compare"},
+    {SRV_M_POST, "/v1/retarget", .body = &srv__retarget_body,
+     .query = SRV_EP_RETARGET, .access = WRITE, .label = "retarget"},
     {SRV_M_GET, "/v1/stream", .handle = srv__handle_stream, .access = READ,
      .query_token = true, .label = "stream"},
     {GH, "/healthz", .handle = srv__handle_healthz, .access = SRV_ACCESS_OPEN,

@@ -67,6 +67,7 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
     [SRV_EP_TEST] = test_params,
+    [SRV_EP_RETARGET] = no_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {

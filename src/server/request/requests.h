@@ -70,6 +70,7 @@ typedef enum srv_endpoint {
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
   SRV_EP_TEST,              /* POST /v1/test */
+  SRV_EP_RETARGET,          /* POST /v1/retarget */
   SRV_EP_COUNT_
 } srv_endpoint;
 
