@@ -69,15 +69,6 @@ static anim_quat_t axis_angle(anim_vec3_t axis, float angle) {
   return quat(axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle));
 }
 
-/* Rotation about unit axis by the angle whose cosine is c (in [-1, 1]). */
-static anim_quat_t axis_cos(anim_vec3_t axis, float c) {
-  float half_cos2 = 0.5f * (1.0f + c);
-  float half_sin2 = 1.0f - half_cos2;
-  float s = sqrtf(half_sin2 > 0.0f ? half_sin2 : 0.0f);
-  return quat(axis.x * s, axis.y * s, axis.z * s,
-              sqrtf(half_cos2 > 0.0f ? half_cos2 : 0.0f));
-}
-
 /* The shortest rotation taking direction from to direction to (any
  * lengths; identity when either is about zero; half a turn about an axis
  * orthogonal to from when they are opposite). */
@@ -94,6 +85,21 @@ static anim_quat_t from_to(anim_vec3_t from, anim_vec3_t to) {
   return qnormalize(quat(c.x, c.y, c.z, real));
 }
 
+/* The turn about unit axis taking normal from onto normal to, both
+ * orthogonal to axis: the same rotation as the one about axis by the angle
+ * between them (its sign from which side to lies), built from their cross
+ * product rather than from the cosine, which loses half the digits near
+ * zero angles. */
+static anim_quat_t plane_turn(anim_vec3_t from, anim_vec3_t to,
+                              anim_vec3_t axis) {
+  float norms = sqrtf(len2(from) * len2(to));
+  float real = norms + dot(from, to);
+  if (real < 1e-6f * norms) return quat(axis.x, axis.y, axis.z, 0);
+  /* cross(from, to) lies along axis; projecting drops rounding off it. */
+  float along = dot(cross(from, to), axis);
+  return qnormalize(quat(axis.x * along, axis.y * along, axis.z * along, real));
+}
+
 /* q with w >= 0 (the same rotation), so a blend with identity takes the
  * short way. */
 static anim_quat_t positive_w(anim_quat_t q) {
@@ -105,8 +111,7 @@ static anim_quat_t weigh(anim_quat_t q, float weight) {
   q = positive_w(q);
   if (weight >= 1.0f) return q;
   float w = weight > 0.0f ? weight : 0.0f;
-  return qnormalize(
-      quat(q.x * w, q.y * w, q.z * w, 1.0f + (q.w - 1.0f) * w));
+  return qnormalize(quat(q.x * w, q.y * w, q.z * w, 1.0f + (q.w - 1.0f) * w));
 }
 
 static anim_vec3_t point(const anim_mat4_t *m, anim_vec3_t p) {
@@ -139,10 +144,8 @@ static float clamp1(float c) { return c < -1.0f ? -1.0f : c > 1.0f ? 1.0f : c; }
 /* ---- two-bone ----------------------------------------------------------- */
 
 anim_ik_two_bone_job_t anim_ik_two_bone_job_defaults(void) {
-  anim_ik_two_bone_job_t j = {.pole = {0, 1, 0},
-                              .mid_axis = {0, 0, 1},
-                              .soften = 1.0f,
-                              .weight = 1.0f};
+  anim_ik_two_bone_job_t j = {
+      .pole = {0, 1, 0}, .mid_axis = {0, 0, 1}, .soften = 1.0f, .weight = 1.0f};
   return j;
 }
 
@@ -151,11 +154,10 @@ anim_result anim_ik_two_bone_job_validate(const anim_ik_two_bone_job_t *job) {
       job->end == NULL || job->start_correction == NULL ||
       job->mid_correction == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (!finite3(job->target) || !finite3(job->pole) ||
-      !finite3(job->mid_axis) || !isfinite(job->twist) ||
-      !isfinite(job->soften) || !isfinite(job->weight) ||
-      !finite_mat(job->start) || !finite_mat(job->mid) ||
-      !finite_mat(job->end) || !unit(job->mid_axis))
+  if (!finite3(job->target) || !finite3(job->pole) || !finite3(job->mid_axis) ||
+      !isfinite(job->twist) || !isfinite(job->soften) ||
+      !isfinite(job->weight) || !finite_mat(job->start) ||
+      !finite_mat(job->mid) || !finite_mat(job->end) || !unit(job->mid_axis))
     return ANIM_ERR_INVALID_ARGUMENT;
   return ANIM_OK;
 }
@@ -245,12 +247,8 @@ static anim_quat_t swing_start(const anim_ik_two_bone_job_t *job,
   anim_vec3_t axis = scale(target_ss, 1.0f / sqrtf(target_2));
   anim_quat_t plane = identity;
   /* A pole along the target line defines no plane: the swing alone. */
-  if (ref_2 > 0.0f && joint_2 > 0.0f) {
-    float cos_angle = dot(ref_normal, joint_normal) / sqrtf(ref_2 * joint_2);
-    anim_vec3_t flipped =
-        dot(joint_normal, pole_ss) < 0.0f ? scale(axis, -1.0f) : axis;
-    plane = axis_cos(flipped, clamp1(cos_angle));
-  }
+  if (ref_2 > 0.0f && joint_2 > 0.0f)
+    plane = plane_turn(joint_normal, ref_normal, axis);
   anim_quat_t r = qmul(plane, swing);
   if (job->twist != 0.0f) r = qmul(axis_angle(axis, job->twist), r);
   return r;
@@ -276,13 +274,12 @@ anim_result anim_ik_two_bone_job_run(const anim_ik_two_bone_job_t *job) {
   return ANIM_OK;
 }
 
-/* ---- aim ------------------------------------------------------------------ */
+/* ---- aim ------------------------------------------------------------------
+ */
 
 anim_ik_aim_job_t anim_ik_aim_job_defaults(void) {
-  anim_ik_aim_job_t j = {.forward = {1, 0, 0},
-                         .up = {0, 1, 0},
-                         .pole = {0, 1, 0},
-                         .weight = 1.0f};
+  anim_ik_aim_job_t j = {
+      .forward = {1, 0, 0}, .up = {0, 1, 0}, .pole = {0, 1, 0}, .weight = 1.0f};
   return j;
 }
 
@@ -331,12 +328,8 @@ anim_result anim_ik_aim_job_run(const anim_ik_aim_job_t *job) {
   float ref_2 = len2(ref_normal), joint_2 = len2(joint_normal);
   anim_vec3_t axis = scale(target, 1.0f / sqrtf(target_2));
   anim_quat_t plane = identity;
-  if (ref_2 > 0.0f && joint_2 > 0.0f) {
-    float cos_angle = dot(joint_normal, ref_normal) / sqrtf(joint_2 * ref_2);
-    anim_vec3_t flipped =
-        dot(ref_normal, up) < 0.0f ? scale(axis, -1.0f) : axis;
-    plane = axis_cos(flipped, clamp1(cos_angle));
-  }
+  if (ref_2 > 0.0f && joint_2 > 0.0f)
+    plane = plane_turn(joint_normal, ref_normal, axis);
   anim_quat_t q = qmul(plane, swing);
   if (job->twist != 0.0f) q = qmul(axis_angle(axis, job->twist), q);
   *job->correction = weigh(q, job->weight);
