@@ -50,7 +50,8 @@ static bool finite_quat(anim_quat_t q) {
   return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
 }
 
-/* ---- a chain: start (a root), mid, end ------------------------------------ */
+/* ---- a chain: start (a root), mid, end ------------------------------------
+ */
 
 typedef struct chain_s {
   anim_transform_t ls, lm, le; /* Local transforms. */
@@ -77,18 +78,17 @@ static void random_chain(chain_t *c) {
   for (;;) {
     c->l1 = rnd(0.1f, 2.0f);
     c->l2 = rnd(0.1f, 2.0f);
-    c->ls = (anim_transform_t){{rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)},
-                               rnd_quat(),
-                               {1, 1, 1}};
-    c->lm = (anim_transform_t){anim_vec3_scale(rnd_dir(), c->l1), rnd_quat(),
-                               {1, 1, 1}};
-    c->le = (anim_transform_t){anim_vec3_scale(rnd_dir(), c->l2), rnd_quat(),
-                               {1, 1, 1}};
+    c->ls = (anim_transform_t){
+        {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}, rnd_quat(), {1, 1, 1}};
+    c->lm = (anim_transform_t){
+        anim_vec3_scale(rnd_dir(), c->l1), rnd_quat(), {1, 1, 1}};
+    c->le = (anim_transform_t){
+        anim_vec3_scale(rnd_dir(), c->l2), rnd_quat(), {1, 1, 1}};
     fk(c, anim_quat_identity(), anim_quat_identity());
     anim_mat4_t inv;
     ck_assert_int_eq(anim_mat4_affine_inverse(&c->m, &inv), ANIM_OK);
-    anim_vec3_t start_mid = anim_vec3_scale(
-        anim_mat4_transform_point(&inv, origin(&c->s)), -1.0f);
+    anim_vec3_t start_mid =
+        anim_vec3_scale(anim_mat4_transform_point(&inv, origin(&c->s)), -1.0f);
     anim_vec3_t mid_end = c->le.translation;
     anim_vec3_t axis = anim_vec3_cross(mid_end, start_mid);
     float l = anim_vec3_length(axis);
@@ -169,16 +169,15 @@ START_TEST(test_two_bone_unreachable_straight) {
     ck_assert_int_eq(anim_ik_two_bone_job_run(&job), ANIM_OK);
     ck_assert(!reached);
     fk(&c, cs, cm);
-    anim_vec3_t a = anim_vec3_normalize(
-        anim_vec3_sub(origin(&c.m), origin(&c.s)));
-    anim_vec3_t b = anim_vec3_normalize(
-        anim_vec3_sub(origin(&c.e), origin(&c.m)));
+    anim_vec3_t a =
+        anim_vec3_normalize(anim_vec3_sub(origin(&c.m), origin(&c.s)));
+    anim_vec3_t b =
+        anim_vec3_normalize(anim_vec3_sub(origin(&c.e), origin(&c.m)));
     ck_assert_msg(anim_vec3_dot(a, dir) > 1 - 1e-5f, "chain %d: %g", i,
                   anim_vec3_dot(a, dir));
     ck_assert_msg(anim_vec3_dot(b, dir) > 1 - 1e-5f, "chain %d: %g", i,
                   anim_vec3_dot(b, dir));
-    ck_assert_float_eq_tol(dist(origin(&c.e), target), d - c.l1 - c.l2,
-                           1e-4f);
+    ck_assert_float_eq_tol(dist(origin(&c.e), target), d - c.l1 - c.l2, 1e-4f);
   }
   /* Closer than |l1 - l2|: not reached either. */
   chain_t c;
@@ -189,9 +188,9 @@ START_TEST(test_two_bone_unreachable_straight) {
   fk(&c, anim_quat_identity(), anim_quat_identity());
   anim_quat_t cs, cm;
   bool reached = true;
-  anim_ik_two_bone_job_t job = chain_job(
-      &c, anim_vec3_add(origin(&c.s), (anim_vec3_t){0.5f, 0, 0}), &cs, &cm,
-      &reached);
+  anim_ik_two_bone_job_t job =
+      chain_job(&c, anim_vec3_add(origin(&c.s), (anim_vec3_t){0.5f, 0, 0}), &cs,
+                &cm, &reached);
   ck_assert_int_eq(anim_ik_two_bone_job_run(&job), ANIM_OK);
   ck_assert(!reached);
 }
@@ -241,8 +240,7 @@ START_TEST(test_two_bone_soften) {
     anim_vec3_t se = anim_vec3_sub(origin(&c.e), origin(&c.s));
     ck_assert_msg(fabs(anim_vec3_length(se) - want) < 1e-4, "chain %d: %g %g",
                   i, anim_vec3_length(se), want);
-    ck_assert_float_gt(anim_vec3_dot(anim_vec3_normalize(se), dir),
-                       1 - 1e-5f);
+    ck_assert_float_gt(anim_vec3_dot(anim_vec3_normalize(se), dir), 1 - 1e-5f);
   }
 }
 END_TEST
@@ -265,8 +263,8 @@ START_TEST(test_two_bone_degenerate_and_invalid) {
   ck_assert_int_eq(anim_ik_two_bone_job_run(&job), ANIM_OK);
   ck_assert(cs.w == 1 && cm.w == 1 && !reached);
   /* A pole along the target line: finite. */
-  job = chain_job(&c, anim_vec3_add(origin(&c.s), (anim_vec3_t){0, 1, 0}),
-                  &cs, &cm, &reached);
+  job = chain_job(&c, anim_vec3_add(origin(&c.s), (anim_vec3_t){0, 1, 0}), &cs,
+                  &cm, &reached);
   job.pole = (anim_vec3_t){0, 1, 0};
   ck_assert_int_eq(anim_ik_two_bone_job_run(&job), ANIM_OK);
   ck_assert(finite_quat(cs) && finite_quat(cm));
@@ -293,9 +291,8 @@ END_TEST
 
 START_TEST(test_aim_points_at_target) {
   for (int i = 0; i < 10000; i++) {
-    anim_transform_t t = {{rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)},
-                          rnd_quat(),
-                          {1, 1, 1}};
+    anim_transform_t t = {
+        {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}, rnd_quat(), {1, 1, 1}};
     anim_mat4_t m = anim_mat4_from_transform(&t);
     anim_ik_aim_job_t job = anim_ik_aim_job_defaults();
     anim_quat_t corr;
@@ -317,14 +314,14 @@ START_TEST(test_aim_points_at_target) {
     anim_vec3_t f = anim_mat4_transform_vector(&after, job.forward);
     anim_vec3_t to = anim_vec3_sub(
         job.target, anim_mat4_transform_point(&after, job.offset));
-    float angle = atan2f(anim_vec3_length(anim_vec3_cross(f, to)),
-                         anim_vec3_dot(f, to));
+    float angle =
+        atan2f(anim_vec3_length(anim_vec3_cross(f, to)), anim_vec3_dot(f, to));
     ck_assert_msg(angle < 1e-5f, "aim %d: %g rad", i, angle);
     /* Up in the plane of the target direction and the pole, on its side,
      * when forward and up are not nearly parallel and neither is the pole
      * to the target. */
-    anim_vec3_t dir = anim_vec3_normalize(
-        anim_vec3_sub(job.target, origin(&after)));
+    anim_vec3_t dir =
+        anim_vec3_normalize(anim_vec3_sub(job.target, origin(&after)));
     anim_vec3_t n = anim_vec3_cross(dir, job.pole);
     if (i % 2 == 1 || anim_vec3_length(n) < 0.2f ||
         anim_vec3_length(anim_vec3_cross(job.forward, job.up)) < 0.2f)
