@@ -99,9 +99,9 @@ START_TEST(test_post_json_and_binary) {
   mem_answer_free(&b);
 
   /* weight 0: the pose as without "ik" (and reached false). */
-  mem_answer_t plain = api_json(
-      "POST", "/v1/pose",
-      "{\"skeleton\":\"arm\",\"format\":\"bin\"," LAYERS "}");
+  mem_answer_t plain =
+      api_json("POST", "/v1/pose",
+               "{\"skeleton\":\"arm\",\"format\":\"bin\"," LAYERS "}");
   mem_answer_t zero = api_json(
       "POST", "/v1/pose",
       "{\"skeleton\":\"arm\",\"format\":\"bin\"," LAYERS ",\"ik\":["
@@ -115,7 +115,8 @@ START_TEST(test_post_json_and_binary) {
   /* A compare source takes it: the arm with IK against itself without. */
   mem_answer_t c = api_json(
       "POST", "/v1/compare",
-      "{\"a\":{\"skeleton\":\"arm\",\"layers\":[{\"clip\":\"still\"}],\"ik\":[{\"type\":\"aim\","
+      "{\"a\":{\"skeleton\":\"arm\",\"layers\":[{\"clip\":\"still\"}],\"ik\":[{"
+      "\"type\":\"aim\","
       "\"joint\":\"s\",\"target\":[0,5,0]}]},\"b\":{\"skeleton\":\"arm\","
       "\"clip\":\"still\"},\"from\":0,\"to\":0,\"fps\":1}");
   ck_assert_msg(c.status == 200, "%d %s", c.status, c.body);
@@ -170,8 +171,7 @@ START_TEST(test_errors_at_their_spot) {
       {"[{\"type\":\"aim\",\"joint\":\"s\",\"target\":[0,1,0],"
        "\"forward\":[0,0,0]}]",
        "bad_value", "ik[0].forward"},
-      {"[{\"type\":\"aim\",\"joint\":\"s\"}]", "missing_field",
-       "ik[0].target"},
+      {"[{\"type\":\"aim\",\"joint\":\"s\"}]", "missing_field", "ik[0].target"},
       {"[{\"type\":\"aim\",\"joint\":\"s\",\"target\":[0,1]}]", "wrong_type",
        "ik[0].target"},
       {"[{\"type\":\"aim\",\"joint\":\"s\",\"target\":[0,1,0],\"mid\":\"m\"}]",
@@ -190,12 +190,13 @@ START_TEST(test_errors_at_their_spot) {
                cases[i].at, cases[i].ik);
   }
   /* Under a compare source's prefix. */
-  api_expect(api_json("POST", "/v1/compare",
-                      "{\"a\":{\"skeleton\":\"arm\",\"layers\":[{\"clip\":\"still\"}]"
-                      ",\"ik\":[{\"type\":\"aim\",\"joint\":\"q\","
-                      "\"target\":[0,1,0]}]},\"b\":{\"skeleton\":\"arm\","
-                      "\"clip\":\"still\"},\"from\":0,\"to\":0,\"fps\":1}"),
-             400, "unknown_joint", "a.ik[0].joint", "compare");
+  api_expect(
+      api_json("POST", "/v1/compare",
+               "{\"a\":{\"skeleton\":\"arm\",\"layers\":[{\"clip\":\"still\"}]"
+               ",\"ik\":[{\"type\":\"aim\",\"joint\":\"q\","
+               "\"target\":[0,1,0]}]},\"b\":{\"skeleton\":\"arm\","
+               "\"clip\":\"still\"},\"from\":0,\"to\":0,\"fps\":1}"),
+      400, "unknown_joint", "a.ik[0].joint", "compare");
   /* Not on GET. */
   api_expect(mem_get("/v1/pose?skeleton=arm&t=0&ik=1"), 400,
              "unknown_parameter", "ik", "GET");
