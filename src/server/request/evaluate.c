@@ -393,7 +393,13 @@ anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
     honoured.fields = NULL;
     srv_fields_apply(fields, &honoured);
     unsigned stages = srv_fields_stages(fields);
-    if (stages == 0) return srv_eval_run(&honoured, s);
+    if (stages == 0) {
+      /* Rows that answer without a hook answer zeros. */
+      size_t n = srv_eval_answer_count(job);
+      if (job->answer != NULL && n > 0)
+        memset(job->answer, 0, n * sizeof(float));
+      return srv_eval_run(&honoured, s);
+    }
     honoured.fields = fields;
     job = &honoured;
     if (!srv_fields_resolved(fields, job->skeleton)) {
