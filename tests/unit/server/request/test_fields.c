@@ -419,6 +419,63 @@ START_TEST(test_structured_values) {
 }
 END_TEST
 
+/* A structured row a GET takes as text ("probe_name=a": a JSON string):
+ * checked, resolved and part of the ETag like any other. */
+static int name_parse(const json_t *json, const char *at, void **data,
+                      srv_error_t *err) {
+  if (!json_is_string(json))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "a joint name");
+  *data = strdup(json_string_value(json));
+  return 0;
+}
+
+static int name_resolve(void *data, const anim_skeleton_t *sk, const char *at,
+                        srv_error_t *err) {
+  if (anim_skeleton_find(sk, data) < 0)
+    return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at, "no such joint");
+  return 0;
+}
+
+START_TEST(test_structured_query) {
+  srv_field_t row = {.name = "probe_name",
+                     .type = SRV_FIELD_VALUE,
+                     .takes = SRV_TAKES_POSE_QUERY,
+                     .parse = name_parse,
+                     .resolve = name_resolve,
+                     .free_data = free};
+  if (srv_field_find("probe_name", ~0u) == NULL)
+    ck_assert_int_eq(srv_field_add(&row), 0);
+  mem_server_start();
+  mem_answer_t up = api_json("POST", "/v1/assets", ws_test_asset);
+  ck_assert_msg(up.status == 201, "%d %s", up.status, up.body);
+  mem_answer_free(&up);
+  mem_answer_t a = mem_get("/v1/pose?skeleton=line&t=0&probe_name=a");
+  mem_answer_t b = mem_get("/v1/pose?skeleton=line&t=0&probe_name=b");
+  ck_assert_int_eq(a.status, 200);
+  ck_assert_int_eq(b.status, 200);
+  const char *ta = strstr(a.head, "ETag: "), *tb = strstr(b.head, "ETag: ");
+  ck_assert_ptr_nonnull(ta);
+  ck_assert_ptr_nonnull(tb);
+  ck_assert_int_ne(strncmp(ta, tb, 40), 0);
+  mem_answer_free(&a);
+  mem_answer_free(&b);
+  api_expect(mem_get("/v1/pose?skeleton=line&t=0&probe_name=zz"), 400,
+             "unknown_joint", "probe_name", "resolve");
+  mem_server_stop();
+  srv_kv_t q[] = {{"probe_name", "a"}};
+  srv_fields_t f = {0};
+  srv_error_t err;
+  ck_assert_int_eq(srv_fields_from_query(q, 1, SRV_TAKES_POSE_QUERY, &f, &err),
+                   0);
+  fmt_buf_t t = FMT_BUF_INIT;
+  srv_fields_print(&t, &f);
+  fmt_buf_putc(&t, '\0');
+  ck_assert_ptr_nonnull(strstr(t.data, "probe_name=\"a\";"));
+  fmt_buf_free(&t);
+  srv_fields_free(&f);
+}
+END_TEST
+
 START_TEST(test_table_rules) {
   srv_field_t row = {.name = "probe_scale",
                      .type = SRV_FIELD_NUMBER,
@@ -466,6 +523,7 @@ Suite *request_fields_suite(void) {
   tcase_add_test(tc, test_table_rules);
   tcase_add_test(tc, test_structured_field);
   tcase_add_test(tc, test_structured_values);
+  tcase_add_test(tc, test_structured_query);
   suite_add_tcase(s, tc);
   return s;
 }
