@@ -130,6 +130,34 @@ static anim_vec3_t origin(const anim_mat4_t *m) {
   return v3(m->m[12], m->m[13], m->m[14]);
 }
 
+/* The inverse of affine m in float (cofactors of the 3x3 part), as the
+ * jobs need it for a few points: false when m is singular. */
+static bool invert(const anim_mat4_t *m, anim_mat4_t *out) {
+  const float *a = m->m;
+  float c0 = a[5] * a[10] - a[6] * a[9];
+  float c1 = a[6] * a[8] - a[4] * a[10];
+  float c2 = a[4] * a[9] - a[5] * a[8];
+  float det = a[0] * c0 + a[1] * c1 + a[2] * c2;
+  if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
+  float r = 1.0f / det;
+  float *o = out->m;
+  o[0] = c0 * r;
+  o[1] = (a[2] * a[9] - a[1] * a[10]) * r;
+  o[2] = (a[1] * a[6] - a[2] * a[5]) * r;
+  o[4] = c1 * r;
+  o[5] = (a[0] * a[10] - a[2] * a[8]) * r;
+  o[6] = (a[2] * a[4] - a[0] * a[6]) * r;
+  o[8] = c2 * r;
+  o[9] = (a[1] * a[8] - a[0] * a[9]) * r;
+  o[10] = (a[0] * a[5] - a[1] * a[4]) * r;
+  o[3] = o[7] = o[11] = 0.0f;
+  o[12] = -(o[0] * a[12] + o[4] * a[13] + o[8] * a[14]);
+  o[13] = -(o[1] * a[12] + o[5] * a[13] + o[9] * a[14]);
+  o[14] = -(o[2] * a[12] + o[6] * a[13] + o[10] * a[14]);
+  o[15] = 1.0f;
+  return true;
+}
+
 static bool finite3(anim_vec3_t v) {
   return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
 }
@@ -172,8 +200,7 @@ typedef struct chain_s {
 
 static bool chain_setup(const anim_ik_two_bone_job_t *job, chain_t *c) {
   anim_mat4_t inv_mid;
-  if (anim_mat4_affine_inverse(job->start, &c->inv_start) != ANIM_OK ||
-      anim_mat4_affine_inverse(job->mid, &inv_mid) != ANIM_OK)
+  if (!invert(job->start, &c->inv_start) || !invert(job->mid, &inv_mid))
     return false;
   anim_vec3_t start_ms = point(&inv_mid, origin(job->start));
   anim_vec3_t end_ms = point(&inv_mid, origin(job->end));
@@ -313,7 +340,7 @@ anim_result anim_ik_aim_job_run(const anim_ik_aim_job_t *job) {
   *job->correction = identity;
   if (job->reached != NULL) *job->reached = false;
   anim_mat4_t inv;
-  if (anim_mat4_affine_inverse(job->joint, &inv) != ANIM_OK) return ANIM_OK;
+  if (!invert(job->joint, &inv)) return ANIM_OK;
   anim_vec3_t target = point(&inv, job->target);
   float target_2 = len2(target);
   anim_vec3_t forward;
