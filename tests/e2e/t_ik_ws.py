@@ -1,7 +1,9 @@
 """IK end to end on the real daemon: a WebSocket stream whose two-bone
 target is moved by a `set` every frame for 2 s (every JSON frame's
 "ik" error below 1e-4, the target reachable, and frames following the new
-targets), a binary stream carrying the answer flag and floats, and POST
+targets; a set naming an unknown joint gets unknown_joint at ik[0].end and
+the stream plays on), a binary stream carrying the answer flag and floats,
+and POST
 /v1/pose answered byte for byte as `animd eval --request`."""
 import asyncio
 import json
@@ -76,6 +78,26 @@ async def moving_targets(d):
             await ws.send(json.dumps({"op": "set", "id": "arm",
                                       "ik": ik(t)}))
         check(frames >= 30, "only %d frames in 2 s" % frames)
+        # A set naming a joint the skeleton lacks: a typed error at the
+        # member, and the stream plays on with its targets.
+        await ws.send(json.dumps({"op": "set", "id": "arm", "ik": [
+            {"type": "two_bone", "start": "s", "mid": "m", "end": "x",
+             "target": [1, 1, 0]}]}))
+        err = None
+        for _ in range(200):
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            if msg.get("op") == "error" or "error" in msg:
+                err = msg
+                break
+        check(err is not None, "no error for a bad set")
+        text = json.dumps(err)
+        check("unknown_joint" in text and "ik[0].end" in text,
+              "error %s" % text)
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        while "matrices" not in msg:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        check(msg["ik"][0]["error"] < 1e-4, "after the bad set: %r"
+              % msg["ik"])
         check(sets >= frames - 2, "sets acknowledged: %d" % sets)
         # A binary stream: the flag in the layout word, 2 floats after the
         # matrices.
