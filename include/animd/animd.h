@@ -16,6 +16,7 @@
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "animd/solve.h"
+#include "animd/morph.h"
 
 #define ANIMD_VERSION "0.1.0"
 

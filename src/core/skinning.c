@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "animd/morph.h"
 #include "skinning_internal.h"
 
 /* ---- validate and dispatch ----------------------------------------------- */
@@ -49,6 +50,11 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
       (!job->scratch || job->scratch_count < (size_t)m->joint_count *
                                                  ANIM_DQS_SCRATCH_PER_MATRIX))
     return ANIM_ERR_BUFFER_TOO_SMALL;
+  if (job->morph_weights != NULL && m->target_count > 0 &&
+      (!job->morph_scratch ||
+       job->morph_scratch_count <
+           need * (job->normals != ANIM_NORMALS_NONE ? 2u : 1u)))
+    return ANIM_ERR_BUFFER_TOO_SMALL;
   return ANIM_OK;
 }
 
@@ -83,6 +89,32 @@ static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
     anim__skin_lbs_avx2(job, job->first_vertex, count);
 }
 
+/* The job over a view of the range's vertices morphed into the job's
+ * morph scratch: the kernels skin it as any mesh. */
+static anim_skinning_job_t morphed(const anim_skinning_job_t *job,
+                                   uint32_t count, anim_mesh_t *view) {
+  const anim_mesh_t *m = job->mesh;
+  const size_t first = job->first_vertex;
+  float *pos = job->morph_scratch;
+  float *nrm =
+      job->normals != ANIM_NORMALS_NONE ? pos + 3u * (size_t)count : NULL;
+  anim_morph_vertices(m, job->morph_weights, job->first_vertex, count, pos,
+                      nrm);
+  *view = *m;
+  view->vertex_count = count;
+  view->positions = pos;
+  view->normals = nrm;
+  view->joints = m->joints + first * m->influences;
+  view->weights = m->weights + first * m->influences;
+  view->target_count = 0;
+  anim_skinning_job_t j = *job;
+  j.mesh = view;
+  j.first_vertex = 0;
+  j.vertex_count = count;
+  j.morph_weights = NULL;
+  return j;
+}
+
 anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
                                        anim__isa isa) {
   anim_result r = anim_skinning_job_validate(job);
@@ -90,6 +122,12 @@ anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
   uint32_t count = 0;
   range_of(job, &count);
   if (count == 0) return ANIM_OK;
+  anim_mesh_t view;
+  anim_skinning_job_t with_morphs;
+  if (job->morph_weights != NULL && job->mesh->target_count > 0) {
+    with_morphs = morphed(job, count, &view);
+    job = &with_morphs;
+  }
   isa = anim__isa_cap(isa);
   if (job->method == ANIM_SKIN_DQS)
     anim__skin_dqs(job, job->first_vertex, count, isa);

@@ -47,6 +47,13 @@ typedef struct fmt_asset_names_s {
   const char *mesh_id, *mesh_name;
 } fmt_asset_names_t;
 
+/* One mesh's morph weights in an answer. */
+typedef struct fmt_morph_weights_s {
+  const char *mesh;
+  const float *values;
+  uint32_t count;
+} fmt_morph_weights_t;
+
 typedef struct fmt_pose_answer_s {
   /* The JSON text of an id printed first as "id" (a WebSocket stream's),
    * or NULL for none. */
@@ -61,6 +68,10 @@ typedef struct fmt_pose_answer_s {
    * skin), caller order. */
   const float *data;
   fmt_asset_names_t ids; /* Optional (zero: none printed). */
+  /* Printed last as "morph_weights": [{"mesh", "values"}] when
+   * morph_count > 0. */
+  const fmt_morph_weights_t *morph;
+  size_t morph_count;
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);

@@ -2,6 +2,7 @@
 #include "server/request/evaluate.h"
 
 #include "server/request/fields.h"
+#include "server/request/morph.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void srv_eval_scratch_free(srv_eval_scratch_t *s) {
   free(s->_dqs);
   free(s->_answer);
   free(s->_cursors);
+  free(s->_morph);
   memset(s, 0, sizeof *s);
 }
 
@@ -229,7 +231,22 @@ static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
   anim_result r = skin_matrices(sk, s);
   if (r != ANIM_OK) return r;
   size_t v = job->mesh->vertex_count;
+  const float *weights = NULL;
+  if (job->mesh->target_count > 0) {
+    size_t need = 6 * v + ANIM_MAX_MORPH_TARGETS;
+    if (need > s->_morph_cap) {
+      if (!grow(&s->_morph, need * sizeof(float)))
+        return ANIM_ERR_OUT_OF_MEMORY;
+      s->_morph_cap = need;
+    }
+    srv_morph_weights(job, job->mesh->name, job->mesh->target_count,
+                      job->mesh->default_weights, s->_morph + 6 * v);
+    weights = s->_morph + 6 * v;
+  }
   anim_skinning_job_t sj = {
+      .morph_weights = weights,
+      .morph_scratch = s->_morph,
+      .morph_scratch_count = 6 * v,
       .mesh = job->mesh,
       .matrices = s->_skin,
       .matrix_count = sk->joint_count,

@@ -42,6 +42,8 @@ typedef struct srv_eval_scratch_s {
   float *_dqs;    /* 8 * _joints: DQS scratch. */
   float *_answer; /* srv_eval_scratch_output. */
   uint32_t *_cursors;
+  float *_morph;     /* Morphed vertices (6 per vertex), then weights. */
+  size_t _morph_cap; /* Floats. */
   anim_sampling_context_t _ctx;
   bool _ctx_bound; /* _ctx is bound to _ctx.clip. */
 } srv_eval_scratch_t;

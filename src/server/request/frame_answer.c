@@ -2,6 +2,7 @@
 #include "server/request/frame_answer.h"
 
 #include "formats/q16.h"
+#include "server/request/morph.h"
 #include "store/store.h"
 
 srv_frame_names_t srv_frame_names(const store_asset_t *owner,
@@ -42,6 +43,8 @@ void srv_frame_json(fmt_buf_t *b, const char *id,
         .space = shape->space,
         .data = v,
         .ids = names->ids,
+        .morph = shape->morph,
+        .morph_count = shape->morph_count,
     };
     fmt_answer_pose_json(b, &a);
   }
@@ -61,7 +64,15 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                                .normals = job->normals != ANIM_NORMALS_NONE,
                                .space = job->space,
                                .elements = elements};
+    srv_morph_list_t morph;
+    if (job->mesh == NULL && srv_morph_list(job, &morph) != 0)
+      return ANIM_ERR_OUT_OF_MEMORY;
+    if (job->mesh == NULL) {
+      shape.morph = morph.items;
+      shape.morph_count = morph.count;
+    }
     srv_frame_json(b, NULL, names, &shape, v, t, frame);
+    if (job->mesh == NULL) srv_morph_list_free(&morph);
     if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;

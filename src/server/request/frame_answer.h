@@ -54,6 +54,9 @@ typedef struct srv_frame_shape_s {
   bool normals;
   fmt_space space;
   uint32_t elements; /* Joints or vertices. */
+  /* A pose's morph weights (morph.h), or none. */
+  const fmt_morph_weights_t *morph;
+  size_t morph_count;
 } srv_frame_shape_t;
 
 /* The JSON answer of floats v already evaluated (a pose, or a skin answer
