@@ -13,9 +13,9 @@
 
 static anim_result fail(anim_build_error_t *err, size_t track, long key,
                         int component, const char *message) {
-  anim_result r = builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "weight_tracks",
-                               -1, (long)track, key,
-                               "weight track %zu: %s", track, message);
+  anim_result r =
+      builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "weight_tracks", -1,
+                   (long)track, key, "weight track %zu: %s", track, message);
   if (err != NULL) err->component = component;
   return r;
 }

@@ -58,8 +58,7 @@ int srv_morph_list(const srv_eval_job_t *job, srv_morph_list_t *out) {
   for (uint32_t i = 0; i < c->weight_track_count; i++) {
     const anim_weight_track_t *tr = &c->weight_tracks[i];
     srv_morph_weights(job, tr->mesh, tr->target_count, NULL, at);
-    out->items[i] =
-        (fmt_morph_weights_t){tr->mesh, at, tr->target_count};
+    out->items[i] = (fmt_morph_weights_t){tr->mesh, at, tr->target_count};
     at += tr->target_count;
   }
   out->count = c->weight_track_count;
