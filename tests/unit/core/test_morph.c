@@ -91,10 +91,8 @@ START_TEST(test_morph_then_skin) {
                                .morph_weights = w,
                                .morph_scratch = scratch,
                                .morph_scratch_count = 18};
-    ck_assert_int_eq(anim__skinning_job_run_isa(&job, (anim__isa)isa),
-                     ANIM_OK);
-    for (int i = 0; i < 9; i++)
-      ck_assert_float_eq_tol(op[i], want_p[i], 1e-6f);
+    ck_assert_int_eq(anim__skinning_job_run_isa(&job, (anim__isa)isa), ANIM_OK);
+    for (int i = 0; i < 9; i++) ck_assert_float_eq_tol(op[i], want_p[i], 1e-6f);
     check_normal(on, 0.5f, 0, 1);
     check_normal(on + 3, 0.5f, 0, 1);
     check_normal(on + 6, 1, 0, 0.5f);
@@ -161,9 +159,8 @@ START_TEST(test_step_track_and_checks) {
                                 .key_count = 3,
                                 .values = values,
                                 .value_count = 6};
-  anim_raw_clip_t raw = {.name = "c",
-                         .weight_tracks = &wt,
-                         .weight_track_count = 1};
+  anim_raw_clip_t raw = {
+      .name = "c", .weight_tracks = &wt, .weight_track_count = 1};
   anim_clip_t *c = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
   ck_assert_float_eq(c->duration, 2.f);

@@ -69,7 +69,8 @@ static const char *doc_json =
     " {\"buffer\":0,\"byteOffset\":176,\"byteLength\":48},"
     " {\"buffer\":0,\"byteOffset\":224,\"byteLength\":16}],"
     "\"accessors\":["
-    " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    " {\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}"
+    ","
     " {\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
     " {\"bufferView\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
     " {\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
@@ -88,9 +89,8 @@ static int decode(size_t cubic_count, fmt_bundle_t *b, fmt_error_t *e) {
   json_error_t je;
   json_t *d = json_loads(doc_json, 0, &je);
   ck_assert_msg(d != NULL, "doc: %s", je.text);
-  json_object_set_new(
-      json_array_get(json_object_get(d, "accessors"), 6), "count",
-      json_integer((json_int_t)cubic_count));
+  json_object_set_new(json_array_get(json_object_get(d, "accessors"), 6),
+                      "count", json_integer((json_int_t)cubic_count));
   unsigned char b64[BUF_LEN * 2];
   int n = EVP_EncodeBlock(b64, buf, BUF_LEN);
   char uri[BUF_LEN * 2 + 64];
