@@ -17,6 +17,7 @@
 #include "animd/skinning.h"
 #include "animd/solve.h"
 #include "animd/morph.h"
+#include "animd/ik.h"
 
 #define ANIMD_VERSION "0.1.0"
 
