@@ -105,8 +105,7 @@ static anim_quat_t weigh(anim_quat_t q, float weight) {
   q = positive_w(q);
   if (weight >= 1.0f) return q;
   float w = weight > 0.0f ? weight : 0.0f;
-  return qnormalize(
-      quat(q.x * w, q.y * w, q.z * w, 1.0f + (q.w - 1.0f) * w));
+  return qnormalize(quat(q.x * w, q.y * w, q.z * w, 1.0f + (q.w - 1.0f) * w));
 }
 
 static anim_vec3_t point(const anim_mat4_t *m, anim_vec3_t p) {
@@ -139,10 +138,8 @@ static float clamp1(float c) { return c < -1.0f ? -1.0f : c > 1.0f ? 1.0f : c; }
 /* ---- two-bone ----------------------------------------------------------- */
 
 anim_ik_two_bone_job_t anim_ik_two_bone_job_defaults(void) {
-  anim_ik_two_bone_job_t j = {.pole = {0, 1, 0},
-                              .mid_axis = {0, 0, 1},
-                              .soften = 1.0f,
-                              .weight = 1.0f};
+  anim_ik_two_bone_job_t j = {
+      .pole = {0, 1, 0}, .mid_axis = {0, 0, 1}, .soften = 1.0f, .weight = 1.0f};
   return j;
 }
 
@@ -151,11 +148,10 @@ anim_result anim_ik_two_bone_job_validate(const anim_ik_two_bone_job_t *job) {
       job->end == NULL || job->start_correction == NULL ||
       job->mid_correction == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (!finite3(job->target) || !finite3(job->pole) ||
-      !finite3(job->mid_axis) || !isfinite(job->twist) ||
-      !isfinite(job->soften) || !isfinite(job->weight) ||
-      !finite_mat(job->start) || !finite_mat(job->mid) ||
-      !finite_mat(job->end) || !unit(job->mid_axis))
+  if (!finite3(job->target) || !finite3(job->pole) || !finite3(job->mid_axis) ||
+      !isfinite(job->twist) || !isfinite(job->soften) ||
+      !isfinite(job->weight) || !finite_mat(job->start) ||
+      !finite_mat(job->mid) || !finite_mat(job->end) || !unit(job->mid_axis))
     return ANIM_ERR_INVALID_ARGUMENT;
   return ANIM_OK;
 }
@@ -276,13 +272,12 @@ anim_result anim_ik_two_bone_job_run(const anim_ik_two_bone_job_t *job) {
   return ANIM_OK;
 }
 
-/* ---- aim ------------------------------------------------------------------ */
+/* ---- aim ------------------------------------------------------------------
+ */
 
 anim_ik_aim_job_t anim_ik_aim_job_defaults(void) {
-  anim_ik_aim_job_t j = {.forward = {1, 0, 0},
-                         .up = {0, 1, 0},
-                         .pole = {0, 1, 0},
-                         .weight = 1.0f};
+  anim_ik_aim_job_t j = {
+      .forward = {1, 0, 0}, .up = {0, 1, 0}, .pole = {0, 1, 0}, .weight = 1.0f};
   return j;
 }
 

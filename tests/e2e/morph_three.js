@@ -146,7 +146,8 @@ function toCubic(json, rand) {
 
 // three.js at time t: { weights: [...], positions: [x, y, z, ...] in world
 // space, box: the largest extent of the rest bounding box }.
-async function reference(text, t) {
+// override: influences set after the mixer's (as a "weights" override).
+async function reference(text, t, override) {
   const { THREE, GLTFLoader } = await three();
   const gltf = await new Promise((resolve, reject) =>
     new GLTFLoader().parse(text, '', resolve, reject));
@@ -155,6 +156,7 @@ async function reference(text, t) {
   const mixer = new THREE.AnimationMixer(gltf.scene);
   mixer.clipAction(gltf.animations[0]).play();
   mixer.setTime(t);
+  if (override) override.forEach((w, i) => { mesh.morphTargetInfluences[i] = w; });
   gltf.scene.updateMatrixWorld(true);
   if (mesh.skeleton) mesh.skeleton.update();
   const v = new THREE.Vector3();

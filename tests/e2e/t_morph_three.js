@@ -5,7 +5,9 @@
 // vertices three.js gives (GLTFLoader, AnimationMixer, morphTargetInfluences
 // then skinning: Mesh.getVertexPosition times matrixWorld) within 1e-5 of
 // the bounding box, GET /v1/pose the same weights within 1e-5, q16 within
-// its documented bound, and a range the same vertices as single frames.
+// its documented bound, a range the same vertices as single frames, and
+// "weights" overrides (POST /v1/pose, GET /v1/skin) those of three.js with
+// morphTargetInfluences set by hand.
 'use strict';
 const { startAnimd } = require('./animd_node.js');
 const m = require('./morph_three.js');
@@ -83,6 +85,17 @@ function decodeQ16(buf, V) {
           wq = Math.max(wq, e / ref.box);
         }
       }
+      // "weights" overrides: POST /v1/pose lists them, GET /v1/skin morphs
+      // with them.
+      const meshName = up.meshes[0].name, over = [1, -0.5];
+      const posted = await json(await fetch(srv.url + '/v1/pose', { method: 'POST',
+        body: JSON.stringify({ skeleton: up.skeletons[0].id, layers: [{ clip, t: 0.7 }],
+                               weights: { [meshName]: over } }) }), name);
+      worst(`${name} POST weights`, posted.morph_weights.find((e) => e.mesh === meshName).values, over, 1, 0);
+      const ref = await m.reference(text, 0.7, over);
+      const q = encodeURIComponent(JSON.stringify({ [meshName]: over }));
+      const skinOver = await json(await fetch(`${srv.url}/v1/skin?mesh=${mesh}&clip=${clip}&t=0.7&weights=${q}`), name);
+      worst(`${name} skin with weights`, skinOver.positions, ref.positions, ref.box, 1e-5);
       // A range gives the single frames' vertices.
       const range = await fetch(`${srv.url}/v1/skin?mesh=${mesh}&clip=${clip}&from=0&to=1.5&fps=4`);
       const lines = (await range.text()).trim().split('\n').map((l) => JSON.parse(l));

@@ -410,8 +410,8 @@ anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
     honoured.fields = NULL;
     srv_fields_apply(fields, &honoured);
     unsigned stages = srv_fields_stages(fields);
-    if (stages == 0) return srv_eval_run(&honoured, s);
-    honoured.fields = fields;
+    honoured.fields = fields; /* The morph step reads "weights" (morph.c). */
+    if (stages == 0) return run_stages(&honoured, s, 0);
     job = &honoured;
     if (!srv_fields_resolved(fields, job->skeleton)) {
       srv_error_t err;

@@ -13,7 +13,7 @@ typedef enum ik_type { IK_TWO_BONE, IK_AIM } ik_type;
 /* One entry, defaults filled in. */
 typedef struct ik_entry_s {
   ik_type type;
-  char *names[3]; /* start, mid, end; aim: joint. Owned. */
+  char *names[3];    /* start, mid, end; aim: joint. Owned. */
   int32_t joints[3]; /* Storage indices once resolved. */
   anim_vec3_t target, pole, mid_axis, forward, up, offset;
   float twist, soften, weight;
@@ -37,11 +37,11 @@ static void ik_free(void *data) {
 
 /* The members each type takes. */
 static const char *const two_bone_members[] = {
-    "type", "start",  "mid",    "end",    "target",
-    "pole", "mid_axis", "twist", "soften", "weight", NULL};
+    "type",     "start", "mid",    "end",    "target", "pole",
+    "mid_axis", "twist", "soften", "weight", NULL};
 static const char *const aim_members[] = {
-    "type", "joint", "target", "forward", "up",
-    "offset", "pole", "twist", "weight", NULL};
+    "type",   "joint", "target", "forward", "up",
+    "offset", "pole",  "twist",  "weight",  NULL};
 
 static bool listed(const char *const *names, const char *key) {
   for (size_t i = 0; names[i] != NULL; i++)
@@ -69,7 +69,8 @@ static int need_name(const json_t *o, const char *member, const char *at,
                          spot(where, sizeof where, at, i, member),
                          "'%s' is a joint name", member);
   *out = strdup(json_string_value(j));
-  if (*out == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  if (*out == NULL)
+    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   return 0;
 }
 
@@ -116,9 +117,9 @@ static int vec_member(const json_t *o, const char *member, bool required,
   return 0;
 }
 
-static int num_member(const json_t *o, const char *member, double lo,
-                      double hi, float def, const char *at, size_t i,
-                      float *out, srv_error_t *err) {
+static int num_member(const json_t *o, const char *member, double lo, double hi,
+                      float def, const char *at, size_t i, float *out,
+                      srv_error_t *err) {
   char where[96];
   json_t *j = json_object_get(o, member);
   *out = def;
@@ -136,8 +137,8 @@ static int num_member(const json_t *o, const char *member, double lo,
   return 0;
 }
 
-static int parse_entry(const json_t *o, const char *at, size_t i,
-                       ik_entry_t *e, srv_error_t *err) {
+static int parse_entry(const json_t *o, const char *at, size_t i, ik_entry_t *e,
+                       srv_error_t *err) {
   char where[96];
   if (!json_is_object(o)) {
     snprintf(where, sizeof where, "%s[%zu]", at, i);
@@ -152,10 +153,9 @@ static int parse_entry(const json_t *o, const char *at, size_t i,
                          "'type' is two_bone or aim");
   if (type == NULL ||
       (strcmp(type, "two_bone") != 0 && strcmp(type, "aim") != 0))
-    return srv_error_set(err, json_is_string(jt) ? SRV_ERR_BAD_VALUE
-                                                 : SRV_ERR_WRONG_TYPE,
-                         spot(where, sizeof where, at, i, "type"),
-                         "'type' is two_bone or aim");
+    return srv_error_set(
+        err, json_is_string(jt) ? SRV_ERR_BAD_VALUE : SRV_ERR_WRONG_TYPE,
+        spot(where, sizeof where, at, i, "type"), "'type' is two_bone or aim");
   e->type = strcmp(type, "aim") == 0 ? IK_AIM : IK_TWO_BONE;
   const char *const *members =
       e->type == IK_AIM ? aim_members : two_bone_members;
@@ -207,8 +207,7 @@ static int ik_parse(const json_t *json, const char *at, void **data,
   if (v == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   for (size_t i = 0; i < n; i++) {
     v->count = i + 1;
-    if (parse_entry(json_array_get(json, i), at, i, &v->entries[i], err) !=
-        0) {
+    if (parse_entry(json_array_get(json, i), at, i, &v->entries[i], err) != 0) {
       ik_free(v);
       return -1;
     }
@@ -244,15 +243,13 @@ static int ik_resolve(void *data, const anim_skeleton_t *sk, const char *at,
     }
     if (e->type == IK_TWO_BONE) {
       if (!is_ancestor(sk, e->joints[0], e->joints[1]))
-        return srv_error_set(err, SRV_ERR_BAD_VALUE,
-                             spot(where, sizeof where, at, i, "mid"),
-                             "'%s' is not a descendant of start '%s'",
-                             e->names[1], e->names[0]);
+        return srv_error_set(
+            err, SRV_ERR_BAD_VALUE, spot(where, sizeof where, at, i, "mid"),
+            "'%s' is not a descendant of start '%s'", e->names[1], e->names[0]);
       if (!is_ancestor(sk, e->joints[1], e->joints[2]))
-        return srv_error_set(err, SRV_ERR_BAD_VALUE,
-                             spot(where, sizeof where, at, i, "mid"),
-                             "'%s' is not an ancestor of end '%s'",
-                             e->names[1], e->names[2]);
+        return srv_error_set(
+            err, SRV_ERR_BAD_VALUE, spot(where, sizeof where, at, i, "mid"),
+            "'%s' is not an ancestor of end '%s'", e->names[1], e->names[2]);
     }
   }
   return 0;
@@ -329,8 +326,8 @@ static anim_result aim(const ik_entry_t *e, srv_field_stage_t *st,
   anim_vec3_t to =
       anim_vec3_sub(e->target, anim_mat4_transform_point(m, e->offset));
   answer[0] = reached ? 1.0f : 0.0f;
-  answer[1] = atan2f(anim_vec3_length(anim_vec3_cross(f, to)),
-                     anim_vec3_dot(f, to));
+  answer[1] =
+      atan2f(anim_vec3_length(anim_vec3_cross(f, to)), anim_vec3_dot(f, to));
   return ANIM_OK;
 }
 
@@ -340,8 +337,8 @@ static anim_result ik_model(const void *data, srv_field_stage_t *st) {
   for (size_t i = 0; i < v->count; i++) {
     float *answer = st->answer != NULL ? st->answer + 2 * i : scratch;
     const ik_entry_t *e = &v->entries[i];
-    anim_result r = e->type == IK_AIM ? aim(e, st, answer)
-                                      : two_bone(e, st, answer);
+    anim_result r =
+        e->type == IK_AIM ? aim(e, st, answer) : two_bone(e, st, answer);
     if (r != ANIM_OK) return r;
   }
   return ANIM_OK;

@@ -1,6 +1,8 @@
 /* server/request: morph weights of one evaluation (morph.h). */
 #include "server/request/morph.h"
 
+#include "server/request/morph_field.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,15 +14,10 @@ static void sample(const anim_clip_t *clip, const anim_weight_track_t *tr,
   memcpy(out, w, (n < tr->target_count ? n : tr->target_count) * sizeof *out);
 }
 
-void srv_morph_weights(const srv_eval_job_t *job, const char *mesh, uint32_t n,
-                       const float *defaults, float *out) {
-  if (n > ANIM_MAX_MORPH_TARGETS) n = ANIM_MAX_MORPH_TARGETS;
-  for (uint32_t i = 0; i < n; i++) out[i] = defaults ? defaults[i] : 0.f;
-  if (job->layer_count == 0) {
-    const anim_weight_track_t *tr = anim_clip_weight_track(job->clip, mesh);
-    if (tr != NULL) sample(job->clip, tr, job->t, job->wrap, n, out);
-    return;
-  }
+/* The layers' weights for mesh: the weight-normalized blend of the
+ * non-additive layers whose clips have a track for it. */
+static void layers(const srv_eval_job_t *job, const char *mesh, uint32_t n,
+                   float *out) {
   float sum[ANIM_MAX_MORPH_TARGETS] = {0}, one[ANIM_MAX_MORPH_TARGETS];
   float total = 0.f;
   for (size_t l = 0; l < job->layer_count; l++) {
@@ -34,6 +31,21 @@ void srv_morph_weights(const srv_eval_job_t *job, const char *mesh, uint32_t n,
   }
   if (total > 0.f)
     for (uint32_t i = 0; i < n; i++) out[i] = sum[i] / total;
+}
+
+void srv_morph_weights(const srv_eval_job_t *job, const char *mesh, uint32_t n,
+                       const float *defaults, float *out) {
+  if (n > ANIM_MAX_MORPH_TARGETS) n = ANIM_MAX_MORPH_TARGETS;
+  for (uint32_t i = 0; i < n; i++) out[i] = defaults ? defaults[i] : 0.f;
+  if (job->layer_count == 0) {
+    const anim_weight_track_t *tr = anim_clip_weight_track(job->clip, mesh);
+    if (tr != NULL) sample(job->clip, tr, job->t, job->wrap, n, out);
+  } else {
+    layers(job, mesh, n, out);
+  }
+  uint32_t k = 0;
+  const float *o = srv_morph_field_values(job->fields, mesh, &k);
+  if (o != NULL) memcpy(out, o, (k < n ? k : n) * sizeof *out);
 }
 
 const anim_clip_t *srv_morph_clip(const srv_eval_job_t *job) {
