@@ -187,7 +187,9 @@ typedef struct anim_skinning_job_s {
    * has targets, each vertex of the range is first moved to
    * p + sum_i w_i * dp_i (normals n + sum_i w_i * dn_i) in morph_scratch,
    * 3 floats per vertex of the range, 6 when normals are skinned
-   * (morph_scratch_count, checked: ANIM_ERR_BUFFER_TOO_SMALL). NULL
+   * (morph_scratch_count, checked: ANIM_ERR_BUFFER_TOO_SMALL; run() uses
+   * at most 6 * 512 of them: it morphs and skins 512 vertices at a time,
+   * so the morphed copy is still in cache when it is skinned). NULL
    * weights, or a mesh without targets: plain skinning. */
   const float *morph_weights;
   float *morph_scratch;

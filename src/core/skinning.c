@@ -89,17 +89,22 @@ static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
     anim__skin_lbs_avx2(job, job->first_vertex, count);
 }
 
-/* The job over a view of the range's vertices morphed into the job's
- * morph scratch: the kernels skin it as any mesh. */
-static anim_skinning_job_t morphed(const anim_skinning_job_t *job,
+/* Vertices morphed and skinned per step: their morphed copy stays in the
+ * first-level cache between the two passes. */
+#define MORPH_CHUNK 512u
+
+/* The job over vertices [job->first_vertex + at, ... + count) morphed
+ * into the job's morph scratch (positions, then normals): a view of them
+ * that the kernels skin as any mesh, writing at offset at of the job's
+ * outputs. */
+static anim_skinning_job_t morphed(const anim_skinning_job_t *job, uint32_t at,
                                    uint32_t count, anim_mesh_t *view) {
   const anim_mesh_t *m = job->mesh;
-  const size_t first = job->first_vertex;
+  const size_t first = (size_t)job->first_vertex + at;
   float *pos = job->morph_scratch;
   float *nrm =
       job->normals != ANIM_NORMALS_NONE ? pos + 3u * (size_t)count : NULL;
-  anim_morph_vertices(m, job->morph_weights, job->first_vertex, count, pos,
-                      nrm);
+  anim_morph_vertices(m, job->morph_weights, (uint32_t)first, count, pos, nrm);
   *view = *m;
   view->vertex_count = count;
   view->positions = pos;
@@ -111,6 +116,10 @@ static anim_skinning_job_t morphed(const anim_skinning_job_t *job,
   j.mesh = view;
   j.first_vertex = 0;
   j.vertex_count = count;
+  j.out_positions = job->out_positions + 3u * (size_t)at;
+  j.out_positions_count = 0;
+  j.out_normals = nrm ? job->out_normals + 3u * (size_t)at : NULL;
+  j.out_normals_count = 0;
   j.morph_weights = NULL;
   return j;
 }
@@ -122,11 +131,15 @@ anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
   uint32_t count = 0;
   range_of(job, &count);
   if (count == 0) return ANIM_OK;
-  anim_mesh_t view;
-  anim_skinning_job_t with_morphs;
   if (job->morph_weights != NULL && job->mesh->target_count > 0) {
-    with_morphs = morphed(job, count, &view);
-    job = &with_morphs;
+    for (uint32_t at = 0; at < count; at += MORPH_CHUNK) {
+      anim_mesh_t view;
+      uint32_t n = count - at < MORPH_CHUNK ? count - at : MORPH_CHUNK;
+      anim_skinning_job_t part = morphed(job, at, n, &view);
+      r = anim__skinning_job_run_isa(&part, isa);
+      if (r != ANIM_OK) return r;
+    }
+    return ANIM_OK;
   }
   isa = anim__isa_cap(isa);
   if (job->method == ANIM_SKIN_DQS)
