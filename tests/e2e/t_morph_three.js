@@ -5,7 +5,8 @@
 // vertices three.js gives (GLTFLoader, AnimationMixer, morphTargetInfluences
 // then skinning: Mesh.getVertexPosition times matrixWorld) within 1e-5 of
 // the bounding box, GET /v1/pose the same weights within 1e-5, q16 within
-// its documented bound, a range the same vertices as single frames, and
+// its documented bound (binary pose answers end with the weights), a
+// range the same vertices as single frames, and
 // "weights" overrides (POST /v1/pose, GET /v1/skin) those of three.js with
 // morphTargetInfluences set by hand.
 'use strict';
@@ -75,6 +76,12 @@ function decodeQ16(buf, V) {
         const mw = (pose.morph_weights || []).find((e) => e.mesh === up.meshes[0].name);
         if (!mw) throw new Error(`${name}: the pose answer has no morph_weights for ${up.meshes[0].name}`);
         ww = Math.max(ww, worst(`${name} t=${t} weights`, mw.values, ref.weights, 1, 1e-5));
+        // Binary: the weights trail the pose's floats, counted by the header.
+        const bin = await fetch(`${srv.url}/v1/pose?clip=${clip}&t=${t}&format=bin`);
+        if (bin.headers.get('x-animd-morph-weights') !== '2')
+          throw new Error(`${name}: X-Animd-Morph-Weights is ${bin.headers.get('x-animd-morph-weights')}`);
+        const bf = new Float32Array(await bin.arrayBuffer());
+        worst(`${name} t=${t} binary weights`, Array.from(bf.slice(bf.length - 2)), mw.values.map(Math.fround), 1, 0);
         const q = await fetch(`${srv.url}/v1/skin?mesh=${mesh}&clip=${clip}&t=${t}&format=bin&encoding=q16`);
         if (q.status !== 200) throw new Error(`${name}: q16 answered ${q.status}`);
         const d = decodeQ16(await q.arrayBuffer(), ref.positions.length / 3);

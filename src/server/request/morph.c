@@ -3,6 +3,7 @@
 
 #include "server/request/morph_field.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,4 +82,26 @@ void srv_morph_list_free(srv_morph_list_t *list) {
   free(list->items);
   free(list->values);
   memset(list, 0, sizeof *list);
+}
+
+size_t srv_morph_clip_floats(const anim_clip_t *clip) {
+  size_t n = 0;
+  for (uint32_t i = 0; clip != NULL && i < clip->weight_track_count; i++)
+    n += clip->weight_tracks[i].target_count;
+  return n;
+}
+
+void srv_morph_header(char *out, size_t cap, bool binary,
+                      const anim_clip_t *clip) {
+  if (!binary || srv_morph_clip_floats(clip) == 0) return;
+  char line[160];
+  size_t n = (size_t)snprintf(line, sizeof line, "X-Animd-Morph-Weights: ");
+  for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+    if (n + 16 >= sizeof line) return; /* Too many tracks: no header. */
+    n += (size_t)snprintf(line + n, sizeof line - n, "%s%u", i ? "," : "",
+                          clip->weight_tracks[i].target_count);
+  }
+  size_t at = strlen(out);
+  if (at + n + 3 <= cap)
+    memcpy(out + at, line, n), memcpy(out + at + n, "\r\n", 3);
 }

@@ -7,6 +7,9 @@
 #ifndef ANIMD_SERVER_REQUEST_MORPH_H
 #define ANIMD_SERVER_REQUEST_MORPH_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "server/request/evaluate.h"
 
 /* Writes n weights for the mesh named mesh into out, starting from
@@ -25,6 +28,18 @@ typedef struct srv_morph_list_s {
   size_t count;
   float *values; /* private: the weights, one block */
 } srv_morph_list_t;
+
+/* Floats the weight tracks of clip add to a binary pose answer: the sum
+ * of their weight counts (0 for NULL or none). */
+size_t srv_morph_clip_floats(const anim_clip_t *clip);
+
+/* Appends "X-Animd-Morph-Weights: 2,3\r\n" (the weight count of each
+ * weight track of clip, in the clip's order: the order of the trailing
+ * floats; the mesh names are the clip's, GET /v1/clips/{id}) to the
+ * NUL-terminated headers in out (cap bytes) when binary and clip has
+ * weight tracks (and at most about 20 of them). */
+void srv_morph_header(char *out, size_t cap, bool binary,
+                      const anim_clip_t *clip);
 
 /* 0, or -1 when out of memory. */
 int srv_morph_list(const srv_eval_job_t *job, srv_morph_list_t *out);
