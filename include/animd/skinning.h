@@ -47,6 +47,9 @@ extern "C" {
  * the result (|p'| + 1 for positions; normals are unit length). */
 #define ANIM_EPS_SKIN 1e-4f
 
+/* Vertices a skinning job morphs, then skins, per step (morph_scratch). */
+#define ANIM_MORPH_CHUNK 512u
+
 /* Scratch floats per skinning matrix that a DQS job needs. */
 #define ANIM_DQS_SCRATCH_PER_MATRIX 8
 
@@ -185,11 +188,11 @@ typedef struct anim_skinning_job_s {
   /* Morph targets (animd/morph.h), applied before skinning as glTF orders
    * it: with morph_weights (mesh->target_count weights) and a mesh that
    * has targets, each vertex of the range is first moved to
-   * p + sum_i w_i * dp_i (normals n + sum_i w_i * dn_i) in morph_scratch,
-   * 3 floats per vertex of the range, 6 when normals are skinned
-   * (morph_scratch_count, checked: ANIM_ERR_BUFFER_TOO_SMALL; run() uses
-   * at most 6 * 512 of them: it morphs and skins 512 vertices at a time,
-   * so the morphed copy is still in cache when it is skinned). NULL
+   * p + sum_i w_i * dp_i (normals n + sum_i w_i * dn_i) in morph_scratch:
+   * run() morphs and skins ANIM_MORPH_CHUNK vertices at a time (so the
+   * morphed copy is still in cache when it is skinned), and needs 3 floats
+   * (6 when normals are skinned) per vertex of min(range, chunk)
+   * (morph_scratch_count, checked: ANIM_ERR_BUFFER_TOO_SMALL). NULL
    * weights, or a mesh without targets: plain skinning. */
   const float *morph_weights;
   float *morph_scratch;

@@ -50,10 +50,11 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
       (!job->scratch || job->scratch_count < (size_t)m->joint_count *
                                                  ANIM_DQS_SCRATCH_PER_MATRIX))
     return ANIM_ERR_BUFFER_TOO_SMALL;
+  const size_t morph_need =
+      (size_t)(count < ANIM_MORPH_CHUNK ? count : ANIM_MORPH_CHUNK) *
+      (job->normals != ANIM_NORMALS_NONE ? 6u : 3u);
   if (job->morph_weights != NULL && m->target_count > 0 &&
-      (!job->morph_scratch ||
-       job->morph_scratch_count <
-           need * (job->normals != ANIM_NORMALS_NONE ? 2u : 1u)))
+      (!job->morph_scratch || job->morph_scratch_count < morph_need))
     return ANIM_ERR_BUFFER_TOO_SMALL;
   return ANIM_OK;
 }
@@ -88,10 +89,6 @@ static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
   else
     anim__skin_lbs_avx2(job, job->first_vertex, count);
 }
-
-/* Vertices morphed and skinned per step: their morphed copy stays in the
- * first-level cache between the two passes. */
-#define MORPH_CHUNK 512u
 
 /* The job over vertices [job->first_vertex + at, ... + count) morphed
  * into the job's morph scratch (positions, then normals): a view of them
@@ -132,9 +129,10 @@ anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
   range_of(job, &count);
   if (count == 0) return ANIM_OK;
   if (job->morph_weights != NULL && job->mesh->target_count > 0) {
-    for (uint32_t at = 0; at < count; at += MORPH_CHUNK) {
+    for (uint32_t at = 0; at < count; at += ANIM_MORPH_CHUNK) {
       anim_mesh_t view;
-      uint32_t n = count - at < MORPH_CHUNK ? count - at : MORPH_CHUNK;
+      uint32_t n =
+          count - at < ANIM_MORPH_CHUNK ? count - at : ANIM_MORPH_CHUNK;
       anim_skinning_job_t part = morphed(job, at, n, &view);
       r = anim__skinning_job_run_isa(&part, isa);
       if (r != ANIM_OK) return r;

@@ -244,21 +244,22 @@ static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s,
   if (r != ANIM_OK) return r;
   size_t v = job->mesh->vertex_count;
   const float *weights = NULL;
+  const size_t chunk = 6 * (v < ANIM_MORPH_CHUNK ? v : ANIM_MORPH_CHUNK);
   if (job->mesh->target_count > 0) {
-    size_t need = 6 * v + ANIM_MAX_MORPH_TARGETS;
+    size_t need = chunk + ANIM_MAX_MORPH_TARGETS;
     if (need > s->_morph_cap) {
       if (!grow(&s->_morph, need * sizeof(float)))
         return ANIM_ERR_OUT_OF_MEMORY;
       s->_morph_cap = need;
     }
     srv_morph_weights(job, job->mesh->name, job->mesh->target_count,
-                      job->mesh->default_weights, s->_morph + 6 * v);
-    weights = s->_morph + 6 * v;
+                      job->mesh->default_weights, s->_morph + chunk);
+    weights = s->_morph + chunk;
   }
   anim_skinning_job_t sj = {
       .morph_weights = weights,
       .morph_scratch = s->_morph,
-      .morph_scratch_count = 6 * v,
+      .morph_scratch_count = chunk,
       .mesh = job->mesh,
       .matrices = s->_skin,
       .matrix_count = sk->joint_count,
@@ -308,7 +309,8 @@ unsigned long srv_eval_cost(const srv_eval_job_t *job) {
       joints * (job->layer_count > 0 ? (unsigned long)job->layer_count + 1 : 1);
   if (job->mesh != NULL)
     cost += (unsigned long)job->mesh->vertex_count *
-            (job->mesh->influences ? job->mesh->influences : 4);
+            ((job->mesh->influences ? job->mesh->influences : 4) +
+             job->mesh->target_count);
   return cost;
 }
 

@@ -2,8 +2,8 @@
  * three vertices with two targets (position and normal deltas) morphed and
  * then skinned, against vertices computed by hand, on every kernel (scalar,
  * AVX2, AVX-512 where the CPU has them) and for a vertex range; zero
- * weights or none give plain skinning; STEP weight tracks and the checks
- * of the build and the job. */
+ * weights or none give plain skinning; a mesh longer than a morph step;
+ * STEP weight tracks and the checks of the build and the job. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -205,6 +205,73 @@ START_TEST(test_step_track_and_checks) {
 }
 END_TEST
 
+/* A mesh of more vertices than a morph step (ANIM_MORPH_CHUNK) morphed
+ * and skinned in steps, from vertex 7 on, equals the mesh morphed whole
+ * (anim_morph_vertices) and built again without targets, then skinned. */
+START_TEST(test_chunks) {
+  enum { N = 1100 };
+  anim_skeleton_t *s = two_joints();
+  static float p[3 * N], n[3 * N], d[2 * 3 * N], w[2 * N];
+  static uint32_t j[2 * N];
+  for (size_t i = 0; i < 3 * N; i++) {
+    p[i] = (float)(i % 17) * 0.1f;
+    n[i] = i % 3 == 2 ? 1.f : 0.f;
+    d[i] = (float)(i % 5) * 0.01f;
+    d[3 * N + i] = (float)(i % 7) * -0.02f;
+  }
+  for (size_t i = 0; i < 2 * N; i++) {
+    j[i] = (uint32_t)(i % 2);
+    w[i] = 0.25f + (float)(i % 3);
+  }
+  anim_raw_mesh_t raw = {.vertex_count = N,
+                         .positions = p,
+                         .normals = n,
+                         .influences = 2,
+                         .joints = j,
+                         .weights = w,
+                         .target_count = 2,
+                         .target_positions = d,
+                         .target_normals = d};
+  anim_mesh_t *m = NULL;
+  ck_assert_int_eq(anim_mesh_build(&raw, s, NULL, &m, NULL), ANIM_OK);
+  const float mw[2] = {0.7f, -0.3f};
+  static float mp[3 * N], mn[3 * N];
+  anim_morph_vertices(m, mw, 0, N, mp, mn);
+  raw.positions = mp;
+  raw.normals = mn;
+  raw.target_count = 0;
+  anim_mesh_t *flat = NULL;
+  ck_assert_int_eq(anim_mesh_build(&raw, s, NULL, &flat, NULL), ANIM_OK);
+  anim_mat4_t mats[2];
+  matrices(mats);
+  static float op[3 * N], on[3 * N], fp[3 * N], fn[3 * N];
+  static float scratch[6 * ANIM_MORPH_CHUNK];
+  anim_skinning_job_t job = {.mesh = m,
+                             .matrices = mats,
+                             .matrix_count = 2,
+                             .normals = ANIM_NORMALS_LINEAR,
+                             .first_vertex = 7,
+                             .out_positions = op,
+                             .out_normals = on,
+                             .morph_weights = mw,
+                             .morph_scratch = scratch,
+                             .morph_scratch_count = 6 * ANIM_MORPH_CHUNK};
+  ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+  job.mesh = flat;
+  job.morph_weights = NULL;
+  job.out_positions = fp;
+  job.out_normals = fn;
+  ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+  for (size_t i = 0; i < 3 * (N - 7); i++) {
+    ck_assert_float_eq_tol(op[i], fp[i], 1e-6f);
+    ck_assert_float_eq_tol(on[i], fn[i], 1e-6f);
+  }
+  anim_mesh_free(flat);
+  anim_mesh_free(m);
+  anim_skeleton_free(s);
+}
+END_TEST
+
 Suite *morph_suite(void);
 Suite *morph_suite(void) {
   Suite *s = suite_create("morph");
@@ -212,6 +279,7 @@ Suite *morph_suite(void) {
   tcase_add_test(tc, test_morph_then_skin);
   tcase_add_test(tc, test_range_and_plain);
   tcase_add_test(tc, test_step_track_and_checks);
+  tcase_add_test(tc, test_chunks);
   suite_add_tcase(s, tc);
   return s;
 }
