@@ -204,7 +204,8 @@ function withSplitViews(f) {
 
 /**
  * Decodes the mesh block of GET /v1/meshes/{id}?format=bin (docs/api.md)
- * at byteOffset of buffer: views of every section, no copies.
+ * at byteOffset of buffer: views of every section, no copies. Layout
+ * version 2 (a mesh with morph targets) adds morphTargets; otherwise null.
  */
 export function decodeMesh(buffer, byteOffset = 0) {
   const dv = new DataView(buffer, byteOffset);
