@@ -94,8 +94,8 @@ static int morph_parse(const json_t *json, const char *at, void **data,
 const srv_field_t srv_morph_field = {
     .name = "weights",
     .type = SRV_FIELD_VALUE,
-    .takes = SRV_TAKES_POSE_BODY | SRV_TAKES_SKIN_QUERY | SRV_TAKES_WS_POSE |
-             SRV_TAKES_WS_STREAM,
+    .takes = SRV_TAKES_POSE_QUERY | SRV_TAKES_POSE_BODY | SRV_TAKES_SKIN_QUERY |
+             SRV_TAKES_WS_POSE | SRV_TAKES_WS_STREAM,
     .parse = morph_parse,
     .free_data = overrides_free,
 };
