@@ -1,5 +1,5 @@
 /* animd: the daemon (HTTP API v1 on one libuv loop) and the offline
- * `animd eval` command.
+ * `animd eval` and `animd test` commands.
  *
  * main owns process policy: flags and config, signals (SIGTERM/SIGINT
  * drain then exit 0, SIGHUP reopens the access log and re-reads the tokens
@@ -16,6 +16,7 @@
 #include "animd/animd.h"
 #include "server/config.h"
 #include "cli/eval.h"
+#include "cli/test.h"
 #include "server/server.h"
 
 static uv_signal_t sig_term, sig_int, sig_hup;
@@ -51,6 +52,8 @@ int main(int argc, char **argv) {
   }
   if (argc > 1 && strcmp(argv[1], "eval") == 0)
     return srv_eval_main(argc - 1, argv + 1, stdout, stderr);
+  if (argc > 1 && strcmp(argv[1], "test") == 0)
+    return srv_test_main(argc - 1, argv + 1, stdout, stderr);
 
   srv_config_t cfg;
   srv_config_defaults(&cfg);

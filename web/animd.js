@@ -512,7 +512,8 @@ const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0
  * One stream of a connection. Set `onframe` to receive frames: binary
  * frames as {frame, t, layout, count, items, data: Float32Array view,
  * positions/normals views for mesh layouts}; JSON frames as the daemon's
- * object. `counters` holds what the client saw: frames, bytes, missed
+ * object. Set `onevent` to receive the clip's events, each just before
+ * the frame that crossed it (docs/api.md, Clip events). `counters` holds what the client saw: frames, bytes, missed
  * (frame numbers that never arrived: skipped by a late tick or dropped by
  * backpressure; `stats()` of the connection tells which).
  */
@@ -527,6 +528,7 @@ export class Stream {
     this.lastFrame = null;
     this.lastT = null;
     this.onframe = null;
+    this.onevent = null; // ({type: 'event', id, name, t, frame}) => ...
     this.counters = { frames: 0, bytes: 0, missed: 0 };
   }
 
@@ -679,6 +681,11 @@ export class StreamConnection {
     const msg = JSON.parse(data);
     if (msg.error) return this.fail(msg);
     if (msg.op) return this.answer(msg, msg);
+    if (msg.type === 'event') { // a clip event, just before its frame
+      const e = this.streams.get(String(msg.id));
+      if (e && e.onevent) e.onevent(msg);
+      return undefined;
+    }
     const s = msg.frame !== undefined ? this.streams.get(String(msg.id)) : undefined;
     if (s && s.info) {
       s.deliver(msg, data.length);

@@ -10,6 +10,7 @@
 #include "animd/math.h"
 #include "animd/skeleton.h"
 #include "animd/clip.h"
+#include "animd/events.h"
 #include "animd/pose.h"
 #include "animd/sampling.h"
 #include "animd/blend.h"
@@ -18,6 +19,7 @@
 #include "animd/solve.h"
 #include "animd/morph.h"
 #include "animd/ik.h"
+#include "animd/retarget.h"
 
 #define ANIMD_VERSION "0.1.0"
 

@@ -48,6 +48,19 @@ typedef enum anim_wrap {
   ANIM_WRAP_COUNT_
 } anim_wrap;
 
+/* The most events a clip holds, and the longest event name in bytes. */
+#define ANIM_EVENT_MAX 1024
+#define ANIM_EVENT_NAME_MAX 128
+
+/* A named instant of a clip: t (seconds, finite, within [0, duration])
+ * and a name (non-empty, at most ANIM_EVENT_NAME_MAX bytes; several events
+ * may share a name or a time). A built clip holds its events sorted by t,
+ * events of equal t in the raw form's order. */
+typedef struct anim_event_s {
+  float t;
+  const char *name;
+} anim_event_t;
+
 typedef struct anim_raw_track_s {
   uint32_t joint; /* Caller-order joint index of the skeleton. */
   anim_path path;
@@ -86,6 +99,10 @@ typedef struct anim_raw_clip_s {
   /* Morph weight tracks, at most one per mesh name (may be none). */
   const anim_raw_weight_track_t *weight_tracks;
   size_t weight_track_count;
+  /* Events (markers such as footsteps), in any order; may be NULL when
+   * event_count is 0. See anim_event_t for the rules. */
+  const struct anim_event_s *events;
+  size_t event_count;
 } anim_raw_clip_t;
 
 /* One runtime track: its keys are copied and owned by the clip. */
@@ -129,6 +146,8 @@ typedef struct anim_clip_s {
   uint32_t joint_count; /* Of the skeleton it was built for. */
   uint32_t track_count;
   anim_track_t *tracks; /* Sorted by (storage joint, path). */
+  uint32_t event_count;
+  const anim_event_t *events; /* Sorted by t (anim_event_t), in the block. */
   /* private */
   /* (joint * 4 + path) for every joint and path no track animates, in
    * storage order: the sampler copies the rest value there. */
@@ -156,15 +175,19 @@ typedef struct anim_clip_s {
  * precomputed. On failure *out is NULL and err (optional) names the first
  * problem: track (caller order), joint (the track's raw joint index, -1 if
  * out of range), key, component and field ("tracks", "joint", "path",
- * "interpolation", "times", "values", "bezier", "duration"; weight tracks:
- * "weight_tracks" with track = the weight track's raw index, key and
- * component as for "values"). For "values",
- * component is the offset within the key's floats (so the flat index is
- * key * stride + component, stride = components, or 3 * components for
+ * "interpolation", "times", "values", "bezier", "duration", "events";
+ * weight tracks: "weight_tracks" with track = the weight track's raw
+ * index). For "values", component is the offset within the key's floats
+ * (so the flat index is key * stride + component, stride = components, or
+ * 3 * components for
  * CUBICSPLINE); for "bezier" it is 0..3 (x1, y1, x2, y2). Tracks are
  * checked in caller order, field by field, then duplicate (joint, path)
  * pairs (the later track of the pair is named, field "path"); more tracks
- * than 3 per joint is ANIM_ERR_DUPLICATE_TRACK with field "tracks". */
+ * than 3 per joint is ANIM_ERR_DUPLICATE_TRACK with field "tracks". Events
+ * are checked last: field "events", key the raw event index, component 0
+ * for its t (ANIM_ERR_NOT_FINITE, or ANIM_ERR_INVALID_ARGUMENT outside
+ * [0, duration]) and 1 for its name (empty or too long); more than
+ * ANIM_EVENT_MAX events is field "events" with key -1. */
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *skeleton,
                             const anim_allocator_t *alloc, anim_clip_t **out,

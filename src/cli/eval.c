@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/files.h"
+#include "cli/retarget.h"
 #include "formats/vocab.h"
 #include "server/request/blend.h"
 #include "server/request/frame_answer.h"
@@ -64,6 +65,7 @@ static void usage(FILE *out) {
           "                  [--method M] [--normals N] [--wrap W] [--format "
           "F]\n"
           "       animd eval FILE... --request BODY.json|'{...}'\n"
+          "       animd eval FILE... --retarget BODY|BODY.json\n"
           "\n"
           "Prints what the HTTP API answers for the same query, byte for "
           "byte:\n"
@@ -71,6 +73,7 @@ static void usage(FILE *out) {
           "as GET /v1/skin,\n"
           "--request as POST /v1/pose with that body (a file, or the JSON "
           "itself).\n"
+          "--retarget (a JSON body or a file) as POST /v1/retarget.\n"
           "FILE is recognized by its content (glTF binary or JSON, native "
           "JSON, BVH, MD5);\n"
           "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
@@ -104,7 +107,8 @@ typedef struct cli_args_s {
   size_t file_count;
   bool list, help;
   const char *type;
-  const char *request; /* --request: a body file or the JSON itself. */
+  const char *request;  /* --request: a body file or the JSON itself. */
+  const char *retarget; /* --retarget BODY|FILE, or NULL. */
   srv_kv_t params[MAX_OPTIONS];
   unsigned param_count;
 } cli_args_t;
@@ -132,6 +136,7 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     }
     const char *name = arg + 2;
     bool known = strcmp(name, "type") == 0 || strcmp(name, "request") == 0 ||
+                 strcmp(name, "retarget") == 0 ||
                  srv_field_find(name, SRV_TAKES_POSE_QUERY |
                                           SRV_TAKES_SKIN_QUERY) != NULL;
     for (size_t k = 0; option_names[k] != NULL && !known; k++)
@@ -152,6 +157,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
       a->type = value;
     } else if (strcmp(name, "request") == 0) {
       a->request = value;
+    } else if (strcmp(name, "retarget") == 0) {
+      a->retarget = value;
     } else if (a->param_count < MAX_OPTIONS) {
       a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
     }
@@ -197,10 +204,15 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;
   uint32_t frames = range->is_range ? range->frames : 1;
+  static uint32_t index[ANIM_EVENT_MAX];
   for (uint32_t i = 0; i < frames && rc == 0; i++) {
     job->t = range->is_range ? srv_range_query_time(range, i) : t;
-    anim_result r = srv_frame_answer(
-        &b, job, names, binary, range->is_range ? (int64_t)i : -1, &scratch);
+    fmt_frame_events_t events = {0};
+    if (range->is_range)
+      events = srv_range_events(range, i, job->clip, job->wrap, index);
+    anim_result r = srv_frame_answer_events(&b, job, names, binary,
+                                            range->is_range ? (int64_t)i : -1,
+                                            &events, &scratch);
     if (r != ANIM_OK)
       rc = r == ANIM_ERR_OUT_OF_MEMORY
                ? report(err, SRV_ERR_OUT_OF_MEMORY, NULL, "%s", "")
@@ -371,8 +383,8 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     return 0;
   }
   if (a.file_count == 0 ||
-      (!a.list && a.param_count == 0 && a.request == NULL) ||
-      (a.request != NULL && (a.list || a.param_count > 0))) {
+      (!a.list && a.param_count == 0 && a.request == NULL && !a.retarget) ||
+      (a.request != NULL && (a.list || a.param_count > 0 || a.retarget))) {
     usage(err);
     return 2;
   }
@@ -392,8 +404,9 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
       mesh |= strcmp(a.params[i].name, "mesh") == 0;
     rc = a.list              ? print_list(st, out, err)
          : a.request != NULL ? print_request(st, a.request, out, err)
-         : mesh              ? print_skin(st, &query, out, err)
-                             : print_pose(st, &query, out, err);
+         : a.retarget ? cli_retarget(st, a.retarget, cfg.max_frames, out, err)
+         : mesh       ? print_skin(st, &query, out, err)
+                      : print_pose(st, &query, out, err);
   }
   store_close(st);
   return rc == 0 ? 0 : 1;

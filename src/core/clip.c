@@ -164,6 +164,83 @@ static bool same_times(const anim_raw_track_t *const *sorted, size_t i) {
                 sorted[i]->key_count * sizeof(float)) == 0;
 }
 
+/* ---- events -------------------------------------------------------------- */
+
+typedef struct event_ref_s {
+  float t;
+  uint32_t index; /* Raw order: ties keep it. */
+} event_ref_t;
+
+static int event_ref_cmp(const void *pa, const void *pb) {
+  const event_ref_t *a = pa, *b = pb;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+/* Checks the raw events against the clip's duration; *name_bytes gets the
+ * bytes their names take with their terminators. */
+static anim_result check_events(const anim_raw_clip_t *raw, float duration,
+                                size_t *name_bytes, anim_build_error_t *err) {
+  *name_bytes = 0;
+  if (raw->event_count == 0) return ANIM_OK;
+  if (raw->events == NULL)
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "events", -1, -1, -1,
+                        "%zu events but no event array", raw->event_count);
+  if (raw->event_count > ANIM_EVENT_MAX)
+    return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "events", -1, -1, -1,
+                        "%zu events; a clip holds at most %d", raw->event_count,
+                        ANIM_EVENT_MAX);
+  for (size_t i = 0; i < raw->event_count; i++) {
+    const anim_event_t *e = &raw->events[i];
+    if (!isfinite(e->t)) {
+      builder_fail(err, ANIM_ERR_NOT_FINITE, "events", -1, -1, (long)i,
+                   "event %zu: its time is not finite", i);
+      if (err != NULL) err->component = 0;
+      return ANIM_ERR_NOT_FINITE;
+    }
+    if (e->t < 0.f || e->t > duration) {
+      builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "events", -1, -1, (long)i,
+                   "event %zu: time %g is outside the clip [0, %g]", i,
+                   (double)e->t, (double)duration);
+      if (err != NULL) err->component = 0;
+      return ANIM_ERR_INVALID_ARGUMENT;
+    }
+    size_t len = e->name != NULL ? strlen(e->name) : 0;
+    if (len == 0 || len > ANIM_EVENT_NAME_MAX) {
+      if (len == 0)
+        builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "events", -1, -1, (long)i,
+                     "event %zu: an event needs a name", i);
+      else
+        builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "events", -1, -1, (long)i,
+                     "event %zu: a name of at most %d bytes", i,
+                     ANIM_EVENT_NAME_MAX);
+      if (err != NULL) err->component = 1;
+      return ANIM_ERR_INVALID_ARGUMENT;
+    }
+    *name_bytes += len + 1;
+  }
+  return ANIM_OK;
+}
+
+/* Copies the events sorted by time into the block: the array at ev, their
+ * names at names. refs is scratch for event_count entries. */
+static void fill_events(anim_clip_t *c, const anim_raw_clip_t *raw,
+                        anim_event_t *ev, char *names, event_ref_t *refs) {
+  size_t n = raw->event_count;
+  for (size_t i = 0; i < n; i++)
+    refs[i] = (event_ref_t){raw->events[i].t, (uint32_t)i};
+  qsort(refs, n, sizeof *refs, event_ref_cmp);
+  for (size_t i = 0; i < n; i++) {
+    const anim_event_t *e = &raw->events[refs[i].index];
+    size_t len = strlen(e->name) + 1;
+    memcpy(names, e->name, len);
+    ev[i] = (anim_event_t){e->t, names};
+    names += len;
+  }
+  c->events = n > 0 ? ev : NULL;
+  c->event_count = (uint32_t)n;
+}
+
 anim_result anim_clip_build(const anim_raw_clip_t *raw,
                             const anim_skeleton_t *sk,
                             const anim_allocator_t *alloc_in, anim_clip_t **out,
@@ -200,6 +277,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "duration", -1, -1, -1,
                         "duration %g is before the last key (%g)",
                         (double)raw->duration, (double)last);
+  size_t event_names;
+  anim_result er = check_events(
+      raw, raw->duration > last ? raw->duration : last, &event_names, err);
+  if (er != ANIM_OK) return er;
+  size_t ec = raw->event_count;
 
   anim_allocator_t alloc;
   if (!builder_allocator(alloc_in, &alloc))
@@ -207,9 +289,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
                         BUILDER_ALLOCATOR_MESSAGE);
   anim_result res = ANIM_OK;
   anim_clip_t *c = NULL;
-  /* Scratch: the raw tracks in sorted order, then the sort keys. */
+  /* Scratch: the raw tracks in sorted order, then the sort keys, then the
+   * events' sort keys. */
   const anim_raw_track_t **sorted =
-      builder_alloc(&alloc, (tc + 1) * (sizeof *sorted + sizeof(track_ref_t)));
+      builder_alloc(&alloc, (tc + 1) * (sizeof *sorted + sizeof(track_ref_t)) +
+                                ec * sizeof(event_ref_t));
   if (sorted == NULL)
     return builder_fail(err, ANIM_ERR_OUT_OF_MEMORY, "tracks", -1, -1, -1,
                         "out of memory");
@@ -263,8 +347,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   /* Four zero floats after the keys let the sampler load a 3-component
    * value as 4 floats anywhere in the key data. */
   size_t off_name = off_floats + (floats + 4) * sizeof(float);
+  /* Then the events and their names. */
+  size_t off_events = builder_align(off_name + name_len + 1);
+  size_t off_event_names = off_events + ec * sizeof(anim_event_t);
   /* The grid goes last, 64-byte aligned wherever the block starts. */
-  size_t off_grid = builder_align(off_name + name_len + 1);
+  size_t off_grid = builder_align(off_event_names + event_names);
   const size_t bytes = grid_bytes > 0 ? off_grid + grid_bytes + 63 : off_grid;
   char *block = builder_alloc(&alloc, bytes);
   if (block == NULL) {
@@ -286,6 +373,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
   c->name = block + off_name;
   memcpy(c->name, raw->name != NULL ? raw->name : "", name_len + 1);
   c->duration = raw->duration > last ? raw->duration : last;
+  fill_events(c, raw, (anim_event_t *)(void *)(block + off_events),
+              block + off_event_names, (event_ref_t *)(void *)(refs + tc + 1));
 
   anim_quat_t *ctl = (anim_quat_t *)(block + off_controls);
   float *f = (float *)(block + off_floats);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "formats/clip_events.h"
 #include "formats/error.h"
 #include "formats/vocab.h"
 
@@ -103,6 +104,13 @@ static void ids(fmt_buf_t *b, const fmt_asset_names_t *n) {
   id_and_name(b, "clip", n->clip_id, n->clip_name);
 }
 
+/* ,"events":[...] of a range frame that crossed some. */
+static void frame_events(fmt_buf_t *b, const fmt_frame_events_t *e) {
+  if (e->count == 0 || e->events == NULL || e->index == NULL) return;
+  fmt_buf_puts(b, ",\"events\":");
+  fmt_events_json(b, e->events, e->index, e->count);
+}
+
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   if (b == NULL || a == NULL || (a->data == NULL && a->joint_count)) return -1;
   size_t n = a->joint_count;
@@ -111,6 +119,7 @@ int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   head(b, a->id, "skeleton", a->skeleton, a->clip, a->t, "joints",
        a->joint_count, a->frame);
   ids(b, &a->ids);
+  frame_events(b, &a->events);
   fmt_buf_putc(b, ',');
   if (a->space == FMT_SPACE_LOCAL) {
     strided(b, "translation", a->data, n, 3, 10);
@@ -143,6 +152,7 @@ int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a) {
   head(b, a->id, "mesh", a->mesh, a->clip, a->t, "vertices", a->vertex_count,
        a->frame);
   ids(b, &a->ids);
+  frame_events(b, &a->events);
   fmt_buf_putc(b, ',');
   strided(b, "positions", a->positions, n, 3, 3);
   if (a->normals) {
@@ -296,6 +306,8 @@ int fmt_answer_upload(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                     warnings_len);
 }
 
+static int upload_tail(fmt_buf_t *b, const char *warnings, size_t warnings_len);
+
 int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                size_t count, const fmt_moved_name_t *moved,
                                size_t moved_count, const char *warnings,
@@ -307,6 +319,26 @@ int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
     fmt_answer_moved(b, moved, moved_count);
     fmt_buf_putc(b, ']');
   }
+  return upload_tail(b, warnings, warnings_len);
+}
+
+int fmt_answer_upload_member(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                             size_t count, const char *key, const char *value,
+                             size_t value_len, const char *warnings,
+                             size_t warnings_len) {
+  if (b == NULL || (items == NULL && count) || key == NULL || value == NULL)
+    return -1;
+  assets_body(b, items, count);
+  fmt_buf_putc(b, ',');
+  fmt_buf_json_string(b, key);
+  fmt_buf_putc(b, ':');
+  fmt_buf_append(b, value, value_len);
+  return upload_tail(b, warnings, warnings_len);
+}
+
+/* The warnings of an upload answer, then its closing brace. */
+static int upload_tail(fmt_buf_t *b, const char *warnings,
+                       size_t warnings_len) {
   if (warnings != NULL && warnings_len > 0) {
     fmt_buf_puts(b, ",\"warnings\":[");
     size_t off = 0;

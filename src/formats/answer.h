@@ -26,6 +26,7 @@
 #ifndef ANIMD_FORMATS_ANSWER_H
 #define ANIMD_FORMATS_ANSWER_H
 
+#include "animd/clip.h"
 #include "formats/buf.h"
 
 typedef enum fmt_space {
@@ -54,6 +55,15 @@ typedef struct fmt_morph_weights_s {
   uint32_t count;
 } fmt_morph_weights_t;
 
+/* The clip events a range frame lists, as "events" after the ids (none
+ * printed when count is 0): events[index[i]] for i < count (events is the
+ * clip's sorted array, animd/events.h says which a frame crosses). */
+typedef struct fmt_frame_events_s {
+  const anim_event_t *events;
+  const uint32_t *index;
+  uint32_t count;
+} fmt_frame_events_t;
+
 typedef struct fmt_pose_answer_s {
   /* The JSON text of an id printed first as "id" (a WebSocket stream's),
    * or NULL for none. */
@@ -76,6 +86,7 @@ typedef struct fmt_pose_answer_s {
    * closing brace, with more_arg. */
   void (*more)(fmt_buf_t *b, const void *more_arg);
   const void *more_arg;
+  fmt_frame_events_t events; /* A range frame's (zero: none printed). */
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
@@ -92,6 +103,7 @@ typedef struct fmt_skin_answer_s {
   fmt_asset_names_t ids;  /* Optional (zero: none printed). */
   void (*more)(fmt_buf_t *b, const void *more_arg); /* As for poses. */
   const void *more_arg;
+  fmt_frame_events_t events; /* As in fmt_pose_answer_t. */
 } fmt_skin_answer_t;
 
 int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);
@@ -156,6 +168,13 @@ int fmt_answer_upload_replaced(fmt_buf_t *b, const fmt_asset_summary_t *items,
                                size_t count, const fmt_moved_name_t *moved,
                                size_t moved_count, const char *warnings,
                                size_t warnings_len);
+/* fmt_answer_upload with one more member after the three lists:
+ * ,"key":VALUE, where value (value_len bytes) is a JSON value the caller
+ * printed (POST /v1/retarget's "retarget"). */
+int fmt_answer_upload_member(fmt_buf_t *b, const fmt_asset_summary_t *items,
+                             size_t count, const char *key, const char *value,
+                             size_t value_len, const char *warnings,
+                             size_t warnings_len);
 /* The members of that "replaced" list, comma-separated, without the
  * brackets. */
 void fmt_answer_moved(fmt_buf_t *b, const fmt_moved_name_t *moved,

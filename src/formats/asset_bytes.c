@@ -97,6 +97,10 @@ size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
   }
   /* Sections aligned to at most 64 bytes: up to 48 bytes more each than
    * clip_block counts. */
+  /* The events and their names, after the clip's name. */
+  size_t events = 16 + raw->event_count * sizeof(anim_event_t);
+  for (size_t i = 0; raw->events != NULL && i < raw->event_count; i++)
+    events += (raw->events[i].name ? strlen(raw->events[i].name) : 0) + 1;
   /* Weight tracks: their own block (core/clip_weights.c). */
   size_t weights =
       raw->weight_track_count > 0
@@ -110,7 +114,7 @@ size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
   }
   return clip_block(skeleton->joint_count, raw->track_count, &c,
                     raw->name ? strlen(raw->name) : 0) +
-         grid_bound(raw) + 5 * 48 + weights;
+         events + grid_bound(raw) + 5 * 48 + weights;
 }
 
 size_t fmt_clip_bytes(const anim_clip_t *clip) {

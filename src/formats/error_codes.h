@@ -189,10 +189,14 @@
   X(TOO_MANY_MESHES, "too_many_meshes", 413, WS_NONE, "too many meshes")      \
   X(TOO_MANY_VERTICES, "too_many_vertices", 413, WS_NONE,                     \
     "too many vertices")                                                      \
+  X(MISDIRECTED_REQUEST, "misdirected_request", 421, WS_HANDSHAKE,          \
+    "the Host is not a name of this server (see allowed_hosts)")              \
   X(UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", 415, WS_NONE,           \
     "unsupported Content-Type")                                               \
   X(EXPECTATION_FAILED, "expectation_failed", 417, WS_NONE,                   \
     "only 100-continue is supported")                                         \
+  X(TESTS_FAILED, "tests_failed", 422, WS_NONE,                               \
+    "a case of the test suite failed (the body is the report)")               \
   X(UNSUPPORTED_VERSION, "unsupported_version", 426, WS_HANDSHAKE,            \
     "only WebSocket version 13")                                              \
   X(RATE_LIMITED, "rate_limited", 429, WS_HANDSHAKE,                          \

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "formats/gltf_internal.h"
+#include "formats/clip_events.h"
 
 /* ---- nodes --------------------------------------------------------------- */
 
@@ -638,6 +639,8 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, uint32_t skel,
   float **vals = calloc(nh + 1, sizeof *vals);
   anim_raw_weight_track_t *wt = calloc(nw + 1, sizeof *wt);
   float **wvals = calloc(nw + 1, sizeof *wvals);
+  anim_event_t *events = NULL;
+  size_t event_count = 0;
   int rc = -1;
   if (!tr || !vals || !wt || !wvals) {
     fmt__nomem(c->err, "animations");
@@ -689,12 +692,23 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, uint32_t skel,
   const char *nm = json_string_value(json_object_get(an, "name"));
   char dflt[32];
   snprintf(dflt, sizeof dflt, "animation_%zu", a);
+  /* Events in the native shape, from the animation's extras (extras that
+   * are not an object, or carry no "events", give none). */
+  char events_at[64];
+  snprintf(events_at, sizeof events_at, "animations[%zu].extras.events", a);
+  json_t *extras = json_object_get(an, "extras");
+  if (fmt__events_read(
+          json_is_object(extras) ? json_object_get(extras, "events") : NULL,
+          events_at, &events, &event_count, c->err))
+    goto done;
   anim_raw_clip_t raw = {.name = nm && nm[0] ? nm : dflt,
                          .tracks = tr,
                          .track_count = nh,
                          .weight_tracks = wt,
                          .weight_track_count = nw,
-                         .duration = duration};
+                         .duration = duration,
+                         .events = events,
+                         .event_count = event_count};
   anim_clip_t *clip = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -708,6 +722,8 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, uint32_t skel,
     if (be.field && !strcmp(be.field, "weight_tracks") && be.track >= 0 &&
         (size_t)be.track < nw)
       atf(c, "animations[%zu].channels[%u]", a, w[be.track].ch);
+    else if (be.field && strcmp(be.field, "events") == 0)
+      fmt__events_build_at(&be, events_at, c->at, sizeof c->at);
     else if (be.track >= 0 && (size_t)be.track < nh)
       atf(c, "animations[%zu].channels[%u]", a, h[be.track].ch);
     else
@@ -726,6 +742,7 @@ done:
   free(tr);
   free(wvals);
   free(wt);
+  free(events);
   return rc;
 }
 

@@ -1,6 +1,7 @@
 /* formats: canonical native JSON encodings of built assets and their
  * content ids (SHA-256 through libcrypto's EVP interface). */
 #include "formats/native_json.h"
+#include "formats/clip_events.h"
 
 #include <openssl/evp.h>
 #include <string.h>
@@ -158,6 +159,10 @@ static int clip_object(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
     fmt_buf_putc(b, '}');
   }
   fmt_buf_putc(b, ']');
+  if (clip->event_count > 0) { /* Clips without events keep their ids. */
+    fmt_buf_puts(b, ",\"events\":");
+    fmt_events_json(b, clip->events, NULL, clip->event_count);
+  }
   if (clip->weight_track_count > 0) fmt_buf_puts(b, ",\"weights\":[");
   for (uint32_t i = 0; i < clip->weight_track_count; i++) {
     const anim_weight_track_t *w = &clip->weight_tracks[i];

@@ -12,6 +12,7 @@
 #include "formats/native_json.h"
 
 #include "formats/import_common.h"
+#include "formats/clip_events.h"
 
 #include <float.h>
 #include <jansson.h>
@@ -627,8 +628,9 @@ static int decode_weight_track(ctx_t *c, json_t *t,
 }
 
 static int decode_clip(ctx_t *c, json_t *obj) {
-  static const char *const members[] = {
-      "name", "skeleton", "duration", "tracks", "id", "weights", NULL};
+  static const char *const members[] = {"name",    "skeleton", "duration",
+                                        "tracks",  "events",   "id",
+                                        "weights", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -646,6 +648,16 @@ static int decode_clip(ctx_t *c, json_t *obj) {
   const anim_skeleton_t *s;
   uint32_t skel_index;
   if (bind_skeleton(c, obj, &s, &skel_index) != 0) return -1;
+
+  anim_event_t *events = NULL;
+  size_t event_count = 0;
+  size_t at_events = push_key(c, "events");
+  char events_at[sizeof c->at];
+  snprintf(events_at, sizeof events_at, "%s", c->at);
+  pop(c, at_events);
+  if (fmt__events_read(json_object_get(obj, "events"), events_at, &events,
+                       &event_count, c->err) != 0)
+    return -1;
 
   size_t n = json_array_size(tracks), nw = 0;
   anim_raw_track_t *raw = calloc(n ? n : 1, sizeof *raw);
@@ -686,7 +698,9 @@ static int decode_clip(ctx_t *c, json_t *obj) {
                             .track_count = n,
                             .weight_tracks = wraw,
                             .weight_track_count = nw,
-                            .duration = duration};
+                            .duration = duration,
+                            .events = events,
+                            .event_count = event_count};
   anim_clip_t *built = NULL;
   anim_build_error_t be = {0};
   if (fmt__charge(c->out, c->opts, fmt_raw_clip_bytes(&rc_raw, s), c->err,
@@ -698,6 +712,10 @@ static int decode_clip(ctx_t *c, json_t *obj) {
       build_failed(c, r, &be, NULL, -1, -1);
     } else if (be.field && strcmp(be.field, "weight_tracks") == 0) {
       build_failed(c, r, &be, "weights", be.track, -1);
+    } else if (be.field && strcmp(be.field, "events") == 0) {
+      char at[sizeof c->at];
+      fmt__events_build_at(&be, events_at, at, sizeof at);
+      fmt__build_fail(c->err, at, &be, r);
     } else {
       int32_t key = be.key;
       if (key >= 0 && be.component >= 0 && be.field &&
@@ -740,6 +758,7 @@ done:
     }
   free(wmem);
   free(wraw);
+  free(events);
   return rc;
 }
 

@@ -13,7 +13,9 @@
  *   clip:     {"clips":[{"name":N,"skeleton":SKELETON_ID,"duration":D,
  *               "tracks":[{"joint":JOINT_NAME,"path":P,"interpolation":I,
  *               "times":[..],"values":[..][,"bezier":[..] for BEZIER]},
- *               ...]}]}
+ *               ...][,"events":[{"t":T,"name":N},...] sorted by t, only
+ *               when the clip has events, so the ids of clips without
+ *               them are unchanged]}]}
  *   mesh:     {"meshes":[{"name":N,"skeleton":SKELETON_ID,"influences":K,
  *               "positions":[..][,"normals":[..]][,"texcoords":[..]],
  *               "joints":[..],"weights":[..][,"indices":[..]]

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "server/cors.h"
+#include "server/hosts.h"
 
 typedef enum cfg_type {
   CFG_STR,
@@ -76,6 +77,8 @@ static const cfg_entry_t entries[] = {
      "frames one range request may ask for (400 beyond)"},
     {"max_frames_svg", CFG_UINT, F(max_frames_svg), 0,
      "frames a format=svg range may draw (400 beyond; 0 = 64)"},
+    {"max_suite_cases", CFG_UINT, F(max_suite_cases), 0,
+     "cases one test suite may hold (POST /v1/test; 413 beyond)"},
     {"memory_limit", CFG_SIZE, F(memory_limit), 0,
      "bytes of assets the store may hold (507 beyond; 0 = no limit)"},
     {"inline_cost", CFG_UINT, F(inline_cost), 0,
@@ -134,6 +137,10 @@ static const cfg_entry_t entries[] = {
     {"allowed_origins", CFG_STR, F(allowed_origins), S(allowed_origins),
      "web pages that may read answers and open streams: origins "
      "(http://host:port), *, loopback, null; comma-separated"},
+    {"allowed_hosts", CFG_STR, F(allowed_hosts), S(allowed_hosts),
+     "names a request's Host may give besides loopback and the listen "
+     "address (421 otherwise, against DNS rebinding): host names or "
+     "addresses, comma-separated; * any"},
     {"three_dir", CFG_STR, F(three_dir), S(three_dir),
      "three.js files served under /three/ for /viewer (empty: none)"},
 };
@@ -172,6 +179,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->drain_timeout_ms = 10000;
   cfg->max_frames = 100000;
   cfg->max_frames_svg = 64;
+  cfg->max_suite_cases = 1000;
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
   cfg->inline_yield = true;
@@ -319,9 +327,11 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
       snprintf(err, err_len, "%s: value too long", key);
       return -1;
     }
-    if (e->offset == F(allowed_origins)) {
+    if (e->offset == F(allowed_origins) || e->offset == F(allowed_hosts)) {
       char why[320];
-      if (srv_cors_validate(value, why, sizeof why) != 0) {
+      if ((e->offset == F(allowed_origins)
+               ? srv_cors_validate(value, why, sizeof why)
+               : srv_hosts_validate(value, why, sizeof why)) != 0) {
         snprintf(err, err_len, "%s: %s", key, why);
         return -1;
       }
@@ -475,6 +485,8 @@ void srv_config_print_help(FILE *out) {
           "       animd eval FILE --clip NAME --t T [--space local|model|skin]"
           "\n                  [--format json|bin|svg] [--wrap clamp|loop|"
           "pingpong]\n"
+          "       animd test SUITE.json [FILE...] [--format "
+          "json|junit|tap|html] [-o OUT]\n"
           "       animd --version | --help\n\n"
           "Options (each is also a key of the config file, with _ for -):\n"
           "  --config FILE            read settings from FILE first\n");

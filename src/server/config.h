@@ -35,6 +35,7 @@ typedef struct srv_config_s {
   uint64_t drain_timeout_ms;  /* SIGTERM: wait this long for in-flight. */
   unsigned max_frames;        /* Frames per range request (100,000). */
   unsigned max_frames_svg;    /* Frames a format=svg range draws (64). */
+  unsigned max_suite_cases;   /* Cases per test suite (1,000). */
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
   bool inline_yield;          /* Yield the CPU after inline work. */
@@ -59,6 +60,9 @@ typedef struct srv_config_s {
   /* Web pages allowed to read answers and open streams (cors.h):
    * origins, "*", "loopback" (default) or "null". */
   char allowed_origins[1024];
+  /* Names besides loopback and the listen address that Host may give
+   * (hosts.h); "*" any. */
+  char allowed_hosts[1024];
   /* Debian's libjs-three, served under /three/ for /viewer; "" none. */
   char three_dir[1024];
 } srv_config_t;

@@ -8,19 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* The next entry of a list (separated by commas or white space); false at
- * the end. */
-static bool next_entry(const char **s, const char **entry, size_t *len) {
-  const char *p = *s;
-  while (*p == ',' || isspace((unsigned char)*p)) p++;
-  if (*p == '\0') return false;
-  const char *e = p;
-  while (*e != '\0' && *e != ',' && !isspace((unsigned char)*e)) e++;
-  *entry = p;
-  *len = (size_t)(e - p);
-  *s = e;
-  return true;
-}
+#include "server/hosts.h"
 
 static bool word_is(const char *s, size_t len, const char *word) {
   return strlen(word) == len && strncasecmp(s, word, len) == 0;
@@ -74,37 +62,15 @@ static bool parse_origin(const char *s, size_t len, origin_t *o) {
   return true;
 }
 
-/* 127.0.0.0/8 as a dotted quad. */
-static bool is_ipv4_loopback(const char *h, size_t len) {
-  if (len < 9 || strncmp(h, "127.", 4) != 0) return false;
-  int parts = 2, digits = 0, value = 0; /* "127." is the first. */
-  for (size_t i = 4; i < len; i++) {
-    if (h[i] == '.') {
-      if (digits == 0) return false;
-      parts++;
-      digits = value = 0;
-    } else if (isdigit((unsigned char)h[i]) && digits < 3) {
-      value = value * 10 + (h[i] - '0');
-      if (value > 255) return false;
-      digits++;
-    } else {
-      return false;
-    }
-  }
-  return parts == 4 && digits > 0;
-}
-
 static bool is_loopback(const origin_t *o) {
-  return word_is(o->host, o->host_len, "localhost") ||
-         word_is(o->host, o->host_len, "[::1]") ||
-         is_ipv4_loopback(o->host, o->host_len);
+  return srv_host_is_loopback(o->host, o->host_len);
 }
 
 int srv_cors_validate(const char *list, char *err, size_t err_len) {
   const char *s = list, *e;
   size_t n;
   origin_t o;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (word_is(e, n, "*") || word_is(e, n, "loopback") ||
         word_is(e, n, "null"))
       continue;
@@ -122,7 +88,7 @@ int srv_cors_validate(const char *list, char *err, size_t err_len) {
 static bool allows_any(const char *list) {
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n))
+  while (srv_list_next(&s, &e, &n))
     if (word_is(e, n, "*")) return true;
   return false;
 }
@@ -137,7 +103,7 @@ bool srv_cors_allowed(const char *list, const char *origin, const char *host) {
     return true;
   const char *s = list, *e;
   size_t n;
-  while (next_entry(&s, &e, &n)) {
+  while (srv_list_next(&s, &e, &n)) {
     if (word_is(e, n, "*")) return true;
     if (word_is(e, n, "loopback")) {
       if (parsed && is_loopback(&o)) return true;

@@ -7,15 +7,17 @@
  * clients pay nothing; the list is a handful of short words. The list
  * holds, separated by commas or spaces:
  *   *                      any origin (answers carry Allow-Origin: *)
- *   loopback               http(s) pages on localhost, 127.0.0.0/8 or
- *                          [::1], any port (the default: the daemon binds
- *                          loopback by default, so do its dev servers)
+ *   loopback               http(s) pages on localhost (or a name under
+ *                          it), 127.0.0.0/8 or [::1], any port (the
+ *                          default: the daemon binds loopback by default,
+ *                          so do its dev servers)
  *   null                   pages that have no origin (file://, sandboxed
  *                          frames: from any site, so never by default)
  *   scheme://host[:port]   exactly that origin (http or https)
- * A page the daemon serves itself (Origin equal to http(s):// + Host) is
- * always allowed, and so is a request without Origin (not a browser, or a
- * same-origin GET). Pure functions: no state, any thread. */
+ * A page the daemon serves itself (Origin equal to http(s):// + Host, where
+ * Host names the daemon: hosts.h, srv_request_own_host) is always allowed, and
+ * so is a request without Origin (not a browser, or a same-origin GET). Pure
+ * functions: no state, any thread. */
 #ifndef ANIMD_SERVER_CORS_H
 #define ANIMD_SERVER_CORS_H
 
@@ -44,7 +46,8 @@
 int srv_cors_validate(const char *list, char *err, size_t err_len);
 
 /* True when a request from origin (the Origin header; NULL when absent)
- * to host (the Host header; may be NULL) may be served to the page. */
+ * to host (the Host header when it names the daemon, srv_request_own_host;
+ * NULL otherwise) may be served to the page. */
 bool srv_cors_allowed(const char *list, const char *origin, const char *host);
 
 /* Writes the CORS header lines ("Name: value\r\n") of an answer to a

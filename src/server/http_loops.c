@@ -44,14 +44,16 @@ static void request_done(srv_request_t *r, void *arg) {
   pthread_mutex_unlock(&s->metrics_lock);
   if (!srv_access_log_enabled(s->access_log)) return;
   char target[1024], redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
+  char client[160];
   srv_auth_redact_target(r->target, redacted, sizeof redacted);
   srv_access_log_mask(redacted, target, sizeof target);
   srv_auth_log_id(r, token);
+  srv_auth_log_client(s->auth, r, client, sizeof client);
   srv_access_log_write(s->access_log,
-                       "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s",
-                       srv_request_peer(r), token, r->method_name, target,
-                       r->http_minor, status, (unsigned long long)r->_bytes_out,
-                       (double)ns / 1e6, srv_route_name(r->route));
+                       "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s", client,
+                       token, r->method_name, target, r->http_minor, status,
+                       (unsigned long long)r->_bytes_out, (double)ns / 1e6,
+                       srv_route_name(r->route));
 }
 
 static void count_connection(srv_server_t *s, bool rejected) {

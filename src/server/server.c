@@ -43,6 +43,8 @@ int srv_server_reload(srv_server_t *s) {
   char msg[1024];
   int t = srv_auth_reload(s->auth, msg, sizeof msg);
   if (t <= 0) fprintf(stderr, "animd: %s\n", msg);
+  /* Open streams admitted with a token that is gone close (1008). */
+  if (t == 0) srv_ws_revoke(s->ws, srv_auth_token_valid, s->auth);
   return rc != 0 ? rc : t < 0 ? UV_EINVAL : 0;
 }
 

@@ -140,11 +140,18 @@ void store_asset_retain(store_asset_t *asset) {
     atomic_fetch_add_explicit(&asset->_refs, 1, memory_order_relaxed);
 }
 
-void store_asset_release(store_asset_t *asset) {
-  if (asset == NULL) return;
-  if (atomic_fetch_sub_explicit(&asset->_refs, 1, memory_order_acq_rel) == 1)
-    asset_free(asset);
+/* Drops one reference; returns the bytes the asset held when this was the
+ * last one (it is freed), else 0. */
+static size_t drop_reference(store_asset_t *asset) {
+  if (asset == NULL) return 0;
+  if (atomic_fetch_sub_explicit(&asset->_refs, 1, memory_order_acq_rel) != 1)
+    return 0;
+  size_t bytes = asset->bytes;
+  asset_free(asset);
+  return bytes;
 }
+
+void store_asset_release(store_asset_t *asset) { drop_reference(asset); }
 
 void store_asset_summary(const store_asset_t *asset, fmt_asset_summary_t *out) {
   memset(out, 0, sizeof *out);
@@ -451,8 +458,12 @@ int store_list(store_t *s, store_asset_t ***out, size_t *count) {
 }
 
 void store_list_free(store_asset_t **assets, size_t count) {
-  for (size_t i = 0; i < count; i++) store_asset_release(assets[i]);
+  size_t freed = 0;
+  for (size_t i = 0; i < count; i++) freed += drop_reference(assets[i]);
   free(assets);
+  /* The last references of a cascade's assets (store_delete_cascade hands
+   * them to its caller) are often dropped here. */
+  fmt_release_memory(freed);
 }
 
 void store_stats(store_t *s, store_stats_t *out) {

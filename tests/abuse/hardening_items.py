@@ -54,7 +54,7 @@ def ws_open(d, rcvbuf=4096):
     s.settimeout(5)
     s.connect((d.host, d.port))
     key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall(("GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+    s.sendall(("GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
                "Sec-WebSocket-Version: 13\r\n\r\n" % key).encode())
     head = b""
@@ -204,7 +204,7 @@ def item5():
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             s.connect((d.host, d.port))
             s.sendall(b"GET /v1/skin?mesh=big&clip=wiggle&t=0 HTTP/1.1\r\n"
-                      b"Host: x\r\n\r\n")
+                      b"Host: localhost\r\n\r\n")
             socks.append(s)
         time.sleep(8)
         held = rss(d)
@@ -242,7 +242,7 @@ def item6():
         socks = []
         for _ in range(20):
             s = d.connect()
-            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\n"
+            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\n"
                       b"Content-Type: application/json\r\n"
                       b"Content-Length: 1000\r\n\r\n")
             socks.append(s)
@@ -287,7 +287,7 @@ def item7():
         socks = []
         for _ in range(6):
             s = d.connect(20)
-            s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+            s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                       b"Content-Type: application/json\r\n"
                       b"Content-Length: %d\r\n\r\n" % len(body) + body)
             s.recv(65536)
@@ -419,7 +419,7 @@ def item16():
     try:
         body = md5mesh(30000)
         s = d.connect(20)
-        s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                   b"application/x-md5mesh\r\nContent-Length: %d\r\n\r\n"
                   % len(body) + body)
         time.sleep(0.5)
@@ -492,8 +492,8 @@ def item19():
             return r.split(b"\r\n", 1)[0].split(b" ")[1].decode() if r \
                 else "closed"
         host_ws = status(b"GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n")
-        h2 = status(b"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n")
-        cont = status(b"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length:"
+        h2 = status(b"GET /healthz HTTP/2.0\r\nHost: localhost\r\n\r\n")
+        cont = status(b"POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Length:"
                       b" 5\r\nExpect: 100-continue\r\n\r\n")
         return ("'Host : x' / HTTP/2.0 / Expect on 404",
                 "%s / %s / first answer %s" % (host_ws, h2, cont))
@@ -511,7 +511,7 @@ def item20():
         try:
             body = many_body(3000).replace(b'"many"', b'"m%d"' % i)
             s = d.connect(20)
-            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type:"
+            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type:"
                       b" application/json\r\nContent-Length: %d\r\n\r\n"
                       % len(body) + body)
             time.sleep(0.05 + 0.12 * i)

@@ -112,7 +112,7 @@ def main():
             return "clip of %d keys" % CLIP_KEYS
 
         pipelined = ("GET /v1/skin?mesh=big&clip=wiggle&t=0 HTTP/1.1\r\n"
-                     "Host: x\r\n\r\n").encode()
+                     "Host: localhost\r\n\r\n").encode()
         measure(d, "solve", solve)
         measure(d, "ws-mesh", mesh_poses(d, 10))
         measure(d, "ws-http", mesh_poses(d, 6, pipelined))

@@ -35,7 +35,7 @@ class HealthProbe(threading.Thread):
 
     def run(self):
         s = None
-        req = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        req = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
         while not self._halt.is_set():
             try:
                 if s is None:
@@ -87,7 +87,7 @@ class WsClient:
         self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         key = base64.b64encode(os.urandom(16)).decode()
         self.s.sendall(before + (
-            "GET %s HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            "GET %s HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
             "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
             "Sec-WebSocket-Version: 13\r\n\r\n" % (path, key)).encode())
         self.buf = bytearray()

@@ -2,7 +2,9 @@
 """The access log of the real daemon: one line per HTTP answer and one per
 WebSocket session (peer, close codes sent and received, duration, frames
 sent, skipped and dropped, messages), the upgrade counted in /metrics, and
-SIGHUP reopening the file after rotation. Client text cannot forge lines.
+SIGHUP reopening the file after rotation. Client text cannot forge lines,
+and a token sent under a name with a NUL or control character ("token%00")
+is refused and never written out.
 """
 import asyncio
 import os
@@ -54,6 +56,18 @@ def main():
         m, text = wait_for(log, r'"GET /v1/pose\?clip=wave&t=0.5&x=%22%0a '
                                 r'HTTP/1.1" \d{3} ')
         check(m is not None, "HTTP line missing:\n" + text)
+        # A token under a name that decodes to "token" and a NUL, or with
+        # another control character, is refused and never written out.
+        for target in ("/v1/stream?token%00=s3cretTOKEN1",
+                       "/v1/stream?t%6Fken%00x=s3cretTOKEN2",
+                       "/v1/pose?clip=wave&t=0&token%0d=s3cretTOKEN3"):
+            st, _, body = d.request("GET", target)
+            check(st == 400 and b'"bad_parameter"' in body,
+                  "%s: %d %r" % (target, st, body))
+        m, text = wait_for(log, r'"GET /v1/pose\?clip=wave&t=0&token%0d=\* '
+                                r'HTTP/1.1" 400 ')
+        check(m is not None, "redacted line missing:\n" + text)
+        check("s3cretTOKEN" not in text, "a token in the log:\n" + text)
         got = asyncio.run(session(d.port))
         check(got >= 10, "only %d frames" % got)
         m, text = wait_for(

@@ -47,39 +47,39 @@ try:
         ("unknown HTTP version", b"GET /healthz HTTP/7.1\r\n\r\n", 505,
          "http_version", "request"),
         ("header without colon",
-         b"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400,
+         b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n", 400,
          "bad_http", "request"),
         ("Content-Length and Transfer-Encoding",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n"
          b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "bad_http",
          "request"),
         ("non-numeric Content-Length",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Length: ab\r\n\r\n",
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Length: ab\r\n\r\n",
          400, "bad_http", "request"),
         ("oversized header",
-         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 3000 +
+         b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-A: " + b"a" * 3000 +
          b"\r\n\r\n", 431, "header_too_large", "headers"),
         ("too many headers",
          b"GET /healthz HTTP/1.1\r\n" + b"".join(
              b"X-%d: 1\r\n" % i for i in range(70)) + b"\r\n", 431,
          "too_many_headers", "headers"),
         ("oversized Content-Length",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
          b"application/json\r\nContent-Length: 999999\r\n\r\n", 413,
          "body_too_large", "body"),
         ("oversized chunked body",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
          b"application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
          (b"8000\r\n" + b"x" * 0x8000 + b"\r\n") * 3, 413, "body_too_large",
          "body"),
         ("truncated body",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
          b"application/json\r\nContent-Length: 100\r\n\r\n{\"skel", 400,
          "truncated_request", "body"),
         ("truncated headers", b"GET /healthz HTTP/1.1\r\nHost:", 400,
          "truncated_request", "headers"),
         ("bad chunk size",
-         b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+         b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
          b"application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
          400, "bad_http", "body"),
     ]

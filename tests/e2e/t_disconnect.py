@@ -18,16 +18,16 @@ try:
     for i in range(20):
         s = d.connect()
         s.sendall(b"GET /v1/pose?clip=%s&from=0&to=99999&fps=1&format=bin "
-                  b"HTTP/1.1\r\nHost: x\r\n\r\n" % clip.encode())
+                  b"HTTP/1.1\r\nHost: localhost\r\n\r\n" % clip.encode())
         if i % 2:
             s.recv(1000)
         s.close()
         s = d.connect()
         s.sendall(b"GET /v1/skin?mesh=%s&clip=sway&t=0.%d&normals=1 HTTP/1.1"
-                  b"\r\nHost: x\r\n\r\n" % (mesh.encode(), i) * 5)
+                  b"\r\nHost: localhost\r\n\r\n" % (mesh.encode(), i) * 5)
         s.close()
         s = d.connect()
-        s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                   b"application/json\r\nContent-Length: 5000\r\n\r\n{\"ske")
         s.close()
     deadline = time.time() + 10

@@ -56,7 +56,7 @@ def main():
         for _ in range(8):
             s = d.connect()
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % target).encode())
+            s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % target).encode())
             socks.append(s)
         time.sleep(1.0)
         held = rss(d) - base
@@ -79,7 +79,7 @@ def main():
         slow = []
         for _ in range(30):
             s = d.connect()
-            s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+            s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                       b"Content-Length: 100\r\n\r\n{")
             slow.append(s)
         t0 = time.time()
@@ -113,7 +113,7 @@ def main():
         keep = []
         for _ in range(8):
             s = d.connect()
-            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\n"
+            s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\n"
                       b"Content-Type: application/x-unknown\r\n"
                       b"Content-Length: %d\r\n\r\n" % len(body) + body)
             keep.append(s)
@@ -134,7 +134,7 @@ def main():
 
         # ---- WebSocket: a 1-byte close payload is a protocol error -------------
         s = d.connect()
-        s.sendall(b"GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        s.sendall(b"GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                   b"Connection: Upgrade\r\n"
                   b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                   b"Sec-WebSocket-Version: 13\r\n\r\n")

@@ -22,13 +22,13 @@ try:
     reqs = b""
     for i in range(50):
         if i % 3 == 0:
-            reqs += b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            reqs += b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
         elif i % 3 == 1:
-            reqs += b"GET /nope/%d HTTP/1.1\r\nHost: x\r\n\r\n" % i
+            reqs += b"GET /nope/%d HTTP/1.1\r\nHost: localhost\r\n\r\n" % i
         else:
-            reqs += (b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+            reqs += (b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                      b"Content-Length: 5\r\n\r\n{bad}")
-    reqs += b"GET /v1/info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    reqs += b"GET /v1/info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
     answers = parse_responses(d.raw(reqs))
     check(len(answers) == 51, "pipelined answers: %d" % len(answers))
     for i, (st, h, body) in enumerate(answers[:50]):
@@ -41,7 +41,7 @@ try:
 
     # ---- a slow client: one byte at a time ----------------------------------
     s = d.connect()
-    for ch in b"GET /healthz HTTP/1.1\r\nHost: slow\r\n\r\n":
+    for ch in b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n":
         s.send(bytes([ch]))
         time.sleep(0.005)
     s.settimeout(5)
@@ -51,7 +51,7 @@ try:
 
     # ---- Expect: 100-continue, then the body ----------------------------------
     s = d.connect()
-    s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+    s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n"
               b"Content-Type: application/json\r\nExpect: 100-continue\r\n\r\n")
     s.settimeout(5)
     interim = s.recv(4096)
@@ -63,7 +63,7 @@ try:
 
     # ---- chunked request body ------------------------------------------------
     ans = parse_responses(d.raw(
-        b"POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: close\r\n\r\n3\r\n{\"s\r\n6\r\nkeleto\r\n"
         b"7\r\nn\":5}  \r\n0\r\n\r\n"))
     check(ans[0][0] == 400, "chunked body status %d" % ans[0][0])
@@ -77,7 +77,7 @@ try:
           "HTTP/1.0 close")
 
     # ---- header size limit: 431 -------------------------------------------------
-    ans = parse_responses(d.raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "
+    ans = parse_responses(d.raw(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: "
                                 + b"a" * 2000 + b"\r\n\r\n"))
     check(ans[0][0] == 431, "big header status %d" % ans[0][0])
     e = error_of(ans[0][2])
@@ -85,7 +85,7 @@ try:
 
     # ---- body limit from Content-Length: 413 before the body is sent ----------
     s = d.connect()
-    s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+    s.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
               b"application/json\r\nContent-Length: 1000000\r\n\r\n")
     s.settimeout(5)
     first = read_all(s)
@@ -96,14 +96,14 @@ try:
 
     # ---- chunked body over the limit: 413 -------------------------------------
     big = b"1000\r\n" + b"x" * 4096 + b"\r\n"
-    ans = parse_responses(d.raw(b"POST /v1/assets HTTP/1.1\r\nHost: x\r\n"
+    ans = parse_responses(d.raw(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\n"
                                 b"Content-Type: application/json\r\n"
                                 b"Transfer-Encoding: chunked\r\n\r\n" + big * 2))
     check(ans and ans[0][0] == 413, "chunked 413")
 
     # ---- header timeout: 408 ----------------------------------------------------
     s = d.connect()
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n")  # never finished
     t0 = time.time()
     s.settimeout(10)
     got = read_all(s)
@@ -115,7 +115,7 @@ try:
 
     # ---- body timeout: 408 at body --------------------------------------------
     s = d.connect()
-    s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
+    s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n"
               b"\r\n{")
     s.settimeout(10)
     ans = parse_responses(read_all(s))
@@ -125,7 +125,7 @@ try:
 
     # ---- idle keep-alive connection closes ------------------------------------
     s = d.connect()
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
     s.settimeout(10)
     first = s.recv(4096)
     check(first.startswith(b"HTTP/1.1 200"), "idle: first answer")
@@ -143,7 +143,7 @@ try:
     m.settimeout(5)
     deadline = time.time() + 10
     while time.time() < deadline:
-        m.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        m.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
         buf = b""
         while True:
             buf += m.recv(65536)
@@ -155,7 +155,7 @@ try:
         time.sleep(0.05)
     held = [m] + [d.connect() for _ in range(7)]
     for h in held[1:]:  # each is accepted and served
-        h.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        h.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         h.settimeout(5)
         check(h.recv(4096).startswith(b"HTTP/1.1 200"), "held conn served")
     extra = d.connect()
@@ -177,8 +177,8 @@ try:
 
     # ---- HEAD has headers only -----------------------------------------------
     s = d.connect()
-    s.sendall(b"HEAD /v1/info HTTP/1.1\r\nHost: x\r\n\r\n"
-              b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    s.sendall(b"HEAD /v1/info HTTP/1.1\r\nHost: localhost\r\n\r\n"
+              b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     got = read_all(s)
     s.close()
     head, _, rest = got.partition(b"\r\n\r\n")

@@ -27,7 +27,7 @@ LOOPS = "4"
 
 
 def get(s, path):
-    s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path)
+    s.sendall(b"GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % path)
     s.settimeout(10)
     data = b""
     while b"\r\n\r\n" not in data:
@@ -150,7 +150,7 @@ try:
     for c in conns:
         reqs = b""
         for i in range(20):
-            reqs += b"GET /nope/%d HTTP/1.1\r\nHost: x\r\n\r\n" % i
+            reqs += b"GET /nope/%d HTTP/1.1\r\nHost: localhost\r\n\r\n" % i
         c.sendall(reqs)
     for n, c in enumerate(conns):
         data = b""
@@ -184,7 +184,7 @@ try:
     busy = d.connect()
     # Headers now, the body after SIGTERM: the request is in flight.
     body = b'{"skeleton": 5}'
-    busy.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+    busy.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                  b"Content-Length: %d\r\n\r\n" % len(body))
     time.sleep(0.2)
     t0 = time.time()
@@ -251,7 +251,7 @@ try:
     stuck = [d.connect() for _ in range(8)]
     for s in stuck:
         # A body announced and never sent: busy until the deadline.
-        s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                   b"Content-Length: 100\r\n\r\n{")
     time.sleep(0.3)
     t0 = time.time()

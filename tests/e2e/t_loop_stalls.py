@@ -142,7 +142,7 @@ def main():
             check(len(got[0]["positions"]) == 3 * VERTICES, "mesh answer")
         while_probed(d, "ws mesh poses", lambda: mesh_poses(10), BOUND)
         pipelined = ("GET /v1/skin?mesh=big&clip=wiggle&t=0 HTTP/1.1\r\n"
-                     "Host: x\r\n\r\n").encode()
+                     "Host: localhost\r\n\r\n").encode()
         while_probed(d, "ws mesh poses behind a pipelined request",
                      lambda: mesh_poses(6, pipelined))
 

@@ -85,7 +85,7 @@ try:
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     # 100,000 frames of 16 + 64 * 4 bytes: 27 MB if it were buffered.
     s.sendall(b"GET /v1/pose?clip=%s&from=0&to=99999&fps=1&format=bin "
-              b"HTTP/1.1\r\nHost: x\r\n\r\n" % clip.encode())
+              b"HTTP/1.1\r\nHost: localhost\r\n\r\n" % clip.encode())
     got = 0
     peak = base
     t_end = time.time() + 1.5

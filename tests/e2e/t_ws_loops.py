@@ -52,7 +52,7 @@ def read_frame(sock, buf):
         buf += chunk
 
 
-UPGRADE = ("GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+UPGRADE = ("GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
            "Sec-WebSocket-Version: 13\r\n\r\n")
 POSE = masked_text(json.dumps({"op": "pose", "skeleton": "demo-humanoid",
@@ -87,7 +87,7 @@ def pipelined_upgrade(d):
     """A 5 MB range answer still queued when the upgrade request behind it
     is read: the connection stays on the HTTP loop and streams there."""
     rng = (b"GET /v1/pose?skeleton=demo-humanoid&clip=idle&from=0&to=100"
-           b"&fps=50&format=bin HTTP/1.1\r\nHost: x\r\n\r\n")
+           b"&fps=50&format=bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
     s = upgrade_and_pose(d, rng, 5001 * 17 * 64)
     s.close()
     print("ok: an upgrade pipelined behind a large answer streams too")

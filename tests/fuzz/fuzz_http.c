@@ -83,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   static unsigned count;
   if (++count % 64 == 0) {
-    static const char health[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    static const char health[] =
+        "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n";
     char out[64];
     size_t n = exchange(health, sizeof health - 1, out, sizeof out - 1);
     out[n < sizeof out - 1 ? n : sizeof out - 1] = '\0';

@@ -61,7 +61,7 @@ async def http(port, method, path, body=None, ctype="application/json",
     r, w = await asyncio.wait_for(
         asyncio.open_connection("127.0.0.1", port), timeout)
     try:
-        head = "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" % (
+        head = "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" % (
             method, path)
         if body is not None:
             head += "Content-Type: %s\r\nContent-Length: %d\r\n" % (
@@ -131,7 +131,7 @@ async def slow_body(port, stop):
     while time.time() < stop:
         try:
             r, w = await asyncio.open_connection("127.0.0.1", port)
-            w.write(b"POST /v1/solve HTTP/1.1\r\nHost: x\r\n"
+            w.write(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                     b"Content-Length: 50\r\n\r\n{")
             for _ in range(5):
                 if time.time() > stop:
@@ -144,7 +144,7 @@ async def slow_body(port, stop):
 
 
 def ws_handshake(sock):
-    sock.sendall(b"GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+    sock.sendall(b"GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                  b"Connection: Upgrade\r\n"
                  b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                  b"Sec-WebSocket-Version: 13\r\n\r\n")
@@ -165,7 +165,7 @@ async def stream(port, stop, i):
     while time.time() < stop:
         try:
             r, w = await asyncio.open_connection("127.0.0.1", port)
-            w.write(b"GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket"
+            w.write(b"GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket"
                     b"\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
                     b"dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
                     b"\r\n\r\n" + ws_frame(1, play))
@@ -184,7 +184,7 @@ async def ping_flood(port, stop):
     while time.time() < stop:
         try:
             r, w = await asyncio.open_connection("127.0.0.1", port)
-            w.write(b"GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket"
+            w.write(b"GET /v1/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket"
                     b"\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
                     b"dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
                     b"\r\n\r\n")
@@ -208,7 +208,7 @@ async def sampler(d, stop, samples):
 def healthz_once(port):
     t0 = time.perf_counter()
     with socket.create_connection(("127.0.0.1", port), 10) as s:
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n"
                   b"Connection: close\r\n\r\n")
         data = b""
         while True:

@@ -190,9 +190,14 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
                                 p->joints, p->joint_count);
   job.fields = &p->fields;
   srv_frame_names_t names = srv_frame_names(p->skel, p->clip);
+  uint32_t index[ANIM_EVENT_MAX];
   for (uint32_t i = first; i < first + n; i++) {
     job.t = srv_range_query_time(&p->times, i);
-    if (srv_frame_answer(out, &job, &names, p->bin, i, s) != ANIM_OK) return -1;
+    fmt_frame_events_t events = srv_range_events(
+        &p->times, i, p->clip ? p->clip->clip : NULL, p->wrap, index);
+    if (srv_frame_answer_events(out, &job, &names, p->bin, i, &events, s) !=
+        ANIM_OK)
+      return -1;
   }
   return 0;
 }

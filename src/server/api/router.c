@@ -76,7 +76,8 @@ void srv_api_allow_text(unsigned bits, char *out, size_t cap) {
 
 bool srv_api_accepts(const srv_request_t *req) {
   unsigned allow;
-  return srv_api_match(req->method, req->path, &allow) != NULL;
+  return srv_request_host_allowed(req) &&
+         srv_api_match(req->method, req->path, &allow) != NULL;
 }
 
 static void not_allowed(srv_request_t *req, const char *allow) {
@@ -101,6 +102,14 @@ static void run(const srv_route_t *r, srv_request_t *req, const char *id) {
 }
 
 void srv_api_route(srv_request_t *req) {
+  /* Before anything: a Host that does not name this server is a page of
+   * another site that resolves to it (DNS rebinding), whatever its path. */
+  if (!srv_request_host_allowed(req)) {
+    req->route = NULL;
+    srv__fail(req, SRV_ERR_MISDIRECTED_REQUEST, "Host",
+              "the Host is not a name of this server (see allowed_hosts)");
+    return;
+  }
   unsigned allow;
   char id[ID_MAX + 1];
   const srv_route_t *first;

@@ -76,20 +76,22 @@ static size_t skin_floats(const skin_params_t *p) {
 /* Appends mesh k's frame (-1: a whole answer) at t to out: the
  * single-mesh answer's bytes. */
 static anim_result mesh_frame(const skin_params_t *p, size_t k, double t,
-                              int64_t frame, srv_eval_scratch_t *s,
-                              fmt_buf_t *out) {
+                              int64_t frame, const fmt_frame_events_t *events,
+                              srv_eval_scratch_t *s, fmt_buf_t *out) {
   srv_eval_job_t job = skin_job(p, k, t);
   if (p->encoding == FMT_ENCODING_Q16)
     return srv_frame_answer_q16(out, &job, frame, s);
   srv_frame_names_t names = srv_frame_names(p->meshes[k], p->clip);
-  return srv_frame_answer(out, &job, &names, p->bin, frame, s);
+  return srv_frame_answer_events(out, &job, &names, p->bin, frame, events, s);
 }
 
 /* Appends frame (-1: a whole answer) at t to out: one mesh's, or every
- * mesh's one after another. */
+ * mesh's one after another; a range frame's events (NULL: none) go on its
+ * first line. */
 static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
+                              const fmt_frame_events_t *events,
                               srv_eval_scratch_t *s, fmt_buf_t *out) {
-  if (!p->multi) return mesh_frame(p, 0, t, frame, s, out);
+  if (!p->multi) return mesh_frame(p, 0, t, frame, events, s, out);
   bool json_whole = !p->bin && frame < 0;
   if (json_whole) {
     fmt_buf_puts(out, "{\"skeleton\":");
@@ -104,7 +106,7 @@ static anim_result skin_frame(const skin_params_t *p, double t, int64_t frame,
                 : p->bin     ? (int64_t)k
                 : json_whole ? SRV_FRAME_MEMBER
                              : SRV_FRAME_WHOLE;
-    anim_result r = mesh_frame(p, k, t, f, s, out);
+    anim_result r = mesh_frame(p, k, t, f, k == 0 ? events : NULL, s, out);
     if (r != ANIM_OK) return r;
   }
   if (json_whole) fmt_buf_puts(out, "]}\n");
@@ -144,7 +146,7 @@ typedef struct skin_task_s {
 static void skin_work(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
-  k->result = s != NULL ? skin_frame(&k->p, k->t, -1, s, &k->out)
+  k->result = s != NULL ? skin_frame(&k->p, k->t, -1, NULL, s, &k->out)
                         : ANIM_ERR_OUT_OF_MEMORY;
 }
 
@@ -182,10 +184,14 @@ static int skin_produce(srv_range_t *r, uint32_t first, uint32_t n,
   skin_range_t *k = (skin_range_t *)r;
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return -1;
-  for (uint32_t i = first; i < first + n; i++)
-    if (skin_frame(&k->p, srv_range_query_time(&k->times, i), i, s, out) !=
-        ANIM_OK)
+  uint32_t index[ANIM_EVENT_MAX];
+  for (uint32_t i = first; i < first + n; i++) {
+    fmt_frame_events_t events = srv_range_events(
+        &k->times, i, k->p.clip ? k->p.clip->clip : NULL, k->p.wrap, index);
+    if (skin_frame(&k->p, srv_range_query_time(&k->times, i), i, &events, s,
+                   out) != ANIM_OK)
       return -1;
+  }
   return 0;
 }
 

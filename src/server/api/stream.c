@@ -4,6 +4,8 @@
 
 #include "server/api/handlers.h"
 #include "server/api/params.h"
+#include "server/api/router.h"
+#include "server/auth/auth.h"
 #include "server/services.h"
 #include "server/ws/upgrade.h"
 
@@ -15,7 +17,14 @@ void srv__handle_stream(srv_request_t *req) {
                      "/v1/stream speaks WebSocket: send Upgrade: websocket");
     return;
   }
-  int rc = srv_ws_upgrade(srv_server_ws(srv_request_server(req)), req);
+  /* The token it was admitted with, if its stream needed one: revoking
+   * it closes the session (srv_server_reload). */
+  srv_server_t *server = srv_request_server(req);
+  srv_ws_credential_t cred = {0};
+  cred.set = srv_auth_session_token(
+      srv_server_auth(server), req,
+      req->matched != NULL ? req->matched->access : SRV_ACCESS_READ, cred.hash);
+  int rc = srv_ws_upgrade(srv_server_ws(server), req, &cred);
   if (rc == 0) return;
   req->upgrade = true; /* This connection speaks no more HTTP. */
   srv_respond_fail(req, SRV_ERR_INTERNAL, NULL, "upgrade failed: %s",

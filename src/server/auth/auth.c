@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/crypto.h>
 #include <uv.h>
 
 #include "server/auth/address.h"
@@ -94,10 +93,19 @@ void srv_auth_free(srv_auth_t *a) {
   free(a);
 }
 
-static bool limits_wanted(const srv_auth_t *a) {
+/* Whether every client's writes are rate limited: rate_limits = on, or
+ * auto when listening beyond loopback. */
+static bool limits_all(const srv_auth_t *a) {
   if (strcmp(a->rate_mode, "on") == 0) return true;
   if (strcmp(a->rate_mode, "off") == 0) return false;
   return a->beyond_loopback;
+}
+
+/* Whether the limiter is needed: for every client, or (auto) for the
+ * clients beyond loopback that trusted proxies forward. */
+static bool limits_wanted(const srv_auth_t *a) {
+  return limits_all(a) ||
+         (strcmp(a->rate_mode, "auto") == 0 && a->trusted.count > 0);
 }
 
 int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback) {
@@ -203,9 +211,15 @@ static void refuse_rate(srv_request_t *req, uint64_t wait_ns) {
 bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   bool write = access == SRV_ACCESS_WRITE;
   srv_scope need = needed(a, access);
-  if (write && a->limiter != NULL) {
-    srv_addr_t client;
-    srv_client_address(req, &a->trusted, &client);
+  /* The client as the rules see it: the peer, or the one a trusted proxy
+   * forwards; beyond loopback unless it is a loopback address (or no
+   * address at all: the in-memory transport). */
+  srv_addr_t client;
+  bool remote = false;
+  if (write)
+    remote = srv_client_address(req, &a->trusted, &client) == 0 &&
+             !srv_addr_is_loopback(&client);
+  if (write && a->limiter != NULL && (remote || limits_all(a))) {
     srv_addr_t key = srv_addr_client_key(&client);
     uint64_t wait =
         srv_limiter_take(a->limiter, SRV_LIMIT_WRITE,
@@ -218,13 +232,19 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   }
   if (need == SRV_SCOPE_NONE) return true;
   if (!a->have_tokens) {
-    if (!write || !a->beyond_loopback || a->anonymous_writes) return true;
+    /* Writes without tokens: only on loopback, listening and client. */
+    if (!write || a->anonymous_writes || (!a->beyond_loopback && !remote))
+      return true;
     a->refused[REFUSED_FORBIDDEN]++;
     refuse(req, SRV_ERR_FORBIDDEN, NULL,
-           "uploads and deletes are refused: animd listens beyond loopback "
-           "without a tokens_file; set tokens_file%s%s",
-           " (write tokens), or allow_anonymous_writes = true",
-           " to accept them from anyone");
+           "uploads and deletes are refused: %s without a tokens_file; set "
+           "tokens_file (write tokens), or allow_anonymous_writes = true to "
+           "accept them from anyone",
+           a->beyond_loopback
+               ? "animd listens beyond loopback"
+               : "the client is beyond loopback (forwarded by a trusted "
+                 "proxy)",
+           "");
     return false;
   }
   const char *token = credential(req);
@@ -264,8 +284,27 @@ bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access) {
   return true;
 }
 
+bool srv_auth_session_token(srv_auth_t *a, const srv_request_t *req,
+                            srv_access access,
+                            uint8_t hash[SRV_TOKEN_HASH_LEN]) {
+  if (!a->have_tokens || needed(a, access) == SRV_SCOPE_NONE) return false;
+  const char *token = credential(req);
+  if (token == NULL) return false;
+  srv_token_hash(token, strlen(token), hash);
+  return true;
+}
+
+bool srv_auth_token_valid(void *auth, const uint8_t hash[SRV_TOKEN_HASH_LEN]) {
+  srv_auth_t *a = auth;
+  pthread_rwlock_rdlock(&a->tokens_lock);
+  srv_scope has = srv_tokens_find(&a->tokens, hash);
+  pthread_rwlock_unlock(&a->tokens_lock);
+  return has != SRV_SCOPE_NONE;
+}
+
 uint64_t srv_auth_admit_connection(srv_auth_t *a, const char *peer) {
-  if (a->limiter == NULL) return 0;
+  /* Only a listener beyond loopback meets peers beyond it. */
+  if (a->limiter == NULL || !limits_all(a)) return 0;
   srv_addr_t addr;
   if (srv_addr_parse(peer, strlen(peer), &addr) != 0) return 0;
   if (srv_prefix_list_has(&a->trusted, &addr)) return 0;
@@ -292,7 +331,10 @@ void srv_auth_describe(srv_auth_t *a, char *out, size_t cap) {
              t, a->auth_reads ? "need read" : "open",
              a->auth_metrics ? "needs admin" : "open");
   } else if (!a->beyond_loopback) {
-    snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)");
+    snprintf(mode, sizeof mode, "open (loopback only, no tokens_file)%s",
+             a->trusted.count && !a->anonymous_writes
+                 ? ", read-only to clients forwarded from beyond loopback"
+                 : "");
   } else if (a->anonymous_writes) {
     snprintf(mode, sizeof mode,
              "open to anonymous writes beyond loopback "
@@ -302,13 +344,14 @@ void srv_auth_describe(srv_auth_t *a, char *out, size_t cap) {
              "read-only beyond loopback: uploads and "
              "deletes refused (no tokens_file)");
   }
-  char limits[160];
+  char limits[200];
   if (a->limiter == NULL)
     snprintf(limits, sizeof limits, "rate limits off");
   else
     snprintf(limits, sizeof limits,
-             "rate limits per address: connections "
+             "rate limits per address%s: connections "
              "%g/s (burst %g), writes %g/s (burst %g)",
+             limits_all(a) ? "" : " (forwarded clients beyond loopback)",
              a->rates[SRV_LIMIT_CONNECTION].per_s,
              a->rates[SRV_LIMIT_CONNECTION].burst,
              a->rates[SRV_LIMIT_WRITE].per_s, a->rates[SRV_LIMIT_WRITE].burst);
@@ -366,6 +409,23 @@ int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len) {
 
 /* ---- the access log ------------------------------------------------------ */
 
+void srv_auth_log_client(srv_auth_t *a, const srv_request_t *req, char *out,
+                         size_t cap) {
+  const char *peer = srv_request_peer(req);
+  srv_addr_t p, client;
+  if (a == NULL || a->trusted.count == 0 ||
+      srv_addr_parse(peer, strlen(peer), &p) != 0 ||
+      !srv_prefix_list_has(&a->trusted, &p) ||
+      srv_client_address(req, &a->trusted, &client) != 0 ||
+      memcmp(&client, &p, sizeof p) == 0) {
+    snprintf(out, cap, "%s", peer);
+    return;
+  }
+  char name[64];
+  srv_addr_name(&client, name, sizeof name);
+  snprintf(out, cap, "%s via %s", name, peer);
+}
+
 void srv_auth_log_id(const srv_request_t *req, char *out) {
   const char *token = credential(req);
   if (token == NULL) {
@@ -377,25 +437,20 @@ void srv_auth_log_id(const srv_request_t *req, char *out) {
   srv_token_id(hash, out);
 }
 
-/* Whether the raw query name s (n bytes) decodes to "token". */
-static bool names_token(const char *s, size_t n) {
-  static const char want[] = "token";
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++, k++) {
-    char c = s[i];
-    int hi = c == '%' && i + 2 < n
-                 ? OPENSSL_hexchar2int((unsigned char)s[i + 1])
-                 : -1;
-    int lo = hi >= 0 ? OPENSSL_hexchar2int((unsigned char)s[i + 2]) : -1;
-    if (lo >= 0) {
-      c = (char)(hi << 4 | lo);
-      i += 2;
-    } else if (c == '+') {
-      c = ' ';
-    }
-    if (k >= sizeof want - 1 || c != want[k]) return false;
-  }
-  return k == sizeof want - 1;
+/* Whether the value of the raw query name s (n bytes) stays out of the
+ * log: the name decodes as the request's parameters do (srv_query_decode)
+ * to "token" compared as they are looked up, as a C string ("token%00"
+ * too), or it holds a control character (such a request is refused, and
+ * its line still logged). */
+static bool hides_value(const char *s, size_t n) {
+  char small[64];
+  char *name = n < sizeof small ? small : malloc(n + 1);
+  if (name == NULL) return true;
+  char *end = srv_query_decode(s, n, name);
+  bool hide = strcmp(name, "token") == 0 ||
+              srv_query_name_has_control(name, (size_t)(end - name) - 1);
+  if (name != small) free(name);
+  return hide;
 }
 
 void srv_auth_redact_target(const char *target, char *out, size_t cap) {
@@ -408,7 +463,7 @@ void srv_auth_redact_target(const char *target, char *out, size_t cap) {
     size_t n = strcspn(s, "&");
     const char *eq = memchr(s, '=', n);
     size_t keep = n;
-    if (eq != NULL && names_token(s, (size_t)(eq - s)))
+    if (eq != NULL && hides_value(s, (size_t)(eq - s)))
       keep = (size_t)(eq - s) + 1;
     for (size_t i = 0; i < keep && o + 1 < cap; i++) out[o++] = s[i];
     if (keep < n && o + 1 < cap) out[o++] = '*';

@@ -56,9 +56,12 @@ int srv_auth_new(const srv_config_t *cfg, srv_auth_t **out, char *err,
 void srv_auth_free(srv_auth_t *a);
 
 /* Where the daemon listens: beyond_loopback when any address it listens
- * on is not a loopback address (until told: loopback only). Decides the
- * mode without tokens and, with rate_limits = auto, the rate limits.
- * Returns 0 or -ENOMEM. */
+ * on is not a loopback address (until told: loopback only). Decides, with
+ * each request's client (the peer, or the client a trusted proxy
+ * forwards), the mode without tokens (writes open when both are on
+ * loopback) and, with rate_limits = auto, the rate limits (on for every
+ * client when listening beyond loopback, else for clients beyond loopback
+ * that trusted proxies forward). Returns 0 or -ENOMEM. */
 int srv_auth_set_exposed(srv_auth_t *a, bool beyond_loopback);
 
 /* Re-reads tokens_file (SIGHUP). Returns 0 with what is now in force in
@@ -73,6 +76,19 @@ int srv_auth_reload(srv_auth_t *a, char *msg, size_t cap);
  * takes one from its client's write rate limit: call it once per
  * request. */
 bool srv_auth_admit(srv_auth_t *a, srv_request_t *req, srv_access access);
+
+/* For a session that outlives its request (a WebSocket stream): whether
+ * req, admitted to a route of class access, needed a token for it; if so
+ * the token's hash goes into hash, for srv_auth_token_valid. */
+bool srv_auth_session_token(srv_auth_t *a, const srv_request_t *req,
+                            srv_access access,
+                            uint8_t hash[SRV_TOKEN_HASH_LEN]);
+
+/* Whether the token of this hash is in force now (any scope: a session
+ * asks only of the read access it was admitted to); auth is the
+ * srv_auth_t. Any thread (srv_ws_revoke calls it from the stream loops
+ * after srv_auth_reload). */
+bool srv_auth_token_valid(void *auth, const uint8_t hash[SRV_TOKEN_HASH_LEN]);
 
 /* A new connection from peer ("ip:port"): 0 when allowed, else the
  * nanoseconds until the address may connect again. Connections from
@@ -91,6 +107,10 @@ int srv_auth_metrics_render(srv_auth_t *a, char **text, size_t *len);
  * its hash; "-" when none) into out (SRV_TOKEN_ID_LEN + 1 bytes), and the
  * target with the value of every token parameter replaced by '*'. */
 void srv_auth_log_id(const srv_request_t *req, char *out);
+/* The client of req for the access log: the peer ("ip:port"), or, when a
+ * trusted proxy forwards another client, "<client> via <peer>". */
+void srv_auth_log_client(srv_auth_t *a, const srv_request_t *req, char *out,
+                         size_t cap);
 void srv_auth_redact_target(const char *target, char *out, size_t cap);
 
 #endif

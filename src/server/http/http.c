@@ -17,6 +17,7 @@
 #include "server/http/gzip.h"
 #include "server/http/session.h"
 #include "server/cors.h"
+#include "server/hosts.h"
 
 #include "formats/answer.h"
 #include "formats/buf.h"
@@ -45,8 +46,17 @@ struct srv_http_s {
   uint64_t body_expected; /* Content-Length (0: chunked or none). */
   bool headers_done;
   bool last_was_value; /* Header callback alternation. */
-  bool driving;        /* drive is on the stack. */
-  bool waiting_drain;  /* Paused until queued writes drop. */
+  /* The request line's version ("1.1"), and whether it ended there. */
+  char version[4];
+  uint8_t version_len;
+  bool version_done;
+  /* The bytes of the llhttp_execute call under way, and whether the
+   * previous call's bytes ended in a line break and blanks (a value that
+   * starts after them is folded). */
+  const char *exec_data;
+  bool exec_tail_break;
+  bool driving;       /* drive is on the stack. */
+  bool waiting_drain; /* Paused until queued writes drop. */
   bool peer_eof;
   bool head_only;   /* HEAD: send no body. */
   bool chunked;     /* Streaming with chunked framing. */
@@ -132,6 +142,8 @@ const char *srv_status_text(int status) {
   case 414: return "URI Too Long";
   case 415: return "Unsupported Media Type";
   case 417: return "Expectation Failed";
+  case 421: return "Misdirected Request";
+  case 422: return "Unprocessable Content";
   case 426: return "Upgrade Required";
   case 429: return "Too Many Requests";
   case 431: return "Request Header Fields Too Large";
@@ -150,6 +162,16 @@ srv_server_t *srv_request_server(const srv_request_t *req) {
 
 const srv_config_t *srv_request_config(const srv_request_t *req) {
   return req->_http->host->cfg;
+}
+
+bool srv_request_host_allowed(const srv_request_t *req) {
+  const srv_config_t *cfg = req->_http->host->cfg;
+  return cfg == NULL || srv_host_allowed(cfg->allowed_hosts, cfg->listen,
+                                         srv_request_header(req, "Host"));
+}
+
+const char *srv_request_own_host(const srv_request_t *req) {
+  return srv_request_host_allowed(req) ? srv_request_header(req, "Host") : NULL;
 }
 
 srv_schedule_t *srv_request_schedule(const srv_request_t *req) {
@@ -210,6 +232,16 @@ static char *pct_decode(const char *s, size_t n, char *out, bool plus) {
   }
   *out++ = '\0';
   return out;
+}
+
+char *srv_query_decode(const char *s, size_t n, char *out) {
+  return pct_decode(s, n, out, true);
+}
+
+bool srv_query_name_has_control(const char *name, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) return true;
+  return false;
 }
 
 static srv_method map_method(uint8_t m) {
@@ -311,6 +343,8 @@ static int on_message_begin(llhttp_t *p) {
   h->in_message = true;
   h->headers_done = false;
   h->last_was_value = true;
+  h->version_len = 0;
+  h->version_done = false;
   h->hlen = 0;
   h->url_off = 0;
   h->url_len = 0;
@@ -357,6 +391,26 @@ static int on_url_complete(llhttp_t *p) {
   return hbuf_append(h, "", 1);
 }
 
+static int on_version(llhttp_t *p, const char *at, size_t len) {
+  srv_http_t *h = p->data;
+  for (size_t i = 0; i < len && h->version_len < sizeof h->version; i++)
+    h->version[h->version_len++] = at[i];
+  return 0;
+}
+
+static int on_version_complete(llhttp_t *p) {
+  srv_http_t *h = p->data;
+  h->version_done = true;
+  return 0;
+}
+
+/* A version written as HTTP/<digit>.<digit>: one this server does not
+ * speak is 505; anything else malformed on the request line is 400. */
+static bool version_well_formed(const srv_http_t *h) {
+  return h->version_len == 3 && isdigit((unsigned char)h->version[0]) &&
+         h->version[1] == '.' && isdigit((unsigned char)h->version[2]);
+}
+
 static int on_header_field(llhttp_t *p, const char *at, size_t len) {
   srv_http_t *h = p->data;
   if (h->headers_done) return 0; /* Trailers are ignored. */
@@ -399,9 +453,30 @@ static int on_header_field_complete(llhttp_t *p) {
   return rc;
 }
 
+/* Whether a value's bytes at..at+len follow a line break and blanks:
+ * llhttp passes a folded line's continuation (obs-fold: a line break, then
+ * blanks) as more of the value, which is never otherwise preceded by one.
+ * An empty value is reported after its own line break, so the break
+ * before that one counts. */
+static bool after_line_break(const srv_http_t *h, const char *at, size_t len) {
+  const char *q = at, *start = h->exec_data;
+  if (len == 0) {
+    if (q == start || q[-1] != '\n') return false;
+    q--;
+    if (q > start && q[-1] == '\r') q--;
+  }
+  while (q > start && (q[-1] == ' ' || q[-1] == '\t')) q--;
+  if (q > start) return q[-1] == '\n';
+  return len > 0 && h->exec_tail_break;
+}
+
 static int on_header_value(llhttp_t *p, const char *at, size_t len) {
   srv_http_t *h = p->data;
   if (h->headers_done) return 0;
+  /* A folded line (obs-fold) is refused, not unfolded (RFC 9112 5.2). */
+  if (after_line_break(h, at, len))
+    return fail_cb(h, SRV_ERR_BAD_HEADER, "headers",
+                   "a header field value is folded over lines");
   h->value_len[h->nheaders] += len;
   return hbuf_append(h, at, len);
 }
@@ -409,13 +484,6 @@ static int on_header_value(llhttp_t *p, const char *at, size_t len) {
 static int on_header_value_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
   if (h->headers_done) return 0;
-  /* A folded line (obs-fold) is refused, not unfolded (RFC 9112 5.2). */
-  if (memchr(h->hbuf + h->value_off[h->nheaders], '\n',
-             h->value_len[h->nheaders]) != NULL ||
-      memchr(h->hbuf + h->value_off[h->nheaders], '\r',
-             h->value_len[h->nheaders]) != NULL)
-    return fail_cb(h, SRV_ERR_BAD_HEADER, "headers",
-                   "a header field value is folded over lines");
   int rc = hbuf_append(h, "", 1);
   h->nheaders++;
   h->last_was_value = true;
@@ -475,10 +543,15 @@ static int build_request(srv_http_t *h) {
       size_t kn = eq ? (size_t)(eq - s) : n;
       srv_kv_t *kv = &r->params[r->param_count++];
       kv->name = out;
-      out = pct_decode(s, kn, out, true);
+      out = srv_query_decode(s, kn, out);
+      /* A name is compared as a C string: "token%00" would be taken for
+       * "token" where the log's redaction saw another name. */
+      if (srv_query_name_has_control(kv->name, (size_t)(out - kv->name) - 1))
+        return fail_cb(h, SRV_ERR_BAD_PARAMETER, "query",
+                       "a query parameter name holds a control character");
       kv->value = out;
-      out = eq ? pct_decode(eq + 1, n - kn - 1, out, true)
-               : pct_decode("", 0, out, true);
+      out = eq ? srv_query_decode(eq + 1, n - kn - 1, out)
+               : srv_query_decode("", 0, out);
     }
     if (amp == NULL) break;
     s = amp + 1;
@@ -488,6 +561,10 @@ static int build_request(srv_http_t *h) {
 
 static int on_headers_complete(llhttp_t *p) {
   srv_http_t *h = p->data;
+  /* llhttp takes a request line without a version for HTTP/0.9. */
+  if (!h->version_done)
+    return fail_cb(h, SRV_ERR_BAD_HTTP, "request",
+                   "the request line has no HTTP version");
   if (llhttp_get_http_major(p) != 1 || llhttp_get_http_minor(p) > 1)
     return fail_cb(h, SRV_ERR_HTTP_VERSION, "request",
                    "only HTTP/1.0 and HTTP/1.1 are spoken here");
@@ -576,6 +653,8 @@ static const llhttp_settings_t settings = {
     .on_message_begin = on_message_begin,
     .on_url = on_url,
     .on_url_complete = on_url_complete,
+    .on_version = on_version,
+    .on_version_complete = on_version_complete,
     .on_header_field = on_header_field,
     .on_header_field_complete = on_header_field_complete,
     .on_header_value = on_header_value,
@@ -683,9 +762,9 @@ static size_t format_head(srv_request_t *r, char *buf, size_t cap, int status,
   }
   if (extra) put_str(buf, cap, &n, extra);
   if (h->host->cfg != NULL && n < cap)
-    n += srv_cors_answer_headers(
-        h->host->cfg->allowed_origins, srv_request_header(r, "Origin"),
-        srv_request_header(r, "Host"), buf + n, cap - n);
+    n += srv_cors_answer_headers(h->host->cfg->allowed_origins,
+                                 srv_request_header(r, "Origin"),
+                                 srv_request_own_host(r), buf + n, cap - n);
   if (close)
     put_str(buf, cap, &n, "Connection: close\r\n");
   else if (r->http_minor == 0)
@@ -1002,9 +1081,21 @@ static void parse_error(srv_http_t *h, llhttp_errno_t e) {
   char msg[200];
   snprintf(msg, sizeof msg, "malformed HTTP request: %s (%s)",
            llhttp_get_error_reason(&h->parser), llhttp_errno_name(e));
-  respond_error_and_close(
-      h, e == HPE_INVALID_VERSION ? SRV_ERR_HTTP_VERSION : SRV_ERR_BAD_HTTP,
-      h->headers_done ? "body" : "request", msg);
+  /* llhttp says "invalid version" also for a version followed by more
+   * words or not written as HTTP/<digit>.<digit>: only a well-formed one
+   * it refuses (HTTP/1.2) is 505. */
+  bool unsupported =
+      e == HPE_INVALID_VERSION && !h->version_done && version_well_formed(h);
+  respond_error_and_close(h,
+                          unsupported ? SRV_ERR_HTTP_VERSION : SRV_ERR_BAD_HTTP,
+                          h->headers_done ? "body" : "request", msg);
+}
+
+/* Remembers whether bytes parsed end in a line break and blanks, for
+ * after_line_break on the next call's first bytes. */
+static void note_tail(srv_http_t *h, const char *data, size_t n) {
+  while (n > 0 && (data[n - 1] == ' ' || data[n - 1] == '\t')) n--;
+  if (n > 0) h->exec_tail_break = data[n - 1] == '\n';
 }
 
 static void drive(srv_http_t *h) {
@@ -1021,10 +1112,13 @@ static void drive(srv_http_t *h) {
       h->waiting_drain = true;
       break;
     }
+    h->exec_data = data;
     llhttp_errno_t e = llhttp_execute(&h->parser, data, n);
     if (e == HPE_OK) {
+      note_tail(h, data, n);
       h->io->consume(h->ctx, n);
     } else if (e == HPE_PAUSED) {
+      h->exec_tail_break = false;
       const char *pos = llhttp_get_error_pos(&h->parser);
       h->io->consume(h->ctx, (size_t)(pos - data));
       dispatch(h);

@@ -75,6 +75,13 @@ srv_server_t *srv_request_server(const srv_request_t *req);
 const struct srv_config_s *srv_request_config(const srv_request_t *req);
 struct srv_schedule_s *srv_request_schedule(const srv_request_t *req);
 
+/* Whether the request's Host names this server (hosts.h: loopback, the
+ * listen address, allowed_hosts); true without Host. */
+bool srv_request_host_allowed(const srv_request_t *req);
+/* The request's Host when it names this server, else NULL: what makes an
+ * Origin the server's own (cors.h). */
+const char *srv_request_own_host(const srv_request_t *req);
+
 /* "ip:port" of the client, for logs. Never NULL. */
 const char *srv_request_peer(const srv_request_t *req);
 
@@ -110,6 +117,14 @@ int srv_request_hand_off(srv_request_t *req,
 const char *srv_request_header(const srv_request_t *req, const char *name);
 /* Decoded query parameter; NULL when absent (the last one wins). */
 const char *srv_request_param(const srv_request_t *req, const char *name);
+/* The one decoding of a query parameter's name or value: n bytes of s,
+ * percent escapes decoded and '+' a space, into out (n + 1 bytes at most,
+ * NUL-terminated). Returns the end of out. A request's parameters are
+ * decoded by it, and the access log's redaction of their values. */
+char *srv_query_decode(const char *s, size_t n, char *out);
+/* Whether a decoded parameter name of n bytes holds a control character
+ * (NUL included): such a name is refused (400 bad_parameter). */
+bool srv_query_name_has_control(const char *name, size_t n);
 
 /* ---- answers --------------------------------------------------------------
  * Each answer finishes the request: the connection then goes on with the

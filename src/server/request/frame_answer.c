@@ -22,10 +22,13 @@ static void field_members(fmt_buf_t *b, const void *arg) {
   srv_fields_answer_json(b, shape->fields, shape->answer);
 }
 
-void srv_frame_json(fmt_buf_t *b, const char *id,
-                    const srv_frame_names_t *names,
-                    const srv_frame_shape_t *shape, const float *v, float t,
-                    int64_t frame) {
+/* srv_frame_json, listing events (NULL: none). */
+static void frame_json(fmt_buf_t *b, const char *id,
+                       const srv_frame_names_t *names,
+                       const srv_frame_shape_t *shape, const float *v, float t,
+                       int64_t frame, const fmt_frame_events_t *events) {
+  fmt_frame_events_t none = {0};
+  if (events == NULL) events = &none;
   if (shape->skin) {
     fmt_skin_answer_t a = {
         .id = id,
@@ -39,6 +42,7 @@ void srv_frame_json(fmt_buf_t *b, const char *id,
         .ids = names->ids,
         .more = shape->fields != NULL ? field_members : NULL,
         .more_arg = shape,
+        .events = *events,
     };
     fmt_answer_skin_json(b, &a);
   } else {
@@ -56,14 +60,23 @@ void srv_frame_json(fmt_buf_t *b, const char *id,
         .morph_count = shape->morph_count,
         .more = shape->fields != NULL ? field_members : NULL,
         .more_arg = shape,
+        .events = *events,
     };
     fmt_answer_pose_json(b, &a);
   }
 }
 
+void srv_frame_json(fmt_buf_t *b, const char *id,
+                    const srv_frame_names_t *names,
+                    const srv_frame_shape_t *shape, const float *v, float t,
+                    int64_t frame) {
+  frame_json(b, id, names, shape, v, t, frame, NULL);
+}
+
 static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                           const srv_frame_names_t *names, bool binary,
-                          int64_t frame, const float *v, float t) {
+                          int64_t frame, const float *v, float t,
+                          const fmt_frame_events_t *events) {
   size_t count = srv_eval_float_count(job);
   size_t extra = srv_eval_answer_count(job);
   uint32_t elements = srv_eval_element_count(job);
@@ -94,7 +107,7 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
       shape.morph = morph.items;
       shape.morph_count = morph.count;
     }
-    srv_frame_json(b, NULL, names, &shape, v, t, frame);
+    frame_json(b, NULL, names, &shape, v, t, frame, events);
     if (job->mesh == NULL) srv_morph_list_free(&morph);
     if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
@@ -150,16 +163,24 @@ static bool binary_in_place(fmt_buf_t *b, const srv_eval_job_t *job,
 #endif
 }
 
-anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
-                             const srv_frame_names_t *names, bool binary,
-                             int64_t frame, srv_eval_scratch_t *s) {
+anim_result srv_frame_answer_events(fmt_buf_t *b, const srv_eval_job_t *job,
+                                    const srv_frame_names_t *names, bool binary,
+                                    int64_t frame,
+                                    const fmt_frame_events_t *events,
+                                    srv_eval_scratch_t *s) {
   anim_result r;
   if (binary && binary_in_place(b, job, frame, s, &r)) return r;
   srv_eval_job_t j;
   float t;
   r = run(job, s, &j, &t);
   if (r != ANIM_OK) return r;
-  return encode(b, &j, names, binary, frame, j.out, t);
+  return encode(b, &j, names, binary, frame, j.out, t, events);
+}
+
+anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
+                             const srv_frame_names_t *names, bool binary,
+                             int64_t frame, srv_eval_scratch_t *s) {
+  return srv_frame_answer_events(b, job, names, binary, frame, NULL, s);
 }
 
 size_t srv_frame_q16_words(const srv_eval_job_t *job) {

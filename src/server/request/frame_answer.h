@@ -49,6 +49,15 @@ anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
 
+/* srv_frame_answer for frame `frame` (>= 0) of a range that lists events
+ * (NULL or empty: none) in its JSON line (request/requests.h,
+ * srv_range_events). A binary frame carries no events (docs/api.md). */
+anim_result srv_frame_answer_events(fmt_buf_t *b, const srv_eval_job_t *job,
+                                    const srv_frame_names_t *names, bool binary,
+                                    int64_t frame,
+                                    const fmt_frame_events_t *events,
+                                    srv_eval_scratch_t *s);
+
 /* What a frame's floats are: joints in space, or skinned vertices
  * (positions, then normals when normals); and the members the request's
  * fields add (fields.h), from their answer floats. */

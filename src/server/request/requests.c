@@ -46,6 +46,7 @@ static const char *const clip_check_params[] = {"fps",
                                                 NULL};
 static const char *const clip_plot_params[] = {"joints", "channel", "from",
                                                "to",     "fps",     NULL};
+static const char *const test_params[] = {"format", NULL};
 static const char *const no_params[] = {NULL};
 
 static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
@@ -65,6 +66,8 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_COMPARE] = no_params,
     [SRV_EP_CLIP_CHECK] = clip_check_params,
     [SRV_EP_CLIP_PLOT] = clip_plot_params,
+    [SRV_EP_TEST] = test_params,
+    [SRV_EP_RETARGET] = no_params,
 };
 
 const char *const *srv_endpoint_params(srv_endpoint ep) {
@@ -103,11 +106,15 @@ int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
 
 /* ---- query parameters ---------------------------------------------------- */
 
-static const char *query_get(const srv_query_t *q, const char *name) {
+const char *srv_query_value(const srv_query_t *q, const char *name) {
   const char *v = NULL;
   for (unsigned i = 0; i < q->count; i++)
     if (strcmp(q->params[i].name, name) == 0) v = q->params[i].value;
   return v;
+}
+
+static const char *query_get(const srv_query_t *q, const char *name) {
+  return srv_query_value(q, name);
 }
 
 /* A name parameter: NULL when absent or empty. */
@@ -242,6 +249,23 @@ static int query_range(const srv_query_t *q, srv_range_query_t *out,
 
 double srv_range_query_time(const srv_range_query_t *q, uint32_t i) {
   return q->from + (double)i / q->fps;
+}
+
+fmt_frame_events_t srv_range_events(const srv_range_query_t *q, uint32_t i,
+                                    const anim_clip_t *clip, anim_wrap wrap,
+                                    uint32_t index[ANIM_EVENT_MAX]) {
+  fmt_frame_events_t e = {0};
+  if (clip == NULL || clip->event_count == 0) return e;
+  anim_event_span_t span = {
+      .from = i > 0 ? srv_range_query_time(q, i - 1) : 0,
+      .to = srv_range_query_time(q, i),
+      .wrap = wrap,
+      .start = i == 0,
+  };
+  e.events = clip->events;
+  e.index = index;
+  e.count = anim_events_crossed(clip, &span, index, ANIM_EVENT_MAX);
+  return e;
 }
 
 static int pose_query(const srv_query_t *q, srv_pose_query_t *out,

@@ -69,6 +69,8 @@ typedef enum srv_endpoint {
   SRV_EP_COMPARE,           /* POST /v1/compare */
   SRV_EP_CLIP_CHECK,        /* GET|HEAD /v1/clips/{id}/check */
   SRV_EP_CLIP_PLOT,         /* GET|HEAD /v1/clips/{id}/plot */
+  SRV_EP_TEST,              /* POST /v1/test */
+  SRV_EP_RETARGET,          /* POST /v1/retarget */
   SRV_EP_COUNT_
 } srv_endpoint;
 
@@ -79,6 +81,9 @@ const char *const *srv_endpoint_params(srv_endpoint ep);
  * unknown_parameter at the first one that is not. */
 int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err);
 
+/* The value of the parameter name of q (the last one given), or NULL. */
+const char *srv_query_value(const srv_query_t *q, const char *name);
+
 /* from/to/fps: is_range false when none is given. */
 typedef struct srv_range_query_s {
   bool is_range;
@@ -88,6 +93,13 @@ typedef struct srv_range_query_s {
 
 /* Time of frame i of a range: from + i / fps. */
 double srv_range_query_time(const srv_range_query_t *q, uint32_t i);
+
+/* The events of clip (NULL: none) that frame i of a range crosses with
+ * wrap (animd/events.h: frame 0 is a playback's first frame, frame i > 0
+ * spans (time(i - 1), time(i)]), into index (at most ANIM_EVENT_MAX). */
+fmt_frame_events_t srv_range_events(const srv_range_query_t *q, uint32_t i,
+                                    const anim_clip_t *clip, anim_wrap wrap,
+                                    uint32_t index[ANIM_EVENT_MAX]);
 
 /* GET /v1/pose. Names point into the query; NULL when absent or empty. */
 typedef struct srv_pose_query_s {

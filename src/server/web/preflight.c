@@ -16,7 +16,7 @@ void srv_web_preflight(srv_request_t *req, const char *allow) {
     return;
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins, origin,
-                        srv_request_header(req, "Host"))) {
+                        srv_request_own_host(req))) {
     srv_respond_fail(req, SRV_ERR_ORIGIN_NOT_ALLOWED, "Origin",
                      "pages from this origin may not use this server "
                      "(see allowed_origins)");

@@ -248,6 +248,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     ack_stream(c, "resume", s);
     break;
   case SRV_WS_OP_SEEK:
+    s->events_next = WS_EVENTS_SEEK; /* A seek crosses nothing. */
     if (s->paused) {
       s->paused_t = cmd->t;
       rebase(s, now, cmd->t);

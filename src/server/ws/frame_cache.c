@@ -107,14 +107,16 @@ void srv_ws_eval_clear(srv_ws_eval_t *e) {
     if (!e->entries[i].pending) entry_empty(e, &e->entries[i]);
 }
 
-void srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns) {
+size_t srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns) {
   uint64_t now = uv_hrtime();
+  size_t before = e->bytes;
   for (unsigned i = 0; i < e->count; i++) {
     entry_t *en = &e->entries[i];
     if (!en->pending && (en->used || en->cap > 0) &&
         now - en->used_ns > idle_ns)
       entry_empty(e, en);
   }
+  return before - e->bytes;
 }
 
 size_t srv_ws_eval_bytes(const srv_ws_eval_t *e) { return e->bytes; }

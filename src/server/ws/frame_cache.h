@@ -130,8 +130,9 @@ void srv_ws_eval_stats(const srv_ws_eval_t *e, srv_ws_eval_stats_t *out);
 /* Drops every entry (and the assets they retain), freeing its buffer. */
 void srv_ws_eval_clear(srv_ws_eval_t *e);
 
-/* Drops the entries not used for idle_ns: their buffers and assets go. */
-void srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns);
+/* Drops the entries not used for idle_ns: their buffers and assets go.
+ * Returns the bytes of the buffers given back. */
+size_t srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns);
 
 /* Bytes of frame buffers held now (bounded by max_bytes, but for one
  * frame larger than the budget). */

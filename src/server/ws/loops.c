@@ -23,11 +23,13 @@
 typedef struct handoff_s {
   struct handoff_s *next;
   uv_os_sock_t fd;
+  srv_ws_credential_t credential;
   size_t head_len, in_len;
   char bytes[]; /* head, then in. */
 } handoff_t;
 
 typedef struct stream_loop_s {
+  struct srv_ws_loops_s *owner;
   pthread_t thread;
   bool started;
   uv_loop_t loop;
@@ -44,6 +46,9 @@ typedef struct stream_loop_s {
   pthread_mutex_t lock;  /* Guards the fields below. */
   handoff_t *inbox;
   bool drain;
+  bool revoke; /* Check the clients' credentials with revoke_valid. */
+  srv_ws_credential_valid_cb revoke_valid;
+  void *revoke_arg;
   uint16_t code;
   char reason[64];
   srv_ws_hub_stats_t published;
@@ -53,6 +58,11 @@ struct srv_ws_loops_s {
   stream_loop_t *loops;
   unsigned count;
   atomic_bool drained; /* Read by every HTTP loop. */
+  /* Revocations so far; the check of the last one, set before the count
+   * goes up (and read after it is read). */
+  atomic_uint epoch;
+  srv_ws_credential_valid_cb valid;
+  void *valid_arg;
 };
 
 /* ---- on a stream loop ------------------------------------------------------
@@ -97,12 +107,26 @@ static void on_socket_gone(void *arg) {
   maybe_finish(l);
 }
 
+/* Whether a credential admitted before the last revocation is no longer
+ * in force (that revocation's check may have run before it arrived). */
+static bool revoked_meanwhile(const srv_ws_loops_t *ls,
+                              const srv_ws_credential_t *cred) {
+  if (!cred->set) return false;
+  unsigned epoch = atomic_load_explicit(&ls->epoch, memory_order_acquire);
+  return epoch != cred->epoch && ls->valid != NULL &&
+         !ls->valid(ls->valid_arg, cred->hash);
+}
+
 static void on_wake(uv_async_t *h) {
   stream_loop_t *l = h->data;
   pthread_mutex_lock(&l->lock);
   handoff_t *posted = l->inbox;
   l->inbox = NULL;
   bool drain = l->drain;
+  bool revoke = l->revoke;
+  srv_ws_credential_valid_cb valid = l->revoke_valid;
+  void *valid_arg = l->revoke_arg;
+  l->revoke = false;
   pthread_mutex_unlock(&l->lock);
   /* Posted newest first: served oldest first. */
   handoff_t *items = NULL;
@@ -115,7 +139,10 @@ static void on_wake(uv_async_t *h) {
   while (items != NULL) {
     handoff_t *next = items->next;
     int rc = UV_ESHUTDOWN;
-    if (!l->shut) {
+    if (!l->shut && revoked_meanwhile(l->owner, &items->credential)) {
+      close(items->fd);
+      rc = UV_EPERM;
+    } else if (!l->shut) {
       srv_ws_socket_opts_t o = {
           .head = items->bytes,
           .head_len = items->head_len,
@@ -125,6 +152,7 @@ static void on_wake(uv_async_t *h) {
           .on_gone = on_socket_gone,
           .log = l->log,
           .arg = l,
+          .credential = &items->credential,
       };
       rc = srv_ws_socket_open(&l->loop, l->hub, items->fd, &o);
     } else {
@@ -134,6 +162,7 @@ static void on_wake(uv_async_t *h) {
     free(items);
     items = next;
   }
+  if (revoke && !l->shut) srv_ws_hub_revoke(l->hub, valid, valid_arg);
   if (drain && !l->shut) {
     l->shut = true;
     srv_ws_hub_shutdown(l->hub, l->code, l->reason);
@@ -230,6 +259,7 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
   }
   for (unsigned i = 0; i < count; i++) {
     ls->loops[i].log = log;
+    ls->loops[i].owner = ls;
     int rc = loop_start(&ls->loops[i], i, store, pool, lim);
     if (rc != 0) {
       srv_ws_loops_free(ls);
@@ -242,7 +272,8 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
 }
 
 int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd, const void *head,
-                          size_t head_len, const void *in, size_t in_len) {
+                          size_t head_len, const void *in, size_t in_len,
+                          const srv_ws_credential_t *cred) {
   if (ls->drained) {
     close(fd);
     return UV_ESHUTDOWN;
@@ -253,6 +284,10 @@ int srv_ws_loops_hand_off(srv_ws_loops_t *ls, uv_os_sock_t fd, const void *head,
     return UV_ENOMEM;
   }
   h->fd = fd;
+  if (cred != NULL)
+    h->credential = *cred;
+  else
+    memset(&h->credential, 0, sizeof h->credential);
   h->head_len = head_len;
   h->in_len = in_len;
   if (head_len > 0) memcpy(h->bytes, head, head_len);
@@ -284,6 +319,30 @@ void srv_ws_loops_stats(srv_ws_loops_t *ls, srv_ws_hub_stats_t *sum) {
     srv_ws_hub_stats_t st = l->published;
     pthread_mutex_unlock(&l->lock);
     srv_ws_hub_stats_add(sum, &st);
+  }
+}
+
+unsigned srv_ws_loops_epoch(const srv_ws_loops_t *ls) {
+  return atomic_load_explicit(&ls->epoch, memory_order_acquire);
+}
+
+void srv_ws_loops_revoke(srv_ws_loops_t *ls, srv_ws_credential_valid_cb valid,
+                         void *arg) {
+  /* One checker for the daemon's life: the first call's, set before the
+   * epoch that makes loops read it, never written again. */
+  if (ls->valid == NULL) {
+    ls->valid = valid;
+    ls->valid_arg = arg;
+  }
+  atomic_fetch_add_explicit(&ls->epoch, 1, memory_order_release);
+  for (unsigned i = 0; i < ls->count; i++) {
+    stream_loop_t *l = &ls->loops[i];
+    pthread_mutex_lock(&l->lock);
+    l->revoke = true;
+    l->revoke_valid = valid;
+    l->revoke_arg = arg;
+    pthread_mutex_unlock(&l->lock);
+    uv_async_send(&l->wake);
   }
 }
 

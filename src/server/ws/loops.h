@@ -45,10 +45,24 @@ int srv_ws_loops_new(unsigned count, store_t *store, srv_pool_t *pool,
 /* Gives fd (a connected socket whose handshake was checked; owned from now
  * on, closed on failure) to the least busy loop, which writes head (the
  * handshake answer) and feeds in (bytes the peer sent after its request)
- * to the client. Returns 0, UV_ENOMEM, or UV_ESHUTDOWN after a drain. */
+ * to the client, admitted with cred (NULL: none). Returns 0, UV_ENOMEM,
+ * or UV_ESHUTDOWN after a drain. */
 int srv_ws_loops_hand_off(srv_ws_loops_t *loops, uv_os_sock_t fd,
                           const void *head, size_t head_len, const void *in,
-                          size_t in_len);
+                          size_t in_len, const srv_ws_credential_t *cred);
+
+/* Asks every loop to close the clients whose credential valid no longer
+ * accepts (srv_ws_hub_revoke), on the loop's thread: valid and arg (the
+ * first call's are kept) must stay usable until the loops are freed. A socket
+ * handed off with an older epoch (admitted before this call, handed off after
+ * the loop's check) is checked when it arrives, and closed unanswered if
+ * refused. */
+void srv_ws_loops_revoke(srv_ws_loops_t *loops,
+                         srv_ws_credential_valid_cb valid, void *arg);
+
+/* The epoch to stamp a credential with at its admission: the number of
+ * srv_ws_loops_revoke calls so far. Any thread. */
+unsigned srv_ws_loops_epoch(const srv_ws_loops_t *loops);
 
 /* Clients handed off and not yet gone, on every loop. */
 unsigned srv_ws_loops_clients(const srv_ws_loops_t *loops);

@@ -109,6 +109,7 @@ int srv_ws_socket_open(uv_loop_t *loop, srv_ws_hub_t *hub, uv_os_sock_t fd,
     srv_conn_close(conn);
     return UV_ENOMEM;
   }
+  srv_ws_client_set_credential(s->client, o->credential);
   if (o->head_len > 0 &&
       (rc = srv_conn_write(conn, o->head, o->head_len, NULL, NULL)) != 0) {
     srv_ws_client_free(s->client);

@@ -36,6 +36,7 @@ typedef struct srv_ws_socket_opts_s {
   srv_ws_socket_gone_cb on_gone;
   void *arg;
   srv_access_log_t *log; /* One line when the session ends (may be NULL). */
+  const srv_ws_credential_t *credential; /* What it was admitted with. */
 } srv_ws_socket_opts_t;
 
 /* Opens fd (a connected TCP socket, owned from now on) on loop as a client

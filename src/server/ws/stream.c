@@ -8,6 +8,8 @@
 
 #include "server/ws/stream_internal.h"
 
+#include "formats/release_memory.h"
+
 void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->high_water = 256 * 1024;
   lim->max_message = 64 * 1024;
@@ -201,12 +203,47 @@ void ws__client_close(srv_ws_client_t *c, uint16_t code, const char *reason) {
 
 /* ---- hub ----------------------------------------------------------------- */
 
+/* The message buffer is kept between messages up to this capacity. */
+#define OUT_KEEP ((size_t)1 << 20)
+
+static void release_work(srv_job_t *job) {
+  (void)job;
+  fmt_release_memory(FMT_RELEASE_THRESHOLD);
+}
+
+static void release_done(srv_job_t *job, int status) {
+  (void)status;
+  free(job);
+}
+
+/* glibc keeps what the loop freed in the loop thread's arena: after
+ * large frees, give it back to the system, on a worker (trimming walks
+ * every arena). The job is its own: it may come back after the hub. */
+static void release_memory(srv_ws_hub_t *h, size_t freed) {
+  if (freed < FMT_RELEASE_THRESHOLD) return;
+  if (h->pool == NULL || h->inbox == NULL) {
+    fmt_release_memory(freed);
+    return;
+  }
+  srv_job_t *job = calloc(1, sizeof *job);
+  if (job == NULL) return;
+  job->work = release_work;
+  job->done = release_done;
+  if (srv_pool_submit_to(h->pool, job, h->inbox) != 0) free(job);
+}
+
 /* Once a second: keep-alive pings, dead peers, unanswered closes. */
 static void on_sweep(uv_timer_t *timer) {
   srv_ws_hub_t *h = timer->data;
   uint64_t now = uv_hrtime();
-  /* Frames no stream has asked for lately: their buffers and assets go. */
-  srv_ws_eval_trim(h->eval, 2000000000ull);
+  /* Frames no stream has asked for lately: their buffers and assets go,
+   * and so does a large message buffer (a big mesh's answer). */
+  size_t freed = srv_ws_eval_trim(h->eval, 2000000000ull);
+  if (h->out.cap > OUT_KEEP) {
+    freed += h->out.cap;
+    fmt_buf_free(&h->out);
+  }
+  release_memory(h, freed);
   srv_ws_client_t *c = h->clients;
   while (c != NULL) {
     srv_ws_client_t *next = c->next;
@@ -238,6 +275,8 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
     h->lim = *lim;
   else
     srv_ws_limits_defaults(&h->lim);
+  h->pool = pool;
+  h->inbox = inbox;
   h->eval = srv_ws_eval_new(64, h->lim.frame_cache_bytes, pool, inbox);
   if (h->eval == NULL) {
     free(h);
@@ -266,6 +305,30 @@ srv_ws_hub_t *srv_ws_hub_new(uv_loop_t *loop, store_t *store, srv_pool_t *pool,
   /* Housekeeping timers must not keep the loop alive on their own. */
   uv_unref((uv_handle_t *)&h->sweep);
   return h;
+}
+
+void srv_ws_client_set_credential(srv_ws_client_t *c,
+                                  const srv_ws_credential_t *cred) {
+  if (cred != NULL) c->credential = *cred;
+}
+
+unsigned srv_ws_hub_revoke(srv_ws_hub_t *h, srv_ws_credential_valid_cb valid,
+                           void *arg) {
+  unsigned n = 0;
+  srv_ws_client_t *c = h->clients;
+  while (c != NULL) {
+    srv_ws_client_t *next = c->next;
+    if (c->credential.set && !c->transport_closed &&
+        !valid(arg, c->credential.hash)) {
+      ws__enter(c);
+      ws__client_close(c, 1008, "the token was revoked");
+      ws__transport_close(c);
+      ws__leave(c);
+      n++;
+    }
+    c = next;
+  }
+  return n;
 }
 
 void srv_ws_hub_shutdown(srv_ws_hub_t *h, uint16_t code, const char *reason) {

@@ -120,6 +120,29 @@ void srv_ws_hub_stats_add(srv_ws_hub_stats_t *a, const srv_ws_hub_stats_t *b);
 /* A client on transport t (ctx passed back). Returns NULL on ENOMEM. */
 srv_ws_client_t *srv_ws_client_new(srv_ws_hub_t *hub,
                                    const srv_ws_transport_t *t, void *ctx);
+
+/* What a client was admitted with, so that revoking it reaches the open
+ * session: the hash of its bearer token when its stream needed one (set),
+ * else nothing. */
+#define SRV_WS_CREDENTIAL_LEN 32
+typedef struct srv_ws_credential_s {
+  bool set;
+  uint8_t hash[SRV_WS_CREDENTIAL_LEN];
+  unsigned epoch; /* Revocations before its admission (loops.h). */
+} srv_ws_credential_t;
+
+/* Whether a credential is still in force (arg passed back); called on the
+ * hub's loop, so it must be thread-safe. */
+typedef bool (*srv_ws_credential_valid_cb)(
+    void *arg, const uint8_t hash[SRV_WS_CREDENTIAL_LEN]);
+
+void srv_ws_client_set_credential(srv_ws_client_t *c,
+                                  const srv_ws_credential_t *cred);
+
+/* Closes with 1008 (policy violation, "the token was revoked") every client
+ * whose credential valid no longer accepts. Returns how many. */
+unsigned srv_ws_hub_revoke(srv_ws_hub_t *hub, srv_ws_credential_valid_cb valid,
+                           void *arg);
 /* What a client's session amounted to, for its access log line. */
 typedef struct srv_ws_client_summary_s {
   uint64_t frames_sent, frames_skipped, frames_dropped;

@@ -11,7 +11,8 @@
  *   frames.c    frame production: a stream's frame as the frame cache's
  *               key, its binary header, its JSON message;
  *   send.c      what goes to a client: answers, errors and the tick's
- *               data frames, written together, dropped under backpressure.
+ *               data frames, written together, dropped under backpressure;
+ *   events.c    the clip events a frame crosses, sent before it.
  * Loop thread only, but for the frames frames.c builds on the pool. */
 #ifndef ANIMD_SERVER_WS_STREAM_INTERNAL_H
 #define ANIMD_SERVER_WS_STREAM_INTERNAL_H
@@ -70,6 +71,14 @@ typedef struct stream_s {
   /* Its frames are too heavy for the loop (schedule.h's rule): each is
    * computed on the pool ahead of its due time. Set with its assets. */
   bool heavy;
+  /* Clip events (events.c): the time before wrapping of the last frame
+   * that went through them, and what the next frame does. */
+  double events_u;
+  enum {
+    WS_EVENTS_START = 0, /* A play's first frame: events at its time. */
+    WS_EVENTS_SEEK,      /* A seek's frame: crosses nothing. */
+    WS_EVENTS_RUN,       /* Crosses what lies since events_u. */
+  } events_next;
 } stream_t;
 
 struct srv_ws_client_s {
@@ -94,7 +103,8 @@ struct srv_ws_client_s {
   struct pose_wait_s *posing; /* A pose skinned on the pool, or NULL. */
   srv_ws_held_t held;         /* Messages that came meanwhile (oneshot.h). */
   uint64_t sent, dropped;
-  uint64_t skipped, messages; /* Over the session, all streams. */
+  uint64_t skipped, messages;     /* Over the session, all streams. */
+  srv_ws_credential_t credential; /* What it was admitted with. */
 };
 
 struct srv_ws_hub_s {
@@ -111,7 +121,9 @@ struct srv_ws_hub_s {
   srv_send_batch_t *batch; /* Their writes, sent together (NULL: no memory,
                             * each client writes on its own). */
   srv_ws_eval_t *eval;
-  srv_ws_fetch_t *fetch; /* NULL without a shared store. */
+  srv_ws_fetch_t *fetch;   /* NULL without a shared store. */
+  srv_pool_t *pool;        /* Gives freed memory back (may be NULL). */
+  srv_pool_inbox_t *inbox; /* The loop's, for the pool's jobs. */
   /* The command being run (its text), how many fetches led to this run,
    * and how the last one went. */
   const char *message;
@@ -177,6 +189,10 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
                       int64_t frame, float t, const srv_ws_frame_data_t *pfd);
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                     int64_t frame, float t);
+
+/* ---- events.c: clip events */
+
+void ws__send_events(stream_t *s, int64_t n);
 
 /* ---- send.c: answers, frames and backpressure */
 

@@ -97,6 +97,7 @@ void ws__send_frame(stream_t *s, int64_t n, bool in_tick) {
   srv_ws_client_t *c = s->client;
   srv_ws_hub_t *h = c->hub;
   if (srv_ws_session_closing(&c->session)) return;
+  ws__send_events(s, n); /* Before the frame, even one dropped here. */
   if (ws__client_queued(c) > h->lim.high_water) {
     s->dropped++;
     c->dropped++;

@@ -26,6 +26,7 @@ struct srv_ws_s {
 /* A handshake accepted, waiting for the connection's earlier answers. */
 typedef struct upgrade_s {
   srv_ws_t *ws;
+  srv_ws_credential_t credential;
   size_t head_len;
   char head[256];
 } upgrade_t;
@@ -49,7 +50,7 @@ static int give_to_loop(uv_os_sock_t fd, const char *in, size_t in_len,
                         void *arg) {
   upgrade_t *u = arg;
   return srv_ws_loops_hand_off(u->ws->loops, fd, u->head, u->head_len, in,
-                               in_len);
+                               in_len, &u->credential);
 }
 
 static void on_flushed(srv_request_t *req, void *arg) {
@@ -67,7 +68,8 @@ static void on_flushed(srv_request_t *req, void *arg) {
                      uv_strerror(rc));
 }
 
-int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
+int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req,
+                   const srv_ws_credential_t *cred) {
   srv_ws_handshake_req_t hr = {
       .is_get = req->method == SRV_GET,
       .http_major = 1,
@@ -85,7 +87,7 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   }
   if (!srv_cors_allowed(srv_request_config(req)->allowed_origins,
                         srv_request_header(req, "Origin"),
-                        srv_request_header(req, "Host"))) {
+                        srv_request_own_host(req))) {
     req->upgrade = true;
     srv_respond_fail(req, SRV_ERR_ORIGIN_NOT_ALLOWED, "Origin",
                      "pages from this origin may not open streams (see "
@@ -101,9 +103,15 @@ int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req) {
   upgrade_t *u = calloc(1, sizeof *u);
   if (u == NULL) return UV_ENOMEM;
   u->ws = ws;
+  if (cred != NULL) u->credential = *cred;
+  u->credential.epoch = srv_ws_loops_epoch(ws->loops);
   u->head_len = srv_ws_handshake_response(hs.accept, u->head, sizeof u->head);
   srv_request_when_flushed(req, on_flushed, u);
   return 0;
+}
+
+void srv_ws_revoke(srv_ws_t *ws, srv_ws_credential_valid_cb valid, void *arg) {
+  if (ws != NULL) srv_ws_loops_revoke(ws->loops, valid, arg);
 }
 
 void srv_ws_drain(srv_ws_t *ws) {

@@ -30,11 +30,17 @@ int srv_ws_new(unsigned threads, store_t *store, srv_pool_t *pool,
                const srv_ws_limits_t *lim, srv_access_log_t *log,
                srv_ws_t **out);
 
-/* Takes over req (`GET /v1/stream`): answers a refused handshake (400,
- * 426) or a drain (503), else hands the connection to a stream loop once
- * its earlier answers are written. Returns 0 when req is taken care of,
- * or a negative errno for the router to answer (500). */
-int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req);
+/* Takes over req (`GET /v1/stream`), admitted with cred (NULL: none):
+ * answers a refused handshake (400, 426) or a drain (503), else hands the
+ * connection to a stream loop once its earlier answers are written.
+ * Returns 0 when req is taken care of, or a negative errno for the router
+ * to answer (500). */
+int srv_ws_upgrade(srv_ws_t *ws, srv_request_t *req,
+                   const srv_ws_credential_t *cred);
+
+/* Tokens were reloaded: every session whose credential valid no longer
+ * accepts is closed with 1008 (on its loop, soon after). */
+void srv_ws_revoke(srv_ws_t *ws, srv_ws_credential_valid_cb valid, void *arg);
 
 /* Server shutdown: every streaming client gets a close frame 1001
  * ("going away"); later upgrades get 503. */

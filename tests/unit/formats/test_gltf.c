@@ -879,6 +879,49 @@ START_TEST(test_doc_unorm8_weights) {
 }
 END_TEST
 
+START_TEST(test_doc_extras_events) {
+  /* An animation's extras.events, in the native shape, become the clip's
+   * events (sorted by t); other extras are ignored. */
+  uint8_t buf[BUF_LEN];
+  make_buffer(buf);
+  json_t *d = doc_new();
+  json_t *an = json_array_get(json_object_get(d, "animations"), 0);
+  json_object_set_new(an, "extras",
+                      json_pack("{s:s,s:[{s:f,s:s},{s:i,s:s}]}", "author", "x",
+                                "events", "t", 0.5, "name", "hit", "t", 0,
+                                "name", "wind-up"));
+  fmt_bundle_t b;
+  decode_doc(d, buf, &b);
+  const anim_clip_t *c = b.clips[0].clip;
+  ck_assert_uint_eq(c->event_count, 2);
+  ck_assert_str_eq(c->events[0].name, "wind-up");
+  ck_assert_float_eq(c->events[0].t, 0.f);
+  ck_assert_str_eq(c->events[1].name, "hit");
+  ck_assert_float_eq(c->events[1].t, 0.5f);
+  fmt_bundle_free(&b);
+  /* extras that are not an object, or carry no events: none. */
+  json_object_set_new(an, "extras", json_string("note"));
+  decode_doc(d, buf, &b);
+  ck_assert_uint_eq(b.clips[0].clip->event_count, 0);
+  fmt_bundle_free(&b);
+  /* Malformed or invalid events are named by their path. */
+  json_object_set_new(
+      an, "extras",
+      json_pack("{s:[{s:f,s:s}]}", "events", "t", 1.5, "name", "late"));
+  doc_fails(d, buf, 400, "animations[0].extras.events[0].t");
+  json_object_set_new(
+      an, "extras",
+      json_pack("{s:[{s:f,s:s}]}", "events", "t", 0.5, "name", ""));
+  doc_fails(d, buf, 400, "animations[0].extras.events[0].name");
+  json_object_set_new(an, "extras",
+                      json_pack("{s:[{s:f}]}", "events", "t", 0.5));
+  doc_fails(d, buf, 400, "animations[0].extras.events[0].name");
+  json_object_set_new(an, "extras", json_pack("{s:i}", "events", 3));
+  doc_fails(d, buf, 400, "animations[0].extras.events");
+  json_decref(d);
+}
+END_TEST
+
 START_TEST(test_doc_cubic_fold) {
   /* A CUBICSPLINE translation on "root" (times 0, 1; d = 1) under the
    * folded Armature F = T(0,0,1) Rx(90), Rx(90)(x,y,z) = (x,-z,y).
@@ -1146,6 +1189,7 @@ Suite *gltf_suite(void) {
   tcase_add_test(tc, test_doc_material);
   tcase_add_test(tc, test_doc_unorm8_weights);
   tcase_add_test(tc, test_doc_cubic_fold);
+  tcase_add_test(tc, test_doc_extras_events);
   tcase_add_loop_test(tc, test_doc_broken, 0,
                       (int)(sizeof broken / sizeof broken[0]));
   tcase_add_test(tc, test_not_json);

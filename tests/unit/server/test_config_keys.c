@@ -37,6 +37,7 @@ START_TEST(test_every_default) {
   ck_assert_uint_eq(c.min_body_rate, 16384);
   ck_assert_uint_eq(c.drain_timeout_ms, 10000);
   ck_assert_uint_eq(c.max_frames, 100000);
+  ck_assert_uint_eq(c.max_suite_cases, 1000);
   ck_assert_uint_eq(c.memory_limit, (size_t)1 << 30);
   ck_assert_uint_eq(c.inline_cost, 2000);
   ck_assert(c.inline_yield);
@@ -58,6 +59,7 @@ START_TEST(test_every_default) {
   ck_assert_uint_eq(c.rate_table_size, 16384);
   ck_assert_str_eq(c.trusted_proxies, "");
   ck_assert_str_eq(c.allowed_origins, "loopback");
+  ck_assert_str_eq(c.allowed_hosts, "");
   ck_assert_str_eq(c.three_dir, SRV_THREE_DIR);
 }
 END_TEST
@@ -109,6 +111,7 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   NUM(drain_timeout_ms, "drain_timeout")
   NUM(max_frames, "max_frames")
   NUM(max_frames_svg, "max_frames_svg")
+  NUM(max_suite_cases, "max_suite_cases")
   NUM(memory_limit, "memory_limit")
   NUM(inline_cost, "inline_cost")
   BOOL(inline_yield)
@@ -130,6 +133,7 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   NUM(rate_table_size, "rate_table_size")
   STR(trusted_proxies)
   STR(allowed_origins)
+  STR(allowed_hosts)
   STR(three_dir)
 #undef STR
 #undef NUM
@@ -157,6 +161,7 @@ static const keycase_t good[] = {
     {"drain_timeout", "0", "0"},
     {"max_frames", "12", "12"},
     {"max_frames_svg", "9", "9"},
+    {"max_suite_cases", "7", "7"},
     {"memory_limit", "512MiB", "536870912"},
     {"inline_cost", "67", "67"},
     {"inline_yield", "off", "false"},
@@ -179,6 +184,8 @@ static const keycase_t good[] = {
     {"trusted_proxies", "10.0.0.0/8, ::1", "10.0.0.0/8, ::1"},
     {"allowed_origins", "http://a.example:8000 null",
      "http://a.example:8000 null"},
+    {"allowed_hosts", "animd.example, 10.0.0.5 [fd00::1] *",
+     "animd.example, 10.0.0.5 [fd00::1] *"},
     {"three_dir", "", ""},
 };
 

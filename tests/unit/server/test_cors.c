@@ -251,6 +251,80 @@ START_TEST(test_ws_origin_refused) {
 }
 END_TEST
 
+/* DNS rebinding: a page of evil.test whose name resolves to the daemon is
+ * its own origin there (Origin http://evil.test:8080, Host evil.test:8080)
+ * and got 201, 200, 204 and the upgrade. Such a Host is now 421 on every
+ * path, and its Origin is not the daemon's own; a Host that names the
+ * daemon is served. */
+START_TEST(test_rebinding_host_refused) {
+  mem_server_start();
+  static const char *const requests[] = {
+      "POST /v1/assets HTTP/1.1\r\nHost: evil.test:8080\r\n"
+      "Origin: http://evil.test:8080\r\nContent-Type: application/json\r\n"
+      "Content-Length: 2\r\n\r\n{}",
+      "DELETE /v1/clips/wave HTTP/1.1\r\nHost: evil.test:8080\r\n"
+      "Origin: http://evil.test:8080\r\n\r\n",
+      "OPTIONS /v1/assets HTTP/1.1\r\nHost: evil.test:8080\r\n"
+      "Origin: http://evil.test:8080\r\n"
+      "Access-Control-Request-Method: POST\r\n\r\n",
+      "GET /v1/stream HTTP/1.1\r\nHost: evil.test:8080\r\n"
+      "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Version: 13\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+      "Origin: http://evil.test:8080\r\n\r\n",
+      "GET /v1/assets HTTP/1.1\r\nHost: evil.test:8080\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: evil.test\r\n\r\n",
+  };
+  for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+    mem_answer_t a = ask(requests[i]);
+    char code[64];
+    ck_assert_msg(a.status == 421, "%.40s: %d", requests[i], a.status);
+    ck_assert_str_eq(mem_error_code(&a, code, sizeof code),
+                     "misdirected_request");
+    ck_assert_msg(strncmp(a.head, "HTTP/1.1 421 Misdirected Request\r\n", 34) ==
+                      0,
+                  "%s", a.head);
+    /* Its Origin is no one's own here: no Allow-Origin. */
+    ck_assert_ptr_null(strstr(a.head, "Access-Control-Allow-Origin"));
+    mem_answer_free(&a);
+  }
+  /* Names of the daemon: loopback, with any port, and the configured. */
+  static const char *const hosts[] = {"localhost:8080", "127.0.0.1:1",
+                                      "[::1]:8080", "x"};
+  for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+    char req[256];
+    snprintf(req, sizeof req,
+             "OPTIONS /v1/assets HTTP/1.1\r\nHost: %s\r\n"
+             "Origin: http://%s\r\nAccess-Control-Request-Method: "
+             "POST\r\n\r\n",
+             hosts[i], hosts[i]);
+    mem_answer_t a = ask(req);
+    ck_assert_msg(a.status == 204, "%s: %d", hosts[i], a.status);
+    mem_answer_free(&a);
+  }
+  mem_server_stop();
+}
+END_TEST
+
+/* allowed_hosts names more hosts; its Origin is then the daemon's own. */
+START_TEST(test_allowed_hosts_setting) {
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  snprintf(cfg.allowed_hosts, sizeof cfg.allowed_hosts, "animd.example");
+  mem_server_start_cfg(&cfg);
+  mem_answer_t a = ask("GET /healthz HTTP/1.1\r\nHost: animd.example:8080\r\n"
+                       "Origin: http://animd.example:8080\r\n\r\n");
+  ck_assert_int_eq(a.status, 200);
+  ck_assert_ptr_nonnull(strstr(
+      a.head, "Access-Control-Allow-Origin: http://animd.example:8080\r\n"));
+  mem_answer_free(&a);
+  a = ask("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  ck_assert_int_eq(a.status, 421);
+  mem_answer_free(&a);
+  mem_server_stop();
+}
+END_TEST
+
 Suite *web_cors_suite(void) {
   Suite *s = suite_create("web_cors");
   TCase *tc = tcase_create("policy");
@@ -265,6 +339,8 @@ Suite *web_cors_suite(void) {
   tcase_add_test(th, test_answers_carry_cors);
   tcase_add_test(th, test_star);
   tcase_add_test(th, test_ws_origin_refused);
+  tcase_add_test(th, test_rebinding_host_refused);
+  tcase_add_test(th, test_allowed_hosts_setting);
   suite_add_tcase(s, th);
   return s;
 }

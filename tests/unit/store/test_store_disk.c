@@ -320,6 +320,62 @@ START_TEST(test_cascade_delete_is_all_or_nothing) {
 }
 END_TEST
 
+/* Item 10: the undo of a failed write freed the temp names before reading
+ * them, so the kernel was asked to unlink freed bytes and a temp file
+ * stayed behind. Every final name taken by a directory makes each rename
+ * fail: the upload is refused and nothing of it stays, no temp file nor
+ * commit list. */
+START_TEST(test_failed_write_leaves_no_temp_file) {
+  char first[128], dir[128], path[512];
+  make_temp_dir(first, sizeof first);
+  log_t log = {{0}};
+  store_t *s = open_dir(first, 0, &log);
+  store_ingest_result_t r;
+  fmt_error_t err = {0};
+  ck_assert_int_eq(upload_demo(s, &r, &err), 0);
+  store_ingest_result_free(&r);
+  store_close(s);
+  make_temp_dir(dir, sizeof dir);
+  s = open_dir(dir, 0, &log);
+  DIR *d = opendir(first);
+  struct dirent *e;
+  size_t taken = 0;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    taken++;
+  }
+  closedir(d);
+  ck_assert_uint_eq(taken, 4);
+  ck_assert_int_eq(upload_demo(s, &r, &err), -1);
+  ck_assert_int_eq(err.code, FMT_ERR_IO_ERROR);
+  store_stats_t st;
+  store_stats(s, &st);
+  ck_assert_uint_eq(st.skeletons + st.clips + st.meshes, 0);
+  store_close(s);
+  d = opendir(dir);
+  size_t entries = 0;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    ck_assert_msg(e->d_name[0] != '.' && strncmp(e->d_name, "commit-", 7) != 0,
+                  "left over: %s", e->d_name);
+    entries++;
+  }
+  closedir(d);
+  ck_assert_uint_eq(entries, 4);
+  d = opendir(first);
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    rmdir(path);
+  }
+  closedir(d);
+  remove_dir(dir);
+  remove_dir(first);
+}
+END_TEST
+
 Suite *store_disk_suite(void) {
   Suite *s = suite_create("store_disk");
   TCase *tc = tcase_create("store_disk");
@@ -330,6 +386,7 @@ Suite *store_disk_suite(void) {
   tcase_add_test(tc, test_fifo_is_skipped_unopened);
   tcase_add_test(tc, test_multi_asset_upload_is_all_or_nothing);
   tcase_add_test(tc, test_cascade_delete_is_all_or_nothing);
+  tcase_add_test(tc, test_failed_write_leaves_no_temp_file);
   suite_add_tcase(s, tc);
   return s;
 }

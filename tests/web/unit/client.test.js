@@ -309,6 +309,27 @@ test('streams: play, frames by index, control answers and errors', async () => {
   conn.close();
 });
 
+test('clip events go to onevent, not counted as frames', async () => {
+  FakeSocket.all = [];
+  const a = new Animd({ url: 'http://127.0.0.1:8080', fetch: async () => null, WebSocket: FakeSocket });
+  const conn = a.connect({ reconnect: false });
+  const playing = conn.play({ id: 'w', skeleton: 's', clip: 'c', fps: 30 });
+  await until(() => FakeSocket.all[0] && FakeSocket.all[0].sent.length === 1);
+  const ws = FakeSocket.all[0];
+  ws.reply({ op: 'play', id: 'w', index: 0, layout: 'mat4', joints: 1, duration: 1, fps: 30, speed: 1 });
+  const s = await playing;
+  const events = [];
+  const frames = [];
+  s.onevent = (e) => events.push(e);
+  s.onframe = (f) => frames.push(f.frame);
+  ws.reply({ type: 'event', id: 'w', name: 'step', t: 0.25, frame: 0 });
+  ws.onmessage({ data: streamFrame(0, 1, 0, 0.25, new Array(16).fill(1), 1) });
+  assert.deepEqual(events, [{ type: 'event', id: 'w', name: 'step', t: 0.25, frame: 0 }]);
+  assert.deepEqual(frames, [0]);
+  assert.equal(s.counters.frames, 1);
+  conn.close();
+});
+
 test('reconnect with back-off replays streams from their last clip time', async () => {
   FakeSocket.all = [];
   const statuses = [];

@@ -39,6 +39,8 @@ static const struct {
       "max_skate_ratio", "penetration", "pop", "stretch", "loop", "seam",
       "shell"}},
     {SRV_EP_CLIP_PLOT, {"joints", "channel", "from", "to", "fps"}},
+    {SRV_EP_TEST, {"format"}},
+    {SRV_EP_RETARGET, {NULL}},
 };
 
 START_TEST(test_every_parameter_is_known) {

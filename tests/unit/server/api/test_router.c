@@ -88,7 +88,9 @@ START_TEST(test_every_row_access_class) {
       {SRV_M_GET | SRV_M_HEAD, "/v1/assets", SRV_ACCESS_READ, "assets_list"},
       {SRV_M_POST, "/v1/assets", SRV_ACCESS_WRITE, "assets_upload"},
       {SRV_M_POST, "/v1/solve", SRV_ACCESS_READ, "solve"},
+      {SRV_M_POST, "/v1/test", SRV_ACCESS_READ, "test"},
       {SRV_M_POST, "/v1/compare", SRV_ACCESS_READ, "compare"},
+      {SRV_M_POST, "/v1/retarget", SRV_ACCESS_WRITE, "retarget"},
       {SRV_M_GET, "/v1/stream", SRV_ACCESS_READ, "stream"},
       {SRV_M_GET | SRV_M_HEAD, "/healthz", SRV_ACCESS_OPEN, "healthz"},
       {SRV_M_GET | SRV_M_HEAD, "/metrics", SRV_ACCESS_ADMIN, "metrics"},
@@ -171,7 +173,7 @@ START_TEST(test_write_rows_refuse_a_read_token) {
       ck_assert_int_eq(a.status, 401);
     mem_answer_free(&a);
   }
-  ck_assert_int_eq(writes, 4);
+  ck_assert_int_eq(writes, 5);
   /* With a write token the delete reaches its handler: 404, no refusal. */
   mem_answer_t a = call("DELETE", "/v1/clips/nope", T_WRITE);
   ck_assert_int_eq(a.status, 404);

@@ -175,6 +175,13 @@ START_TEST(test_stream_query_token) {
          "upgrade_required", NULL);
   expect("GET", "/v1/stream?token=wrong", NULL, 401, "unauthorized", INVALID);
   expect("GET", "/v1/stream?token=", NULL, 401, "unauthorized", MISSING);
+  /* A name with a NUL or another control character is refused before any
+   * lookup: "token%00" was taken for "token" (the log's redaction saw
+   * another name and wrote the token out). */
+  expect("GET", "/v1/stream?token%00=" T_READ, NULL, 400, "bad_parameter",
+         NULL);
+  expect("GET", "/v1/pose?clip=wave&t=0&x%0A=1", NULL, 400, "bad_parameter",
+         NULL);
   /* Only on /v1/stream. */
   expect("GET", "/v1/pose?clip=wave&t=0&token=" T_READ, NULL, 401,
          "unauthorized", MISSING);
@@ -316,6 +323,16 @@ START_TEST(test_log_names_tokens_by_hash) {
   ck_assert_str_eq(out, "/v1/stream?a=1&t%6Fken=*&tokens=2&token");
   srv_auth_redact_target("/v1/pose?clip=a&token=s3cret", out, sizeof out);
   ck_assert_str_eq(out, "/v1/pose?clip=a&token=*");
+  /* Names decode as the request's parameters do: "token%00" is looked up
+   * as "token", and a name with a control character is refused, so
+   * neither value is logged. */
+  srv_auth_redact_target("/v1/stream?token%00=s3cret&x=1", out, sizeof out);
+  ck_assert_str_eq(out, "/v1/stream?token%00=*&x=1");
+  srv_auth_redact_target("/v1/stream?tok%6fen%00x=s3cret", out, sizeof out);
+  ck_assert_str_eq(out, "/v1/stream?tok%6fen%00x=*");
+  srv_auth_redact_target("/v1/stream?a%0a=s3cret&t%7f=2&b%20=3", out,
+                         sizeof out);
+  ck_assert_str_eq(out, "/v1/stream?a%0a=*&t%7f=*&b%20=3");
   srv_auth_redact_target("/healthz", out, sizeof out);
   ck_assert_str_eq(out, "/healthz");
   srv_auth_redact_target("/x?token=s3cret", out, 10);

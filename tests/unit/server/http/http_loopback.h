@@ -77,6 +77,8 @@ static inline char *http_loopback_converse(const char *send) {
   snprintf(cfg.listen, sizeof cfg.listen, "127.0.0.1:0");
   cfg.access_log[0] = '\0';
   cfg.workers = 1;
+  /* The tests address this server as "x" (Host: x). */
+  snprintf(cfg.allowed_hosts, sizeof cfg.allowed_hosts, "x");
   char err[256];
   http_loopback_t cl = {.send = send};
   ck_assert_int_eq(srv_server_new(&loop, &cfg, &cl.server, err, sizeof err), 0);

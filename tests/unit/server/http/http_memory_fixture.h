@@ -33,6 +33,9 @@ static inline void mem_server_start_cfg(srv_config_t *cfg) {
   cfg->workers = 1;
   cfg->stream_threads = 1;
   cfg->demo = true;
+  /* The tests address this server as "x" or "h" (Host: x). */
+  if (cfg->allowed_hosts[0] == '\0')
+    snprintf(cfg->allowed_hosts, sizeof cfg->allowed_hosts, "x h");
   char err[256] = "";
   int rc = srv_server_new(&mem_srv.loop, cfg, &mem_srv.server, err, sizeof err);
   ck_assert_msg(rc == 0, "server: %s", err);

@@ -373,7 +373,10 @@ START_TEST(test_upgrade_over_memory_is_refused) {
 }
 END_TEST
 
-/* RFC 9112: what a strict server refuses (and what it refused not). */
+/* RFC 9112: what a strict server refuses (and what it refused not): a
+ * request line without a version or with more after it is 400 (only a
+ * well-formed version this server does not speak is 505), a folded header
+ * line 400. */
 START_TEST(test_strict_http) {
   mem_server_start();
   static const struct {
@@ -386,10 +389,24 @@ START_TEST(test_strict_http) {
       {"GET /healthz HTTP/1.1\r\n: x\r\nHost: x\r\n\r\n", 400, ""},
       {"POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n "
        "chunked\r\n\r\n0\r\n\r\n",
-       400, ""},
+       400, "bad_header"},
       {"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http_version"},
       {"GET /healthz HTTP/1.2\r\nHost: x\r\n\r\n", 505, ""},
       {"GET /healthz HTTP/0.9\r\nHost: x\r\n\r\n", 505, ""},
+      {"GET /healthz\r\nHost: x\r\n\r\n", 400, "bad_http"},
+      {"GET /healthz\r\n\r\n", 400, "bad_http"},
+      {"GET /healthz HTTP/1.1 extra\r\nHost: x\r\n\r\n", 400, "bad_http"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n c\r\n\r\n", 400,
+       "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\tc\r\n\r\n", 400,
+       "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:\r\n c\r\n\r\n", 400,
+       "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:\r\n \r\n\r\n", 400,
+       "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n \r\n\r\n", 400,
+       "bad_header"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:\r\nX-B:  \r\n\r\n", 200, ""},
       {"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 200, ""},
   };
   for (size_t i = 0; i < sizeof strict / sizeof strict[0]; i++) {
@@ -496,6 +513,48 @@ START_TEST(test_time_wrapped_in_double) {
 }
 END_TEST
 
+/* A folded header line (obs-fold) is refused however the bytes arrive:
+ * the line break in one read and the blanks and the rest in the next, the
+ * blanks at a read's start, or an empty value folded; a value split
+ * across reads without a fold is taken. */
+START_TEST(test_folded_header_split_across_reads) {
+  mem_server_start();
+  static const struct {
+    const char *parts[3];
+    int status;
+  } split_folds[] = {
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n", " c\r\n\r\n", ""},
+       400},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n ", " ", "c\r\n\r\n"},
+       400},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:\r\n", "\tc\r\n\r\n", ""},
+       400},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b", " c\r\n\r\n", ""}, 200},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: ", "b\r\n", "\r\n"}, 200},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:\r\n", "\r\n", ""}, 200},
+      {{"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A:", "\r\n\r\n", ""}, 200},
+  };
+  for (size_t i = 0; i < sizeof split_folds / sizeof split_folds[0]; i++) {
+    srv_http_memory_t *m = mem_client();
+    for (int k = 0; k < 3; k++) {
+      const char *part = split_folds[i].parts[k];
+      if (part[0] != '\0') srv_http_memory_send(m, part, strlen(part));
+      mem_run_for(1);
+    }
+    mem_answer_t a;
+    ck_assert(mem_read_answer(m, &a, false));
+    ck_assert_msg(a.status == split_folds[i].status, "case %zu: %d %s", i,
+                  a.status, a.body);
+    char code[64];
+    if (split_folds[i].status == 400)
+      ck_assert_str_eq(mem_error_code(&a, code, sizeof code), "bad_header");
+    mem_answer_free(&a);
+    srv_http_memory_free(m);
+  }
+  mem_server_stop();
+}
+END_TEST
+
 Suite *server_http_memory_suite(void) {
   Suite *s = suite_create("server_http_memory");
   TCase *tc = tcase_create("memory");
@@ -508,6 +567,7 @@ Suite *server_http_memory_suite(void) {
   tcase_add_test(tc, test_inline_and_pool_agree);
   tcase_add_test(tc, test_upgrade_over_memory_is_refused);
   tcase_add_test(tc, test_strict_http);
+  tcase_add_test(tc, test_folded_header_split_across_reads);
   tcase_add_test(tc, test_expect_continue_after_routing);
   tcase_add_test(tc, test_head_of_range_does_no_work);
   tcase_add_test(tc, test_time_wrapped_in_double);

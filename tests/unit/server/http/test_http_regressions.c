@@ -31,12 +31,13 @@ START_TEST(test_status_text_426) {
   static const struct {
     int status;
     const char *text;
-  } known[] = {{101, "Switching Protocols"},   {200, "OK"},
-               {400, "Bad Request"},           {404, "Not Found"},
-               {405, "Method Not Allowed"},    {409, "Conflict"},
-               {413, "Content Too Large"},     {415, "Unsupported Media Type"},
-               {500, "Internal Server Error"}, {501, "Not Implemented"},
-               {503, "Service Unavailable"},   {507, "Insufficient Storage"}};
+  } known[] = {{101, "Switching Protocols"}, {200, "OK"},
+               {400, "Bad Request"},         {404, "Not Found"},
+               {405, "Method Not Allowed"},  {409, "Conflict"},
+               {413, "Content Too Large"},   {415, "Unsupported Media Type"},
+               {421, "Misdirected Request"}, {500, "Internal Server Error"},
+               {501, "Not Implemented"},     {503, "Service Unavailable"},
+               {507, "Insufficient Storage"}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     ck_assert_str_eq(srv_status_text(known[i].status), known[i].text);
 }

@@ -4,8 +4,9 @@
  * split across the two), paced frames with the closed-form poses of the
  * test asset (skinned-mesh frames computed ahead on a worker pool that
  * belongs to another loop), counters published to the creating thread, a
- * close frame with the drain's code, and the client count back to zero
- * when the peer leaves. Every wait is bounded. */
+ * close frame with the drain's code, the client count back to zero when
+ * the peer leaves, and revoked credentials closing their sessions (1008).
+ * Every wait is bounded. */
 #include <check.h>
 #include <errno.h>
 #include <poll.h>
@@ -152,8 +153,9 @@ START_TEST(test_hand_off_play_and_drain) {
       "\"space\":\"local\",\"wrap\":\"clamp\"}",
       frame);
   static const char head[] = "HTTP/1.1 101 Switching Protocols\r\n\r\n";
-  ck_assert_int_eq(
-      srv_ws_loops_hand_off(loops, fds[0], head, sizeof head - 1, frame, 5), 0);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], head, sizeof head - 1,
+                                         frame, 5, NULL),
+                   0);
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 1);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
@@ -206,8 +208,9 @@ START_TEST(test_hand_off_play_and_drain) {
   /* Hand-offs after the drain are refused (and their socket closed). */
   int other[2];
   pair(other);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, other[0], NULL, 0, NULL, 0),
-                   UV_ESHUTDOWN);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, other[0], NULL, 0, NULL, 0, NULL),
+      UV_ESHUTDOWN);
   close(other[1]);
   srv_ws_loops_free(loops);
   close(fds[1]);
@@ -229,8 +232,8 @@ START_TEST(test_peer_leaves) {
         ws_test_client_frame("{\"op\":\"play\",\"id\":1,\"skeleton\":\"line\","
                              "\"clip\":\"slide\",\"fps\":30}",
                              frame);
-    ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n),
-                     0);
+    ck_assert_int_eq(
+        srv_ws_loops_hand_off(loops, fds[i][0], NULL, 0, frame, n, NULL), 0);
   }
   ck_assert_uint_eq(srv_ws_loops_clients(loops), 4);
   for (int i = 0; i < 4; i++) {
@@ -260,7 +263,8 @@ START_TEST(test_free_without_drain) {
   srv_ws_loops_t *loops = start(3);
   int fds[2];
   pair(fds);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, NULL, 0, NULL),
+                   0);
   /* Freeing drains (1001) and waits for the loops: the peer never answers,
    * so the close timeouts end it. */
   srv_ws_loops_free(loops);
@@ -297,7 +301,8 @@ START_TEST(test_mesh_frames_from_the_pool) {
                            "\"clip\":\"slide\",\"fps\":50,"
                            "\"format\":\"bin\",\"wrap\":\"clamp\"}",
                            frame);
-  ck_assert_int_eq(srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n), 0);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, fds[0], NULL, 0, frame, n, NULL), 0);
   peer_t *p = calloc(1, sizeof *p);
   p->fd = fds[1];
   uint8_t op, *data;
@@ -330,6 +335,76 @@ START_TEST(test_mesh_frames_from_the_pool) {
 }
 END_TEST
 
+/* The checker of revocations: only the hash of all 0xbb bytes is in force
+ * (thread-safe: it reads nothing that changes). */
+static bool only_bb(void *arg, const uint8_t hash[SRV_WS_CREDENTIAL_LEN]) {
+  (void)arg;
+  for (size_t i = 0; i < SRV_WS_CREDENTIAL_LEN; i++)
+    if (hash[i] != 0xbb) return false;
+  return true;
+}
+
+/* Revoking a token reaches open sessions: a client admitted with token
+ * aa.. is closed with 1008 once srv_ws_loops_revoke finds it gone, one
+ * with bb.. stays; a socket admitted before the revocation but handed off
+ * after it is checked on arrival and closed before its handshake answer. */
+START_TEST(test_revoke_closes_sessions) {
+  setup();
+  srv_ws_loops_t *loops = start(2);
+  srv_ws_credential_t gone = {.set = true}, kept = {.set = true};
+  memset(gone.hash, 0xaa, sizeof gone.hash);
+  memset(kept.hash, 0xbb, sizeof kept.hash);
+  gone.epoch = kept.epoch = srv_ws_loops_epoch(loops);
+  static const char head[] = "HTTP/1.1 101 Switching Protocols\r\n\r\n";
+  int a[2], b[2];
+  pair(a);
+  pair(b);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, a[0], head, sizeof head - 1, NULL, 0, &gone),
+      0);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, b[0], head, sizeof head - 1, NULL, 0, &kept),
+      0);
+  peer_t *pa = calloc(1, sizeof *pa), *pb = calloc(1, sizeof *pb);
+  pa->fd = a[1];
+  pb->fd = b[1];
+  ck_assert(read_at_least(pa, sizeof head - 1));
+  ck_assert(read_at_least(pb, sizeof head - 1));
+  pa->len = pb->len = 0;
+  srv_ws_loops_revoke(loops, only_bb, NULL);
+  ck_assert_uint_eq(srv_ws_loops_epoch(loops), gone.epoch + 1);
+  uint8_t op, *data;
+  size_t len;
+  ck_assert(next_frame(pa, &op, &data, &len));
+  ck_assert_int_eq(op, 8);
+  ck_assert_uint_ge(len, 2);
+  ck_assert_uint_eq((unsigned)data[0] << 8 | data[1], 1008);
+  ck_assert_int_eq(memcmp(data + 2, "the token was revoked", len - 2), 0);
+  /* The kept one answers a ping: still open. */
+  uint8_t ping[6] = {0x89, 0x80, 1, 2, 3, 4};
+  ck_assert_int_eq(write(b[1], ping, 6), 6);
+  ck_assert(next_frame(pb, &op, &data, &len));
+  ck_assert_int_eq(op, 10);
+  /* Admitted at the old epoch, handed off now: closed unanswered. */
+  int c[2];
+  pair(c);
+  ck_assert_int_eq(
+      srv_ws_loops_hand_off(loops, c[0], head, sizeof head - 1, NULL, 0, &gone),
+      0);
+  char byte;
+  struct pollfd pf = {c[1], POLLIN, 0};
+  ck_assert_int_eq(poll(&pf, 1, 3000), 1);
+  ck_assert_int_eq(read(c[1], &byte, 1), 0);
+  close(c[1]);
+  close(a[1]);
+  close(b[1]);
+  srv_ws_loops_free(loops);
+  free(pa);
+  free(pb);
+  teardown();
+}
+END_TEST
+
 Suite *ws_loops_suite(void) {
   Suite *s = suite_create("ws_loops");
   TCase *tc = tcase_create("core");
@@ -337,6 +412,7 @@ Suite *ws_loops_suite(void) {
   tcase_add_test(tc, test_hand_off_play_and_drain);
   tcase_add_test(tc, test_peer_leaves);
   tcase_add_test(tc, test_free_without_drain);
+  tcase_add_test(tc, test_revoke_closes_sessions);
   tcase_add_test(tc, test_mesh_frames_from_the_pool);
   suite_add_tcase(s, tc);
   return s;
