@@ -206,8 +206,9 @@ START_TEST(test_step_track_and_checks) {
 END_TEST
 
 /* A mesh of more vertices than a morph step (ANIM_MORPH_CHUNK) morphed
- * and skinned in steps, from vertex 7 on, equals the mesh morphed whole
- * (anim_morph_vertices) and built again without targets, then skinned. */
+ * and skinned in steps, from vertex 7 on, with LBS and with DQS, equals
+ * the mesh morphed whole (anim_morph_vertices) and built again without
+ * targets, then skinned. */
 START_TEST(test_chunks) {
   enum { N = 1100 };
   anim_skeleton_t *s = two_joints();
@@ -256,15 +257,25 @@ START_TEST(test_chunks) {
                              .morph_weights = mw,
                              .morph_scratch = scratch,
                              .morph_scratch_count = 6 * ANIM_MORPH_CHUNK};
-  ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
-  job.mesh = flat;
-  job.morph_weights = NULL;
-  job.out_positions = fp;
-  job.out_normals = fn;
-  ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
-  for (size_t i = 0; i < 3 * (N - 7); i++) {
-    ck_assert_float_eq_tol(op[i], fp[i], 1e-6f);
-    ck_assert_float_eq_tol(on[i], fn[i], 1e-6f);
+  static float dqs[2 * ANIM_DQS_SCRATCH_PER_MATRIX];
+  for (int method = ANIM_SKIN_LBS; method <= ANIM_SKIN_DQS; method++) {
+    job.method = (anim_skin_method)method;
+    job.scratch = dqs;
+    job.scratch_count = 2 * ANIM_DQS_SCRATCH_PER_MATRIX;
+    job.mesh = m;
+    job.morph_weights = mw;
+    job.out_positions = op;
+    job.out_normals = on;
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    job.mesh = flat;
+    job.morph_weights = NULL;
+    job.out_positions = fp;
+    job.out_normals = fn;
+    ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
+    for (size_t i = 0; i < 3 * (N - 7); i++) {
+      ck_assert_float_eq_tol(op[i], fp[i], 1e-6f);
+      ck_assert_float_eq_tol(on[i], fn[i], 1e-6f);
+    }
   }
   anim_mesh_free(flat);
   anim_mesh_free(m);
