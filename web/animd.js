@@ -204,14 +204,15 @@ function withSplitViews(f) {
 
 /**
  * Decodes the mesh block of GET /v1/meshes/{id}?format=bin (docs/api.md)
- * at byteOffset of buffer: views of every section, no copies.
+ * at byteOffset of buffer: views of every section, no copies. Layout
+ * version 2 (a mesh with morph targets) adds morphTargets; otherwise null.
  */
 export function decodeMesh(buffer, byteOffset = 0) {
   const dv = new DataView(buffer, byteOffset);
   const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (magic !== 'AMSH') throw new AnimdError('bad_answer', 'not a mesh block (magic ' + magic + ')');
   const version = dv.getUint32(4, true);
-  if (version !== 1) throw new AnimdError('bad_answer', `mesh layout version ${version} is not known`);
+  if (version !== 1 && version !== 2) throw new AnimdError('bad_answer', `mesh layout version ${version} is not known`);
   const u32 = (at) => dv.getUint32(at, true);
   const f32 = (at) => dv.getFloat32(at, true);
   const flags = u32(12), v = u32(16), ni = u32(20), k = u32(24);
@@ -230,7 +231,19 @@ export function decodeMesh(buffer, byteOffset = 0) {
     joints: new Uint16Array(buffer, at(u32(48)), k * v),
     weights: floats(u32(52), k * v),
     indices: flags & 4 ? new Uint32Array(buffer, at(u32(32)), ni) : null,
+    morphTargets: flags & 8 ? morphTargets(buffer, at, u32(88), u32(92), v, flags & 16) : null,
   };
+}
+
+// Version 2's morph targets section (docs/api.md "Morph targets"):
+// {positions: [T views of 3V], normals: [T views] or null, weights}.
+function morphTargets(buffer, at, t, o, v, withNormals) {
+  const view = (i) => new Float32Array(buffer, at(o + 12 * v * i), 3 * v);
+  const positions = [], normals = withNormals ? [] : null;
+  for (let i = 0; i < t; i++) positions.push(view(i));
+  for (let i = 0; withNormals && i < t; i++) normals.push(view(t + i));
+  const weights = new Float32Array(buffer, at(o + 12 * v * t * (withNormals ? 2 : 1)), t);
+  return { positions, normals, weights };
 }
 
 /**

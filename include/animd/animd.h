@@ -17,8 +17,9 @@
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "animd/solve.h"
-#include "animd/retarget.h"
+#include "animd/morph.h"
 #include "animd/ik.h"
+#include "animd/retarget.h"
 
 #define ANIMD_VERSION "0.1.0"
 

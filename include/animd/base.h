@@ -80,6 +80,9 @@ typedef enum anim_simd {
 } anim_simd;
 anim_simd anim_simd_level(void);
 
+/* Most morph targets a mesh or a clip's weight track may have. */
+#define ANIM_MAX_MORPH_TARGETS 256u
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,20 @@ typedef struct anim_raw_track_s {
   const float *bezier;
 } anim_raw_track_t;
 
+/* Morph target weights of one mesh (glTF "weights" channels): n weights
+ * per key, LINEAR, STEP or CUBICSPLINE (per key a1..an, v1..vn, b1..bn:
+ * in-tangents, values, out-tangents). Sampled by anim_weight_track_sample
+ * (animd/morph.h), never by the pose sampler. */
+typedef struct anim_raw_weight_track_s {
+  const char *mesh; /* The mesh's name, not empty. */
+  anim_interp interpolation;
+  uint32_t target_count; /* n, 1..ANIM_MAX_MORPH_TARGETS. */
+  const float *times;    /* key_count entries, strictly increasing, >= 0. */
+  size_t key_count;      /* >= 1. */
+  const float *values;   /* key_count * n, or 3 * key_count * n. */
+  size_t value_count;
+} anim_raw_weight_track_t;
+
 typedef struct anim_raw_clip_s {
   const char *name; /* May be NULL or empty. */
   const anim_raw_track_t *tracks;
@@ -82,6 +96,9 @@ typedef struct anim_raw_clip_s {
   /* 0 means: the latest key time of any track. A larger value extends the
    * clip; a smaller positive one is refused. */
   float duration;
+  /* Morph weight tracks, at most one per mesh name (may be none). */
+  const anim_raw_weight_track_t *weight_tracks;
+  size_t weight_track_count;
   /* Events (markers such as footsteps), in any order; may be NULL when
    * event_count is 0. See anim_event_t for the rules. */
   const struct anim_event_s *events;
@@ -113,6 +130,16 @@ typedef struct anim_track_s {
   const anim_quat_t *squad_controls;
 } anim_track_t;
 
+/* One runtime weight track (keys copied, owned by the clip). */
+typedef struct anim_weight_track_s {
+  const char *mesh;
+  uint8_t interpolation; /* LINEAR, STEP or CUBICSPLINE. */
+  uint32_t target_count;
+  uint32_t key_count;
+  const float *times;
+  const float *values; /* As in the raw form. */
+} anim_weight_track_t;
+
 typedef struct anim_clip_s {
   char *name;           /* Never NULL. */
   float duration;       /* Seconds, >= 0. */
@@ -134,6 +161,11 @@ typedef struct anim_clip_s {
   uint32_t _other_count;
   size_t _bytes; /* The size of the clip's one allocation. */
   anim_allocator_t _alloc;
+  /* public: morph weight tracks in raw order (their own allocation,
+   * _weights_block, counted in _bytes). */
+  uint32_t weight_track_count;
+  anim_weight_track_t *weight_tracks;
+  void *_weights_block;
 } anim_clip_t;
 
 /* Validates raw against skeleton and builds a clip (one block from alloc,
@@ -143,9 +175,11 @@ typedef struct anim_clip_s {
  * precomputed. On failure *out is NULL and err (optional) names the first
  * problem: track (caller order), joint (the track's raw joint index, -1 if
  * out of range), key, component and field ("tracks", "joint", "path",
- * "interpolation", "times", "values", "bezier", "duration", "events"). For
- * "values", component is the offset within the key's floats (so the flat index
- * is key * stride + component, stride = components, or 3 * components for
+ * "interpolation", "times", "values", "bezier", "duration", "events";
+ * weight tracks: "weight_tracks" with track = the weight track's raw
+ * index). For "values", component is the offset within the key's floats
+ * (so the flat index is key * stride + component, stride = components, or
+ * 3 * components for
  * CUBICSPLINE); for "bezier" it is 0..3 (x1, y1, x2, y2). Tracks are
  * checked in caller order, field by field, then duplicate (joint, path)
  * pairs (the later track of the pair is named, field "path"); more tracks

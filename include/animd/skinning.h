@@ -47,6 +47,9 @@ extern "C" {
  * the result (|p'| + 1 for positions; normals are unit length). */
 #define ANIM_EPS_SKIN 1e-4f
 
+/* Vertices a skinning job morphs, then skins, per step (morph_scratch). */
+#define ANIM_MORPH_CHUNK 512u
+
 /* Scratch floats per skinning matrix that a DQS job needs. */
 #define ANIM_DQS_SCRATCH_PER_MATRIX 8
 
@@ -90,6 +93,14 @@ typedef struct anim_raw_mesh_s {
   size_t index_count;
   const float *texcoords; /* 2 per vertex (u, v), or NULL; finite. */
   anim_mesh_material_t material;
+  /* Morph targets (glTF mesh targets), target-major: target i's delta of
+   * vertex v is at (i * vertex_count + v) * 3. target_normals requires
+   * normals (field "targets"). default_weights: target_count weights, or
+   * NULL for zeros. All finite (field "targets" / "weights_default"). */
+  uint32_t target_count; /* 0..ANIM_MAX_MORPH_TARGETS */
+  const float *target_positions;
+  const float *target_normals; /* Or NULL. */
+  const float *default_weights;
 } anim_raw_mesh_t;
 
 typedef struct anim_mesh_s {
@@ -110,6 +121,13 @@ typedef struct anim_mesh_s {
   float *texcoords; /* 2 per vertex, or NULL. */
   /* Strings and image bytes point into the mesh's block. */
   anim_mesh_material_t material;
+  /* Morph targets as in the raw form (NULL when target_count is 0);
+   * target_normals NULL when the targets have no NORMAL deltas. Normal
+   * deltas are added to the stored (unit) normals. */
+  uint32_t target_count;
+  float *target_positions;
+  float *target_normals;
+  float *default_weights; /* target_count entries. */
   /* private */
   anim_allocator_t _alloc;
   void *_block; /* The one allocation holding all of the above. */
@@ -167,6 +185,18 @@ typedef struct anim_skinning_job_s {
    * by run(). */
   float *scratch;
   size_t scratch_count;
+  /* Morph targets (animd/morph.h), applied before skinning as glTF orders
+   * it: with morph_weights (mesh->target_count weights) and a mesh that
+   * has targets, each vertex of the range is first moved to
+   * p + sum_i w_i * dp_i (normals n + sum_i w_i * dn_i) in morph_scratch:
+   * run() morphs and skins ANIM_MORPH_CHUNK vertices at a time (so the
+   * morphed copy is still in cache when it is skinned), and needs 3 floats
+   * (6 when normals are skinned) per vertex of min(range, chunk)
+   * (morph_scratch_count, checked: ANIM_ERR_BUFFER_TOO_SMALL). NULL
+   * weights, or a mesh without targets: plain skinning. */
+  const float *morph_weights;
+  float *morph_scratch;
+  size_t morph_scratch_count;
 } anim_skinning_job_t;
 
 /* ANIM_OK, or: ANIM_ERR_INVALID_ARGUMENT for a NULL job, mesh, matrices or

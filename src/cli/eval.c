@@ -64,16 +64,16 @@ static void usage(FILE *out) {
           "B --fps F)]\n"
           "                  [--method M] [--normals N] [--wrap W] [--format "
           "F]\n"
-          "       animd eval FILE... --retarget BODY|BODY.json\n"
           "       animd eval FILE... --request BODY.json|'{...}'\n"
+          "       animd eval FILE... --retarget BODY|BODY.json\n"
           "\n"
           "Prints what the HTTP API answers for the same query, byte for "
           "byte:\n"
           "list as GET /v1/assets, a pose or range as GET /v1/pose, --mesh "
           "as GET /v1/skin,\n"
-          "--retarget (a JSON body or a file) as POST /v1/retarget,\n"
           "--request as POST /v1/pose with that body (a file, or the JSON "
           "itself).\n"
+          "--retarget (a JSON body or a file) as POST /v1/retarget.\n"
           "FILE is recognized by its content (glTF binary or JSON, native "
           "JSON, BVH, MD5);\n"
           "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
@@ -107,8 +107,8 @@ typedef struct cli_args_s {
   size_t file_count;
   bool list, help;
   const char *type;
-  const char *retarget; /* --retarget BODY|FILE, or NULL. */
   const char *request;  /* --request: a body file or the JSON itself. */
+  const char *retarget; /* --retarget BODY|FILE, or NULL. */
   srv_kv_t params[MAX_OPTIONS];
   unsigned param_count;
 } cli_args_t;
@@ -135,8 +135,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
       continue;
     }
     const char *name = arg + 2;
-    bool known = strcmp(name, "type") == 0 || strcmp(name, "retarget") == 0 ||
-                 strcmp(name, "request") == 0 ||
+    bool known = strcmp(name, "type") == 0 || strcmp(name, "request") == 0 ||
+                 strcmp(name, "retarget") == 0 ||
                  srv_field_find(name, SRV_TAKES_POSE_QUERY |
                                           SRV_TAKES_SKIN_QUERY) != NULL;
     for (size_t k = 0; option_names[k] != NULL && !known; k++)
@@ -155,10 +155,10 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     const char *value = argv[++i];
     if (strcmp(name, "type") == 0) {
       a->type = value;
-    } else if (strcmp(name, "retarget") == 0) {
-      a->retarget = value;
     } else if (strcmp(name, "request") == 0) {
       a->request = value;
+    } else if (strcmp(name, "retarget") == 0) {
+      a->retarget = value;
     } else if (a->param_count < MAX_OPTIONS) {
       a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
     }
@@ -382,10 +382,9 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     usage(out);
     return 0;
   }
-  bool body = a.retarget != NULL || a.request != NULL;
-  if (a.file_count == 0 || (!a.list && a.param_count == 0 && !body) ||
-      (body && (a.list || a.param_count > 0)) ||
-      (a.retarget != NULL && a.request != NULL)) {
+  if (a.file_count == 0 ||
+      (!a.list && a.param_count == 0 && a.request == NULL && !a.retarget) ||
+      (a.request != NULL && (a.list || a.param_count > 0 || a.retarget))) {
     usage(err);
     return 2;
   }
@@ -403,12 +402,11 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     bool mesh = false;
     for (unsigned i = 0; i < a.param_count; i++)
       mesh |= strcmp(a.params[i].name, "mesh") == 0;
-    rc = a.list ? print_list(st, out, err)
-         : a.retarget != NULL
-             ? cli_retarget(st, a.retarget, cfg.max_frames, out, err)
+    rc = a.list              ? print_list(st, out, err)
          : a.request != NULL ? print_request(st, a.request, out, err)
-         : mesh              ? print_skin(st, &query, out, err)
-                             : print_pose(st, &query, out, err);
+         : a.retarget ? cli_retarget(st, a.retarget, cfg.max_frames, out, err)
+         : mesh       ? print_skin(st, &query, out, err)
+                      : print_pose(st, &query, out, err);
   }
   store_close(st);
   return rc == 0 ? 0 : 1;

@@ -13,6 +13,7 @@
 #include "builder.h"
 #include "clip_grid.h"
 #include "clip_interp.h"
+#include "clip_weights.h"
 #include "pose_kernels.h"
 
 #define MAX_KEYS (1u << 26)
@@ -270,6 +271,8 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     const anim_raw_track_t *t = &raw->tracks[i];
     if (t->times[t->key_count - 1] > last) last = t->times[t->key_count - 1];
   }
+  anim_result wr = anim__weight_tracks_check(raw, &last, err);
+  if (wr != ANIM_OK) return wr;
   if (raw->duration > 0.f && raw->duration < last)
     return builder_fail(err, ANIM_ERR_INVALID_ARGUMENT, "duration", -1, -1, -1,
                         "duration %g is before the last key (%g)",
@@ -454,6 +457,11 @@ anim_result anim_clip_build(const anim_raw_clip_t *raw,
     }
   }
   builder_free(&alloc, (void *)sorted);
+  res = anim__weight_tracks_copy(raw, &alloc, c, err);
+  if (res != ANIM_OK) {
+    builder_free(&alloc, c);
+    return res;
+  }
   *out = c;
   return ANIM_OK;
 
@@ -466,6 +474,7 @@ fail:
 void anim_clip_free(anim_clip_t *clip) {
   if (clip == NULL) return;
   anim_allocator_t a = clip->_alloc;
+  builder_free(&a, clip->_weights_block);
   builder_free(&a, clip);
 }
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "animd/morph.h"
 #include "skinning_internal.h"
 
 /* ---- validate and dispatch ----------------------------------------------- */
@@ -49,6 +50,12 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
       (!job->scratch || job->scratch_count < (size_t)m->joint_count *
                                                  ANIM_DQS_SCRATCH_PER_MATRIX))
     return ANIM_ERR_BUFFER_TOO_SMALL;
+  const size_t morph_need =
+      (size_t)(count < ANIM_MORPH_CHUNK ? count : ANIM_MORPH_CHUNK) *
+      (job->normals != ANIM_NORMALS_NONE ? 6u : 3u);
+  if (job->morph_weights != NULL && m->target_count > 0 &&
+      (!job->morph_scratch || job->morph_scratch_count < morph_need))
+    return ANIM_ERR_BUFFER_TOO_SMALL;
   return ANIM_OK;
 }
 
@@ -83,6 +90,37 @@ static void skin_lbs_simd(const anim_skinning_job_t *job, uint32_t count,
     anim__skin_lbs_avx2(job, job->first_vertex, count);
 }
 
+/* The job over vertices [job->first_vertex + at, ... + count) morphed
+ * into the job's morph scratch (positions, then normals): a view of them
+ * that the kernels skin as any mesh, writing at offset at of the job's
+ * outputs. */
+static anim_skinning_job_t morphed(const anim_skinning_job_t *job, uint32_t at,
+                                   uint32_t count, anim_mesh_t *view) {
+  const anim_mesh_t *m = job->mesh;
+  const size_t first = (size_t)job->first_vertex + at;
+  float *pos = job->morph_scratch;
+  float *nrm =
+      job->normals != ANIM_NORMALS_NONE ? pos + 3u * (size_t)count : NULL;
+  anim_morph_vertices(m, job->morph_weights, (uint32_t)first, count, pos, nrm);
+  *view = *m;
+  view->vertex_count = count;
+  view->positions = pos;
+  view->normals = nrm;
+  view->joints = m->joints + first * m->influences;
+  view->weights = m->weights + first * m->influences;
+  view->target_count = 0;
+  anim_skinning_job_t j = *job;
+  j.mesh = view;
+  j.first_vertex = 0;
+  j.vertex_count = count;
+  j.out_positions = job->out_positions + 3u * (size_t)at;
+  j.out_positions_count = 0;
+  j.out_normals = nrm ? job->out_normals + 3u * (size_t)at : NULL;
+  j.out_normals_count = 0;
+  j.morph_weights = NULL;
+  return j;
+}
+
 anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
                                        anim__isa isa) {
   anim_result r = anim_skinning_job_validate(job);
@@ -90,6 +128,17 @@ anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
   uint32_t count = 0;
   range_of(job, &count);
   if (count == 0) return ANIM_OK;
+  if (job->morph_weights != NULL && job->mesh->target_count > 0) {
+    for (uint32_t at = 0; at < count; at += ANIM_MORPH_CHUNK) {
+      anim_mesh_t view;
+      uint32_t n =
+          count - at < ANIM_MORPH_CHUNK ? count - at : ANIM_MORPH_CHUNK;
+      anim_skinning_job_t part = morphed(job, at, n, &view);
+      r = anim__skinning_job_run_isa(&part, isa);
+      if (r != ANIM_OK) return r;
+    }
+    return ANIM_OK;
+  }
   isa = anim__isa_cap(isa);
   if (job->method == ANIM_SKIN_DQS)
     anim__skin_dqs(job, job->first_vertex, count, isa);

@@ -44,6 +44,36 @@ static anim_result fail(anim_build_error_t *err, anim_result code,
 
 /* ---- validation ---------------------------------------------------------- */
 
+/* Morph targets: a count within bounds, position deltas given, normal
+ * deltas only beside normals, every number finite (key = target). */
+static anim_result check_targets(const anim_raw_mesh_t *raw,
+                                 anim_build_error_t *err) {
+  const uint32_t t = raw->target_count;
+  if (t == 0) return ANIM_OK;
+  if (t > ANIM_MAX_MORPH_TARGETS)
+    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "targets", -1, -1, -1,
+                "a mesh may have 1 to 256 morph targets");
+  if (!raw->target_positions)
+    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "targets", -1, -1, -1,
+                "morph target positions are missing");
+  if (raw->target_normals && !raw->normals)
+    return fail(err, ANIM_ERR_INVALID_ARGUMENT, "targets", -1, -1, -1,
+                "morph target normals on a mesh without normals");
+  const size_t per = 3 * raw->vertex_count;
+  for (uint32_t i = 0; i < t; i++)
+    for (size_t e = 0; e < per; e++)
+      if (!isfinite(raw->target_positions[i * per + e]) ||
+          (raw->target_normals && !isfinite(raw->target_normals[i * per + e])))
+        return fail(err, ANIM_ERR_NOT_FINITE, "targets", (int64_t)i,
+                    (int32_t)(e % 3), -1, "morph target delta is not finite");
+  if (raw->default_weights)
+    for (uint32_t i = 0; i < t; i++)
+      if (!isfinite(raw->default_weights[i]))
+        return fail(err, ANIM_ERR_NOT_FINITE, "weights_default", (int64_t)i, -1,
+                    -1, "default morph weight is not finite");
+  return ANIM_OK;
+}
+
 static anim_result check_raw(const anim_raw_mesh_t *raw,
                              const anim_skeleton_t *skel, uint32_t k,
                              anim_build_error_t *err) {
@@ -96,7 +126,7 @@ static anim_result check_raw(const anim_raw_mesh_t *raw,
   if (raw->material.image_size > 0 && !raw->material.image)
     return fail(err, ANIM_ERR_INVALID_ARGUMENT, "material", -1, -1, -1,
                 "image bytes are missing");
-  return ANIM_OK;
+  return check_targets(raw, err);
 }
 
 /* ---- influences ---------------------------------------------------------- */
@@ -227,7 +257,12 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
   size_t end_i = off_i + raw->index_count * sizeof(uint32_t);
   size_t off_uv = raw->texcoords ? align_up(end_i) : end_i;
   size_t off_mat = off_uv + (raw->texcoords ? n * 2 * sizeof(float) : 0);
-  size_t total = off_mat + material_size(&raw->material);
+  const size_t nt = raw->target_count, tfloats = nt * n * 3;
+  size_t off_tp = align_up(off_mat + material_size(&raw->material));
+  size_t off_tn = off_tp + tfloats * sizeof(float);
+  size_t off_tw = off_tn + (raw->target_normals ? tfloats * sizeof(float) : 0);
+  size_t total = nt > 0 ? off_tw + nt * sizeof(float)
+                        : off_mat + material_size(&raw->material);
 
   /* The streams sit on MESH_ALIGN boundaries whatever alignment the
    * allocator gives; the header sits at the aligned start and _block keeps
@@ -275,6 +310,19 @@ anim_result anim_mesh_build(const anim_raw_mesh_t *raw,
     memcpy(m->texcoords, raw->texcoords, n * 2 * sizeof(float));
   }
   copy_material(&m->material, &raw->material, base + off_mat);
+  if (nt > 0) {
+    m->target_count = (uint32_t)nt;
+    m->target_positions = (float *)(base + off_tp);
+    memcpy(m->target_positions, raw->target_positions, tfloats * sizeof(float));
+    if (raw->target_normals) {
+      m->target_normals = (float *)(base + off_tn);
+      memcpy(m->target_normals, raw->target_normals, tfloats * sizeof(float));
+    }
+    m->default_weights = (float *)(base + off_tw);
+    for (size_t i = 0; i < nt; i++)
+      m->default_weights[i] =
+          raw->default_weights ? raw->default_weights[i] : 0.0f;
+  }
   *out = m;
   return ANIM_OK;
 }

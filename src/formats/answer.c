@@ -130,6 +130,15 @@ int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   } else {
     strided(b, "matrices", a->data, n, 16, 16);
   }
+  if (a->morph_count > 0) fmt_buf_puts(b, ",\"morph_weights\":[");
+  for (size_t i = 0; i < a->morph_count; i++) {
+    fmt_buf_puts(b, i ? ",{\"mesh\":" : "{\"mesh\":");
+    fmt_buf_json_string(b, a->morph[i].mesh);
+    fmt_buf_puts(b, ",\"values\":");
+    fmt_buf_float_array(b, a->morph[i].values, a->morph[i].count);
+    fmt_buf_putc(b, '}');
+  }
+  if (a->morph_count > 0) fmt_buf_putc(b, ']');
   if (a->more != NULL) a->more(b, a->more_arg);
   fmt_buf_putc(b, '}');
   return done(b);

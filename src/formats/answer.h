@@ -48,6 +48,13 @@ typedef struct fmt_asset_names_s {
   const char *mesh_id, *mesh_name;
 } fmt_asset_names_t;
 
+/* One mesh's morph weights in an answer. */
+typedef struct fmt_morph_weights_s {
+  const char *mesh;
+  const float *values;
+  uint32_t count;
+} fmt_morph_weights_t;
+
 /* The clip events a range frame lists, as "events" after the ids (none
  * printed when count is 0): events[index[i]] for i < count (events is the
  * clip's sorted array, animd/events.h says which a frame crosses). */
@@ -70,12 +77,16 @@ typedef struct fmt_pose_answer_s {
   /* 10 * joint_count floats (local, trs10) or 16 * joint_count (model,
    * skin), caller order. */
   const float *data;
-  fmt_asset_names_t ids;     /* Optional (zero: none printed). */
-  fmt_frame_events_t events; /* A range frame's (zero: none printed). */
+  fmt_asset_names_t ids; /* Optional (zero: none printed). */
+  /* Printed last as "morph_weights": [{"mesh", "values"}] when
+   * morph_count > 0. */
+  const fmt_morph_weights_t *morph;
+  size_t morph_count;
   /* Optional: prints more members (",\"name\":value"...) before the
    * closing brace, with more_arg. */
   void (*more)(fmt_buf_t *b, const void *more_arg);
   const void *more_arg;
+  fmt_frame_events_t events; /* A range frame's (zero: none printed). */
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
@@ -87,12 +98,12 @@ typedef struct fmt_skin_answer_s {
   float t;
   int64_t frame; /* -1 for none. */
   uint32_t vertex_count;
-  const float *positions;    /* 3 * vertex_count. */
-  const float *normals;      /* 3 * vertex_count, or NULL. */
-  fmt_asset_names_t ids;     /* Optional (zero: none printed). */
-  fmt_frame_events_t events; /* As in fmt_pose_answer_t. */
+  const float *positions; /* 3 * vertex_count. */
+  const float *normals;   /* 3 * vertex_count, or NULL. */
+  fmt_asset_names_t ids;  /* Optional (zero: none printed). */
   void (*more)(fmt_buf_t *b, const void *more_arg); /* As for poses. */
   const void *more_arg;
+  fmt_frame_events_t events; /* As in fmt_pose_answer_t. */
 } fmt_skin_answer_t;
 
 int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);

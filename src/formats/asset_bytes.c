@@ -101,9 +101,20 @@ size_t fmt_raw_clip_bytes(const anim_raw_clip_t *raw,
   size_t events = 16 + raw->event_count * sizeof(anim_event_t);
   for (size_t i = 0; raw->events != NULL && i < raw->event_count; i++)
     events += (raw->events[i].name ? strlen(raw->events[i].name) : 0) + 1;
+  /* Weight tracks: their own block (core/clip_weights.c). */
+  size_t weights =
+      raw->weight_track_count > 0
+          ? FMT_BLOCK_OVERHEAD + 16 +
+                raw->weight_track_count * (sizeof(anim_weight_track_t) + 32)
+          : 0;
+  for (size_t i = 0; i < raw->weight_track_count; i++) {
+    const anim_raw_weight_track_t *w = &raw->weight_tracks[i];
+    weights +=
+        strlen(w->mesh) + (w->key_count + w->value_count) * sizeof(float);
+  }
   return clip_block(skeleton->joint_count, raw->track_count, &c,
                     raw->name ? strlen(raw->name) : 0) +
-         events + grid_bound(raw) + 5 * 48;
+         events + grid_bound(raw) + 5 * 48 + weights;
 }
 
 size_t fmt_clip_bytes(const anim_clip_t *clip) {
@@ -127,7 +138,7 @@ static size_t material_bytes(const anim_mesh_material_t *m) {
 
 static size_t mesh_block(size_t n, size_t influences, bool normals,
                          size_t name_len, size_t indices, bool texcoords,
-                         size_t material) {
+                         size_t material, size_t targets, bool target_normals) {
   size_t slots = influences <= 4 ? 4 : 8;
   size_t off = align_to(sizeof(anim_mesh_t), MESH_ALIGN);
   off = align_to(off + name_len + 1, MESH_ALIGN);
@@ -137,18 +148,25 @@ static size_t mesh_block(size_t n, size_t influences, bool normals,
   off = align_to(off + n * slots * sizeof(uint16_t), MESH_ALIGN);
   off += indices * sizeof(uint32_t);
   if (texcoords) off = align_to(off, MESH_ALIGN) + n * 2 * sizeof(float);
-  return off + material + MESH_ALIGN - 1 + FMT_BLOCK_OVERHEAD;
+  off += material;
+  if (targets > 0)
+    off = align_to(off, MESH_ALIGN) +
+          targets * (n * 3 * sizeof(float) * (target_normals ? 2 : 1) +
+                     sizeof(float));
+  return off + MESH_ALIGN - 1 + FMT_BLOCK_OVERHEAD;
 }
 
 size_t fmt_raw_mesh_bytes(const anim_raw_mesh_t *raw) {
   return mesh_block(raw->vertex_count, raw->influences ? raw->influences : 4,
                     raw->normals != NULL, raw->name ? strlen(raw->name) : 0,
                     raw->index_count, raw->texcoords != NULL,
-                    material_bytes(&raw->material));
+                    material_bytes(&raw->material), raw->target_count,
+                    raw->target_normals != NULL);
 }
 
 size_t fmt_mesh_bytes(const anim_mesh_t *m) {
   return mesh_block(m->vertex_count, m->influences, m->normals != NULL,
                     m->name ? strlen(m->name) : 0, m->index_count,
-                    m->texcoords != NULL, material_bytes(&m->material));
+                    m->texcoords != NULL, material_bytes(&m->material),
+                    m->target_count, m->target_normals != NULL);
 }

@@ -4,8 +4,10 @@
  * or base64 data: URIs; any other URI is refused, nothing is read by
  * name), the node tree (single parents, no cycles, local TRS with matrices
  * decomposed), one skeleton per skin, one clip per (animation, skeleton it
- * touches) and one mesh per skinned primitive. A file without skins gets a
- * single skeleton of all its nodes so node animation still imports.
+ * touches, with the weight tracks of the morphed meshes of its nodes) and
+ * one mesh per skinned or morphed primitive (meshes before clips, so a
+ * "weights" channel finds the meshes its node instances). A file without skins
+ * gets a single skeleton of all its nodes so node animation still imports.
  *
  * Key design choice: model space must equal glTF scene space. Non-joint
  * nodes between a joint and its nearest joint ancestor (an armature node, a
@@ -580,19 +582,71 @@ static void fold_values(const gl_fold_t *f, gl_path path, bool cubic, float *v,
   }
 }
 
-static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
-                      size_t nh, float **times, size_t *tn, float duration) {
+/* The weight tracks of one skeleton's clip: channel ch of each hit
+ * (skel, joint = index into c->morphs). */
+static int weight_tracks(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *w,
+                         size_t nw, float **times, size_t *tn,
+                         anim_raw_weight_track_t *wt, float **wvals) {
   json_t *chs = json_object_get(an, "channels");
   json_t *sms = json_object_get(an, "samplers");
-  anim_raw_track_t *tr = calloc(nh, sizeof *tr);
-  float **vals = calloc(nh, sizeof *vals);
+  for (size_t i = 0; i < nw; i++) {
+    json_t *ch = json_array_get(chs, w[i].ch);
+    size_t s = (size_t)json_integer_value(json_object_get(ch, "sampler"));
+    json_t *sm = json_array_get(sms, s);
+    const char *ip = json_string_value(json_object_get(sm, "interpolation"));
+    bool cubic = ip && !strcmp(ip, "CUBICSPLINE");
+    char at[96];
+    if (sampler_times(c, a, sms, s, times, tn)) return -1;
+    snprintf(at, sizeof at, "animations[%zu].samplers[%zu].output", a, s);
+    size_t out = (size_t)json_integer_value(json_object_get(sm, "output"));
+    const anim_mesh_t *mesh = c->out->meshes[c->morphs[w[i].joint].mesh].mesh;
+    size_t nv, n = mesh->target_count, per = (cubic ? 3 : 1) * n;
+    if (fmt__gl_acc_floats(c, out, at, 1, TM_FLOAT | TM_NORM, &wvals[i], &nv))
+      return -1;
+    if (nv != per * tn[s])
+      return fmt_fail(c->err, FMT_ERR_VALUE_COUNT, at,
+                      "%s: %zu weights for %zu key times and %zu morph "
+                      "targets (%s)",
+                      at, nv, tn[s], n,
+                      cubic ? "CUBICSPLINE needs 3 per target per key"
+                            : "1 per target per key expected");
+    c->total_keys += tn[s];
+    if (c->total_keys > fmt__max_keys(c->opts))
+      return fmt_fail(c->err, FMT_ERR_TOO_MANY_KEYS, at,
+                      "%s: the upload holds more than %zu keys", at,
+                      fmt__max_keys(c->opts));
+    wt[i] = (anim_raw_weight_track_t){
+        .mesh = mesh->name,
+        .interpolation = cubic                         ? ANIM_INTERP_CUBICSPLINE
+                         : (ip && !strcmp(ip, "STEP")) ? ANIM_INTERP_STEP
+                                                       : ANIM_INTERP_LINEAR,
+        .target_count = (uint32_t)n,
+        .times = times[s],
+        .key_count = tn[s],
+        .values = wvals[i],
+        .value_count = nv};
+  }
+  return 0;
+}
+
+/* One clip of skeleton skel: joint tracks h (nh), weight tracks w (nw). */
+static int build_clip(gl_ctx_t *c, size_t a, json_t *an, uint32_t skel,
+                      const gl_hit_t *h, size_t nh, const gl_hit_t *w,
+                      size_t nw, float **times, size_t *tn, float duration) {
+  json_t *chs = json_object_get(an, "channels");
+  json_t *sms = json_object_get(an, "samplers");
+  anim_raw_track_t *tr = calloc(nh + 1, sizeof *tr);
+  float **vals = calloc(nh + 1, sizeof *vals);
+  anim_raw_weight_track_t *wt = calloc(nw + 1, sizeof *wt);
+  float **wvals = calloc(nw + 1, sizeof *wvals);
   anim_event_t *events = NULL;
   size_t event_count = 0;
   int rc = -1;
-  if (!tr || !vals) {
+  if (!tr || !vals || !wt || !wvals) {
     fmt__nomem(c->err, "animations");
     goto done;
   }
+  if (weight_tracks(c, a, an, w, nw, times, tn, wt, wvals)) goto done;
   for (size_t i = 0; i < nh; i++) {
     json_t *ch = json_array_get(chs, h[i].ch);
     size_t s = (size_t)json_integer_value(json_object_get(ch, "sampler"));
@@ -650,6 +704,8 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   anim_raw_clip_t raw = {.name = nm && nm[0] ? nm : dflt,
                          .tracks = tr,
                          .track_count = nh,
+                         .weight_tracks = wt,
+                         .weight_track_count = nw,
                          .duration = duration,
                          .events = events,
                          .event_count = event_count};
@@ -657,13 +713,16 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
   if (fmt__charge(c->out, c->opts,
-                  fmt_raw_clip_bytes(&raw, c->out->skeletons[h[0].skel]),
-                  c->err, atf(c, "animations[%zu]", a)))
+                  fmt_raw_clip_bytes(&raw, c->out->skeletons[skel]), c->err,
+                  atf(c, "animations[%zu]", a)))
     goto done;
   anim_result r =
-      anim_clip_build(&raw, c->out->skeletons[h[0].skel], NULL, &clip, &be);
+      anim_clip_build(&raw, c->out->skeletons[skel], NULL, &clip, &be);
   if (r != ANIM_OK) {
-    if (be.field && strcmp(be.field, "events") == 0)
+    if (be.field && !strcmp(be.field, "weight_tracks") && be.track >= 0 &&
+        (size_t)be.track < nw)
+      atf(c, "animations[%zu].channels[%u]", a, w[be.track].ch);
+    else if (be.field && strcmp(be.field, "events") == 0)
       fmt__events_build_at(&be, events_at, c->at, sizeof c->at);
     else if (be.track >= 0 && (size_t)be.track < nh)
       atf(c, "animations[%zu].channels[%u]", a, h[be.track].ch);
@@ -672,15 +731,32 @@ static int build_clip(gl_ctx_t *c, size_t a, json_t *an, const gl_hit_t *h,
     fmt__build_fail(c->err, c->at, &be, r);
     goto done;
   }
-  if (fmt__push_clip(c->out, clip, h[0].skel, c->err)) goto done;
+  if (fmt__push_clip(c->out, clip, skel, c->err)) goto done;
   rc = 0;
 done:
   if (vals)
     for (size_t i = 0; i < nh; i++) free(vals[i]);
+  if (wvals)
+    for (size_t i = 0; i < nw; i++) free(wvals[i]);
   free(vals);
   free(tr);
+  free(wvals);
+  free(wt);
   free(events);
   return rc;
+}
+
+/* Appends a hit to *hits (capacity *cap). */
+static int push_hit(gl_hit_t **hits, size_t *n, size_t *cap, gl_hit_t h) {
+  if (*n == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 64;
+    gl_hit_t *g = realloc(*hits, ncap * sizeof *g);
+    if (g == NULL) return -1;
+    *hits = g;
+    *cap = ncap;
+  }
+  (*hits)[(*n)++] = h;
+  return 0;
 }
 
 static int load_clips(gl_ctx_t *c) {
@@ -689,8 +765,8 @@ static int load_clips(gl_ctx_t *c) {
     json_t *chs = json_object_get(an, "channels");
     json_t *sms = json_object_get(an, "samplers");
     size_t nch = json_array_size(chs), nsm = json_array_size(sms), nh = 0,
-           cap = 0, dropped = 0;
-    gl_hit_t *hits = NULL;
+           cap = 0, nw = 0, wcap = 0, dropped = 0;
+    gl_hit_t *hits = NULL, *whits = NULL;
     float **times = calloc(nsm ? nsm : 1, sizeof *times);
     size_t *tn = calloc(nsm ? nsm : 1, sizeof *tn);
     int rc = 0;
@@ -705,48 +781,57 @@ static int load_clips(gl_ctx_t *c) {
       if (tn[s] > 0 && times[s][tn[s] - 1] > duration)
         duration = times[s][tn[s] - 1];
       gl_path path = channel_path(ch);
-      if (path == GP_W) {
-        dropped++;
-        continue;
-      }
       uint32_t nd = (uint32_t)json_integer_value(node);
       bool any = false;
-      for (size_t e = nj_lower(c, nd); e < c->nnj && c->nj[e].node == nd; e++) {
-        if (nh == cap) {
-          size_t ncap = cap ? cap * 2 : 64;
-          gl_hit_t *g = realloc(hits, ncap * sizeof *g);
-          if (g == NULL) {
+      if (path == GP_W) {
+        for (size_t e = 0; e < c->nmorphs && rc == 0; e++) {
+          if (c->morphs[e].node != nd) continue;
+          if (push_hit(&whits, &nw, &wcap,
+                       (gl_hit_t){c->morphs[e].skel, (uint32_t)e, (uint32_t)k}))
             rc = fmt__nomem(c->err, "animations");
-            break;
-          }
-          hits = g;
-          cap = ncap;
+          any = true;
         }
-        hits[nh++] = (gl_hit_t){c->nj[e].skel, c->nj[e].joint, (uint32_t)k};
+        if (!any) dropped++;
+        continue;
+      }
+      for (size_t e = nj_lower(c, nd); e < c->nnj && c->nj[e].node == nd; e++) {
+        if (push_hit(&hits, &nh, &cap,
+                     (gl_hit_t){c->nj[e].skel, c->nj[e].joint, (uint32_t)k})) {
+          rc = fmt__nomem(c->err, "animations");
+          break;
+        }
         any = true;
       }
       if (!any) dropped++;
     }
-    if (rc == 0 && nh > 0) {
+    if (rc == 0 && (nh > 0 || nw > 0)) {
       qsort(hits, nh, sizeof *hits, cmp_hit);
-      for (size_t i = 0; i < nh && rc == 0;) {
-        size_t j = i;
-        while (j < nh && hits[j].skel == hits[i].skel) j++;
-        rc = build_clip(c, a, an, hits + i, j - i, times, tn, duration);
+      qsort(whits, nw, sizeof *whits, cmp_hit);
+      size_t i = 0, wi = 0;
+      while (rc == 0 && (i < nh || wi < nw)) {
+        uint32_t skel = i < nh && (wi >= nw || hits[i].skel <= whits[wi].skel)
+                            ? hits[i].skel
+                            : whits[wi].skel;
+        size_t j = i, wj = wi;
+        while (j < nh && hits[j].skel == skel) j++;
+        while (wj < nw && whits[wj].skel == skel) wj++;
+        rc = build_clip(c, a, an, skel, hits + i, j - i, whits + wi, wj - wi,
+                        times, tn, duration);
         i = j;
+        wi = wj;
       }
     }
     if (rc == 0 && dropped > 0 &&
         fmt_bundle_warn(c->out,
-                        "animations[%zu]: %zu channels move no joint (morph "
-                        "weights or nodes outside every skeleton) and were "
-                        "left out",
+                        "animations[%zu]: %zu channels move no joint or "
+                        "imported morphed mesh and were left out",
                         a, dropped))
       rc = fmt__nomem(c->err, "animations");
     for (size_t s = 0; times && s < nsm; s++) free(times[s]);
     free(times);
     free(tn);
     free(hits);
+    free(whits);
     if (rc) return -1;
   }
   return 0;
@@ -833,7 +918,7 @@ int fmt_decode_gltf(const void *body, size_t len, bool binary,
   }
   if (check_document(&c) || fmt__gl_load_buffers(&c, binary) ||
       load_nodes(&c) || scan_animations(&c) || load_skeletons(&c) ||
-      load_clips(&c) || fmt__gl_load_meshes(&c))
+      fmt__gl_load_meshes(&c) || load_clips(&c))
     goto done;
   if (out->skeleton_count == 0) {
     bad(&c, FMT_ERR_EMPTY, "nodes", "the file holds no node to import");
@@ -856,6 +941,7 @@ done:
   }
   free(c.skels);
   free(c.nj);
+  free(c.morphs);
   json_decref(c.root);
   return rc;
 }

@@ -66,6 +66,12 @@ typedef struct gl_skel_s {
   gl_fold_t *fold; /* joint -> fold */
 } gl_skel_t;
 
+/* A mesh with morph targets: the node that instances it, the bundle mesh
+ * built from one of its primitives, and that mesh's skeleton. */
+typedef struct gl_morph_s {
+  uint32_t node, mesh, skel;
+} gl_morph_t;
+
 /* (node, skeleton, joint): which joints a node is, sorted by node. */
 typedef struct gl_nj_s {
   uint32_t node, skel, joint;
@@ -91,6 +97,8 @@ typedef struct gl_ctx_s {
   size_t nskels;
   gl_nj_t *nj;
   size_t nnj;
+  gl_morph_t *morphs; /* Meshes with targets, in build order. */
+  size_t nmorphs;
   size_t total_keys, total_vertices, total_joints, walk_steps;
   size_t read_bytes, read_max; /* Accessor data decoded, and its bound. */
   char at[256];                /* Scratch for error paths. */
@@ -232,7 +240,10 @@ void fmt__gl_material_free(gl_material_t *m);
 
 /* ---- gltf_mesh.c --------------------------------------------------------- */
 
-/* One mesh per primitive of every node with both a mesh and a skin. */
+/* One mesh per primitive of every node with both a mesh and a skin, and
+ * of every node with a mesh with morph targets and no skin that is a
+ * joint with an identity inverse bind matrix (bound to it rigidly).
+ * Meshes with targets are listed in c->morphs. */
 int fmt__gl_load_meshes(gl_ctx_t *c);
 
 #endif

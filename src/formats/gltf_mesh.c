@@ -1,5 +1,6 @@
 /* formats: glTF skinned meshes: one mesh per primitive of every node that
- * has a mesh and a skin.
+ * has a mesh and a skin, and of a node with a morphed mesh and no skin
+ * (bound rigidly to the node's joint).
  *
  * POSITION, optional NORMAL, optional TEXCOORD_0 (float, or normalized
  * u8/u16 decoded as c / 255 or c / 65535, as the glTF 2.0 spec allows),
@@ -9,7 +10,8 @@
  * sum (the core renormalizes them); triangle list indices are kept, and
  * the material's base-color texture (gltf_material.c). A primitive without
  * NORMAL gets area-weighted vertex normals, with a warning. Names are
- * unique within a skeleton. */
+ * unique within a skeleton. Morph targets (POSITION and NORMAL deltas,
+ * float or normalized) and the mesh's default weights are kept. */
 #include <stdlib.h>
 
 #include "formats/gltf_internal.h"
@@ -45,8 +47,61 @@ static bool mesh_name_taken(const gl_ctx_t *c, uint32_t skel,
   return false;
 }
 
+/* The morph targets of a primitive of nv vertices: POSITION and NORMAL
+ * deltas (absent: zero), target-major, into *tp and *tn (NULL when no
+ * target has NORMAL), and the mesh's default weights into *dw; *nt = 0
+ * without targets. */
+static int load_targets(gl_ctx_t *c, json_t *mesh, json_t *prim,
+                        const char *pat, size_t nv, size_t *nt, float **tp,
+                        float **tn, float **dw) {
+  json_t *targets;
+  *nt = 0;
+  if (get_array(c, prim, "targets", &targets, nt, atf(c, "%s.targets", pat)))
+    return -1;
+  if (*nt == 0) return 0;
+  if (*nt > ANIM_MAX_MORPH_TARGETS)
+    return bad(c, FMT_ERR_BAD_VALUE, atf(c, "%s.targets", pat),
+               "at most 256 morph targets");
+  *tp = calloc(*nt * nv * 3, sizeof **tp);
+  *dw = calloc(*nt, sizeof **dw);
+  if (!*tp || !*dw) return fmt__nomem(c->err, pat);
+  static const char *const keys[2] = {"POSITION", "NORMAL"};
+  for (size_t i = 0; i < *nt; i++) {
+    json_t *t = json_array_get(targets, i);
+    if (!json_is_object(t))
+      return bad(c, FMT_ERR_BAD_TYPE, atf(c, "%s.targets[%zu]", pat, i),
+                 "not an object");
+    for (int k = 0; k < 2; k++) {
+      char at[128];
+      snprintf(at, sizeof at, "%s.targets[%zu].%s", pat, i, keys[k]);
+      int64_t acc;
+      if (get_index(c, t, keys[k], c->naccessors, false, &acc, at)) return -1;
+      if (acc < 0) continue;
+      float **dst = k == 0 ? tp : tn;
+      if (*dst == NULL && (*dst = calloc(*nt * nv * 3, sizeof **dst)) == NULL)
+        return fmt__nomem(c->err, pat);
+      float *d = NULL;
+      size_t n = 0;
+      if (fmt__gl_acc_floats(c, (size_t)acc, at, 3, TM_FLOAT | TM_NORM, &d, &n))
+        return -1;
+      if (n != nv) {
+        free(d);
+        return fmt_fail(c->err, FMT_ERR_COUNT_MISMATCH, at,
+                        "%s: %zu deltas for %zu positions", at, n, nv);
+      }
+      memcpy(*dst + i * nv * 3, d, nv * 3 * sizeof *d);
+      free(d);
+    }
+  }
+  return get_floats(c, mesh, "weights", *dw, *nt,
+                    atf(c, "%s.weights", pat) /* the mesh's */);
+}
+
+/* rigid >= 0: a mesh without a skin, every vertex bound to that joint
+ * (caller order) with weight 1. */
 static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
-                          json_t *mesh, size_t p, size_t nprims) {
+                          json_t *mesh, size_t p, size_t nprims,
+                          int64_t rigid) {
   char pat[64];
   snprintf(pat, sizeof pat, "meshes[%zu].primitives[%zu]", m, p);
   json_t *prim = json_array_get(json_object_get(mesh, "primitives"), p);
@@ -69,7 +124,7 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
   if (apos < 0)
     return bad(c, FMT_ERR_MISSING, atf(c, "%s.attributes.POSITION", pat),
                "is required");
-  if (aj[0] < 0 || aw[0] < 0) {
+  if (rigid < 0 && (aj[0] < 0 || aw[0] < 0)) {
     return fmt_bundle_warn(c->out,
                            "%s: no JOINTS_0/WEIGHTS_0 on a skinned "
                            "node; left out",
@@ -77,8 +132,10 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                ? fmt__nomem(c->err, pat)
                : 0;
   }
-  int sets = (aj[1] >= 0 && aw[1] >= 0) ? 2 : 1;
+  int sets = rigid >= 0 ? 0 : (aj[1] >= 0 && aw[1] >= 0) ? 2 : 1;
   float *pos = NULL, *nrm = NULL, *uv = NULL, *w[2] = {NULL, NULL}, *wt = NULL;
+  float *tp = NULL, *tn = NULL, *dw = NULL;
+  size_t nt = 0;
   gl_material_t mat;
   memset(&mat, 0, sizeof mat);
   uint32_t *jn[2] = {NULL, NULL}, *jt = NULL, *idx = NULL;
@@ -121,7 +178,9 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       goto done;
     }
   }
-  if (fmt__gl_material(c, prim, pat, &mat)) goto done;
+  if (fmt__gl_material(c, prim, pat, &mat) ||
+      load_targets(c, mesh, prim, pat, nv, &nt, &tp, &tn, &dw))
+    goto done;
   for (int s = 0; s < sets; s++) {
     char jat[96], wat[96];
     snprintf(jat, sizeof jat, "%s.attributes.JOINTS_%d", pat, s);
@@ -147,14 +206,18 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
       goto done;
     }
   }
-  size_t inf = 4 * (size_t)sets;
+  size_t inf = rigid >= 0 ? 1 : 4 * (size_t)sets;
   jt = malloc(nv * inf * sizeof *jt);
   wt = malloc(nv * inf * sizeof *wt);
   if (!jt || !wt) {
     fmt__nomem(c->err, pat);
     goto done;
   }
-  for (size_t v = 0; v < nv; v++) {
+  for (size_t v = 0; rigid >= 0 && v < nv; v++) {
+    jt[v] = (uint32_t)rigid;
+    wt[v] = 1.0f;
+  }
+  for (size_t v = 0; rigid < 0 && v < nv; v++) {
     float sum = 0;
     for (size_t k = 0; k < inf; k++) {
       uint32_t j = jn[k / 4][v * 4 + k % 4];
@@ -266,7 +329,11 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
                          .joints = jt,
                          .weights = wt,
                          .indices = idx,
-                         .index_count = nidx};
+                         .index_count = nidx,
+                         .target_count = (uint32_t)nt,
+                         .target_positions = tp,
+                         .target_normals = nrm ? tn : NULL,
+                         .default_weights = dw};
   anim_mesh_t *mh = NULL;
   anim_build_error_t be;
   memset(&be, 0, sizeof be);
@@ -279,8 +346,21 @@ static int load_primitive(gl_ctx_t *c, size_t node, size_t skin, size_t m,
     goto done;
   }
   if (fmt__push_mesh(c->out, mh, (uint32_t)skin, c->err)) goto done;
+  if (nt > 0) {
+    gl_morph_t *g = realloc(c->morphs, (c->nmorphs + 1) * sizeof *g);
+    if (g == NULL) {
+      fmt__nomem(c->err, pat);
+      goto done;
+    }
+    c->morphs = g;
+    c->morphs[c->nmorphs++] = (gl_morph_t){
+        (uint32_t)node, (uint32_t)(c->out->mesh_count - 1), (uint32_t)skin};
+  }
   rc = 0;
 done:
+  free(tp);
+  free(tn);
+  free(dw);
   free(pos);
   free(nrm);
   free(uv);
@@ -295,6 +375,30 @@ done:
   return rc;
 }
 
+/* For a node with mesh and no skin: the node's joint (caller order) when
+ * the mesh has morph targets and the node is a joint with an identity
+ * inverse bind matrix (its skeleton into *skel), else -1. */
+static int64_t rigid_joint(gl_ctx_t *c, size_t node, int64_t mesh,
+                           int64_t *skel) {
+  json_t *prims =
+      json_object_get(json_array_get(c->meshes, (size_t)mesh), "primitives");
+  bool targets = false;
+  for (size_t p = 0; p < json_array_size(prims); p++)
+    if (json_array_size(json_object_get(json_array_get(prims, p), "targets")))
+      targets = true;
+  if (!targets) return -1;
+  anim_mat4_t id = anim_mat4_identity();
+  for (size_t e = 0; e < c->nnj; e++) {
+    if (c->nj[e].node != node) continue;
+    const anim_skeleton_t *sk = c->out->skeletons[c->nj[e].skel];
+    uint32_t j = sk->from_caller[c->nj[e].joint];
+    if (memcmp(sk->inverse_bind[j].m, id.m, sizeof id.m) != 0) continue;
+    *skel = c->nj[e].skel;
+    return c->nj[e].joint;
+  }
+  return -1;
+}
+
 int fmt__gl_load_meshes(gl_ctx_t *c) {
   for (size_t n = 0; n < c->nnodes; n++) {
     json_t *nd = json_array_get(c->nodes, n);
@@ -304,7 +408,9 @@ int fmt__gl_load_meshes(gl_ctx_t *c) {
         get_index(c, nd, "mesh", c->nmeshes, false, &mesh,
                   atf(c, "nodes[%zu].mesh", n)))
       return -1;
-    if (skin < 0 || mesh < 0) continue;
+    if (mesh < 0) continue;
+    int64_t rigid = -1;
+    if (skin < 0 && (rigid = rigid_joint(c, n, mesh, &skin)) < 0) continue;
     json_t *m = json_array_get(c->meshes, (size_t)mesh), *prims;
     size_t np;
     if (!json_is_object(m))
@@ -317,7 +423,8 @@ int fmt__gl_load_meshes(gl_ctx_t *c) {
       if (c->out->mesh_count >= GL_MAX_MESHES)
         return fmt_fail(c->err, FMT_ERR_TOO_MANY_MESHES, "meshes",
                         "more than %d skinned primitives", GL_MAX_MESHES);
-      if (load_primitive(c, n, (size_t)skin, (size_t)mesh, m, p, np)) return -1;
+      if (load_primitive(c, n, (size_t)skin, (size_t)mesh, m, p, np, rigid))
+        return -1;
     }
   }
   return 0;

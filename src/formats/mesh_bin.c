@@ -40,18 +40,25 @@ int fmt_mesh_bin(fmt_buf_t *b, const anim_mesh_t *mesh,
   uint64_t at_wgt = place(&end, 4 * k * v);
   uint64_t at_idx =
       mesh->indices ? place(&end, 4 * (uint64_t)mesh->index_count) : 0;
+  uint64_t nt = mesh->target_count;
+  uint64_t at_tgt =
+      nt ? place(&end, nt * (12 * v * (mesh->target_normals ? 2 : 1) + 4)) : 0;
   end = place(&end, 0); /* The block's length is a multiple of 16 too. */
   if (end > UINT32_MAX) return -1;
 
   unsigned char h[FMT_MESH_BIN_HEADER];
   memset(h, 0, sizeof h);
   memcpy(h, FMT_MESH_BIN_MAGIC, 4);
-  put_u32(h, FMT_MESH_BIN_AT_VERSION, FMT_MESH_BIN_VERSION);
+  put_u32(h, FMT_MESH_BIN_AT_VERSION, fmt_mesh_bin_version(mesh));
   put_u32(h, FMT_MESH_BIN_AT_HEADER_BYTES, FMT_MESH_BIN_HEADER);
   put_u32(h, FMT_MESH_BIN_AT_FLAGS,
           (mesh->normals ? FMT_MESH_BIN_NORMALS : 0) |
               (texcoords ? FMT_MESH_BIN_TEXCOORDS : 0) |
-              (mesh->indices ? FMT_MESH_BIN_INDICES : 0));
+              (mesh->indices ? FMT_MESH_BIN_INDICES : 0) |
+              (nt ? FMT_MESH_BIN_TARGETS : 0) |
+              (mesh->target_normals ? FMT_MESH_BIN_TARGET_NORMALS : 0));
+  put_u32(h, FMT_MESH_BIN_AT_TARGETS, (uint32_t)nt);
+  put_u32(h, FMT_MESH_BIN_AT_TARGETS_OFFSET, (uint32_t)at_tgt);
   put_u32(h, FMT_MESH_BIN_AT_VERTICES, (uint32_t)v);
   put_u32(h, FMT_MESH_BIN_AT_INDICES, mesh->indices ? mesh->index_count : 0);
   put_u32(h, FMT_MESH_BIN_AT_INFLUENCES, (uint32_t)k);
@@ -102,6 +109,13 @@ int fmt_mesh_bin(fmt_buf_t *b, const anim_mesh_t *mesh,
     pad_to(b, start, at_idx);
     for (size_t i = 0; i < mesh->index_count; i++)
       fmt_buf_u32le(b, mesh->indices[i]);
+  }
+  if (nt) {
+    pad_to(b, start, at_tgt);
+    fmt_buf_f32le(b, mesh->target_positions, 3 * v * nt);
+    if (mesh->target_normals)
+      fmt_buf_f32le(b, mesh->target_normals, 3 * v * nt);
+    fmt_buf_f32le(b, mesh->default_weights, nt);
   }
   pad_to(b, start, end);
   return b->failed ? -1 : 0;

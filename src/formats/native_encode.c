@@ -163,6 +163,21 @@ static int clip_object(fmt_buf_t *b, const char *id, const anim_clip_t *clip,
     fmt_buf_puts(b, ",\"events\":");
     fmt_events_json(b, clip->events, NULL, clip->event_count);
   }
+  if (clip->weight_track_count > 0) fmt_buf_puts(b, ",\"weights\":[");
+  for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+    const anim_weight_track_t *w = &clip->weight_tracks[i];
+    size_t per = (size_t)w->target_count *
+                 (w->interpolation == ANIM_INTERP_CUBICSPLINE ? 3 : 1);
+    fmt_buf_puts(b, i ? ",{\"mesh\":" : "{\"mesh\":");
+    fmt_buf_json_string(b, w->mesh);
+    fmt_buf_puts(b, ",\"interpolation\":\"");
+    fmt_buf_puts(b, fmt_interp_name((anim_interp)w->interpolation));
+    fmt_buf_putc(b, '"');
+    float_array_key(b, "times", w->times, w->key_count);
+    float_array_key(b, "values", w->values, w->key_count * per);
+    fmt_buf_putc(b, '}');
+  }
+  if (clip->weight_track_count > 0) fmt_buf_putc(b, ']');
   fmt_buf_putc(b, '}');
   return b->failed ? -1 : 0;
 }
@@ -279,6 +294,19 @@ static int mesh_object(fmt_buf_t *b, const char *id, const anim_mesh_t *mesh,
     fmt_buf_putc(b, ']');
   }
   material_key(b, id, &mesh->material);
+  if (mesh->target_count > 0) {
+    fmt_buf_puts(b, ",\"targets\":[");
+    for (uint32_t i = 0; i < mesh->target_count; i++) {
+      fmt_buf_puts(b, i ? ",{\"positions\":" : "{\"positions\":");
+      fmt_buf_float_array(b, mesh->target_positions + i * n * 3, n * 3);
+      if (mesh->target_normals != NULL)
+        float_array_key(b, "normals", mesh->target_normals + i * n * 3, n * 3);
+      fmt_buf_putc(b, '}');
+    }
+    fmt_buf_putc(b, ']');
+    float_array_key(b, "target_weights", mesh->default_weights,
+                    mesh->target_count);
+  }
   fmt_buf_putc(b, '}');
   return b->failed ? -1 : 0;
 }

@@ -578,9 +578,59 @@ static int decode_track(ctx_t *c, json_t *t, const anim_skeleton_t *s,
   return 0;
 }
 
+/* One member of a clip's "weights": {"mesh", "interpolation" (LINEAR,
+ * STEP or CUBICSPLINE), "times", "values"}, n weights per key (3n for
+ * CUBICSPLINE: a1..an, v1..vn, b1..bn) with n = values / keys (/ 3). */
+static int decode_weight_track(ctx_t *c, json_t *t,
+                               anim_raw_weight_track_t *raw, track_mem_t *mem) {
+  static const char *const members[] = {"mesh", "interpolation", "times",
+                                        "values", NULL};
+  if (!json_is_object(t)) return wrong_type(c, t, "an object");
+  if (check_members(c, t, members) != 0) return -1;
+  const char *mesh, *interp;
+  if (get_string(c, t, "mesh", true, &mesh) != 0 ||
+      get_string(c, t, "interpolation", false, &interp) != 0)
+    return -1;
+  int ip = ANIM_INTERP_LINEAR;
+  if (interp != NULL) {
+    ip = -1;
+    for (int i = 0; i <= ANIM_INTERP_CUBICSPLINE; i++)
+      if (strcmp(interp, interp_names[i]) == 0) ip = i;
+    if (ip < 0)
+      return fail_at(c, "interpolation", FMT_ERR_BAD_VALUE,
+                     "expected STEP, LINEAR or CUBICSPLINE");
+  }
+  size_t keys, nvalues;
+  if (get_floats(c, t, "times", true, SIZE_MAX, &mem->times, &keys) != 0 ||
+      get_floats(c, t, "values", true, SIZE_MAX, &mem->values, &nvalues) != 0)
+    return -1;
+  if (keys == 0)
+    return fail_at(c, "times", FMT_ERR_NO_KEYS, "a track needs keys");
+  size_t per = ip == ANIM_INTERP_CUBICSPLINE ? 3 : 1;
+  size_t n = nvalues / (keys * per);
+  if (n == 0 || n > ANIM_MAX_MORPH_TARGETS || n * keys * per != nvalues) {
+    size_t old = push_key(c, "values");
+    fail(c, FMT_ERR_VALUE_COUNT,
+         "expected keys x weights%s numbers (1 to 256 weights), found %zu "
+         "for %zu keys",
+         per == 3 ? " x 3" : "", nvalues, keys);
+    pop(c, old);
+    return -1;
+  }
+  *raw = (anim_raw_weight_track_t){.mesh = mesh,
+                                   .interpolation = (anim_interp)ip,
+                                   .target_count = (uint32_t)n,
+                                   .times = mem->times,
+                                   .key_count = keys,
+                                   .values = mem->values,
+                                   .value_count = nvalues};
+  return 0;
+}
+
 static int decode_clip(ctx_t *c, json_t *obj) {
-  static const char *const members[] = {
-      "name", "skeleton", "duration", "tracks", "events", "id", NULL};
+  static const char *const members[] = {"name",    "skeleton", "duration",
+                                        "tracks",  "events",   "id",
+                                        "weights", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -609,9 +659,10 @@ static int decode_clip(ctx_t *c, json_t *obj) {
                        &event_count, c->err) != 0)
     return -1;
 
-  size_t n = json_array_size(tracks);
+  size_t n = json_array_size(tracks), nw = 0;
   anim_raw_track_t *raw = calloc(n ? n : 1, sizeof *raw);
-  track_mem_t *mem = calloc(n ? n : 1, sizeof *mem);
+  track_mem_t *mem = calloc(n ? n : 1, sizeof *mem), *wmem = NULL;
+  anim_raw_weight_track_t *wraw = NULL;
   int rc = -1;
   if (raw == NULL || mem == NULL) {
     oom(c);
@@ -625,9 +676,28 @@ static int decode_clip(ctx_t *c, json_t *obj) {
     pop(c, o);
   }
   pop(c, old);
+  json_t *wts;
+  if (get_array(c, obj, "weights", false, &wts) != 0) goto done;
+  nw = json_array_size(wts);
+  wraw = calloc(nw ? nw : 1, sizeof *wraw);
+  wmem = calloc(nw ? nw : 1, sizeof *wmem);
+  if (wraw == NULL || wmem == NULL) {
+    oom(c);
+    goto done;
+  }
+  old = push_key(c, "weights");
+  for (size_t i = 0; i < nw; i++) {
+    size_t o = push_index(c, i);
+    if (decode_weight_track(c, json_array_get(wts, i), &wraw[i], &wmem[i]))
+      goto done;
+    pop(c, o);
+  }
+  pop(c, old);
   anim_raw_clip_t rc_raw = {.name = name ? name : "",
                             .tracks = raw,
                             .track_count = n,
+                            .weight_tracks = wraw,
+                            .weight_track_count = nw,
                             .duration = duration,
                             .events = events,
                             .event_count = event_count};
@@ -640,6 +710,8 @@ static int decode_clip(ctx_t *c, json_t *obj) {
   if (r != ANIM_OK) {
     if (be.track < 0 && be.field && strcmp(be.field, "duration") == 0) {
       build_failed(c, r, &be, NULL, -1, -1);
+    } else if (be.field && strcmp(be.field, "weight_tracks") == 0) {
+      build_failed(c, r, &be, "weights", be.track, -1);
     } else if (be.field && strcmp(be.field, "events") == 0) {
       char at[sizeof c->at];
       fmt__events_build_at(&be, events_at, at, sizeof at);
@@ -679,6 +751,13 @@ done:
     }
   free(mem);
   free(raw);
+  if (wmem != NULL)
+    for (size_t i = 0; i < nw; i++) {
+      free(wmem[i].times);
+      free(wmem[i].values);
+    }
+  free(wmem);
+  free(wraw);
   free(events);
   return rc;
 }
@@ -779,11 +858,62 @@ static int decode_material(ctx_t *c, json_t *obj, anim_mesh_material_t *m,
   return 0;
 }
 
+/* A mesh's "targets": [{"positions", "normals"}] (3 numbers per vertex
+ * of v each; "normals" optional, all targets alike) and "target_weights"
+ * (one per target, default zeros), target-major into *tp, *tn, *tw. */
+static int decode_targets(ctx_t *c, json_t *obj, size_t v, size_t *nt,
+                          float **tp, float **tn, float **tw) {
+  json_t *arr;
+  *nt = 0;
+  if (get_array(c, obj, "targets", false, &arr) != 0) return -1;
+  if (arr == NULL || json_array_size(arr) == 0) {
+    if (json_object_get(obj, "target_weights") != NULL)
+      return fail_at(c, "target_weights", FMT_ERR_UNKNOWN_FIELD,
+                     "\"target_weights\" needs \"targets\"");
+    return 0;
+  }
+  size_t n = json_array_size(arr);
+  if (n > ANIM_MAX_MORPH_TARGETS)
+    return fail_at(c, "targets", FMT_ERR_VALUE_COUNT, "at most 256 targets");
+  bool normals = json_object_get(json_array_get(arr, 0), "normals") != NULL;
+  *tp = calloc(n * v * 3, sizeof **tp);
+  *tn = normals ? calloc(n * v * 3, sizeof **tn) : NULL;
+  if (*tp == NULL || (normals && *tn == NULL)) return oom(c);
+  size_t old = push_key(c, "targets");
+  for (size_t i = 0; i < n; i++) {
+    static const char *const members[] = {"positions", "normals", NULL};
+    json_t *t = json_array_get(arr, i);
+    size_t o = push_index(c, i);
+    float *p = NULL, *q = NULL;
+    if (!json_is_object(t)) return wrong_type(c, t, "an object");
+    if (check_members(c, t, members) != 0 ||
+        get_floats(c, t, "positions", true, v * 3, &p, NULL) != 0 ||
+        get_floats(c, t, "normals", normals, v * 3, &q, NULL) != 0) {
+      free(p);
+      return -1;
+    }
+    if (!normals && q != NULL) {
+      free(p);
+      free(q);
+      return fail_at(c, "normals", FMT_ERR_UNKNOWN_FIELD,
+                     "every target has normals, or none");
+    }
+    memcpy(*tp + i * v * 3, p, v * 3 * sizeof *p);
+    if (normals) memcpy(*tn + i * v * 3, q, v * 3 * sizeof *q);
+    free(p);
+    free(q);
+    pop(c, o);
+  }
+  pop(c, old);
+  *nt = n;
+  return get_floats(c, obj, "target_weights", false, n, tw, NULL);
+}
+
 static int decode_mesh(ctx_t *c, json_t *obj) {
   static const char *const members[] = {
-      "name",      "skeleton", "influences", "positions", "normals",
-      "joints",    "weights",  "indices",    "vertices",  "id",
-      "texcoords", "material", NULL};
+      "name",      "skeleton", "influences", "positions",      "normals",
+      "joints",    "weights",  "indices",    "vertices",       "id",
+      "texcoords", "material", "targets",    "target_weights", NULL};
   if (!json_is_object(obj)) return wrong_type(c, obj, "an object");
   if (check_members(c, obj, members) != 0) return -1;
   const char *name;
@@ -800,6 +930,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   if (bind_skeleton(c, obj, &s, &skel_index) != 0) return -1;
 
   float *pos = NULL, *nrm = NULL, *uv = NULL, *w = NULL;
+  float *tp = NULL, *tn = NULL, *tw = NULL;
+  size_t nt = 0;
   uint32_t *joints = NULL, *indices = NULL;
   unsigned char *image = NULL;
   anim_mesh_material_t material = {0};
@@ -832,7 +964,8 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
   }
   if (get_floats(c, obj, "normals", false, npos, &nrm, NULL) != 0 ||
       get_floats(c, obj, "texcoords", false, v * 2, &uv, NULL) != 0 ||
-      decode_material(c, obj, &material, &image) != 0)
+      decode_material(c, obj, &material, &image) != 0 ||
+      decode_targets(c, obj, v, &nt, &tp, &tn, &tw) != 0)
     goto done;
   if (get_uints(c, obj, "joints", true, v * (size_t)k, s->joint_count,
                 FMT_ERR_JOINT_RANGE, &joints, &count) != 0)
@@ -896,7 +1029,11 @@ static int decode_mesh(ctx_t *c, json_t *obj) {
                          .indices = nidx ? indices : NULL,
                          .index_count = nidx,
                          .texcoords = uv,
-                         .material = material};
+                         .material = material,
+                         .target_count = (uint32_t)nt,
+                         .target_positions = tp,
+                         .target_normals = tn,
+                         .default_weights = tw};
   anim_mesh_t *built = NULL;
   anim_build_error_t be = {0};
   if (fmt__charge(c->out, c->opts, fmt_raw_mesh_bytes(&raw), c->err, c->at))
@@ -934,6 +1071,9 @@ done:
   free(w);
   free(joints);
   free(indices);
+  free(tp);
+  free(tn);
+  free(tw);
   return rc;
 }
 

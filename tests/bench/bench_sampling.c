@@ -131,7 +131,7 @@ static anim_clip_t *clip_for(const anim_skeleton_t *s, float **mem) {
     tr[i] = (anim_raw_track_t){i / 3, path,   ANIM_INTERP_LINEAR,  times,
                                KEYS,  values, (size_t)KEYS * comp, NULL};
   }
-  anim_raw_clip_t raw = {"bench", tr, 3 * n, 0.f, NULL, 0};
+  anim_raw_clip_t raw = {"bench", tr, 3 * n, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c = NULL;
   anim_build_error_t err;
   if (anim_clip_build(&raw, s, NULL, &c, &err) != ANIM_OK) {

@@ -7,8 +7,11 @@
  * Figures: LBS positions+normals, positions only, the inverse-transpose
  * normals mode and 8 influences on each kernel the CPU runs (AVX-512, AVX2,
  * scalar), and DQS (SIMD and scalar for rigid matrices; the non-rigid
- * path). Each
- * figure is the median (and the best) of 9 runs of at least 20 ms each. */
+ * path). Morph targets before LBS (the best kernel): 8 targets with
+ * position and normal deltas, all weights nonzero, and 52 targets (a face
+ * rig's count) of which 8 are nonzero, beside plain LBS of the same mesh.
+ * Each figure is the median (and the best) of 9 runs of at least 20 ms
+ * each. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +94,10 @@ static anim_skeleton_t *make_skeleton(anim_mat4_t *mats) {
   return sk;
 }
 
-static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
+/* A mesh of n vertices, k influences, and targets morph targets (position
+ * and normal deltas, small random offsets). */
+static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k,
+                              uint32_t targets) {
   float *pos = malloc(n * 3 * sizeof(float));
   float *nrm = malloc(n * 3 * sizeof(float));
   uint32_t *jnt = malloc(n * k * sizeof(uint32_t));
@@ -104,18 +110,24 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *sk, size_t n, uint32_t k) {
     jnt[i] = rng_u32() % JOINTS;
     wgt[i] = 0.05f + (rng_unit() + 1.0f);
   }
+  float *deltas = malloc((targets ? targets : 1) * n * 3 * sizeof(float));
+  for (size_t i = 0; i < targets * n * 3; i++) deltas[i] = 0.05f * rng_unit();
   anim_raw_mesh_t raw = {.vertex_count = n,
                          .positions = pos,
                          .normals = nrm,
                          .influences = k,
                          .joints = jnt,
-                         .weights = wgt};
+                         .weights = wgt,
+                         .target_count = targets,
+                         .target_positions = targets ? deltas : NULL,
+                         .target_normals = targets ? deltas : NULL};
   anim_mesh_t *mesh = NULL;
   anim_build_error_t err;
   if (anim_mesh_build(&raw, sk, NULL, &mesh, &err) != ANIM_OK) {
     fprintf(stderr, "mesh build failed: %s\n", err.message);
     exit(1);
   }
+  free(deltas);
   free(pos);
   free(nrm);
   free(jnt);
@@ -153,6 +165,42 @@ static void bench(const char *label, anim_skinning_job_t job, anim__isa isa) {
          rate[RUNS - 1] / 1e6);
 }
 
+/* Morph + LBS (4 influences, best kernel) beside plain LBS of the mesh. */
+static void morph_benches(const anim_skeleton_t *sk, const anim_mat4_t *mats,
+                          size_t n, float *op, float *on) {
+  static const uint32_t counts[2] = {8, 52};
+  float *scratch = malloc(n * 6 * sizeof(float));
+  float w[52];
+  for (int c = 0; c < 2; c++) {
+    if (counts[c] == 52 && n > 10000) continue; /* 52 x 24 B per vertex */
+    anim_mesh_t *m = make_mesh(sk, n, 4, counts[c]);
+    for (uint32_t i = 0; i < counts[c]; i++)
+      w[i] = counts[c] == 8 || i % 6 == 0 ? 0.1f + 0.05f * (float)(i % 7) : 0;
+    anim_skinning_job_t j = {.mesh = m,
+                             .matrices = mats,
+                             .matrix_count = JOINTS,
+                             .normals = ANIM_NORMALS_LINEAR,
+                             .out_positions = op,
+                             .out_positions_count = n * 3,
+                             .out_normals = on,
+                             .out_normals_count = n * 3,
+                             .morph_scratch = scratch,
+                             .morph_scratch_count = n * 6};
+    bench("LBS 4 infl positions+normals, no morph", j, anim__cpu_isa());
+    j.morph_weights = w;
+    char label[64];
+    snprintf(label, sizeof label, "morph %u targets (%u nonzero) + LBS p+n",
+             counts[c], counts[c] == 8 ? 8u : 9u);
+    bench(label, j, anim__cpu_isa());
+    j.normals = ANIM_NORMALS_NONE;
+    snprintf(label, sizeof label, "morph %u targets (%u nonzero) + LBS pos",
+             counts[c], counts[c] == 8 ? 8u : 9u);
+    bench(label, j, anim__cpu_isa());
+    anim_mesh_free(m);
+  }
+  free(scratch);
+}
+
 int main(void) {
   anim_mat4_t mats[JOINTS];
   anim_skeleton_t *sk = make_skeleton(mats);
@@ -163,8 +211,8 @@ int main(void) {
   const size_t sizes[2] = {10000, 100000};
   for (int si = 0; si < 2; si++) {
     size_t n = sizes[si];
-    anim_mesh_t *m4 = make_mesh(sk, n, 4);
-    anim_mesh_t *m8 = make_mesh(sk, n, 8);
+    anim_mesh_t *m4 = make_mesh(sk, n, 4, 0);
+    anim_mesh_t *m8 = make_mesh(sk, n, 8, 0);
     float *op = malloc(n * 3 * sizeof(float));
     float *on = malloc(n * 3 * sizeof(float));
     anim_skinning_job_t base = {.mesh = m4,
@@ -213,6 +261,7 @@ int main(void) {
     }
     j.matrices = scaled;
     bench("DQS 4 infl positions+normals, scaled matrices", j, anim__cpu_isa());
+    morph_benches(sk, mats, n, op, on);
     free(op);
     free(on);
     anim_mesh_free(m4);

@@ -22,8 +22,8 @@ bool srv__respond_mesh_bin(srv_request_t *req, const store_asset_t *a) {
   }
   if (!binary) return false;
   char parts[FMT_ID_LEN + 32], etag[40];
-  int n = snprintf(parts, sizeof parts, "mesh-bin-v%u:%s", FMT_MESH_BIN_VERSION,
-                   a->id);
+  int n = snprintf(parts, sizeof parts, "mesh-bin-v%u:%s",
+                   fmt_mesh_bin_version(a->mesh), a->id);
   srv__etag(etag, parts, (size_t)n);
   if (srv__respond_if_not_modified(req, etag)) return true;
   fmt_buf_t b = FMT_BUF_INIT;

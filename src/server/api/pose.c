@@ -14,6 +14,7 @@
 #include "server/api/body_task.h"
 #include "server/request/blend.h"
 #include "server/request/frame_answer.h"
+#include "server/request/morph.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/answer.h"
@@ -149,6 +150,8 @@ static void pose_respond(srv_task_t *t) {
                p->joints ? p->joint_count : p->skel->skeleton->joint_count,
                p->etag[0] != '\0' ? p->etag : NULL);
   answer_header(extra, sizeof extra, p->bin, &p->fields);
+  srv_morph_header(extra, sizeof extra, p->bin && !p->picture.svg,
+                   p->clip ? p->clip->clip : NULL);
   srv_respond(t->req, 200, pose_type(p->bin, p->picture.svg), extra,
               p->out.data, p->out.len);
 }
@@ -237,11 +240,13 @@ static void pose_range_start(srv_request_t *req, srv_pose_query_t *q,
   p->range.dispose = pose_range_dispose;
   char extra[256];
   pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
-  srv__range_run(&p->range, req, &q->range,
-                 srv_pose_float_count(p->space, joints) +
-                     srv_fields_answer_floats(&p->fields),
-                 p->bin, srv_cost_answer(skel->skeleton->joint_count, p->bin),
-                 extra);
+  const anim_clip_t *mc = p->clip ? p->clip->clip : NULL;
+  srv_morph_header(extra, sizeof extra, p->bin, mc);
+  srv__range_run(
+      &p->range, req, &q->range,
+      srv_pose_float_count(p->space, joints) +
+          srv_fields_answer_floats(&p->fields) + srv_morph_clip_floats(mc),
+      p->bin, srv_cost_answer(skel->skeleton->joint_count, p->bin), extra);
 }
 
 void srv__handle_pose_get(srv_request_t *req) {
@@ -399,6 +404,8 @@ static void blend_respond(srv_task_t *t) {
   pose_headers(extra, sizeof extra, b->bin, b->space,
                b->blend.skeleton->skeleton->joint_count, NULL);
   answer_header(extra, sizeof extra, b->bin, &b->fields);
+  srv_morph_header(extra, sizeof extra, b->bin && !b->picture.svg,
+                   b->blend.layer_count > 0 ? b->blend.layers[0].clip : NULL);
   srv_respond(t->req, 200, pose_type(b->bin, b->picture.svg), extra,
               b->out.data, b->out.len);
 }

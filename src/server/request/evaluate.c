@@ -3,6 +3,7 @@
 
 #include "server/errors.h"
 #include "server/request/fields.h"
+#include "server/request/morph.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ void srv_eval_scratch_free(srv_eval_scratch_t *s) {
   free(s->_answer);
   free(s->_extra);
   free(s->_cursors);
+  free(s->_morph);
   memset(s, 0, sizeof *s);
 }
 
@@ -241,7 +243,23 @@ static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s,
   anim_result r = skin_matrices(sk, s, ready);
   if (r != ANIM_OK) return r;
   size_t v = job->mesh->vertex_count;
+  const float *weights = NULL;
+  const size_t chunk = 6 * (v < ANIM_MORPH_CHUNK ? v : ANIM_MORPH_CHUNK);
+  if (job->mesh->target_count > 0) {
+    size_t need = chunk + ANIM_MAX_MORPH_TARGETS;
+    if (need > s->_morph_cap) {
+      if (!grow(&s->_morph, need * sizeof(float)))
+        return ANIM_ERR_OUT_OF_MEMORY;
+      s->_morph_cap = need;
+    }
+    srv_morph_weights(job, job->mesh->name, job->mesh->target_count,
+                      job->mesh->default_weights, s->_morph + chunk);
+    weights = s->_morph + chunk;
+  }
   anim_skinning_job_t sj = {
+      .morph_weights = weights,
+      .morph_scratch = s->_morph,
+      .morph_scratch_count = chunk,
       .mesh = job->mesh,
       .matrices = s->_skin,
       .matrix_count = sk->joint_count,
@@ -291,7 +309,8 @@ unsigned long srv_eval_cost(const srv_eval_job_t *job) {
       joints * (job->layer_count > 0 ? (unsigned long)job->layer_count + 1 : 1);
   if (job->mesh != NULL)
     cost += (unsigned long)job->mesh->vertex_count *
-            (job->mesh->influences ? job->mesh->influences : 4);
+            ((job->mesh->influences ? job->mesh->influences : 4) +
+             job->mesh->target_count);
   return cost;
 }
 
@@ -398,9 +417,9 @@ anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
       size_t n = srv_eval_answer_count(job);
       if (job->answer != NULL && n > 0)
         memset(job->answer, 0, n * sizeof(float));
-      return srv_eval_run(&honoured, s);
     }
-    honoured.fields = fields;
+    honoured.fields = fields; /* The morph step reads "weights" (morph.c). */
+    if (stages == 0) return run_stages(&honoured, s, 0);
     job = &honoured;
     if (!srv_fields_resolved(fields, job->skeleton)) {
       srv_error_t err;

@@ -44,6 +44,8 @@ typedef struct srv_eval_scratch_s {
   float *_extra;  /* The fields' answer when the job has no place for it. */
   size_t _extra_cap;
   uint32_t *_cursors;
+  float *_morph;     /* Morphed vertices (6 per vertex of a chunk), weights. */
+  size_t _morph_cap; /* Floats. */
   anim_sampling_context_t _ctx;
   bool _ctx_bound; /* _ctx is bound to _ctx.clip. */
 } srv_eval_scratch_t;
@@ -120,7 +122,7 @@ uint32_t srv_eval_element_count(const srv_eval_job_t *job);
 /* The job's evaluation cost in the scheduling model's units
  * (server/schedule.h): a joint sampled and accumulated per layer costs 1
  * (the blend's result counts as one more layer), a vertex skinned its
- * influences. */
+ * influences plus its mesh's morph targets. */
 unsigned long srv_eval_cost(const srv_eval_job_t *job);
 
 /* Runs the pipeline. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY when s could not

@@ -12,13 +12,15 @@
 
 #include "server/request/evaluate.h"
 #include "server/request/ik_field.h"
+#include "server/request/morph_field.h"
 
 /* The table: the fields of the API that every transport takes alike. */
 static srv_field_t rows[SRV_FIELDS_MAX];
 static unsigned row_count;
 
 /* The product's rows, added once before any other. */
-static const srv_field_t *const product_rows[] = {&srv_ik_field};
+static const srv_field_t *const product_rows[] = {&srv_ik_field,
+                                                  &srv_morph_field};
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static int add_row(const srv_field_t *row);
@@ -356,4 +358,13 @@ void srv_fields_answer_layout(fmt_buf_t *b, const srv_fields_t *f) {
     fmt_buf_putc(b, '=');
     fmt_buf_uint(b, n);
   }
+}
+
+const void *srv_fields_data(const srv_fields_t *f, const srv_field_t *row) {
+  if (f == NULL) return NULL;
+  for (unsigned i = 0; i < row_count; i++)
+    if ((f->present & (1u << i)) && f->object[i] != NULL &&
+        f->object[i]->row->parse == row->parse)
+      return f->object[i]->data;
+  return NULL;
 }

@@ -200,6 +200,11 @@ bool srv_fields_resolved(const srv_fields_t *f,
  * order. */
 void srv_fields_apply(const srv_fields_t *f, struct srv_eval_job_s *job);
 
+/* The parsed data of row's structured value in f (a row of the table,
+ * matched by its parse callback), or NULL when f does not give it: for
+ * a pipeline step that reads a field without stage hooks. */
+const void *srv_fields_data(const srv_fields_t *f, const srv_field_t *row);
+
 /* Whether f has rows with a source, local or model hook (bits 0, 1, 2). */
 unsigned srv_fields_stages(const srv_fields_t *f);
 

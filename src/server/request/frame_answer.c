@@ -2,6 +2,7 @@
 #include "server/request/frame_answer.h"
 
 #include "formats/q16.h"
+#include "server/request/morph.h"
 #include "server/request/fields.h"
 #include "store/store.h"
 
@@ -39,9 +40,9 @@ static void frame_json(fmt_buf_t *b, const char *id,
         .positions = v,
         .normals = shape->normals ? v + 3 * (size_t)shape->elements : NULL,
         .ids = names->ids,
-        .events = *events,
         .more = shape->fields != NULL ? field_members : NULL,
         .more_arg = shape,
+        .events = *events,
     };
     fmt_answer_skin_json(b, &a);
   } else {
@@ -55,9 +56,11 @@ static void frame_json(fmt_buf_t *b, const char *id,
         .space = shape->space,
         .data = v,
         .ids = names->ids,
-        .events = *events,
+        .morph = shape->morph,
+        .morph_count = shape->morph_count,
         .more = shape->fields != NULL ? field_members : NULL,
         .more_arg = shape,
+        .events = *events,
     };
     fmt_answer_pose_json(b, &a);
   }
@@ -78,9 +81,18 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
   size_t extra = srv_eval_answer_count(job);
   uint32_t elements = srv_eval_element_count(job);
   if (binary) {
+    /* A pose's morph weights trail the fields' floats (docs/api.md). */
+    srv_morph_list_t morph = {0};
+    size_t nm =
+        job->mesh == NULL ? srv_morph_clip_floats(srv_morph_clip(job)) : 0;
+    if (nm > 0 && srv_morph_list(job, &morph) != 0)
+      return ANIM_ERR_OUT_OF_MEMORY;
     if (frame >= 0)
-      fmt_answer_frame_header(b, (uint32_t)frame, (uint32_t)(count + extra), t);
+      fmt_answer_frame_header(b, (uint32_t)frame,
+                              (uint32_t)(count + extra + nm), t);
     fmt_answer_floats_bin(b, v, count + extra);
+    fmt_answer_floats_bin(b, morph.values, nm);
+    srv_morph_list_free(&morph);
   } else {
     srv_frame_shape_t shape = {.skin = job->mesh != NULL,
                                .normals = job->normals != ANIM_NORMALS_NONE,
@@ -88,7 +100,15 @@ static anim_result encode(fmt_buf_t *b, const srv_eval_job_t *job,
                                .elements = elements,
                                .fields = extra > 0 ? job->fields : NULL,
                                .answer = v + count};
+    srv_morph_list_t morph;
+    if (job->mesh == NULL && srv_morph_list(job, &morph) != 0)
+      return ANIM_ERR_OUT_OF_MEMORY;
+    if (job->mesh == NULL) {
+      shape.morph = morph.items;
+      shape.morph_count = morph.count;
+    }
     frame_json(b, NULL, names, &shape, v, t, frame, events);
+    if (job->mesh == NULL) srv_morph_list_free(&morph);
     if (frame != SRV_FRAME_MEMBER) fmt_buf_putc(b, '\n');
   }
   return b->failed ? ANIM_ERR_OUT_OF_MEMORY : ANIM_OK;
@@ -118,6 +138,7 @@ static bool binary_in_place(fmt_buf_t *b, const srv_eval_job_t *job,
                             int64_t frame, srv_eval_scratch_t *s,
                             anim_result *result) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (job->mesh == NULL && srv_morph_clip(job) != NULL) return false;
   size_t count = srv_eval_float_count(job) + srv_eval_answer_count(job);
   size_t start = b->len, head = frame >= 0 ? FMT_FRAME_HEADER_SIZE : 0;
   if ((start + head) % sizeof(float) != 0) return false;

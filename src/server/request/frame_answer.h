@@ -68,6 +68,9 @@ typedef struct srv_frame_shape_s {
   uint32_t elements;                 /* Joints or vertices. */
   const struct srv_fields_s *fields; /* NULL: none. */
   const float *answer; /* srv_fields_answer_floats(fields) floats. */
+  /* A pose's morph weights (morph.h), or none. */
+  const fmt_morph_weights_t *morph;
+  size_t morph_count;
 } srv_frame_shape_t;
 
 /* The JSON answer of floats v already evaluated (a pose, or a skin answer

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "server/request/frame_answer.h"
+#include "server/request/morph.h"
 #include "server/ws/stream_internal.h"
 
 fmt_layout ws__stream_layout(const stream_t *s) {
@@ -186,8 +187,17 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
                              .elements = fd.elements,
                              .fields = fd.answer_count > 0 ? &s->fields : NULL,
                              .answer = fd.answer};
+  /* A pose frame lists its clip's morph weights at t (morph.h). */
+  srv_eval_job_t mj = {.clip = s->clip != NULL ? s->clip->clip : NULL,
+                       .t = t,
+                       .fields = &s->fields};
+  srv_morph_list_t morph = {0};
+  if (s->mesh == NULL && srv_morph_list(&mj, &morph) != 0) return UV_ENOMEM;
+  shape.morph = morph.items;
+  shape.morph_count = morph.count;
   srv_frame_json(b, s->id[0] != '\0' ? s->id : NULL, &names, &shape, fd.floats,
                  t, frame);
+  srv_morph_list_free(&morph);
   return b->failed ? UV_ENOMEM : 0;
 }
 

@@ -72,7 +72,7 @@ static void fixture_init(fixture_t *f) {
       3, ANIM_PATH_ROTATION, ANIM_INTERP_SQUAD, f->t3, 3, f->v3, 12, NULL};
   f->tracks[4] = (anim_raw_track_t){
       1, ANIM_PATH_TRANSLATION, ANIM_INTERP_STEP, f->t4, 2, f->v4, 6, NULL};
-  f->clip = (anim_raw_clip_t){"walk", f->tracks, 4, 0.f, NULL, 0};
+  f->clip = (anim_raw_clip_t){"walk", f->tracks, 4, 0.f, NULL, 0, NULL, 0};
 }
 
 START_TEST(test_build_valid) {
@@ -115,7 +115,7 @@ START_TEST(test_build_valid) {
   ck_assert_int_eq(anim_clip_build(&f.clip, s, NULL, &c, &err), ANIM_OK);
   ck_assert_float_eq(c->duration, 3.5f);
   anim_clip_free(c);
-  anim_raw_clip_t empty = {NULL, NULL, 0, 0.f, NULL, 0};
+  anim_raw_clip_t empty = {NULL, NULL, 0, 0.f, NULL, 0, NULL, 0};
   ck_assert_int_eq(anim_clip_build(&empty, s, NULL, &c, &err), ANIM_OK);
   ck_assert_float_eq(c->duration, 0.f);
   ck_assert_str_eq(c->name, "");
@@ -259,7 +259,7 @@ START_TEST(test_fixed_rate_detection) {
   anim_raw_track_t tr = {
       0,   ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, times, 61, values, 183,
       NULL};
-  anim_raw_clip_t raw = {"grid", &tr, 1, 0.f, NULL, 0};
+  anim_raw_clip_t raw = {"grid", &tr, 1, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
   ck_assert_uint_eq(c->tracks[0].fixed_rate, 1);

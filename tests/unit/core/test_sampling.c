@@ -48,7 +48,7 @@ static anim_clip_t *one_track(const anim_skeleton_t *sk, uint32_t joint,
                               const float *times, size_t n, const float *values,
                               size_t nv, const float *bezier) {
   anim_raw_track_t tr = {joint, path, interp, times, n, values, nv, bezier};
-  anim_raw_clip_t raw = {"c", &tr, 1, 0.f, NULL, 0};
+  anim_raw_clip_t raw = {"c", &tr, 1, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c = NULL;
   anim_build_error_t err;
   anim_result r = anim_clip_build(&raw, sk, NULL, &c, &err);
@@ -341,7 +341,7 @@ START_TEST(test_orient_applied) {
   /* (0,h,0,h) * (h,0,0,h) = (h*h, h*h, -h*h, h*h) = (.5,.5,-.5,.5). */
   assert_quat(o.q[1], 0.5, 0.5, -0.5, 0.5, 1e-6);
   anim_clip_free(c);
-  anim_raw_clip_t none = {"", NULL, 0, 0.f, NULL, 0};
+  anim_raw_clip_t none = {"", NULL, 0, 0.f, NULL, 0, NULL, 0};
   ck_assert_int_eq(anim_clip_build(&none, s, NULL, &c, NULL), ANIM_OK);
   sample(s, c, 0.f, &o);
   assert_quat(o.q[1], 0, h, 0, h, 1e-6);
@@ -399,7 +399,7 @@ START_TEST(test_time_precision_long_clock) {
   const anim_raw_track_t tr[2] = {
       {0, ANIM_PATH_TRANSLATION, ANIM_INTERP_LINEAR, times, 2, move, 6, NULL},
       {0, ANIM_PATH_ROTATION, ANIM_INTERP_LINEAR, times, 2, turn, 8, NULL}};
-  anim_raw_clip_t raw = {"long", tr, 2, 0.f, NULL, 0};
+  anim_raw_clip_t raw = {"long", tr, 2, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c = NULL;
   ck_assert_int_eq(anim_clip_build(&raw, s, NULL, &c, NULL), ANIM_OK);
   const double day = 86400.0;
@@ -494,7 +494,7 @@ static void big_make(big_t *b, uint32_t n, uint64_t seed) {
     tr[i] = (anim_raw_track_t){i / 3,  path,          ip, times, keys,
                                values, keys * stride, bez};
   }
-  anim_raw_clip_t rc = {"big", tr, tc, 0.f, NULL, 0};
+  anim_raw_clip_t rc = {"big", tr, tc, 0.f, NULL, 0, NULL, 0};
   anim_build_error_t err;
   anim_result r = anim_clip_build(&rc, b->sk, NULL, &b->clip, &err);
   ck_assert_msg(r == ANIM_OK, "%s", err.message);
@@ -630,7 +630,7 @@ START_TEST(test_validate) {
   anim_raw_skeleton_t raw3 = {.joints = j3, .joint_count = 3};
   anim_skeleton_t *s3 = NULL;
   ck_assert_int_eq(anim_skeleton_build(&raw3, NULL, &s3, NULL), ANIM_OK);
-  anim_raw_clip_t none = {"", NULL, 0, 0.f, NULL, 0};
+  anim_raw_clip_t none = {"", NULL, 0, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c3 = NULL;
   ck_assert_int_eq(anim_clip_build(&none, s3, NULL, &c3, NULL), ANIM_OK);
 

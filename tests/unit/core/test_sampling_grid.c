@@ -93,7 +93,7 @@ static void grid_case_free(grid_case_t *g) {
 
 static anim_clip_t *build(const anim_skeleton_t *sk,
                           const anim_raw_track_t *tracks, size_t n) {
-  anim_raw_clip_t raw = {"grid", tracks, n, 0.f, NULL, 0};
+  anim_raw_clip_t raw = {"grid", tracks, n, 0.f, NULL, 0, NULL, 0};
   anim_clip_t *c = NULL;
   anim_build_error_t err;
   anim_result r = anim_clip_build(&raw, sk, NULL, &c, &err);

@@ -148,11 +148,56 @@ START_TEST(test_optional_sections_absent) {
 }
 END_TEST
 
+/* Morph targets (version 2): without normals, 4 vertices, 2 targets:
+ * positions 48 B at 96, joints 32 B at 144, weights 64 B at 176, targets
+ * at 240: 2 x 48 B of position deltas, then 2 default weights (104 B). */
+START_TEST(test_targets_section) {
+  anim_skeleton_t *s = three_joints();
+  float deltas[24], dflt[2] = {0.5f, -1};
+  for (int i = 0; i < 24; i++) deltas[i] = (float)i * 0.25f;
+  anim_raw_mesh_t raw = {.name = "m",
+                         .vertex_count = 4,
+                         .positions = positions,
+                         .influences = 4,
+                         .joints = joints,
+                         .weights = weights,
+                         .target_count = 2,
+                         .target_positions = deltas,
+                         .default_weights = dflt};
+  anim_mesh_t *m = NULL;
+  ck_assert_int_eq(anim_mesh_build(&raw, s, NULL, &m, NULL), ANIM_OK);
+  fmt_buf_t b = FMT_BUF_INIT;
+  ck_assert_int_eq(fmt_mesh_bin(&b, m, s, NULL), 0);
+  const char *d = b.data;
+  ck_assert_uint_eq(u32_at(d, 4), 2);
+  ck_assert_uint_eq(u32_at(d, 12), 8);
+  ck_assert_uint_eq(u32_at(d, 88), 2);
+  ck_assert_uint_eq(u32_at(d, 92), 240);
+  ck_assert_uint_eq(u32_at(d, 56), 352); /* 240 + 104, rounded to 16 */
+  ck_assert_uint_eq(b.len, 352);
+  for (int i = 0; i < 24; i++)
+    ck_assert_float_eq(f32_at(d, 240 + 4 * (size_t)i), deltas[i]);
+  ck_assert_float_eq(f32_at(d, 336), 0.5f);
+  ck_assert_float_eq(f32_at(d, 340), -1.f);
+  fmt_buf_free(&b);
+  anim_mesh_free(m);
+  /* Without targets the block stays version 1. */
+  m = mesh_of(s, false, false);
+  ck_assert_int_eq(fmt_mesh_bin(&b, m, s, NULL), 0);
+  ck_assert_uint_eq(u32_at(b.data, 4), 1);
+  ck_assert_uint_eq(u32_at(b.data, 88), 0);
+  fmt_buf_free(&b);
+  anim_mesh_free(m);
+  anim_skeleton_free(s);
+}
+END_TEST
+
 Suite *mesh_bin_suite(void) {
   Suite *s = suite_create("mesh_bin");
   TCase *tc = tcase_create("layout");
   tcase_add_test(tc, test_layout);
   tcase_add_test(tc, test_optional_sections_absent);
+  tcase_add_test(tc, test_targets_section);
   suite_add_tcase(s, tc);
   return s;
 }

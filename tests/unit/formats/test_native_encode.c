@@ -246,6 +246,40 @@ START_TEST(test_every_feature_round_trip) {
 }
 END_TEST
 
+/* Morph targets and weight tracks survive decode, encode, decode: the
+ * store keeps assets as this text. */
+START_TEST(test_morph_round_trip) {
+  static const char body[] =
+      "{\"skeleton\":{\"name\":\"m\",\"joints\":[{\"name\":\"r\","
+      "\"parent\":-1}]},"
+      "\"meshes\":[{\"name\":\"face\",\"positions\":[0,0,0,1,0,0,0,1,0],"
+      "\"normals\":[0,0,1,0,0,1,0,0,1],\"influences\":1,"
+      "\"joints\":[0,0,0],\"weights\":[1,1,1],"
+      "\"targets\":[{\"positions\":[0,1,0,0,1,0,0,1,0],"
+      "\"normals\":[1,0,0,1,0,0,1,0,0]},"
+      "{\"positions\":[0,0,2,0,0,2,0,0,2],"
+      "\"normals\":[0,0,0,0,0,0,0,0,0]}],\"target_weights\":[0.5,0]}],"
+      "\"clips\":[{\"name\":\"talk\",\"tracks\":[],\"weights\":["
+      "{\"mesh\":\"face\",\"interpolation\":\"CUBICSPLINE\","
+      "\"times\":[0,1],\"values\":[9,9,0,1,2,0,0,4,1,0,9,9]}]}]}";
+  fmt_bundle_t b;
+  decode_ok(body, sizeof body - 1, NULL, &b);
+  const anim_mesh_t *m = b.meshes[0].mesh;
+  ck_assert_uint_eq(m->target_count, 2);
+  ck_assert_ptr_nonnull(m->target_normals);
+  ck_assert_float_eq(m->target_positions[10], 0.f);
+  ck_assert_float_eq(m->target_positions[11], 2.f);
+  ck_assert_float_eq(m->default_weights[0], 0.5f);
+  const anim_clip_t *c = b.clips[0].clip;
+  ck_assert_uint_eq(c->weight_track_count, 1);
+  ck_assert_uint_eq(c->weight_tracks[0].target_count, 2);
+  ck_assert_uint_eq(c->weight_tracks[0].interpolation, ANIM_INTERP_CUBICSPLINE);
+  ck_assert_float_eq(c->duration, 1.f);
+  round_trip_bundle(&b);
+  fmt_bundle_free(&b);
+}
+END_TEST
+
 START_TEST(test_tiny_canonical_text_and_id) {
   fmt_bundle_t b;
   decode_ok(TINY_INPUT, strlen(TINY_INPUT), NULL, &b);
@@ -321,6 +355,7 @@ Suite *native_encode_suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_demo_round_trip);
   tcase_add_test(tc, test_every_feature_round_trip);
+  tcase_add_test(tc, test_morph_round_trip);
   tcase_add_test(tc, test_tiny_canonical_text_and_id);
   tcase_add_test(tc, test_ids_equal_for_equal_content);
   suite_add_tcase(s, tc);

@@ -192,6 +192,26 @@ test('mesh blocks decode as views, one after the other', () => {
   assert.throws(() => decodeMesh(new ArrayBuffer(96)), { code: 'bad_answer' });
 });
 
+test('a mesh block of layout version 2 carries its morph targets (docs/api.md layout)', () => {
+  // V = 1, K = 4, T = 2 with normal deltas: positions at 96, normals at
+  // 112, joints at 128, weights at 144, targets at 160: 2 x 12 B position
+  // deltas, 2 x 12 B normal deltas, 2 default weights; 224 bytes.
+  const b = new ArrayBuffer(224);
+  const dv = new DataView(b);
+  'AMSH'.split('').forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
+  const u32 = [[4, 2], [8, 96], [12, 1 | 8 | 16], [16, 1], [24, 4], [28, 1], [36, 96],
+    [40, 112], [48, 128], [52, 144], [56, 224], [88, 2], [92, 160]];
+  for (const [at, v] of u32) dv.setUint32(at, v, true);
+  const deltas = [1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6, 0.5, 0.25];
+  deltas.forEach((f, i) => dv.setFloat32(160 + 4 * i, f, true));
+  const m = decodeMesh(b);
+  assert.deepEqual(Array.from(m.morphTargets.positions[1]), [4, 5, 6]);
+  assert.deepEqual(Array.from(m.morphTargets.normals[0]), [-1, -2, -3]);
+  assert.deepEqual(Array.from(m.morphTargets.weights), [0.5, 0.25]);
+  dv.setUint32(4, 3, true);
+  assert.throws(() => decodeMesh(b), { code: 'bad_answer' });
+});
+
 test('a skin answer of several meshes decodes block by block (docs/api.md layout)', () => {
   // Two float32 blocks (positions+normals): mesh 0 with 1 vertex (6
   // floats), mesh 1 with 2 vertices (12 floats), each after a 16-byte
