@@ -49,8 +49,7 @@ anim_result anim_blend_space_job_run(const anim_blend_space_job_t *job);
 /* The sampling times of count clips of durations d with weights w at time
  * t: synchronized (phi * d_i) or not (t). */
 void anim_blend_space_times(const float *durations, const float *weights,
-                            uint32_t count, double t, bool sync,
-                            double *times);
+                            uint32_t count, double t, bool sync, double *times);
 
 #ifdef __cplusplus
 }

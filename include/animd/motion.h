@@ -65,10 +65,10 @@ typedef struct anim_motion_s {
 } anim_motion_t;
 
 typedef struct anim_motion_settings_s {
-  uint32_t joint;          /* Storage-order index of the root joint. */
-  unsigned translation;    /* ANIM_MOTION_X | _Y | _Z, or 0. */
+  uint32_t joint;       /* Storage-order index of the root joint. */
+  unsigned translation; /* ANIM_MOTION_X | _Y | _Z, or 0. */
   anim_motion_rotation rotation;
-  anim_axis up;            /* The yaw axis. */
+  anim_axis up; /* The yaw axis. */
   anim_motion_reference reference;
 } anim_motion_settings_t;
 
@@ -82,6 +82,12 @@ typedef struct anim_motion_extract_job_s {
   anim_motion_settings_t settings;
   anim_pose_t pose;      /* In and out: the motion leaves the root joint. */
   anim_motion_t *output; /* The motion, accumulated over loops. */
+  /* Optional: the motion at the sampled time, before accumulation. */
+  anim_motion_t *current;
+  /* Only measure: the pose is left as it is (a blend's layers are
+   * measured one by one, then the blended motion leaves the blended pose
+   * through anim_motion_remove). */
+  bool keep_pose;
 } anim_motion_extract_job_t;
 
 /* ANIM_ERR_INVALID_ARGUMENT: NULL job, skeleton, output or pose array,
@@ -89,8 +95,8 @@ typedef struct anim_motion_extract_job_s {
  * x, y, z; ANIM_ERR_JOINT_RANGE: joint outside the skeleton;
  * ANIM_ERR_MISMATCH: a clip of another skeleton;
  * ANIM_ERR_BUFFER_TOO_SMALL: a pose with fewer joints than the skeleton. */
-anim_result anim_motion_extract_job_validate(
-    const anim_motion_extract_job_t *job);
+anim_result
+anim_motion_extract_job_validate(const anim_motion_extract_job_t *job);
 /* Validates, then extracts. Never allocates. */
 anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job);
 
@@ -99,6 +105,10 @@ anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job);
 anim_motion_t anim_motion_of(const anim_motion_settings_t *settings,
                              anim_vec3_t t, anim_quat_t r, anim_vec3_t tr,
                              anim_quat_t rr);
+
+/* Takes motion m out of the joint's local transform (storage index) of
+ * pose: T' = q^-1 (T - p), R' = q^-1 R. */
+void anim_motion_remove(anim_pose_t *pose, uint32_t joint, anim_motion_t m);
 
 /* a * b: b first, then a. */
 anim_motion_t anim_motion_mul(anim_motion_t a, anim_motion_t b);

@@ -20,8 +20,8 @@ typedef struct tri_s {
 
 static bool circumcircle(const double (*p)[2], tri_t *t) {
   const double *a = p[t->v[0]], *b = p[t->v[1]], *c = p[t->v[2]];
-  double d = 2 * (a[0] * (b[1] - c[1]) + b[0] * (c[1] - a[1]) +
-                  c[0] * (a[1] - b[1]));
+  double d =
+      2 * (a[0] * (b[1] - c[1]) + b[0] * (c[1] - a[1]) + c[0] * (a[1] - b[1]));
   if (d == 0) return false;
   double a2 = a[0] * a[0] + a[1] * a[1], b2 = b[0] * b[0] + b[1] * b[1],
          c2 = c[0] * c[0] + c[1] * c[1];
@@ -47,7 +47,7 @@ static int delaunay(double (*p)[2], int n, tri_t *tris) {
   p[n + 2][0] = cx, p[n + 2][1] = cy + m;
   int count = 1;
   tris[0] = (tri_t){.v = {n, n + 1, n + 2}};
-  circumcircle((const double (*)[2])p, &tris[0]);
+  circumcircle((const double(*)[2])p, &tris[0]);
   int edges[3 * MAXT][2];
   for (int i = 0; i < n; i++) {
     int ne = 0, kept = 0;
@@ -68,11 +68,11 @@ static int delaunay(double (*p)[2], int n, tri_t *tris) {
     for (int e = 0; e < ne; e++) {
       bool shared = false;
       for (int f = 0; f < ne && !shared; f++)
-        shared = f != e && edges[f][0] == edges[e][1] &&
-                 edges[f][1] == edges[e][0];
+        shared =
+            f != e && edges[f][0] == edges[e][1] && edges[f][1] == edges[e][0];
       if (shared || count == MAXT) continue;
       tri_t t = {.v = {edges[e][0], edges[e][1], i}};
-      if (circumcircle((const double (*)[2])p, &t)) tris[count++] = t;
+      if (circumcircle((const double(*)[2])p, &t)) tris[count++] = t;
     }
   }
   int kept = 0;
@@ -101,8 +101,7 @@ static void weights_2d(double (*p)[2], int n, const float *param,
                  *c = p[tris[t].v[2]];
     double area = cross(a, b, c);
     if (area == 0) continue;
-    double u = cross(x, b, c) / area, v = cross(a, x, c) / area,
-           w = 1 - u - v;
+    double u = cross(x, b, c) / area, v = cross(a, x, c) / area, w = 1 - u - v;
     double mn = fmin(u, fmin(v, w));
     if (mn > best_min || (best < 0 && mn >= best_min)) {
       best = t, best_min = mn;
@@ -129,8 +128,8 @@ static void weights_2d(double (*p)[2], int n, const float *param,
           shared = s != t && tris[s].v[f] == b && tris[s].v[(f + 1) % 3] == a;
       if (shared) continue;
       double dx = p[b][0] - p[a][0], dy = p[b][1] - p[a][1];
-      double u = ((x[0] - p[a][0]) * dx + (x[1] - p[a][1]) * dy) /
-                 (dx * dx + dy * dy);
+      double u =
+          ((x[0] - p[a][0]) * dx + (x[1] - p[a][1]) * dy) / (dx * dx + dy * dy);
       u = fmin(fmax(u, 0), 1);
       double qx = p[a][0] + u * dx - x[0], qy = p[a][1] + u * dy - x[1];
       double d = qx * qx + qy * qy;
@@ -174,8 +173,8 @@ anim_result anim_blend_space_job_validate(const anim_blend_space_job_t *job) {
     if (!isfinite(job->param[i])) return ANIM_ERR_NOT_FINITE;
   for (uint32_t i = 1; i < n; i++)
     for (uint32_t k = 0; k < i; k++)
-      if (memcmp(job->points + d * i, job->points + d * k,
-                 d * sizeof(float)) == 0 ||
+      if (memcmp(job->points + d * i, job->points + d * k, d * sizeof(float)) ==
+              0 ||
           (job->points[d * i] == job->points[d * k] &&
            (d == 1 || job->points[d * i + 1] == job->points[d * k + 1]))) {
         set_bad(job, (int32_t)i);

@@ -120,6 +120,15 @@ anim_motion_t anim_motion_of(const anim_motion_settings_t *settings,
   return m;
 }
 
+void anim_motion_remove(anim_pose_t *pose, uint32_t joint, anim_motion_t m) {
+  /* The pose keeps the rest: q^-1 (T - p), q^-1 R. */
+  anim_quat_t inv = anim_quat_conjugate(m.rotation);
+  anim_vec3_t *t = &pose->translation[joint];
+  anim_quat_t *q = &pose->rotation[joint];
+  *t = anim_quat_rotate(inv, anim_vec3_sub(*t, m.translation));
+  *q = anim_quat_mul(inv, *q);
+}
+
 anim_motion_t anim_motion_mul(anim_motion_t a, anim_motion_t b) {
   anim_motion_t m = {
       .translation = anim_vec3_add(a.translation,
@@ -132,8 +141,7 @@ anim_motion_t anim_motion_mul(anim_motion_t a, anim_motion_t b) {
 anim_motion_t anim_motion_inverse(anim_motion_t m) {
   anim_quat_t q = anim_quat_conjugate(m.rotation);
   anim_motion_t r = {
-      .translation =
-          anim_vec3_scale(anim_quat_rotate(q, m.translation), -1.f),
+      .translation = anim_vec3_scale(anim_quat_rotate(q, m.translation), -1.f),
       .rotation = q,
   };
   return r;
@@ -184,22 +192,21 @@ static void clip_end(const anim_skeleton_t *sk, const anim_clip_t *clip,
 /* ---- the extraction job ---------------------------------------------------
  */
 
-anim_result anim_motion_extract_job_validate(
-    const anim_motion_extract_job_t *job) {
+anim_result
+anim_motion_extract_job_validate(const anim_motion_extract_job_t *job) {
   if (job == NULL || job->skeleton == NULL || job->output == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
   const anim_motion_settings_t *s = &job->settings;
   if ((unsigned)s->rotation >= ANIM_MOTION_ROTATION_COUNT_ ||
       (unsigned)s->reference >= ANIM_MOTION_REFERENCE_COUNT_ ||
-      (unsigned)s->up > ANIM_AXIS_Z || (unsigned)job->wrap >= ANIM_WRAP_COUNT_ ||
-      (s->translation & ~7u) != 0)
+      (unsigned)s->up > ANIM_AXIS_Z ||
+      (unsigned)job->wrap >= ANIM_WRAP_COUNT_ || (s->translation & ~7u) != 0)
     return ANIM_ERR_INVALID_ARGUMENT;
   const anim_pose_t *p = &job->pose;
   if (p->translation == NULL || p->rotation == NULL || p->scale == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
   if (s->joint >= job->skeleton->joint_count) return ANIM_ERR_JOINT_RANGE;
-  if (job->clip != NULL &&
-      job->clip->joint_count != job->skeleton->joint_count)
+  if (job->clip != NULL && job->clip->joint_count != job->skeleton->joint_count)
     return ANIM_ERR_MISMATCH;
   if (p->joint_count < job->skeleton->joint_count)
     return ANIM_ERR_BUFFER_TOO_SMALL;
@@ -220,13 +227,13 @@ anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job) {
   } else if (s->reference == ANIM_MOTION_REF_FIRST) {
     clip_end(sk, job->clip, j, false, &tr, &rr);
   }
-  anim_vec3_t *t = &job->pose.translation[j];
-  anim_quat_t *q = &job->pose.rotation[j];
-  anim_motion_t m = anim_motion_of(s, *t, *q, tr, rr);
-  /* The pose keeps the rest: q^-1 (T - p), q^-1 R. */
-  anim_quat_t inv = anim_quat_conjugate(m.rotation);
-  *t = anim_quat_rotate(inv, anim_vec3_sub(*t, m.translation));
-  *q = anim_quat_mul(inv, *q);
+  anim_motion_t m = anim_motion_of(s, job->pose.translation[j],
+                                   job->pose.rotation[j], tr, rr);
+  if (job->current != NULL) *job->current = m;
+  if (!job->keep_pose) {
+    anim_pose_t pose = job->pose;
+    anim_motion_remove(&pose, j, m);
+  }
 
   double d = job->clip ? job->clip->duration : 0.0, k = 0;
   if (job->wrap == ANIM_WRAP_LOOP && d > 0 && isfinite(job->time))
@@ -251,8 +258,9 @@ anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job) {
   if (!(n > 0)) n = 1, out.q[3] = 1;
   job->output->translation =
       anim_vec3((float)out.p[0], (float)out.p[1], (float)out.p[2]);
-  job->output->rotation = anim_quat((float)(out.q[0] / n), (float)(out.q[1] / n),
-                                    (float)(out.q[2] / n), (float)(out.q[3] / n));
+  job->output->rotation =
+      anim_quat((float)(out.q[0] / n), (float)(out.q[1] / n),
+                (float)(out.q[2] / n), (float)(out.q[3] / n));
   return ANIM_OK;
 }
 
@@ -274,7 +282,8 @@ anim_result anim_motion_blend_job_run(const anim_motion_blend_job_t *job) {
     /* A direction and a length, so lengths blend without shrinking. */
     float len = anim_vec3_length(m->translation);
     length += len * w;
-    if (len > 0.f) dir = anim_vec3_add(dir, anim_vec3_scale(m->translation, w / len));
+    if (len > 0.f)
+      dir = anim_vec3_add(dir, anim_vec3_scale(m->translation, w / len));
     float sw = anim_quat_dot(rot, m->rotation) < 0.f ? -w : w;
     rot = anim_quat(rot.x + m->rotation.x * sw, rot.y + m->rotation.y * sw,
                     rot.z + m->rotation.z * sw, rot.w + m->rotation.w * sw);
@@ -282,8 +291,8 @@ anim_result anim_motion_blend_job_run(const anim_motion_blend_job_t *job) {
   float denom = anim_vec3_length(dir) * total;
   float norm = denom > 0.f ? length / denom : 0.f;
   job->output->translation = anim_vec3_scale(dir, norm);
-  job->output->rotation =
-      anim_quat_length_sq(rot) > 0.f ? anim_quat_normalize(rot)
-                                     : anim_quat_identity();
+  job->output->rotation = anim_quat_length_sq(rot) > 0.f
+                              ? anim_quat_normalize(rot)
+                              : anim_quat_identity();
   return ANIM_OK;
 }

@@ -104,8 +104,7 @@ START_TEST(test_refused) {
   float w[4];
   int32_t bad = 7;
   const float line[6] = {0, 0, 1, 1, 2, 2};
-  ck_assert_int_eq(weigh(2, line, 3, 0, 0, w, &bad),
-                   ANIM_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(weigh(2, line, 3, 0, 0, w, &bad), ANIM_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(bad, -1);
   const float two[4] = {0, 0, 1, 0};
   ck_assert_int_eq(weigh(2, two, 2, 0, 0, w, NULL), ANIM_ERR_INVALID_ARGUMENT);

@@ -50,8 +50,8 @@ typedef struct p2_s {
 } p2_t;
 
 static anim_motion_t run_at(const anim_skeleton_t *sk, const anim_clip_t *c,
-                            double t, anim_wrap wrap,
-                            anim_motion_settings_t st, p2_t *p) {
+                            double t, anim_wrap wrap, anim_motion_settings_t st,
+                            p2_t *p) {
   anim_pose_t pose = {p->t, p->q, p->s, 2};
   anim_sampling_job_t sj = {
       .skeleton = sk, .clip = c, .time = t, .wrap = wrap, .output = pose};
@@ -108,18 +108,16 @@ START_TEST(test_pingpong) {
   anim_skeleton_t *sk = skel();
   anim_clip_t *c = walk(sk);
   p2_t p;
-  ck_assert_float_eq(run_at(sk, c, 0.5, ANIM_WRAP_PINGPONG, xz_yaw(), &p)
-                         .translation.x,
-                     0.75f);
-  ck_assert_float_eq(run_at(sk, c, 1.0, ANIM_WRAP_PINGPONG, xz_yaw(), &p)
-                         .translation.x,
-                     1.5f);
-  ck_assert_float_eq(run_at(sk, c, 1.5, ANIM_WRAP_PINGPONG, xz_yaw(), &p)
-                         .translation.x,
-                     0.75f);
-  ck_assert_float_eq(run_at(sk, c, 6.0, ANIM_WRAP_PINGPONG, xz_yaw(), &p)
-                         .translation.x,
-                     0.f);
+  ck_assert_float_eq(
+      run_at(sk, c, 0.5, ANIM_WRAP_PINGPONG, xz_yaw(), &p).translation.x,
+      0.75f);
+  ck_assert_float_eq(
+      run_at(sk, c, 1.0, ANIM_WRAP_PINGPONG, xz_yaw(), &p).translation.x, 1.5f);
+  ck_assert_float_eq(
+      run_at(sk, c, 1.5, ANIM_WRAP_PINGPONG, xz_yaw(), &p).translation.x,
+      0.75f);
+  ck_assert_float_eq(
+      run_at(sk, c, 6.0, ANIM_WRAP_PINGPONG, xz_yaw(), &p).translation.x, 0.f);
   anim_clip_free(c);
   anim_skeleton_free(sk);
 }
@@ -135,7 +133,8 @@ START_TEST(test_roundtrip) {
                                 .translation = (unsigned)(i % 8),
                                 .rotation = (anim_motion_rotation)(i % 3),
                                 .up = (anim_axis)((i / 3) % 3),
-                                .reference = (anim_motion_reference)(i % 2 ? 0 : 2)};
+                                .reference =
+                                    (anim_motion_reference)(i % 2 ? 0 : 2)};
     anim_vec3_t t = anim_vec3(tf_range(&rng, -3, 3), tf_range(&rng, -3, 3),
                               tf_range(&rng, -3, 3));
     anim_quat_t q = tf_rand_quat(&rng);
@@ -156,7 +155,8 @@ START_TEST(test_roundtrip) {
     double want[4] = {q.x, q.y, q.z, q.w};
     ck_assert_double_le(tf_quat_dist(back.rotation, want), 1e-5);
     /* Unselected translation components stay in the pose. */
-    if (!(s.translation & ANIM_MOTION_Y)) ck_assert_float_eq(m.translation.y, 0);
+    if (!(s.translation & ANIM_MOTION_Y))
+      ck_assert_float_eq(m.translation.y, 0);
     if (s.rotation == ANIM_MOTION_NONE) ck_assert_float_eq(m.rotation.w, 1);
   }
   anim_skeleton_free(sk);
@@ -168,8 +168,9 @@ END_TEST
 START_TEST(test_yaw_heading) {
   anim_motion_settings_t s = xz_yaw();
   anim_vec3_t zero = anim_vec3(0, 0, 0);
-  anim_quat_t q = anim_quat_mul(anim_quat_from_axis_angle(anim_vec3(0, 1, 0), 0.7f),
-                                anim_quat_from_axis_angle(anim_vec3(0, 0, 1), 0.3f));
+  anim_quat_t q =
+      anim_quat_mul(anim_quat_from_axis_angle(anim_vec3(0, 1, 0), 0.7f),
+                    anim_quat_from_axis_angle(anim_vec3(0, 0, 1), 0.3f));
   anim_motion_t m = anim_motion_of(&s, zero, q, zero, anim_quat_identity());
   double want[4] = {0, sin(0.35), 0, cos(0.35)};
   ck_assert_double_le(tf_quat_dist(m.rotation, want), 1e-6);
