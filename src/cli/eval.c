@@ -2,7 +2,8 @@
  * decoders into an in-memory store and prints what the HTTP API would
  * answer for the same query, byte for byte: the asset list (`list`, as
  * GET /v1/assets), one pose or a range (GET /v1/pose), skinned vertices
- * (GET /v1/skin with --mesh), for headless checks without a server.
+ * (GET /v1/skin with --mesh), a POST /v1/pose body (--request, from a
+ * file or inline JSON), for headless checks without a server.
  *
  * Key design choice: options are turned into the query parameters of the
  * HTTP API (--t 0.5 is t=0.5) and go through the same typed parsers
@@ -19,6 +20,7 @@
 
 #include "cli/files.h"
 #include "formats/vocab.h"
+#include "server/request/blend.h"
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
 #include "server/request/target.h"
@@ -61,11 +63,14 @@ static void usage(FILE *out) {
           "B --fps F)]\n"
           "                  [--method M] [--normals N] [--wrap W] [--format "
           "F]\n"
+          "       animd eval FILE... --request BODY.json|'{...}'\n"
           "\n"
           "Prints what the HTTP API answers for the same query, byte for "
           "byte:\n"
           "list as GET /v1/assets, a pose or range as GET /v1/pose, --mesh "
-          "as GET /v1/skin.\n"
+          "as GET /v1/skin,\n"
+          "--request as POST /v1/pose with that body (a file, or the JSON "
+          "itself).\n"
           "FILE is recognized by its content (glTF binary or JSON, native "
           "JSON, BVH, MD5);\n"
           "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
@@ -99,6 +104,7 @@ typedef struct cli_args_s {
   size_t file_count;
   bool list, help;
   const char *type;
+  const char *request; /* --request: a body file or the JSON itself. */
   srv_kv_t params[MAX_OPTIONS];
   unsigned param_count;
 } cli_args_t;
@@ -125,7 +131,7 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
       continue;
     }
     const char *name = arg + 2;
-    bool known = strcmp(name, "type") == 0 ||
+    bool known = strcmp(name, "type") == 0 || strcmp(name, "request") == 0 ||
                  srv_field_find(name, SRV_TAKES_POSE_QUERY |
                                           SRV_TAKES_SKIN_QUERY) != NULL;
     for (size_t k = 0; option_names[k] != NULL && !known; k++)
@@ -144,6 +150,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     const char *value = argv[++i];
     if (strcmp(name, "type") == 0) {
       a->type = value;
+    } else if (strcmp(name, "request") == 0) {
+      a->request = value;
     } else if (a->param_count < MAX_OPTIONS) {
       a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
     }
@@ -253,7 +261,15 @@ static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
   srv_target_query_t names = {
       .skeleton = q.skeleton, .clip = q.clip, .joints = {.csv = q.joints}};
   srv_target_t t;
-  if (resolve(st, &names, &t, err) != 0) return -1;
+  if (resolve(st, &names, &t, err) != 0) {
+    srv_fields_free(&q.fields);
+    return -1;
+  }
+  if (srv_fields_resolve(&q.fields, t.skeleton->skeleton, NULL, &e) != 0) {
+    srv_target_release(&t);
+    srv_fields_free(&q.fields);
+    return report(err, e.code, e.at, "%s", e.message);
+  }
   srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
                         .clip = t.clip ? t.clip->clip : NULL,
                         .wrap = q.wrap,
@@ -266,6 +282,7 @@ static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
                          : print_frames(&job, &names_out, q.binary, &q.range,
                                         q.t, out, err);
   srv_target_release(&t);
+  srv_fields_free(&q.fields);
   return rc;
 }
 
@@ -279,7 +296,15 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
                               .mesh = q.mesh,
                               .need_normals = q.normals != ANIM_NORMALS_NONE};
   srv_target_t t;
-  if (resolve(st, &names, &t, err) != 0) return -1;
+  if (resolve(st, &names, &t, err) != 0) {
+    srv_fields_free(&q.fields);
+    return -1;
+  }
+  if (srv_fields_resolve(&q.fields, t.skeleton->skeleton, NULL, &e) != 0) {
+    srv_target_release(&t);
+    srv_fields_free(&q.fields);
+    return report(err, e.code, e.at, "%s", e.message);
+  }
   const store_asset_t *mesh = t.meshes[0];
   srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
                         .clip = t.clip ? t.clip->clip : NULL,
@@ -291,6 +316,50 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
   srv_frame_names_t names_out = srv_frame_names(mesh, t.clip);
   int rc = print_frames(&job, &names_out, q.binary, &q.range, q.t, out, err);
   srv_target_release(&t);
+  srv_fields_free(&q.fields);
+  return rc;
+}
+
+/* --request: a POST /v1/pose body, read from the file of that name or,
+ * when no such file exists, the JSON text itself; parsed, looked up and
+ * evaluated as the HTTP handler does (api/pose.c). */
+static int print_request(store_t *st, const char *request, FILE *out,
+                         FILE *err) {
+  size_t len = 0;
+  char *text = NULL;
+  FILE *probe = fopen(request, "rb");
+  if (probe != NULL) {
+    fclose(probe);
+    text = cli_read_file(request, &len, "animd eval", err);
+    if (text == NULL) return -1;
+  }
+  srv_blend_body_t body;
+  srv_blend_t blend = {0};
+  srv_error_t e;
+  int rc = srv_blend_body_parse(text != NULL ? text : request,
+                                text != NULL ? len : strlen(request), NULL,
+                                &body, &e);
+  free(text);
+  if (rc != 0) return report(err, e.code, e.at, "%s", e.message);
+  if (srv_blend_resolve(st, &body, "", &blend, &e, NULL) != 0 ||
+      srv_blend_masks(&blend, &body, "", &e) != 0) {
+    rc = report(err, e.code, e.at, "%s", e.message);
+  } else {
+    srv_eval_job_t job = {.skeleton = blend.skeleton->skeleton,
+                          .layers = blend.layers,
+                          .layer_count = blend.layer_count,
+                          .space = body.space,
+                          .fields = &body.fields};
+    srv_frame_names_t names = srv_frame_names(blend.skeleton, NULL);
+    srv_pose_query_t picture = {.picture = body.picture};
+    srv_target_t none = {0};
+    srv_range_query_t one = {0};
+    rc = body.picture.svg
+             ? print_picture(&job, &names, &picture, &none, out, err)
+             : print_frames(&job, &names, body.binary, &one, 0, out, err);
+  }
+  srv_blend_release(&blend);
+  srv_blend_body_free(&body);
   return rc;
 }
 
@@ -301,7 +370,9 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     usage(out);
     return 0;
   }
-  if (a.file_count == 0 || (!a.list && a.param_count == 0)) {
+  if (a.file_count == 0 ||
+      (!a.list && a.param_count == 0 && a.request == NULL) ||
+      (a.request != NULL && (a.list || a.param_count > 0))) {
     usage(err);
     return 2;
   }
@@ -319,9 +390,10 @@ int srv_eval_main(int argc, char **argv, FILE *out, FILE *err) {
     bool mesh = false;
     for (unsigned i = 0; i < a.param_count; i++)
       mesh |= strcmp(a.params[i].name, "mesh") == 0;
-    rc = a.list ? print_list(st, out, err)
-         : mesh ? print_skin(st, &query, out, err)
-                : print_pose(st, &query, out, err);
+    rc = a.list              ? print_list(st, out, err)
+         : a.request != NULL ? print_request(st, a.request, out, err)
+         : mesh              ? print_skin(st, &query, out, err)
+                             : print_pose(st, &query, out, err);
   }
   store_close(st);
   return rc == 0 ? 0 : 1;

@@ -121,6 +121,7 @@ int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a) {
   } else {
     strided(b, "matrices", a->data, n, 16, 16);
   }
+  if (a->more != NULL) a->more(b, a->more_arg);
   fmt_buf_putc(b, '}');
   return done(b);
 }
@@ -139,6 +140,7 @@ int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a) {
     fmt_buf_putc(b, ',');
     strided(b, "normals", a->normals, n, 3, 3);
   }
+  if (a->more != NULL) a->more(b, a->more_arg);
   fmt_buf_putc(b, '}');
   return done(b);
 }

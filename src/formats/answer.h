@@ -61,6 +61,10 @@ typedef struct fmt_pose_answer_s {
    * skin), caller order. */
   const float *data;
   fmt_asset_names_t ids; /* Optional (zero: none printed). */
+  /* Optional: prints more members (",\"name\":value"...) before the
+   * closing brace, with more_arg. */
+  void (*more)(fmt_buf_t *b, const void *more_arg);
+  const void *more_arg;
 } fmt_pose_answer_t;
 
 int fmt_answer_pose_json(fmt_buf_t *b, const fmt_pose_answer_t *a);
@@ -75,6 +79,8 @@ typedef struct fmt_skin_answer_s {
   const float *positions; /* 3 * vertex_count. */
   const float *normals;   /* 3 * vertex_count, or NULL. */
   fmt_asset_names_t ids;  /* Optional (zero: none printed). */
+  void (*more)(fmt_buf_t *b, const void *more_arg); /* As for poses. */
+  const void *more_arg;
 } fmt_skin_answer_t;
 
 int fmt_answer_skin_json(fmt_buf_t *b, const fmt_skin_answer_t *a);

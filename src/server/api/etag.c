@@ -20,14 +20,13 @@ void srv__etag(char *out, const void *parts, size_t len) {
 
 void srv__etag_fields(char *etag, const srv_fields_t *fields) {
   if (fields->present == 0) return;
-  struct {
-    char etag[40];
-    srv_fields_t fields;
-  } key;
-  memset(&key, 0, sizeof key);
-  memcpy(key.etag, etag, sizeof key.etag);
-  srv_fields_merge(&key.fields, fields);
-  srv__etag(etag, &key, sizeof key);
+  /* The ETag so far, then the fields as text (structured values by their
+   * canonical JSON). */
+  fmt_buf_t b = FMT_BUF_INIT;
+  fmt_buf_append(&b, etag, 40);
+  srv_fields_print(&b, fields);
+  if (!b.failed) srv__etag(etag, b.data, b.len);
+  fmt_buf_free(&b);
 }
 
 bool srv__etag_matches(const srv_request_t *req, const char *etag) {

@@ -65,6 +65,19 @@ static void pose_headers(char *out, size_t cap, bool bin, fmt_space space,
   out[n] = '\0';
 }
 
+/* Appends X-Animd-Answer (the members the fields add to a binary answer,
+ * with their float counts) to the headers in out. */
+static void answer_header(char *out, size_t cap, bool bin,
+                          const srv_fields_t *f) {
+  if (!bin || srv_fields_answer_floats(f) == 0) return;
+  fmt_buf_t b = FMT_BUF_INIT;
+  srv_fields_answer_layout(&b, f);
+  size_t n = strlen(out);
+  if (!b.failed && n + b.len + 20 < cap)
+    snprintf(out + n, cap - n, "X-Animd-Answer: %.*s\r\n", (int)b.len, b.data);
+  fmt_buf_free(&b);
+}
+
 /* ---- one pose -------------------------------------------------------------
  */
 
@@ -135,12 +148,14 @@ static void pose_respond(srv_task_t *t) {
   pose_headers(extra, sizeof extra, p->bin, p->space,
                p->joints ? p->joint_count : p->skel->skeleton->joint_count,
                p->etag[0] != '\0' ? p->etag : NULL);
+  answer_header(extra, sizeof extra, p->bin, &p->fields);
   srv_respond(t->req, 200, pose_type(p->bin, p->picture.svg), extra,
               p->out.data, p->out.len);
 }
 
 static void pose_free(srv_task_t *t) {
   pose_task_t *p = (pose_task_t *)t;
+  srv_fields_free(&p->fields);
   store_asset_release(p->skel);
   store_asset_release(p->clip);
   free(p->joints);
@@ -181,6 +196,7 @@ static int pose_produce(srv_range_t *r, uint32_t first, uint32_t n,
 
 static void pose_range_dispose(srv_range_t *r) {
   pose_range_t *p = (pose_range_t *)r;
+  srv_fields_free(&p->fields);
   store_asset_release(p->skel);
   store_asset_release(p->clip);
   free(p->joints);
@@ -189,7 +205,7 @@ static void pose_range_dispose(srv_range_t *r) {
 /* ---- GET /v1/pose
  * ------------------------------------------------------------ */
 
-static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
+static void pose_range_start(srv_request_t *req, srv_pose_query_t *q,
                              store_asset_t *skel, store_asset_t *clip,
                              uint32_t *list, uint32_t list_count) {
   uint32_t joints = list ? list_count : skel->skeleton->joint_count;
@@ -198,6 +214,7 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
     store_asset_release(skel);
     store_asset_release(clip);
     free(list);
+    srv_fields_free(&q->fields);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;
   }
@@ -209,14 +226,17 @@ static void pose_range_start(srv_request_t *req, const srv_pose_query_t *q,
   p->space = q->space;
   p->bin = q->binary;
   p->times = q->range;
-  p->fields = q->fields;
+  p->fields = q->fields; /* Moved. */
+  memset(&q->fields, 0, sizeof q->fields);
   p->range.produce = pose_produce;
   p->range.dispose = pose_range_dispose;
   char extra[256];
   pose_headers(extra, sizeof extra, p->bin, p->space, joints, NULL);
   srv__range_run(&p->range, req, &q->range,
-                 srv_pose_float_count(p->space, joints), p->bin,
-                 srv_cost_answer(skel->skeleton->joint_count, p->bin), extra);
+                 srv_pose_float_count(p->space, joints) +
+                     srv_fields_answer_floats(&p->fields),
+                 p->bin, srv_cost_answer(skel->skeleton->joint_count, p->bin),
+                 extra);
 }
 
 void srv__handle_pose_get(srv_request_t *req) {
@@ -231,10 +251,18 @@ void srv__handle_pose_get(srv_request_t *req) {
   srv_target_query_t names = {
       .skeleton = q.skeleton, .clip = q.clip, .joints = {.csv = q.joints}};
   srv_target_t target;
-  if (srv__resolve(req, &names, &target) != 0) return;
+  if (srv__resolve(req, &names, &target) != 0) {
+    srv_fields_free(&q.fields);
+    return;
+  }
   skel = target.skeleton;
   clip = target.clip;
   uint32_t *list = target.joints, list_count = target.joint_count;
+  pose_task_t *p = NULL;
+  if (srv_fields_resolve(&q.fields, skel->skeleton, NULL, &err) != 0) {
+    srv__respond_err(req, &err);
+    goto fail;
+  }
   if (q.range.is_range && !q.picture.svg) {
     pose_range_start(req, &q, skel, clip, list, list_count);
     return;
@@ -262,7 +290,6 @@ void srv__handle_pose_get(srv_request_t *req) {
     srv__etag(etag, &key, sizeof key);
     srv__etag_fields(etag, &q.fields);
   }
-  pose_task_t *p = NULL;
   if (etag[0] != '\0' && srv__respond_if_not_modified(req, etag)) goto fail;
   p = calloc(1, sizeof *p);
   if (p == NULL) {
@@ -280,7 +307,8 @@ void srv__handle_pose_get(srv_request_t *req) {
   p->bin = q.binary;
   p->picture = q.picture;
   p->range = q.range;
-  p->fields = q.fields;
+  p->fields = q.fields; /* Moved. */
+  memset(&q.fields, 0, sizeof q.fields);
   memcpy(p->etag, etag, sizeof etag);
   fmt_buf_init(&p->out);
   p->task.work = pose_work;
@@ -292,6 +320,7 @@ void srv__handle_pose_get(srv_request_t *req) {
   return;
 
 fail:
+  srv_fields_free(&q.fields);
   store_asset_release(skel);
   store_asset_release(clip);
   free(list);
@@ -361,15 +390,17 @@ static void blend_respond(srv_task_t *t) {
               anim_result_str(b->result));
     return;
   }
-  char extra[160];
+  char extra[256];
   pose_headers(extra, sizeof extra, b->bin, b->space,
                b->blend.skeleton->skeleton->joint_count, NULL);
+  answer_header(extra, sizeof extra, b->bin, &b->fields);
   srv_respond(t->req, 200, pose_type(b->bin, b->picture.svg), extra,
               b->out.data, b->out.len);
 }
 
 static void blend_free(srv_task_t *t) {
   blend_task_t *b = (blend_task_t *)t;
+  srv_fields_free(&b->fields);
   srv_blend_release(&b->blend);
   srv_blend_body_free(&b->body);
   fmt_buf_free(&b->out);
@@ -392,7 +423,8 @@ static void blend_then(srv_request_t *req, void *parsed) {
   b->space = body->space;
   b->bin = body->binary;
   b->picture = body->picture;
-  b->fields = body->fields;
+  /* Its own references: the body is freed before the evaluation. */
+  srv_fields_copy(&b->fields, &body->fields);
   b->task.work = blend_work;
   b->task.respond = blend_respond;
   b->task.free = blend_free;

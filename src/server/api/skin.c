@@ -44,6 +44,7 @@ static void params_release(skin_params_t *p) {
   p->meshes = NULL;
   store_asset_release(p->skel);
   store_asset_release(p->clip);
+  srv_fields_free(&p->fields);
 }
 
 /* The pipeline's job for mesh k's frame at t. */
@@ -209,12 +210,21 @@ static int skin_assets(srv_request_t *req, const srv_skin_query_t *q,
                               .mesh_all = p->multi && q->mesh == NULL,
                               .need_normals = p->normals != ANIM_NORMALS_NONE};
   srv_target_t t;
-  if (srv__resolve(req, &names, &t) != 0) return -1;
+  if (srv__resolve(req, &names, &t) != 0) {
+    srv_fields_free(&p->fields);
+    return -1;
+  }
   p->meshes = t.meshes;
   p->mesh_count = t.mesh_count;
   p->skel = t.skeleton;
   p->clip = t.clip;
   free(t.joints);
+  srv_error_t err;
+  if (srv_fields_resolve(&p->fields, p->skel->skeleton, NULL, &err) != 0) {
+    srv__respond_err(req, &err);
+    params_release(p);
+    return -1;
+  }
   return 0;
 }
 

@@ -41,6 +41,7 @@ int srv_blend_masks(srv_blend_t *b, const srv_blend_body_t *body,
                     const char *at_prefix, srv_error_t *err) {
   const anim_skeleton_t *sk = b->skeleton->skeleton;
   size_t n = sk->joint_count;
+  if (srv_fields_resolve(&body->fields, sk, at_prefix, err) != 0) return -1;
   bool masked = false;
   for (size_t i = 0; i < b->layer_count; i++)
     masked |= body->layers[i].mask != NULL;

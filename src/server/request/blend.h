@@ -41,8 +41,9 @@ int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
                       srv_lookup_miss_t *miss);
 
 /* The layers' masks as per-joint weights of the skeleton, set on
- * out->layers. 0, or -1 with err: unknown_joint at
- * "<at_prefix>.layers[i].mask[k]", or out_of_memory. */
+ * out->layers, and the body's fields resolved for it (fields.h). 0, or -1
+ * with err: unknown_joint at "<at_prefix>.layers[i].mask[k]" or at the
+ * field's path, or out_of_memory. */
 int srv_blend_masks(srv_blend_t *b, const srv_blend_body_t *body,
                     const char *at_prefix, srv_error_t *err);
 

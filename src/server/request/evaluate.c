@@ -1,6 +1,7 @@
 /* server: the evaluation pipeline and its scratch (evaluate.h). */
 #include "server/request/evaluate.h"
 
+#include "server/errors.h"
 #include "server/request/fields.h"
 
 #include <pthread.h>
@@ -23,6 +24,7 @@ void srv_eval_scratch_free(srv_eval_scratch_t *s) {
   free(s->_full);
   free(s->_dqs);
   free(s->_answer);
+  free(s->_extra);
   free(s->_cursors);
   memset(s, 0, sizeof *s);
 }
@@ -126,6 +128,10 @@ uint32_t srv_eval_element_count(const srv_eval_job_t *job) {
   return job->joints != NULL ? job->joint_count : job->skeleton->joint_count;
 }
 
+size_t srv_eval_answer_count(const srv_eval_job_t *job) {
+  return job->fields != NULL ? srv_fields_answer_floats(job->fields) : 0;
+}
+
 size_t srv_eval_float_count(const srv_eval_job_t *job) {
   size_t n = srv_eval_element_count(job);
   if (job->mesh != NULL) return n * (job->normals != ANIM_NORMALS_NONE ? 6 : 3);
@@ -162,16 +168,15 @@ static anim_result sample(const srv_eval_job_t *job, srv_eval_scratch_t *s,
 }
 
 /* The layers, each sampled into its own pose, blended into s->_pose. */
-static anim_result blend(const srv_eval_job_t *job, srv_eval_scratch_t *s,
-                         float *sampled) {
-  const anim_skeleton_t *sk = job->skeleton;
+static anim_result blend(const anim_skeleton_t *sk,
+                         const srv_eval_layer_t *layers, size_t count,
+                         srv_eval_scratch_t *s, float *sampled) {
   uint32_t n = sk->joint_count;
-  size_t count = job->layer_count;
   if (!reserve_layers(s, count)) return ANIM_ERR_OUT_OF_MEMORY;
   anim_blend_layer_t *normal = s->_blend, *additive = s->_blend + count;
   size_t nn = 0, na = 0;
   for (size_t i = 0; i < count; i++) {
-    const srv_eval_layer_t *l = &job->layers[i];
+    const srv_eval_layer_t *l = &layers[i];
     size_t at = i * (size_t)s->_joints;
     anim_pose_t pose = {s->_layer_t + at, s->_layer_r + at, s->_layer_s + at,
                         n};
@@ -211,9 +216,15 @@ static anim_result to_model(const anim_skeleton_t *sk, srv_eval_scratch_t *s) {
   return anim_local_to_model_job_run(&job);
 }
 
+/* The model matrices, unless the fields' model stage made them. */
+static anim_result model_of(const anim_skeleton_t *sk, srv_eval_scratch_t *s,
+                            bool ready) {
+  return ready ? ANIM_OK : to_model(sk, s);
+}
+
 static anim_result skin_matrices(const anim_skeleton_t *sk,
-                                 srv_eval_scratch_t *s) {
-  anim_result r = to_model(sk, s);
+                                 srv_eval_scratch_t *s, bool ready) {
+  anim_result r = model_of(sk, s, ready);
   if (r != ANIM_OK) return r;
   anim_skinning_matrices_job_t job = {
       .skeleton = sk,
@@ -224,9 +235,10 @@ static anim_result skin_matrices(const anim_skeleton_t *sk,
   return anim_skinning_matrices_job_run(&job);
 }
 
-static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
+static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                             bool ready) {
   const anim_skeleton_t *sk = job->skeleton;
-  anim_result r = skin_matrices(sk, s);
+  anim_result r = skin_matrices(sk, s, ready);
   if (r != ANIM_OK) return r;
   size_t v = job->mesh->vertex_count;
   anim_skinning_job_t sj = {
@@ -247,8 +259,8 @@ static anim_result skin_mesh(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
 }
 
 /* The pose in job->space, caller order, then the listed joints only. */
-static anim_result pose_floats(const srv_eval_job_t *job,
-                               srv_eval_scratch_t *s) {
+static anim_result pose_floats(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                               bool ready) {
   const anim_skeleton_t *sk = job->skeleton;
   size_t stride = job->space == FMT_SPACE_LOCAL ? 10 : 16;
   size_t n = stride * sk->joint_count;
@@ -258,10 +270,10 @@ static anim_result pose_floats(const srv_eval_job_t *job,
   if (job->space == FMT_SPACE_LOCAL) {
     r = anim_pose_to_caller_trs10(sk, &s->_pose, dst, n);
   } else if (job->space == FMT_SPACE_MODEL) {
-    r = to_model(sk, s);
+    r = model_of(sk, s, ready);
     if (r == ANIM_OK) r = anim_mat4_to_caller(sk, s->_model, dst, n);
   } else {
-    r = skin_matrices(sk, s);
+    r = skin_matrices(sk, s, ready);
     if (r == ANIM_OK) r = anim_mat4_to_caller(sk, s->_skin, dst, n);
   }
   if (r != ANIM_OK || job->joints == NULL) return r;
@@ -283,22 +295,114 @@ unsigned long srv_eval_cost(const srv_eval_job_t *job) {
   return cost;
 }
 
-anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
-  if (job == NULL || s == NULL || job->skeleton == NULL || job->out == NULL)
-    return ANIM_ERR_INVALID_ARGUMENT;
-  if (job->fields != NULL && job->fields->present != 0) {
-    srv_eval_job_t honoured = *job;
-    honoured.fields = NULL;
-    srv_fields_apply(job->fields, &honoured);
-    return srv_eval_run(&honoured, s);
+/* Room for the fields' answer when the job keeps none. */
+static float *extra_of(srv_eval_scratch_t *s, size_t count) {
+  if (count > s->_extra_cap || s->_extra == NULL) {
+    if (!grow(&s->_extra, count * sizeof(float))) return NULL;
+    s->_extra_cap = count;
   }
+  return s->_extra;
+}
+
+/* The pipeline, with the fields' stages when stages (srv_fields_stages)
+ * is not zero. */
+static anim_result run_stages(const srv_eval_job_t *job, srv_eval_scratch_t *s,
+                              unsigned stages) {
   const anim_skeleton_t *sk = job->skeleton;
   if (!reserve_joints(s, sk->joint_count)) return ANIM_ERR_OUT_OF_MEMORY;
   s->_pose.joint_count = sk->joint_count;
   float sampled = 0;
-  anim_result r =
-      job->layer_count > 0 ? blend(job, s, &sampled) : sample(job, s, &sampled);
+  srv_field_stage_t st = {
+      .job = job, .skeleton = sk, .pose = s->_pose, ._scratch = s};
+  float *answer = NULL;
+  if (stages != 0) {
+    size_t n = srv_eval_answer_count(job);
+    answer = job->answer != NULL ? job->answer : extra_of(s, n);
+    if (answer == NULL) return ANIM_ERR_OUT_OF_MEMORY;
+    if (n > 0) memset(answer, 0, n * sizeof(float));
+  }
+  anim_result r;
+  if (stages & 1u)
+    r = srv_fields_run_stage(job->fields, 0, &st, answer);
+  else if (job->layer_count > 0)
+    r = blend(sk, job->layers, job->layer_count, s, &sampled);
+  else
+    r = sample(job, s, &sampled);
   if (r != ANIM_OK) return r;
   if (job->sampled != NULL) *job->sampled = sampled;
-  return job->mesh != NULL ? skin_mesh(job, s) : pose_floats(job, s);
+  if (stages & 2u) {
+    r = srv_fields_run_stage(job->fields, 1, &st, answer);
+    if (r != ANIM_OK) return r;
+  }
+  bool ready = false;
+  if (stages & 4u) {
+    r = to_model(sk, s);
+    if (r != ANIM_OK) return r;
+    st.model = s->_model;
+    r = srv_fields_run_stage(job->fields, 2, &st, answer);
+    if (r != ANIM_OK) return r;
+    ready = true;
+  }
+  return job->mesh != NULL ? skin_mesh(job, s, ready)
+                           : pose_floats(job, s, ready);
+}
+
+/* ---- the fields' stages (fields.h)
+ * ------------------------------------------------------------------ */
+
+anim_result srv_field_stage_refresh(srv_field_stage_t *st, uint32_t joint) {
+  const anim_skeleton_t *sk = st->skeleton;
+  if (st->model == NULL || joint >= sk->joint_count)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  /* Storage order is depth first: a joint's descendants follow it, up to
+   * the first joint whose depth is not greater. */
+  uint32_t to = joint;
+  for (uint32_t j = joint + 1; j < sk->joint_count; j++) {
+    int32_t p = sk->parents[j];
+    while (p >= 0 && (uint32_t)p > joint) p = sk->parents[p];
+    if (p != (int32_t)joint) break;
+    to = j;
+  }
+  anim_local_to_model_job_t job = {
+      .skeleton = sk,
+      .input = st->pose,
+      .from = joint,
+      .to = to,
+      .output = st->model,
+      .output_count = sk->joint_count,
+  };
+  if (joint == 0 && to == 0) { /* Both zero means all: one joint. */
+    job.to = sk->joint_count - 1;
+  }
+  return anim_local_to_model_job_run(&job);
+}
+
+anim_result srv_field_stage_blend(srv_field_stage_t *st,
+                                  const srv_eval_layer_t *layers,
+                                  size_t count) {
+  float sampled = 0;
+  return blend(st->skeleton, layers, count, st->_scratch, &sampled);
+}
+
+anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {
+  if (job == NULL || s == NULL || job->skeleton == NULL || job->out == NULL)
+    return ANIM_ERR_INVALID_ARGUMENT;
+  const srv_fields_t *fields = job->fields;
+  if (fields != NULL && fields->present != 0) {
+    srv_eval_job_t honoured = *job;
+    honoured.fields = NULL;
+    srv_fields_apply(fields, &honoured);
+    unsigned stages = srv_fields_stages(fields);
+    if (stages == 0) return srv_eval_run(&honoured, s);
+    honoured.fields = fields;
+    job = &honoured;
+    if (!srv_fields_resolved(fields, job->skeleton)) {
+      srv_error_t err;
+      if (srv_fields_resolve(fields, job->skeleton, NULL, &err) != 0)
+        return err.code == SRV_ERR_OUT_OF_MEMORY ? ANIM_ERR_OUT_OF_MEMORY
+                                                 : ANIM_ERR_INVALID_ARGUMENT;
+    }
+    return run_stages(job, s, stages);
+  }
+  return run_stages(job, s, 0);
 }

@@ -41,6 +41,8 @@ typedef struct srv_eval_scratch_s {
   float *_full;   /* 16 * _joints: caller order before a list. */
   float *_dqs;    /* 8 * _joints: DQS scratch. */
   float *_answer; /* srv_eval_scratch_output. */
+  float *_extra;  /* The fields' answer when the job has no place for it. */
+  size_t _extra_cap;
   uint32_t *_cursors;
   anim_sampling_context_t _ctx;
   bool _ctx_bound; /* _ctx is bound to _ctx.clip. */
@@ -94,15 +96,24 @@ typedef struct srv_eval_job_s {
   /* Optional: the clip time sampled (of the first layer; 0 for the rest
    * pose). */
   float *sampled;
-  /* Optional: the request's table fields (fields.h), honoured on the job
-   * before it runs; they do not change its float count. */
+  /* Optional: the request's table fields (fields.h): numbers and bools
+   * change the job before it runs, structured values act in the stages
+   * (a pose source, on local transforms, on model matrices); they do not
+   * change its float count. Values not yet resolved for the skeleton are
+   * resolved here (the transports resolve them where they look up names,
+   * to answer typed errors). */
   const struct srv_fields_s *fields;
+  /* Optional: where the fields' answer goes (srv_eval_answer_count
+   * floats; fields.h); NULL: it is not kept. */
+  float *answer;
 } srv_eval_job_t;
 
 /* Floats per pose answer in space (all joints). */
 size_t srv_pose_float_count(fmt_space space, uint32_t joints);
 /* Floats the job writes. */
 size_t srv_eval_float_count(const srv_eval_job_t *job);
+/* Floats the job's fields add to its answer (fields.h). */
+size_t srv_eval_answer_count(const srv_eval_job_t *job);
 /* Joints or vertices the job's floats describe. */
 uint32_t srv_eval_element_count(const srv_eval_job_t *job);
 

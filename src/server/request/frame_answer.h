@@ -39,21 +39,26 @@ srv_frame_names_t srv_frame_names(const struct store_asset_s *owner,
 #define SRV_FRAME_WHOLE (-1)
 #define SRV_FRAME_MEMBER (-2)
 
-/* Evaluates job (its out and sampled are ignored) with s and appends its
- * answer to b: frame SRV_FRAME_WHOLE or SRV_FRAME_MEMBER, else frame
- * `frame` of a range. ANIM_OK, ANIM_ERR_OUT_OF_MEMORY (s or b could not grow),
- * or the pipeline's result. */
+/* Evaluates job (its out, answer and sampled are ignored) with s and
+ * appends its answer to b: frame SRV_FRAME_WHOLE or SRV_FRAME_MEMBER,
+ * else frame `frame` of a range. The members the job's fields add
+ * (fields.h) come last in JSON; in binary their floats follow the
+ * frame's (a range frame header's count then counts them too). ANIM_OK,
+ * ANIM_ERR_OUT_OF_MEMORY (s or b could not grow), or the pipeline's result. */
 anim_result srv_frame_answer(fmt_buf_t *b, const srv_eval_job_t *job,
                              const srv_frame_names_t *names, bool binary,
                              int64_t frame, srv_eval_scratch_t *s);
 
 /* What a frame's floats are: joints in space, or skinned vertices
- * (positions, then normals when normals). */
+ * (positions, then normals when normals); and the members the request's
+ * fields add (fields.h), from their answer floats. */
 typedef struct srv_frame_shape_s {
   bool skin;
   bool normals;
   fmt_space space;
-  uint32_t elements; /* Joints or vertices. */
+  uint32_t elements;                 /* Joints or vertices. */
+  const struct srv_fields_s *fields; /* NULL: none. */
+  const float *answer; /* srv_fields_answer_floats(fields) floats. */
 } srv_frame_shape_t;
 
 /* The JSON answer of floats v already evaluated (a pose, or a skin answer

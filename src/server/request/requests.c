@@ -244,9 +244,19 @@ double srv_range_query_time(const srv_range_query_t *q, uint32_t i) {
   return q->from + (double)i / q->fps;
 }
 
+static int pose_query(const srv_query_t *q, srv_pose_query_t *out,
+                      srv_error_t *err);
+
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
+  if (pose_query(q, out, err) == 0) return 0;
+  srv_fields_free(&out->fields);
+  return -1;
+}
+
+static int pose_query(const srv_query_t *q, srv_pose_query_t *out,
+                      srv_error_t *err) {
   int space, wrap;
   double t = 0;
   if (srv_query_check(q, SRV_EP_POSE_GET, err) != 0 ||
@@ -318,9 +328,19 @@ int srv_plot_query_parse(const srv_query_t *q, srv_plot_query_t *out,
   return 0;
 }
 
+static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
+                      srv_error_t *err);
+
 int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
+  if (skin_query(q, out, err) == 0) return 0;
+  srv_fields_free(&out->fields);
+  return -1;
+}
+
+static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
+                      srv_error_t *err) {
   int wrap, method, normals, encoding;
   if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
       srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
@@ -583,6 +603,7 @@ int srv_blend_body_parse_json(const json_t *obj, const char *at_prefix,
                               srv_error_t *err) {
   memset(out, 0, sizeof *out);
   if (blend_body_object(obj, NULL, need_t, out, err) == 0) return 0;
+  srv_fields_free(&out->fields);
   memset(out, 0, sizeof *out);
   return srv_error_under(err, at_prefix);
 }
@@ -594,6 +615,7 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
   if (json_body(body, len, &root, err) != 0) return -1;
   if (blend_body_object(root, accept, true, out, err) != 0) {
     json_decref(root);
+    srv_fields_free(&out->fields);
     memset(out, 0, sizeof *out);
     return -1;
   }
@@ -603,6 +625,7 @@ int srv_blend_body_parse(const char *body, size_t len, const char *accept,
 
 void srv_blend_body_free(srv_blend_body_t *b) {
   json_decref(b->_root);
+  srv_fields_free(&b->fields);
   memset(b, 0, sizeof *b);
 }
 

@@ -102,7 +102,8 @@ typedef struct srv_pose_query_s {
                          (request/target.h); NULL: all. With format=svg:
                          the joints drawn highlighted (all are drawn). */
   srv_range_query_t range;
-  srv_fields_t fields; /* The table's fields (fields.h). */
+  /* The table's fields (fields.h), owned: srv_fields_free. */
+  srv_fields_t fields;
 } srv_pose_query_t;
 
 int srv_pose_query_parse(const srv_query_t *q, srv_pose_query_t *out,

@@ -92,7 +92,11 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->normals = cmd->normals;
   s->method = cmd->method;
   s->encoding = cmd->encoding;
-  s->fields = cmd->fields;
+  srv_fields_copy(&s->fields, &cmd->fields);
+  if (srv_fields_resolve(&s->fields, s->skeleton->skeleton, NULL, &err) != 0) {
+    ws__send_error(c, id, err.code, err.at, err.message);
+    return -1;
+  }
   if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
   /* A frame's cost depends on the assets alone, so it is judged once. */
   for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
@@ -275,6 +279,14 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
             cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
             cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding : s->encoding))
       return;
+    {
+      srv_error_t err;
+      if (srv_fields_resolve(&cmd->fields, s->skeleton->skeleton, NULL, &err) !=
+          0) {
+        ws__send_error(c, cmd->id, err.code, err.at, err.message);
+        return;
+      }
+    }
     if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
       /* The next frame keeps its due time and clip time; frames after it
        * follow the new rate. */

@@ -88,6 +88,7 @@ static void entry_drop(entry_t *en) {
   store_asset_release(en->key.skeleton);
   store_asset_release(en->key.clip);
   store_asset_release(en->key.mesh);
+  srv_fields_free(&en->key.fields);
   en->used = false;
   en->q16_ready = false;
 }
@@ -188,10 +189,10 @@ unsigned long srv_ws_eval_cost(const srv_ws_eval_key_t *key) {
   return srv_eval_cost(&job);
 }
 
-/* Floats a frame of key holds. */
+/* Floats a frame of key holds: its own, then the fields' answer. */
 static size_t entry_floats(const srv_ws_eval_key_t *k) {
   srv_eval_job_t job = key_job(k);
-  return srv_eval_float_count(&job);
+  return srv_eval_float_count(&job) + srv_eval_answer_count(&job);
 }
 
 /* Fills en->floats for en->key with the calling thread's scratch. Touches
@@ -202,10 +203,13 @@ static int evaluate(entry_t *en) {
   if (s == NULL) return UV_ENOMEM;
   srv_eval_job_t job = key_job(&en->key);
   job.out = (float *)en->floats->data;
+  job.answer = job.out + srv_eval_float_count(&job);
   anim_result r = srv_eval_run(&job, s);
   if (r != ANIM_OK) return r == ANIM_ERR_OUT_OF_MEMORY ? UV_ENOMEM : UV_EINVAL;
   en->data.floats = (const float *)en->floats->data;
   en->data.count = (uint32_t)srv_eval_float_count(&job);
+  en->data.answer = job.answer;
+  en->data.answer_count = (uint32_t)srv_eval_answer_count(&job);
   en->data.elements = srv_eval_element_count(&job);
   return 0;
 }
@@ -239,8 +243,9 @@ static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
   out->payload_len = 0;
   if (key->encoding != FMT_ENCODING_Q16 || en->key.mesh == NULL) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The fields' answer follows the floats in the same buffer. */
     out->payload = en->floats;
-    out->payload_len = 4 * (size_t)en->data.count;
+    out->payload_len = 4 * ((size_t)en->data.count + en->data.answer_count);
 #endif
     return 0;
   }
@@ -249,8 +254,9 @@ static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
   size_t size = fmt_q16_size(en->data.elements, en->key.normals != 0);
   out->q16 = en->q16->data;
   out->q16_words = (uint32_t)(size / 4);
-  out->payload = en->q16;
-  out->payload_len = size;
+  /* With a fields' answer the frame is built whole (ws__frame_message). */
+  out->payload = en->data.answer_count == 0 ? en->q16 : NULL;
+  out->payload_len = en->data.answer_count == 0 ? size : 0;
   return 0;
 }
 
@@ -307,6 +313,7 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   en->used_ns = uv_hrtime();
   en->key = *key;
   en->key.mask = key->mask != NULL ? en->mask_copy : NULL;
+  srv_fields_copy(&en->key.fields, &key->fields);
   store_asset_retain(key->skeleton);
   store_asset_retain(key->clip);
   if (key->mesh != NULL) store_asset_retain(key->mesh);

@@ -41,7 +41,8 @@ typedef struct srv_ws_eval_key_s {
    * key: the floats are the same, and the q16 bytes are made once per
    * entry, the first time a subscriber asks for them. */
   uint8_t encoding;
-  /* The request's table fields (request/fields.h). */
+  /* The request's table fields (request/fields.h): borrowed by a key
+   * being looked up; an entry holds its own references. */
   srv_fields_t fields;
 } srv_ws_eval_key_t;
 
@@ -62,6 +63,11 @@ typedef struct srv_ws_frame_data_s {
    * call takes a reference (blob.h); the bytes never change meanwhile. */
   srv_ws_blob_t *payload;
   size_t payload_len;
+  /* The request fields' answer (request/fields.h): answer_count floats
+   * (0: none), right after the floats; the payload then includes them,
+   * but for q16 (payload NULL: the frame is built whole). */
+  const float *answer;
+  uint32_t answer_count;
 } srv_ws_frame_data_t;
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;

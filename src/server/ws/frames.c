@@ -73,7 +73,8 @@ void ws__bin_header(uint8_t out[WS_BIN_HEADER], uint32_t index,
   uint64_t tb;
   memcpy(&tb, &td, sizeof tb);
   put_u32le(out, index);
-  put_u32le(out + 4, (uint32_t)layout);
+  put_u32le(out + 4,
+            (uint32_t)layout | (fd->answer_count > 0 ? WS_BIN_ANSWER : 0));
   put_u32le(out + 8, (uint32_t)(f & 0xffffffffu));
   put_u32le(out + 12, (uint32_t)(f >> 32));
   put_u32le(out + 16, (uint32_t)(tb & 0xffffffffu));
@@ -170,6 +171,7 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
       fmt_buf_append(b, fd.q16, 4 * (size_t)fd.q16_words);
     else
       fmt_buf_f32le(b, fd.floats, fd.count);
+    if (fd.answer_count > 0) fmt_buf_f32le(b, fd.answer, fd.answer_count);
     return b->failed ? UV_ENOMEM : 0;
   }
   /* Assets named as the client named them, and by id and name. */
@@ -181,7 +183,9 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
   srv_frame_shape_t shape = {.skin = s->mesh != NULL,
                              .normals = s->normals,
                              .space = (fmt_space)s->space,
-                             .elements = fd.elements};
+                             .elements = fd.elements,
+                             .fields = fd.answer_count > 0 ? &s->fields : NULL,
+                             .answer = fd.answer};
   srv_frame_json(b, s->id[0] != '\0' ? s->id : NULL, &names, &shape, fd.floats,
                  t, frame);
   return b->failed ? UV_ENOMEM : 0;

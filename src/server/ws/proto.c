@@ -49,6 +49,7 @@ int srv_ws_error_set(srv_ws_error_t *err, const char *id, srv_error_code code,
 
 void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
   if (cmd->root != NULL) json_decref(cmd->root);
+  srv_fields_free(&cmd->fields);
   memset(cmd, 0, sizeof *cmd);
 }
 
@@ -399,5 +400,6 @@ int srv_ws_cmd_parse(const char *text, size_t len, srv_ws_cmd_t *cmd,
 fail:
   json_decref(root);
   cmd->root = NULL;
+  srv_fields_free(&cmd->fields);
   return -1;
 }

@@ -60,6 +60,7 @@ static void stream_release(stream_t *s) {
   free(s->clip_name);
   free(s->mesh_name);
   free(s->mask);
+  srv_fields_free(&s->fields);
 }
 
 void ws__stream_free(stream_t *s) {

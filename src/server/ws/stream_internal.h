@@ -34,6 +34,9 @@
 #include "server/ws/stream.h"
 
 #define WS_BIN_HEADER 32 /* Bytes before the floats of a binary frame. */
+/* Set in a binary frame header's layout word when the request fields'
+ * answer (request/fields.h) follows the payload as float32s. */
+#define WS_BIN_ANSWER 0x80000000u
 #define WS_ONE_SHOT UINT32_MAX
 
 typedef struct stream_s {

@@ -209,6 +209,216 @@ START_TEST(test_one_field_on_every_transport) {
 }
 END_TEST
 
+/* ---- a structured field: "probe_lift": {"joint": J, "dy": number} -------
+ * raises joint J by dy in its local translation at the model stage (its
+ * descendants follow) and answers {"y": the joint's model y}. */
+
+typedef struct lift_s {
+  char joint[32];
+  float dy;
+  uint32_t index; /* Resolved. */
+} lift_t;
+
+static int lift_parse(const json_t *json, const char *at, void **data,
+                      srv_error_t *err) {
+  json_t *j = json_object_get(json, "joint"), *dy = json_object_get(json, "dy");
+  if (!json_is_object(json))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, at, "an object");
+  if (!json_is_string(j)) {
+    char where[64];
+    snprintf(where, sizeof where, "%s.joint", at);
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, where, "a joint name");
+  }
+  lift_t *l = calloc(1, sizeof *l);
+  snprintf(l->joint, sizeof l->joint, "%s", json_string_value(j));
+  l->dy = json_is_number(dy) ? (float)json_number_value(dy) : 1.0f;
+  *data = l;
+  return 0;
+}
+
+static int lift_resolve(void *data, const anim_skeleton_t *sk, const char *at,
+                        srv_error_t *err) {
+  lift_t *l = data;
+  int32_t j = anim_skeleton_find(sk, l->joint);
+  if (j < 0) {
+    char where[64];
+    snprintf(where, sizeof where, "%s.joint", at);
+    return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where, "no joint '%s'",
+                         l->joint);
+  }
+  l->index = (uint32_t)j;
+  return 0;
+}
+
+static anim_result lift_model(const void *data, srv_field_stage_t *st) {
+  const lift_t *l = data;
+  st->pose.translation[l->index].y += l->dy;
+  anim_result r = srv_field_stage_refresh(st, l->index);
+  st->answer[0] = st->model[l->index].m[13];
+  return r;
+}
+
+static size_t lift_floats(const void *data) { return 1; }
+
+static void lift_json(fmt_buf_t *b, const void *data, const float *answer) {
+  fmt_buf_puts(b, "{\"y\":");
+  fmt_buf_float(b, answer[0]);
+  fmt_buf_putc(b, '}');
+}
+
+static void add_lift(void) {
+  srv_field_t row = {.name = "probe_lift",
+                     .type = SRV_FIELD_VALUE,
+                     .takes = SRV_TAKES_POSE_BODY | SRV_TAKES_WS_STREAM |
+                              SRV_TAKES_WS_POSE,
+                     .parse = lift_parse,
+                     .resolve = lift_resolve,
+                     .free_data = free,
+                     .model = lift_model,
+                     .answer_floats = lift_floats,
+                     .answer_json = lift_json};
+  if (srv_field_find("probe_lift", ~0u) == NULL)
+    ck_assert_int_eq(srv_field_add(&row), 0);
+}
+
+START_TEST(test_structured_field) {
+  add_lift();
+  mem_server_start();
+  mem_answer_t up = api_json("POST", "/v1/assets", ws_test_asset);
+  ck_assert_msg(up.status == 201, "%d %s", up.status, up.body);
+  mem_answer_free(&up);
+  static const char body[] =
+      "{\"skeleton\":\"line\",\"format\":\"bin\",\"probe_lift\":"
+      "{\"joint\":\"a\",\"dy\":1},\"layers\":[{\"clip\":\"slide\",\"t\":0}]}";
+  /* Binary: two mat4 then the answer's float; joint b (a's child) followed
+   * a up: its model y is 2 + 1. */
+  mem_answer_t a = api_json("POST", "/v1/pose", body);
+  ck_assert_msg(a.status == 200, "%d %s", a.status, a.body);
+  ck_assert_ptr_nonnull(strstr(a.head, "X-Animd-Answer: probe_lift=1"));
+  ck_assert_uint_eq(a.body_len, (2 * 16 + 1) * sizeof(float));
+  float f[33];
+  memcpy(f, a.body, sizeof f);
+  ck_assert_float_eq(f[16 + 13], 3.0f);
+  ck_assert_float_eq(f[32], 1.0f);
+  size_t post_len = a.body_len;
+  char *post = malloc(post_len);
+  memcpy(post, a.body, post_len);
+  mem_answer_free(&a);
+  /* JSON: the member after the pose's. */
+  mem_answer_t j = api_json(
+      "POST", "/v1/pose",
+      "{\"skeleton\":\"line\",\"probe_lift\":{\"joint\":\"b\",\"dy\":0.5},"
+      "\"layers\":[{\"clip\":\"slide\",\"t\":0}]}");
+  ck_assert_msg(j.status == 200, "%d %s", j.status, j.body);
+  ck_assert_ptr_nonnull(strstr(j.body, ",\"probe_lift\":{\"y\":2.5}}"));
+  mem_answer_free(&j);
+  /* Errors at the field's paths, from the parser and from the lookup. */
+  api_expect(api_json("POST", "/v1/pose",
+                      "{\"skeleton\":\"line\",\"probe_lift\":{\"joint\":1},"
+                      "\"layers\":[{\"clip\":\"slide\",\"t\":0}]}"),
+             400, "wrong_type", "probe_lift.joint", "parse");
+  api_expect(api_json("POST", "/v1/pose",
+                      "{\"skeleton\":\"line\",\"probe_lift\":{\"joint\":\"z\"},"
+                      "\"layers\":[{\"clip\":\"slide\",\"t\":0}]}"),
+             400, "unknown_joint", "probe_lift.joint", "resolve");
+  mem_server_stop();
+
+  /* animd eval --request: the same bytes. */
+  char dir[] = "/tmp/animd-fields-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/line.json", dir);
+  FILE *fa = fopen(path, "w");
+  fputs(ws_test_asset, fa);
+  fclose(fa);
+  char *argv[] = {"eval", path, "--request", (char *)body, NULL};
+  char *cli = NULL;
+  size_t cli_len = 0;
+  FILE *out = open_memstream(&cli, &cli_len);
+  ck_assert_int_eq(srv_eval_main(4, argv, out, stderr), 0);
+  fclose(out);
+  assert_same(post, post_len, cli, cli_len, "animd eval --request");
+  free(cli);
+  unlink(path);
+  rmdir(dir);
+
+  /* WebSocket pose: the flag in the header's layout word, the answer's
+   * float after the payload. */
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  store_t *st;
+  store_options_t o = {0};
+  fmt_error_t fe = {0};
+  ck_assert_int_eq(store_open(&o, &st, &fe), 0);
+  fmt_bundle_t bundle;
+  ck_assert_int_eq(fmt_decode_native_json(ws_test_asset,
+                                          sizeof ws_test_asset - 1, NULL,
+                                          &bundle, &fe),
+                   0);
+  store_ingest_result_t res;
+  ck_assert_int_eq(store_ingest(st, &bundle, NULL, &res, &fe), 0);
+  store_ingest_result_free(&res);
+  srv_ws_hub_t *hub = srv_ws_hub_new(&loop, st, NULL, NULL, NULL);
+  static const srv_ws_transport_t tr = {ws_write, ws_queued, ws_close, NULL,
+                                        NULL};
+  ws_peer_t *peer = calloc(1, sizeof *peer);
+  srv_ws_client_t *c = srv_ws_client_new(hub, &tr, peer);
+  const char *msg = "{\"op\":\"pose\",\"skeleton\":\"line\",\"clip\":\"slide\","
+                    "\"t\":0,\"format\":\"bin\",\"probe_lift\":"
+                    "{\"joint\":\"a\",\"dy\":1}}";
+  uint8_t frame[256];
+  srv_ws_client_feed(c, frame, ws_test_client_frame(msg, frame));
+  for (int i = 0; i < 100 && ws_binary(peer, &(size_t){0}) == NULL; i++)
+    uv_run(&loop, UV_RUN_NOWAIT);
+  size_t wlen = 0;
+  const uint8_t *payload = ws_binary(peer, &wlen);
+  ck_assert_ptr_nonnull(payload);
+  ck_assert_uint_eq(wlen, 32 + post_len);
+  ck_assert_uint_ne(payload[7] & 0x80, 0); /* The layout word's flag. */
+  assert_same(post, post_len, (const char *)payload + 32, wlen - 32,
+              "WebSocket");
+  srv_ws_client_free(c);
+  free(peer);
+  srv_ws_hub_free(hub);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  store_close(st);
+  free(post);
+}
+END_TEST
+
+START_TEST(test_structured_values) {
+  add_lift();
+  json_t *o = json_pack("{s:{s:s,s:f}}", "probe_lift", "joint", "a", "dy", 1.0);
+  srv_fields_t a = {0}, b = {0}, c = {0};
+  srv_error_t err;
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &a, &err), 0);
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &b, &err), 0);
+  /* Equal by their canonical text, and copies share the value. */
+  ck_assert(srv_fields_equal(&a, &b));
+  srv_fields_copy(&c, &a);
+  srv_fields_free(&a);
+  ck_assert(srv_fields_equal(&c, &b));
+  fmt_buf_t t = FMT_BUF_INIT;
+  srv_fields_print(&t, &c);
+  fmt_buf_putc(&t, '\0');
+  ck_assert_str_eq(t.data, "probe_lift={\"dy\":1.0,\"joint\":\"a\"};");
+  fmt_buf_free(&t);
+  /* A set replaces the value. */
+  json_object_set_new(o, "probe_lift", json_pack("{s:s}", "joint", "b"));
+  srv_fields_t d = {0};
+  ck_assert_int_eq(srv_fields_from_json(o, SRV_TAKES_WS_STREAM, &d, &err), 0);
+  srv_fields_merge(&c, &d);
+  ck_assert(!srv_fields_equal(&c, &b));
+  ck_assert(srv_fields_equal(&c, &d));
+  ck_assert_uint_eq(srv_fields_answer_floats(&c), 1);
+  srv_fields_free(&b);
+  srv_fields_free(&c);
+  srv_fields_free(&d);
+  json_decref(o);
+}
+END_TEST
+
 START_TEST(test_table_rules) {
   srv_field_t row = {.name = "probe_scale",
                      .type = SRV_FIELD_NUMBER,
@@ -254,6 +464,8 @@ Suite *request_fields_suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_one_field_on_every_transport);
   tcase_add_test(tc, test_table_rules);
+  tcase_add_test(tc, test_structured_field);
+  tcase_add_test(tc, test_structured_values);
   suite_add_tcase(s, tc);
   return s;
 }
