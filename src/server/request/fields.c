@@ -3,18 +3,29 @@
 #include "server/request/fields.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/request/evaluate.h"
+#include "server/request/motion_fields.h"
 
 /* The table: the fields of the API that every transport takes alike. */
 static srv_field_t rows[SRV_FIELDS_MAX];
 static unsigned row_count;
 
+/* The API's own rows, first in the table, before any request is parsed. */
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void builtin_rows(void) {
+  rows[row_count++] = srv_root_motion_row;
+  rows[row_count++] = srv_blend_space_row;
+}
+
 int srv_field_add(const srv_field_t *row) {
+  pthread_once(&builtin_once, builtin_rows);
   if (row_count == SRV_FIELDS_MAX || row->name == NULL ||
       srv_field_find(row->name, ~0u) != NULL)
     return -1;
@@ -23,6 +34,7 @@ int srv_field_add(const srv_field_t *row) {
 }
 
 const srv_field_t *srv_field_find(const char *name, unsigned takes) {
+  pthread_once(&builtin_once, builtin_rows);
   for (unsigned i = 0; i < row_count; i++)
     if ((rows[i].takes & takes) != 0 && strcmp(rows[i].name, name) == 0)
       return &rows[i];
@@ -311,7 +323,7 @@ void srv_fields_answer_json(fmt_buf_t *b, const srv_fields_t *f,
     size_t n = row_answer_floats(f, i);
     if ((f->present & (1u << i)) && rows[i].answer_json != NULL) {
       fmt_buf_puts(b, ",\"");
-      fmt_buf_puts(b, rows[i].name);
+      fmt_buf_puts(b, rows[i].answer_name ? rows[i].answer_name : rows[i].name);
       fmt_buf_puts(b, "\":");
       rows[i].answer_json(b, f->object[i] ? f->object[i]->data : NULL,
                           answer != NULL ? answer + at : NULL);
@@ -327,7 +339,7 @@ void srv_fields_answer_layout(fmt_buf_t *b, const srv_fields_t *f) {
     if (n == 0) continue;
     if (!first) fmt_buf_putc(b, ',');
     first = false;
-    fmt_buf_puts(b, rows[i].name);
+    fmt_buf_puts(b, rows[i].answer_name ? rows[i].answer_name : rows[i].name);
     fmt_buf_putc(b, '=');
     fmt_buf_uint(b, n);
   }
