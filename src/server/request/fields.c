@@ -287,6 +287,12 @@ unsigned srv_fields_stages(const srv_fields_t *f) {
   return stages;
 }
 
+bool srv_fields_clocked(const srv_fields_t *f) {
+  for (unsigned i = 0; i < row_count; i++)
+    if ((f->present & (1u << i)) && rows[i].clocked) return true;
+  return false;
+}
+
 static size_t row_answer_floats(const srv_fields_t *f, unsigned i) {
   if (!(f->present & (1u << i)) || rows[i].answer_floats == NULL) return 0;
   return rows[i].answer_floats(f->object[i] ? f->object[i]->data : NULL);

@@ -109,6 +109,9 @@ typedef struct srv_field_s {
    * carry the floats after the frame's own (docs/api.md). */
   size_t (*answer_floats)(const void *data);
   const char *answer_name; /* The member's name; NULL: the row's. */
+  /* The answer depends on the time before wrapping (root motion's loops):
+   * a stream evaluates its frames at its own clock, not the clip time. */
+  bool clocked;
   void (*answer_json)(fmt_buf_t *b, const void *data, const float *answer);
 } srv_field_t;
 
@@ -209,6 +212,12 @@ bool srv_fields_resolved(const srv_fields_t *f,
 /* Honours every given number and bool on job (row->apply), in table
  * order. */
 void srv_fields_apply(const srv_fields_t *f, struct srv_eval_job_s *job);
+
+/* Whether a given row of f is clocked. */
+bool srv_fields_clocked(const srv_fields_t *f);
+
+/* Whether a given row of f is clocked. */
+bool srv_fields_clocked(const srv_fields_t *f);
 
 /* Whether f has rows with a source, local or model hook (bits 0, 1, 2). */
 unsigned srv_fields_stages(const srv_fields_t *f);

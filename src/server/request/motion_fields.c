@@ -56,8 +56,7 @@ static int word_of(const json_t *o, const char *key, const char *at,
 static int root_motion_parse(const json_t *json, const char *at, void **data,
                              srv_error_t *err) {
   root_motion_t *rm = calloc(1, sizeof *rm);
-  if (rm == NULL)
-    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  if (rm == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   rm->settings = (anim_motion_settings_t){
       .translation = ANIM_MOTION_X | ANIM_MOTION_Z,
       .rotation = ANIM_MOTION_YAW,
@@ -67,8 +66,8 @@ static int root_motion_parse(const json_t *json, const char *at, void **data,
   const json_t *joint = json;
   char where[160];
   if (json_is_object(json)) {
-    static const char *const known[] = {"joint", "translation", "rotation",
-                                        "reference", "up", NULL};
+    static const char *const known[] = {"joint",     "translation", "rotation",
+                                        "reference", "up",          NULL};
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)json, key, v) {
@@ -105,7 +104,7 @@ static int root_motion_parse(const json_t *json, const char *at, void **data,
       const char *s = json_is_string(tr) ? json_string_value(tr) : NULL;
       unsigned mask = 0;
       for (; s != NULL && *s; s++) {
-        unsigned bit = *s == 'x' ? ANIM_MOTION_X
+        unsigned bit = *s == 'x'   ? ANIM_MOTION_X
                        : *s == 'y' ? ANIM_MOTION_Y
                        : *s == 'z' ? ANIM_MOTION_Z
                                    : 0;
@@ -114,12 +113,10 @@ static int root_motion_parse(const json_t *json, const char *at, void **data,
       }
       if (s == NULL || *s != '\0') {
         free(rm);
-        return srv_error_set(err,
-                             s == NULL ? SRV_ERR_WRONG_TYPE
-                                       : SRV_ERR_BAD_VALUE,
-                             tat,
-                             "'translation' is a string of x, y and z, each "
-                             "at most once (\"\": none)");
+        return srv_error_set(
+            err, s == NULL ? SRV_ERR_WRONG_TYPE : SRV_ERR_BAD_VALUE, tat,
+            "'translation' is a string of x, y and z, each "
+            "at most once (\"\": none)");
       }
       rm->settings.translation = mask;
     }
@@ -129,10 +126,9 @@ static int root_motion_parse(const json_t *json, const char *at, void **data,
   if (!json_is_string(joint) || json_string_length(joint) == 0 ||
       json_string_length(joint) >= sizeof rm->joint) {
     free(rm);
-    return srv_error_set(err,
-                         joint == NULL ? SRV_ERR_MISSING_FIELD
-                                       : SRV_ERR_WRONG_TYPE,
-                         where, "root_motion names its root joint");
+    return srv_error_set(
+        err, joint == NULL ? SRV_ERR_MISSING_FIELD : SRV_ERR_WRONG_TYPE, where,
+        "root_motion names its root joint");
   }
   memcpy(rm->joint, json_string_value(joint), json_string_length(joint) + 1);
   *data = rm;
@@ -250,11 +246,12 @@ static int coords(const json_t *v, const char *at, uint32_t want, float *out,
                   srv_error_t *err) {
   size_t n = json_array_size(v);
   if (!json_is_array(v) || n < 1 || n > 2 || (want != 0 && n != want))
-    return srv_error_set(err,
-                         json_is_array(v) ? SRV_ERR_VALUE_COUNT
-                                          : SRV_ERR_WRONG_TYPE,
-                         at, "an array of %s numbers",
-                         want == 1 ? "1" : want == 2 ? "2" : "1 or 2");
+    return srv_error_set(
+        err, json_is_array(v) ? SRV_ERR_VALUE_COUNT : SRV_ERR_WRONG_TYPE, at,
+        "an array of %s numbers",
+        want == 1   ? "1"
+        : want == 2 ? "2"
+                    : "1 or 2");
   for (size_t i = 0; i < n; i++) {
     json_t *x = json_array_get(v, i);
     if (!json_is_number(x))
@@ -283,8 +280,7 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
     }
   }
   blend_space_t *bs = calloc(1, sizeof *bs);
-  if (bs == NULL)
-    return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  if (bs == NULL) return srv_error_set(err, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
   bs->sync = true;
   json_t *sync = json_object_get(json, "sync");
   snprintf(where, sizeof where, "%s.sync", at);
@@ -319,10 +315,9 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
     snprintf(where, sizeof where, "%s.clips[%zu].clip", at, i);
     if (!json_is_string(name)) {
       blend_space_free(bs);
-      return srv_error_set(err,
-                           name == NULL ? SRV_ERR_MISSING_FIELD
-                                        : SRV_ERR_WRONG_TYPE,
-                           where, "a clip id or name");
+      return srv_error_set(
+          err, name == NULL ? SRV_ERR_MISSING_FIELD : SRV_ERR_WRONG_TYPE, where,
+          "a clip id or name");
     }
     bs->clips[bs->count++] = strdup(json_string_value(name));
     snprintf(where, sizeof where, "%s.clips[%zu].at", at, i);
@@ -359,8 +354,7 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
   return 0;
 }
 
-static anim_result blend_space_source(const void *data,
-                                      srv_field_stage_t *st) {
+static anim_result blend_space_source(const void *data, srv_field_stage_t *st) {
   const blend_space_t *bs = data;
   const srv_eval_job_t *job = st->job;
   if (job->layer_count != bs->count) return ANIM_ERR_INVALID_ARGUMENT;
@@ -408,7 +402,8 @@ static void blend_space_json(fmt_buf_t *b, const void *data,
   fmt_buf_putc(b, ']');
 }
 
-/* ---- the rows -----------------------------------------------------------------
+/* ---- the rows
+ * -----------------------------------------------------------------
  */
 
 const srv_field_t srv_root_motion_row = {
@@ -422,6 +417,7 @@ const srv_field_t srv_root_motion_row = {
     .local = root_motion_local,
     .answer_floats = root_motion_floats,
     .answer_name = "root",
+    .clocked = true,
     .answer_json = root_motion_json,
 };
 

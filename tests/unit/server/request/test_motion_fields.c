@@ -80,8 +80,81 @@ static char *eval_cli(char **argv, int argc, size_t *len) {
   return cli;
 }
 
+/* ---- WebSocket: a client of a hub on a store holding the walker ---------- */
+
+typedef struct ws_peer_s {
+  uint8_t bytes[65536];
+  size_t len;
+} ws_peer_t;
+
+static int ws_write(void *ctx, const uint8_t *data, size_t len) {
+  ws_peer_t *p = ctx;
+  ck_assert_uint_le(p->len + len, sizeof p->bytes);
+  memcpy(p->bytes + p->len, data, len);
+  p->len += len;
+  return 0;
+}
+static size_t ws_queued(void *ctx) { return 0; }
+static void ws_close(void *ctx) {}
+
+/* The payload of the first binary frame the server wrote, or NULL. */
+static const uint8_t *ws_binary(const ws_peer_t *p, size_t *len) {
+  size_t k = 0;
+  while (k + 2 <= p->len) {
+    uint8_t op = p->bytes[k] & 0x0f;
+    size_t n = p->bytes[k + 1] & 0x7f, hdr = 2;
+    if (n == 126) {
+      n = (size_t)p->bytes[k + 2] << 8 | p->bytes[k + 3];
+      hdr = 4;
+    }
+    if (op == 2) {
+      *len = n;
+      return p->bytes + k + hdr;
+    }
+    k += hdr + n;
+  }
+  return NULL;
+}
+
+/* The binary answer of one WebSocket pose message (msg) on the walker. */
+static char *ws_pose(const char *msg, size_t *len) {
+  uv_loop_t loop;
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  store_t *st;
+  store_options_t o = {0};
+  fmt_error_t fe = {0};
+  ck_assert_int_eq(store_open(&o, &st, &fe), 0);
+  fmt_bundle_t bundle;
+  ck_assert_int_eq(
+      fmt_decode_native_json(walker, sizeof walker - 1, NULL, &bundle, &fe), 0);
+  store_ingest_result_t res;
+  ck_assert_int_eq(store_ingest(st, &bundle, NULL, &res, &fe), 0);
+  store_ingest_result_free(&res);
+  srv_ws_hub_t *hub = srv_ws_hub_new(&loop, st, NULL, NULL, NULL);
+  ck_assert_ptr_nonnull(hub);
+  static const srv_ws_transport_t tr = {ws_write, ws_queued, ws_close, NULL,
+                                        NULL};
+  ws_peer_t *peer = calloc(1, sizeof *peer);
+  srv_ws_client_t *c = srv_ws_client_new(hub, &tr, peer);
+  uint8_t frame[512];
+  srv_ws_client_feed(c, frame, ws_test_client_frame(msg, frame));
+  for (int i = 0; i < 100 && ws_binary(peer, &(size_t){0}) == NULL; i++)
+    uv_run(&loop, UV_RUN_NOWAIT);
+  const uint8_t *payload = ws_binary(peer, len);
+  ck_assert_ptr_nonnull(payload);
+  char *copy = malloc(*len);
+  memcpy(copy, payload, *len);
+  srv_ws_client_free(c);
+  free(peer);
+  srv_ws_hub_free(hub);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+  store_close(st);
+  return copy;
+}
+
 #define GET_LOOP                                                               \
-  "/v1/pose?skeleton=walker&clip=walk&t=3.5&wrap=loop&space=local&"          \
+  "/v1/pose?skeleton=walker&clip=walk&t=3.5&wrap=loop&space=local&"            \
   "root_motion=hips"
 
 /* Three and a half loops: the root has walked 5.25, the hips stay at x 0
@@ -92,8 +165,8 @@ START_TEST(test_root_motion_transports) {
   size_t n, post_len, json_len;
   char *bin = body_of(mem_get(GET_LOOP "&format=bin"), &n);
   ck_assert_uint_eq(n, (2 * 10 + 7) * sizeof(float));
-  ck_assert_float_eq(float_at(bin, 0), 0.f);   /* hips x */
-  ck_assert_float_eq(float_at(bin, 1), 1.1f);  /* hips y: the bob stays */
+  ck_assert_float_eq(float_at(bin, 0), 0.f);    /* hips x */
+  ck_assert_float_eq(float_at(bin, 1), 1.1f);   /* hips y: the bob stays */
   ck_assert_float_eq(float_at(bin, 20), 5.25f); /* root translation */
   ck_assert_float_eq(float_at(bin, 21), 0.f);
   ck_assert_float_eq(float_at(bin, 22), 0.f);
@@ -105,11 +178,12 @@ START_TEST(test_root_motion_transports) {
       "%s", json);
   /* The same in a POST body, as an object with the defaults spelled. */
   char *post = body_of(
-      api_json("POST", "/v1/pose",
-               "{\"skeleton\":\"walker\",\"format\":\"bin\",\"space\":\"local\","
-               "\"root_motion\":{\"joint\":\"hips\",\"translation\":\"xz\","
-               "\"rotation\":\"yaw\",\"reference\":\"skeleton\"},"
-               "\"layers\":[{\"clip\":\"walk\",\"t\":3.5,\"wrap\":\"loop\"}]}"),
+      api_json(
+          "POST", "/v1/pose",
+          "{\"skeleton\":\"walker\",\"format\":\"bin\",\"space\":\"local\","
+          "\"root_motion\":{\"joint\":\"hips\",\"translation\":\"xz\","
+          "\"rotation\":\"yaw\",\"reference\":\"skeleton\"},"
+          "\"layers\":[{\"clip\":\"walk\",\"t\":3.5,\"wrap\":\"loop\"}]}"),
       &post_len);
   /* A one-layer blend normalizes its rotations: equal within 1e-6. */
   ck_assert_uint_eq(post_len, n);
@@ -136,10 +210,20 @@ START_TEST(test_root_motion_transports) {
              400, "bad_value", "root_motion.translation", "bad translation");
   mem_server_stop();
 
-  char *argv[] = {"eval",  NULL,   "--skeleton",    "walker", "--clip",
-                  "walk",  "--t",  "3.5",           "--wrap", "loop",
+  /* A WebSocket pose message: the 32-byte frame header, then the same. */
+  size_t ws_len;
+  char *ws = ws_pose("{\"op\":\"pose\",\"skeleton\":\"walker\",\"clip\":"
+                     "\"walk\",\"t\":3.5,\"wrap\":\"loop\",\"space\":"
+                     "\"local\",\"format\":\"bin\",\"root_motion\":\"hips\"}",
+                     &ws_len);
+  ck_assert_uint_ge(ws_len, 32);
+  assert_same(bin, n, ws + 32, ws_len - 32, "WebSocket");
+  free(ws);
+
+  char *argv[] = {"eval",    NULL,    "--skeleton", "walker", "--clip",
+                  "walk",    "--t",   "3.5",        "--wrap", "loop",
                   "--space", "local", "--format",   "bin",    "--root_motion",
-                  "hips",  NULL};
+                  "hips",    NULL};
   size_t cli_len;
   char *cli = eval_cli(argv, 16, &cli_len);
   assert_same(bin, n, cli, cli_len, "animd eval");
@@ -187,10 +271,11 @@ START_TEST(test_blend_space_is_layers) {
   /* Without sync every clip plays at t. */
   size_t un, uln;
   char *unsynced = body_of(
-      api_json("POST", "/v1/pose",
-               "{\"skeleton\":\"walker\",\"format\":\"bin\",\"t\":0.3,"
-               "\"blend_space\":{\"param\":[0.25],\"sync\":false,\"clips\":["
-               "{\"clip\":\"walk\",\"at\":[0]},{\"clip\":\"run\",\"at\":[1]}]}}"),
+      api_json(
+          "POST", "/v1/pose",
+          "{\"skeleton\":\"walker\",\"format\":\"bin\",\"t\":0.3,"
+          "\"blend_space\":{\"param\":[0.25],\"sync\":false,\"clips\":["
+          "{\"clip\":\"walk\",\"at\":[0]},{\"clip\":\"run\",\"at\":[1]}]}}"),
       &un);
   char *ul = body_of(
       api_json("POST", "/v1/pose",
@@ -200,12 +285,13 @@ START_TEST(test_blend_space_is_layers) {
       &uln);
   assert_same(unsynced, uln, ul, uln, "unsynchronized");
   /* Bad input. */
-  api_expect(api_json("POST", "/v1/pose",
-                      "{\"skeleton\":\"walker\",\"t\":0,\"blend_space\":{"
-                      "\"param\":[0,0],\"clips\":[{\"clip\":\"walk\",\"at\":["
-                      "0,0]},{\"clip\":\"run\",\"at\":[1,1]},{\"clip\":\"walk\","
-                      "\"at\":[2,2]}]}}"),
-             400, "bad_value", "blend_space.clips", "collinear");
+  api_expect(
+      api_json("POST", "/v1/pose",
+               "{\"skeleton\":\"walker\",\"t\":0,\"blend_space\":{"
+               "\"param\":[0,0],\"clips\":[{\"clip\":\"walk\",\"at\":["
+               "0,0]},{\"clip\":\"run\",\"at\":[1,1]},{\"clip\":\"walk\","
+               "\"at\":[2,2]}]}}"),
+      400, "bad_value", "blend_space.clips", "collinear");
   api_expect(api_json("POST", "/v1/pose",
                       "{\"skeleton\":\"walker\",\"t\":0,\"blend_space\":{"
                       "\"param\":[0],\"clips\":[{\"clip\":\"walk\",\"at\":["
