@@ -1,0 +1,75 @@
+// The viewer's motion panel in headless Chromium: the demo's clips as a 1D
+// blend space on the speed slider, with root motion on a grid floor, at a
+// fixed time. The page's weights match the blend space's closed form (the
+// slider at 0, 0.5 and 1 between the demo's two clips), its "root" equals
+// what POST /v1/pose answers Node for the same body, and the picture
+// changes as the slider moves (the waving clip's arm comes in).
+import { VIEW, check, launchBrowser, openViewer, run, startDaemon } from './lib.js';
+
+/** Pixels of the canvas' rectangle that differ clearly between two screenshots. */
+function changedPixels(a, b, { left, top, width, height }) {
+  let n = 0;
+  for (let y = top; y < top + height; y++) {
+    for (let x = left; x < left + width; x++) {
+      const i = 4 * (y * a.width + x);
+      if (Math.abs(a.rgba[i] - b.rgba[i]) + Math.abs(a.rgba[i + 1] - b.rgba[i + 1]) +
+        Math.abs(a.rgba[i + 2] - b.rgba[i + 2]) > 40) n++;
+    }
+  }
+  return n;
+}
+
+/** Moves the slider to v and waits for the frame that shows it. */
+async function slide(page, v) {
+  await page.evaluate((x) => {
+    const el = document.getElementById('blend');
+    el.value = String(x);
+    el.dispatchEvent(new Event('input'));
+  }, v);
+  await page.waitForFunction((x) => {
+    const s = window.animdViewer;
+    return s.error || (s.ready && s.motion && s.motion.param === x);
+  }, v, { timeout: 20000 });
+  const state = await page.evaluate(() => JSON.parse(JSON.stringify(window.animdViewer)));
+  check(!state.error, 'page error: ' + JSON.stringify(state.error));
+  const { decodePng } = await import('./lib.js');
+  const img = decodePng(await page.screenshot());
+  return { state, img };
+}
+
+run(async () => {
+  const d = await startDaemon();
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: VIEW });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  const first = await openViewer(page, `${d.url}/viewer?skeleton=demo-humanoid&mesh=body&mode=fat&motion=1&t=0.5&blend=0`);
+  check(!first.state.error, 'error: ' + JSON.stringify(first.state.error));
+  check(first.state.motion && first.state.motion.weights.length === 2, 'motion state: ' + JSON.stringify(first.state.motion));
+  const names = first.state.motion.weights.map((w) => w.clip);
+  const shots = {};
+  for (const v of [0, 0.5, 1]) {
+    shots[v] = await slide(page, v);
+    const w = shots[v].state.motion.weights.map((x) => x.weight);
+    // 1D: clip 0 at 0, clip 1 at 1: weights 1 - v and v.
+    check(Math.abs(w[0] - (1 - v)) < 1e-6 && Math.abs(w[1] - v) < 1e-6, `slider ${v}: weights ${w}`);
+  }
+  // The root the page applied is the daemon's for the same body.
+  const body = {
+    skeleton: 'demo-humanoid', space: 'skin', t: 0.5, wrap: 'loop', root_motion: 'hips',
+    blend_space: { param: [0.5], sync: true, clips: names.map((c, i) => ({ clip: c, at: [i] })) },
+  };
+  const res = await fetch(`${d.url}/v1/pose`, { method: 'POST', body: JSON.stringify(body) });
+  check(res.ok, 'POST /v1/pose: ' + res.status);
+  const answer = await res.json();
+  const root = [...answer.root.translation, ...answer.root.rotation];
+  const pageRoot = shots[0.5].state.motion.root;
+  check(root.every((x, i) => Math.abs(x - pageRoot[i]) < 1e-6), `root ${pageRoot} vs ${root}`);
+  const changed = changedPixels(shots[0].img, shots[1].img, shots[0].state.canvas);
+  const half = changedPixels(shots[0].img, shots[0.5].img, shots[0].state.canvas);
+  console.log(JSON.stringify({ clips: names, changed, half, root: pageRoot }));
+  check(changed > 500, `only ${changed} pixels changed between the slider at 0 and 1`);
+  check(half > 100, `only ${half} pixels changed between the slider at 0 and 0.5`);
+  check(errors.length === 0, 'page errors: ' + errors.join('; '));
+});
