@@ -18,6 +18,7 @@
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "animd/solve.h"
+#include "animd/ik.h"
 
 #define ANIMD_VERSION "0.1.0"
 

@@ -3,42 +3,57 @@
 #include "server/request/fields.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "server/request/evaluate.h"
+#include "server/request/ik_field.h"
 #include "server/request/motion_fields.h"
 
 /* The table: the fields of the API that every transport takes alike. */
 static srv_field_t rows[SRV_FIELDS_MAX];
 static unsigned row_count;
 
-/* The API's own rows, first in the table, before any request is parsed. */
-static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+/* The product's rows, added once before any other. */
+static const srv_field_t *const product_rows[] = {
+    &srv_ik_field, &srv_root_motion_row, &srv_blend_space_row};
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-static void builtin_rows(void) {
-  rows[row_count++] = srv_root_motion_row;
-  rows[row_count++] = srv_blend_space_row;
+static int add_row(const srv_field_t *row);
+static const srv_field_t *find_row(const char *name, unsigned takes);
+
+static void table_init(void) {
+  for (size_t i = 0; i < sizeof product_rows / sizeof *product_rows; i++)
+    add_row(product_rows[i]);
 }
 
 int srv_field_add(const srv_field_t *row) {
-  pthread_once(&builtin_once, builtin_rows);
+  pthread_once(&table_once, table_init);
+  return add_row(row);
+}
+
+static int add_row(const srv_field_t *row) {
   if (row_count == SRV_FIELDS_MAX || row->name == NULL ||
-      srv_field_find(row->name, ~0u) != NULL)
+      find_row(row->name, ~0u) != NULL)
     return -1;
   rows[row_count++] = *row;
   return 0;
 }
 
-const srv_field_t *srv_field_find(const char *name, unsigned takes) {
-  pthread_once(&builtin_once, builtin_rows);
+static const srv_field_t *find_row(const char *name, unsigned takes) {
   for (unsigned i = 0; i < row_count; i++)
     if ((rows[i].takes & takes) != 0 && strcmp(rows[i].name, name) == 0)
       return &rows[i];
   return NULL;
+}
+
+const srv_field_t *srv_field_find(const char *name, unsigned takes) {
+  pthread_once(&table_once, table_init);
+  return find_row(name, takes);
 }
 
 /* ---- structured values ------------------------------------------------- */
