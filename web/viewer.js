@@ -23,6 +23,9 @@
 // root_motion), whose "root" moves the character on a grid floor and
 // whose "weights" the panel lists (state.motion: param, t, root,
 // weights). It draws the mesh GPU-skinned (fat) or the skeleton's lines.
+// With "look at the target" the head joint aims its +z at a red target
+// (aim IK, the "ik" field) placed by two sliders in front of the
+// character.
 import * as THREE from '/three/build/three.module.js';
 import { OrbitControls } from '/three/examples/jsm/controls/OrbitControls.js';
 import { Animd, driveSkeleton } from '/client/animd.js';
@@ -348,6 +351,18 @@ const motion = {
 $('motion').checked = motion.on;
 if (params.has('blend')) $('blend').value = params.get('blend');
 $('blendv').textContent = Number($('blend').value).toFixed(2);
+for (const k of ['lookx', 'looky']) if (params.has(k)) $(k).value = params.get(k);
+$('look').checked = params.get('look') === '1';
+const lookMarker = new THREE.Mesh(new THREE.SphereGeometry(1, 12, 8), new THREE.MeshBasicMaterial({ color: 0xff4040 }));
+
+/** The look-at target in world space: the sliders over the character's box, in front of it. */
+function lookTarget() {
+  const b = motion.bounds;
+  const c = [0, 1, 2].map((k) => (b.min[k] + b.max[k]) / 2);
+  const e = Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2;
+  return new THREE.Vector3(c[0] + Number($('lookx').value) * e, c[1] + Number($('looky').value) * e,
+    b.max[2] + e);
+}
 
 /** The members a binary answer carries after its own floats: [[name, count]]. */
 function answerMembers(header) {
@@ -382,6 +397,15 @@ async function motionFrame() {
       clips: motion.clips.map((c, i) => ({ clip: c.id, at: [n > 1 ? i / (n - 1) : 0] })),
     },
   };
+  const look = $('look').checked && motion.head !== null;
+  const lookKey = look ? `${$('lookx').value},${$('looky').value}` : null;
+  let target = null;
+  if (look) {
+    // The target in model space: the character stands where its root moved it.
+    target = lookTarget();
+    const local = draw.object.worldToLocal(target.clone());
+    body.ik = [{ type: 'aim', joint: motion.head, target: local.toArray(), forward: [0, 0, 1], up: [0, 1, 0] }];
+  }
   try {
     const res = await fetch('/v1/pose', { method: 'POST', body: JSON.stringify(body) });
     if (!res.ok) {
@@ -401,9 +425,15 @@ async function motionFrame() {
     draw.object.position.set(r[0], r[1], r[2]);
     draw.object.quaternion.set(r[3], r[4], r[5], r[6]);
     const weights = motion.clips.map((c, i) => ({ clip: c.name || c.id, weight: (members.weights || [])[i] }));
-    state.motion = { param, t, root: r, weights };
+    lookMarker.visible = look;
+    if (look) {
+      lookMarker.position.copy(target);
+      lookMarker.scale.setScalar(0.03 * Math.max(1, motion.bounds.max[1] - motion.bounds.min[1]));
+    }
+    state.motion = { param, t, root: r, weights, look: look ? target.toArray() : null, ik: members.ik || null };
     $('weights').textContent = weights.map((w) => `${w.clip.padEnd(10)} ${w.weight.toFixed(3)}`).join('\n');
     motion.pending = param;
+    motion.pendingLook = lookKey;
     dirty = true;
   } catch (e) {
     showError(e);
@@ -419,6 +449,10 @@ function startMotion(skel, desc, bounds) {
   motion.joints = desc.joints.length;
   motion.root = (desc.joints.find((j) => j.parent < 0) || desc.joints[0]).name;
   motion.space = shown.play.space === 'skin' ? 'skin' : 'model';
+  motion.head = desc.joints.some((j) => j.name === 'head') ? 'head' : null;
+  motion.bounds = bounds;
+  scene.add(lookMarker);
+  lookMarker.visible = false;
   motion.t0 = performance.now();
   motion.drawnParam = null;
   motionGrid(bounds);
@@ -426,6 +460,7 @@ function startMotion(skel, desc, bounds) {
 }
 
 function stopMotion() {
+  scene.remove(lookMarker);
   if (motion.grid) scene.remove(motion.grid);
   motion.grid = null;
   state.motion = null;
@@ -511,7 +546,9 @@ function loop() {
   renderer.render(scene, camera);
   if (motion.on && motion.pending !== undefined) {
     motion.drawnParam = motion.pending;
-    state.ready = state.motion !== null && motion.drawnParam === Number($('blend').value);
+    const lookNow = $('look').checked && motion.head !== null ? `${$('lookx').value},${$('looky').value}` : null;
+    state.ready = state.motion !== null && motion.drawnParam === Number($('blend').value) &&
+      motion.pendingLook === lookNow;
   }
   const r = renderer.domElement.getBoundingClientRect();
   state.canvas = { left: r.left, top: r.top, width: r.width, height: r.height };

@@ -19,13 +19,17 @@ function changedPixels(a, b, { left, top, width, height }) {
   return n;
 }
 
-/** Moves the slider to v and waits for the frame that shows it. */
-async function slide(page, v) {
-  await page.evaluate((x) => {
-    const el = document.getElementById('blend');
-    el.value = String(x);
-    el.dispatchEvent(new Event('input'));
-  }, v);
+/** Sets the panel's controls (id: value; a checkbox takes a boolean), then
+ * waits for the frame that shows them. */
+async function slide(page, v, look = {}) {
+  await page.evaluate(([x, l]) => {
+    for (const [id, value] of Object.entries({ ...l, blend: x })) {
+      const el = document.getElementById(id);
+      if (typeof value === 'boolean') el.checked = value;
+      else el.value = String(value);
+      el.dispatchEvent(new Event('input'));
+    }
+  }, [v, look]);
   await page.waitForFunction((x) => {
     const s = window.animdViewer;
     return s.error || (s.ready && s.motion && s.motion.param === x);
@@ -71,5 +75,16 @@ run(async () => {
   console.log(JSON.stringify({ clips: names, changed, half, root: pageRoot }));
   check(changed > 500, `only ${changed} pixels changed between the slider at 0 and 1`);
   check(half > 100, `only ${half} pixels changed between the slider at 0 and 0.5`);
+  // The look-at target: the head aims at it (aim IK, error 0), and the
+  // picture changes as the target moves.
+  const a = await slide(page, 0, { look: true, lookx: 0.8, looky: 0.5 });
+  const b = await slide(page, 0, { look: true, lookx: -0.8, looky: -0.2 });
+  for (const s of [a, b]) {
+    const ik = s.state.motion.ik;
+    check(ik && ik.length === 2 && ik[0] === 1 && ik[1] < 1e-4, 'aim: ' + JSON.stringify(ik));
+  }
+  const moved = changedPixels(a.img, b.img, a.state.canvas);
+  console.log(JSON.stringify({ lookChanged: moved, ik: b.state.motion.ik }));
+  check(moved > 100, `only ${moved} pixels changed as the target moved`);
   check(errors.length === 0, 'page errors: ' + errors.join('; '));
 });
