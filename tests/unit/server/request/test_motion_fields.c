@@ -189,6 +189,20 @@ START_TEST(test_root_motion_transports) {
   ck_assert_uint_eq(post_len, n);
   for (size_t i = 0; i < n / 4; i++)
     ck_assert_float_eq_tol(float_at(post, i), float_at(bin, i), 1e-6f);
+  /* A range over three loops: the root walks a stride per second. */
+  size_t range_len;
+  char *range = body_of(mem_get("/v1/pose?skeleton=walker&clip=walk&from=0&"
+                                "to=3&fps=1&wrap=loop&root_motion=hips"),
+                        &range_len);
+  const char *want[4] = {"[0,0,0]", "[1.5,0,0]", "[3,0,0]", "[4.5,0,0]"};
+  const char *at = range;
+  for (int i = 0; i < 4; i++) {
+    char member[64];
+    snprintf(member, sizeof member, "\"root\":{\"translation\":%s", want[i]);
+    at = strstr(at, member);
+    ck_assert_msg(at != NULL, "frame %d: no %s in %s", i, member, range);
+  }
+  free(range);
   /* Pingpong walks back: 1.5 s is half way back. */
   size_t pp_len;
   char *pp = body_of(mem_get("/v1/pose?skeleton=walker&clip=walk&t=1.5&"
