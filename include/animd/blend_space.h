@@ -36,6 +36,12 @@ typedef struct anim_blend_space_job_s {
   /* Optional: the first point found to be at fault (duplicate, or -1 for
    * collinear points). */
   int32_t *bad_point;
+  /* Optional (2D): the points' triangulation from
+   * anim_blend_space_triangulate (3 indices per triangle), so that a
+   * blend space evaluated many times is triangulated once. NULL: the job
+   * triangulates. */
+  const uint8_t *triangles;
+  uint32_t triangle_count;
 } anim_blend_space_job_t;
 
 /* ANIM_ERR_INVALID_ARGUMENT: NULL job, points, param or weights, a
@@ -45,6 +51,13 @@ typedef struct anim_blend_space_job_s {
  * (bad_point -1); ANIM_ERR_NOT_FINITE: a NaN or infinite coordinate. */
 anim_result anim_blend_space_job_validate(const anim_blend_space_job_t *job);
 anim_result anim_blend_space_job_run(const anim_blend_space_job_t *job);
+
+/* The Delaunay triangles of point_count 2D points (as the job makes
+ * them) into triangles, 3 indices each, at most max triangles
+ * (2 * point_count + 1 always suffice); their count, or 0 for points the
+ * job refuses or too little room. */
+uint32_t anim_blend_space_triangulate(const float *points, uint32_t point_count,
+                                      uint8_t *triangles, uint32_t max);
 
 /* The sampling times of count clips of durations d with weights w at time
  * t: synchronized (phi * d_i) or not (t). */

@@ -6,7 +6,6 @@
  * are the hull's. A blend space holds a handful of points, so the
  * triangulation is redone per call (well under a microsecond for 9). */
 #include <math.h>
-#include <string.h>
 
 #include "animd/blend_space.h"
 
@@ -86,10 +85,10 @@ static double cross(const double *o, const double *a, const double *b) {
   return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 }
 
-static void weights_2d(double (*p)[2], int n, const float *param,
-                       float *weights) {
-  tri_t tris[MAXT];
-  int count = delaunay(p, n, tris);
+/* The weights of param among the n points p, triangulated as tris (3
+ * indices each, count of them). */
+static void weights_2d(const double (*p)[2], int n, const uint8_t *tv,
+                       int count, const float *param, float *weights) {
   double x[2] = {param[0], param[1]};
   for (int i = 0; i < n; i++) weights[i] = 0;
   /* Inside: the triangle whose smallest barycentric coordinate is largest
@@ -97,8 +96,8 @@ static void weights_2d(double (*p)[2], int n, const float *param,
   int best = -1;
   double best_min = -1e-9, bary[3] = {0, 0, 0};
   for (int t = 0; t < count; t++) {
-    const double *a = p[tris[t].v[0]], *b = p[tris[t].v[1]],
-                 *c = p[tris[t].v[2]];
+    const double *a = p[tv[3 * t + 0]], *b = p[tv[3 * t + 1]],
+                 *c = p[tv[3 * t + 2]];
     double area = cross(a, b, c);
     if (area == 0) continue;
     double u = cross(x, b, c) / area, v = cross(a, x, c) / area, w = 1 - u - v;
@@ -112,7 +111,7 @@ static void weights_2d(double (*p)[2], int n, const float *param,
     double sum = 0;
     for (int k = 0; k < 3; k++) sum += bary[k] = fmax(bary[k], 0);
     for (int k = 0; k < 3; k++)
-      weights[tris[best].v[k]] = (float)(bary[k] / sum);
+      weights[tv[3 * best + k]] = (float)(bary[k] / sum);
     return;
   }
   /* Outside: the nearest point of the hull edges (edges of one triangle). */
@@ -121,11 +120,11 @@ static void weights_2d(double (*p)[2], int n, const float *param,
   double eu = 0;
   for (int t = 0; t < count; t++)
     for (int e = 0; e < 3; e++) {
-      int a = tris[t].v[e], b = tris[t].v[(e + 1) % 3];
+      int a = tv[3 * t + e], b = tv[3 * t + (e + 1) % 3];
       bool shared = false;
       for (int s = 0; s < count && !shared; s++)
         for (int f = 0; f < 3 && !shared; f++)
-          shared = s != t && tris[s].v[f] == b && tris[s].v[(f + 1) % 3] == a;
+          shared = s != t && tv[3 * s + f] == b && tv[3 * s + (f + 1) % 3] == a;
       if (shared) continue;
       double dx = p[b][0] - p[a][0], dy = p[b][1] - p[a][1];
       double u =
@@ -157,38 +156,60 @@ static void weights_1d(const float *at, uint32_t n, float x, float *weights) {
   }
 }
 
-static void set_bad(const anim_blend_space_job_t *job, int32_t i) {
-  if (job->bad_point != NULL) *job->bad_point = i;
+/* The points' own checks: finite, no two at one place, 2D not all on one
+ * line; bad (optional) names the point at fault. */
+static anim_result check_points(uint32_t d, const float *points, uint32_t n,
+                                int32_t *bad) {
+  for (uint32_t i = 0; i < d * n; i++)
+    if (!isfinite(points[i])) return ANIM_ERR_NOT_FINITE;
+  for (uint32_t i = 1; i < n; i++)
+    for (uint32_t k = 0; k < i; k++)
+      if (points[d * i] == points[d * k] &&
+          (d == 1 || points[d * i + 1] == points[d * k + 1])) {
+        if (bad != NULL) *bad = (int32_t)i;
+        return ANIM_ERR_INVALID_ARGUMENT;
+      }
+  if (d == 1) return ANIM_OK;
+  for (uint32_t i = 2; i < n; i++) {
+    double c =
+        ((double)points[2] - points[0]) *
+            ((double)points[2 * i + 1] - points[1]) -
+        ((double)points[3] - points[1]) * ((double)points[2 * i] - points[0]);
+    if (c != 0) return ANIM_OK;
+  }
+  if (bad != NULL) *bad = -1;
+  return ANIM_ERR_INVALID_ARGUMENT;
 }
 
 anim_result anim_blend_space_job_validate(const anim_blend_space_job_t *job) {
   if (job == NULL || job->points == NULL || job->param == NULL ||
       job->weights == NULL || (job->dimensions != 1 && job->dimensions != 2) ||
-      job->point_count == 0 || job->point_count > ANIM_BLEND_SPACE_MAX)
+      job->point_count == 0 || job->point_count > ANIM_BLEND_SPACE_MAX ||
+      (job->triangles != NULL && job->triangle_count == 0))
     return ANIM_ERR_INVALID_ARGUMENT;
-  uint32_t d = job->dimensions, n = job->point_count;
-  for (uint32_t i = 0; i < d * n; i++)
-    if (!isfinite(job->points[i])) return ANIM_ERR_NOT_FINITE;
-  for (uint32_t i = 0; i < d; i++)
+  for (uint32_t i = 0; i < job->dimensions; i++)
     if (!isfinite(job->param[i])) return ANIM_ERR_NOT_FINITE;
-  for (uint32_t i = 1; i < n; i++)
-    for (uint32_t k = 0; k < i; k++)
-      if (memcmp(job->points + d * i, job->points + d * k, d * sizeof(float)) ==
-              0 ||
-          (job->points[d * i] == job->points[d * k] &&
-           (d == 1 || job->points[d * i + 1] == job->points[d * k + 1]))) {
-        set_bad(job, (int32_t)i);
-        return ANIM_ERR_INVALID_ARGUMENT;
-      }
-  if (d == 1) return ANIM_OK;
-  const float *p = job->points;
-  for (uint32_t i = 2; i < n; i++) {
-    double c = ((double)p[2] - p[0]) * ((double)p[2 * i + 1] - p[1]) -
-               ((double)p[3] - p[1]) * ((double)p[2 * i] - p[0]);
-    if (c != 0) return ANIM_OK;
+  return check_points(job->dimensions, job->points, job->point_count,
+                      job->bad_point);
+}
+
+uint32_t anim_blend_space_triangulate(const float *points, uint32_t point_count,
+                                      uint8_t *triangles, uint32_t max) {
+  if (points == NULL || triangles == NULL || point_count < 3 ||
+      point_count > ANIM_BLEND_SPACE_MAX ||
+      check_points(2, points, point_count, NULL) != ANIM_OK)
+    return 0;
+  double p[MAXP][2] = {{0, 0}};
+  for (uint32_t i = 0; i < point_count; i++) {
+    p[i][0] = points[2 * i];
+    p[i][1] = points[2 * i + 1];
   }
-  set_bad(job, -1);
-  return ANIM_ERR_INVALID_ARGUMENT;
+  tri_t tris[MAXT];
+  int count = delaunay(p, (int)point_count, tris);
+  if ((uint32_t)count > max) return 0;
+  for (int t = 0; t < count; t++)
+    for (int k = 0; k < 3; k++) triangles[3 * t + k] = (uint8_t)tris[t].v[k];
+  return (uint32_t)count;
 }
 
 anim_result anim_blend_space_job_run(const anim_blend_space_job_t *job) {
@@ -203,7 +224,16 @@ anim_result anim_blend_space_job_run(const anim_blend_space_job_t *job) {
     p[i][0] = job->points[2 * i];
     p[i][1] = job->points[2 * i + 1];
   }
-  weights_2d(p, (int)job->point_count, job->param, job->weights);
+  uint8_t tv[3 * MAXT];
+  const uint8_t *tris = job->triangles;
+  int count = (int)job->triangle_count;
+  if (tris == NULL) {
+    count = (int)anim_blend_space_triangulate(job->points, job->point_count, tv,
+                                              MAXT);
+    tris = tv;
+  }
+  weights_2d((const double(*)[2])p, (int)job->point_count, tris, count,
+             job->param, job->weights);
   return ANIM_OK;
 }
 

@@ -7,8 +7,9 @@
  *   + root motion:        the same, the root's motion taken out (xz, yaw,
  *                         reference skeleton) and accumulated over loops
  *                         (t up to 20 s, so ~10 loops)
- *   blend-space weights:  2D weights alone, 9 points on a 3x3 grid
- *                         (Delaunay triangulation each call)
+ *   blend-space weights:  2D weights alone, 9 points on a 3x3 grid,
+ *                         triangulated once (as a request's blend space
+ *                         is), and triangulated on each call
  *   2D blend space pose:  weights, synchronized times, the (at most 3)
  *                         weighted clips sampled, blended, local-to-model
  *   + root motion:        the blend space pose with root motion: each
@@ -110,6 +111,8 @@ typedef struct world_s {
   const anim_skeleton_t *sk;
   anim_clip_t *clips[CLIPS];
   float grid[2 * CLIPS];
+  uint8_t tris[3 * (2 * CLIPS + 1)];
+  uint32_t tri_count;
   float params[2 * POSES];
   double times[POSES];
   anim_vec3_t t[CLIPS + 1][JOINTS], s[CLIPS + 1][JOINTS];
@@ -118,7 +121,14 @@ typedef struct world_s {
   double sink;
 } world_t;
 
-enum { PLAIN, PLAIN_MOTION, WEIGHTS, SPACE, SPACE_MOTION };
+enum {
+  PLAIN,
+  PLAIN_MOTION,
+  WEIGHTS,
+  WEIGHTS_TRIANGULATING,
+  SPACE,
+  SPACE_MOTION
+};
 
 static anim_motion_settings_t settings(void) {
   anim_motion_settings_t m = {.joint = 0,
@@ -171,9 +181,12 @@ static void one(world_t *w, int i, int what) {
                                .points = w->grid,
                                .point_count = CLIPS,
                                .param = &w->params[2 * i],
-                               .weights = weights};
+                               .weights = weights,
+                               .triangles = w->tris,
+                               .triangle_count = w->tri_count};
+  if (what == WEIGHTS_TRIANGULATING) bs.triangles = NULL;
   if (anim_blend_space_job_run(&bs) != ANIM_OK) exit(1);
-  if (what == WEIGHTS) {
+  if (what == WEIGHTS || what == WEIGHTS_TRIANGULATING) {
     w->sink += weights[4];
     return;
   }
@@ -248,6 +261,8 @@ int main(void) {
     w.grid[2 * c] = (float)(c % 3) - 1;
     w.grid[2 * c + 1] = (float)(c / 3) - 1;
   }
+  w.tri_count =
+      anim_blend_space_triangulate(w.grid, CLIPS, w.tris, 2 * CLIPS + 1);
   for (int i = 0; i < POSES; i++) {
     w.times[i] = 20.0 * rnd();
     w.params[2 * i] = (float)(2.4 * rnd() - 1.2);
@@ -258,6 +273,7 @@ int main(void) {
   measure(&w, "plain pose", PLAIN);
   measure(&w, "plain pose + root motion", PLAIN_MOTION);
   measure(&w, "2D blend-space weights", WEIGHTS);
+  measure(&w, "  triangulating each call", WEIGHTS_TRIANGULATING);
   measure(&w, "2D blend space pose", SPACE);
   measure(&w, "2D blend space + root motion", SPACE_MOTION);
   if (w.sink == 12345.678) printf(" \n");

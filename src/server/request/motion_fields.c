@@ -232,6 +232,9 @@ typedef struct blend_space_s {
   float points[2 * ANIM_BLEND_SPACE_MAX];
   bool sync;
   char *clips[ANIM_BLEND_SPACE_MAX]; /* As the request names them. */
+  /* 2D: the points' triangulation, made once. */
+  uint8_t triangles[3 * (2 * ANIM_BLEND_SPACE_MAX + 1)];
+  uint32_t triangle_count;
 } blend_space_t;
 
 static void blend_space_free(void *data) {
@@ -350,6 +353,9 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
                          "the points are collinear: a 2D blend space needs "
                          "three that are not on one line");
   }
+  if (bs->dimensions == 2)
+    bs->triangle_count = anim_blend_space_triangulate(
+        bs->points, bs->count, bs->triangles, 2 * ANIM_BLEND_SPACE_MAX + 1);
   *data = bs;
   return 0;
 }
@@ -364,7 +370,10 @@ static anim_result blend_space_source(const void *data, srv_field_stage_t *st) {
                                .points = bs->points,
                                .point_count = bs->count,
                                .param = bs->param,
-                               .weights = w};
+                               .weights = w,
+                               .triangles =
+                                   bs->triangle_count ? bs->triangles : NULL,
+                               .triangle_count = bs->triangle_count};
   anim_result r = anim_blend_space_job_run(&bj);
   if (r != ANIM_OK) return r;
   for (uint32_t i = 0; i < bs->count; i++)

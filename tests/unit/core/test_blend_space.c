@@ -92,6 +92,24 @@ START_TEST(test_2d_grid) {
       ck_assert_double_eq_tol(sx, x, 1e-6);
       ck_assert_double_eq_tol(sy, y, 1e-6);
     }
+  /* A triangulation made once gives the same weights as the job's own. */
+  uint8_t tris[3 * 19];
+  uint32_t count = anim_blend_space_triangulate(p, 9, tris, 19);
+  ck_assert_uint_eq(count, 8); /* 2 per square. */
+  for (int a = -3; a <= 23; a++) {
+    float param[2] = {-1 + a * 0.1f, 1.2f - a * 0.11f}, w1[9];
+    anim_blend_space_job_t job = {.dimensions = 2,
+                                  .points = p,
+                                  .point_count = 9,
+                                  .param = param,
+                                  .weights = w1,
+                                  .triangles = tris,
+                                  .triangle_count = count};
+    ck_assert_int_eq(anim_blend_space_job_run(&job), ANIM_OK);
+    ck_assert_int_eq(weigh(2, p, 9, param[0], param[1], w, NULL), ANIM_OK);
+    ck_assert_mem_eq(w, w1, sizeof w);
+  }
+  ck_assert_uint_eq(anim_blend_space_triangulate(p, 9, tris, 7), 0);
   /* The same call twice gives the same weights (one diagonal per square). */
   float w2[9];
   weigh(2, p, 9, 0.5f, 0.5f, w, NULL);
