@@ -116,7 +116,10 @@ static const uint8_t *ws_binary(const ws_peer_t *p, size_t *len) {
   return NULL;
 }
 
-/* The binary answer of one WebSocket pose message (msg) on the walker. */
+static void on_keep(uv_timer_t *t) { (void)t; }
+
+/* The first binary frame answering one WebSocket message (msg: a pose, or
+ * a play) on the walker. */
 static char *ws_pose(const char *msg, size_t *len) {
   uv_loop_t loop;
   ck_assert_int_eq(uv_loop_init(&loop), 0);
@@ -138,10 +141,18 @@ static char *ws_pose(const char *msg, size_t *len) {
   srv_ws_client_t *c = srv_ws_client_new(hub, &tr, peer);
   uint8_t frame[512];
   srv_ws_client_feed(c, frame, ws_test_client_frame(msg, frame));
-  for (int i = 0; i < 100 && ws_binary(peer, &(size_t){0}) == NULL; i++)
-    uv_run(&loop, UV_RUN_NOWAIT);
+  /* A stream's first frame waits for the loop's timer: a timer keeps the
+   * loop alive meanwhile, at most 3 s. */
+  uv_timer_t keep;
+  uv_timer_init(&loop, &keep);
+  uv_timer_start(&keep, on_keep, 10, 10);
+  uint64_t end = uv_hrtime() + 3000000000ull;
+  while (ws_binary(peer, &(size_t){0}) == NULL && uv_hrtime() < end)
+    uv_run(&loop, UV_RUN_ONCE);
+  uv_close((uv_handle_t *)&keep, NULL);
   const uint8_t *payload = ws_binary(peer, len);
-  ck_assert_ptr_nonnull(payload);
+  ck_assert_msg(payload != NULL, "no binary frame: %.*s", (int)peer->len,
+                (const char *)peer->bytes);
   char *copy = malloc(*len);
   memcpy(copy, payload, *len);
   srv_ws_client_free(c);
@@ -232,6 +243,16 @@ START_TEST(test_root_motion_transports) {
                      &ws_len);
   ck_assert_uint_ge(ws_len, 32);
   assert_same(bin, n, ws + 32, ws_len - 32, "WebSocket");
+  free(ws);
+  /* A stream (play loops) from t0 3.5: its first frame is evaluated at
+   * the stream's time, so its root has walked three and a half loops. */
+  ws = ws_pose("{\"op\":\"play\",\"id\":\"w\",\"skeleton\":\"walker\",\"clip\":"
+               "\"walk\",\"t0\":3.5,\"fps\":10,\"space\":\"local\","
+               "\"format\":\"bin\",\"root_motion\":\"hips\"}",
+               &ws_len);
+  ck_assert_uint_eq(ws_len, 32 + n);
+  ck_assert_float_eq(float_at(ws + 32, 20), 5.25f);
+  ck_assert_float_eq(float_at(ws + 32, 0), 0.f);
   free(ws);
 
   char *argv[] = {"eval",    NULL,    "--skeleton", "walker", "--clip",
