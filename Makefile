@@ -122,7 +122,7 @@ UNIT := $(B)/tests/run_unit
 APP_LIBS := $(LIBSERVER) $(LIBSTORE) $(LIBFORMATS) $(LIBANIMD)
 SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
-.PHONY: all lib deps deps-test run check check-layers check-error-codes check-error-docs \
+.PHONY: all lib deps deps-test run check test-ozz-ik check-layers check-error-codes check-error-docs \
         check-format format check-threads test \
         build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak abuse check-floats \
         cluster install \
@@ -294,6 +294,11 @@ check: deps-test
 	$(MAKE) --no-print-directory SAN=1 test
 	$(MAKE) --no-print-directory -j2 build-tests
 	$(MAKE) --no-print-directory test
+
+# Our IK jobs against ozz-animation 0.16's (tests/ozz/run_ik.sh; 77 =
+# skipped without cmake, g++ or the mirror, OZZ_MIRROR).
+test-ozz-ik:
+	tests/ozz/run_ik.sh
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done

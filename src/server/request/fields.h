@@ -32,8 +32,9 @@
  * JSON member by answer_json, and sent as trailing floats in binary
  * answers.
  *
- * The rows: the table in fields.c, plus any added with srv_field_add
- * before the first request is parsed. Rows are read on any thread. */
+ * The rows: the product's (fields.c, product_rows: "ik" of ik_field.h),
+ * plus any added with srv_field_add before the first request is parsed.
+ * Rows are read on any thread. */
 #ifndef ANIMD_SERVER_REQUEST_FIELDS_H
 #define ANIMD_SERVER_REQUEST_FIELDS_H
 
