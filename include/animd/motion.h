@@ -97,7 +97,8 @@ typedef struct anim_motion_extract_job_s {
  * ANIM_ERR_BUFFER_TOO_SMALL: a pose with fewer joints than the skeleton. */
 anim_result
 anim_motion_extract_job_validate(const anim_motion_extract_job_t *job);
-/* Validates, then extracts. Never allocates. */
+/* Validates, then extracts. Never allocates. ANIM_ERR_NOT_FINITE when the
+ * accumulated motion leaves a float's range (a time of ~1e38 loops). */
 anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job);
 
 /* The motion of one local transform (t, r) against the reference (tr, rr)

@@ -150,9 +150,10 @@ static void weights_1d(const float *at, uint32_t n, float x, float *weights) {
   } else if (hi < 0) {
     weights[lo] = 1; /* At or beyond the last point. */
   } else {
-    float u = (x - at[lo]) / (at[hi] - at[lo]);
-    weights[lo] = 1 - u;
-    weights[hi] = u;
+    /* In double: the difference of two far floats may overflow a float. */
+    double u = ((double)x - at[lo]) / ((double)at[hi] - at[lo]);
+    weights[lo] = (float)(1 - u);
+    weights[hi] = (float)u;
   }
 }
 

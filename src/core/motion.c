@@ -256,6 +256,9 @@ anim_result anim_motion_extract_job_run(const anim_motion_extract_job_t *job) {
   double n = sqrt(out.q[0] * out.q[0] + out.q[1] * out.q[1] +
                   out.q[2] * out.q[2] + out.q[3] * out.q[3]);
   if (!(n > 0)) n = 1, out.q[3] = 1;
+  /* Loops enough to walk beyond a float's range: refused, never inf. */
+  for (int i = 0; i < 3; i++)
+    if (!(fabs(out.p[i]) <= 3.4e38)) return ANIM_ERR_NOT_FINITE;
   job->output->translation =
       anim_vec3((float)out.p[0], (float)out.p[1], (float)out.p[2]);
   job->output->rotation =

@@ -196,8 +196,8 @@ int main(void) {
          with_aim - plain);
   printf("  + two-bone and aim  %8.0f ns  (+%.0f)\n", with_both,
          with_both - plain);
-  printf("  core jobs alone: two-bone %.0f ns, aim %.0f ns per job\n",
-         two_job, aim_job);
+  printf("  core jobs alone: two-bone %.0f ns, aim %.0f ns per job\n", two_job,
+         aim_job);
   printf("(sink %g)\n", sink);
   srv_fields_free(&two);
   srv_fields_free(&aim);

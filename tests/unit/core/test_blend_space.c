@@ -39,6 +39,11 @@ START_TEST(test_1d) {
   expect(w, (float[]){0, 1, 0}, 3);
   ck_assert_int_eq(weigh(1, at, 3, 7, 0, w, NULL), ANIM_OK);
   expect(w, (float[]){1, 0, 0}, 3);
+  /* Far points: no overflow to NaN. */
+  const float far[2] = {-3e38f, 3e38f};
+  ck_assert_int_eq(weigh(1, far, 2, 1e38f, 0, w, NULL), ANIM_OK);
+  ck_assert_float_eq_tol(w[1], 2.0f / 3.0f, 1e-6f);
+  ck_assert_float_eq_tol(w[0], 1.0f / 3.0f, 1e-6f);
   const float one[1] = {2};
   ck_assert_int_eq(weigh(1, one, 1, -1, 0, w, NULL), ANIM_OK);
   ck_assert_float_eq(w[0], 1);

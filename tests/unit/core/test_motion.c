@@ -95,6 +95,18 @@ START_TEST(test_loops_accumulate) {
   /* Backwards in time: minus one loop. */
   m = run_at(sk, c, -0.5, ANIM_WRAP_LOOP, xz_yaw(), &p);
   ck_assert_float_eq(m.translation.x, -0.75f);
+  /* So many loops that the root would leave a float's range: refused. */
+  {
+    anim_pose_t pose = {p.t, p.q, p.s, 2};
+    anim_motion_extract_job_t job = {.skeleton = sk,
+                                     .clip = c,
+                                     .time = 1e300,
+                                     .wrap = ANIM_WRAP_LOOP,
+                                     .settings = xz_yaw(),
+                                     .pose = pose,
+                                     .output = &m};
+    ck_assert_int_eq(anim_motion_extract_job_run(&job), ANIM_ERR_NOT_FINITE);
+  }
   /* Clamp stays at the end of the clip. */
   m = run_at(sk, c, 3.5, ANIM_WRAP_CLAMP, xz_yaw(), &p);
   ck_assert_float_eq(m.translation.x, 1.5f);
