@@ -15,6 +15,17 @@
 // window.animdViewer holds what a test needs: ready, the last frame's clip
 // time, the camera's matrices and the canvas' place on the page, and svg:
 // the address of the pose shown as a picture (the SVG link).
+//
+// The motion panel (?motion=1 or its checkbox): the skeleton's clips as a
+// 1D blend space (clip i of n at i / (n - 1)), its parameter on the speed
+// slider, synchronized and looping, with root motion on the skeleton's
+// root joint: each animation frame is one POST /v1/pose (blend_space,
+// root_motion), whose "root" moves the character on a grid floor and
+// whose "weights" the panel lists (state.motion: param, t, root,
+// weights). It draws the mesh GPU-skinned (fat) or the skeleton's lines.
+// With "look at the target" the head joint aims its +z at a red target
+// (aim IK, the "ik" field) placed by two sliders in front of the
+// character.
 import * as THREE from '/three/build/three.module.js';
 import { OrbitControls } from '/three/examples/jsm/controls/OrbitControls.js';
 import { Animd, driveSkeleton } from '/client/animd.js';
@@ -268,7 +279,7 @@ async function start() {
     };
   } else if (mesh) {
     const m = await animd.mesh(mesh.id);
-    state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
+    state.mode = $('mode').value === 'thin' && !motion.on ? 'thin' : 'fat';
     shown = state.mode === 'thin' ? thinMesh(m, mesh.id) : fatMesh(m, names);
     bounds = m.bounds;
   } else {
@@ -291,6 +302,11 @@ async function start() {
   showSvgLink(targetT !== null ? targetT : 0);
   scene.add(shown.object);
   frame(bounds.min, bounds.max);
+  if (motion.on) {
+    startMotion(skel, desc, bounds);
+    return;
+  }
+  stopMotion();
   const speed = Number(params.get('speed') || $('speed').value) || 1;
   $('speed').value = String(speed);
   const s = await conn.play({
@@ -326,6 +342,131 @@ function showSvgLink(t) {
   }
 }
 
+// ---- the motion panel: a blend space and root motion, over HTTP ---------------
+
+const motion = {
+  on: params.get('motion') === '1', busy: false, clips: [], root: null, joints: 0,
+  skeleton: null, space: 'model', t0: performance.now(), grid: null, drawnParam: null,
+};
+$('motion').checked = motion.on;
+if (params.has('blend')) $('blend').value = params.get('blend');
+$('blendv').textContent = Number($('blend').value).toFixed(2);
+for (const k of ['lookx', 'looky']) if (params.has(k)) $(k).value = params.get(k);
+$('look').checked = params.get('look') === '1';
+const lookMarker = new THREE.Mesh(new THREE.SphereGeometry(1, 12, 8), new THREE.MeshBasicMaterial({ color: 0xff4040 }));
+
+/** The look-at target in world space: the sliders over the character's box, in front of it. */
+function lookTarget() {
+  const b = motion.bounds;
+  const c = [0, 1, 2].map((k) => (b.min[k] + b.max[k]) / 2);
+  const e = Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2;
+  return new THREE.Vector3(c[0] + Number($('lookx').value) * e, c[1] + Number($('looky').value) * e,
+    b.max[2] + e);
+}
+
+/** The members a binary answer carries after its own floats: [[name, count]]. */
+function answerMembers(header) {
+  return (header || '').split(',').filter(Boolean).map((m) => {
+    const [name, n] = m.split('=');
+    return [name, Number(n)];
+  });
+}
+
+function motionGrid(bounds) {
+  if (motion.grid) scene.remove(motion.grid);
+  const size = 4 * Math.max(1, bounds.max[0] - bounds.min[0], bounds.max[2] - bounds.min[2]);
+  motion.grid = new THREE.GridHelper(size, 16, 0x56606c, 0x333b44);
+  motion.grid.position.y = bounds.min[1];
+  scene.add(motion.grid);
+}
+
+/** One frame of the panel: the blend space at the slider, root motion applied. */
+async function motionFrame() {
+  if (!motion.on || motion.busy || !shown || motion.clips.length === 0) return;
+  motion.busy = true;
+  const draw = shown;
+  const param = Number($('blend').value);
+  const speed = Number($('speed').value) || 1;
+  const t = targetT !== null ? targetT : ((performance.now() - motion.t0) / 1000) * speed;
+  const n = motion.clips.length;
+  const body = {
+    skeleton: motion.skeleton, space: motion.space, format: 'bin', t, wrap: 'loop',
+    root_motion: motion.root,
+    blend_space: {
+      param: [param], sync: true,
+      clips: motion.clips.map((c, i) => ({ clip: c.id, at: [n > 1 ? i / (n - 1) : 0] })),
+    },
+  };
+  const look = $('look').checked && motion.head !== null;
+  const lookKey = look ? `${$('lookx').value},${$('looky').value}` : null;
+  let target = null;
+  if (look) {
+    // The target in model space: the character stands where its root moved it.
+    target = lookTarget();
+    const local = draw.object.worldToLocal(target.clone());
+    body.ik = [{ type: 'aim', joint: motion.head, target: local.toArray(), forward: [0, 0, 1], up: [0, 1, 0] }];
+  }
+  try {
+    const res = await fetch('/v1/pose', { method: 'POST', body: JSON.stringify(body) });
+    if (!res.ok) {
+      const e = await res.json().catch(() => ({}));
+      throw Object.assign(new Error(e.message || `POST /v1/pose: ${res.status}`), { code: e.error });
+    }
+    const f = new Float32Array(await res.arrayBuffer());
+    if (draw !== shown || !motion.on) return;
+    const members = {};
+    let off = 16 * motion.joints;
+    for (const [name, count] of answerMembers(res.headers.get('X-Animd-Answer'))) {
+      members[name] = Array.from(f.subarray(off, off + count));
+      off += count;
+    }
+    draw.onframe({ data: f.subarray(0, 16 * motion.joints) });
+    const r = members.root || [0, 0, 0, 0, 0, 0, 1];
+    draw.object.position.set(r[0], r[1], r[2]);
+    draw.object.quaternion.set(r[3], r[4], r[5], r[6]);
+    const weights = motion.clips.map((c, i) => ({ clip: c.name || c.id, weight: (members.weights || [])[i] }));
+    lookMarker.visible = look;
+    if (look) {
+      lookMarker.position.copy(target);
+      lookMarker.scale.setScalar(0.03 * Math.max(1, motion.bounds.max[1] - motion.bounds.min[1]));
+    }
+    state.motion = { param, t, root: r, weights, look: look ? target.toArray() : null, ik: members.ik || null };
+    $('weights').textContent = weights.map((w) => `${w.clip.padEnd(10)} ${w.weight.toFixed(3)}`).join('\n');
+    motion.pending = param;
+    motion.pendingLook = lookKey;
+    dirty = true;
+  } catch (e) {
+    showError(e);
+  } finally {
+    motion.busy = false;
+  }
+}
+
+/** Shows the skeleton's clips through the panel instead of the stream. */
+function startMotion(skel, desc, bounds) {
+  motion.skeleton = skel.id;
+  motion.clips = assets.clips.filter((c) => c.skeleton === skel.id);
+  motion.joints = desc.joints.length;
+  motion.root = (desc.joints.find((j) => j.parent < 0) || desc.joints[0]).name;
+  motion.space = shown.play.space === 'skin' ? 'skin' : 'model';
+  motion.head = desc.joints.some((j) => j.name === 'head') ? 'head' : null;
+  motion.bounds = bounds;
+  scene.add(lookMarker);
+  lookMarker.visible = false;
+  motion.t0 = performance.now();
+  motion.drawnParam = null;
+  motionGrid(bounds);
+  state.paused = targetT !== null;
+}
+
+function stopMotion() {
+  scene.remove(lookMarker);
+  if (motion.grid) scene.remove(motion.grid);
+  motion.grid = null;
+  state.motion = null;
+  $('weights').textContent = '';
+}
+
 function restart() {
   start().catch(showError);
 }
@@ -352,6 +493,13 @@ $('play').addEventListener('click', async () => {
 });
 $('seek').addEventListener('input', () => {
   if (stream) stream.seek(Number($('seek').value)).catch(showError);
+});
+$('motion').addEventListener('change', () => {
+  motion.on = $('motion').checked;
+  restart();
+});
+$('blend').addEventListener('input', () => {
+  $('blendv').textContent = Number($('blend').value).toFixed(2);
 });
 $('speed').addEventListener('change', () => {
   const speed = Number($('speed').value);
@@ -392,9 +540,16 @@ setInterval(async () => {
 function loop() {
   requestAnimationFrame(loop);
   controls.update();
+  if (motion.on) motionFrame();
   if (!dirty) return;
   dirty = false;
   renderer.render(scene, camera);
+  if (motion.on && motion.pending !== undefined) {
+    motion.drawnParam = motion.pending;
+    const lookNow = $('look').checked && motion.head !== null ? `${$('lookx').value},${$('looky').value}` : null;
+    state.ready = state.motion !== null && motion.drawnParam === Number($('blend').value) &&
+      motion.pendingLook === lookNow;
+  }
   const r = renderer.domElement.getBoundingClientRect();
   state.canvas = { left: r.left, top: r.top, width: r.width, height: r.height };
   state.camera = {

@@ -14,6 +14,8 @@
 #include "animd/pose.h"
 #include "animd/sampling.h"
 #include "animd/blend.h"
+#include "animd/blend_space.h"
+#include "animd/motion.h"
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "animd/solve.h"

@@ -26,6 +26,7 @@ void srv_eval_scratch_free(srv_eval_scratch_t *s) {
   free(s->_dqs);
   free(s->_answer);
   free(s->_extra);
+  free(s->_staged);
   free(s->_cursors);
   free(s->_morph);
   memset(s, 0, sizeof *s);
@@ -76,7 +77,8 @@ static bool reserve_layers(srv_eval_scratch_t *s, size_t layers) {
   if (!grow(&s->_layer_t, n * sizeof(anim_vec3_t)) ||
       !grow(&s->_layer_r, n * sizeof(anim_quat_t)) ||
       !grow(&s->_layer_s, n * sizeof(anim_vec3_t)) ||
-      !grow(&s->_blend, 2 * layers * sizeof(anim_blend_layer_t)))
+      !grow(&s->_blend, 2 * layers * sizeof(anim_blend_layer_t)) ||
+      !grow(&s->_staged, layers * sizeof(srv_eval_layer_t)))
     return false;
   s->_layers = layers;
   return true;
@@ -199,6 +201,8 @@ static anim_result blend(const anim_skeleton_t *sk,
     else
       normal[nn++] = bl;
   }
+  memcpy(s->_staged, layers, count * sizeof *layers);
+  s->_staged_count = count;
   anim_blend_job_t bj = {.skeleton = sk,
                          .layers = normal,
                          .layer_count = nn,
@@ -330,6 +334,7 @@ static anim_result run_stages(const srv_eval_job_t *job, srv_eval_scratch_t *s,
   const anim_skeleton_t *sk = job->skeleton;
   if (!reserve_joints(s, sk->joint_count)) return ANIM_ERR_OUT_OF_MEMORY;
   s->_pose.joint_count = sk->joint_count;
+  s->_staged_count = 0;
   float sampled = 0;
   srv_field_stage_t st = {
       .job = job, .skeleton = sk, .pose = s->_pose, ._scratch = s};
@@ -341,9 +346,13 @@ static anim_result run_stages(const srv_eval_job_t *job, srv_eval_scratch_t *s,
     if (n > 0) memset(answer, 0, n * sizeof(float));
   }
   anim_result r;
-  if (stages & 1u)
+  if (stages & 1u) {
     r = srv_fields_run_stage(job->fields, 0, &st, answer);
-  else if (job->layer_count > 0)
+    /* The time sampled: the first layer the source blended. */
+    const srv_eval_layer_t *l = s->_staged;
+    if (s->_staged_count > 0 && l->clip != NULL)
+      sampled = anim_wrap_time(l->t, l->clip->duration, l->wrap);
+  } else if (job->layer_count > 0)
     r = blend(sk, job->layers, job->layer_count, s, &sampled);
   else
     r = sample(job, s, &sampled);
@@ -401,6 +410,20 @@ anim_result srv_field_stage_blend(srv_field_stage_t *st,
                                   size_t count) {
   float sampled = 0;
   return blend(st->skeleton, layers, count, st->_scratch, &sampled);
+}
+
+size_t srv_field_stage_layers(const srv_field_stage_t *st,
+                              const srv_eval_layer_t **layers) {
+  *layers = st->_scratch->_staged;
+  return st->_scratch->_staged_count;
+}
+
+anim_pose_t srv_field_stage_layer_pose(const srv_field_stage_t *st, size_t i) {
+  const srv_eval_scratch_t *s = st->_scratch;
+  size_t at = i * (size_t)s->_joints;
+  anim_pose_t pose = {s->_layer_t + at, s->_layer_r + at, s->_layer_s + at,
+                      st->skeleton->joint_count};
+  return pose;
 }
 
 anim_result srv_eval_run(const srv_eval_job_t *job, srv_eval_scratch_t *s) {

@@ -42,6 +42,9 @@ typedef struct srv_eval_scratch_s {
   float *_dqs;    /* 8 * _joints: DQS scratch. */
   float *_answer; /* srv_eval_scratch_output. */
   float *_extra;  /* The fields' answer when the job has no place for it. */
+  /* The layers last blended (a copy, _layers of room), for stage hooks. */
+  struct srv_eval_layer_s *_staged;
+  size_t _staged_count;
   size_t _extra_cap;
   uint32_t *_cursors;
   float *_morph;     /* Morphed vertices (6 per vertex of a chunk), weights. */

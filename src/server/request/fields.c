@@ -13,14 +13,16 @@
 #include "server/request/evaluate.h"
 #include "server/request/ik_field.h"
 #include "server/request/morph_field.h"
+#include "server/request/motion_fields.h"
 
 /* The table: the fields of the API that every transport takes alike. */
 static srv_field_t rows[SRV_FIELDS_MAX];
 static unsigned row_count;
 
 /* The product's rows, added once before any other. */
-static const srv_field_t *const product_rows[] = {&srv_ik_field,
-                                                  &srv_morph_field};
+static const srv_field_t *const product_rows[] = {
+    &srv_ik_field, &srv_root_motion_row, &srv_blend_space_row,
+    &srv_morph_field};
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static int add_row(const srv_field_t *row);
@@ -302,6 +304,12 @@ unsigned srv_fields_stages(const srv_fields_t *f) {
   return stages;
 }
 
+bool srv_fields_clocked(const srv_fields_t *f) {
+  for (unsigned i = 0; i < row_count; i++)
+    if ((f->present & (1u << i)) && rows[i].clocked) return true;
+  return false;
+}
+
 static size_t row_answer_floats(const srv_fields_t *f, unsigned i) {
   if (!(f->present & (1u << i)) || rows[i].answer_floats == NULL) return 0;
   return rows[i].answer_floats(f->object[i] ? f->object[i]->data : NULL);
@@ -338,7 +346,7 @@ void srv_fields_answer_json(fmt_buf_t *b, const srv_fields_t *f,
     size_t n = row_answer_floats(f, i);
     if ((f->present & (1u << i)) && rows[i].answer_json != NULL) {
       fmt_buf_puts(b, ",\"");
-      fmt_buf_puts(b, rows[i].name);
+      fmt_buf_puts(b, rows[i].answer_name ? rows[i].answer_name : rows[i].name);
       fmt_buf_puts(b, "\":");
       rows[i].answer_json(b, f->object[i] ? f->object[i]->data : NULL,
                           answer != NULL ? answer + at : NULL);
@@ -354,7 +362,7 @@ void srv_fields_answer_layout(fmt_buf_t *b, const srv_fields_t *f) {
     if (n == 0) continue;
     if (!first) fmt_buf_putc(b, ',');
     first = false;
-    fmt_buf_puts(b, rows[i].name);
+    fmt_buf_puts(b, rows[i].answer_name ? rows[i].answer_name : rows[i].name);
     fmt_buf_putc(b, '=');
     fmt_buf_uint(b, n);
   }

@@ -109,6 +109,10 @@ typedef struct srv_field_s {
    * prints ,"name": before it) from data and those floats. Binary answers
    * carry the floats after the frame's own (docs/api.md). */
   size_t (*answer_floats)(const void *data);
+  const char *answer_name; /* The member's name; NULL: the row's. */
+  /* The answer depends on the time before wrapping (root motion's loops):
+   * a stream evaluates its frames at its own clock, not the clip time. */
+  bool clocked;
   void (*answer_json)(fmt_buf_t *b, const void *data, const float *answer);
 } srv_field_t;
 
@@ -149,6 +153,16 @@ struct srv_eval_layer_s;
 anim_result srv_field_stage_blend(srv_field_stage_t *st,
                                   const struct srv_eval_layer_s *layers,
                                   size_t count);
+
+/* For a local or model hook: the layers the pose was blended from (the
+ * job's, or those a source hook blended), *layers pointing at them until
+ * the evaluation ends; 0 for a pose sampled from one clip. */
+size_t srv_field_stage_layers(const srv_field_stage_t *st,
+                              const struct srv_eval_layer_s **layers);
+
+/* Layer i's own sampled pose, before blending (i below
+ * srv_field_stage_layers). */
+anim_pose_t srv_field_stage_layer_pose(const srv_field_stage_t *st, size_t i);
 
 /* Adds a row (copied; name must outlive it). 0, or -1 when the table is
  * full or the name is taken. */
@@ -204,6 +218,9 @@ void srv_fields_apply(const srv_fields_t *f, struct srv_eval_job_s *job);
  * matched by its parse callback), or NULL when f does not give it: for
  * a pipeline step that reads a field without stage hooks. */
 const void *srv_fields_data(const srv_fields_t *f, const srv_field_t *row);
+
+/* Whether a given row of f is clocked. */
+bool srv_fields_clocked(const srv_fields_t *f);
 
 /* Whether f has rows with a source, local or model hook (bits 0, 1, 2). */
 unsigned srv_fields_stages(const srv_fields_t *f);

@@ -5,6 +5,8 @@
  * fault, so every error path can be tested without a server. */
 #include "server/request/requests.h"
 
+#include "server/request/motion_fields.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -587,6 +589,44 @@ static int json_picture(const json_t *root, int format,
 
 /* The body's object root (borrowed by out), format defaulting from
  * accept. 0, or -1 with err at the spot within root. */
+/* A blend space's clips as the body's layers, in order, each at the body's
+ * "t" and "wrap" with weight 1: they are looked up as any layers, and the
+ * blend_space row (motion_fields.c) weighs and times them when the pose is
+ * evaluated. Its own parser has checked the value already. */
+static int blend_space_layers(const json_t *root, bool need_t,
+                              srv_blend_body_t *out, srv_error_t *err) {
+  const char *names[SRV_BLEND_MAX_LAYERS];
+  int n = srv_blend_space_clips(json_object_get(root, "blend_space"), names,
+                                SRV_BLEND_MAX_LAYERS);
+  if (n <= 0)
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, "blend_space.clips",
+                         "an array of 1 to %d clips", SRV_BLEND_MAX_LAYERS);
+  json_t *jt = json_object_get(root, "t");
+  double t = 0;
+  if (!need_t && jt != NULL)
+    return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, "t",
+                         "the blend space takes its time from the time grid");
+  if (need_t && jt == NULL)
+    return srv_error_set(err, SRV_ERR_MISSING_FIELD, "t",
+                         "\"t\" (the blend space's time) is required");
+  if (need_t && !json_number_in(jt, -3e38, 3e38, &t))
+    return srv_error_set(err, SRV_ERR_WRONG_TYPE, "t",
+                         "\"t\" must be a finite number");
+  int wrap = ANIM_WRAP_CLAMP;
+  if (json_word(root, "wrap", "wrap", FMT_VOCAB_WRAP, &wrap, err) != 0)
+    return -1;
+  out->layer_count = (size_t)n;
+  for (int i = 0; i < n; i++)
+    out->layers[i] = (srv_blend_layer_body_t){
+        .clip = names[i],
+        .t = t,
+        .weight = 1.0f,
+        .wrap = (anim_wrap)wrap,
+        .wrap_given = json_object_get(root, "wrap") != NULL,
+    };
+  return 0;
+}
+
 static int blend_body_object(const json_t *root, const char *accept,
                              bool need_t, srv_blend_body_t *out,
                              srv_error_t *err) {
@@ -597,7 +637,12 @@ static int blend_body_object(const json_t *root, const char *accept,
                          "the body must be an object");
   static const char *const fields[] = {"skeleton", "space",  "format", "layers",
                                        "view",     "layout", NULL};
-  if (json_known_fields(root, fields, SRV_TAKES_POSE_BODY, "", err) != 0 ||
+  /* A blend space comes in place of the layers, with its time and wrap. */
+  static const char *const space_fields[] = {
+      "skeleton", "space", "format", "view", "layout", "t", "wrap", NULL};
+  bool space_given = json_object_get(root, "blend_space") != NULL;
+  if (json_known_fields(root, space_given ? space_fields : fields,
+                        SRV_TAKES_POSE_BODY, "", err) != 0 ||
       srv_fields_from_json(root, SRV_TAKES_POSE_BODY, &out->fields, err) != 0)
     return -1;
   if (json_required_string(root, "skeleton", "skeleton", &out->skeleton,
@@ -608,6 +653,7 @@ static int blend_body_object(const json_t *root, const char *accept,
     return -1;
   out->space = (fmt_space)space;
   out->binary = format == FMT_FORMAT_BIN;
+  if (space_given) return blend_space_layers(root, need_t, out, err);
   json_t *jl = json_object_get(root, "layers");
   if (!json_is_array(jl) || json_array_size(jl) == 0 ||
       json_array_size(jl) > SRV_BLEND_MAX_LAYERS)

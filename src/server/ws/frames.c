@@ -3,6 +3,7 @@
  * in one frame (stream_internal.h). */
 #include <string.h>
 
+#include "server/request/fields.h"
 #include "server/request/frame_answer.h"
 #include "server/request/morph.h"
 #include "server/ws/stream_internal.h"
@@ -33,6 +34,9 @@ bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
 /* The clip time a frame samples: wrapped in double, then as the float the
  * core samples with (a float in the clip's range is its own wrap). */
 float ws__sampled_time(const stream_t *s, double t) {
+  /* Root motion accumulates over loops: its frames are keyed and
+   * evaluated at the stream's time, which the pipeline wraps itself. */
+  if (srv_fields_clocked(&s->fields)) return (float)t;
   float d = s->clip->clip->duration;
   return anim_wrap_time((float)srv_ws_wrap(t, d, s->wrap), d,
                         (anim_wrap)s->wrap);
