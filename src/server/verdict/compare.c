@@ -11,7 +11,8 @@
 #include "server/verdict/frames.h"
 #include "server/verdict/members.h"
 
-/* A source at `at`: a pose body (it has "layers"), or {"skeleton"?,
+/* A source at `at`: a pose body (it has "layers" or "blend_space"), or
+ * {"skeleton"?,
  * "clip"?, "wrap"?} naming at least one of the two. */
 static int source_parse(const json_t *o, const char *at, verdict_source_t *s,
                         srv_error_t *err) {
@@ -19,8 +20,9 @@ static int source_parse(const json_t *o, const char *at, verdict_source_t *s,
     return srv_error_set(err, o ? SRV_ERR_WRONG_TYPE : SRV_ERR_MISSING_FIELD,
                          at,
                          "a source is {\"skeleton\", \"clip\"} or a pose body "
-                         "with \"layers\"");
-  if (json_object_get(o, "layers") != NULL) {
+                         "with \"layers\" or \"blend_space\"");
+  if (json_object_get(o, "layers") != NULL ||
+      json_object_get(o, "blend_space") != NULL) {
     s->_layered = true;
     return srv_blend_body_parse_json(o, at, false, &s->_body, err);
   }
@@ -86,6 +88,10 @@ int verdict_compare_parse(const json_t *obj, const char *at_prefix,
                    err) != 0 ||
       verdict_grid_parse(obj, pre, &out->grid, err) != 0 ||
       joints_member(obj, pre, &out->_joints, err) != 0) {
+    for (int side = 0; side < 2; side++) {
+      srv_blend_body_free(&out->_src[side]._body);
+      srv_fields_free(&out->_src[side]._fields);
+    }
     memset(out, 0, sizeof *out);
     return -1;
   }
@@ -123,7 +129,9 @@ static int source_resolve(store_t *st, verdict_source_t *s, const char *at,
                            &s->_clip_asset, err, miss) != 0)
     return -1;
   if (s->_clip_asset != NULL) s->_duration = s->_clip_asset->clip->duration;
-  return 0;
+  /* The source's structured fields (IK joints, ...) bind to its skeleton
+   * here, so a bad name is a typed error at its member. */
+  return srv_fields_resolve(&s->_fields, s->_skel_asset->skeleton, at, err);
 }
 
 int verdict_pose_resolve(store_t *st, const char *skeleton, const char *clip,
@@ -428,6 +436,7 @@ void verdict_compare_free(verdict_compare_t *c) {
     verdict_source_t *s = &c->_src[side];
     srv_blend_release(&s->_blend);
     srv_blend_body_free(&s->_body);
+    srv_fields_free(&s->_fields);
     store_asset_release(s->_skel_asset);
     store_asset_release(s->_clip_asset);
     free(c->_pick[side]);

@@ -261,6 +261,34 @@ START_TEST(test_compare_matches_by_name) {
 }
 END_TEST
 
+START_TEST(test_compare_request_fields) {
+  verdict_compare_result_t r;
+  srv_error_t e;
+  /* A blend space is a pose body too: two points of one clip blend into
+   * that clip. */
+  ck_assert_int_eq(
+      compare("{\"a\":{\"skeleton\":\"ra\",\"blend_space\":{\"param\":[0.3],"
+              "\"clips\":[{\"clip\":\"turn\",\"at\":[0]},{\"clip\":\"turn\","
+              "\"at\":[1]}],\"sync\":false}},\"b\":{\"clip\":\"turn\","
+              "\"skeleton\":\"ra\"},\"fps\":4}",
+              "", &r, &e),
+      0);
+  ck_assert_uint_eq(r.frames, 5);
+  ck_assert(r.max_error < 1e-6);
+  verdict_compare_result_free(&r);
+  /* A clip source's structured fields bind to its skeleton when it is
+   * resolved: a bad joint is a typed error at its member. */
+  ck_assert_int_eq(
+      compare("{\"a\":{\"clip\":\"turn\",\"skeleton\":\"ra\",\"ik\":[{"
+              "\"type\":\"aim\",\"joint\":\"nope\",\"target\":[1,0,0]}]},"
+              "\"b\":{\"clip\":\"turn\",\"skeleton\":\"ra\"}}",
+              "cases[1].compare", &r, &e),
+      -1);
+  ck_assert_int_eq(e.code, SRV_ERR_UNKNOWN_JOINT);
+  ck_assert_str_eq(e.at, "cases[1].compare.a.ik[0].joint");
+}
+END_TEST
+
 START_TEST(test_compare_errors) {
   static const struct {
     const char *body, *prefix;
@@ -384,6 +412,7 @@ Suite *verdict_compare_suite(void) {
   tcase_add_test(tc, test_compare_wrap_per_source);
   tcase_add_test(tc, test_compare_masks);
   tcase_add_test(tc, test_compare_matches_by_name);
+  tcase_add_test(tc, test_compare_request_fields);
   tcase_add_test(tc, test_compare_errors);
   tcase_add_test(tc, test_compare_miss_names_the_asset);
   tcase_add_test(tc, test_compare_pose_at);
