@@ -255,12 +255,20 @@ static int print_picture(srv_eval_job_t *job, const srv_frame_names_t *names,
   return rc;
 }
 
-/* What a query names (request/target.h), or -1 after reporting why. */
+/* What a query names (request/target.h), with the query's fields bound to
+ * its skeleton; or -1 after reporting why, the fields freed. */
 static int resolve(store_t *st, const srv_target_query_t *names,
-                   srv_target_t *t, FILE *err) {
+                   srv_fields_t *fields, srv_target_t *t, FILE *err) {
   srv_error_t e;
-  if (srv_target_resolve(st, names, t, &e, NULL) != 0)
+  if (srv_target_resolve(st, names, t, &e, NULL) != 0) {
+    srv_fields_free(fields);
     return report(err, e.code, e.at, "%s", e.message);
+  }
+  if (srv_fields_resolve(fields, t->skeleton->skeleton, NULL, &e) != 0) {
+    srv_target_release(t);
+    srv_fields_free(fields);
+    return report(err, e.code, e.at, "%s", e.message);
+  }
   return 0;
 }
 
@@ -273,15 +281,7 @@ static int print_pose(store_t *st, const srv_query_t *query, FILE *out,
   srv_target_query_t names = {
       .skeleton = q.skeleton, .clip = q.clip, .joints = {.csv = q.joints}};
   srv_target_t t;
-  if (resolve(st, &names, &t, err) != 0) {
-    srv_fields_free(&q.fields);
-    return -1;
-  }
-  if (srv_fields_resolve(&q.fields, t.skeleton->skeleton, NULL, &e) != 0) {
-    srv_target_release(&t);
-    srv_fields_free(&q.fields);
-    return report(err, e.code, e.at, "%s", e.message);
-  }
+  if (resolve(st, &names, &q.fields, &t, err) != 0) return -1;
   srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
                         .clip = t.clip ? t.clip->clip : NULL,
                         .wrap = q.wrap,
@@ -308,15 +308,7 @@ static int print_skin(store_t *st, const srv_query_t *query, FILE *out,
                               .mesh = q.mesh,
                               .need_normals = q.normals != ANIM_NORMALS_NONE};
   srv_target_t t;
-  if (resolve(st, &names, &t, err) != 0) {
-    srv_fields_free(&q.fields);
-    return -1;
-  }
-  if (srv_fields_resolve(&q.fields, t.skeleton->skeleton, NULL, &e) != 0) {
-    srv_target_release(&t);
-    srv_fields_free(&q.fields);
-    return report(err, e.code, e.at, "%s", e.message);
-  }
+  if (resolve(st, &names, &q.fields, &t, err) != 0) return -1;
   const store_asset_t *mesh = t.meshes[0];
   srv_eval_job_t job = {.skeleton = t.skeleton->skeleton,
                         .clip = t.clip ? t.clip->clip : NULL,
