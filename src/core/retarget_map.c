@@ -86,6 +86,16 @@ static bool hump(const char *s, size_t i) {
 
 #define WORDS_MAX 16
 
+/* "<side>.<s>" into out (ANIM_RETARGET_KEY_MAX bytes), s cut to fit. */
+static void sided(char *out, int side, const char *s) {
+  size_t n = strlen(s);
+  if (n > ANIM_RETARGET_KEY_MAX - 3) n = ANIM_RETARGET_KEY_MAX - 3;
+  out[0] = (char)side;
+  out[1] = '.';
+  memcpy(out + 2, s, n);
+  out[2 + n] = '\0';
+}
+
 void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
                             char canon[ANIM_RETARGET_KEY_MAX]) {
   key[0] = canon[0] = '\0';
@@ -151,9 +161,8 @@ void anim_retarget_name_key(const char *name, char key[ANIM_RETARGET_KEY_MAX],
   }
   const char *word = vocab_find(bare, side != 0);
   if (side != 0) {
-    snprintf(key, ANIM_RETARGET_KEY_MAX, "%c.%s", side, body);
-    if (word != NULL)
-      snprintf(canon, ANIM_RETARGET_KEY_MAX, "%c.%s", side, word);
+    sided(key, side, body);
+    if (word != NULL) sided(canon, side, word);
   } else {
     snprintf(key, ANIM_RETARGET_KEY_MAX, "%s", body);
     if (word != NULL) snprintf(canon, ANIM_RETARGET_KEY_MAX, "%s", word);
