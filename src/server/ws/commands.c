@@ -75,6 +75,18 @@ static int blend_clips(srv_ws_client_t *c, const char *id,
   return 0;
 }
 
+/* A frame's cost depends on the assets alone (and a blend space's
+ * clips), so it is judged when they are resolved. */
+static void judge_cost(srv_ws_client_t *c, stream_t *s) {
+  s->heavy = false;
+  for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+    srv_ws_eval_key_t key =
+        ws__stream_key(s, 0, s->meshes ? s->meshes[k] : s->mesh);
+    s->heavy |=
+        !srv_cost_inline(srv_ws_eval_cost(&key), c->hub->lim.inline_cost);
+  }
+}
+
 /* Resolves a play or pose command's assets and joint list into s through
  * the API's one lookup (request/target.h). Returns 0, -1 after sending
  * the error, or 1 when an asset is being fetched (the command runs again
@@ -134,13 +146,7 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     return -1;
   }
   if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
-  /* A frame's cost depends on the assets alone, so it is judged once. */
-  for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
-    srv_ws_eval_key_t key =
-        ws__stream_key(s, 0, s->meshes ? s->meshes[k] : s->mesh);
-    s->heavy |=
-        !srv_cost_inline(srv_ws_eval_cost(&key), c->hub->lim.inline_cost);
-  }
+  judge_cost(c, s);
   return 0;
 }
 
@@ -345,6 +351,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
         store_asset_release(s->blend[i]);
       memcpy(s->blend, clips, n * sizeof *clips);
       s->blend_count = n;
+      judge_cost(c, s);
     }
     if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
       /* The next frame keeps its due time and clip time; frames after it

@@ -179,9 +179,11 @@ START_TEST(test_stream_answers_as_post) {
   ws_open(&w);
   /* Param 0.25: weights 0.75 and 0.25, the weighted duration 0.875 s; a
    * start at 1.2 s plays 0.325 s into the loop. */
-  ws_send(&w, "{\"op\":\"play\",\"id\":1,\"skeleton\":\"walker\",\"format\":"
-              "\"bin\",\"t0\":1.2,\"fps\":50,\"blend_space\":{\"param\":[0.25]," CLIPS
-              "}}");
+  ws_send(
+      &w,
+      "{\"op\":\"play\",\"id\":1,\"skeleton\":\"walker\",\"format\":"
+      "\"bin\",\"t0\":1.2,\"fps\":50,\"blend_space\":{\"param\":[0.25]," CLIPS
+      "}}");
   size_t ack_len;
   const uint8_t *ack = frame_of(w.peer, 0, 1, 0, &ack_len);
   ck_assert_ptr_nonnull(ack);
@@ -217,10 +219,10 @@ START_TEST(test_stream_answers_as_post) {
               "\"at\":[1]}]}}");
   const uint8_t *e = frame_of(w.peer, mark, 1, 0, &len);
   ck_assert_ptr_nonnull(e);
-  ck_assert_msg(memmem(e, len, "\"code\":\"not_found\"", 18) != NULL &&
-                    memmem(e, len, "\"at\":\"blend_space.clips[1].clip\"",
-                           32) != NULL,
-                "%.*s", (int)len, (const char *)e);
+  ck_assert_msg(
+      memmem(e, len, "\"code\":\"not_found\"", 18) != NULL &&
+          memmem(e, len, "\"at\":\"blend_space.clips[1].clip\"", 32) != NULL,
+      "%.*s", (int)len, (const char *)e);
   ws_send(&w, "{\"op\":\"set\",\"id\":1,\"blend_space\":{\"param\":[0.5,0.5],"
               "\"clips\":[{\"clip\":\"walk\",\"at\":[0,0]},{\"clip\":\"run\","
               "\"at\":[1,1]},{\"clip\":\"walk\",\"at\":[2,2]}]}}");
@@ -232,6 +234,18 @@ START_TEST(test_stream_answers_as_post) {
   ws_wait(&w, mark, 2);
   f = frame_of(w.peer, mark, 2, 1, &len);
   ck_assert_float_eq(float_at(f, (len - 4) / 4), 0.5f);
+  /* A one-shot pose of a blend space: POST's bytes at its t. */
+  mark = w.peer->len;
+  ws_send(&w,
+          "{\"op\":\"pose\",\"skeleton\":\"walker\",\"format\":\"bin\","
+          "\"t\":0.3,\"wrap\":\"loop\",\"blend_space\":{\"param\":[0.8]," CLIPS
+          "}}");
+  f = NULL;
+  for (int i = 0; (f = frame_of(w.peer, mark, 2, i, &len)) != NULL; i++)
+    if (f[0] == 0xff && f[1] == 0xff && f[2] == 0xff && f[3] == 0xff) break;
+  ck_assert_ptr_nonnull(f);
+  ck_assert_double_eq_tol(frame_t(f), 0.3, 1e-6);
+  assert_as_post(f, len, 0.8);
   ws_close_all(&w);
   mem_server_stop();
 }
