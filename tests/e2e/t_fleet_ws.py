@@ -1,7 +1,8 @@
 """WebSocket play and pose of assets a node has not cached, with a shared
 store (tests/e2e/fleet.py): a stream loop fetches them from Redis (on the
 worker pool) and answers once they are loaded; an unknown clip is still
-not_found, and with Redis stopped (kill -STOP) an uncached one answers
+not_found, a blend space's uncached clips are each fetched, and with
+Redis stopped (kill -STOP) an uncached one answers
 store_unavailable within the timeout."""
 import asyncio
 import json
@@ -66,6 +67,25 @@ try:
     check(s == 200 and http_pose["matrices"] == a[0]["matrices"],
           "the fetched pose equals the uploading node's")
     print("ok: WebSocket pose and play of uncached assets fetched from Redis")
+
+    # A blend space of two clips the fresh node lacks: each fetched in
+    # turn before the play and the pose are answered.
+    for name, turn in (("blend-a", 0.2), ("blend-b", 0.4)):
+        s, _, _ = f.post(up_node, clip_for(sk, name, turn))
+        check(s == 201, "%s: %d" % (name, s))
+    space = {"param": [0.25], "clips": [{"clip": "blend-a", "at": [0]},
+                                        {"clip": "blend-b", "at": [1]}]}
+    a = asyncio.run(exchange(fresh, [
+        {"op": "play", "id": "s2", "skeleton": sk, "blend_space": space},
+        {"op": "pose", "id": "p4", "skeleton": sk, "t": 0.5,
+         "blend_space": space}]))
+    check("error" not in a[0] and a[0].get("op") == "play",
+          "play of an uncached blend space: %s" % a[0])
+    check("error" not in a[1] and a[1].get("weights") == [
+        {"clip": "blend-a", "weight": 0.75},
+        {"clip": "blend-b", "weight": 0.25}],
+          "pose of an uncached blend space: %s" % a[1])
+    print("ok: a blend space's uncached clips fetched from Redis")
 
     s, _, third = f.post(up_node, clip_for(sk, "third", 0.5))
     check(s == 201, "third clip: %d" % s)

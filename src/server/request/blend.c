@@ -5,6 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int srv_blend_clip_lookup(store_t *st, const char *at, const char *name,
+                          store_asset_t *skeleton, store_asset_t **out,
+                          srv_error_t *err, srv_lookup_miss_t *miss) {
+  *out = NULL;
+  if (srv_lookup(st, STORE_CLIP, at, name, skeleton, out, err, miss) != 0)
+    return -1;
+  if ((*out)->skeleton_asset != skeleton) {
+    if (miss != NULL) miss->missed = false;
+    return srv_error_set(err, SRV_ERR_NOT_FOUND, at,
+                         "no clip '%s' on that skeleton", name);
+  }
+  return 0;
+}
+
 int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
                       const char *at_prefix, srv_blend_t *out, srv_error_t *err,
                       srv_lookup_miss_t *miss) {
@@ -19,15 +33,10 @@ int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
   for (size_t i = 0; i < body->layer_count; i++) {
     const srv_blend_layer_body_t *l = &body->layers[i];
     snprintf(at, sizeof at, "%s%slayers[%zu].clip", pre, dot, i);
-    if (srv_lookup(st, STORE_CLIP, at, l->clip, out->skeleton, &out->clips[i],
-                   err, miss) != 0)
-      return -1;
-    out->layer_count = i + 1;
-    if (out->clips[i]->skeleton_asset != out->skeleton) {
-      if (miss != NULL) miss->missed = false;
-      return srv_error_set(err, SRV_ERR_NOT_FOUND, at,
-                           "no clip '%s' on that skeleton", l->clip);
-    }
+    int r = srv_blend_clip_lookup(st, at, l->clip, out->skeleton,
+                                  &out->clips[i], err, miss);
+    if (out->clips[i] != NULL) out->layer_count = i + 1;
+    if (r != 0) return -1;
     out->layers[i] = (srv_eval_layer_t){.clip = out->clips[i]->clip,
                                         .t = l->t,
                                         .wrap = l->wrap,

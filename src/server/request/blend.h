@@ -40,6 +40,13 @@ int srv_blend_resolve(store_t *st, const srv_blend_body_t *body,
                       const char *at_prefix, srv_blend_t *out, srv_error_t *err,
                       srv_lookup_miss_t *miss);
 
+/* The clip name (at "at") on skeleton, retained into *out: 0, or -1 with
+ * err as srv_blend_resolve's (*out, when not NULL, is retained even then:
+ * a clip of another skeleton). */
+int srv_blend_clip_lookup(store_t *st, const char *at, const char *name,
+                          store_asset_t *skeleton, store_asset_t **out,
+                          srv_error_t *err, srv_lookup_miss_t *miss);
+
 /* The layers' masks as per-joint weights of the skeleton, set on
  * out->layers, and the body's fields resolved for it (fields.h). 0, or -1
  * with err: unknown_joint at "<at_prefix>.layers[i].mask[k]" or at the

@@ -360,12 +360,8 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
   return 0;
 }
 
-static anim_result blend_space_source(const void *data, srv_field_stage_t *st) {
-  const blend_space_t *bs = data;
-  const srv_eval_job_t *job = st->job;
-  if (job->layer_count != bs->count) return ANIM_ERR_INVALID_ARGUMENT;
-  float w[ANIM_BLEND_SPACE_MAX], d[ANIM_BLEND_SPACE_MAX];
-  double times[ANIM_BLEND_SPACE_MAX];
+/* The clips' weights at the blend space's param into w. */
+static anim_result weights_of(const blend_space_t *bs, float *w) {
   anim_blend_space_job_t bj = {.dimensions = bs->dimensions,
                                .points = bs->points,
                                .point_count = bs->count,
@@ -374,7 +370,16 @@ static anim_result blend_space_source(const void *data, srv_field_stage_t *st) {
                                .triangles =
                                    bs->triangle_count ? bs->triangles : NULL,
                                .triangle_count = bs->triangle_count};
-  anim_result r = anim_blend_space_job_run(&bj);
+  return anim_blend_space_job_run(&bj);
+}
+
+static anim_result blend_space_source(const void *data, srv_field_stage_t *st) {
+  const blend_space_t *bs = data;
+  const srv_eval_job_t *job = st->job;
+  if (job->layer_count != bs->count) return ANIM_ERR_INVALID_ARGUMENT;
+  float w[ANIM_BLEND_SPACE_MAX], d[ANIM_BLEND_SPACE_MAX];
+  double times[ANIM_BLEND_SPACE_MAX];
+  anim_result r = weights_of(bs, w);
   if (r != ANIM_OK) return r;
   for (uint32_t i = 0; i < bs->count; i++)
     d[i] = job->layers[i].clip != NULL ? job->layers[i].clip->duration : 0.f;
@@ -433,7 +438,7 @@ const srv_field_t srv_root_motion_row = {
 const srv_field_t srv_blend_space_row = {
     .name = "blend_space",
     .type = SRV_FIELD_VALUE,
-    .takes = SRV_TAKES_POSE_BODY,
+    .takes = SRV_TAKES_POSE_BODY | SRV_TAKES_WS_STREAM | SRV_TAKES_WS_POSE,
     .parse = blend_space_parse,
     .free_data = blend_space_free,
     .source = blend_space_source,
@@ -453,4 +458,27 @@ int srv_blend_space_clips(const json_t *blend_space, const char **names,
     names[i] = json_string_value(name);
   }
   return (int)n;
+}
+
+const char *const *srv_blend_space_names(const srv_fields_t *f,
+                                         uint32_t *count) {
+  const blend_space_t *bs = srv_fields_data(f, &srv_blend_space_row);
+  *count = bs != NULL ? bs->count : 0;
+  return bs != NULL ? (const char *const *)bs->clips : NULL;
+}
+
+double srv_blend_space_period(const srv_fields_t *f, const float *durations) {
+  const blend_space_t *bs = srv_fields_data(f, &srv_blend_space_row);
+  if (bs == NULL) return 0;
+  double longest = 0;
+  for (uint32_t i = 0; i < bs->count; i++)
+    if (durations[i] > longest) longest = durations[i];
+  if (!bs->sync) return longest;
+  float w[ANIM_BLEND_SPACE_MAX];
+  if (weights_of(bs, w) != ANIM_OK) return longest;
+  /* The weighted duration as anim_blend_space_times sums it. */
+  double total = 0;
+  for (uint32_t i = 0; i < bs->count; i++)
+    if (w[i] > 0) total += (double)w[i] * durations[i];
+  return total;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/request/blend.h"
+#include "server/request/motion_fields.h"
 #include "server/request/target.h"
 #include "server/ws/stream_internal.h"
 
@@ -20,8 +22,8 @@ static char *dup_str(const char *s) {
 }
 
 /* Assets a command may fetch one after the other (a skeleton, then its
- * clip or mesh). */
-#define WS_FETCHES_MAX 3
+ * clip or mesh, or each clip of its blend space). */
+#define WS_FETCHES_MAX (3 + ANIM_BLEND_SPACE_MAX)
 
 /* A command's lookup failed (err): after a miss, with a shared store,
  * fetches the asset and runs the command again once it is loaded (returns
@@ -46,6 +48,45 @@ static int lookup_failed(srv_ws_client_t *c, const char *id,
   return -1;
 }
 
+/* The clips of fields' blend space (none: *count 0) on skeleton, through
+ * the one lookup, retained into out. Returns 0, -1 after sending the error
+ * (at "blend_space.clips[i].clip"), or 1 when a clip is being fetched (the
+ * command runs again then); nothing is retained unless 0. */
+static int blend_clips(srv_ws_client_t *c, const char *id,
+                       const srv_fields_t *fields, store_asset_t *skeleton,
+                       store_asset_t **out, uint32_t *count) {
+  uint32_t n;
+  const char *const *names = srv_blend_space_names(fields, &n);
+  *count = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char at[64];
+    snprintf(at, sizeof at, "blend_space.clips[%u].clip", i);
+    srv_error_t err;
+    srv_lookup_miss_t miss = {0};
+    int r = srv_blend_clip_lookup(c->hub->store, at, names[i], skeleton,
+                                  &out[i], &err, &miss);
+    if (r != 0) {
+      store_asset_release(out[i]);
+      for (uint32_t k = 0; k < i; k++) store_asset_release(out[k]);
+      return lookup_failed(c, id, &err, &miss);
+    }
+  }
+  *count = n;
+  return 0;
+}
+
+/* A frame's cost depends on the assets alone (and a blend space's
+ * clips), so it is judged when they are resolved. */
+static void judge_cost(srv_ws_client_t *c, stream_t *s) {
+  s->heavy = false;
+  for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
+    srv_ws_eval_key_t key =
+        ws__stream_key(s, 0, s->meshes ? s->meshes[k] : s->mesh);
+    s->heavy |=
+        !srv_cost_inline(srv_ws_eval_cost(&key), c->hub->lim.inline_cost);
+  }
+}
+
 /* Resolves a play or pose command's assets and joint list into s through
  * the API's one lookup (request/target.h). Returns 0, -1 after sending
  * the error, or 1 when an asset is being fetched (the command runs again
@@ -66,6 +107,13 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     return lookup_failed(c, id, &err, &miss);
   s->skeleton = t.skeleton;
   s->clip = t.clip;
+  int blended =
+      blend_clips(c, id, &cmd->fields, s->skeleton, s->blend, &s->blend_count);
+  if (blended != 0) {
+    srv_target_release(&t);
+    s->skeleton = s->clip = NULL;
+    return blended;
+  }
   if (cmd->meshes != NULL || cmd->mesh_all) {
     s->meshes = t.meshes;
     s->mesh_count = (uint32_t)t.mesh_count;
@@ -81,7 +129,7 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
       dup_str(cmd->skeleton != NULL ? cmd->skeleton : s->skeleton->id);
   s->clip_name = dup_str(cmd->clip);
   s->mesh_name = dup_str(cmd->mesh);
-  if (s->skeleton_name == NULL || s->clip_name == NULL ||
+  if (s->skeleton_name == NULL || (cmd->clip != NULL && s->clip_name == NULL) ||
       (cmd->mesh != NULL && s->mesh_name == NULL)) {
     ws__send_error(c, id, SRV_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     return -1;
@@ -98,13 +146,7 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     return -1;
   }
   if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
-  /* A frame's cost depends on the assets alone, so it is judged once. */
-  for (uint32_t k = 0; k < (s->meshes ? s->mesh_count : 1); k++) {
-    srv_ws_eval_key_t key =
-        ws__stream_key(s, 0, s->meshes ? s->meshes[k] : s->mesh);
-    s->heavy |=
-        !srv_cost_inline(srv_ws_eval_cost(&key), c->hub->lim.inline_cost);
-  }
+  judge_cost(c, s);
   return 0;
 }
 
@@ -137,7 +179,7 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
     fmt_buf_putc(b, ']');
   }
   fmt_buf_puts(b, ",\"duration\":");
-  fmt_buf_float(b, s->clip->clip->duration);
+  fmt_buf_float(b, (float)ws__stream_duration(s));
   fmt_buf_puts(b, ",\"fps\":");
   fmt_buf_printf(b, "%.17g", s->clock.fps);
   fmt_buf_puts(b, ",\"speed\":");
@@ -288,6 +330,29 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
         return;
       }
     }
+    if ((cmd->has & SRV_WS_HAS_SPACE) && s->mesh != NULL) {
+      ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
+                     "a mesh stream has no space");
+      return;
+    }
+    if (srv_blend_space_names(&cmd->fields, &(uint32_t){0}) != NULL) {
+      /* A new blend space (param, clips, sync), from the next frame. */
+      store_asset_t *clips[ANIM_BLEND_SPACE_MAX];
+      uint32_t n;
+      if (s->blend_count == 0) {
+        ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "blend_space",
+                       "this stream plays a clip: play a new stream for a "
+                       "blend space");
+        return;
+      }
+      if (blend_clips(c, cmd->id, &cmd->fields, s->skeleton, clips, &n) != 0)
+        return;
+      for (uint32_t i = 0; i < s->blend_count; i++)
+        store_asset_release(s->blend[i]);
+      memcpy(s->blend, clips, n * sizeof *clips);
+      s->blend_count = n;
+      judge_cost(c, s);
+    }
     if (cmd->has & (SRV_WS_HAS_FPS | SRV_WS_HAS_SPEED)) {
       /* The next frame keeps its due time and clip time; frames after it
        * follow the new rate. */
@@ -297,14 +362,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       if (cmd->has & SRV_WS_HAS_FPS) s->clock.fps = cmd->fps;
       if (cmd->has & SRV_WS_HAS_SPEED) s->clock.speed = cmd->speed;
     }
-    if (cmd->has & SRV_WS_HAS_SPACE) {
-      if (s->mesh != NULL) {
-        ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
-                       "a mesh stream has no space");
-        return;
-      }
-      s->space = cmd->space;
-    }
+    if (cmd->has & SRV_WS_HAS_SPACE) s->space = cmd->space;
     if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
     if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
     if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;

@@ -21,8 +21,9 @@
 #include "server/request/evaluate.h"
 
 typedef struct entry_s {
-  srv_ws_eval_key_t key; /* mask points to mask_copy. */
+  srv_ws_eval_key_t key; /* mask points to mask_copy, clips to clips_copy. */
   uint32_t *mask_copy;
+  store_asset_t *clips_copy[ANIM_BLEND_SPACE_MAX];
   /* The floats, and the q16 payload once made (q16_ready), in buffers
    * that queued frames may share (blob.h): a shared buffer is never
    * written again; the entry takes a new one. */
@@ -88,6 +89,8 @@ static void entry_drop(entry_t *en) {
   store_asset_release(en->key.skeleton);
   store_asset_release(en->key.clip);
   store_asset_release(en->key.mesh);
+  for (uint32_t i = 0; i < en->key.clip_count; i++)
+    store_asset_release(en->clips_copy[i]);
   srv_fields_free(&en->key.fields);
   en->used = false;
   en->q16_ready = false;
@@ -162,17 +165,27 @@ static bool key_eq(const srv_ws_eval_key_t *a, const srv_ws_eval_key_t *b) {
       memcmp(&a->t, &b->t, sizeof a->t) != 0 || a->wrap != b->wrap ||
       a->space != b->space || a->normals != b->normals ||
       a->method != b->method || a->mask_count != b->mask_count ||
+      a->clip_count != b->clip_count ||
       !srv_fields_equal(&a->fields, &b->fields))
     return false;
+  for (uint32_t i = 0; i < a->clip_count; i++)
+    if (a->clips[i] != b->clips[i]) return false;
   if (a->mask_count == 0) return (a->mask == NULL) == (b->mask == NULL);
   return memcmp(a->mask, b->mask, a->mask_count * sizeof *a->mask) == 0;
 }
 
-/* The pipeline's job for key (its output still to be set). */
-static srv_eval_job_t key_job(const srv_ws_eval_key_t *k) {
+srv_eval_job_t srv_ws_eval_job(const srv_ws_eval_key_t *k,
+                               srv_eval_layer_t *layers) {
+  for (uint32_t i = 0; i < k->clip_count; i++)
+    layers[i] = (srv_eval_layer_t){.clip = k->clips[i]->clip,
+                                   .t = k->t,
+                                   .wrap = (anim_wrap)k->wrap,
+                                   .weight = 1.0f};
   srv_eval_job_t job = {
       .skeleton = k->skeleton->skeleton,
-      .clip = k->clip->clip,
+      .clip = k->clip != NULL ? k->clip->clip : NULL,
+      .layers = k->clip_count > 0 ? layers : NULL,
+      .layer_count = k->clip_count,
       .t = k->t,
       .wrap = (anim_wrap)k->wrap,
       .space = (fmt_space)k->space,
@@ -187,13 +200,15 @@ static srv_eval_job_t key_job(const srv_ws_eval_key_t *k) {
 }
 
 unsigned long srv_ws_eval_cost(const srv_ws_eval_key_t *key) {
-  srv_eval_job_t job = key_job(key);
+  srv_eval_layer_t layers[ANIM_BLEND_SPACE_MAX];
+  srv_eval_job_t job = srv_ws_eval_job(key, layers);
   return srv_eval_cost(&job);
 }
 
 /* Floats a frame of key holds: its own, then the fields' answer. */
 static size_t entry_floats(const srv_ws_eval_key_t *k) {
-  srv_eval_job_t job = key_job(k);
+  srv_eval_layer_t layers[ANIM_BLEND_SPACE_MAX];
+  srv_eval_job_t job = srv_ws_eval_job(k, layers);
   return srv_eval_float_count(&job) + srv_eval_answer_count(&job);
 }
 
@@ -203,7 +218,8 @@ static size_t entry_floats(const srv_ws_eval_key_t *k) {
 static int evaluate(entry_t *en) {
   srv_eval_scratch_t *s = srv_eval_scratch_thread();
   if (s == NULL) return UV_ENOMEM;
-  srv_eval_job_t job = key_job(&en->key);
+  srv_eval_layer_t layers[ANIM_BLEND_SPACE_MAX];
+  srv_eval_job_t job = srv_ws_eval_job(&en->key, layers);
   job.out = (float *)en->floats->data;
   job.answer = job.out + srv_eval_float_count(&job);
   anim_result r = srv_eval_run(&job, s);
@@ -315,9 +331,14 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   en->used_ns = uv_hrtime();
   en->key = *key;
   en->key.mask = key->mask != NULL ? en->mask_copy : NULL;
+  for (uint32_t i = 0; i < key->clip_count; i++) {
+    en->clips_copy[i] = key->clips[i];
+    store_asset_retain(key->clips[i]);
+  }
+  en->key.clips = en->clips_copy;
   srv_fields_copy(&en->key.fields, &key->fields);
   store_asset_retain(key->skeleton);
-  store_asset_retain(key->clip);
+  if (key->clip != NULL) store_asset_retain(key->clip);
   if (key->mesh != NULL) store_asset_retain(key->mesh);
   en->used = true;
   return en;

@@ -1,7 +1,8 @@
 /* server: evaluation of stream frames, shared between subscribers.
  *
  * A frame's numbers depend only on (skeleton, clip, mesh, sampled clip
- * time, wrap, space, joint mask, normals, skinning method), so a small
+ * time, wrap, space, joint mask, normals, skinning method, a blend
+ * space's clips, the request fields' canonical text), so a small
  * cache keyed by exactly those lets every subscriber of the same
  * animation at the same clip time reuse one evaluation: a thousand viewers
  * of one clip cost one evaluation per distinct frame time. Entries retain
@@ -41,6 +42,11 @@ typedef struct srv_ws_eval_key_s {
    * key: the floats are the same, and the q16 bytes are made once per
    * entry, the first time a subscriber asks for them. */
   uint8_t encoding;
+  /* A blend space's clips (its fields give the blend space), in its
+   * order, each a layer at t with wrap; clip is then NULL. Borrowed by a
+   * key being looked up; an entry holds its own references. */
+  store_asset_t *const *clips;
+  uint32_t clip_count;
   /* The request's table fields (request/fields.h): borrowed by a key
    * being looked up; an entry holds its own references. */
   srv_fields_t fields;
@@ -97,6 +103,11 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
  * UV_EAGAIN when the cache or the pool is full (the frame will then be
  * computed when asked for). */
 int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key);
+
+/* The pipeline's job for key (its output still to be set); a blend
+ * space's layers go to layers (key->clip_count of them). */
+struct srv_eval_job_s srv_ws_eval_job(const srv_ws_eval_key_t *key,
+                                      struct srv_eval_layer_s *layers);
 
 /* The evaluation cost of key's frame (request/evaluate.h's
  * srv_eval_cost), for the scheduling rule of server/schedule.h. */

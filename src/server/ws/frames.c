@@ -6,6 +6,7 @@
 #include "server/request/fields.h"
 #include "server/request/frame_answer.h"
 #include "server/request/morph.h"
+#include "server/request/motion_fields.h"
 #include "server/ws/stream_internal.h"
 
 fmt_layout ws__stream_layout(const stream_t *s) {
@@ -31,13 +32,24 @@ bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
   return false;
 }
 
+/* The duration the stream's clock loops over: its clip's, or its blend
+ * space's (request/motion_fields.h: with sync the weighted duration at
+ * its param, without the longest clip). */
+double ws__stream_duration(const stream_t *s) {
+  if (s->blend_count == 0) return s->clip->clip->duration;
+  float d[ANIM_BLEND_SPACE_MAX];
+  for (uint32_t i = 0; i < s->blend_count; i++)
+    d[i] = s->blend[i]->clip->duration;
+  return srv_blend_space_period(&s->fields, d);
+}
+
 /* The clip time a frame samples: wrapped in double, then as the float the
  * core samples with (a float in the clip's range is its own wrap). */
 float ws__sampled_time(const stream_t *s, double t) {
   /* Root motion accumulates over loops: its frames are keyed and
    * evaluated at the stream's time, which the pipeline wraps itself. */
   if (srv_fields_clocked(&s->fields)) return (float)t;
-  float d = s->clip->clip->duration;
+  float d = (float)ws__stream_duration(s);
   return anim_wrap_time((float)srv_ws_wrap(t, d, s->wrap), d,
                         (anim_wrap)s->wrap);
 }
@@ -58,6 +70,8 @@ srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
       .mask = s->mask,
       .mask_count = s->mask_count,
       .encoding = (uint8_t)s->encoding,
+      .clips = s->blend_count > 0 ? s->blend : NULL,
+      .clip_count = s->blend_count,
       .fields = s->fields,
   };
   return key;
@@ -191,10 +205,11 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
                              .elements = fd.elements,
                              .fields = fd.answer_count > 0 ? &s->fields : NULL,
                              .answer = fd.answer};
-  /* A pose frame lists its clip's morph weights at t (morph.h). */
-  srv_eval_job_t mj = {.clip = s->clip != NULL ? s->clip->clip : NULL,
-                       .t = t,
-                       .fields = &s->fields};
+  /* A pose frame lists its clip's (or layers') morph weights at t
+   * (morph.h). */
+  srv_ws_eval_key_t key = ws__stream_key(s, t, NULL);
+  srv_eval_layer_t layers[ANIM_BLEND_SPACE_MAX];
+  srv_eval_job_t mj = srv_ws_eval_job(&key, layers);
   srv_morph_list_t morph = {0};
   if (s->mesh == NULL && srv_morph_list(&mj, &morph) != 0) return UV_ENOMEM;
   shape.morph = morph.items;

@@ -12,6 +12,7 @@
 
 #include "animd/animd.h"
 #include "formats/vocab.h"
+#include "server/request/motion_fields.h"
 
 static const char *const op_names[] = {"play", "pause", "resume", "seek",
                                        "stop", "set",   "pose",   "stats"};
@@ -337,9 +338,16 @@ static int check_required(const srv_ws_cmd_t *cmd, bool has_t,
   const char *id = cmd->id;
   /* Required fields per op. */
   if (cmd->op == SRV_WS_OP_PLAY || cmd->op == SRV_WS_OP_POSE) {
-    if (cmd->clip == NULL) {
+    /* A blend space comes in place of the clip. */
+    bool blended = srv_blend_space_names(&cmd->fields, &(uint32_t){0}) != NULL;
+    if (cmd->clip == NULL && !blended) {
       srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "clip",
-                       "clip is required");
+                       "clip (or blend_space) is required");
+      return -1;
+    }
+    if (cmd->clip != NULL && blended) {
+      srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_FIELD, "clip",
+                       "a blend space comes in place of the clip");
       return -1;
     }
     if (cmd->skeleton == NULL && cmd->mesh == NULL && cmd->meshes == NULL) {

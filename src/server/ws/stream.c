@@ -56,6 +56,8 @@ stream_t *ws__find_stream(srv_ws_client_t *c, const char *id) {
 static void stream_release(stream_t *s) {
   store_asset_release(s->skeleton);
   store_asset_release(s->clip);
+  for (uint32_t i = 0; i < s->blend_count; i++)
+    store_asset_release(s->blend[i]);
   store_asset_release(s->mesh);
   if (s->meshes != NULL) store_list_free(s->meshes, s->mesh_count);
   free(s->skeleton_name);

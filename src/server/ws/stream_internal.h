@@ -48,6 +48,10 @@ typedef struct stream_s {
   char *clip_name;
   char *mesh_name;
   store_asset_t *skeleton, *clip, *mesh; /* Retained. */
+  /* A stream of a blend space (its fields give one; clip is then NULL):
+   * the clips it names, in its order, retained. */
+  store_asset_t *blend[ANIM_BLEND_SPACE_MAX];
+  uint32_t blend_count;
   /* A stream of several meshes (play's "mesh" array or "mesh_all"):
    * mesh_count of them, retained, each frame carrying them all; mesh is
    * then the first (retained once more). NULL and 0 otherwise. */
@@ -179,6 +183,7 @@ fmt_layout ws__stream_layout(const stream_t *s);
 bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
                        const store_asset_t *mesh, srv_ws_format format,
                        fmt_encoding encoding);
+double ws__stream_duration(const stream_t *s);
 float ws__sampled_time(const stream_t *s, double t);
 srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
                                  store_asset_t *mesh);
