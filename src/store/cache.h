@@ -28,10 +28,13 @@ int store_adopt(store_t *store, store_kind kind, const char *id,
                 fmt_error_t *err);
 
 /* Forgets the asset of kind with that id and, for a skeleton, its clips
- * and meshes first. Returns how many assets were dropped. */
+ * and meshes first: a probe by id (and a walk of the skeleton's own
+ * children), whatever the number of assets cached. Returns how many assets
+ * were dropped. */
 size_t store_drop(store_t *store, store_kind kind, const char *id);
 /* Forgets every asset of kind named name (and a skeleton's clips and
- * meshes). Returns how many were dropped. */
+ * meshes): a walk of that name's group, never of the cache. Returns how
+ * many were dropped. */
 size_t store_drop_named(store_t *store, store_kind kind, const char *name);
 /* Forgets everything. Returns how many assets were dropped. */
 size_t store_drop_all(store_t *store);

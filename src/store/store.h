@@ -103,6 +103,10 @@ struct store_asset_s {
   /* The other assets of its kind and name (across skeletons), while it
    * is named: its name group's member list. */
   store_asset_t *_named_prev, *_named_next;
+  /* A skeleton: its first published clip or mesh; a clip or mesh: the
+   * others of its skeleton (so a cascade visits only its own). */
+  store_asset_t *_children;
+  store_asset_t *_child_prev, *_child_next;
 };
 
 typedef struct store_s store_t;
@@ -304,6 +308,9 @@ typedef struct store_stats_s {
   uint64_t skipped;  /* Files skipped at open. */
   uint64_t deleted;
   uint64_t refused_full; /* Ingests refused for want of room. */
+  uint64_t scanned;      /* Assets read to find what deletes and drops remove
+                            (their victims and, for a cascade, its skeleton's
+                            children): the work they cost beyond a probe. */
 } store_stats_t;
 
 void store_stats(store_t *store, store_stats_t *out);
