@@ -792,7 +792,8 @@ static int kind_of(const char *s, size_t len) {
   return -1;
 }
 
-/* "drop <kind> <id>" or "name <kind> <name>". */
+/* "drop <kind> <id>" or "name <kind> <name>", on the loop: each costs what
+ * it drops (a probe by id, a name's group), never a walk of the cache. */
 static void on_message(void *arg, const char *payload, size_t len) {
   srv_redis_backend_t *b = arg;
   char text[1024];
