@@ -39,8 +39,17 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
                     store_kind_name(kind), id);
   store_asset_t *have = store_lookup(s, kind, id, NULL);
   if (have != NULL) {
-    *out = have;
-    return 0;
+    pthread_mutex_lock(&s->lock);
+    bool same = have->_unnamed == unnamed;
+    pthread_mutex_unlock(&s->lock);
+    if (same) {
+      *out = have;
+      return 0;
+    }
+    /* Its name came back (or moved away) meanwhile: a name event drops
+     * the named copies only (its group's), so this one is taken again. */
+    store_asset_release(have);
+    store_drop(s, kind, id);
   }
   store_resolver_t resolver;
   store_resolver_init(&resolver, s);

@@ -18,7 +18,9 @@ int store_asset_encode(const store_asset_t *asset, fmt_buf_t *b);
 /* Decodes text, the canonical encoding of one asset of kind whose id is
  * id (its SHA-256 is checked), and stores it; a clip or mesh needs its
  * skeleton in the store already. unnamed: its name moved to another asset
- * (store_names_t replace), so only its id finds it here. Returns 0 with
+ * (store_names_t replace), so only its id finds it here; a copy stored
+ * already whose name does not match (it lost its name or took it back
+ * since) is dropped and taken again. Returns 0 with
  * *out retained (the one already stored when it was), or -1 with err:
  * bad_input (text is not that asset), not_found (its skeleton is not
  * here), or what store_ingest returns (insufficient_storage when the
