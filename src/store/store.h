@@ -248,6 +248,15 @@ typedef struct store_names_s {
   bool replace;
 } store_names_t;
 
+/* The longest name an upload may give an asset, in bytes (a given name,
+ * a decoded one, or either with its prefix): longer is refused with 400,
+ * bad_value at the name's field (skeleton.name, skeletons[i].name when
+ * the upload holds several, clips[i].name, meshes[i].name: i counts that
+ * kind in the upload), bad_parameter at "name", "clip" or "prefix" for a
+ * name or prefix given as a parameter. Assets loaded from files or from a
+ * shared store are not checked again. */
+#define STORE_NAME_MAX 256
+
 /* The longest prefix store_check_prefix accepts, in bytes. */
 #define STORE_PREFIX_MAX 64
 
