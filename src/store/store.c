@@ -238,10 +238,12 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
     a = NULL;
   out->count =
       a != NULL ? 1 : store__name_count(s, kind, id_or_name, skeleton, &a);
+  /* The ids of an ambiguous name: its group's members (across skeletons,
+   * which holds those within one), never the whole store. */
   if (out->count > 1)
-    for (size_t i = 0; i < s->count; i++)
-      if (named(s->items[i], kind, id_or_name, skeleton))
-        list_id(out, s->items[i]->id);
+    for (store_asset_t *m = store__named_first(s, kind, id_or_name); m != NULL;
+         m = m->_named_next)
+      if (named(m, kind, id_or_name, skeleton)) list_id(out, m->id);
   if (a != NULL) {
     a->_used = ++s->clock;
     if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;

@@ -194,7 +194,7 @@ typedef struct store_match_s {
 } store_match_t;
 
 /* store_lookup's rules, telling ambiguity apart from absence. Listing the
- * ids of an ambiguous name scans the store (O(assets)); the other
+ * ids of an ambiguous name walks the assets of that name; the other
  * answers cost a hash probe or two. */
 void store_find(store_t *store, store_kind kind, const char *id_or_name,
                 const store_asset_t *skeleton, store_match_t *out);
