@@ -19,6 +19,8 @@
 typedef enum srv_backend_status {
   SRV_BACKEND_OK = 0,
   SRV_BACKEND_NOT_FOUND,     /* No such asset (load, remove). */
+  SRV_BACKEND_AMBIGUOUS,     /* A name several assets share (load): the
+                                message lists their ids. */
   SRV_BACKEND_CONFLICT,      /* A skeleton that still has clips or meshes. */
   SRV_BACKEND_NAME_CONFLICT, /* A name already used for another asset. */
   SRV_BACKEND_GONE,          /* The skeleton of an upload was deleted. */
@@ -30,7 +32,7 @@ typedef enum srv_backend_status {
 typedef struct srv_backend_reply_s {
   srv_backend_status status;
   bool created;      /* publish: something new was stored. */
-  char message[256]; /* For statuses other than OK. */
+  char message[512]; /* For statuses other than OK. */
   /* list: the assets listed, by kind then id; remove_cascade: the clips
    * and meshes removed (kind and id only). Valid during the callback. */
   const fmt_asset_summary_t *items;

@@ -168,6 +168,10 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       "animd_assets{kind=\"mesh\"} %llu\n"
       "# HELP animd_store_bytes Bytes held by stored assets.\n"
       "# TYPE animd_store_bytes gauge\nanimd_store_bytes %llu\n"
+      "# HELP animd_store_scanned_total Assets read to find what deletes "
+      "and drops (a fleet's events) remove: about one per asset removed.\n"
+      "# TYPE animd_store_scanned_total counter\n"
+      "animd_store_scanned_total %llu\n"
       "# HELP animd_resident_bytes The process's resident memory (RSS): "
       "compare with animd_store_bytes.\n"
       "# TYPE animd_resident_bytes gauge\nanimd_resident_bytes %llu\n"
@@ -175,8 +179,8 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       "# TYPE animd_uptime_seconds gauge\nanimd_uptime_seconds %.3f\n",
       (unsigned long long)g->assets_skeletons,
       (unsigned long long)g->assets_clips, (unsigned long long)g->assets_meshes,
-      (unsigned long long)g->store_bytes, (unsigned long long)g->resident_bytes,
-      g->uptime_s);
+      (unsigned long long)g->store_bytes, (unsigned long long)g->store_scanned,
+      (unsigned long long)g->resident_bytes, g->uptime_s);
   if (t.failed) {
     free(t.p);
     return UV_ENOMEM;

@@ -56,6 +56,7 @@ typedef struct srv_metrics_gauges_s {
   unsigned pool_busy;
   uint64_t assets_skeletons, assets_clips, assets_meshes;
   uint64_t store_bytes;
+  uint64_t store_scanned;  /* store_stats_t.scanned. */
   uint64_t resident_bytes; /* RSS; 0 when unknown. */
   double uptime_s;
 } srv_metrics_gauges_t;

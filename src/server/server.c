@@ -418,6 +418,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .assets_clips = sc.clips,
       .assets_meshes = sc.meshes,
       .store_bytes = sc.bytes,
+      .store_scanned = sc.scanned,
       .resident_bytes = resident_bytes(),
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };

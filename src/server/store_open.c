@@ -122,4 +122,5 @@ void srv__store_counts(srv_server_t *s, srv_store_counts_t *out) {
   out->clips = st.clips;
   out->meshes = st.meshes;
   out->bytes = st.bytes;
+  out->scanned = st.scanned;
 }

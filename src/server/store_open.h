@@ -16,7 +16,7 @@ void srv__store_close(srv_server_t *server);
 void srv__backend_close(srv_server_t *server);
 
 typedef struct srv_store_counts_s {
-  uint64_t skeletons, clips, meshes, bytes;
+  uint64_t skeletons, clips, meshes, bytes, scanned;
 } srv_store_counts_t;
 
 void srv__store_counts(srv_server_t *server, srv_store_counts_t *out);

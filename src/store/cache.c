@@ -39,8 +39,17 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
                     store_kind_name(kind), id);
   store_asset_t *have = store_lookup(s, kind, id, NULL);
   if (have != NULL) {
-    *out = have;
-    return 0;
+    pthread_mutex_lock(&s->lock);
+    bool same = have->_unnamed == unnamed;
+    pthread_mutex_unlock(&s->lock);
+    if (same) {
+      *out = have;
+      return 0;
+    }
+    /* Its name came back (or moved away) meanwhile: a name event drops
+     * the named copies only (its group's), so this one is taken again. */
+    store_asset_release(have);
+    store_drop(s, kind, id);
   }
   store_resolver_t resolver;
   store_resolver_init(&resolver, s);
@@ -69,58 +78,57 @@ int store_adopt(store_t *s, store_kind kind, const char *id, const char *text,
   return 0;
 }
 
-/* Drops the listed assets that match, dependents first: clips and meshes
- * come after skeletons in a store_list, so walking it backwards deletes a
- * skeleton's clips and meshes before the skeleton. */
-static size_t drop_matching(store_t *s,
-                            bool (*match)(const store_asset_t *, const void *),
-                            const void *key) {
+/* Forgets the asset of kind with that id (a skeleton with its clips and
+ * meshes): a probe by id, and a walk of the skeleton's own children. */
+size_t store_drop(store_t *s, store_kind kind, const char *id) {
+  fmt_error_t err;
+  if (kind != STORE_SKELETON) return store_delete(s, kind, id, &err) == 0;
+  store_asset_t **gone;
+  size_t count;
+  if (store_delete_cascade(s, id, &gone, &count, &err) != 0) return 0;
+  store_list_free(gone, count);
+  return count;
+}
+
+size_t store_drop_named(store_t *s, store_kind kind, const char *name) {
+  if (name == NULL || name[0] == '\0') return 0;
+  /* The name group's members (retained), then each dropped by id. */
+  pthread_mutex_lock(&s->lock);
+  size_t n = 0;
+  for (store_asset_t *a = store__named_first(s, kind, name); a != NULL;
+       a = a->_named_next)
+    n++;
+  store_asset_t **list = malloc((n ? n : 1) * sizeof *list);
+  if (list != NULL) {
+    size_t i = 0;
+    for (store_asset_t *a = store__named_first(s, kind, name); a != NULL;
+         a = a->_named_next) {
+      list[i++] = a;
+      store_asset_retain(a);
+    }
+    s->stats.scanned += 2 * n;
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (list == NULL) return store_drop_all(s);
+  size_t dropped = 0;
+  for (size_t i = 0; i < n; i++) dropped += store_drop(s, kind, list[i]->id);
+  store_list_free(list, n);
+  return dropped;
+}
+
+size_t store_drop_all(store_t *s) {
   store_asset_t **list;
   size_t count, dropped = 0;
   if (store_list(s, &list, &count) != 0) return 0;
+  /* Clips and meshes come after skeletons in a store_list: backwards,
+   * a skeleton's are gone before it. */
   for (size_t i = count; i-- > 0;) {
-    store_asset_t *a = list[i];
-    bool hit = match(a, key) ||
-               (a->skeleton_asset != NULL && match(a->skeleton_asset, key));
     fmt_error_t err;
-    if (hit && store_delete(s, a->kind, a->id, &err) == 0) dropped++;
+    if (store_delete(s, list[i]->kind, list[i]->id, &err) == 0) dropped++;
   }
   store_list_free(list, count);
   return dropped;
 }
-
-typedef struct drop_key_s {
-  store_kind kind;
-  const char *text; /* An id or a name. */
-} drop_key_t;
-
-static bool match_id(const store_asset_t *a, const void *key) {
-  const drop_key_t *k = key;
-  return a->kind == k->kind && strcmp(a->id, k->text) == 0;
-}
-
-static bool match_name(const store_asset_t *a, const void *key) {
-  const drop_key_t *k = key;
-  return a->kind == k->kind && strcmp(a->name, k->text) == 0;
-}
-
-static bool match_all(const store_asset_t *a, const void *key) {
-  (void)a;
-  (void)key;
-  return true;
-}
-
-size_t store_drop(store_t *s, store_kind kind, const char *id) {
-  drop_key_t k = {kind, id};
-  return drop_matching(s, match_id, &k);
-}
-
-size_t store_drop_named(store_t *s, store_kind kind, const char *name) {
-  drop_key_t k = {kind, name};
-  return drop_matching(s, match_name, &k);
-}
-
-size_t store_drop_all(store_t *s) { return drop_matching(s, match_all, NULL); }
 
 typedef struct lru_entry_s {
   uint64_t used;

@@ -18,7 +18,9 @@ int store_asset_encode(const store_asset_t *asset, fmt_buf_t *b);
 /* Decodes text, the canonical encoding of one asset of kind whose id is
  * id (its SHA-256 is checked), and stores it; a clip or mesh needs its
  * skeleton in the store already. unnamed: its name moved to another asset
- * (store_names_t replace), so only its id finds it here. Returns 0 with
+ * (store_names_t replace), so only its id finds it here; a copy stored
+ * already whose name does not match (it lost its name or took it back
+ * since) is dropped and taken again. Returns 0 with
  * *out retained (the one already stored when it was), or -1 with err:
  * bad_input (text is not that asset), not_found (its skeleton is not
  * here), or what store_ingest returns (insufficient_storage when the
@@ -28,10 +30,13 @@ int store_adopt(store_t *store, store_kind kind, const char *id,
                 fmt_error_t *err);
 
 /* Forgets the asset of kind with that id and, for a skeleton, its clips
- * and meshes first. Returns how many assets were dropped. */
+ * and meshes first: a probe by id (and a walk of the skeleton's own
+ * children), whatever the number of assets cached. Returns how many assets
+ * were dropped. */
 size_t store_drop(store_t *store, store_kind kind, const char *id);
 /* Forgets every asset of kind named name (and a skeleton's clips and
- * meshes). Returns how many were dropped. */
+ * meshes): a walk of that name's group, never of the cache. Returns how
+ * many were dropped. */
 size_t store_drop_named(store_t *store, store_kind kind, const char *name);
 /* Forgets everything. Returns how many assets were dropped. */
 size_t store_drop_all(store_t *store);

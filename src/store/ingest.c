@@ -52,9 +52,9 @@ static int check_given_name(const char *name, const char *at, const char *what,
   if (name[0] == '\0')
     return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at, "'%s' must not be empty",
                     at);
-  if (strlen(name) > 256)
+  if (strlen(name) > STORE_NAME_MAX)
     return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at,
-                    "'%s' is longer than 256 bytes", at);
+                    "'%s' is longer than %d bytes", at, STORE_NAME_MAX);
   if (fmt_is_content_id(name))
     return fmt_fail(err, FMT_ERR_BAD_PARAMETER, at,
                     "'%s' must not look like an id (64 hex digits)", at);
@@ -79,6 +79,53 @@ int store_check_prefix(const char *prefix, const char *at, fmt_error_t *err) {
                       "'%s' may hold only letters, digits and _ - . / : "
                       "(byte %zu is not one)",
                       at, i);
+  }
+  return 0;
+}
+
+/* The length of the decoded name of asset i of the bundle (skeletons,
+ * clips, then meshes), with its field into at. */
+static size_t decoded_name(const fmt_bundle_t *b, size_t i, char *at,
+                           size_t cap) {
+  size_t ns = b->skeleton_count, nc = b->clip_count;
+  const char *name;
+  if (i < ns) {
+    name = b->skeletons[i]->name;
+    if (ns == 1)
+      snprintf(at, cap, "skeleton.name");
+    else
+      snprintf(at, cap, "skeletons[%zu].name", i);
+  } else if (i < ns + nc) {
+    name = b->clips[i - ns].clip->name;
+    snprintf(at, cap, "clips[%zu].name", i - ns);
+  } else {
+    name = b->meshes[i - ns - nc].mesh->name;
+    snprintf(at, cap, "meshes[%zu].name", i - ns - nc);
+  }
+  return name ? strlen(name) : 0;
+}
+
+/* Every name the upload gives its assets is at most STORE_NAME_MAX bytes
+ * (store.h): 0, or -1 with bad_value at the decoded name's field, or
+ * bad_parameter at "prefix" when the prefix makes it too long. */
+static int check_name_lengths(const fmt_bundle_t *b, const store_names_t *g,
+                              fmt_error_t *err) {
+  size_t ns = b->skeleton_count, nc = b->clip_count;
+  size_t pl = g->prefix ? strlen(g->prefix) : 0;
+  for (size_t i = 0; i < ns + nc + b->mesh_count; i++) {
+    char at[64];
+    size_t len = decoded_name(b, i, at, sizeof at);
+    const char *given = i < ns ? g->skeleton : i < ns + nc ? g->clip : NULL;
+    if (given == NULL && len > STORE_NAME_MAX)
+      return fmt_fail(err, FMT_ERR_BAD_VALUE, at,
+                      "'%s' is %zu bytes long; a name is at most %d bytes", at,
+                      len, STORE_NAME_MAX);
+    if (given != NULL) len = strlen(given);
+    if (len > 0 && len + pl > STORE_NAME_MAX)
+      return fmt_fail(err, FMT_ERR_BAD_PARAMETER, "prefix",
+                      "'prefix' makes the name of %s %zu bytes long; a name "
+                      "is at most %d bytes",
+                      at, len + pl, STORE_NAME_MAX);
   }
   return 0;
 }
@@ -220,7 +267,8 @@ int store__ingest(store_t *s, fmt_bundle_t *bundle, store_asset_t *external,
       check_given_name(given->clip, "clip", "clip", bundle->clip_count, err) !=
           0 ||
       (given->prefix != NULL &&
-       store_check_prefix(given->prefix, "prefix", err) != 0)) {
+       store_check_prefix(given->prefix, "prefix", err) != 0) ||
+      (!from_disk && check_name_lengths(bundle, given, err) != 0)) {
     fmt_bundle_free(bundle);
     return -1;
   }

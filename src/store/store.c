@@ -238,10 +238,12 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
     a = NULL;
   out->count =
       a != NULL ? 1 : store__name_count(s, kind, id_or_name, skeleton, &a);
+  /* The ids of an ambiguous name: its group's members (across skeletons,
+   * which holds those within one), never the whole store. */
   if (out->count > 1)
-    for (size_t i = 0; i < s->count; i++)
-      if (named(s->items[i], kind, id_or_name, skeleton))
-        list_id(out, s->items[i]->id);
+    for (store_asset_t *m = store__named_first(s, kind, id_or_name); m != NULL;
+         m = m->_named_next)
+      if (named(m, kind, id_or_name, skeleton)) list_id(out, m->id);
   if (a != NULL) {
     a->_used = ++s->clock;
     if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
@@ -288,10 +290,11 @@ size_t store_decode_room(store_t *s) {
  * -------------------------------------------------------- */
 
 /* Removes victims (io_lock held; a skeleton after its clips and meshes):
- * their files, then their table entries in one step under the table lock.
- * Returns 0, or -1 with err (nothing removed). */
+ * their files, then their table entries in one step under the table lock;
+ * scanned: the assets read to find them (stats). Returns 0, or -1 with err
+ * (nothing removed). */
 static int remove_assets(store_t *s, store_asset_t *const *victims, size_t n,
-                         fmt_error_t *err) {
+                         size_t scanned, fmt_error_t *err) {
   if (s->data_dir != NULL) {
     int r = store__remove_files(s, victims, n);
     if (r != 0)
@@ -308,6 +311,7 @@ static int remove_assets(store_t *s, store_asset_t *const *victims, size_t n,
     victims[i]->_removed = true;
     s->stats.deleted++;
   }
+  s->stats.scanned += scanned;
   pthread_mutex_unlock(&s->lock);
   for (size_t i = 0; i < 2 * n; i++) free(emptied[i]);
   free(emptied);
@@ -345,7 +349,7 @@ int store_delete(store_t *s, store_kind kind, const char *id,
              id, a->_clips, a->_meshes);
     goto done;
   }
-  rc = remove_assets(s, &a, 1, err);
+  rc = remove_assets(s, &a, 1, 1, err);
 done:
   pthread_mutex_unlock(&s->io_lock);
   if (rc != 0) return -1;
@@ -358,13 +362,13 @@ done:
 static int compare_assets(const void *pa, const void *pb);
 
 /* The clips or meshes of skeleton into list (kind order, then id), with
- * the lock that guards the tables held. Returns how many were added. */
-static size_t collect_children(const store_t *s, const store_asset_t *sk,
-                               store_kind kind, store_asset_t **list) {
+ * a lock that guards the tables held: its own list of children, never the
+ * store's. Returns how many were added. */
+static size_t collect_children(const store_asset_t *sk, store_kind kind,
+                               store_asset_t **list) {
   size_t n = 0;
-  for (size_t i = 0; i < s->count; i++)
-    if (s->items[i]->kind == kind && s->items[i]->skeleton_asset == sk)
-      list[n++] = s->items[i];
+  for (store_asset_t *c = sk->_children; c != NULL; c = c->_child_next)
+    if (c->kind == kind) list[n++] = c;
   qsort(list, n, sizeof *list, compare_assets);
   return n;
 }
@@ -385,10 +389,11 @@ int store_delete_cascade(store_t *s, const char *id, store_asset_t ***removed,
     fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
     goto done;
   }
-  n = collect_children(s, sk, STORE_CLIP, victims);
-  n += collect_children(s, sk, STORE_MESH, victims + n);
+  n = collect_children(sk, STORE_CLIP, victims);
+  n += collect_children(sk, STORE_MESH, victims + n);
   victims[n++] = sk;
-  rc = remove_assets(s, victims, n, err);
+  /* Each child was read twice (clips, then meshes). */
+  rc = remove_assets(s, victims, n, 2 * (n - 1) + 1, err);
 done:
   pthread_mutex_unlock(&s->io_lock);
   if (rc != 0) {
@@ -421,7 +426,7 @@ int store_children(store_t *s, const store_asset_t *skeleton, store_kind kind,
     pthread_mutex_unlock(&s->lock);
     return -ENOMEM;
   }
-  size_t n = cap ? collect_children(s, skeleton, kind, list) : 0;
+  size_t n = cap ? collect_children(skeleton, kind, list) : 0;
   for (size_t i = 0; i < n; i++) store_asset_retain(list[i]);
   pthread_mutex_unlock(&s->lock);
   *out = list;

@@ -103,6 +103,10 @@ struct store_asset_s {
   /* The other assets of its kind and name (across skeletons), while it
    * is named: its name group's member list. */
   store_asset_t *_named_prev, *_named_next;
+  /* A skeleton: its first published clip or mesh; a clip or mesh: the
+   * others of its skeleton (so a cascade visits only its own). */
+  store_asset_t *_children;
+  store_asset_t *_child_prev, *_child_next;
 };
 
 typedef struct store_s store_t;
@@ -190,7 +194,7 @@ typedef struct store_match_s {
 } store_match_t;
 
 /* store_lookup's rules, telling ambiguity apart from absence. Listing the
- * ids of an ambiguous name scans the store (O(assets)); the other
+ * ids of an ambiguous name walks the assets of that name; the other
  * answers cost a hash probe or two. */
 void store_find(store_t *store, store_kind kind, const char *id_or_name,
                 const store_asset_t *skeleton, store_match_t *out);
@@ -243,6 +247,15 @@ typedef struct store_names_s {
   const char *prefix;
   bool replace;
 } store_names_t;
+
+/* The longest name an upload may give an asset, in bytes (a given name,
+ * a decoded one, or either with its prefix): longer is refused with 400,
+ * bad_value at the name's field (skeleton.name, skeletons[i].name when
+ * the upload holds several, clips[i].name, meshes[i].name: i counts that
+ * kind in the upload), bad_parameter at "name", "clip" or "prefix" for a
+ * name or prefix given as a parameter. Assets loaded from files or from a
+ * shared store are not checked again. */
+#define STORE_NAME_MAX 256
 
 /* The longest prefix store_check_prefix accepts, in bytes. */
 #define STORE_PREFIX_MAX 64
@@ -304,6 +317,9 @@ typedef struct store_stats_s {
   uint64_t skipped;  /* Files skipped at open. */
   uint64_t deleted;
   uint64_t refused_full; /* Ingests refused for want of room. */
+  uint64_t scanned;      /* Assets read to find what deletes and drops remove
+                            (their victims and, for a cascade, its skeleton's
+                            children): the work they cost beyond a probe. */
 } store_stats_t;
 
 void store_stats(store_t *store, store_stats_t *out);

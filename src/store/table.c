@@ -8,8 +8,9 @@
  * or none when the name is ambiguous), updated in O(1) both ways. A group
  * across skeletons also links its members (asset->_named_next), for an
  * upload with replace to find the older owners of its names without
- * scanning the store. Assets with an empty name, and those whose name
- * moved away (_unnamed), are in no group.
+ * scanning the store. A skeleton links its clips and meshes
+ * (asset->_children), for a cascade to find them the same way. Assets with an
+ * empty name, and those whose name moved away (_unnamed), are in no group.
  *
  * Publication is split so that the table lock covers pointer writes only:
  * store__publish_prepare (io_lock held, table lock not: the tables change
@@ -210,8 +211,13 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     a->_used = ++s->clock;
     if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
     if (a->skeleton_asset != NULL) {
-      if (a->kind == STORE_CLIP) a->skeleton_asset->_clips++;
-      if (a->kind == STORE_MESH) a->skeleton_asset->_meshes++;
+      store_asset_t *sk = a->skeleton_asset;
+      if (a->kind == STORE_CLIP) sk->_clips++;
+      if (a->kind == STORE_MESH) sk->_meshes++;
+      a->_child_prev = NULL;
+      a->_child_next = sk->_children;
+      if (sk->_children != NULL) sk->_children->_child_prev = a;
+      sk->_children = a;
     }
   }
   for (size_t i = 0; i < p->renamed_count; i++) {
@@ -278,8 +284,15 @@ void store__unpublish(store_t *s, store_asset_t *a,
   s->kind_count[a->kind]--;
   s->bytes -= a->bytes;
   if (a->skeleton_asset != NULL) {
-    if (a->kind == STORE_CLIP) a->skeleton_asset->_clips--;
-    if (a->kind == STORE_MESH) a->skeleton_asset->_meshes--;
+    store_asset_t *sk = a->skeleton_asset;
+    if (a->kind == STORE_CLIP) sk->_clips--;
+    if (a->kind == STORE_MESH) sk->_meshes--;
+    if (a->_child_prev != NULL)
+      a->_child_prev->_child_next = a->_child_next;
+    else
+      sk->_children = a->_child_next;
+    if (a->_child_next != NULL) a->_child_next->_child_prev = a->_child_prev;
+    a->_child_prev = a->_child_next = NULL;
   }
 }
 

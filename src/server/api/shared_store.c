@@ -67,6 +67,10 @@ static void on_loaded(void *arg, const srv_backend_reply_t *r) {
     srv_api_resume(req);
   } else if (r->status == SRV_BACKEND_NOT_FOUND) {
     srv__respond_err(req, &w->err);
+  } else if (r->status == SRV_BACKEND_AMBIGUOUS) {
+    /* As the node's own lookup answers a name its store holds twice. */
+    srv__fail(req, SRV_ERR_AMBIGUOUS, w->err.at[0] ? w->err.at : NULL, "%s",
+              r->message);
   } else {
     answer_reply(req, r, NULL);
   }

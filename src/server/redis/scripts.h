@@ -54,10 +54,13 @@ extern const char srv_redis_cascade_script[];
  * count, duration, ...}} (ids deleted meanwhile left out). */
 extern const char srv_redis_list_script[];
 
-/* ARGV: kind, id or name, skeleton id or "". Returns {"ok", id, text,
- * unnamed} for a skeleton, {"ok", id, text, skeleton id, skeleton text,
- * unnamed, skeleton unnamed} for a clip or mesh (unnamed: "1" when a
- * replace moved the asset's name away, else ""), or {"not_found"}. */
+/* ARGV: kind, id or name, skeleton id or "", listed (how many ids an
+ * ambiguous answer lists). Returns {"ok", id, text, unnamed} for a
+ * skeleton, {"ok", id, text, skeleton id, skeleton text, unnamed,
+ * skeleton unnamed} for a clip or mesh (unnamed: "1" when a replace moved
+ * the asset's name away, else ""), {"ambiguous", count, ids...} for a name
+ * several assets share (the smallest `listed` ids, ascending), or
+ * {"not_found"}. */
 extern const char srv_redis_lookup_script[];
 
 #endif

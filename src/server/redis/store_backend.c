@@ -80,6 +80,11 @@ static long long int_at(const redisReply *r, size_t i) {
 /* ---- loads ----------------------------------------------------------------
  */
 
+/* How many ids an ambiguous lookup lists (the lookup script's ARGV[4]). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define LISTED STR(STORE_MATCH_LISTED)
+
 static void load_finish(load_t *l) {
   srv_redis_backend_t *b = l->owner;
   for (load_t **p = &b->loads; *p; p = &(*p)->next)
@@ -166,9 +171,24 @@ static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
   return s;
 }
 
-/* Takes a lookup's reply into l (its texts copied). Returns 0 when there
- * is something to decode, or -1 with l->reply set. */
-static int take_lookup(load_t *l, const redisReply *r) {
+/* An ambiguous lookup's reply {"ambiguous", count, ids...} into l->reply:
+ * the sentence a node answers for a name its store holds several times
+ * (store_match_describe). */
+static void take_ambiguous(load_t *l, const redisReply *r, const char *name) {
+  store_match_t m = {.count = (size_t)int_at(r, 1)};
+  for (size_t i = 2; i < r->elements && m.listed < STORE_MATCH_LISTED; i++) {
+    const char *id = str_at(r, i);
+    if (id == NULL || strlen(id) != FMT_ID_LEN) continue;
+    memcpy(m.ids[m.listed++], id, FMT_ID_LEN + 1);
+  }
+  l->reply.status = SRV_BACKEND_AMBIGUOUS;
+  store_match_describe(&m, l->kind, name, l->reply.message,
+                       sizeof l->reply.message);
+}
+
+/* Takes a lookup's reply for name into l (its texts copied). Returns 0
+ * when there is something to decode, or -1 with l->reply set. */
+static int take_lookup(load_t *l, const redisReply *r, const char *name) {
   const char *status = str_at(r, 0);
   if (r == NULL) {
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
@@ -180,6 +200,10 @@ static int take_lookup(load_t *l, const redisReply *r) {
   if (status == NULL) {
     reply_set(&l->reply, SRV_BACKEND_FAILED, "the shared store answered: %s",
               r->type == REDIS_REPLY_ERROR ? r->str : "something unexpected");
+    return -1;
+  }
+  if (strcmp(status, "ambiguous") == 0) {
+    take_ambiguous(l, r, name);
     return -1;
   }
   if (strcmp(status, "ok") != 0) {
@@ -214,7 +238,8 @@ static int take_lookup(load_t *l, const redisReply *r) {
 static void on_lookup(void *arg, redisReply *r) {
   load_t *l = arg;
   srv_redis_backend_t *b = l->owner;
-  if (take_lookup(l, r) == 0) {
+  const char *name = l->key + strlen(store_kind_name(l->kind)) + 1;
+  if (take_lookup(l, r, name) == 0) {
     if (srv_pool_submit(b->pool, &l->job) == 0) {
       b->jobs++;
       return;
@@ -284,9 +309,9 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   l->owner = b;
   l->job.work = load_work;
   l->job.done = load_done;
-  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname, id_or_name,
-                        sk};
-  if (srv_redis_command(b->redis, on_lookup, l, 6, argv, NULL) != 0) {
+  const char *argv[] = {
+      "EVAL", srv_redis_lookup_script, "0", kname, id_or_name, sk, LISTED};
+  if (srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL) != 0) {
     free(l->waiters);
     free(l->key);
     free(l);
@@ -752,11 +777,11 @@ static srv_backend_status backend_load_blocking(void *self, store_kind kind,
     }
   }
   load_t l = {.owner = b, .kind = kind};
-  const char *argv[] = {"EVAL",     srv_redis_lookup_script,
-                        "0",        store_kind_name(kind),
-                        id_or_name, skeleton_id ? skeleton_id : ""};
-  r = redisCommandArgv(ctx, 6, argv, NULL);
-  if (take_lookup(&l, r) == 0) load_work(&l.job);
+  const char *argv[] = {
+      "EVAL",     srv_redis_lookup_script,        "0",   store_kind_name(kind),
+      id_or_name, skeleton_id ? skeleton_id : "", LISTED};
+  r = redisCommandArgv(ctx, 7, argv, NULL);
+  if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
   if (l.reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   if (r != NULL) freeReplyObject(r);
@@ -792,25 +817,33 @@ static int kind_of(const char *s, size_t len) {
   return -1;
 }
 
-/* "drop <kind> <id>" or "name <kind> <name>". */
+/* "drop <kind> <id>" or "name <kind> <name>", on the loop: each costs what
+ * it drops (a probe by id, a name's group), never a walk of the cache.
+ * Uploads bound names (STORE_NAME_MAX), but an event of any length is
+ * taken: assets stored before the bound may have longer names. */
 static void on_message(void *arg, const char *payload, size_t len) {
   srv_redis_backend_t *b = arg;
-  char text[1024];
-  if (len >= sizeof text) return;
+  char stack[512];
+  char *text = len < sizeof stack ? stack : malloc(len + 1);
+  if (text == NULL) {
+    /* Cannot tell what to drop: drop everything. */
+    b->stats.drops += store_drop_all(b->store);
+    return;
+  }
   memcpy(text, payload, len);
   text[len] = '\0';
   char *verb = text, *kind = strchr(verb, ' ');
-  if (kind == NULL) return;
-  *kind++ = '\0';
-  char *what = strchr(kind, ' ');
-  if (what == NULL) return;
-  int k = kind_of(kind, (size_t)(what - kind));
-  what++;
-  if (k < 0) return;
-  if (strcmp(verb, "drop") == 0)
-    b->stats.drops += store_drop(b->store, (store_kind)k, what);
-  else if (strcmp(verb, "name") == 0)
-    b->stats.drops += store_drop_named(b->store, (store_kind)k, what);
+  char *what = kind ? strchr(kind + 1, ' ') : NULL;
+  int k = what ? kind_of(kind + 1, (size_t)(what - kind - 1)) : -1;
+  if (k >= 0) {
+    *kind = *what = '\0';
+    what++;
+    if (strcmp(verb, "drop") == 0)
+      b->stats.drops += store_drop(b->store, (store_kind)k, what);
+    else if (strcmp(verb, "name") == 0)
+      b->stats.drops += store_drop_named(b->store, (store_kind)k, what);
+  }
+  if (text != stack) free(text);
 }
 
 static void on_resubscribed(void *arg) {

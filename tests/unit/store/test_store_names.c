@@ -2,7 +2,8 @@
  * as ambiguous with the ids of the matches (never as absent), names given
  * at upload replace the decoded ones (and are refused where they cannot
  * apply), the clips and meshes of a skeleton are listed, and a cascading
- * delete removes a skeleton with everything that belongs to it. */
+ * delete removes a skeleton with everything that belongs to it. Names are
+ * at most 256 bytes. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,60 @@ START_TEST(test_children_and_cascade) {
 }
 END_TEST
 
+/* Item: names had no length cap (a fleet's events of 1 KiB or more were
+ * dropped, so a long name went stale on other nodes). A name of 256 bytes
+ * is stored; 257 is refused with 400 bad_value at the name's field,
+ * whether decoded or made by a prefix (bad_parameter at "prefix") or
+ * given (bad_parameter at "clip"); nothing is stored. */
+START_TEST(test_names_are_at_most_256_bytes) {
+  store_t *s = open_memory();
+  char name[STORE_NAME_MAX + 2], text[2048];
+  memset(name, 'n', sizeof name - 1);
+  name[STORE_NAME_MAX] = '\0';
+  store_ingest_result_t r;
+  fmt_error_t err = {0};
+  rig_text(text, sizeof text, name, 1, name, false);
+  ck_assert_int_eq(upload_named(s, text, NULL, &r, &err), 0);
+  ck_assert_uint_eq(strlen(r.entries[1].asset->name), STORE_NAME_MAX);
+  store_ingest_result_free(&r);
+
+  name[STORE_NAME_MAX] = 'n';
+  name[STORE_NAME_MAX + 1] = '\0';
+  rig_text(text, sizeof text, "short", 2, name, false);
+  ck_assert_int_eq(upload_named(s, text, NULL, &r, &err), -1);
+  ck_assert_int_eq(fmt_error_status(err.code), 400);
+  ck_assert_str_eq(fmt_error_name(err.code), "bad_value");
+  ck_assert_str_eq(err.at, "clips[0].name");
+  ck_assert_str_eq(err.message, "'clips[0].name' is 257 bytes long; a name "
+                                "is at most 256 bytes");
+  rig_text(text, sizeof text, name, 2, "wave", true);
+  ck_assert_int_eq(upload_named(s, text, NULL, &r, &err), -1);
+  ck_assert_str_eq(fmt_error_name(err.code), "bad_value");
+  ck_assert_str_eq(err.at, "skeleton.name");
+  /* A name given for the clip replaces the long one: stored. */
+  rig_text(text, sizeof text, "short", 2, name, false);
+  store_names_t given = {.clip = "wave"};
+  ck_assert_int_eq(upload_named(s, text, &given, &r, &err), 0);
+  store_ingest_result_free(&r);
+  given.clip = name;
+  ck_assert_int_eq(upload_named(s, text, &given, &r, &err), -1);
+  ck_assert_str_eq(fmt_error_name(err.code), "bad_parameter");
+  ck_assert_str_eq(err.at, "clip");
+  /* 250 bytes and a prefix of 7: 257. */
+  name[250] = '\0';
+  rig_text(text, sizeof text, "short", 3, name, false);
+  store_names_t prefixed = {.prefix = "export/"};
+  ck_assert_int_eq(upload_named(s, text, &prefixed, &r, &err), -1);
+  ck_assert_str_eq(fmt_error_name(err.code), "bad_parameter");
+  ck_assert_str_eq(err.at, "prefix");
+  store_stats_t st;
+  store_stats(s, &st);
+  ck_assert_uint_eq(st.skeletons, 2);
+  ck_assert_uint_eq(st.clips, 2);
+  store_close(s);
+}
+END_TEST
+
 Suite *store_names_suite(void) {
   Suite *s = suite_create("store_names");
   TCase *tc = tcase_create("store_names");
@@ -259,6 +314,7 @@ Suite *store_names_suite(void) {
   tcase_add_test(tc, test_many_matches_list_the_smallest_ids);
   tcase_add_test(tc, test_names_given_at_upload);
   tcase_add_test(tc, test_children_and_cascade);
+  tcase_add_test(tc, test_names_are_at_most_256_bytes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/native_json.h"
 #include "redis_fixture.h"
 #include "server/redis/scripts.h"
 #include "server/redis/store_backend.h"
@@ -45,7 +46,7 @@ typedef struct box_s {
   int calls;
   srv_backend_status status;
   bool created;
-  char message[256];
+  char message[512];
   char at[64];
   size_t count;
   item_t *items;
@@ -551,9 +552,10 @@ START_TEST(test_load_by_name) {
   ck_assert_int_eq(b.status, SRV_BACKEND_OK);
   ck_assert(cached(STORE_CLIP, id_of(&v, 1), NULL));
   ck_assert(!cached(STORE_CLIP, id_of(&u, 1), NULL));
-  /* "run" alone names two clips: found by neither. */
+  /* "run" alone names two clips: ambiguous (loads neither). */
   load(STORE_CLIP, "run", NULL, &b);
-  ck_assert_int_eq(b.status, SRV_BACKEND_NOT_FOUND);
+  ck_assert_int_eq(b.status, SRV_BACKEND_AMBIGUOUS);
+  ck_assert_ptr_nonnull(strstr(b.message, "'run' names 2 clips: "));
   /* A mesh name unique across skeletons is found without one. */
   load(STORE_MESH, "body", NULL, &b);
   ck_assert_int_eq(b.status, SRV_BACKEND_OK);
@@ -596,8 +598,20 @@ START_TEST(test_name_shared_by_two) {
     uv_run(&nd.loop, UV_RUN_ONCE);
   ck_assert_uint_eq(stats().drops, 2);
   ck_assert_uint_eq(cached_assets(), 0);
+  /* Ambiguous, as on one node: 409 ambiguous listing both ids. */
   load(STORE_SKELETON, "Armature", NULL, &b);
-  ck_assert_int_eq(b.status, SRV_BACKEND_NOT_FOUND);
+  ck_assert_int_eq(b.status, SRV_BACKEND_AMBIGUOUS);
+  const char *lo = id_of(&u, 0), *hi = id_of(&v, 0);
+  if (strcmp(lo, hi) > 0) {
+    const char *t = lo;
+    lo = hi;
+    hi = t;
+  }
+  char want[512];
+  snprintf(want, sizeof want,
+           "'Armature' names 2 skeletons: %s, %s (use an id)", lo, hi);
+  ck_assert_str_eq(b.message, want);
+  ck_assert_uint_eq(cached_assets(), 0);
   /* Each by its id. */
   load(STORE_SKELETON, id_of(&u, 0), NULL, &b);
   ck_assert_int_eq(b.status, SRV_BACKEND_OK);
@@ -1076,6 +1090,57 @@ START_TEST(test_messages_drop_cached) {
 }
 END_TEST
 
+/* Item: events of 1,024 bytes or more were ignored, so a node kept a long
+ * name's assets after the name moved. Uploads bound names to 256 bytes
+ * now, but a skeleton stored before (its text written to Redis as an old
+ * node did) still drops on its 1,100-byte name's event. */
+START_TEST(test_long_event_drops_cached) {
+  NEED_REDIS();
+  node_open_port(suite_redis.port, 0, 0, true);
+  char name[1101];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  char json[1400];
+  snprintf(json, sizeof json,
+           "{\"skeleton\":{\"name\":\"%s\",\"joints\":[{\"name\":"
+           "\"root\",\"parent\":-1}]}}",
+           name);
+  fmt_bundle_t bundle;
+  fmt_error_t err = {0};
+  ck_assert_int_eq(
+      fmt_decode_native_json(json, strlen(json), NULL, &bundle, &err), 0);
+  fmt_buf_t text = FMT_BUF_INIT;
+  ck_assert_int_eq(fmt_encode_skeleton(&text, bundle.skeletons[0]), 0);
+  fmt_bundle_free(&bundle);
+  char id[FMT_ID_LEN + 1];
+  ck_assert_int_eq(fmt_content_id(text.data, text.len, id), 0);
+  redisReply *r =
+      redis_sync(suite_redis.port,
+                 "HSET animd:a:%s kind skeleton name %s skeleton %s "
+                 "count 1 duration 0 text %b",
+                 id, name, "", text.data, text.len);
+  ck_assert_ptr_nonnull(r);
+  freeReplyObject(r);
+  box_t b = {0};
+  load(STORE_SKELETON, id, NULL, &b);
+  ck_assert_int_eq(b.status, SRV_BACKEND_OK);
+  ck_assert_uint_eq(cached_assets(), 1);
+  char msg[1200];
+  snprintf(msg, sizeof msg, "name skeleton %s", name);
+  r = redis_sync(suite_redis.port, "PUBLISH %s %b", SRV_REDIS_CHANNEL, msg,
+                 strlen(msg));
+  freeReplyObject(r);
+  uint64_t end = redis_now_ms() + 5000;
+  while (cached_assets() > 0 && redis_now_ms() < end)
+    uv_run(&nd.loop, UV_RUN_ONCE);
+  ck_assert_uint_eq(cached_assets(), 0);
+  ck_assert_uint_eq(stats().drops, 1);
+  box_free(&b);
+  fmt_buf_free(&text);
+  node_close();
+}
+END_TEST
+
 /* ---- unavailable
  * ---------------------------------------------------------------- */
 
@@ -1253,6 +1318,7 @@ Suite *server_redis_backend_suite(void) {
   tcase_add_test(live, test_cache_stays_under_limit);
   tcase_add_test(live, test_redis_errors_and_bad_text);
   tcase_add_test(live, test_messages_drop_cached);
+  tcase_add_test(live, test_long_event_drops_cached);
   tcase_add_test(live, test_server_lost_and_back);
   tcase_add_test(live, test_close_with_load_in_flight);
   suite_add_tcase(s, live);
