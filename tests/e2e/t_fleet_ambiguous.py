@@ -4,15 +4,34 @@ skeletons with a clip named "walk" make GET /v1/pose?clip=walk answer
 on a node with a cold cache alike (the shared store's lookup used to
 answer "not found": 404); each clip still answers by its id. A name
 longer than 256 bytes is refused at upload (400 bad_value at its field),
-so every name fits the fleet's events."""
+so every name fits the fleet's events. A WebSocket pose naming a skeleton two
+skeletons share gets ambiguous on a third, cold node after its fetch."""
+import asyncio
 import json
 
 from animd_e2e import check
 from fleet import Fleet, request, stick
 
-f = Fleet(nodes=2, balancer=False)
+
+
+async def ws_pose(addr, skeleton):
+    """The answer to one WebSocket pose message naming skeleton."""
+    import websockets
+    async with websockets.connect("ws://%s/v1/stream" % addr,
+                                  open_timeout=10) as ws:
+        await ws.send(json.dumps({"op": "pose", "id": "p",
+                                  "skeleton": skeleton, "clip": "c0.6",
+                                  "t": 0.5}))
+        for _ in range(100):
+            msg = await asyncio.wait_for(ws.recv(), 10)
+            if not isinstance(msg, bytes):
+                return json.loads(msg)
+    return {}
+
+
+f = Fleet(nodes=3, balancer=False)
 try:
-    warm, cold = f.addrs
+    warm, cold, cold_ws = f.addrs
     ids = []
     for name, angle in (("left", 0.7071068), ("right", 0.6)):
         s, _, up = f.post(warm, stick(name, clip="walk", angle=angle))
@@ -28,6 +47,23 @@ try:
               err.get("message") == want and err.get("at") == "clip",
               "pose of an ambiguous clip name: %d %s" % (s, body))
     print("ok: both nodes answer 409 ambiguous with both ids")
+    try:
+        import websockets  # noqa: F401
+        for length in (1, 2):
+            rig = json.loads(stick("twin", clip="c0.6", angle=0.6))
+            rig["skeleton"]["joints"][1]["translation"] = [0, length, 0]
+            s, _, up = f.post(warm, json.dumps(rig))
+            check(s == 201, "upload twin: %d %s" % (s, up))
+        m = asyncio.run(ws_pose(cold_ws, "twin"))
+        err = m.get("error", {})
+        check(m.get("type") == "error" or err,
+              "WebSocket pose of an ambiguous name: %s" % m)
+        code = err.get("code") if isinstance(err, dict) else m.get("code")
+        check(code == "ambiguous", "WebSocket pose of an ambiguous name "
+              "on a cold node: %s" % m)
+        print("ok: a WebSocket pose on a cold node answers ambiguous")
+    except ImportError:
+        print("skipped the WebSocket case: python3-websockets is missing")
     for c in ids:
         s, body = f.get(cold, "/v1/pose?clip=%s&t=0.5" % c)
         check(s == 200, "pose by clip id on the cold node: %d %s" % (s, body))

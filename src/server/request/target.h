@@ -48,7 +48,7 @@ const char *srv_names_item(const srv_names_t *n, size_t i, char *buf,
 typedef struct srv_lookup_miss_s {
   bool missed;
   store_kind kind;
-  char name[256];
+  char name[STORE_NAME_MAX + 1];
   char skeleton[80]; /* The skeleton's id, "" for none. */
   char at[64];
 } srv_lookup_miss_t;

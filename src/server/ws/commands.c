@@ -40,10 +40,15 @@ static int lookup_failed(srv_ws_client_t *c, const char *id,
                          miss->skeleton[0] ? miss->skeleton : NULL, h->message,
                          h->message_len, h->fetches + 1) == 0)
     return 1;
-  if (miss->missed && h->fetched == SRV_BACKEND_UNAVAILABLE)
+  if (miss->missed && h->fetched == SRV_BACKEND_UNAVAILABLE) {
     ws__send_error(c, id, SRV_ERR_STORE_UNAVAILABLE, err->at,
                    "the shared store cannot be reached; retry later");
-  else
+  } else if (miss->missed && h->fetched == SRV_BACKEND_AMBIGUOUS) {
+    char msg[STORE_NAME_MAX + 96];
+    snprintf(msg, sizeof msg,
+             "several assets are named '%s'; name one by its id", miss->name);
+    ws__send_error(c, id, SRV_ERR_AMBIGUOUS, err->at, msg);
+  } else
     ws__send_error(c, id, err->code, err->at, err->message);
   return -1;
 }
