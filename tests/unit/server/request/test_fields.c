@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../api/api_memory.h"
+#include "transports_fixture.h"
 #include "../ws/ws_test_fixtures.h"
 #include "cli/eval.h"
 #include "server/request/evaluate.h"
@@ -36,58 +37,6 @@ static void add_probe(void) {
   if (srv_field_find("rest_probe", ~0u) == NULL)
     ck_assert_int_eq(srv_field_add(&row), 0);
   ck_assert_int_eq(srv_field_add(&row), -1); /* A name is taken once. */
-}
-
-/* The body of an answer that must be 200, malloc'd with its length. */
-static char *body_of(mem_answer_t a, size_t *len) {
-  ck_assert_msg(a.status == 200, "status %d: %s", a.status, a.body);
-  *len = a.body_len;
-  char *b = malloc(a.body_len + 1);
-  memcpy(b, a.body, a.body_len + 1);
-  mem_answer_free(&a);
-  return b;
-}
-
-static void assert_same(const char *a, size_t alen, const char *b, size_t blen,
-                        const char *what) {
-  ck_assert_msg(alen == blen && memcmp(a, b, alen) == 0, "%s: %zu vs %zu bytes",
-                what, alen, blen);
-}
-
-/* ---- WebSocket: a client of a hub on the test's store ------------------- */
-
-typedef struct ws_peer_s {
-  uint8_t bytes[65536];
-  size_t len;
-} ws_peer_t;
-
-static int ws_write(void *ctx, const uint8_t *data, size_t len) {
-  ws_peer_t *p = ctx;
-  ck_assert_uint_le(p->len + len, sizeof p->bytes);
-  memcpy(p->bytes + p->len, data, len);
-  p->len += len;
-  return 0;
-}
-static size_t ws_queued(void *ctx) { return 0; }
-static void ws_close(void *ctx) {}
-
-/* The payload of the first binary frame the server wrote, or NULL. */
-static const uint8_t *ws_binary(const ws_peer_t *p, size_t *len) {
-  size_t k = 0;
-  while (k + 2 <= p->len) {
-    uint8_t op = p->bytes[k] & 0x0f;
-    size_t n = p->bytes[k + 1] & 0x7f, hdr = 2;
-    if (n == 126) {
-      n = (size_t)p->bytes[k + 2] << 8 | p->bytes[k + 3];
-      hdr = 4;
-    }
-    if (op == 2) {
-      *len = n;
-      return p->bytes + k + hdr;
-    }
-    k += hdr + n;
-  }
-  return NULL;
 }
 
 START_TEST(test_one_field_on_every_transport) {

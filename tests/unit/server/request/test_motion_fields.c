@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../api/api_memory.h"
+#include "transports_fixture.h"
 #include "../ws/ws_test_fixtures.h"
 #include "cli/eval.h"
 #include "server/ws/stream.h"
@@ -33,21 +34,6 @@ static const char walker[] =
     "\"times\":[0,0.25,0.5],\"values\":[0,1,0,0.75,1.2,0,1.5,1,0]},"
     "{\"joint\":\"leg\",\"path\":\"rotation\",\"interpolation\":\"LINEAR\","
     "\"times\":[0,0.5],\"values\":[0,0,0,1,0.38268343,0,0,0.9238795]}]}]}";
-
-static char *body_of(mem_answer_t a, size_t *len) {
-  ck_assert_msg(a.status == 200, "status %d: %s", a.status, a.body);
-  *len = a.body_len;
-  char *b = malloc(a.body_len + 1);
-  memcpy(b, a.body, a.body_len + 1);
-  mem_answer_free(&a);
-  return b;
-}
-
-static void assert_same(const char *a, size_t alen, const char *b, size_t blen,
-                        const char *what) {
-  ck_assert_msg(alen == blen && memcmp(a, b, alen) == 0, "%s: %zu vs %zu bytes",
-                what, alen, blen);
-}
 
 static float float_at(const char *b, size_t i) {
   float x;
@@ -81,40 +67,6 @@ static char *eval_cli(char **argv, int argc, size_t *len) {
 }
 
 /* ---- WebSocket: a client of a hub on a store holding the walker ---------- */
-
-typedef struct ws_peer_s {
-  uint8_t bytes[65536];
-  size_t len;
-} ws_peer_t;
-
-static int ws_write(void *ctx, const uint8_t *data, size_t len) {
-  ws_peer_t *p = ctx;
-  ck_assert_uint_le(p->len + len, sizeof p->bytes);
-  memcpy(p->bytes + p->len, data, len);
-  p->len += len;
-  return 0;
-}
-static size_t ws_queued(void *ctx) { return 0; }
-static void ws_close(void *ctx) {}
-
-/* The payload of the first binary frame the server wrote, or NULL. */
-static const uint8_t *ws_binary(const ws_peer_t *p, size_t *len) {
-  size_t k = 0;
-  while (k + 2 <= p->len) {
-    uint8_t op = p->bytes[k] & 0x0f;
-    size_t n = p->bytes[k + 1] & 0x7f, hdr = 2;
-    if (n == 126) {
-      n = (size_t)p->bytes[k + 2] << 8 | p->bytes[k + 3];
-      hdr = 4;
-    }
-    if (op == 2) {
-      *len = n;
-      return p->bytes + k + hdr;
-    }
-    k += hdr + n;
-  }
-  return NULL;
-}
 
 static void on_keep(uv_timer_t *t) { (void)t; }
 
