@@ -805,8 +805,8 @@ static int load_clips(gl_ctx_t *c) {
       if (!any) dropped++;
     }
     if (rc == 0 && (nh > 0 || nw > 0)) {
-      qsort(hits, nh, sizeof *hits, cmp_hit);
-      qsort(whits, nw, sizeof *whits, cmp_hit);
+      if (nh > 0) qsort(hits, nh, sizeof *hits, cmp_hit);
+      if (nw > 0) qsort(whits, nw, sizeof *whits, cmp_hit);
       size_t i = 0, wi = 0;
       while (rc == 0 && (i < nh || wi < nw)) {
         uint32_t skel = i < nh && (wi >= nw || hits[i].skel <= whits[wi].skel)
