@@ -56,7 +56,9 @@ if [ ! -f "$BUILD/src/base/libozz_base.a" ] ||
    nice make -j2 ozz_base ozz_animation >make.log 2>&1) ||
     { echo "ozz build failed: see $BUILD/make.log" >&2; exit 1; }
 fi
-nice make -j2 build/release/libanimd.a >/dev/null
+# The release library, whatever build the caller's make is running (a
+# sanitizer stage passes SAN=1 down through MAKEFLAGS).
+MAKEFLAGS= MAKELEVEL= nice make -j2 SAN= build/release/libanimd.a >/dev/null
 g++ -O2 -std=c++17 -Wall -Wno-ignored-attributes -I"$SRC/include" -Iinclude \
   -o "$DIR/ik_compare" tests/ozz/ik_compare.cc build/release/libanimd.a $LIBS -lm
 "$DIR/ik_compare" "$@"
