@@ -15,6 +15,8 @@
 #                     bench-fleet, bench-instructions: server ones)
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
+#   make soak-fleet the same against a fleet (Redis, three daemons,
+#                     HAProxy) with a node killed every fifth of the run
 #   make abuse        loop stalls under heavy requests, measured: worst
 #                     /healthz latency and stream gap per request (about two
 #                     minutes, bounded by ABUSE_SECONDS; not part of check),
@@ -124,7 +126,7 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check test-ozz-ik check-layers check-error-codes check-error-docs \
         check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak abuse check-floats \
+        build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak soak-fleet abuse check-floats \
         cluster install \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
@@ -318,6 +320,14 @@ bench-instructions: $(ANIMD)
 # descriptors and /healthz latency sampled every second (not part of check).
 soak: $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) /usr/bin/python3 tests/soak/soak.py
+
+# A fleet (redis-server, three daemons, HAProxy) under mixed load for
+# SOAK_SECONDS (600), a node killed and restarted every fifth of it and
+# Redis once; no acknowledged upload lost, no delete undone, RSS, descriptors
+# and /healthz p99 per node checked (not part of check).
+soak-fleet: $(ANIMD)
+	ANIMD_BIN=$(abspath $(ANIMD)) timeout $$(( $${SOAK_SECONDS:-600} + 300 )) \
+	  /usr/bin/python3 tests/soak/soak_fleet.py
 
 # The heavy requests of issue 12 against the release daemon, one at a time,
 # with /healthz and a 60 fps stream probed meanwhile (not part of check).
