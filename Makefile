@@ -261,11 +261,17 @@ run: deps
 # Runs the unit and end-to-end suites; ANIMD_BIN tells the e2e suite which
 # daemon to start.
 # Benchmarks are built (not run) with the release tests so they keep compiling.
-build-tests: all $(UNIT) $(if $(SAN),,$(BENCH_BIN))
+build-tests: all $(UNIT) $(if $(SAN),,$(BENCH_BIN) $(B)/lock_count.so)
+
+# Counts the daemon's lock acquisitions per thread kind when preloaded
+# (tests/e2e/t_locks_per_request.py; not with a sanitizer's runtime).
+$(B)/lock_count.so: tests/locks/lock_count.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
 
 # Check's default per-test timeout (4 s) is raised: the sanitizer build on a
 # loaded 2-core machine runs the heavier property tests several times slower.
-test: $(UNIT) $(ANIMD)
+test: $(UNIT) $(ANIMD) $(if $(SAN),,$(B)/lock_count.so)
 	CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-30} ANIMD_BIN=$(abspath $(ANIMD)) \
 	  ANIMD_BUILD=$(abspath $(B)) $(UNIT)
 

@@ -2,88 +2,136 @@
 #include "server/access_log.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* A line's text is cut to TEXT_MAX - 1 bytes (the request target is cut
+ * to 1 KiB before it gets here); with its time and newline a line takes
+ * at most LINE_MAX_BYTES. */
+#define TEXT_MAX 2048
+#define LINE_MAX_BYTES (sizeof(((srv_access_log_buffer_t *)0)->when) + TEXT_MAX)
 
 struct srv_access_log_s {
-  pthread_mutex_t lock;
-  FILE *f; /* NULL: off. */
+  int fd; /* -1: off. Its number never changes while the log is open. */
+  bool owned;
   char path[1024];
 };
 
-static int open_path(const char *path, FILE **out) {
-  *out = NULL;
-  if (strcmp(path, "-") == 0) {
-    *out = stderr;
-  } else if (path[0] != '\0') {
-    FILE *f = fopen(path, "a");
-    if (f == NULL) return -errno;
-    setvbuf(f, NULL, _IOLBF, 0);
-    *out = f;
-  }
-  return 0;
+static int open_path(const char *path) {
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  return fd < 0 ? -errno : fd;
 }
 
 int srv_access_log_open(const char *path, srv_access_log_t **out) {
   srv_access_log_t *log = calloc(1, sizeof *log);
   if (log == NULL) return -ENOMEM;
   snprintf(log->path, sizeof log->path, "%s", path);
-  int rc = open_path(path, &log->f);
-  if (rc != 0) {
-    free(log);
-    return rc;
+  log->fd = -1;
+  if (strcmp(path, "-") == 0) {
+    log->fd = STDERR_FILENO;
+  } else if (path[0] != '\0') {
+    int fd = open_path(path);
+    if (fd < 0) {
+      free(log);
+      return fd;
+    }
+    log->fd = fd;
+    log->owned = true;
   }
-  pthread_mutex_init(&log->lock, NULL);
   *out = log;
   return 0;
 }
 
-static void close_file(FILE *f) {
-  if (f != NULL && f != stderr) fclose(f);
-}
-
 int srv_access_log_reopen(srv_access_log_t *log) {
-  FILE *f;
-  int rc = open_path(log->path, &f);
-  if (rc != 0) return rc;
-  pthread_mutex_lock(&log->lock);
-  FILE *old = log->f;
-  log->f = f;
-  pthread_mutex_unlock(&log->lock);
-  close_file(old);
-  return 0;
+  if (!log->owned) return 0;
+  int fd = open_path(log->path);
+  if (fd < 0) return fd;
+  int rc = dup2(fd, log->fd) < 0 ? -errno : 0;
+  close(fd);
+  return rc;
 }
 
 void srv_access_log_close(srv_access_log_t *log) {
   if (log == NULL) return;
-  close_file(log->f);
-  pthread_mutex_destroy(&log->lock);
+  if (log->owned) close(log->fd);
   free(log);
 }
 
 bool srv_access_log_enabled(const srv_access_log_t *log) {
-  return log != NULL && log->f != NULL;
+  return log != NULL && log->fd >= 0;
+}
+
+/* Whole lines to the descriptor; what the kernel cannot take is dropped
+ * (a log must not stall the loop that writes it). */
+static void write_out(const srv_access_log_t *log, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(log->fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ " for the current second into buf->when, made
+ * again only when the second changes. */
+static size_t stamp(srv_access_log_buffer_t *buf) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (buf->second != (int64_t)ts.tv_sec || buf->when[0] == '\0') {
+    time_t t = ts.tv_sec;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf->when, sizeof buf->when, "%Y-%m-%dT%H:%M:%SZ ", &tm);
+    buf->second = (int64_t)ts.tv_sec;
+  }
+  return strlen(buf->when);
+}
+
+/* Formats one line (time, text, newline) at out, which has room for
+ * LINE_MAX_BYTES; returns its length. */
+static size_t format_line(srv_access_log_buffer_t *clock, char *out,
+                          const char *fmt, va_list ap) {
+  size_t w = stamp(clock);
+  memcpy(out, clock->when, w);
+  int n = vsnprintf(out + w, TEXT_MAX, fmt, ap);
+  if (n < 0) n = 0;
+  size_t len = w + ((size_t)n < TEXT_MAX ? (size_t)n : TEXT_MAX - 1);
+  out[len++] = '\n';
+  return len;
 }
 
 void srv_access_log_write(srv_access_log_t *log, const char *fmt, ...) {
   if (!srv_access_log_enabled(log)) return;
-  char when[32];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  char line[2048];
+  srv_access_log_buffer_t clock = {.second = -1};
+  char line[LINE_MAX_BYTES];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  size_t n = format_line(&clock, line, fmt, ap);
   va_end(ap);
-  pthread_mutex_lock(&log->lock);
-  if (log->f != NULL) fprintf(log->f, "%s %s\n", when, line);
-  pthread_mutex_unlock(&log->lock);
+  write_out(log, line, n);
+}
+
+void srv_access_log_append(srv_access_log_t *log, srv_access_log_buffer_t *buf,
+                           const char *fmt, ...) {
+  if (!srv_access_log_enabled(log)) return;
+  if (SRV_ACCESS_LOG_BUFFER - buf->len < LINE_MAX_BYTES)
+    srv_access_log_flush(log, buf);
+  va_list ap;
+  va_start(ap, fmt);
+  buf->len += format_line(buf, buf->data + buf->len, fmt, ap);
+  va_end(ap);
+}
+
+void srv_access_log_flush(srv_access_log_t *log, srv_access_log_buffer_t *buf) {
+  if (buf->len > 0 && srv_access_log_enabled(log))
+    write_out(log, buf->data, buf->len);
+  buf->len = 0;
 }
 
 void srv_access_log_mask(const char *text, char *out, size_t cap) {

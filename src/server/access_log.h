@@ -1,13 +1,23 @@
 /* server: the access log: one line per answered HTTP request and one per
- * WebSocket session, written from the HTTP loop and from the stream loops
- * (each line whole, under a lock), reopened on SIGHUP for log rotation.
- * A line starts with its UTC time; client text in it is masked so a
- * request cannot forge lines. */
+ * WebSocket session, reopened on SIGHUP for log rotation. A line starts
+ * with its UTC time; client text in it is masked so a request cannot
+ * forge lines.
+ *
+ * Key choice: nothing shared is locked per line. The file is one
+ * descriptor opened with O_APPEND; every write(2) to it is whole lines,
+ * which the kernel appends without interleaving. An HTTP loop gathers its
+ * lines in a buffer of its own (srv_access_log_buffer_t) and writes them
+ * with one call before it polls again (or when the buffer is full), so a
+ * busy loop makes one system call per loop iteration, not per request; a
+ * WebSocket session's line, one per session, is written at once. A
+ * reopen puts the new file on the same descriptor number (dup2), so a
+ * writer on another thread never sees a closed descriptor. */
 #ifndef ANIMD_SERVER_ACCESS_LOG_H
 #define ANIMD_SERVER_ACCESS_LOG_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct srv_access_log_s srv_access_log_t;
 
@@ -17,16 +27,35 @@ typedef struct srv_access_log_s srv_access_log_t;
 int srv_access_log_open(const char *path, srv_access_log_t **out);
 
 /* Reopens the same path (after rotation). Returns 0 or a negative errno
- * (the old file stays in use). */
+ * (the old file stays in use). Any thread. */
 int srv_access_log_reopen(srv_access_log_t *log);
 
 void srv_access_log_close(srv_access_log_t *log);
 
 bool srv_access_log_enabled(const srv_access_log_t *log);
 
-/* Writes "<time> <text>\n". Any thread. */
+/* Writes "<time> <text>\n" at once. Any thread. */
 void srv_access_log_write(srv_access_log_t *log, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Lines gathered by one thread (an HTTP loop), written by
+ * srv_access_log_flush. Zero-initialised is empty. */
+#define SRV_ACCESS_LOG_BUFFER 32768
+typedef struct srv_access_log_buffer_s {
+  size_t len;
+  int64_t second; /* The UTC second when[] holds; -1 or 0: none yet. */
+  char when[24];  /* "YYYY-MM-DDTHH:MM:SSZ ". */
+  char data[SRV_ACCESS_LOG_BUFFER];
+} srv_access_log_buffer_t;
+
+/* Adds "<time> <text>\n" to buf, writing buf out first when the line
+ * would not fit. */
+void srv_access_log_append(srv_access_log_t *log, srv_access_log_buffer_t *buf,
+                           const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Writes what buf holds with one write(2) and empties it. */
+void srv_access_log_flush(srv_access_log_t *log, srv_access_log_buffer_t *buf);
 
 /* Copies client text into out (cap bytes), control bytes and quotes
  * masked as '?'. */

@@ -4,11 +4,14 @@
  * its own sessions' host and scheduling (internal.h).
  *
  * Key choice: a connection lives and dies on the loop that accepted it,
- * so pipelined answers keep their order without any cross-thread step;
- * what must hold per daemon is shared and thread-safe: the connection
- * count (an atomic every loop's set changes), rate limits and access
- * rules (auth.h), metrics (under the server's lock), the store, the pool
- * (each loop's jobs come back through its own inbox) and the access log.
+ * so pipelined answers keep their order without any cross-thread step.
+ * Per request and per connection a loop writes only its own state: its
+ * metrics and connection count (read by /metrics and by the connection
+ * limit, which adds every loop's up), and its access log lines (written
+ * with one call per loop iteration, before it polls). What must hold per
+ * daemon is shared and thread-safe: rate limits and access rules
+ * (auth.h), the store, the pool (each loop's jobs come back through its
+ * own inbox).
  *
  * Drain: the daemon's thread asks every other loop (an atomic flag and a
  * wake-up); such a loop closes its listeners, closes idle connections,
@@ -35,13 +38,12 @@
 /* ---- requests and connections, on any loop ----------------------------- */
 
 static void request_done(srv_request_t *r, void *arg) {
-  srv_server_t *s = arg;
+  srv_http_loop_t *l = arg;
+  srv_server_t *s = l->server;
   uint64_t now = uv_hrtime();
   uint64_t ns = now > r->start_ns ? now - r->start_ns : 0;
   int status = r->_status ? r->_status : 500;
-  pthread_mutex_lock(&s->metrics_lock);
-  srv_metrics_record(&s->metrics, r->route, status, ns);
-  pthread_mutex_unlock(&s->metrics_lock);
+  srv_metrics_record(&l->metrics, r->route, status, ns);
   if (!srv_access_log_enabled(s->access_log)) return;
   char target[1024], redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
   char client[160];
@@ -49,18 +51,24 @@ static void request_done(srv_request_t *r, void *arg) {
   srv_access_log_mask(redacted, target, sizeof target);
   srv_auth_log_id(r, token);
   srv_auth_log_client(s->auth, r, client, sizeof client);
-  srv_access_log_write(s->access_log,
-                       "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s", client,
-                       token, r->method_name, target, r->http_minor, status,
-                       (unsigned long long)r->_bytes_out, (double)ns / 1e6,
-                       srv_route_name(r->route));
+  srv_access_log_append(s->access_log, &l->log,
+                        "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s", client,
+                        token, r->method_name, target, r->http_minor, status,
+                        (unsigned long long)r->_bytes_out, (double)ns / 1e6,
+                        srv_route_name(r->route));
 }
 
-static void count_connection(srv_server_t *s, bool rejected) {
-  pthread_mutex_lock(&s->metrics_lock);
-  s->metrics.connections_total++;
-  if (rejected) s->metrics.connections_rejected++;
-  pthread_mutex_unlock(&s->metrics_lock);
+/* Before the loop polls: the iteration's log lines in one write. */
+static void flush_log(void *arg) {
+  srv_http_loop_t *l = arg;
+  srv_access_log_flush(l->server->access_log, &l->log);
+}
+
+unsigned srv__http_loops_open(srv_server_t *s) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < s->loop_count; i++)
+    n += atomic_load_explicit(&s->loops[i].open, memory_order_relaxed);
+  return n;
 }
 
 static void on_connection(uv_stream_t *listener, int status) {
@@ -77,23 +85,23 @@ static void on_connection(uv_stream_t *listener, int status) {
   if (srv_conn_accept(listener, &o, &c) != 0) return;
   srv_http_t *h;
   if (srv_http_serve(&l->http, c, &h) != 0) {
-    count_connection(s, false);
+    srv_metrics_count_connection(&l->metrics, false);
     return;
   }
-  /* This connection is in the count already: the limit is exceeded by it
-   * or not, whichever loop the others are on. */
-  bool over = atomic_load(&s->connections) + srv_ws_connections(s->ws) >
+  /* This connection is in its loop's count already: the limit is
+   * exceeded by it or not, whichever loop the others are on. */
+  bool over = srv__http_loops_open(s) + srv_ws_connections(s->ws) >
               s->cfg.max_connections;
   if (srv_auth_admit_connection(s->auth, srv_conn_peer(c)) != 0) {
-    count_connection(s, false);
+    srv_metrics_count_connection(&l->metrics, false);
     srv_http_reject(h, SRV_ERR_RATE_LIMITED,
                     "too many new connections from this address");
   } else if (over) {
-    count_connection(s, true);
+    srv_metrics_count_connection(&l->metrics, true);
     srv_http_reject(h, SRV_ERR_TOO_MANY_CONNECTIONS,
                     "the server has reached max_connections");
   } else {
-    count_connection(s, false);
+    srv_metrics_count_connection(&l->metrics, false);
   }
 }
 
@@ -117,7 +125,7 @@ static void loop_init_common(srv_server_t *s, srv_http_loop_t *l,
   l->loop = loop;
   l->conns.data = l;
   l->conns.on_empty = on_loop_conns_empty;
-  l->conns.total = &s->connections;
+  l->conns.total = &l->open;
   l->http = (srv_http_host_t){
       .cfg = &s->cfg,
       .server = s,
@@ -126,10 +134,11 @@ static void loop_init_common(srv_server_t *s, srv_http_loop_t *l,
       .route = srv_api_route,
       .accepts = srv_api_accepts,
       .request_done = request_done,
-      .arg = s,
+      .arg = l,
   };
   srv_schedule_init(&l->schedule, loop, &s->pool, inbox, s->cfg.inline_cost,
                     s->cfg.inline_yield);
+  srv_schedule_before_poll(&l->schedule, flush_log, l);
 }
 
 int srv__http_loops_new(srv_server_t *s, unsigned count,
@@ -332,6 +341,9 @@ void srv__http_loops_free(srv_server_t *s) {
     uv_run(&l->own, UV_RUN_DEFAULT);
     uv_loop_close(&l->own);
   }
+  /* Every loop has ended: the lines of their last iterations. */
+  for (unsigned i = 0; i < s->loop_count; i++)
+    srv_access_log_flush(s->access_log, &s->loops[i].log);
   free(s->loops);
   s->loops = NULL;
 }
@@ -348,11 +360,10 @@ unsigned srv__http_loops_count(const srv_config_t *cfg, bool backend) {
   return n > 64 ? 64 : n;
 }
 
-void srv__http_loops_counters(srv_server_t *s, uint64_t *rejected,
-                              uint64_t *yields) {
-  *rejected = *yields = 0;
+void srv__http_loops_metrics(srv_server_t *s, srv_metrics_t *m) {
   for (unsigned i = 0; i < s->loop_count; i++) {
-    *rejected += srv_schedule_rejected(&s->loops[i].schedule);
-    *yields += srv_schedule_yields(&s->loops[i].schedule);
+    srv_metrics_merge(m, &s->loops[i].metrics);
+    m->pool_rejected += srv_schedule_rejected(&s->loops[i].schedule);
+    m->loop_yields += srv_schedule_yields(&s->loops[i].schedule);
   }
 }

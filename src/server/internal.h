@@ -47,6 +47,13 @@ typedef struct srv_http_loop_s {
   atomic_bool drain_asked; /* Set by the daemon's thread, then wake. */
   atomic_bool quiet;       /* Draining, its connections all gone. */
   atomic_bool ended;       /* uv_run returned on the loop's thread. */
+  /* Written by this loop's thread alone, read by any (/metrics, the
+   * connection limit): nothing per request or connection is shared
+   * between loops. */
+  srv_metrics_t metrics;
+  atomic_uint open;            /* Its open HTTP connections. */
+  srv_access_log_buffer_t log; /* Its access log lines, out once per
+                                  iteration. */
 } srv_http_loop_t;
 
 struct srv_server_s {
@@ -54,8 +61,7 @@ struct srv_server_s {
   srv_config_t cfg;
   srv_http_loop_t *loops; /* loops[0] runs on loop. */
   unsigned loop_count;
-  atomic_uint connections; /* Open HTTP connections on every loop. */
-  uv_async_t loop_ended;   /* A loop thread ended: the drain may finish. */
+  uv_async_t loop_ended; /* A loop thread ended: the drain may finish. */
   char address[300];
   srv_pool_t pool;
   bool pool_open;
@@ -63,9 +69,7 @@ struct srv_server_s {
   /* The shared backend of store = redis:// (redis/store_backend.h); NULL
    * for the file store. */
   struct srv_redis_backend_s *backend;
-  srv_metrics_t metrics;
-  pthread_mutex_t metrics_lock; /* Every loop records into metrics. */
-  struct srv_ws_s *ws;          /* WebSocket streaming (ws/upgrade.h). */
+  struct srv_ws_s *ws; /* WebSocket streaming (ws/upgrade.h). */
   srv_access_log_t *access_log;
   srv_auth_t *auth; /* Access rules and rate limits (auth/auth.h). */
   atomic_bool draining;
@@ -108,7 +112,9 @@ void srv__http_loops_join(srv_server_t *s);
 void srv__http_loops_free(srv_server_t *s);
 /* Summed over every loop: pool jobs refused, and the times a loop yielded
  * its CPU after running work inline. */
-void srv__http_loops_counters(srv_server_t *s, uint64_t *rejected,
-                              uint64_t *yields);
+/* Open HTTP connections on every loop (each loop counts its own). */
+unsigned srv__http_loops_open(srv_server_t *s);
+/* Every loop's counters added into m (zeroed by the caller). */
+void srv__http_loops_metrics(srv_server_t *s, srv_metrics_t *m);
 
 #endif

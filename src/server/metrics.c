@@ -20,14 +20,36 @@ const char *srv_route_name(const char *route) {
   return route != NULL ? route : "none";
 }
 
+/* Adds n to a counter that only the calling thread writes: a plain load
+ * and store, atomic so that a reader on another thread sees a whole
+ * value. */
+static void bump(_Atomic uint64_t *c, uint64_t n) {
+  atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+}
+
 /* The slot of route: SRV_METRICS_ROUTES ("other") when the table is
  * full. */
 static unsigned route_slot(srv_metrics_t *m, const char *route) {
-  for (unsigned i = 0; i < m->route_count; i++)
+  unsigned n = atomic_load_explicit(&m->route_count, memory_order_relaxed);
+  for (unsigned i = 0; i < n; i++)
     if (m->routes[i] == route || strcmp(m->routes[i], route) == 0) return i;
-  if (m->route_count == SRV_METRICS_ROUTES) return SRV_METRICS_ROUTES;
-  m->routes[m->route_count] = route;
-  return m->route_count++;
+  if (n == SRV_METRICS_ROUTES) return SRV_METRICS_ROUTES;
+  m->routes[n] = route;
+  atomic_store_explicit(&m->route_count, n + 1, memory_order_release);
+  return n;
+}
+
+/* The slot of status: SRV_METRICS_STATUSES ("other") when the table is
+ * full. */
+static unsigned status_slot(srv_metrics_t *m, int status) {
+  unsigned n = atomic_load_explicit(&m->status_count, memory_order_relaxed);
+  for (unsigned i = 0; i < n; i++)
+    if (m->statuses[i] == status) return i;
+  if (n == SRV_METRICS_STATUSES) return SRV_METRICS_STATUSES;
+  m->statuses[n] = status;
+  atomic_store_explicit(&m->status_count, n + 1, memory_order_release);
+  return n;
 }
 
 static const char *slot_name(const srv_metrics_t *m, unsigned r) {
@@ -37,22 +59,50 @@ static const char *slot_name(const srv_metrics_t *m, unsigned r) {
 void srv_metrics_record(srv_metrics_t *m, const char *label, int status,
                         uint64_t latency_ns) {
   unsigned route = route_slot(m, srv_route_name(label));
-  unsigned slot = SRV_METRICS_STATUSES; /* "other" when the table is full */
-  for (unsigned i = 0; i < m->status_count; i++)
-    if (m->statuses[i] == status) {
-      slot = i;
-      break;
-    }
-  if (slot == SRV_METRICS_STATUSES && m->status_count < SRV_METRICS_STATUSES) {
-    slot = m->status_count++;
-    m->statuses[slot] = status;
-  }
-  m->requests[route][slot]++;
+  unsigned slot = status_slot(m, status);
+  bump(&m->requests[route][slot], 1);
   double s = (double)latency_ns / 1e9;
   unsigned b = 0;
   while (b < SRV_METRICS_BUCKETS && s > srv_latency_bounds[b]) b++;
-  m->latency[route][b]++;
-  m->latency_sum[route] += s;
+  bump(&m->latency[route][b], 1);
+  bump(&m->latency_ns[route], latency_ns);
+}
+
+void srv_metrics_count_connection(srv_metrics_t *m, bool rejected) {
+  bump(&m->connections_total, 1);
+  if (rejected) bump(&m->connections_rejected, 1);
+}
+
+static uint64_t get(const _Atomic uint64_t *c) {
+  return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+void srv_metrics_merge(srv_metrics_t *into, const srv_metrics_t *from) {
+  unsigned routes =
+      atomic_load_explicit(&from->route_count, memory_order_acquire);
+  unsigned statuses =
+      atomic_load_explicit(&from->status_count, memory_order_acquire);
+  /* Where each of from's statuses (and "other") is counted in into. */
+  unsigned to_status[SRV_METRICS_STATUSES + 1];
+  for (unsigned s = 0; s < statuses; s++)
+    to_status[s] = status_slot(into, from->statuses[s]);
+  to_status[SRV_METRICS_STATUSES] = SRV_METRICS_STATUSES;
+  for (unsigned r = 0; r <= SRV_METRICS_ROUTES; r++) {
+    if (r >= routes && r < SRV_METRICS_ROUTES) continue;
+    unsigned to =
+        r < routes ? route_slot(into, from->routes[r]) : SRV_METRICS_ROUTES;
+    for (unsigned s = 0; s <= SRV_METRICS_STATUSES; s++) {
+      if (s >= statuses && s < SRV_METRICS_STATUSES) continue;
+      bump(&into->requests[to][to_status[s]], get(&from->requests[r][s]));
+    }
+    for (unsigned b = 0; b <= SRV_METRICS_BUCKETS; b++)
+      bump(&into->latency[to][b], get(&from->latency[r][b]));
+    bump(&into->latency_ns[to], get(&from->latency_ns[r]));
+  }
+  bump(&into->connections_total, get(&from->connections_total));
+  bump(&into->connections_rejected, get(&from->connections_rejected));
+  bump(&into->pool_rejected, get(&from->pool_rejected));
+  bump(&into->loop_yields, get(&from->loop_yields));
 }
 
 typedef struct text_s {
@@ -128,7 +178,7 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
         "%llu\n",
         slot_name(m, r), (unsigned long long)total);
     put(&t, "animd_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
-        slot_name(m, r), m->latency_sum[r]);
+        slot_name(m, r), (double)m->latency_ns[r] / 1e9);
     put(&t, "animd_request_duration_seconds_count{route=\"%s\"} %llu\n",
         slot_name(m, r), (unsigned long long)total);
   }

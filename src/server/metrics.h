@@ -1,14 +1,20 @@
 /* server: request counters and latency histograms for /metrics.
  *
- * Updated only on the loop thread (no atomics); the pool's queue depth
- * and busy workers, the store's sizes and the open connections are read
- * when /metrics is rendered. Routes are counted by the label of their row
- * in the API's routing table (api/router.h; NULL: "none"), a small fixed
- * set, so every series has bounded cardinality; statuses are counted per
- * exact code. */
+ * Key choice: nothing shared per request. Each HTTP loop records into a
+ * srv_metrics_t of its own (one writer: its thread; the counters are
+ * atomics written with relaxed single-writer stores, plain moves, never a
+ * locked instruction), and /metrics adds every loop's up
+ * (srv_metrics_merge) when it is read. The pool's queue depth and busy
+ * workers, the store's sizes and the open connections are read when
+ * /metrics is rendered. Routes are counted by the label of their row in
+ * the API's routing table (api/router.h; NULL: "none"), a small fixed set,
+ * so every series has bounded cardinality; statuses are counted per exact
+ * code. */
 #ifndef ANIMD_SERVER_METRICS_H
 #define ANIMD_SERVER_METRICS_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,21 +26,24 @@
 #define SRV_METRICS_BUCKETS 16
 
 typedef struct srv_metrics_s {
-  /* Distinct status codes seen, and per route the count for each. */
+  /* Distinct status codes seen, and per route the count for each; an
+   * entry is written before the count that covers it (release), so a
+   * reader that loads the count (acquire) reads whole entries. */
   int statuses[SRV_METRICS_STATUSES];
-  unsigned status_count;
+  _Atomic unsigned status_count;
   /* Distinct route labels seen, in the order first seen (static
    * strings). */
   const char *routes[SRV_METRICS_ROUTES];
-  unsigned route_count;
-  uint64_t requests[SRV_METRICS_ROUTES + 1][SRV_METRICS_STATUSES + 1];
-  /* Latency histogram per route: counts per bucket (not cumulative). */
-  uint64_t latency[SRV_METRICS_ROUTES + 1][SRV_METRICS_BUCKETS + 1];
-  double latency_sum[SRV_METRICS_ROUTES + 1];
-  uint64_t connections_total;
-  uint64_t connections_rejected;
-  uint64_t pool_rejected;
-  uint64_t loop_yields;
+  _Atomic unsigned route_count;
+  _Atomic uint64_t requests[SRV_METRICS_ROUTES + 1][SRV_METRICS_STATUSES + 1];
+  /* Latency histogram per route: counts per bucket (not cumulative), and
+   * the sum in nanoseconds. */
+  _Atomic uint64_t latency[SRV_METRICS_ROUTES + 1][SRV_METRICS_BUCKETS + 1];
+  _Atomic uint64_t latency_ns[SRV_METRICS_ROUTES + 1];
+  _Atomic uint64_t connections_total;
+  _Atomic uint64_t connections_rejected;
+  _Atomic uint64_t pool_rejected;
+  _Atomic uint64_t loop_yields;
 } srv_metrics_t;
 
 /* A request's route label for logs: route, or "none" when NULL. */
@@ -44,9 +53,18 @@ const char *srv_route_name(const char *route);
 extern const double srv_latency_bounds[SRV_METRICS_BUCKETS];
 
 /* Counts an answer of status to a request of route (a label that lives
- * as long as m; NULL: "none"). */
+ * as long as m; NULL: "none"). m's one writer only. */
 void srv_metrics_record(srv_metrics_t *m, const char *route, int status,
                         uint64_t latency_ns);
+
+/* Counts an accepted connection (rejected: refused with 503). m's one
+ * writer only. */
+void srv_metrics_count_connection(srv_metrics_t *m, bool rejected);
+
+/* Adds what `from` counted into `into` (routes and statuses matched by
+ * label and code): `from` may be written meanwhile by its own thread;
+ * `into` is the caller's. */
+void srv_metrics_merge(srv_metrics_t *into, const srv_metrics_t *from);
 
 /* Gauges sampled at render time. */
 typedef struct srv_metrics_gauges_s {

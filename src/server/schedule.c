@@ -17,6 +17,7 @@ uint64_t srv_schedule_next_pause(uint64_t pause_ns, uint64_t took_ns) {
  * yield found threads that keep the CPU. */
 static void on_tick(uv_prepare_t *h) {
   srv_schedule_t *s = h->data;
+  if (s->_before_poll != NULL) s->_before_poll(s->_before_poll_arg);
   if (s->_yield && s->_spent > 0) {
     uint64_t before = uv_hrtime();
     if (before >= s->_yield_resume) {
@@ -44,10 +45,18 @@ void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
   s->_yield_pause = 0;
   s->_yield_resume = 0;
   s->_trim_queued = false;
+  s->_before_poll = NULL;
+  s->_before_poll_arg = NULL;
   uv_prepare_init(loop, &s->_tick);
   s->_tick.data = s;
   uv_prepare_start(&s->_tick, on_tick);
   uv_unref((uv_handle_t *)&s->_tick);
+}
+
+void srv_schedule_before_poll(srv_schedule_t *s, void (*fn)(void *arg),
+                              void *arg) {
+  s->_before_poll = fn;
+  s->_before_poll_arg = arg;
 }
 
 void srv_schedule_close(srv_schedule_t *s) {

@@ -78,6 +78,8 @@ typedef struct srv_schedule_s {
   _Atomic uint64_t _yields;   /* Times the loop yielded. */
   uint64_t _yield_pause;      /* Yields wait this long after the last one, */
   uint64_t _yield_resume;     /* that is until this uv_hrtime. */
+  void (*_before_poll)(void *arg);
+  void *_before_poll_arg;
   uv_prepare_t _tick;
 } srv_schedule_t;
 
@@ -89,6 +91,11 @@ typedef struct srv_schedule_s {
 void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
                        srv_pool_inbox_t *inbox, unsigned inline_cost,
                        bool yield);
+/* Calls fn(arg) once per loop iteration, before the loop polls (and
+ * before a yield): what the iteration gathered (log lines) goes out then,
+ * in one go. */
+void srv_schedule_before_poll(srv_schedule_t *s, void (*fn)(void *arg),
+                              void *arg);
 /* Closes its handle (the loop must run once more to finish). */
 void srv_schedule_close(srv_schedule_t *s);
 

@@ -76,7 +76,6 @@ static unsigned stream_threads(const srv_config_t *cfg) {
 static void on_failed_freed(uv_handle_t *h) {
   srv_server_t *s = h->data;
   srv__http_loops_free(s);
-  pthread_mutex_destroy(&s->metrics_lock);
   free(s);
 }
 
@@ -92,7 +91,6 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   s->loop = loop;
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
-  pthread_mutex_init(&s->metrics_lock, NULL);
   bool ended_made = false; /* s->loop_ended is a handle to close. */
   int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
@@ -168,7 +166,6 @@ fail_log:
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
 fail:
-  pthread_mutex_destroy(&s->metrics_lock);
   free(s);
   return rc;
 }
@@ -389,7 +386,6 @@ void srv_server_free(srv_server_t *s) {
   srv__store_close(s);
   srv_auth_free(s->auth);
   srv_access_log_close(s->access_log);
-  pthread_mutex_destroy(&s->metrics_lock);
   free(s);
 }
 
@@ -410,7 +406,7 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
   srv_store_counts_t sc;
   srv__store_counts(s, &sc);
   srv_metrics_gauges_t g = {
-      .connections = atomic_load(&s->connections) + srv_ws_connections(s->ws),
+      .connections = srv__http_loops_open(s) + srv_ws_connections(s->ws),
       .pool_threads = srv_pool_threads(&s->pool),
       .pool_queue = srv_pool_queue_depth(&s->pool),
       .pool_busy = srv_pool_busy(&s->pool),
@@ -422,12 +418,9 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
       .resident_bytes = resident_bytes(),
       .uptime_s = (double)(uv_hrtime() - s->start_ns) / 1e9,
   };
-  srv_metrics_t *m = malloc(sizeof *m);
+  srv_metrics_t *m = calloc(1, sizeof *m);
   if (m == NULL) return UV_ENOMEM;
-  pthread_mutex_lock(&s->metrics_lock);
-  *m = s->metrics;
-  pthread_mutex_unlock(&s->metrics_lock);
-  srv__http_loops_counters(s, &m->pool_rejected, &m->loop_yields);
+  srv__http_loops_metrics(s, m);
   int rc = srv_metrics_render(m, &g, text, len);
   free(m);
   if (rc != 0) return UV_ENOMEM;
@@ -442,7 +435,6 @@ int srv_server_metrics_text(srv_server_t *s, char **text, size_t *len) {
 
 const srv_config_t *srv_server_config(const srv_server_t *s) { return &s->cfg; }
 srv_pool_t *srv_server_pool(srv_server_t *s) { return &s->pool; }
-srv_metrics_t *srv_server_metrics(srv_server_t *s) { return &s->metrics; }
 uv_loop_t *srv_server_loop(const srv_server_t *s) { return s->loop; }
 struct srv_http_host_s *srv_server_http_host(srv_server_t *s) {
   return &s->loops[0].http;

@@ -20,7 +20,6 @@ typedef struct srv_server_s srv_server_t;
 
 const srv_config_t *srv_server_config(const srv_server_t *server);
 srv_pool_t *srv_server_pool(srv_server_t *server);
-srv_metrics_t *srv_server_metrics(srv_server_t *server);
 uv_loop_t *srv_server_loop(const srv_server_t *server);
 /* The asset store (struct store_s, store/store.h). */
 struct store_s *srv_server_store(srv_server_t *server);

@@ -227,6 +227,51 @@ START_TEST(test_mask) {
 }
 END_TEST
 
+/* A loop's buffer: nothing reaches the file before its flush, then every
+ * line whole and in order; a buffer about to overflow writes itself out
+ * first; a flush of an empty buffer writes nothing. */
+START_TEST(test_buffered_lines) {
+  make_dir();
+  char path[128];
+  snprintf(path, sizeof path, "%s/access.log", dir);
+  srv_access_log_t *log = NULL;
+  ck_assert_int_eq(srv_access_log_open(path, &log), 0);
+  srv_access_log_buffer_t *buf = calloc(1, sizeof *buf);
+  srv_access_log_append(log, buf, "first %d", 1);
+  srv_access_log_append(log, buf, "second %s", "two");
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "");
+  free(text);
+  srv_access_log_flush(log, buf);
+  srv_access_log_flush(log, buf);
+  text = slurp(path);
+  ck_assert_uint_eq(strlen(text), 2 * 21 + strlen("first 1\nsecond two\n"));
+  ck_assert(line_is(text, "first 1"));
+  ck_assert(line_is(text + 21 + strlen("first 1\n"), "second two"));
+  free(text);
+  /* 100 lines of 1,000 bytes overflow the buffer: the first lines go out
+   * before the buffer is flushed, none is cut. */
+  char long_text[1001];
+  memset(long_text, 'x', 1000);
+  long_text[1000] = '\0';
+  for (int i = 0; i < 100; i++)
+    srv_access_log_append(log, buf, "%s", long_text);
+  text = slurp(path);
+  size_t before = strlen(text);
+  ck_assert_uint_gt(before, 0);
+  ck_assert_uint_eq(before % (21 + 1001), (2 * 21 + 19) % (21 + 1001));
+  free(text);
+  srv_access_log_flush(log, buf);
+  text = slurp(path);
+  ck_assert_uint_eq(strlen(text), 2 * 21 + 19 + 100 * (21 + 1001));
+  free(text);
+  free(buf);
+  srv_access_log_close(log);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 Suite *server_access_log_suite(void) {
   Suite *s = suite_create("server_access_log");
   TCase *tc = tcase_create("access_log");
@@ -236,6 +281,7 @@ Suite *server_access_log_suite(void) {
   tcase_add_test(tc, test_long_line_cut);
   tcase_add_test(tc, test_lines_whole_from_threads);
   tcase_add_test(tc, test_mask);
+  tcase_add_test(tc, test_buffered_lines);
   suite_add_tcase(s, tc);
   return s;
 }
