@@ -128,6 +128,73 @@ void srv_access_log_append(srv_access_log_t *log, srv_access_log_buffer_t *buf,
   va_end(ap);
 }
 
+/* A byte of client text as logged: control bytes and quotes as '?'. */
+static char masked(char c) {
+  return (unsigned char)c < 0x20 || c == 0x7f || c == '"' ? '?' : c;
+}
+
+/* The line under construction: room for LINE_MAX_BYTES at p. */
+typedef struct line_s {
+  char *p;
+  size_t n;
+} line_t;
+
+static void put_text(line_t *l, const char *s, size_t cap) {
+  size_t n = strnlen(s, cap);
+  memcpy(l->p + l->n, s, n);
+  l->n += n;
+}
+
+/* Client text: control bytes and quotes as '?', at most cap bytes. */
+static void put_masked(line_t *l, const char *s, size_t cap) {
+  for (size_t i = 0; s[i] && i < cap; i++) l->p[l->n++] = masked(s[i]);
+}
+
+static void put_uint(line_t *l, uint64_t v, int min_digits) {
+  char d[24];
+  int k = 0;
+  do {
+    d[k++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0 || k < min_digits);
+  while (k > 0) l->p[l->n++] = d[--k];
+}
+
+void srv_access_log_http(srv_access_log_t *log, srv_access_log_buffer_t *buf,
+                         const srv_access_http_line_t *f) {
+  if (!srv_access_log_enabled(log)) return;
+  if (SRV_ACCESS_LOG_BUFFER - buf->len < LINE_MAX_BYTES)
+    srv_access_log_flush(log, buf);
+  /* Each piece is capped so that the whole stays within LINE_MAX_BYTES:
+   * 24 + 200 + 16 + 16 + 1024 + 16 + ~60 for the numbers + 64. */
+  line_t l = {buf->data + buf->len, 0};
+  size_t w = stamp(buf);
+  memcpy(l.p, buf->when, w);
+  l.n = w;
+  put_masked(&l, f->client, 200);
+  l.p[l.n++] = ' ';
+  put_text(&l, f->token, 16);
+  put_text(&l, " \"", 2);
+  put_masked(&l, f->method, 16);
+  l.p[l.n++] = ' ';
+  put_masked(&l, f->target, 1023);
+  put_text(&l, " HTTP/1.", 8);
+  put_uint(&l, (uint64_t)(f->http_minor & 1), 1);
+  put_text(&l, "\" ", 2);
+  put_uint(&l, (uint64_t)(f->status > 0 ? f->status : 0), 1);
+  l.p[l.n++] = ' ';
+  put_uint(&l, f->bytes, 1);
+  l.p[l.n++] = ' ';
+  uint64_t us = (f->ns + 500) / 1000;
+  put_uint(&l, us / 1000, 1);
+  l.p[l.n++] = '.';
+  put_uint(&l, us % 1000, 3);
+  put_text(&l, "ms ", 3);
+  put_text(&l, f->route, 64);
+  l.p[l.n++] = '\n';
+  buf->len += l.n;
+}
+
 void srv_access_log_flush(srv_access_log_t *log, srv_access_log_buffer_t *buf) {
   if (buf->len > 0 && srv_access_log_enabled(log))
     write_out(log, buf->data, buf->len);
@@ -136,7 +203,6 @@ void srv_access_log_flush(srv_access_log_t *log, srv_access_log_buffer_t *buf) {
 
 void srv_access_log_mask(const char *text, char *out, size_t cap) {
   size_t n = 0;
-  for (const char *p = text; *p && n + 1 < cap; p++)
-    out[n++] = (unsigned char)*p < 0x20 || *p == 0x7f || *p == '"' ? '?' : *p;
+  for (const char *p = text; *p && n + 1 < cap; p++) out[n++] = masked(*p);
   out[n] = '\0';
 }

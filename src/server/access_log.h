@@ -54,6 +54,18 @@ void srv_access_log_append(srv_access_log_t *log, srv_access_log_buffer_t *buf,
                            const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* One HTTP answer's line: "<client> <token> \"<method> <target>
+ * HTTP/1.<minor>\" <status> <bytes> <ms>ms <route>", the target masked
+ * (srv_access_log_mask) and cut to 1 KiB, the time in milliseconds with
+ * three decimals. Built without printf (it runs once per request). */
+typedef struct srv_access_http_line_s {
+  const char *client, *token, *method, *target, *route;
+  int http_minor, status;
+  uint64_t bytes, ns;
+} srv_access_http_line_t;
+void srv_access_log_http(srv_access_log_t *log, srv_access_log_buffer_t *buf,
+                         const srv_access_http_line_t *line);
+
 /* Writes what buf holds with one write(2) and empties it. */
 void srv_access_log_flush(srv_access_log_t *log, srv_access_log_buffer_t *buf);
 

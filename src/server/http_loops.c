@@ -45,17 +45,23 @@ static void request_done(srv_request_t *r, void *arg) {
   int status = r->_status ? r->_status : 500;
   srv_metrics_record(&l->metrics, r->route, status, ns);
   if (!srv_access_log_enabled(s->access_log)) return;
-  char target[1024], redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
+  char redacted[1024], token[SRV_TOKEN_ID_LEN + 1];
   char client[160];
   srv_auth_redact_target(r->target, redacted, sizeof redacted);
-  srv_access_log_mask(redacted, target, sizeof target);
   srv_auth_log_id(r, token);
   srv_auth_log_client(s->auth, r, client, sizeof client);
-  srv_access_log_append(s->access_log, &l->log,
-                        "%s %s \"%s %s HTTP/1.%d\" %d %llu %.3fms %s", client,
-                        token, r->method_name, target, r->http_minor, status,
-                        (unsigned long long)r->_bytes_out, (double)ns / 1e6,
-                        srv_route_name(r->route));
+  srv_access_log_http(s->access_log, &l->log,
+                      &(srv_access_http_line_t){
+                          .client = client,
+                          .token = token,
+                          .method = r->method_name,
+                          .target = redacted,
+                          .route = srv_route_name(r->route),
+                          .http_minor = r->http_minor,
+                          .status = status,
+                          .bytes = r->_bytes_out,
+                          .ns = ns,
+                      });
 }
 
 /* Before the loop polls: the iteration's log lines in one write. */

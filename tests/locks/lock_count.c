@@ -28,12 +28,12 @@ static int kind(void) {
   return cached;
 }
 
-#define COUNTED(fn, type)                                           \
-  int fn(type *l) {                                                 \
-    static int (*real)(type *);                                     \
-    if (real == NULL) *(void **)&real = dlsym(RTLD_NEXT, #fn);      \
-    atomic_fetch_add_explicit(&counts[kind()], 1, memory_order_relaxed); \
-    return real(l);                                                 \
+#define COUNTED(fn, type)                                                      \
+  int fn(type *l) {                                                            \
+    static int (*real)(type *);                                                \
+    if (real == NULL) *(void **)&real = dlsym(RTLD_NEXT, #fn);                 \
+    atomic_fetch_add_explicit(&counts[kind()], 1, memory_order_relaxed);       \
+    return real(l);                                                            \
   }
 
 COUNTED(pthread_mutex_lock, pthread_mutex_t)

@@ -1,21 +1,43 @@
 /* server/api: ETags and conditional requests (etag.h). */
 #include "server/api/etag.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Two FNV-1a 64-bit hashes with different offsets: 128 bits is plenty to
- * tell apart the answers of one server, and ETags need no secrecy. */
+/* Two 64-bit multiply-xorshift hashes over 8-byte words with different
+ * seeds and multipliers: 128 bits is plenty to tell apart the answers of
+ * one server, and ETags need no secrecy. A word at a time keeps an ETag
+ * of a few hundred bytes of key to about a hundred instructions, written
+ * as hex without printf. */
+static uint64_t mix(uint64_t h, uint64_t w, uint64_t k) {
+  h = (h ^ w) * k;
+  return h ^ (h >> 31);
+}
+
 void srv__etag(char *out, const void *parts, size_t len) {
+  static const char hex[] = "0123456789abcdef";
   const unsigned char *p = parts;
-  uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-  for (size_t i = 0; i < len; i++) {
-    h1 = (h1 ^ p[i]) * 0x100000001b3ull;
-    h2 = (h2 ^ p[i]) * 0x100000001b3ull;
-    h2 ^= h2 >> 29;
+  const uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xc2b2ae3d27d4eb4full;
+  uint64_t h1 = 0xcbf29ce484222325ull ^ len, h2 = 0x84222325cbf29ce4ull;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h1 = mix(h1, w, k1);
+    h2 = mix(h2, w, k2);
   }
-  snprintf(out, 40, "\"%016llx%016llx\"", (unsigned long long)h1,
-           (unsigned long long)h2);
+  uint64_t w = 0;
+  memcpy(&w, p + i, len - i);
+  h1 = mix(mix(h1, w, k1), len, k2);
+  h2 = mix(mix(h2, w, k2), len, k1);
+  out[0] = '"';
+  for (int j = 0; j < 16; j++) {
+    out[1 + j] = hex[(h1 >> (60 - 4 * j)) & 15];
+    out[17 + j] = hex[(h2 >> (60 - 4 * j)) & 15];
+  }
+  out[33] = '"';
+  out[34] = '\0';
 }
 
 void srv__etag_fields(char *etag, const srv_fields_t *fields) {

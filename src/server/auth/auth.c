@@ -418,7 +418,9 @@ void srv_auth_log_client(srv_auth_t *a, const srv_request_t *req, char *out,
       !srv_prefix_list_has(&a->trusted, &p) ||
       srv_client_address(req, &a->trusted, &client) != 0 ||
       memcmp(&client, &p, sizeof p) == 0) {
-    snprintf(out, cap, "%s", peer);
+    size_t n = strnlen(peer, cap - 1);
+    memcpy(out, peer, n);
+    out[n] = '\0';
     return;
   }
   char name[64];

@@ -272,6 +272,51 @@ START_TEST(test_buffered_lines) {
 }
 END_TEST
 
+/* An HTTP answer's line, field by field as the printf form wrote it:
+ * the target masked, the time in milliseconds rounded to three
+ * decimals. */
+START_TEST(test_http_line) {
+  make_dir();
+  char path[128];
+  snprintf(path, sizeof path, "%s/http.log", dir);
+  srv_access_log_t *log = NULL;
+  ck_assert_int_eq(srv_access_log_open(path, &log), 0);
+  srv_access_log_buffer_t *buf = calloc(1, sizeof *buf);
+  srv_access_log_http(log, buf,
+                      &(srv_access_http_line_t){.client = "127.0.0.1:5000",
+                                                .token = "-",
+                                                .method = "GET",
+                                                .target = "/v1/pose?a=\"x\x01",
+                                                .route = "pose",
+                                                .http_minor = 1,
+                                                .status = 200,
+                                                .bytes = 4288,
+                                                .ns = 74499});
+  srv_access_log_http(log, buf,
+                      &(srv_access_http_line_t){.client = "::1",
+                                                .token = "0123abcd",
+                                                .method = "DELETE",
+                                                .target = "/v1/clips/x",
+                                                .route = "none",
+                                                .http_minor = 0,
+                                                .status = 404,
+                                                .bytes = 0,
+                                                .ns = 12345678901ull});
+  srv_access_log_flush(log, buf);
+  char *text = slurp(path);
+  ck_assert(line_is(text, "127.0.0.1:5000 - \"GET /v1/pose?a=?x? HTTP/1.1\" "
+                          "200 4288 0.074ms pose"));
+  const char *second = strchr(text, '\n') + 1;
+  ck_assert(line_is(second, "::1 0123abcd \"DELETE /v1/clips/x HTTP/1.0\" "
+                            "404 0 12345.679ms none"));
+  free(text);
+  free(buf);
+  srv_access_log_close(log);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 Suite *server_access_log_suite(void) {
   Suite *s = suite_create("server_access_log");
   TCase *tc = tcase_create("access_log");
@@ -282,6 +327,7 @@ Suite *server_access_log_suite(void) {
   tcase_add_test(tc, test_lines_whole_from_threads);
   tcase_add_test(tc, test_mask);
   tcase_add_test(tc, test_buffered_lines);
+  tcase_add_test(tc, test_http_line);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -95,6 +95,22 @@ START_TEST(test_etag_matching) {
   ck_assert_int_eq(strlen(e1), 34);
   ck_assert(e1[0] == '"' && e1[33] == '"');
   ck_assert_str_ne(e1, e2);
+  /* The same bytes, the same ETag; a trailing zero byte, a byte of the
+   * second word or of the tail changes it; lowercase hex only. */
+  srv__etag(e2, "abc", 3);
+  ck_assert_str_eq(e1, e2);
+  srv__etag(e2, "abc\0", 4);
+  ck_assert_str_ne(e1, e2);
+  char k1[20] = "0123456789abcdefXYZ", k2[20] = "0123456789abcdefXYZ";
+  k2[9] ^= 1;
+  srv__etag(e1, k1, 19);
+  srv__etag(e2, k2, 19);
+  ck_assert_str_ne(e1, e2);
+  k2[9] ^= 1;
+  k2[18] ^= 0x80;
+  srv__etag(e2, k2, 19);
+  ck_assert_str_ne(e1, e2);
+  ck_assert_uint_eq(strspn(e1 + 1, "0123456789abcdef"), 32);
 }
 END_TEST
 
