@@ -375,7 +375,7 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf tests/e2e/node_modules tests/web/node_modules
+	rm -rf tests/e2e/node_modules tests/web/node_modules tests/openapi/node_modules
 
 help:
 	@sed -n '1,/^$$/p' Makefile
