@@ -78,17 +78,20 @@ async function wsSession() {
   send({ op: 'stats', id: 's' });
   send({ op: 'play', id: 'm', mesh: 'body', clip: 'idle', fps: 30, normals: true, format: 'bin' });
   send({ op: 'play', id: 'all', skeleton: 'demo-humanoid', mesh_all: true, clip: 'idle', fps: 30 });
+  send({ op: 'play', id: 'e', skeleton: 'stick2', clip: 'bend', fps: 60 });
   send({ op: 'pose', id: 'p', skeleton: 'demo-humanoid', clip: 'wave', t: 0.5, space: 'local' });
   send({ op: 'pose', mesh: 'body', clip: 'wave', t: 0.5 });
   send({ op: 'pose', skeleton: 'demo-humanoid', t: 0.5, blend_space: { param: [0.3], clips: [{ clip: 'idle', at: [0] }, { clip: 'wave', at: [1] }] } });
   await until((m) => m.op === 'stats', 'stats answer');
+  await until((m) => m.type === 'event', 'clip event');
   // Errors (sent raw: they are not valid client messages).
   for (const bad of ['{"op":"play","id":"x","clip":"wave","sped":1}', '{"op":"dance"}', 'nope',
     '{"op":"pause","id":"ghost"}', '{"op":"play","id":"w","skeleton":"demo-humanoid","clip":"wave"}']) ws.send(bad);
   send({ op: 'stop', id: 'w' });
   send({ op: 'stop', id: 'm' });
   send({ op: 'stop', id: 'all' });
-  await until((m) => m.op === 'stop' && m.id === 'all', 'stop answer');
+  send({ op: 'stop', id: 'e' });
+  await until((m) => m.op === 'stop' && m.id === 'e', 'stop answer');
   ws.close();
   const seen = new Set();
   for (const m of texts) {
@@ -98,7 +101,7 @@ async function wsSession() {
     seen.add(m.op || (m.error ? 'error:' + m.error.code : m.type || 'frame'));
   }
   for (const want of ['play', 'pause', 'seek', 'set', 'resume', 'stats', 'stop', 'frame',
-    'error:unknown_field', 'error:unknown_op', 'error:bad_json', 'error:unknown_stream', 'error:stream_exists'])
+    'event', 'error:unknown_field', 'error:unknown_op', 'error:bad_json', 'error:unknown_stream', 'error:stream_exists'])
     check(seen.has(want), `WebSocket: no ${want} among ${[...seen].join(', ')}`);
   check(binaries > 0, 'WebSocket: no binary frame');
   return texts.length;

@@ -23,8 +23,8 @@ static size_t fault_len;
 
 static void fault(const char *fmt, const char *a, const char *b) {
   if (fault_len < sizeof faults - 1)
-    fault_len += (size_t)snprintf(faults + fault_len,
-                                  sizeof faults - fault_len, fmt, a, b);
+    fault_len += (size_t)snprintf(faults + fault_len, sizeof faults - fault_len,
+                                  fmt, a, b);
   if (fault_len > sizeof faults - 1) fault_len = sizeof faults - 1;
 }
 
@@ -33,17 +33,16 @@ static json_t *load_document(void) {
   const char *text = srv_openapi_json(&len);
   json_error_t e;
   json_t *doc = json_loadb(text, len, 0, &e);
-  ck_assert_msg(doc != NULL, "the embedded document: %s at line %d",
-                e.text, e.line);
+  ck_assert_msg(doc != NULL, "the embedded document: %s at line %d", e.text,
+                e.line);
   fault_len = 0;
   faults[0] = '\0';
   return doc;
 }
 
 static const char *const method_names[] = {
-    [SRV_GET] = "get",         [SRV_HEAD] = "head",
-    [SRV_POST] = "post",       [SRV_PUT] = "put",
-    [SRV_DELETE] = "delete",   [SRV_OPTIONS] = "options",
+    [SRV_GET] = "get",     [SRV_HEAD] = "head",     [SRV_POST] = "post",
+    [SRV_PUT] = "put",     [SRV_DELETE] = "delete", [SRV_OPTIONS] = "options",
     [SRV_PATCH] = "patch",
 };
 
@@ -160,8 +159,7 @@ static json_t *deref_parameter(json_t *doc, json_t *p) {
 }
 
 /* Whether name is among the query parameters of an operation. */
-static bool documents(json_t *doc, json_t *item, json_t *op,
-                      const char *name) {
+static bool documents(json_t *doc, json_t *item, json_t *op, const char *name) {
   json_t *lists[2] = {json_object_get(item, "parameters"),
                       json_object_get(op, "parameters")};
   for (int l = 0; l < 2; l++) {
@@ -221,8 +219,7 @@ START_TEST(test_query_parameters_equal_the_endpoint_tables) {
                   "query and document none\n",
                   name, pn);
           else if (srv_query_check(&q, (srv_endpoint)ep, &e) != 0)
-            fault("%s: documents '%s', which the endpoint refuses\n", name,
-                  pn);
+            fault("%s: documents '%s', which the endpoint refuses\n", name, pn);
         }
       }
       if (ep < 0) continue;
@@ -230,8 +227,8 @@ START_TEST(test_query_parameters_equal_the_endpoint_tables) {
       for (const char *const *t = srv_endpoint_params((srv_endpoint)ep);
            *t != NULL; t++)
         if (!documents(doc, item, op, *t))
-          fault("%s: query parameter '%s' is not in docs/openapi.yaml\n",
-                name, *t);
+          fault("%s: query parameter '%s' is not in docs/openapi.yaml\n", name,
+                *t);
       unsigned takes = ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
                        : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
                                              : 0;
@@ -261,8 +258,8 @@ START_TEST(test_request_fields_are_members_of_their_bodies) {
       {SRV_TAKES_WS_POSE, "WsPose"},
   };
   for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
-    json_t *props = json_object_get(
-        json_object_get(schemas, bodies[b].schema), "properties");
+    json_t *props = json_object_get(json_object_get(schemas, bodies[b].schema),
+                                    "properties");
     if (props == NULL) {
       fault("components.schemas.%s is missing%s\n", bodies[b].schema, "");
       continue;
