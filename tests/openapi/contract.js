@@ -31,7 +31,7 @@ export class Contract {
     addFormats(this.ajv);
     this.ajv.addSchema(doc, 'openapi.json');
     this.compiled = new Map();
-    this.counts = { answers: 0, bodies: 0, messages: 0, headers: 0 };
+    this.counts = { answers: 0, bodies: 0, messages: 0, headers: 0, parameters: 0 };
     this.covered = new Set();
   }
 
@@ -87,8 +87,17 @@ export class Contract {
 
   /** The parameters an operation declares (path item's and its own), resolved. */
   parameters(m) {
-    return [...(m.item.parameters || []), ...(m.op.parameters || [])]
-      .map((p) => this.deref(p)[0]);
+    return this.parameterPointers(m).map(([p]) => p);
+  }
+
+  /** [parameter, its JSON pointer] of each parameter of a match. */
+  parameterPointers(m) {
+    const base = `/paths/${pointerEscape(m.tpl)}`;
+    const method = Object.keys(m.item).find((k) => m.item[k] === m.op);
+    return [
+      ...(m.item.parameters || []).map((p, i) => this.deref(p, `${base}/parameters/${i}`)),
+      ...(m.op.parameters || []).map((p, i) => this.deref(p, `${base}/${method}/parameters/${i}`)),
+    ];
   }
 
   /**
@@ -109,10 +118,23 @@ export class Contract {
     }
     const opName = `${req.method.toUpperCase()} ${m.tpl}`;
     this.covered.add(opName);
-    const declared = new Set(this.parameters(m).filter((p) => p.in === 'query').map((p) => p.name));
-    for (const name of (req.query || new URLSearchParams()).keys())
-      if (!declared.has(name) && res.status !== 400)
-        faults.push(`${opName}: query parameter '${name}' is not declared`);
+    const declared = new Map(this.parameterPointers(m).filter(([p]) => p.in === 'query')
+      .map(([p, ptr]) => [p.name, [p, ptr]]));
+    for (const [name, value] of (req.query || new URLSearchParams()).entries()) {
+      if (!declared.has(name)) {
+        if (res.status !== 400) faults.push(`${opName}: query parameter '${name}' is not declared`);
+        continue;
+      }
+      // A value the daemon took is one its parameter's schema allows.
+      if (res.status >= 400) continue;
+      const [p, ptr] = declared.get(name);
+      const schema = this.deref(p.schema || {})[0];
+      const numeric = schema.type === 'number' || schema.type === 'integer';
+      const v = this.validator(ptr + '/schema');
+      if (!v(numeric && value !== '' ? Number(value) : value))
+        faults.push(`${opName}: ${name}=${value} was taken but its schema refuses it: ${this.ajv.errorsText(v.errors)}`);
+      this.counts.parameters++;
+    }
     const status = String(res.status);
     const key = m.op.responses[status] ? status
       : m.op.responses[status[0] + 'XX'] ? status[0] + 'XX' : 'default';

@@ -8,6 +8,7 @@
 // With ../shared/assets (ANIMD_SHARED) it also uploads glTF, BVH and MD5
 // files and fetches an embedded texture; without, it says so and goes on.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
 
@@ -35,6 +36,25 @@ async function call(method, p, { query = {}, body, type, headers = {} } = {}) {
   for (const x of f) faults.push(`${method} ${p}?${q}: ${x}`);
   res.json = () => JSON.parse(buf.toString('utf8'));
   return res;
+}
+
+/** A GET with headers fetch does not let a page set (Host, Upgrade), validated likewise. */
+function rawGet(p, headers) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(base + p);
+    const r = http.request({ host: u.hostname, port: u.port, path: p, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const out = { status: res.statusCode, headers: new Headers(), body: Buffer.concat(chunks) };
+        for (const [k, v] of Object.entries(res.headers)) out.headers.set(k, String(v));
+        for (const f of contract.validateAnswer({ method: 'GET', path: p }, out)) faults.push(`GET ${p}: ${f}`);
+        resolve(out);
+      });
+    });
+    r.on('error', reject);
+    r.end();
+  });
 }
 
 function expect(res, status, what) {
@@ -293,6 +313,9 @@ run(async () => {
   // The WebSocket, and its upgrade refused.
   const messages = await wsSession();
   expect(await call('GET', '/v1/stream'), 400, 'upgrade_required');
+  expect(await rawGet('/v1/stream', { Connection: 'Upgrade', Upgrade: 'websocket',
+    'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' }), 426, 'unsupported_version');
+  expect(await rawGet('/v1/info', { Host: 'evil.test' }), 421, 'misdirected_request');
 
   // Routing errors.
   expect(await call('GET', '/v1/nothing'), 404, 'no such endpoint');
@@ -303,7 +326,8 @@ run(async () => {
   for (const f of faults) console.error('FAULT: ' + f);
   const c = contract.counts;
   console.log(`openapi: ${contract.covered.size} of ${contract.operations().length} operations exercised; `
-    + `${c.answers} answers, ${c.bodies} JSON bodies or lines, ${c.headers} headers and `
+    + `${c.answers} answers, ${c.bodies} JSON bodies or lines, ${c.headers} headers, `
+    + `${c.parameters} query values and `
     + `${c.messages} WebSocket messages (${messages} received) validated`);
   check(faults.length === 0, `${faults.length} answers depart from docs/openapi.yaml`);
 });
