@@ -177,6 +177,15 @@ $(B)/%.o: %.S
 $(B)/src/server/demo.o: $(wildcard config/demo.json)
 # So are the browser files (the client and the viewer).
 $(B)/src/server/web/files.o: $(wildcard web/*.js web/*.html)
+# And the OpenAPI document, docs/openapi.yaml converted to JSON (Debian's
+# python3-yaml) into the build tree.
+$(B)/openapi.json: docs/openapi.yaml scripts/yaml-to-json
+	@mkdir -p $(@D)
+	scripts/yaml-to-json $< > $@.tmp
+	mv $@.tmp $@
+$(B)/src/server/api/openapi_doc.o: $(B)/openapi.json
+$(B)/src/server/api/openapi_doc.o: CPPFLAGS_ALL += \
+  -DANIMD_OPENAPI_JSON='"$(B)/openapi.json"'
 
 # Debian's llhttp C sources are compiled into the build as they are.
 $(B)/llhttp/%.o: $(LLHTTP_DIR)/%.c
@@ -382,7 +391,7 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf tests/e2e/node_modules tests/web/node_modules
+	rm -rf tests/e2e/node_modules tests/web/node_modules tests/openapi/node_modules
 
 help:
 	@sed -n '1,/^$$/p' Makefile

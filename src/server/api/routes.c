@@ -2,6 +2,7 @@
  * order. A path with an {id} has one non-empty segment there. A label
  * shared by several rows counts them together in /metrics. */
 #include "server/api/handlers.h"
+#include "server/api/openapi.h"
 #include "server/api/router.h"
 
 #define READ SRV_ACCESS_READ
@@ -59,6 +60,8 @@ const srv_route_t srv_api_routes[] = {
      .access = READ, .label = "clip_plot"},
     {GH, "/v1/meshes/", true, "/image", .handle_id = srv__handle_mesh_image,
      .access = READ, .label = "mesh"},
+    {GH, "/v1/openapi.json", .handle = srv__handle_openapi, .access = READ,
+     .label = "openapi"},
 };
 
 const size_t srv_api_route_count =

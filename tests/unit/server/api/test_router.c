@@ -112,6 +112,7 @@ START_TEST(test_every_row_access_class) {
        "clip_plot"},
       {SRV_M_GET | SRV_M_HEAD, "/v1/meshes/{id}/image", SRV_ACCESS_READ,
        "mesh"},
+      {SRV_M_GET | SRV_M_HEAD, "/v1/openapi.json", SRV_ACCESS_READ, "openapi"},
   };
   ck_assert_uint_eq(srv_api_route_count, sizeof want / sizeof want[0]);
   for (size_t i = 0; i < srv_api_route_count; i++) {
