@@ -1,7 +1,8 @@
 /* Tests for the browser files (server/web/static.h) through the in-memory
- * transport: the embedded client byte for byte as web/animd.js, HEAD,
- * 405 for other methods, and /three/ files read from three_dir (a temp
- * directory here) with every path that could leave it refused. */
+ * transport: the embedded client byte for byte as
+ * packages/animd-client/animd.js, HEAD, 405 for other methods, and /three/
+ * files read from three_dir (a temp directory here) with every path that could
+ * leave it refused. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ START_TEST(test_client_embedded) {
                                        "charset=utf-8\r\n"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nCache-Control: no-cache\r\n"));
   size_t n;
-  char *want = read_file("web/animd.js", &n);
+  char *want = read_file("packages/animd-client/animd.js", &n);
   ck_assert_uint_eq(a.body_len, n);
   ck_assert_int_eq(memcmp(a.body, want, n), 0);
   free(want);
