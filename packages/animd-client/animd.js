@@ -805,6 +805,13 @@ export class StreamConnection {
       (msg.id === undefined || String(p.msg.id) === String(msg.id)));
     if (i < 0) return;
     const [p] = this.pending.splice(i, 1);
+    // A stream's frame 0 may come in the same read as play's answer, before
+    // the promise's continuation runs: route its index from here.
+    const s = msg.op === 'play' ? this.streams.get(String(msg.id)) : undefined;
+    if (s && typeof msg.index === 'number') {
+      s.info = msg;
+      this.byIndex.set(msg.index, s);
+    }
     p.resolve(value);
   }
 

@@ -80,3 +80,34 @@ test('nearest names: transpositions, dropped and added letters, nothing for unre
 test('version is a semantic version string', () => {
   assert.match(version, /^\d+\.\d+\.\d+$/);
 });
+
+test("a stream's frame 0 arriving with play's answer reaches onframe", async () => {
+  class OpenSocket extends SilentSocket {
+    constructor(url) {
+      super(url);
+      this.readyState = 1;
+      OpenSocket.last = this;
+      setTimeout(() => this.onopen(), 0);
+    }
+  }
+  const a = new Animd({ url: 'http://d:1', fetch: noFetch, WebSocket: OpenSocket });
+  const conn = a.connect({ reconnect: false });
+  const frames = [];
+  const playing = conn.play({ id: 'w', skeleton: 's', clip: 'c', onframe: (f) => frames.push(f.frame) });
+  const end = Date.now() + 2000;
+  while (!(OpenSocket.last && OpenSocket.last.sent.length) && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+  const ws = OpenSocket.last;
+  // The answer and frame 0 in one go, no await between them.
+  ws.onmessage({ data: JSON.stringify({ op: 'play', id: 'w', index: 2, layout: 'mat4', joints: 1, duration: 1, fps: 60, speed: 1 }) });
+  const buf = new ArrayBuffer(32 + 64);
+  const dv = new DataView(buf);
+  dv.setUint32(0, 2, true);
+  dv.setUint32(4, 1, true);
+  dv.setUint32(24, 16, true);
+  dv.setUint32(28, 1, true);
+  ws.onmessage({ data: buf });
+  const s = await playing;
+  assert.deepEqual(frames, [0]);
+  assert.equal(s.counters.frames, 1);
+  conn.close();
+});
