@@ -67,6 +67,17 @@ START_TEST(test_three_dir) {
   f = fopen(path, "w");
   fputs("no\n", f);
   fclose(f);
+  /* npm's three keeps its addons three folders down. */
+  const char *const addon_dirs[] = {"examples", "examples/jsm",
+                                    "examples/jsm/controls"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, addon_dirs[i]);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+  }
+  snprintf(path, sizeof path, "%s/examples/jsm/controls/OrbitControls.js", dir);
+  f = fopen(path, "w");
+  fputs("import { Controls } from 'three';\n", f);
+  fclose(f);
 
   srv_config_t cfg;
   srv_config_defaults(&cfg);
@@ -76,6 +87,10 @@ START_TEST(test_three_dir) {
   ck_assert_int_eq(a.status, 200);
   ck_assert_str_eq(a.body, "export const REVISION = '111';\n");
   ck_assert_ptr_nonnull(strstr(a.head, "text/javascript"));
+  mem_answer_free(&a);
+  a = mem_get("/three/examples/jsm/controls/OrbitControls.js");
+  ck_assert_int_eq(a.status, 200);
+  ck_assert_str_eq(a.body, "import { Controls } from 'three';\n");
   mem_answer_free(&a);
   const char *refused[] = {"/three/secret.txt",       "/three/../etc/passwd.js",
                            "/three/build/../../x.js", "/three//etc/x.js",
@@ -93,6 +108,12 @@ START_TEST(test_three_dir) {
   rmdir(path);
   snprintf(path, sizeof path, "%s/secret.txt", dir);
   unlink(path);
+  snprintf(path, sizeof path, "%s/examples/jsm/controls/OrbitControls.js", dir);
+  unlink(path);
+  for (size_t i = 3; i-- > 0;) {
+    snprintf(path, sizeof path, "%s/%s", dir, addon_dirs[i]);
+    rmdir(path);
+  }
   rmdir(dir);
 }
 END_TEST
