@@ -176,7 +176,8 @@ $(B)/%.o: %.S
 # The demo asset is embedded with .incbin, which -MMD does not see.
 $(B)/src/server/demo.o: $(wildcard config/demo.json)
 # So are the browser files (the client and the viewer).
-$(B)/src/server/web/files.o: $(wildcard web/*.js web/*.html)
+$(B)/src/server/web/files.o: $(wildcard packages/animd-client/animd.js \
+  web/*.js web/*.html)
 # And the OpenAPI document, docs/openapi.yaml converted to JSON (Debian's
 # python3-yaml) into the build tree.
 $(B)/openapi.json: docs/openapi.yaml scripts/yaml-to-json
@@ -261,11 +262,14 @@ check-error-codes:
 check-error-docs:
 	scripts/check-error-docs
 
-# make run PORT=9000 serves on another port (8080 by default).
+# make run PORT=9000 serves on another port (8080 by default), with
+# three.js from npm as make deps installed it (web/three) under /three/.
 PORT ?= 8080
+THREE_PKG := web/three/node_modules/three
 run: deps
 	$(MAKE) --no-print-directory -j2 all
-	$(B)/animd --config config/animd.conf --listen 127.0.0.1:$(PORT) --demo
+	$(B)/animd --config config/animd.conf --listen 127.0.0.1:$(PORT) --demo \
+	  --three-dir $(CURDIR)/$(THREE_PKG)
 
 # Runs the unit and end-to-end suites; ANIMD_BIN tells the e2e suite which
 # daemon to start.
@@ -372,9 +376,19 @@ bench-fleet: $(ANIMD)
 bench-thin: $(ANIMD)
 	scripts/bench-thin $(abspath $(ANIMD))
 
+# three.js's modules (build/ and examples/jsm/, from make deps) go to
+# $(PREFIX)/share/animd/three, the installed config's three_dir.
+THREE_DEST = $(abspath $(DESTDIR)$(PREFIX)/share/animd/three)
 install: $(ANIMD)
+	@test -f $(THREE_PKG)/build/three.module.js || \
+	  { echo "three.js is missing from $(THREE_PKG): make deps"; exit 1; }
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
-	install -D -m 0644 config/animd.conf $(DESTDIR)/etc/animd/animd.conf
+	install -d $(DESTDIR)/etc/animd
+	sed -e 's|^three_dir = .*|three_dir = $(PREFIX)/share/animd/three|' \
+	  config/animd.conf > $(DESTDIR)/etc/animd/animd.conf
+	cd $(THREE_PKG) && find build examples/jsm -name '*.js' \
+	  -exec install -D -m 0644 {} $(THREE_DEST)/{} \;
+	install -m 0644 $(THREE_PKG)/LICENSE $(THREE_DEST)/LICENSE
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	sed -e 's|/usr/local/bin/animd|$(PREFIX)/bin/animd|' \
 	  -e 's|/usr/local/share/doc/animd|$(PREFIX)/share/doc/animd|' \
@@ -391,7 +405,9 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf tests/e2e/node_modules tests/web/node_modules tests/openapi/node_modules
+	rm -rf tests/e2e/node_modules tests/web/node_modules web/three/node_modules \
+	  packages/tooling/node_modules examples/node/node_modules \
+	  examples/vite/node_modules tests/openapi/node_modules
 
 help:
 	@sed -n '1,/^$$/p' Makefile

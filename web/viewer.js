@@ -1,7 +1,11 @@
 // The animd viewer's script (GET /viewer/viewer.js): lists the daemon's
 // assets, streams the chosen clip over one WebSocket through the client
-// (/client/animd.js) and draws it with three.js r111 (Debian's libjs-three,
-// served by the daemon under /three/).
+// (/client/animd.js) and draws it with three.js from npm (0.187, served by
+// the daemon under /three/ and named "three" by the page's import map).
+// A mesh's base-color texture (GET /v1/meshes/{id}/image) is drawn when
+// its upload embedded one; the camera frames the bounding sphere of the
+// skinned pose the view opens at (GET /v1/skin, or the joints of
+// GET /v1/pose for bone lines), over a ground grid at its lowest point.
 //
 // Three ways to draw, chosen by the asset and the mode:
 //   fat   the daemon streams skinning matrices (space=skin) and a
@@ -13,8 +17,10 @@
 //   lines a skeleton without a mesh (BVH): model-space matrices, one line
 //         per bone from its joint to its parent's.
 // window.animdViewer holds what a test needs: ready, the last frame's clip
-// time, the camera's matrices and the canvas' place on the page, and svg:
-// the address of the pose shown as a picture (the SVG link).
+// time, the camera's matrices and the canvas' place on the page, svg: the
+// address of the pose shown as a picture (the SVG link), sphere: the framed
+// bounding sphere ({center, radius}), grid: the ground grid's height (or
+// null), textured: the number of meshes drawn with a texture.
 //
 // The motion panel (?motion=1 or its checkbox): the skeleton's clips as a
 // 1D blend space (clip i of n at i / (n - 1)), its parameter on the speed
@@ -26,8 +32,8 @@
 // With "look at the target" the head joint aims its +z at a red target
 // (aim IK, the "ik" field) placed by two sliders in front of the
 // character.
-import * as THREE from '/three/build/three.module.js';
-import { OrbitControls } from '/three/examples/jsm/controls/OrbitControls.js';
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { Animd, driveSkeleton } from '/client/animd.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,7 +41,7 @@ const params = new URLSearchParams(location.search);
 const state = {
   ready: false, error: null, mode: null, skeleton: null, clip: null, mesh: null,
   t: null, frame: null, paused: false, duration: 0, revision: THREE.REVISION,
-  camera: null, canvas: null, svg: null,
+  camera: null, canvas: null, svg: null, sphere: null, grid: null, textured: 0,
 };
 window.animdViewer = state;
 
@@ -46,8 +52,9 @@ renderer.setPixelRatio(1);
 view.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0x101418);
-scene.add(new THREE.AmbientLight(0xffffff, 0.55));
-const sun = new THREE.DirectionalLight(0xffffff, 0.6);
+// Lights in three's physical units (r155 on): the old look times pi.
+scene.add(new THREE.AmbientLight(0xffffff, 0.55 * Math.PI));
+const sun = new THREE.DirectionalLight(0xffffff, 0.6 * Math.PI);
 sun.position.set(1, 2, 3);
 scene.add(sun);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
@@ -77,17 +84,55 @@ function resize() {
 }
 window.addEventListener('resize', resize);
 
-/** Points the camera at a box (min, max) from the front (+z). */
-function frame(min, max) {
-  const c = new THREE.Vector3().fromArray(min).add(new THREE.Vector3().fromArray(max)).multiplyScalar(0.5);
-  const r = Math.max(1e-3, new THREE.Vector3().fromArray(max).sub(new THREE.Vector3().fromArray(min)).length() / 2);
-  const d = (r / Math.sin((camera.fov / 2) * (Math.PI / 180))) * 1.1;
+/** The bounding sphere of points (flat xyz arrays): its center is their
+ * box's, its radius the farthest point from it. */
+function boundingSphere(arrays) {
+  const box = new THREE.Box3();
+  const p = new THREE.Vector3();
+  for (const a of arrays) for (let i = 0; i + 2 < a.length; i += 3) box.expandByPoint(p.set(a[i], a[i + 1], a[i + 2]));
+  const center = box.getCenter(new THREE.Vector3());
+  let r2 = 0;
+  for (const a of arrays) for (let i = 0; i + 2 < a.length; i += 3) r2 = Math.max(r2, center.distanceToSquared(p.set(a[i], a[i + 1], a[i + 2])));
+  return { sphere: new THREE.Sphere(center, Math.max(1e-3, Math.sqrt(r2))), box };
+}
+
+/** Points the camera from the front (+z) at a sphere so that all of it
+ * shows, whichever of the canvas' sides is the shorter. */
+function frame(sphere) {
+  const vertical = (camera.fov / 2) * (Math.PI / 180);
+  const horizontal = Math.atan(Math.tan(vertical) * camera.aspect);
+  const d = (sphere.radius / Math.sin(Math.min(vertical, horizontal))) * 1.05;
+  const c = sphere.center;
   camera.position.set(c.x, c.y, c.z + d);
   camera.near = d / 100;
   camera.far = d * 10;
   camera.updateProjectionMatrix();
   controls.target.copy(c);
   controls.update();
+  state.sphere = { center: c.toArray(), radius: sphere.radius };
+}
+
+/** The ground grid under a box (its lowest point), four times its width. */
+let grid = null;
+function groundGrid(box) {
+  if (grid) scene.remove(grid);
+  const size = 4 * Math.max(1e-3, box.max.x - box.min.x, box.max.z - box.min.z, (box.max.y - box.min.y) / 2);
+  grid = new THREE.GridHelper(size, 16, 0x56606c, 0x333b44);
+  grid.position.set((box.min.x + box.max.x) / 2, box.min.y, (box.min.z + box.max.z) / 2);
+  scene.add(grid);
+  state.grid = box.min.y;
+}
+
+/** The mesh's base-color texture when its upload embedded one (PNG, JPEG
+ * or WebP), as glTF maps it (no vertical flip, sRGB); else null. */
+async function baseColorTexture(meshId) {
+  const info = await animd.meshInfo(meshId);
+  const image = info.material && info.material.image;
+  if (!image || !image.href || !/^image\/(png|jpeg|webp)$/.test(image.mimeType || '')) return null;
+  const texture = await new THREE.TextureLoader().loadAsync(`/v1/meshes/${encodeURIComponent(meshId)}/image`);
+  texture.flipY = false;
+  texture.colorSpace = THREE.SRGBColorSpace;
+  return texture;
 }
 
 // ---- the three ways to draw --------------------------------------------------
@@ -96,9 +141,18 @@ function meshGeometry(m) {
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.BufferAttribute(Float32Array.from(m.positions), 3));
   if (m.normals) g.setAttribute('normal', new THREE.BufferAttribute(Float32Array.from(m.normals), 3));
-  else g.computeVertexNormals?.();
+  else g.computeVertexNormals();
+  if (m.texcoords) g.setAttribute('uv', new THREE.BufferAttribute(m.texcoords, 2));
   if (m.indices) g.setIndex(new THREE.BufferAttribute(m.indices, 1));
   return g;
+}
+
+/** The surface: the texture when there is one (and texture coordinates),
+ * else the plain skin colour. */
+function meshMaterial(m) {
+  const map = m.texcoords ? m.texture || null : null;
+  if (map) state.textured++;
+  return new THREE.MeshLambertMaterial({ color: map ? 0xffffff : skinColor, map, side: THREE.DoubleSide });
 }
 
 const skinColor = 0xd8c8a8;
@@ -127,7 +181,7 @@ function fatMesh(m, jointNames) {
   const { joints, weights } = fourInfluences(m);
   g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(joints, 4));
   g.setAttribute('skinWeight', new THREE.Float32BufferAttribute(weights, 4));
-  const material = new THREE.MeshLambertMaterial({ color: skinColor, skinning: true, side: THREE.DoubleSide });
+  const material = meshMaterial(m);
   const object = new THREE.SkinnedMesh(g, material);
   const bones = jointNames.map((name) => Object.assign(new THREE.Bone(), { name }));
   const skeleton = new THREE.Skeleton(bones);
@@ -139,13 +193,13 @@ function fatMesh(m, jointNames) {
     object,
     play: { space: 'skin' },
     onframe: (f) => drive.set(f.data),
-    dispose() { g.dispose(); material.dispose(); skeleton.dispose?.(); },
+    dispose() { g.dispose(); material.map?.dispose(); material.dispose(); skeleton.dispose(); },
   };
 }
 
 function thinMesh(m, meshId) {
   const g = meshGeometry(m);
-  const material = new THREE.MeshLambertMaterial({ color: skinColor, side: THREE.DoubleSide });
+  const material = meshMaterial(m);
   const object = new THREE.Mesh(g, material);
   object.frustumCulled = false;
   const pos = g.getAttribute('position'), nrm = g.getAttribute('normal');
@@ -162,7 +216,7 @@ function thinMesh(m, meshId) {
         nrm.needsUpdate = true;
       }
     },
-    dispose() { g.dispose(); material.dispose(); },
+    dispose() { g.dispose(); material.map?.dispose(); material.dispose(); },
   };
 }
 
@@ -267,41 +321,44 @@ async function start() {
   }
   const desc = await animd.skeleton(skel.id);
   const names = desc.joints.map((j) => j.name);
-  let bounds;
+  const t0 = targetT !== null ? targetT : 0;
+  state.textured = 0;
+  /** A mesh block with its texture (or null) beside it. */
+  const withTexture = async (id) => {
+    const wanted = params.get('texture') !== '0';
+    const [m, texture] = await Promise.all([animd.mesh(id), wanted ? baseColorTexture(id).catch(() => null) : null]);
+    return Object.assign(m, { texture });
+  };
+  let points; // flat xyz arrays of the pose the view opens at, for framing
   if (Array.isArray(mesh)) {
     const ids = mesh.map((x) => x.id);
-    const ms = await Promise.all(ids.map((id) => animd.mesh(id)));
+    const ms = await Promise.all(ids.map(withTexture));
     state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
     shown = severalMeshes(ms, ids, state.mode, names);
-    bounds = {
-      min: [0, 1, 2].map((c) => Math.min(...ms.map((m) => m.bounds.min[c]))),
-      max: [0, 1, 2].map((c) => Math.max(...ms.map((m) => m.bounds.max[c]))),
-    };
+    const posed = await animd.skin({ skeleton: skel.id, mesh: ids, clip: clip.id, t: t0, wrap: 'loop' });
+    points = posed.meshes.map((b) => b.positions);
   } else if (mesh) {
-    const m = await animd.mesh(mesh.id);
+    const m = await withTexture(mesh.id);
     state.mode = $('mode').value === 'thin' && !motion.on ? 'thin' : 'fat';
     shown = state.mode === 'thin' ? thinMesh(m, mesh.id) : fatMesh(m, names);
-    bounds = m.bounds;
+    points = [(await animd.skin({ mesh: mesh.id, clip: clip.id, t: t0, wrap: 'loop' })).positions];
   } else {
     state.mode = 'lines';
     shown = skeletonLines(desc.joints.map((j) => j.parent));
-    const rest = await animd.pose({ skeleton: skel.id, clip: clip.id, t: 0, space: 'model' });
-    const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-    for (let j = 0; j < rest.joints; j++) {
-      for (let c = 0; c < 3; c++) {
-        const x = rest.data[16 * j + 12 + c];
-        min[c] = Math.min(min[c], x);
-        max[c] = Math.max(max[c], x);
-      }
-    }
-    bounds = { min, max };
+    const posed = await animd.pose({ skeleton: skel.id, clip: clip.id, t: t0, wrap: 'loop', space: 'model' });
+    const joints = new Float32Array(3 * posed.joints);
+    for (let j = 0; j < posed.joints; j++) joints.set(posed.data.subarray(16 * j + 12, 16 * j + 15), 3 * j);
+    points = [joints];
   }
+  const { sphere, box } = boundingSphere(points);
+  const bounds = { min: box.min.toArray(), max: box.max.toArray() };
   const meshState = Array.isArray(mesh) ? mesh.map((x) => x.id) : mesh ? mesh.id : null;
   Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: meshState, duration: clip.duration });
   $('seek').max = String(clip.duration);
   showSvgLink(targetT !== null ? targetT : 0);
   scene.add(shown.object);
-  frame(bounds.min, bounds.max);
+  frame(sphere);
+  groundGrid(box);
   if (motion.on) {
     startMotion(skel, desc, bounds);
     return;
@@ -346,7 +403,7 @@ function showSvgLink(t) {
 
 const motion = {
   on: params.get('motion') === '1', busy: false, clips: [], root: null, joints: 0,
-  skeleton: null, space: 'model', t0: performance.now(), grid: null, drawnParam: null,
+  skeleton: null, space: 'model', t0: performance.now(), drawnParam: null,
 };
 $('motion').checked = motion.on;
 if (params.has('blend')) $('blend').value = params.get('blend');
@@ -370,14 +427,6 @@ function answerMembers(header) {
     const [name, n] = m.split('=');
     return [name, Number(n)];
   });
-}
-
-function motionGrid(bounds) {
-  if (motion.grid) scene.remove(motion.grid);
-  const size = 4 * Math.max(1, bounds.max[0] - bounds.min[0], bounds.max[2] - bounds.min[2]);
-  motion.grid = new THREE.GridHelper(size, 16, 0x56606c, 0x333b44);
-  motion.grid.position.y = bounds.min[1];
-  scene.add(motion.grid);
 }
 
 /** One frame of the panel: the blend space at the slider, root motion applied. */
@@ -455,14 +504,11 @@ function startMotion(skel, desc, bounds) {
   lookMarker.visible = false;
   motion.t0 = performance.now();
   motion.drawnParam = null;
-  motionGrid(bounds);
   state.paused = targetT !== null;
 }
 
 function stopMotion() {
   scene.remove(lookMarker);
-  if (motion.grid) scene.remove(motion.grid);
-  motion.grid = null;
   state.motion = null;
   $('weights').textContent = '';
 }

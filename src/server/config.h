@@ -13,8 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Where Debian's libjs-three puts three.js (three_dir's default). */
-#define SRV_THREE_DIR "/usr/share/javascript/three"
+/* Where make install puts three.js from npm (three_dir's default; make run
+ * and the tests name the copy make deps installed under web/three). */
+#define SRV_THREE_DIR "/usr/local/share/animd/three"
 
 typedef struct srv_config_s {
   char listen[256];           /* host:port; port 0 picks a free one. */
@@ -63,7 +64,7 @@ typedef struct srv_config_s {
   /* Names besides loopback and the listen address that Host may give
    * (hosts.h); "*" any. */
   char allowed_hosts[1024];
-  /* Debian's libjs-three, served under /three/ for /viewer; "" none. */
+  /* three.js (npm's three), served under /three/ for /viewer; "" none. */
   char three_dir[1024];
 } srv_config_t;
 

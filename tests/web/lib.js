@@ -12,6 +12,9 @@ import zlib from 'node:zlib';
 
 const toStop = [];
 
+/** three.js from npm as make deps installs it (web/three), served under /three/. */
+export const THREE_DIR = path.resolve('web/three/node_modules/three');
+
 export function fail(msg) {
   console.error('FAIL: ' + msg);
   process.exitCode = 1;
@@ -22,7 +25,8 @@ export function check(cond, msg) {
   if (!cond) fail(msg);
 }
 
-/** Starts $ANIMD_BIN with the demo assets and extra flags; {url, origin, pid, log, stop()}. */
+/** Starts $ANIMD_BIN with the demo assets, three.js under /three/ and extra
+ * flags; {url, origin, pid, log, stop()}. */
 export async function startDaemon(flags = []) {
   const bin = process.env.ANIMD_BIN;
   check(bin, 'ANIMD_BIN is not set (run through make test)');
@@ -31,7 +35,7 @@ export async function startDaemon(flags = []) {
   const log = path.join(dir, 'animd.log');
   const out = fs.openSync(log, 'a');
   const child = spawn(bin, ['--listen', '127.0.0.1:0', '--ready-file', ready, '--demo',
-    '--workers', '2', '--stream-threads', '1', '--access-log', '', ...flags],
+    '--workers', '2', '--stream-threads', '1', '--access-log', '', '--three-dir', THREE_DIR, ...flags],
   { stdio: ['ignore', out, out] });
   const d = {
     pid: child.pid,

@@ -3,11 +3,33 @@
 // skinned vertices): the mesh's silhouette in a screenshot covers the
 // pixels where the daemon's own skinned positions (GET /v1/skin at the
 // frame's clip time) project through the camera the page reports, and the
-// picture changes between two clip times. A skeleton-only view draws its
-// bones where GET /v1/pose puts the joints.
+// picture changes between two clip times. The page runs three.js 0.187
+// from npm; it frames the whole skinned pose (every vertex projects inside
+// the canvas, none outside the sphere it reports) over a ground grid at the
+// pose's lowest point. A skeleton-only view draws its bones where
+// GET /v1/pose puts the joints.
 import {
-  VIEW, check, drawn, floatsOf, launchBrowser, openViewer, overlap, run, startDaemon,
+  VIEW, check, drawn, floatsOf, launchBrowser, openViewer, overlap, project, run, startDaemon,
 } from './lib.js';
+
+/** The whole pose in view: every point inside the canvas and the framed sphere; the grid at its lowest y. */
+function checkFraming(what, state, points) {
+  const { left, top, width, height } = state.canvas;
+  const [cx, cy, cz] = state.sphere.center;
+  let outside = 0, minY = Infinity, far = 0;
+  for (let i = 0; i < points.length; i += 3) {
+    const [x, y] = project(state, points[i], points[i + 1], points[i + 2]);
+    if (x < left || x > left + width || y < top || y > top + height) outside++;
+    minY = Math.min(minY, points[i + 1]);
+    far = Math.max(far, Math.hypot(points[i] - cx, points[i + 1] - cy, points[i + 2] - cz));
+  }
+  check(outside === 0, `${what}: ${outside} of ${points.length / 3} points outside the canvas`);
+  // (The page framed the pose at the clip time asked; the points are at
+  // the frame's float32 time: equal to float32 rounding.)
+  const tol = 1e-5 * state.sphere.radius;
+  check(far <= state.sphere.radius + tol, `${what}: a point ${far} from the center, radius ${state.sphere.radius}`);
+  check(Math.abs(state.grid - minY) <= tol, `${what}: grid at ${state.grid}, lowest point ${minY}`);
+}
 
 function drawnFraction(img, state) {
   let n = 0, all = 0;
@@ -47,9 +69,10 @@ run(async () => {
     const at = {};
     for (const t of [0.5, 0.2]) {
       const { state, img } = await openViewer(page, `${d.url}/viewer?skeleton=demo-humanoid&clip=wave&mesh=body&mode=${mode}&t=${t}`);
-      check(state.mode === mode && state.paused && state.revision === '111', 'state: ' + JSON.stringify(state));
+      check(state.mode === mode && state.paused && state.revision === '187', 'state: ' + JSON.stringify(state));
       check(Math.abs(state.t - t) < 1e-6, `frame at ${state.t}, asked ${t}`);
       const skin = await floatsOf(`${d.url}/v1/skin?mesh=body&clip=wave&t=${state.t}&format=bin`);
+      checkFraming(`${mode} t=${t}`, state, skin);
       at[t] = { state, img, cover: overlap(img, state, skin), drawn: drawnFraction(img, state), skin };
     }
     // The silhouette at one time against the positions of the other: the
@@ -84,6 +107,7 @@ run(async () => {
   const pose = await floatsOf(`${d.url}/v1/pose?skeleton=demo-humanoid&clip=wave&t=${state.t}&space=model&format=bin`);
   const joints = new Float32Array(3 * (pose.length / 16));
   for (let j = 0; j < joints.length / 3; j++) joints.set(pose.subarray(16 * j + 12, 16 * j + 15), 3 * j);
+  checkFraming('lines', state, joints);
   const lines = overlap(img, state, joints);
   console.log('lines', JSON.stringify(lines));
   check(lines.near === 1, `joints off the bone lines: ${lines.near}`);

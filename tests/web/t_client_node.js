@@ -5,7 +5,7 @@
 // upload round-trips.
 import WebSocket from 'ws';
 
-import { Animd } from '../../web/animd.js';
+import { Animd } from '../../packages/animd-client/animd.js';
 import { check, floatsOf, maxDiff, run, startDaemon } from './lib.js';
 
 run(async () => {

@@ -9,7 +9,7 @@
 // vertices land on the drawn silhouette.
 import WebSocket from 'ws';
 
-import { Animd, decodeSkinMeshes } from '../../web/animd.js';
+import { Animd, decodeSkinMeshes } from '../../packages/animd-client/animd.js';
 import {
   VIEW, check, floatsOf, launchBrowser, openViewer, overlap, run, startDaemon,
 } from './lib.js';

@@ -1,7 +1,8 @@
-/* server/web: the browser files of web/ embedded in the binary, each
- * between <name>_start and <name>_end (static.c serves them; a file missing
- * from the tree embeds nothing and answers 404). The Makefile makes this
- * object depend on web/, which -MMD does not see through .incbin. */
+/* server/web: the browser files embedded in the binary (the client from
+ * packages/animd-client/, the viewer from web/), each between <name>_start
+ * and <name>_end (static.c serves them; a file missing from the tree embeds
+ * nothing and answers 404). The Makefile makes this object depend on those
+ * files, which -MMD does not see through .incbin. */
 #define BEGIN(name)     \
   .global name##_start; \
   .global name##_end;   \
@@ -13,8 +14,8 @@
 
   .section .rodata
 BEGIN(srv_web_client_js)
-#if __has_include("../../../web/animd.js")
-  .incbin "web/animd.js"
+#if __has_include("../../../packages/animd-client/animd.js")
+  .incbin "packages/animd-client/animd.js"
 #endif
 END(srv_web_client_js)
 BEGIN(srv_web_viewer_html)

@@ -1,7 +1,8 @@
 /* server/web: the files the daemon serves to browsers: the JavaScript
  * client (/client/animd.js) and the viewer (/viewer, /viewer/viewer.js),
- * embedded in the binary from web/ (files.S), and three.js under /three/,
- * read from three_dir (Debian's libjs-three) so the daemon ships no copy.
+ * embedded in the binary (files.S), and three.js under /three/,
+ * read from three_dir (npm's three, installed by make deps and make
+ * install) so the binary carries no copy.
  * Loop thread only. */
 #ifndef ANIMD_SERVER_WEB_STATIC_H
 #define ANIMD_SERVER_WEB_STATIC_H

@@ -1,4 +1,4 @@
-// Unit tests of web/animd.js under Node's test runner, with a fake fetch and
+// Unit tests of packages/animd-client/animd.js under Node's test runner, with a fake fetch and
 // a fake WebSocket (no daemon): content types of uploads, errors as
 // AnimdError, binary answers as views, range frames split across chunks,
 // stream frames routed by index with zero-copy views, control answers and
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import {
   Animd, AnimdError, decodeMesh, decodeMeshes, decodeQ16, decodeSkinMeshes, decodeRangeFrames, decodeStreamFrame,
   driveSkeleton, mapSkeleton, sniffBytes, sniffText,
-} from '../../../web/animd.js';
+} from '../../../packages/animd-client/animd.js';
 
 /** A fetch that records requests and answers from a function. */
 function fakeFetch(answer) {

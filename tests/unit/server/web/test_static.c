@@ -1,7 +1,8 @@
 /* Tests for the browser files (server/web/static.h) through the in-memory
- * transport: the embedded client byte for byte as web/animd.js, HEAD,
- * 405 for other methods, and /three/ files read from three_dir (a temp
- * directory here) with every path that could leave it refused. */
+ * transport: the embedded client byte for byte as
+ * packages/animd-client/animd.js, HEAD, 405 for other methods, and /three/
+ * files read from three_dir (a temp directory here) with every path that could
+ * leave it refused. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ START_TEST(test_client_embedded) {
                                        "charset=utf-8\r\n"));
   ck_assert_ptr_nonnull(strstr(a.head, "\r\nCache-Control: no-cache\r\n"));
   size_t n;
-  char *want = read_file("web/animd.js", &n);
+  char *want = read_file("packages/animd-client/animd.js", &n);
   ck_assert_uint_eq(a.body_len, n);
   ck_assert_int_eq(memcmp(a.body, want, n), 0);
   free(want);
@@ -66,6 +67,17 @@ START_TEST(test_three_dir) {
   f = fopen(path, "w");
   fputs("no\n", f);
   fclose(f);
+  /* npm's three keeps its addons three folders down. */
+  const char *const addon_dirs[] = {"examples", "examples/jsm",
+                                    "examples/jsm/controls"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, addon_dirs[i]);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+  }
+  snprintf(path, sizeof path, "%s/examples/jsm/controls/OrbitControls.js", dir);
+  f = fopen(path, "w");
+  fputs("import { Controls } from 'three';\n", f);
+  fclose(f);
 
   srv_config_t cfg;
   srv_config_defaults(&cfg);
@@ -75,6 +87,10 @@ START_TEST(test_three_dir) {
   ck_assert_int_eq(a.status, 200);
   ck_assert_str_eq(a.body, "export const REVISION = '111';\n");
   ck_assert_ptr_nonnull(strstr(a.head, "text/javascript"));
+  mem_answer_free(&a);
+  a = mem_get("/three/examples/jsm/controls/OrbitControls.js");
+  ck_assert_int_eq(a.status, 200);
+  ck_assert_str_eq(a.body, "import { Controls } from 'three';\n");
   mem_answer_free(&a);
   const char *refused[] = {"/three/secret.txt",       "/three/../etc/passwd.js",
                            "/three/build/../../x.js", "/three//etc/x.js",
@@ -92,6 +108,12 @@ START_TEST(test_three_dir) {
   rmdir(path);
   snprintf(path, sizeof path, "%s/secret.txt", dir);
   unlink(path);
+  snprintf(path, sizeof path, "%s/examples/jsm/controls/OrbitControls.js", dir);
+  unlink(path);
+  for (size_t i = 3; i-- > 0;) {
+    snprintf(path, sizeof path, "%s/%s", dir, addon_dirs[i]);
+    rmdir(path);
+  }
   rmdir(dir);
 }
 END_TEST

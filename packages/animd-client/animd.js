@@ -1,5 +1,6 @@
 // animd.js: the JavaScript client of the animd daemon, an ES module with no
-// dependencies and no build step. The daemon serves it at /client/animd.js;
+// dependencies and no build step: the npm package animd-client (this folder,
+// types in animd.d.ts), and the file the daemon serves at /client/animd.js.
 // Node 20 and later use it as it is (give the WebSocket constructor of the
 // `ws` package as an option there, and the daemon's URL).
 //
@@ -16,6 +17,9 @@
 //   const conn = animd.connect();
 //   const s = await conn.play({ skeleton: 'demo-humanoid', clip: 'wave', space: 'skin' });
 //   s.onframe = (f) => { f.data /* Float32Array view */ };
+
+/** The client's version: the daemon's (ANIMD_VERSION) and the package's. */
+export const version = '0.1.0';
 
 /** Stream frame layouts, by the number in a binary frame's header. */
 export const LAYOUTS = ['trs10', 'mat4', 'positions', 'positions+normals',
@@ -61,6 +65,98 @@ async function errorOf(res) {
   if (body && body.error) return AnimdError.from(body.error, res.status);
   return new AnimdError(`http_${res.status}`, res.statusText || `HTTP ${res.status}`,
     { status: res.status });
+}
+
+// ---- the fields each call takes ----------------------------------------------
+
+// The request fields of the daemon's shared table (root motion, morph
+// weights, IK, blend spaces): which requests take each.
+const QUERY_REQUEST_FIELDS = ['root_motion', 'weights'];
+const WS_REQUEST_FIELDS = ['ik', 'root_motion', 'blend_space', 'weights'];
+
+/**
+ * The names each call's options (and each message's fields) may have, the
+ * one list the client checks against: like the daemon, it refuses a name
+ * it does not know (checkFields) rather than send or ignore it. A field the
+ * daemon gains goes into its lists here.
+ */
+export const FIELDS = Object.freeze({
+  /** new Animd({...}) */
+  client: ['url', 'fetch', 'WebSocket', 'headers'],
+  /** animd.connect({...}) */
+  connect: ['WebSocket', 'reconnect', 'minDelay', 'maxDelay', 'onstatus'],
+  /** GET /v1/pose: pose(), poseRange() */
+  pose: ['skeleton', 'clip', 't', 'space', 'wrap', 'format', 'from', 'to', 'fps', 'joints', 'view',
+    'layout', ...QUERY_REQUEST_FIELDS],
+  /** GET /v1/skin: skin(), skinRange() */
+  skin: ['mesh', 'skeleton', 'clip', 't', 'wrap', 'method', 'normals', 'format', 'from', 'to', 'fps',
+    'encoding', ...QUERY_REQUEST_FIELDS],
+  /** POST /v1/assets: upload(body, {...}) */
+  upload: ['contentType', 'skeleton', 'name', 'clip', 'prefix', 'replace'],
+  /** DELETE: delete(kind, id, {...}) */
+  delete: ['cascade'],
+  /** WebSocket play: conn.play({...}) (id and onframe are the client's) */
+  play: ['id', 'onframe', 'skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0', 'wrap', 'space',
+    'format', 'joints', 'normals', 'method', 'encoding', ...WS_REQUEST_FIELDS],
+  /** WebSocket set: stream.set({...}) */
+  set: ['fps', 'speed', 'space', 'format', 'wrap', 'encoding', ...WS_REQUEST_FIELDS],
+  /** WebSocket pose: conn.pose({...}) */
+  wsPose: ['id', 'skeleton', 'clip', 'mesh', 'mesh_all', 't', 'wrap', 'space', 'format', 'joints',
+    'normals', 'method', 'encoding', ...WS_REQUEST_FIELDS],
+});
+
+// Edit distance with adjacent transpositions ("spcae" is one from "space").
+function editDistance(a, b) {
+  const d = [];
+  for (let i = 0; i <= a.length; i++) d.push([i]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The known name nearest to name, when it is near enough to be a typo of it; else null. */
+export function nearestName(name, known) {
+  let best = null, bestDistance = Infinity;
+  for (const k of known) {
+    const distance = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (distance < bestDistance) {
+      best = k;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) && bestDistance < name.length ? best : null;
+}
+
+/**
+ * Throws an AnimdError for the first member of object that FIELDS[kind]
+ * does not list: code `unknown_parameter` for HTTP query parameters,
+ * `unknown_field` for WebSocket message fields, `unknown_option` for the
+ * client's own options (as the daemon, with `at` the name), the message
+ * naming the nearest known name.
+ */
+export function checkFields(kind, object) {
+  const known = FIELDS[kind];
+  if (!known) throw new AnimdError('bad_argument', `no field list '${kind}'`);
+  if (object === undefined || object === null) return;
+  if (typeof object !== 'object' || Array.isArray(object)) {
+    throw new AnimdError('bad_argument', `${kind} takes an object of options`, { at: null });
+  }
+  for (const name of Object.keys(object)) {
+    if (known.includes(name)) continue;
+    const code = kind === 'pose' || kind === 'skin' || kind === 'upload' || kind === 'delete'
+      ? 'unknown_parameter' : kind === 'client' || kind === 'connect' ? 'unknown_option' : 'unknown_field';
+    const near = nearestName(name, known);
+    throw new AnimdError(code, `'${name}' is not a field of ${kind}` +
+      (near ? ` (did you mean '${near}'?)` : ` (known: ${known.join(', ')})`), { at: name });
+  }
 }
 
 // ---- content types of uploads ----------------------------------------------
@@ -369,7 +465,9 @@ function query(params) {
  * request, e.g. Authorization).
  */
 export class Animd {
-  constructor({ url, fetch: fetchFn, WebSocket: WS, headers } = {}) {
+  constructor(options = {}) {
+    checkFields('client', options);
+    const { url, fetch: fetchFn, WebSocket: WS, headers } = options;
     const base = url || (typeof location !== 'undefined' ? location.origin : null);
     if (!base) throw new AnimdError('bad_argument', 'give the daemon\'s url (no page origin here)');
     this.url = base.replace(/\/+$/, '');
@@ -410,7 +508,9 @@ export class Animd {
   }
 
   /** DELETE /v1/{skeletons,clips,meshes}/{id}; kind is 'skeleton', 'clip' or 'mesh'. */
-  async delete(kind, id, { cascade } = {}) {
+  async delete(kind, id, options = {}) {
+    checkFields('delete', options);
+    const { cascade } = options;
     const plural = { skeleton: 'skeletons', clip: 'clips', mesh: 'meshes' }[kind];
     if (!plural) throw new AnimdError('bad_argument', `no asset kind '${kind}'`);
     return (await this.request('DELETE', `/v1/${plural}/${encodeURIComponent(id)}` +
@@ -424,7 +524,9 @@ export class Animd {
    * (sent as JSON). Options: contentType, and the upload's query
    * parameters (skeleton for an md5anim, name, clip).
    */
-  async upload(body, { contentType, ...params } = {}) {
+  async upload(body, options = {}) {
+    checkFields('upload', options);
+    const { contentType, ...params } = options;
     const { data, type } = await uploadBody(body, contentType);
     if (!type) throw new AnimdError('bad_argument', 'cannot tell the asset\'s format: give contentType');
     return (await this.request('POST', '/v1/assets' + query(params), { body: data, type })).json();
@@ -436,7 +538,9 @@ export class Animd {
    * Binary: {skeleton, clip, t, space, layout, joints, data: Float32Array,
    * etag}; JSON: the daemon's object.
    */
-  async pose({ format = 'bin', ...params } = {}) {
+  async pose(options = {}) {
+    checkFields('pose', options);
+    const { format = 'bin', ...params } = options;
     const res = await this.request('GET', '/v1/pose' + query({ ...params, format }));
     if (format !== 'bin') return res.json();
     const data = new Float32Array(await res.arrayBuffer());
@@ -454,7 +558,9 @@ export class Animd {
    * normals, method (lbs|dqs), wrap, format ('bin' default). Binary:
    * {layout, vertices, data, positions, normals (views; null without)}.
    */
-  async skin({ format = 'bin', ...params } = {}) {
+  async skin(options = {}) {
+    checkFields('skin', options);
+    const { format = 'bin', ...params } = options;
     const res = await this.request('GET', '/v1/skin' + query({ ...params, format }));
     if (format !== 'bin') return res.json();
     const layout = res.headers.get('X-Animd-Layout') || '';
@@ -486,7 +592,9 @@ export class Animd {
   /** A range of skinned vertices (from, to, fps), frame by frame. */
   skinRange(params) { return this.range('/v1/skin', params); }
 
-  async* range(path, { format = 'bin', ...params } = {}) {
+  async* range(path, options = {}) {
+    checkFields(path === '/v1/skin' ? 'skin' : 'pose', options);
+    const { format = 'bin', ...params } = options;
     const res = await this.request('GET', path + query({ ...params, format }));
     if (format !== 'bin') {
       yield* jsonLines(res);
@@ -498,15 +606,12 @@ export class Animd {
 
   /** A WebSocket connection for streams (StreamConnection). */
   connect(options = {}) {
+    checkFields('connect', options);
     return new StreamConnection(this, options);
   }
 }
 
 // ---- WebSocket streams -----------------------------------------------------
-
-/** Fields of a `play` message a stream keeps, to start again after a reconnect. */
-const PLAY_FIELDS = ['skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0', 'wrap', 'space',
-  'format', 'joints', 'normals', 'method', 'encoding'];
 
 /**
  * One stream of a connection. Set `onframe` to receive frames: binary
@@ -563,6 +668,7 @@ export class Stream {
 
   /** Changes fps, speed, space, format or wrap from the next frame. */
   async set(fields) {
+    checkFields('set', fields);
     const a = await this.conn.send({ op: 'set', id: this.id, ...fields });
     Object.assign(this.play, fields);
     this.info = a;
@@ -699,6 +805,13 @@ export class StreamConnection {
       (msg.id === undefined || String(p.msg.id) === String(msg.id)));
     if (i < 0) return;
     const [p] = this.pending.splice(i, 1);
+    // A stream's frame 0 may come in the same read as play's answer, before
+    // the promise's continuation runs: route its index from here.
+    const s = msg.op === 'play' ? this.streams.get(String(msg.id)) : undefined;
+    if (s && typeof msg.index === 'number') {
+      s.info = msg;
+      this.byIndex.set(msg.index, s);
+    }
     p.resolve(value);
   }
 
@@ -728,15 +841,20 @@ export class StreamConnection {
   }
 
   /**
-   * Starts a stream: the `play` fields (skeleton, clip, mesh, fps, speed,
-   * t0, wrap, space, format ('bin' default), joints, normals, method) and
-   * optionally id and onframe. Resolves with the Stream once the daemon
-   * has described it (index, layout, joints or vertices, duration).
+   * Starts a stream: the `play` fields (FIELDS.play: skeleton, clip, mesh,
+   * fps, speed, t0, wrap, space, format ('bin' default), joints, normals,
+   * method, encoding, ik, blend_space, ...) and optionally id and onframe;
+   * an unknown field rejects (checkFields). Resolves with the Stream once
+   * the daemon has described it (index, layout, joints or vertices,
+   * duration).
    */
-  async play({ id, onframe, ...fields } = {}) {
+  async play(options = {}) {
+    checkFields('play', options);
+    const { id, onframe, ...fields } = options;
     const sid = String(id === undefined ? 's' + this.nextId++ : id);
+    // The fields the stream keeps, to start again after a reconnect.
     const play = { format: 'bin' };
-    for (const k of PLAY_FIELDS) if (fields[k] !== undefined) play[k] = fields[k];
+    for (const k of Object.keys(fields)) if (fields[k] !== undefined) play[k] = fields[k];
     const s = new Stream(this, sid, play);
     s.onframe = onframe || null;
     this.streams.set(sid, s);
@@ -751,7 +869,8 @@ export class StreamConnection {
   }
 
   /** One frame, answered once (op pose): resolves with the frame. */
-  pose(fields) {
+  async pose(fields) {
+    checkFields('wsPose', fields);
     return this.send({ op: 'pose', format: 'bin', ...fields });
   }
 
