@@ -174,7 +174,7 @@ $(B)/%.o: %.S
 # The demo asset is embedded with .incbin, which -MMD does not see.
 $(B)/src/server/demo.o: $(wildcard config/demo.json)
 # So are the browser files (the client and the viewer).
-$(B)/src/server/web/files.o: $(wildcard web/*.js web/*.html)
+$(B)/src/server/web/files.o: $(wildcard web/*.js web/*.html packages/animd-client/*.js)
 
 # Debian's llhttp C sources are compiled into the build as they are.
 $(B)/llhttp/%.o: $(LLHTTP_DIR)/%.c
