@@ -103,7 +103,7 @@ export interface RigPlayOptions {
   onframe?: ((frame: RigFrame, stream: Stream) => void) | null;
   /** How often (ms) to ask the daemon for skipped/dropped; 0: never. Default 1000. */
   statsEvery?: number;
-  /** Other request fields of `play` (ik, blend_space, ...). */
+  /** Other fields, passed on to StreamConnection.play. */
   [field: string]: unknown;
 }
 

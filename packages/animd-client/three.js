@@ -347,8 +347,8 @@ export class GltfRig {
    * Plays a clip through conn (a StreamConnection). mode 'fat' (default):
    * model-space matrices pose the nodes, three skins; 'thin': the daemon
    * skins every mapped mesh, `encoding` 'f32' (default) or 'q16', `normals`
-   * (default true). The other fields (fps, speed, t0, wrap, ik, ...) go to
-   * the `play` message; `onframe(frame, stream)` is called after each frame
+   * (default true). The other fields (fps, speed, t0, wrap, ...) go on to
+   * conn.play; `onframe(frame, stream)` is called after each frame
    * is applied; `statsEvery` (ms, default 1000; 0: never) asks the daemon
    * for the stream's skipped and dropped counts. Resolves with the Stream.
    */

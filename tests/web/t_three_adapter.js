@@ -11,7 +11,8 @@
 // float32 and q16 vertices. The bound is 1e-5 of the model's size (its
 // posed bounding-box diagonal in world space); q16 adds its quantization
 // step (half of each axis' range / 65535, through the model's transform).
-// Also checks the joint and mesh mapping and the stream state. Prints the
+// Also checks the joint and mesh mapping, the stream state and the errors
+// of misuse. Prints the
 // largest error per asset, transform and path.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -208,6 +209,18 @@ async function compareInPage({ daemon, file, clip, skeleton, times, tolerance })
       (node.userData.name || '') === rig.jointNames[j] || rig.jointNames[j].startsWith(node.userData.name + '.') ||
       rig.jointNames[j] === 'node_' + driven.parser.associations.get(node).nodes),
   };
+  // Misuse is an AnimdError naming it; the daemon's refusal comes through.
+  const codeOf = async (f) => {
+    try { await f(); } catch (e) { return `${e.name}:${e.code}`; }
+    return 'no error';
+  };
+  mapping.errors = [
+    await codeOf(() => rig.setMatrices(new Float32Array(16), 'model')),
+    await codeOf(() => rig.setMatrices(new Float32Array(16 * rig.jointNames.length), 'world')),
+    await codeOf(() => rig.play(conn, { clip, mode: 'medium' })),
+    await codeOf(() => rig.play(conn, { clip, mode: 'fat', encoding: 'q16' })),
+    await codeOf(() => rig.play(conn, { clip: 'no-such-clip', statsEvery: 0 })),
+  ];
   // release() hands the scene back: the thin meshes leave, the SkinnedMeshes show.
   rig.release();
   let thinLeft = 0;
@@ -256,6 +269,9 @@ run(async () => {
     check(mapping.sameNodes, `${name}: a joint maps to another glTF node`);
     check(mapping.released, `${name}: release() left the scene changed`);
     check(mapping.stranger, `${name}: a foreign skeleton's mapping report`);
+    check(JSON.stringify(mapping.errors) === JSON.stringify(['AnimdError:bad_argument', 'AnimdError:bad_argument',
+      'AnimdError:bad_argument', 'AnimdError:bad_argument', 'AnimdError:not_found']),
+    `${name}: errors ${JSON.stringify(mapping.errors)}`);
     console.log(`${name}: ${mapping.joints} joints, ${mapping.bones} bones, ${mapping.skinnedMeshes} skinned meshes;` +
       ` joints without a node: [${mapping.unmappedJoints.join(', ')}]`);
     const worst = new Map();
