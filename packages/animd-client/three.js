@@ -110,6 +110,7 @@ export class GltfRig {
     this.state = { mode: null, frames: 0, missed: 0, bytes: 0, fps: 0, skipped: 0, dropped: 0,
       frame: null, t: null };
     this.arrivals = [];
+    this.started = 0;
     this.statsTimer = null;
   }
 
@@ -377,6 +378,7 @@ export class GltfRig {
         .concat(this.meshes.filter((e) => !stream.info.meshes.some((m) => m.id === e.id)));
     }
     this.stream = stream;
+    this.started = now();
     stream.onframe = (frame, s) => {
       this.applyFrame(frame);
       this.count(frame, s);
@@ -405,7 +407,8 @@ export class GltfRig {
     const a = this.arrivals;
     a.push(t);
     while (a.length > FPS_SAMPLES || (a.length && a[0] < t - FPS_WINDOW_MS)) a.shift();
-    s.fps = a.length > 1 ? ((a.length - 1) * 1000) / (a[a.length - 1] - a[0]) : 0;
+    // Frames received over the last second (or since the stream started).
+    s.fps = (a.length * 1000) / Math.max(1, Math.min(FPS_WINDOW_MS, t - this.started));
   }
 
   /** Asks the daemon for the stream's counters; resolves with this.state. */

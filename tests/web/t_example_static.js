@@ -5,7 +5,9 @@
 // daemon's skeleton onto three's scene and plays a clip through the
 // three.js adapter, fat (matrices) and thin (q16 vertices). Each must map
 // every joint and mesh, receive frames, report its stream state and draw
-// the character (a share of the screenshot's pixels off the background).
+// the character: the screenshot's bright pixels fill a share of the screen
+// rectangle of the drawn meshes' skinned bounding boxes, and none lie
+// outside it.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -53,16 +55,44 @@ run(async () => {
     check(got.unmapped.every((n) => n === 0), `${query}: unmapped ${got.unmapped}`);
     check(got.state.frames >= 10 && got.state.fps > 0 && got.state.bytes > 0, `${query}: state ${JSON.stringify(got.state)}`);
     check(got.thinShown === (query.includes('thin') ? 1 : 0), `${query}: ${got.thinShown} thin meshes shown`);
+    // The screen rectangle of what is drawn (the visible meshes' bounding
+    // boxes, skinned, through the camera), then the screenshot.
+    const rect = await tab.evaluate(async () => {
+      const THREE = await import('three');
+      const { rig, camera } = window.example;
+      const box = new THREE.Box3(), b = new THREE.Box3(), p = new THREE.Vector3();
+      rig.scene.updateMatrixWorld(true);
+      rig.scene.traverseVisible((o) => {
+        if (!o.isMesh) return;
+        if (o.isSkinnedMesh) o.computeBoundingBox(); else o.geometry.computeBoundingBox();
+        box.union(b.copy(o.isSkinnedMesh ? o.boundingBox : o.geometry.boundingBox).applyMatrix4(o.matrixWorld));
+      });
+      const r = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+      for (let i = 0; i < 8; i++) {
+        p.set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z).project(camera);
+        const x = ((p.x + 1) / 2) * innerWidth, y = ((1 - p.y) / 2) * innerHeight;
+        r.left = Math.min(r.left, x); r.right = Math.max(r.right, x);
+        r.top = Math.min(r.top, y); r.bottom = Math.max(r.bottom, y);
+      }
+      return r;
+    });
     const img = decodePng(await tab.screenshot());
-    let lit = 0;
-    for (let i = 0; i < img.width * img.height; i++) {
-      const r = img.rgba[4 * i], g = img.rgba[4 * i + 1], b = img.rgba[4 * i + 2];
-      if (Math.abs(r - 0x10) + Math.abs(g - 0x14) + Math.abs(b - 0x18) > 60) lit++;
+    // Bright pixels (brighter than the grid's lines) below the status text:
+    // the character's, inside its rectangle (a 10-pixel margin: the model turns).
+    let inside = 0, outside = 0;
+    for (let y = 40; y < img.height; y++) {
+      for (let x = 0; x < img.width; x++) {
+        const i = 4 * (y * img.width + x);
+        if (img.rgba[i] + img.rgba[i + 1] + img.rgba[i + 2] <= 300) continue;
+        if (x >= rect.left - 10 && x <= rect.right + 10 && y >= rect.top - 10 && y <= rect.bottom + 10) inside++;
+        else outside++;
+      }
     }
-    const share = lit / (img.width * img.height);
-    console.log(`ok ${query}: ${got.state.frames} frames at ${got.state.fps.toFixed(1)} frames/s, ` +
-      `${(100 * share).toFixed(1)}% of the pixels drawn`);
-    check(share > 0.02 && share < 0.6, `${query}: ${(100 * share).toFixed(1)}% of the pixels drawn`);
+    const area = (rect.right - rect.left) * (rect.bottom - rect.top);
+    console.log(`ok ${query}: ${got.state.frames} frames at ${got.state.fps.toFixed(1)} frames/s; ` +
+      `${inside} bright pixels in the model's ${Math.round(area)}-pixel rectangle, ${outside} outside`);
+    check(area > 0.02 * img.width * img.height && area < img.width * img.height, `${query}: rectangle ${JSON.stringify(rect)}`);
+    check(inside > 0.15 * area && outside < 0.01 * inside, `${query}: ${inside} bright pixels in, ${outside} out`);
     await tab.close();
   }
 });
