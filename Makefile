@@ -176,7 +176,7 @@ $(B)/%.o: %.S
 # The demo asset is embedded with .incbin, which -MMD does not see.
 $(B)/src/server/demo.o: $(wildcard config/demo.json)
 # So are the browser files (the client and the viewer).
-$(B)/src/server/web/files.o: $(wildcard packages/animd-client/animd.js \
+$(B)/src/server/web/files.o: $(wildcard packages/animd-client/*.js \
   web/*.js web/*.html)
 # And the OpenAPI document, docs/openapi.yaml converted to JSON (Debian's
 # python3-yaml) into the build tree.

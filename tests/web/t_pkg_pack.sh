@@ -26,7 +26,8 @@ tgz=$TMP/animd-client-$want.tgz
 [ -f "$tgz" ] || { echo "FAIL: npm pack made no $tgz"; cat "$TMP/pack.json"; exit 1; }
 files=$(tar -tzf "$tgz" | sort | tr '\n' ' ')
 echo "tarball: $(stat -c %s "$tgz") bytes: $files"
-for f in package/package.json package/animd.js package/animd.d.ts package/README.md; do
+for f in package/package.json package/animd.js package/animd.d.ts package/three.js \
+    package/three.d.ts package/README.md; do
   [[ " $files" == *" $f "* ]] || { echo "FAIL: $f is not in the tarball"; exit 1; }
 done
 [[ "$files" != *package/test/* ]] || { echo "FAIL: the tarball carries the type tests"; exit 1; }

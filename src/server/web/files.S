@@ -1,8 +1,8 @@
-/* server/web: the browser files embedded in the binary (the client from
- * packages/animd-client/, the viewer from web/), each between <name>_start
- * and <name>_end (static.c serves them; a file missing from the tree embeds
- * nothing and answers 404). The Makefile makes this object depend on those
- * files, which -MMD does not see through .incbin. */
+/* server/web: the browser files of web/ and packages/animd-client/ embedded
+ * in the binary, each between <name>_start and <name>_end (static.c serves
+ * them; a file missing from the tree embeds nothing and answers 404). The
+ * Makefile makes this object depend on those files, which -MMD does not see
+ * through .incbin. */
 #define BEGIN(name)     \
   .global name##_start; \
   .global name##_end;   \
@@ -28,4 +28,9 @@ BEGIN(srv_web_viewer_js)
   .incbin "web/viewer.js"
 #endif
 END(srv_web_viewer_js)
+BEGIN(srv_web_client_three_js)
+#if __has_include("../../../packages/animd-client/three.js")
+  .incbin "packages/animd-client/three.js"
+#endif
+END(srv_web_client_three_js)
   .section .note.GNU-stack,"",%progbits

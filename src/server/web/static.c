@@ -23,6 +23,8 @@
 extern const char srv_web_client_js_start[], srv_web_client_js_end[];
 extern const char srv_web_viewer_html_start[], srv_web_viewer_html_end[];
 extern const char srv_web_viewer_js_start[], srv_web_viewer_js_end[];
+extern const char srv_web_client_three_js_start[],
+    srv_web_client_three_js_end[];
 
 #define JS_TYPE "text/javascript; charset=utf-8"
 
@@ -39,6 +41,8 @@ static const embedded_t embedded[] = {
      srv_web_viewer_html_end},
     {"/viewer/viewer.js", JS_TYPE, srv_web_viewer_js_start,
      srv_web_viewer_js_end},
+    {"/client/three.js", JS_TYPE, srv_web_client_three_js_start,
+     srv_web_client_three_js_end},
 };
 
 #define THREE_PREFIX "/three/"

@@ -48,8 +48,9 @@ START_TEST(test_embedded_files) {
     const char *path, *type;
   } files[] = {{"/client/animd.js", "text/javascript; charset=utf-8"},
                {"/viewer", "text/html; charset=utf-8"},
-               {"/viewer/viewer.js", "text/javascript; charset=utf-8"}};
-  for (size_t i = 0; i < 3; i++) {
+               {"/viewer/viewer.js", "text/javascript; charset=utf-8"},
+               {"/client/three.js", "text/javascript; charset=utf-8"}};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     hfx_answer_t a = ask("GET", files[i].path);
     if (a.status == 404) { /* Not in this build. */
       ck_assert_ptr_nonnull(strstr(a.body, "is not in this build"));
