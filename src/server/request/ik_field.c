@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "server/request/evaluate.h"
+#include "server/request/target.h"
 
 typedef enum ik_type { IK_TWO_BONE, IK_AIM } ik_type;
 
@@ -236,10 +237,12 @@ static int ik_resolve(void *data, const anim_skeleton_t *sk, const char *at,
     for (int k = 0; k < n; k++) {
       const char *member = e->type == IK_AIM ? "joint" : two_bone[k];
       e->joints[k] = anim_skeleton_find(sk, e->names[k]);
-      if (e->joints[k] < 0)
-        return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT,
-                             spot(where, sizeof where, at, i, member),
-                             "the skeleton has no joint '%s'", e->names[k]);
+      if (e->joints[k] < 0) {
+        srv_error_set(err, SRV_ERR_UNKNOWN_JOINT,
+                      spot(where, sizeof where, at, i, member),
+                      "the skeleton has no joint '%s'", e->names[k]);
+        return srv_error_did_you_mean(err, srv_joint_nearest(sk, e->names[k]));
+      }
     }
     if (e->type == IK_TWO_BONE) {
       if (!is_ancestor(sk, e->joints[0], e->joints[1]))

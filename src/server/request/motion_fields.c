@@ -22,6 +22,7 @@
 #include "server/request/evaluate.h"
 #include "server/request/fields.h"
 #include "server/request/requests.h"
+#include "server/request/target.h"
 
 /* ---- root_motion ----------------------------------------------------------
  */
@@ -142,8 +143,9 @@ static int root_motion_resolve(void *data, const anim_skeleton_t *sk,
   if (j < 0) {
     char where[160];
     snprintf(where, sizeof where, "%s.joint", at);
-    return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
-                         "'%s' is not a joint of the skeleton", rm->joint);
+    srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
+                  "'%s' is not a joint of the skeleton", rm->joint);
+    return srv_error_did_you_mean(err, srv_joint_nearest(sk, rm->joint));
   }
   rm->settings.joint = (uint32_t)j;
   return 0;

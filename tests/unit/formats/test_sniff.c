@@ -1,9 +1,9 @@
-/* Tests for format detection by content (cli/sniff.h): each format by its
+/* Tests for format detection by content (formats/sniff.h): each format by its
  * first bytes whatever the file is called, JSON told apart by "asset". */
 #include <check.h>
 #include <string.h>
 
-#include "cli/sniff.h"
+#include "formats/sniff.h"
 
 START_TEST(test_sniff_formats) {
   static const struct {
@@ -26,7 +26,7 @@ START_TEST(test_sniff_formats) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
-    const char *got = cli_sniff_type(cases[i].text, len);
+    const char *got = fmt_sniff_type(cases[i].text, len);
     if (cases[i].type == NULL)
       ck_assert_msg(got == NULL, "case %zu: %s", i, got);
     else
@@ -36,9 +36,9 @@ START_TEST(test_sniff_formats) {
 }
 END_TEST
 
-Suite *cli_sniff_suite(void) {
-  Suite *s = suite_create("cli_sniff");
-  TCase *tc = tcase_create("cli_sniff");
+Suite *formats_sniff_suite(void) {
+  Suite *s = suite_create("formats_sniff");
+  TCase *tc = tcase_create("formats_sniff");
   tcase_add_test(tc, test_sniff_formats);
   suite_add_tcase(s, tc);
   return s;
