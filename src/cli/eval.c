@@ -55,8 +55,7 @@ static const cli_option_t base_options[] = {
     {"format", 0, "F", "the answer's encoding", FMT_VOCAB_FORMAT, "json"},
     {"joints", 0, "a,b,...", "the joints to answer, in that order", -1,
      "every joint"},
-    {"method", 0, "M", "the skinning method (--mesh)", FMT_VOCAB_METHOD,
-     "lbs"},
+    {"method", 0, "M", "the skinning method (--mesh)", FMT_VOCAB_METHOD, "lbs"},
     {"normals", 0, "N", "skinned normals (--mesh)", FMT_VOCAB_NORMALS, "0"},
     {"view", 0, "V", "the picture's view (--format svg)", FMT_VOCAB_VIEW,
      "front"},
@@ -71,7 +70,7 @@ static const cli_option_t base_options[] = {
 };
 
 static const cli_option_t help_option = {"help", 'h', NULL, "print this help",
-                                         -1, NULL};
+                                         -1,     NULL};
 
 #define BASE_OPTIONS (sizeof base_options / sizeof base_options[0])
 #define MAX_FIELD_OPTIONS 16
@@ -85,10 +84,10 @@ static const cli_option_t *eval_options(void) {
                               names, MAX_FIELD_OPTIONS);
   memcpy(table, base_options, sizeof base_options);
   for (unsigned k = 0; k < n; k++)
-    table[BASE_OPTIONS + k] =
-        (cli_option_t){names[k], 0, "VALUE",
-                       "the request field of the same name (docs/api.md)", -1,
-                       NULL};
+    table[BASE_OPTIONS + k] = (cli_option_t){
+        names[k], 0,
+        "VALUE",  "the request field of the same name (docs/api.md)",
+        -1,       NULL};
   table[BASE_OPTIONS + n] = help_option;
   table[BASE_OPTIONS + n + 1] = (cli_option_t){0};
   return table;
@@ -151,8 +150,8 @@ static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
     const char *arg = argv[i];
     const cli_option_t *o;
     const char *value;
-    int r = cli_option_read(opts, argc, argv, &i, "animd eval", err, &o,
-                            &value);
+    int r =
+        cli_option_read(opts, argc, argv, &i, "animd eval", err, &o, &value);
     if (r < 0) return 2;
     if (r == 0 && strcmp(arg, "list") == 0) {
       a->list = true;

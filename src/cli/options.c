@@ -11,9 +11,9 @@
 static const cli_option_t *find(const cli_option_t *opts, const char *name,
                                 size_t n, char short_name) {
   for (; opts->name != NULL; opts++)
-    if (short_name != 0 ? opts->short_name == short_name
-                        : strlen(opts->name) == n &&
-                              strncmp(opts->name, name, n) == 0)
+    if (short_name != 0
+            ? opts->short_name == short_name
+            : strlen(opts->name) == n && strncmp(opts->name, name, n) == 0)
       return opts;
   return NULL;
 }

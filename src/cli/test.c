@@ -24,15 +24,13 @@
 static const cli_option_t options[] = {
     {"format", 0, "F", "the report's format: json, junit, tap or html", -1,
      "json"},
-    {"output", 'o', "FILE", "write the report to FILE", -1,
-     "standard output"},
+    {"output", 'o', "FILE", "write the report to FILE", -1, "standard output"},
     {"help", 'h', NULL, "print this help", -1, NULL},
     {0},
 };
 
 void srv_test_synopsis(FILE *out, int indent) {
-  cli_options_synopsis(out, "animd test SUITE.json [FILE...]", options,
-                       indent);
+  cli_options_synopsis(out, "animd test SUITE.json [FILE...]", options, indent);
 }
 
 static void usage(FILE *out) {

@@ -17,8 +17,8 @@ void fmt_help_option(FILE *out, const char *flag, const char *arg,
              def[0] != '\0' ? def : "\"\"");
   else
     snprintf(text, sizeof text, "%s", help);
-  size_t col = strlen(left) + 2 > FMT_HELP_COLUMN ? strlen(left) + 2
-                                                  : FMT_HELP_COLUMN;
+  size_t col =
+      strlen(left) + 2 > FMT_HELP_COLUMN ? strlen(left) + 2 : FMT_HELP_COLUMN;
   fprintf(out, "%-*s", (int)col, left);
   /* Words up to the width; a continuation line starts at FMT_HELP_COLUMN. */
   size_t at = col;

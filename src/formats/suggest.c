@@ -92,6 +92,7 @@ const char *fmt_suggest_best(const fmt_suggest_t *s) { return s->best; }
 const char *fmt_suggest_list(const char *typed, const char *const *names) {
   fmt_suggest_t s;
   fmt_suggest_init(&s, typed, 0);
-  for (; names != NULL && *names != NULL; names++) fmt_suggest_offer(&s, *names);
+  for (; names != NULL && *names != NULL; names++)
+    fmt_suggest_offer(&s, *names);
   return fmt_suggest_best(&s);
 }

@@ -214,7 +214,8 @@ static const cfg_entry_t *find_entry(const char *key) {
 static const char *nearest_key(const char *key) {
   fmt_suggest_t s;
   fmt_suggest_init(&s, key, 0);
-  for (size_t i = 0; i < ENTRY_COUNT; i++) fmt_suggest_offer(&s, entries[i].key);
+  for (size_t i = 0; i < ENTRY_COUNT; i++)
+    fmt_suggest_offer(&s, entries[i].key);
   return fmt_suggest_best(&s);
 }
 
@@ -327,7 +328,8 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
   if (e == NULL) {
     const char *near = nearest_key(key);
     snprintf(err, err_len, "unknown setting '%.100s'%s%s%s", key,
-             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+             near ? "; did you mean '" : "", near ? near : "",
+             near ? "'?" : "");
     return -1;
   }
   char *base = (char *)cfg + e->offset;
@@ -525,15 +527,14 @@ int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
     }
     if (strncmp(argv[i], "--help=", 7) == 0 ||
         strncmp(argv[i], "--version=", 10) == 0) {
-      snprintf(err, err_len, "%.*s takes no value",
-               (int)strcspn(argv[i], "="), argv[i]);
+      snprintf(err, err_len, "%.*s takes no value", (int)strcspn(argv[i], "="),
+               argv[i]);
       return -1;
     }
     char key[64];
     const char *value;
-    const cfg_entry_t *e = flag_key(argv[i], key, sizeof key, &value)
-                               ? find_entry(key)
-                               : NULL;
+    const cfg_entry_t *e =
+        flag_key(argv[i], key, sizeof key, &value) ? find_entry(key) : NULL;
     if (e == NULL) return unknown_option(argv[i], err, err_len);
     if (value != NULL) {
       /* --name=value, booleans included (--demo=1, --demo=false). */

@@ -72,7 +72,8 @@ const char *srv_field_nearest(const char *name, const char *const *known,
   pthread_once(&table_once, table_init);
   fmt_suggest_t s;
   fmt_suggest_init(&s, name, 0);
-  for (; known != NULL && *known != NULL; known++) fmt_suggest_offer(&s, *known);
+  for (; known != NULL && *known != NULL; known++)
+    fmt_suggest_offer(&s, *known);
   for (unsigned i = 0; i < row_count; i++)
     if ((rows[i].takes & takes) != 0) fmt_suggest_offer(&s, rows[i].name);
   return fmt_suggest_best(&s);

@@ -239,8 +239,8 @@ static int parse_op(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
     if (!is_allowed(cmd->op, key)) {
       srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_FIELD, key,
                        "%s does not take \"%.40s\"", op_names[opi], key);
-      hint_near(err, srv_field_nearest(key, allowed[cmd->op],
-                                       op_takes(cmd->op)));
+      hint_near(err,
+                srv_field_nearest(key, allowed[cmd->op], op_takes(cmd->op)));
       return -1;
     }
   }

@@ -65,9 +65,8 @@ void ws__send_err(srv_ws_client_t *c, const char *id, const srv_error_t *e) {
 
 void ws__send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
   int code = srv_error_lookup(e->code);
-  send_error_hint(c, e->id,
-                  code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code, e->at,
-                  e->message, e->hint);
+  send_error_hint(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
+                  e->at, e->message, e->hint);
 }
 
 /* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */

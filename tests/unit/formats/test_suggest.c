@@ -19,15 +19,12 @@ START_TEST(test_distances) {
       {"hand_R", "hand_r", 0},  /* case only */
       {"spaec", "space", 1},    /* a swap of neighbours */
       {"kitten", "sitting", 3}, /* the textbook case */
-      {"flaw", "lawn", 2},
-      {"", "abc", 3},
-      {"abc", "", 3},
-      {"same", "same", 0},
-      {"ca", "abc", 3}, /* OSA, not Damerau: no edit of a swapped pair */
+      {"flaw", "lawn", 2},      {"", "abc", 3},   {"abc", "", 3},
+      {"same", "same", 0},      {"ca", "abc", 3}, /* OSA, not Damerau: no edit
+                                                     of a swapped pair */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    ck_assert_msg(fmt_suggest_distance(cases[i].a, cases[i].b, 5) ==
-                      cases[i].d,
+    ck_assert_msg(fmt_suggest_distance(cases[i].a, cases[i].b, 5) == cases[i].d,
                   "%s/%s: %u, want %u", cases[i].a, cases[i].b,
                   fmt_suggest_distance(cases[i].a, cases[i].b, 5), cases[i].d);
   /* Beyond max: max + 1, whatever the true distance. */
@@ -41,9 +38,8 @@ START_TEST(test_distances) {
 END_TEST
 
 START_TEST(test_nearest) {
-  static const char *const options[] = {"listen", "ready_file", "data_dir",
-                                        "demo",   "workers",    "store",
-                                        NULL};
+  static const char *const options[] = {
+      "listen", "ready_file", "data_dir", "demo", "workers", "store", NULL};
   ck_assert_str_eq(fmt_suggest_list("lisen", options), "listen");
   ck_assert_str_eq(fmt_suggest_list("LISTEN", options), "listen");
   ck_assert_str_eq(fmt_suggest_list("worker", options), "workers");
@@ -55,8 +51,8 @@ START_TEST(test_nearest) {
   ck_assert_ptr_null(fmt_suggest_list("", options));
   ck_assert_ptr_null(fmt_suggest_list("lisen", NULL));
   /* The exact name is no suggestion of itself. */
-  ck_assert_ptr_null(fmt_suggest_list("demo", (const char *const[]){"demo",
-                                                                     NULL}));
+  ck_assert_ptr_null(
+      fmt_suggest_list("demo", (const char *const[]){"demo", NULL}));
   /* Case first, even after a closer-looking name was offered. */
   static const char *const clips[] = {"wave", "Wave2", "Wave", NULL};
   ck_assert_str_eq(fmt_suggest_list("WAVE", clips), "wave");
@@ -67,9 +63,9 @@ START_TEST(test_nearest) {
   static const char *const tie[] = {"abce", "abcf", NULL};
   ck_assert_str_eq(fmt_suggest_list("abcd", tie), "abce");
   /* The thresholds: "abcdefghij" (10 bytes) takes 3 edits, not 4. */
-  ck_assert_str_eq(fmt_suggest_list("abcdefghij",
-                                    (const char *const[]){"abcdefgxyz", NULL}),
-                   "abcdefgxyz");
+  ck_assert_str_eq(
+      fmt_suggest_list("abcdefghij", (const char *const[]){"abcdefgxyz", NULL}),
+      "abcdefgxyz");
   ck_assert_ptr_null(fmt_suggest_list(
       "abcdefghij", (const char *const[]){"abcdefwxyz", NULL}));
 }
@@ -93,7 +89,8 @@ START_TEST(test_many_names) {
   enum { N = 60000 };
   char(*names)[24] = malloc(N * sizeof *names);
   ck_assert_ptr_nonnull(names);
-  for (int i = 0; i < N; i++) snprintf(names[i], sizeof names[i], "clip_%05d", i);
+  for (int i = 0; i < N; i++)
+    snprintf(names[i], sizeof names[i], "clip_%05d", i);
   fmt_suggest_t s;
   fmt_suggest_init(&s, "clip_4242x", 0);
   for (int i = 0; i < N; i++) fmt_suggest_offer(&s, names[i]);
