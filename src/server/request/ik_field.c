@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/suggest.h"
 #include "server/request/evaluate.h"
 #include "server/request/target.h"
 
@@ -163,10 +164,12 @@ static int parse_entry(const json_t *o, const char *at, size_t i, ik_entry_t *e,
   const char *key;
   json_t *value;
   json_object_foreach((json_t *)o, key, value) {
-    if (!listed(members, key))
-      return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD,
-                           spot(where, sizeof where, at, i, key),
-                           "a %s entry has no '%s'", type, key);
+    if (!listed(members, key)) {
+      srv_error_set(err, SRV_ERR_UNKNOWN_FIELD,
+                    spot(where, sizeof where, at, i, key),
+                    "a %s entry has no '%s'", type, key);
+      return srv_error_did_you_mean(err, fmt_suggest_list(key, members));
+    }
   }
   const anim_vec3_t x = {1, 0, 0}, y = {0, 1, 0}, z = {0, 0, 1}, zero = {0};
   const double big = 1e6;
