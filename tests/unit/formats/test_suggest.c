@@ -19,9 +19,18 @@ START_TEST(test_distances) {
       {"hand_R", "hand_r", 0},  /* case only */
       {"spaec", "space", 1},    /* a swap of neighbours */
       {"kitten", "sitting", 3}, /* the textbook case */
-      {"flaw", "lawn", 2},      {"", "abc", 3},   {"abc", "", 3},
-      {"same", "same", 0},      {"ca", "abc", 3}, /* OSA, not Damerau: no edit
-                                                     of a swapped pair */
+      {"flaw", "lawn", 2},
+      {"", "abc", 3},
+      {"abc", "", 3},
+      /* A shared stem or ending changes nothing. */
+      {"character_clip_4242x", "character_clip_42420", 1},
+      {"xab", "xba", 1},
+      {"aab", "aba", 1},
+      {"walk_Left", "WALK_left", 0},
+      {"run_fast", "ran_fast", 1},
+      {"same", "same", 0},
+      {"ca", "abc", 3}, /* OSA, not Damerau: no edit
+                           of a swapped pair */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     ck_assert_msg(fmt_suggest_distance(cases[i].a, cases[i].b, 5) == cases[i].d,
