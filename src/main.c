@@ -45,6 +45,21 @@ static void on_hup(uv_signal_t *h, int signum) {
   srv_server_reload(server); /* It reports on stderr. */
 }
 
+/* `animd --help`: the usage lines of every command (generated from their
+ * option tables) and the daemon's options with their defaults. */
+static void print_help(FILE *out) {
+  char *commands = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&commands, &len);
+  if (f != NULL) {
+    srv_eval_synopsis(f, 7);
+    srv_test_synopsis(f, 7);
+    fclose(f);
+  }
+  srv_config_print_help_with(out, commands);
+  free(commands);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--version") == 0) {
     printf("animd %s\n", ANIMD_VERSION);
@@ -54,6 +69,12 @@ int main(int argc, char **argv) {
     return srv_eval_main(argc - 1, argv + 1, stdout, stderr);
   if (argc > 1 && strcmp(argv[1], "test") == 0)
     return srv_test_main(argc - 1, argv + 1, stdout, stderr);
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      print_help(stdout);
+      return 0;
+    }
 
   srv_config_t cfg;
   srv_config_defaults(&cfg);

@@ -10,7 +10,7 @@
  * (server/request/requests.h), the API's one lookup (request/target.h),
  * evaluation pipeline and encoders (server/request/frame_answer.h), so
  * defaults, errors and bytes cannot drift apart. Files are recognized by
- * content (cli/sniff.h). */
+ * content (formats/sniff.h). */
 #include "cli/eval.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/files.h"
+#include "cli/options.h"
 #include "cli/retarget.h"
 #include "formats/vocab.h"
 #include "server/request/blend.h"
@@ -37,43 +38,78 @@
  * AT)". */
 #define report(err, ...) cli_report(err, "animd eval", __VA_ARGS__)
 
-/* The options, each the query parameter of the same name. */
-static const char *const option_names[] = {
-    "skeleton", "clip",  "mesh",   "t",      "from",   "to",
-    "fps",      "space", "wrap",   "format", "joints", "method",
-    "normals",  "view",  "layout", NULL};
+/* The options: the query parameters of GET /v1/pose and GET /v1/skin
+ * (each of the same name), then the command's own; the request fields of
+ * those queries (request/fields.h) are appended at run time. */
+static const cli_option_t base_options[] = {
+    {"skeleton", 0, "S", "the skeleton, by id or name", -1,
+     "the clip's or mesh's"},
+    {"clip", 0, "C", "the clip, by id or name", -1, "the rest pose"},
+    {"mesh", 0, "M", "skin this mesh (as GET /v1/skin)", -1, NULL},
+    {"t", 0, "T", "the time in seconds", -1, NULL},
+    {"from", 0, "A", "a range's first time in seconds", -1, NULL},
+    {"to", 0, "B", "a range's last time in seconds", -1, NULL},
+    {"fps", 0, "F", "a range's frames per second", -1, NULL},
+    {"space", 0, "S", "the space of the matrices", FMT_VOCAB_SPACE, "model"},
+    {"wrap", 0, "W", "time beyond the clip", FMT_VOCAB_WRAP, "clamp"},
+    {"format", 0, "F", "the answer's encoding", FMT_VOCAB_FORMAT, "json"},
+    {"joints", 0, "a,b,...", "the joints to answer, in that order", -1,
+     "every joint"},
+    {"method", 0, "M", "the skinning method (--mesh)", FMT_VOCAB_METHOD, "lbs"},
+    {"normals", 0, "N", "skinned normals (--mesh)", FMT_VOCAB_NORMALS, "0"},
+    {"view", 0, "V", "the picture's view (--format svg)", FMT_VOCAB_VIEW,
+     "front"},
+    {"layout", 0, "L", "a range's pictures (--format svg)", FMT_VOCAB_ARRANGE,
+     "grid"},
+    {"type", 0, "CONTENT-TYPE", "decode every FILE as this type", -1,
+     "recognized by content"},
+    {"request", 0, "BODY", "a POST /v1/pose body: a file, or the JSON itself",
+     -1, NULL},
+    {"retarget", 0, "BODY",
+     "a POST /v1/retarget body: a file, or the JSON itself", -1, NULL},
+};
+
+static const cli_option_t help_option = {"help", 'h', NULL, "print this help",
+                                         -1,     NULL};
+
+#define BASE_OPTIONS (sizeof base_options / sizeof base_options[0])
+#define MAX_FIELD_OPTIONS 16
+
+/* The whole table: the base options, the query request fields, --help,
+ * then the end row. */
+static const cli_option_t *eval_options(void) {
+  static cli_option_t table[BASE_OPTIONS + MAX_FIELD_OPTIONS + 2];
+  static const char *names[MAX_FIELD_OPTIONS];
+  unsigned n = srv_field_list(SRV_TAKES_POSE_QUERY | SRV_TAKES_SKIN_QUERY,
+                              names, MAX_FIELD_OPTIONS);
+  memcpy(table, base_options, sizeof base_options);
+  for (unsigned k = 0; k < n; k++)
+    table[BASE_OPTIONS + k] = (cli_option_t){
+        names[k], 0,
+        "VALUE",  "the request field of the same name (docs/api.md)",
+        -1,       NULL};
+  table[BASE_OPTIONS + n] = help_option;
+  table[BASE_OPTIONS + n + 1] = (cli_option_t){0};
+  return table;
+}
+
+void srv_eval_synopsis(FILE *out, int indent) {
+  cli_options_synopsis(out, "animd eval FILE... list", &(cli_option_t){0},
+                       indent);
+  cli_options_synopsis(out, "animd eval FILE...", eval_options(), 7);
+}
 
 static void usage(FILE *out) {
-  char space[64], format[64], wrap[64], method[64], normals[64], view[64],
-      layout[64];
-  fmt_vocab_list(FMT_VOCAB_SPACE, space, sizeof space);
-  fmt_vocab_list(FMT_VOCAB_FORMAT, format, sizeof format);
-  fmt_vocab_list(FMT_VOCAB_WRAP, wrap, sizeof wrap);
-  fmt_vocab_list(FMT_VOCAB_METHOD, method, sizeof method);
-  fmt_vocab_list(FMT_VOCAB_NORMALS, normals, sizeof normals);
-  fmt_vocab_list(FMT_VOCAB_VIEW, view, sizeof view);
-  fmt_vocab_list(FMT_VOCAB_ARRANGE, layout, sizeof layout);
+  fprintf(out, "usage:");
+  srv_eval_synopsis(out, 1);
   fprintf(out,
-          "usage: animd eval FILE... list\n"
-          "       animd eval FILE... [--skeleton S] --clip C (--t T | --from A "
-          "--to B --fps F)\n"
-          "                  [--space S] [--wrap W] [--format F] [--joints "
-          "a,b,...]\n"
-          "                  [--view V] [--layout L] (with --format svg)\n"
-          "       animd eval FILE... --mesh M [--clip C (--t T | --from A --to "
-          "B --fps F)]\n"
-          "                  [--method M] [--normals N] [--wrap W] [--format "
-          "F]\n"
-          "       animd eval FILE... --request BODY.json|'{...}'\n"
-          "       animd eval FILE... --retarget BODY|BODY.json\n"
           "\n"
           "Prints what the HTTP API answers for the same query, byte for "
           "byte:\n"
-          "list as GET /v1/assets, a pose or range as GET /v1/pose, --mesh "
-          "as GET /v1/skin,\n"
-          "--request as POST /v1/pose with that body (a file, or the JSON "
-          "itself).\n"
-          "--retarget (a JSON body or a file) as POST /v1/retarget.\n"
+          "list as GET /v1/assets, a pose (--t) or range (--from --to --fps) "
+          "as GET /v1/pose,\n"
+          "--mesh as GET /v1/skin, --request as POST /v1/pose with that body "
+          "(a file, or\nthe JSON itself), --retarget as POST /v1/retarget.\n"
           "FILE is recognized by its content (glTF binary or JSON, native "
           "JSON, BVH, MD5);\n"
           "--type CONTENT-TYPE forces a decoder. An md5anim takes the "
@@ -88,17 +124,10 @@ static void usage(FILE *out) {
           "together: animd eval prev=prev.glb new=new.glb --clip new/Walk "
           "--t 0.5\n"
           "(an argument that exists as a file is that file, '=' or not).\n"
-          "\n"
-          "  --space    %s (model)\n"
-          "  --wrap     %s (clamp)\n"
-          "  --format   %s (json)\n"
-          "  --method   %s (lbs)\n"
-          "  --normals  %s (0)\n"
-          "  --view     %s (front; --format svg)\n"
-          "  --layout   %s (grid; --format svg with a range)\n"
-          "Exit status: 0 done, 1 an error of the files or the query, 2 bad "
-          "usage.\n",
-          space, wrap, format, method, normals, view, layout);
+          "\nOptions (--name VALUE or --name=VALUE):\n");
+  cli_options_print(out, eval_options());
+  fprintf(out, "Exit status: 0 done, 1 an error of the files or the query, 2 "
+               "bad usage.\n");
 }
 
 /* A command line taken apart. */
@@ -116,51 +145,32 @@ typedef struct cli_args_s {
 /* 0, or 2 after saying what is wrong. */
 static int parse_args(int argc, char **argv, cli_args_t *a, FILE *err) {
   memset(a, 0, sizeof *a);
+  const cli_option_t *opts = eval_options();
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      a->help = true;
-      continue;
-    }
-    if (strcmp(arg, "list") == 0) {
+    const cli_option_t *o;
+    const char *value;
+    int r =
+        cli_option_read(opts, argc, argv, &i, "animd eval", err, &o, &value);
+    if (r < 0) return 2;
+    if (r == 0 && strcmp(arg, "list") == 0) {
       a->list = true;
-      continue;
-    }
-    if (strncmp(arg, "--", 2) != 0) {
+    } else if (r == 0) {
       if (a->file_count == MAX_FILES) {
         fprintf(err, "animd eval: at most %d files\n", MAX_FILES);
         return 2;
       }
       a->files[a->file_count++] = arg;
-      continue;
-    }
-    const char *name = arg + 2;
-    bool known = strcmp(name, "type") == 0 || strcmp(name, "request") == 0 ||
-                 strcmp(name, "retarget") == 0 ||
-                 srv_field_find(name, SRV_TAKES_POSE_QUERY |
-                                          SRV_TAKES_SKIN_QUERY) != NULL;
-    for (size_t k = 0; option_names[k] != NULL && !known; k++)
-      known = strcmp(name, option_names[k]) == 0;
-    if (!known) {
-      fprintf(err,
-              "animd eval: unknown option '%s' (animd eval --help lists "
-              "them)\n",
-              arg);
-      return 2;
-    }
-    if (i + 1 >= argc) {
-      fprintf(err, "animd eval: %s needs a value\n", arg);
-      return 2;
-    }
-    const char *value = argv[++i];
-    if (strcmp(name, "type") == 0) {
+    } else if (strcmp(o->name, "help") == 0) {
+      a->help = true;
+    } else if (strcmp(o->name, "type") == 0) {
       a->type = value;
-    } else if (strcmp(name, "request") == 0) {
+    } else if (strcmp(o->name, "request") == 0) {
       a->request = value;
-    } else if (strcmp(name, "retarget") == 0) {
+    } else if (strcmp(o->name, "retarget") == 0) {
       a->retarget = value;
     } else if (a->param_count < MAX_OPTIONS) {
-      a->params[a->param_count++] = (srv_kv_t){.name = name, .value = value};
+      a->params[a->param_count++] = (srv_kv_t){.name = o->name, .value = value};
     }
   }
   return 0;

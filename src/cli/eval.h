@@ -11,4 +11,9 @@
  * failed) or 2 (bad usage). */
 int srv_eval_main(int argc, char **argv, FILE *out, FILE *err);
 
+/* The usage lines of `animd eval`, every option listed, the first line
+ * indented by indent spaces, the others by 7 (`animd --help` shows them
+ * too). */
+void srv_eval_synopsis(FILE *out, int indent);
+
 #endif

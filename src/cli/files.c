@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/sniff.h"
+#include "formats/sniff.h"
 
 int cli_report(FILE *err, const char *cmd, srv_error_code code, const char *at,
                const char *fmt, ...) {
@@ -109,7 +109,7 @@ int cli_files_load(store_t *st, const char *const *files, size_t count,
       rc = -1;
       break;
     }
-    const char *file_type = type ? type : cli_sniff_type(body, len);
+    const char *file_type = type ? type : fmt_sniff_type(body, len);
     fmt_error_t fe = {0};
     fmt_bundle_t bundle = {0};
     store_ingest_result_t res = {0};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/files.h"
+#include "cli/options.h"
 #include "server/config.h"
 #include "server/verdict/report.h"
 #include "server/verdict/suite.h"
@@ -20,9 +21,22 @@
 #define CMD "animd test"
 #define MAX_FILES 64
 
+static const cli_option_t options[] = {
+    {"format", 0, "F", "the report's format: json, junit, tap or html", -1,
+     "json"},
+    {"output", 'o', "FILE", "write the report to FILE", -1, "standard output"},
+    {"help", 'h', NULL, "print this help", -1, NULL},
+    {0},
+};
+
+void srv_test_synopsis(FILE *out, int indent) {
+  cli_options_synopsis(out, "animd test SUITE.json [FILE...]", options, indent);
+}
+
 static void usage(FILE *out) {
-  fprintf(out, "usage: animd test SUITE.json [FILE...] [--format F] [-o OUT]\n"
-               "\n"
+  fprintf(out, "usage:");
+  srv_test_synopsis(out, 1);
+  fprintf(out, "\n"
                "Runs a test suite (the body of POST /v1/test) on the asset "
                "files, offline,\n"
                "and prints its report: the bytes POST /v1/test answers for the "
@@ -32,11 +46,9 @@ static void usage(FILE *out) {
                "qualifies its names as ALIAS/NAME); a golden case's \"file\" "
                "is relative to\n"
                "the suite's folder.\n"
-               "\n"
-               "  --format   json, junit, tap or html (json)\n"
-               "  -o FILE    write the report to FILE instead of standard "
-               "output\n"
-               "Exit status: 0 every case passed, 1 a case failed, 2 bad "
+               "\nOptions (--name VALUE or --name=VALUE):\n");
+  cli_options_print(out, options);
+  fprintf(out, "Exit status: 0 every case passed, 1 a case failed, 2 bad "
                "usage, a bad suite\n"
                "or asset file, or a name the files do not hold.\n");
 }
@@ -55,18 +67,14 @@ static int parse_args(int argc, char **argv, test_args_t *a, FILE *err) {
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    const cli_option_t *o;
+    const char *value;
+    int r = cli_option_read(options, argc, argv, &i, CMD, err, &o, &value);
+    if (r < 0) return 2;
+    if (r == 1 && strcmp(o->name, "help") == 0) {
       a->help = true;
-    } else if (strcmp(arg, "--format") == 0 || strcmp(arg, "-o") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(err, CMD ": %s needs a value\n", arg);
-        return 2;
-      }
-      *(arg[1] == 'o' ? &a->output : &a->format) = argv[++i];
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      fprintf(err, CMD ": unknown option '%s' (animd test --help lists them)\n",
-              arg);
-      return 2;
+    } else if (r == 1) {
+      *(o->short_name == 'o' ? &a->output : &a->format) = value;
     } else if (a->suite == NULL) {
       a->suite = arg;
     } else if (a->file_count == MAX_FILES) {

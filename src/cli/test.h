@@ -12,4 +12,7 @@
  * not hold. */
 int srv_test_main(int argc, char **argv, FILE *out, FILE *err);
 
+/* The usage line of `animd test`, indented by indent spaces. */
+void srv_test_synopsis(FILE *out, int indent);
+
 #endif

@@ -230,6 +230,11 @@ static void json_text(fmt_buf_t *b, const char *s) {
 
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at) {
+  return fmt_answer_error_hint(b, code, message, at, NULL);
+}
+
+int fmt_answer_error_hint(fmt_buf_t *b, const char *code, const char *message,
+                          const char *at, const char *hint) {
   if (b == NULL) return -1;
   fmt_buf_puts(b, "{\"error\":{\"code\":");
   fmt_buf_json_string(b, code ? code : fmt_error_name(FMT_ERR_INTERNAL));
@@ -237,6 +242,10 @@ int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
   json_text(b, message ? message : "");
   fmt_buf_puts(b, ",\"at\":");
   json_text(b, at && at[0] ? at : NULL);
+  if (hint != NULL && hint[0] != '\0') {
+    fmt_buf_puts(b, ",\"hint\":");
+    json_text(b, hint);
+  }
   fmt_buf_puts(b, "}}");
   return done(b);
 }

@@ -127,6 +127,10 @@ int fmt_answer_frame_header(fmt_buf_t *b, uint32_t frame, uint32_t floats,
  * (the body stays valid JSON and a valid WebSocket text). */
 int fmt_answer_error(fmt_buf_t *b, const char *code, const char *message,
                      const char *at);
+/* The same with a "hint" member after "at" when hint is neither NULL nor
+ * "" ("did you mean 'wave'?"). */
+int fmt_answer_error_hint(fmt_buf_t *b, const char *code, const char *message,
+                          const char *at, const char *hint);
 
 /* One line of an upload or list answer. */
 typedef enum fmt_asset_kind {

@@ -3,6 +3,7 @@
 #include "formats/bundle.h"
 
 #include "formats/release_memory.h"
+#include "formats/sniff.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,10 +78,24 @@ static int decode_by_type(const char *content_type, const void *body,
                   content_type);
 }
 
+/* After a failed decode: when the bytes look like another type than
+ * content_type, the hint says which and which Content-Type to send. */
+static void type_hint(const char *content_type, const void *body, size_t len,
+                      fmt_error_t *err) {
+  if (err == NULL || err->code == FMT_ERR_OUT_OF_MEMORY) return;
+  if (content_type == NULL) content_type = "";
+  while (*content_type == ' ' || *content_type == '\t') content_type++;
+  const char *seen = fmt_sniff_type(body, len);
+  if (seen == NULL || media_type_is(content_type, seen)) return;
+  fmt_error_hint(err, "the body looks like %s: send it with Content-Type: %s",
+                 fmt_sniff_describe(seen), seen);
+}
+
 int fmt_decode(const char *content_type, const void *body, size_t len,
                const fmt_decode_options_t *opts, fmt_bundle_t *out,
                fmt_error_t *err) {
   int rc = decode_by_type(content_type, body, len, opts, out, err);
+  if (rc != 0) type_hint(content_type, body, len, err);
   /* A large body leaves at least its own size in freed parse trees and
    * scratch arrays. */
   fmt_release_memory(len);

@@ -76,6 +76,7 @@ int fmt_fail(fmt_error_t *err, fmt_error_code code, const char *at,
              const char *fmt, ...) {
   if (err == NULL) return -1;
   err->code = known(code);
+  err->hint[0] = '\0';
   snprintf(err->at, sizeof err->at, "%s", at ? at : "");
   if (fmt == NULL) {
     snprintf(err->message, sizeof err->message, "%s", fmt_error_message(code));
@@ -85,5 +86,18 @@ int fmt_fail(fmt_error_t *err, fmt_error_code code, const char *at,
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
+  return -1;
+}
+
+int fmt_error_hint(fmt_error_t *err, const char *fmt, ...) {
+  if (err == NULL) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(err->message);
+  if (err->hint[0] != '\0' && n < sizeof err->message)
+    snprintf(err->message + n, sizeof err->message - n, "%s%s",
+             n > 0 ? "; " : "", err->hint);
   return -1;
 }

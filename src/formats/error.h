@@ -50,6 +50,9 @@ typedef struct fmt_error_s {
   fmt_error_code code;
   char message[256];
   char at[256];
+  /* What the sender may do instead ("send it with Content-Type:
+   * model/gltf-binary"), also at the end of message; "" for none. */
+  char hint[160];
 } fmt_error_t;
 
 /* Fills err (if not NULL) printf-style (fmt NULL: the code's default
@@ -57,5 +60,10 @@ typedef struct fmt_error_s {
  * `return fmt_fail(err, FMT_ERR_BAD_JSON, "at", "fmt", ...)`. */
 int fmt_fail(fmt_error_t *err, fmt_error_code code, const char *at,
              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Gives err a hint (printf-style), appended to its message as "; HINT".
+ * Returns -1. */
+int fmt_error_hint(fmt_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

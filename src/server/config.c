@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/help.h"
+#include "formats/suggest.h"
 #include "server/cors.h"
 #include "server/hosts.h"
 
@@ -143,6 +145,9 @@ static const cfg_entry_t entries[] = {
      "addresses, comma-separated; * any"},
     {"three_dir", CFG_STR, F(three_dir), S(three_dir),
      "three.js files served under /three/ for /viewer (empty: none)"},
+    {"hint_scan", CFG_UINT, F(hint_scan), 0,
+     "asset names a \"did you mean\" hint compares at most when a name is "
+     "not found (bounds the time of a miss; 0 = 2000)"},
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
@@ -196,12 +201,22 @@ void srv_config_defaults(srv_config_t *cfg) {
   snprintf(cfg->allowed_origins, sizeof cfg->allowed_origins, "%s",
            SRV_CORS_DEFAULT);
   snprintf(cfg->three_dir, sizeof cfg->three_dir, "%s", SRV_THREE_DIR);
+  cfg->hint_scan = 2000;
 }
 
 static const cfg_entry_t *find_entry(const char *key) {
   for (size_t i = 0; i < ENTRY_COUNT; i++)
     if (strcmp(entries[i].key, key) == 0) return &entries[i];
   return NULL;
+}
+
+/* The key nearest to a mistyped one (formats/suggest.h), or NULL. */
+static const char *nearest_key(const char *key) {
+  fmt_suggest_t s;
+  fmt_suggest_init(&s, key, 0);
+  for (size_t i = 0; i < ENTRY_COUNT; i++)
+    fmt_suggest_offer(&s, entries[i].key);
+  return fmt_suggest_best(&s);
 }
 
 static int parse_u64(const char *v, uint64_t *out, const char **rest) {
@@ -311,7 +326,10 @@ int srv_config_set(srv_config_t *cfg, const char *key, const char *value,
                    char *err, size_t err_len) {
   const cfg_entry_t *e = find_entry(key);
   if (e == NULL) {
-    snprintf(err, err_len, "unknown setting '%s'", key);
+    const char *near = nearest_key(key);
+    snprintf(err, err_len, "unknown setting '%.100s'%s%s%s", key,
+             near ? "; did you mean '" : "", near ? near : "",
+             near ? "'?" : "");
     return -1;
   }
   char *base = (char *)cfg + e->offset;
@@ -420,14 +438,65 @@ int srv_config_load(srv_config_t *cfg, const char *path, char *err,
   return rc;
 }
 
-/* "--max-body-size" -> "max_body_size"; NULL when not a setting flag. */
-static const cfg_entry_t *flag_entry(const char *arg) {
-  if (strncmp(arg, "--", 2) != 0) return NULL;
+/* A flag's key: "--max-body-size" or "--max-body-size=1M" ->
+ * "max_body_size" into key (cap bytes), *value the text after '=' (NULL
+ * when none). False when arg is not "--" and a name. */
+static bool flag_key(const char *arg, char *key, size_t cap,
+                     const char **value) {
+  *value = NULL;
+  if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') return false;
+  const char *name = arg + 2;
+  size_t n = strcspn(name, "=");
+  if (name[n] == '=') *value = name + n + 1;
+  if (n >= cap) n = cap - 1;
+  for (size_t i = 0; i < n; i++) key[i] = name[i] == '-' ? '_' : name[i];
+  key[n] = '\0';
+  return true;
+}
+
+/* The flag of a key: "max_body_size" -> "--max-body-size". */
+static void key_flag(const char *key, char *flag, size_t cap) {
+  snprintf(flag, cap, "--%s", key);
+  for (char *p = flag + 2; *p; p++)
+    if (*p == '_') *p = '-';
+}
+
+/* -1 with "unknown option" and the nearest flag, if one is near. */
+static int unknown_option(const char *arg, char *err, size_t err_len) {
   char key[64];
-  size_t n = strlen(arg + 2);
-  if (n >= sizeof key) return NULL;
-  for (size_t i = 0; i <= n; i++) key[i] = arg[2 + i] == '-' ? '_' : arg[2 + i];
-  return find_entry(key);
+  const char *value;
+  const char *near = NULL;
+  if (flag_key(arg, key, sizeof key, &value)) {
+    fmt_suggest_t s;
+    fmt_suggest_init(&s, key, 0);
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
+      fmt_suggest_offer(&s, entries[i].key);
+    static const char *const others[] = {"config", "help", "version"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+      fmt_suggest_offer(&s, others[i]);
+    near = fmt_suggest_best(&s);
+  }
+  char flag[80] = "";
+  if (near != NULL) key_flag(near, flag, sizeof flag);
+  snprintf(err, err_len, "unknown option '%.100s' (see --help)%s%s%s", arg,
+           near ? "; did you mean '" : "", flag, near ? "'?" : "");
+  return -1;
+}
+
+/* --config FILE or --config=FILE: the file, *skip set when it took the
+ * next argument; NULL when arg is not --config. */
+static const char *config_file(int argc, char **argv, int i, bool *skip,
+                               bool *missing) {
+  *skip = false;
+  *missing = false;
+  if (strncmp(argv[i], "--config=", 9) == 0) return argv[i] + 9;
+  if (strcmp(argv[i], "--config") != 0) return NULL;
+  if (i + 1 >= argc) {
+    *missing = true;
+    return "";
+  }
+  *skip = true;
+  return argv[i + 1];
 }
 
 int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
@@ -440,27 +509,36 @@ int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
   }
   /* The file first, so flags override it wherever they appear. */
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--config") == 0) {
-      if (i + 1 >= argc) {
-        snprintf(err, err_len, "--config needs a file");
-        return -1;
-      }
-      if (srv_config_load(cfg, argv[i + 1], err, err_len) != 0) return -1;
-      i++;
-    }
-  }
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--config") == 0) {
-      i++;
-      continue;
-    }
-    const cfg_entry_t *e = flag_entry(argv[i]);
-    if (e == NULL) {
-      snprintf(err, err_len, "unknown option '%s' (see --help)", argv[i]);
+    bool skip, missing;
+    const char *file = config_file(argc, argv, i, &skip, &missing);
+    if (file == NULL) continue;
+    if (missing || file[0] == '\0') {
+      snprintf(err, err_len, "--config needs a file");
       return -1;
     }
+    if (srv_config_load(cfg, file, err, err_len) != 0) return -1;
+    i += skip;
+  }
+  for (int i = 1; i < argc; i++) {
+    bool skip, missing;
+    if (config_file(argc, argv, i, &skip, &missing) != NULL) {
+      i += skip;
+      continue;
+    }
+    if (strncmp(argv[i], "--help=", 7) == 0 ||
+        strncmp(argv[i], "--version=", 10) == 0) {
+      snprintf(err, err_len, "%.*s takes no value", (int)strcspn(argv[i], "="),
+               argv[i]);
+      return -1;
+    }
+    char key[64];
     const char *value;
-    if (e->type == CFG_BOOL) {
+    const cfg_entry_t *e =
+        flag_key(argv[i], key, sizeof key, &value) ? find_entry(key) : NULL;
+    if (e == NULL) return unknown_option(argv[i], err, err_len);
+    if (value != NULL) {
+      /* --name=value, booleans included (--demo=1, --demo=false). */
+    } else if (e->type == CFG_BOOL) {
       value = "true";
       if (i + 1 < argc &&
           (!strcmp(argv[i + 1], "true") || !strcmp(argv[i + 1], "false")))
@@ -477,37 +555,119 @@ int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
   return 0;
 }
 
-void srv_config_print_help(FILE *out) {
+/* The value of entry e in cfg as the config file would spell it: sizes in
+ * the largest whole unit, durations in h, min (from 10 min), s or ms,
+ * rates per second, booleans as true or false. */
+static void entry_value(const srv_config_t *cfg, const cfg_entry_t *e,
+                        char *out, size_t cap) {
+  const char *base = (const char *)cfg + e->offset;
+  switch (e->type) {
+  case CFG_STR: snprintf(out, cap, "%s", base); return;
+  case CFG_UINT: snprintf(out, cap, "%u", *(const unsigned *)base); return;
+  case CFG_BOOL:
+    snprintf(out, cap, "%s", *(const bool *)base ? "true" : "false");
+    return;
+  case CFG_SIZE: {
+    size_t x = *(const size_t *)base;
+    static const char *const units[] = {"GiB", "MiB", "KiB"};
+    for (int u = 0; u < 3 && x != 0; u++) {
+      size_t m = (size_t)1 << (10 * (3 - u));
+      if (x % m == 0) {
+        snprintf(out, cap, "%zu%s", x / m, units[u]);
+        return;
+      }
+    }
+    snprintf(out, cap, "%zu", x);
+    return;
+  }
+  case CFG_MS: {
+    uint64_t ms = *(const uint64_t *)base;
+    if (ms == 0)
+      snprintf(out, cap, "0");
+    else if (ms % 3600000 == 0)
+      snprintf(out, cap, "%lluh", (unsigned long long)(ms / 3600000));
+    else if (ms % 60000 == 0 && ms >= 600000)
+      snprintf(out, cap, "%llumin", (unsigned long long)(ms / 60000));
+    else if (ms % 1000 == 0)
+      snprintf(out, cap, "%llus", (unsigned long long)(ms / 1000));
+    else
+      snprintf(out, cap, "%llums", (unsigned long long)ms);
+    return;
+  }
+  case CFG_RATE: {
+    double r = *(const double *)base;
+    if (r == 0)
+      snprintf(out, cap, "0");
+    else if (r == (double)(uint64_t)r)
+      snprintf(out, cap, "%llu/s", (unsigned long long)r);
+    else if (r * 60 == (double)(uint64_t)(r * 60))
+      snprintf(out, cap, "%llu/min", (unsigned long long)(r * 60));
+    else
+      snprintf(out, cap, "%llu/h", (unsigned long long)(r * 3600 + 0.5));
+    return;
+  }
+  }
+  out[0] = '\0';
+}
+
+void srv_config_print_options(FILE *out) {
   srv_config_t d;
   srv_config_defaults(&d);
-  fprintf(out,
-          "usage: animd [--config FILE] [--OPTION VALUE]...\n"
-          "       animd eval FILE --clip NAME --t T [--space local|model|skin]"
-          "\n                  [--format json|bin|svg] [--wrap clamp|loop|"
-          "pingpong]\n"
-          "       animd test SUITE.json [FILE...] [--format "
-          "json|junit|tap|html] [-o OUT]\n"
-          "       animd --version | --help\n\n"
-          "Options (each is also a key of the config file, with _ for -):\n"
-          "  --config FILE            read settings from FILE first\n");
+  fmt_help_option(out, "--config", "FILE", "read settings from FILE first",
+                  NULL);
   for (size_t i = 0; i < ENTRY_COUNT; i++) {
-    char flag[80];
-    snprintf(flag, sizeof flag, "--%s", entries[i].key);
-    for (char *p = flag + 2; *p; p++)
-      if (*p == '_') *p = '-';
-    const char *arg = entries[i].type == CFG_BOOL   ? ""
-                      : entries[i].type == CFG_STR  ? " S"
-                      : entries[i].type == CFG_SIZE ? " BYTES"
-                      : entries[i].type == CFG_MS   ? " DURATION"
-                      : entries[i].type == CFG_RATE ? " RATE"
-                                                    : " N";
-    char left[96];
-    snprintf(left, sizeof left, "%s%s", flag, arg);
-    fprintf(out, "  %-24s %s\n", left, entries[i].help);
+    char flag[80], def[1100];
+    key_flag(entries[i].key, flag, sizeof flag);
+    const char *arg = entries[i].type == CFG_BOOL   ? "[=BOOL]"
+                      : entries[i].type == CFG_STR  ? "S"
+                      : entries[i].type == CFG_SIZE ? "BYTES"
+                      : entries[i].type == CFG_MS   ? "DURATION"
+                      : entries[i].type == CFG_RATE ? "RATE"
+                                                    : "N";
+    entry_value(&d, &entries[i], def, sizeof def);
+    if (entries[i].type == CFG_BOOL) {
+      /* "--demo[=BOOL]": the value is glued to the flag. */
+      char glued[100];
+      snprintf(glued, sizeof glued, "%s%s", flag, arg);
+      fmt_help_option(out, glued, NULL, entries[i].help, def);
+    } else {
+      fmt_help_option(out, flag, arg, entries[i].help, def);
+    }
   }
-  fprintf(out, "\nA DURATION carries its unit: 500ms, 10s, 2min or 1h (only 0 "
+}
+
+void srv_config_print_help_with(FILE *out, const char *commands) {
+  fprintf(out, "usage: animd [--config FILE] [--OPTION VALUE | "
+               "--OPTION=VALUE]...\n");
+  if (commands != NULL)
+    fputs(commands, out);
+  else
+    fprintf(out, "       animd eval FILE... [--OPTION VALUE]...  (animd eval "
+                 "--help lists them)\n"
+                 "       animd test SUITE.json [FILE...] [--OPTION VALUE]...  "
+                 "(animd test --help)\n");
+  fprintf(out, "       animd --version | --help\n\n"
+               "Options (each is also a key of the config file, with _ for "
+               "-):\n");
+  srv_config_print_options(out);
+  fprintf(out, "\nEvery option takes its value as --OPTION VALUE or "
+               "--OPTION=VALUE; a BOOL is\ntrue, false, 1, 0, yes, no, on or "
+               "off (a boolean flag alone means true).\n"
+               "A DURATION carries its unit: 500ms, 10s, 2min or 1h (only 0 "
                "may go bare).\nBYTES may end in K, KiB, M, MiB, G or GiB.\n"
                "A RATE is a count per unit: 10/s, 30/min or 100/h.\n");
+}
+
+void srv_config_print_help(FILE *out) { srv_config_print_help_with(out, NULL); }
+
+void srv_config_print_defaults(FILE *out) {
+  srv_config_t d;
+  srv_config_defaults(&d);
+  for (size_t i = 0; i < ENTRY_COUNT; i++) {
+    char def[1100];
+    entry_value(&d, &entries[i], def, sizeof def);
+    fprintf(out, "%s\t%s\n", entries[i].key, def);
+  }
 }
 
 int srv_parse_host_port(const char *s, char *host, size_t host_len, int *port) {

@@ -66,6 +66,7 @@ typedef struct srv_config_s {
   char allowed_hosts[1024];
   /* three.js (npm's three), served under /three/ for /viewer; "" none. */
   char three_dir[1024];
+  unsigned hint_scan; /* Names a "did you mean" compares on a miss. */
 } srv_config_t;
 
 /* Fills the built-in defaults. */
@@ -88,7 +89,16 @@ int srv_config_load(srv_config_t *cfg, const char *path, char *err,
 int srv_config_parse_args(srv_config_t *cfg, int argc, char **argv, FILE *out,
                           char *err, size_t err_len);
 
+/* `animd --help`: the usage lines (commands: the offline commands' lines,
+ * NULL for a line pointing to their own --help), every option with its
+ * default (formats/help.h), and how values are written. */
+void srv_config_print_help_with(FILE *out, const char *commands);
 void srv_config_print_help(FILE *out);
+/* The option lines alone. */
+void srv_config_print_options(FILE *out);
+/* "key<TAB>default" a line for every setting, for the documentation
+ * check (scripts/check-option-docs). */
+void srv_config_print_defaults(FILE *out);
 
 /* Parses "host:port" or "[v6]:port". Returns 0 or -1. */
 int srv_parse_host_port(const char *s, char *host, size_t host_len, int *port);

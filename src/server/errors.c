@@ -26,6 +26,7 @@ int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
   err->code = code;
   snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
   err->message[0] = '\0';
+  err->hint[0] = '\0';
   if (fmt != NULL) {
     va_list ap;
     va_start(ap, fmt);
@@ -33,6 +34,26 @@ int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
     va_end(ap);
   }
   return -1;
+}
+
+int srv_error_hint(srv_error_t *err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+  va_end(ap);
+  if (err->hint[0] == '\0') return -1;
+  if (err->message[0] == '\0')
+    snprintf(err->message, sizeof err->message, "%s",
+             srv_error_message(err->code));
+  size_t n = strlen(err->message);
+  if (n + 1 < sizeof err->message)
+    snprintf(err->message + n, sizeof err->message - n, "; %s", err->hint);
+  return -1;
+}
+
+int srv_error_did_you_mean(srv_error_t *err, const char *name) {
+  if (name == NULL || name[0] == '\0') return -1;
+  return srv_error_hint(err, "did you mean '%.80s'?", name);
 }
 
 int srv_error_under(srv_error_t *err, const char *prefix) {
@@ -46,9 +67,9 @@ int srv_error_under(srv_error_t *err, const char *prefix) {
 }
 
 int srv_error_json(fmt_buf_t *b, srv_error_code code, const char *at,
-                   const char *message) {
-  return fmt_answer_error(
+                   const char *message, const char *hint) {
+  return fmt_answer_error_hint(
       b, srv_error_name(code),
       message != NULL && message[0] != '\0' ? message : srv_error_message(code),
-      at);
+      at, hint);
 }

@@ -48,6 +48,10 @@ typedef struct srv_error_s {
   srv_error_code code;
   char at[128];
   char message[512];
+  /* What the client may have meant or should do ("did you mean
+   * 'wave'?"), also at the end of message; "" for none. The error body
+   * carries it as "hint". */
+  char hint[160];
 } srv_error_t;
 
 /* Fills err printf-style (fmt NULL: the default message); at NULL means
@@ -55,15 +59,24 @@ typedef struct srv_error_s {
 int srv_error_set(srv_error_t *err, srv_error_code code, const char *at,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Gives err a hint (printf-style), appended to its message as "; HINT"
+ * (the code's default message first when the message is empty). Returns
+ * -1. */
+int srv_error_hint(srv_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* When name is not NULL: the hint "did you mean 'NAME'?". Returns -1. */
+int srv_error_did_you_mean(srv_error_t *err, const char *name);
+
 /* Puts err's spot under prefix, for a request held within another:
  * "a" and "layers[0].clip" read "a.layers[0].clip", "a" and no spot read
  * "a" (prefix NULL or "": unchanged). Returns -1. */
 int srv_error_under(srv_error_t *err, const char *prefix);
 
 /* Appends the error body of code to b (no trailing newline): message NULL
- * or "" gives the default message, at NULL or "" gives null. 0, or -1
- * when b has failed. */
+ * or "" gives the default message, at NULL or "" gives null, hint NULL or
+ * "" no "hint" member. 0, or -1 when b has failed. */
 int srv_error_json(fmt_buf_t *b, srv_error_code code, const char *at,
-                   const char *message);
+                   const char *message, const char *hint);
 
 #endif

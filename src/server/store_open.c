@@ -67,6 +67,7 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
        * (redis/store_backend.h) rather than refuse. */
       .max_bytes = redis ? 0 : s->cfg.memory_limit,
       .log = store_log,
+      .suggest_scan = s->cfg.hint_scan,
   };
   fmt_error_t fe = {0};
   store_t *st = NULL;

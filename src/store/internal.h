@@ -26,6 +26,7 @@ struct store_s {
   char *data_dir; /* NULL: memory only. */
   int dir_fd;
   size_t max_bytes;
+  size_t suggest_scan; /* store_suggest's bound. */
   void (*log)(void *user_data, const char *message);
   void *log_user_data;
   fmt_decode_options_t decode;

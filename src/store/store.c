@@ -7,6 +7,7 @@
 
 #include "formats/asset_bytes.h"
 #include "formats/release_memory.h"
+#include "formats/suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -250,6 +251,27 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
   }
   store_asset_retain(a);
   out->asset = a;
+  pthread_mutex_unlock(&s->lock);
+}
+
+void store_suggest(store_t *s, store_kind kind, const char *name,
+                   const store_asset_t *skeleton, char *out, size_t cap) {
+  if (cap > 0) out[0] = '\0';
+  if (s == NULL || name == NULL || cap == 0) return;
+  fmt_suggest_t near;
+  fmt_suggest_init(&near, name, s->suggest_scan);
+  pthread_mutex_lock(&s->lock);
+  if (skeleton != NULL && kind != STORE_SKELETON) {
+    for (const store_asset_t *c = skeleton->_children;
+         c != NULL && !fmt_suggest_full(&near); c = c->_child_next)
+      if (c->kind == kind && !c->_unnamed) fmt_suggest_offer(&near, c->name);
+  } else {
+    for (size_t i = 0; i < s->count && !fmt_suggest_full(&near); i++)
+      if (s->items[i]->kind == kind && !s->items[i]->_unnamed)
+        fmt_suggest_offer(&near, s->items[i]->name);
+  }
+  if (fmt_suggest_best(&near) != NULL)
+    snprintf(out, cap, "%s", fmt_suggest_best(&near));
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -498,6 +520,8 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
   pthread_mutex_init(&s->lock, NULL);
   s->dir_fd = -1;
   s->max_bytes = opts->max_bytes;
+  s->suggest_scan =
+      opts->suggest_scan != 0 ? opts->suggest_scan : STORE_SUGGEST_SCAN;
   s->log = opts->log;
   s->log_user_data = opts->log_user_data;
   s->decode = opts->decode;

@@ -122,7 +122,12 @@ typedef struct store_options_s {
   void *log_user_data;
   /* Decoder limits for files loaded at open (zero: the decoder's). */
   fmt_decode_options_t decode;
+  /* Names store_suggest compares at most (0: STORE_SUGGEST_SCAN). */
+  size_t suggest_scan;
 } store_options_t;
+
+/* store_suggest's bound when the options give none. */
+#define STORE_SUGGEST_SCAN 2000
 
 /* Opens a store, loading every asset of data_dir. Returns 0, or a negative
  * errno (the data dir cannot be created or read; err says why). Unreadable
@@ -212,6 +217,14 @@ size_t store_name_count(store_t *store, store_kind kind, const char *name,
 
 /* The clips or meshes (kind) of a skeleton asset, retained, sorted by id
  * (free with store_list_free). O(assets). Returns 0 or -ENOMEM. */
+/* For "did you mean": the name of an asset of kind nearest to name
+ * (formats/suggest.h), among the clips or meshes of skeleton when given,
+ * else among every asset of kind, copied into out (cap bytes; "" when none
+ * is near). At most the store's suggest_scan names are compared, so a miss
+ * costs a bounded time whatever the store holds. */
+void store_suggest(store_t *store, store_kind kind, const char *name,
+                   const store_asset_t *skeleton, char *out, size_t cap);
+
 int store_children(store_t *store, const store_asset_t *skeleton,
                    store_kind kind, store_asset_t ***out, size_t *count);
 

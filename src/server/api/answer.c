@@ -17,7 +17,28 @@ void srv__fail(srv_request_t *req, srv_error_code code, const char *at,
   srv__respond_err(req, &err);
 }
 
+/* An error body with a hint (the HTTP layer prints those without one). */
+static void respond_hinted(srv_request_t *req, srv_error_code code,
+                           const char *at, const char *message,
+                           const char *hint) {
+  fmt_buf_t b = FMT_BUF_INIT;
+  srv_error_json(&b, code, at, message, hint);
+  fmt_buf_putc(&b, '\n');
+  if (!b.failed)
+    srv_respond(req, srv_error_status(code), "application/json", NULL, b.data,
+                b.len);
+  else
+    srv_respond_error(req, srv_error_status(code), srv_error_name(code),
+                      at[0] != '\0' ? at : NULL, "%s",
+                      message[0] != '\0' ? message : srv_error_message(code));
+  fmt_buf_free(&b);
+}
+
 void srv__respond_err(srv_request_t *req, const srv_error_t *err) {
+  if (err->hint[0] != '\0') {
+    respond_hinted(req, err->code, err->at, err->message, err->hint);
+    return;
+  }
   srv_respond_error(req, srv_error_status(err->code), srv_error_name(err->code),
                     err->at[0] != '\0' ? err->at : NULL, "%s",
                     err->message[0] != '\0' ? err->message
@@ -50,6 +71,11 @@ void srv__respond_deleted(srv_request_t *req, store_kind kind, const char *id) {
 }
 
 void srv__respond_fmt_error(srv_request_t *req, const fmt_error_t *err) {
+  if (err->hint[0] != '\0') {
+    respond_hinted(req, srv_error_of(err->code), err->at, err->message,
+                   err->hint);
+    return;
+  }
   srv_respond_error(req, fmt_error_status(err->code), fmt_error_name(err->code),
                     err->at[0] ? err->at : NULL, "%s",
                     err->message[0] ? err->message

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 
+#include "formats/suggest.h"
 #include "server/request/evaluate.h"
 #include "server/request/ik_field.h"
 #include "server/request/morph_field.h"
@@ -56,6 +57,26 @@ static const srv_field_t *find_row(const char *name, unsigned takes) {
 const srv_field_t *srv_field_find(const char *name, unsigned takes) {
   pthread_once(&table_once, table_init);
   return find_row(name, takes);
+}
+
+unsigned srv_field_list(unsigned takes, const char **names, unsigned cap) {
+  pthread_once(&table_once, table_init);
+  unsigned n = 0;
+  for (unsigned i = 0; i < row_count && n < cap; i++)
+    if ((rows[i].takes & takes) != 0) names[n++] = rows[i].name;
+  return n;
+}
+
+const char *srv_field_nearest(const char *name, const char *const *known,
+                              unsigned takes) {
+  pthread_once(&table_once, table_init);
+  fmt_suggest_t s;
+  fmt_suggest_init(&s, name, 0);
+  for (; known != NULL && *known != NULL; known++)
+    fmt_suggest_offer(&s, *known);
+  for (unsigned i = 0; i < row_count; i++)
+    if ((rows[i].takes & takes) != 0) fmt_suggest_offer(&s, rows[i].name);
+  return fmt_suggest_best(&s);
 }
 
 /* ---- structured values ------------------------------------------------- */

@@ -171,6 +171,16 @@ int srv_field_add(const srv_field_t *row);
 /* The row of name that a request of takes takes, or NULL. */
 const srv_field_t *srv_field_find(const char *name, unsigned takes);
 
+/* The names of the rows a request of takes takes, in table order, up to
+ * cap of them into names. Returns how many. */
+unsigned srv_field_list(unsigned takes, const char **names, unsigned cap);
+
+/* For "did you mean": the name nearest to name (formats/suggest.h) among
+ * known (NULL-terminated; NULL for none) and the rows a request of takes
+ * takes, or NULL when none is near. */
+const char *srv_field_nearest(const char *name, const char *const *known,
+                              unsigned takes);
+
 /* The rows among a query's parameters (count of them) into out. -1 with
  * bad_parameter at the field's name for a value that is not one. */
 int srv_fields_from_query(const srv_kv_t *params, unsigned count,

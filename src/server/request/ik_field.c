@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/suggest.h"
 #include "server/request/evaluate.h"
+#include "server/request/target.h"
 
 typedef enum ik_type { IK_TWO_BONE, IK_AIM } ik_type;
 
@@ -162,10 +164,12 @@ static int parse_entry(const json_t *o, const char *at, size_t i, ik_entry_t *e,
   const char *key;
   json_t *value;
   json_object_foreach((json_t *)o, key, value) {
-    if (!listed(members, key))
-      return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD,
-                           spot(where, sizeof where, at, i, key),
-                           "a %s entry has no '%s'", type, key);
+    if (!listed(members, key)) {
+      srv_error_set(err, SRV_ERR_UNKNOWN_FIELD,
+                    spot(where, sizeof where, at, i, key),
+                    "a %s entry has no '%s'", type, key);
+      return srv_error_did_you_mean(err, fmt_suggest_list(key, members));
+    }
   }
   const anim_vec3_t x = {1, 0, 0}, y = {0, 1, 0}, z = {0, 0, 1}, zero = {0};
   const double big = 1e6;
@@ -236,10 +240,12 @@ static int ik_resolve(void *data, const anim_skeleton_t *sk, const char *at,
     for (int k = 0; k < n; k++) {
       const char *member = e->type == IK_AIM ? "joint" : two_bone[k];
       e->joints[k] = anim_skeleton_find(sk, e->names[k]);
-      if (e->joints[k] < 0)
-        return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT,
-                             spot(where, sizeof where, at, i, member),
-                             "the skeleton has no joint '%s'", e->names[k]);
+      if (e->joints[k] < 0) {
+        srv_error_set(err, SRV_ERR_UNKNOWN_JOINT,
+                      spot(where, sizeof where, at, i, member),
+                      "the skeleton has no joint '%s'", e->names[k]);
+        return srv_error_did_you_mean(err, srv_joint_nearest(sk, e->names[k]));
+      }
     }
     if (e->type == IK_TWO_BONE) {
       if (!is_ancestor(sk, e->joints[0], e->joints[1]))

@@ -19,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/suggest.h"
 #include "server/request/evaluate.h"
 #include "server/request/fields.h"
 #include "server/request/requests.h"
+#include "server/request/target.h"
 
 /* ---- root_motion ----------------------------------------------------------
  */
@@ -76,9 +78,10 @@ static int root_motion_parse(const json_t *json, const char *at, void **data,
       if (known[k] == NULL) {
         snprintf(where, sizeof where, "%s.%s", at, key);
         free(rm);
-        return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where,
-                             "root_motion takes joint, translation, rotation, "
-                             "reference and up");
+        srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where,
+                      "root_motion takes joint, translation, rotation, "
+                      "reference and up");
+        return srv_error_did_you_mean(err, fmt_suggest_list(key, known));
       }
     }
     joint = json_object_get(json, "joint");
@@ -142,8 +145,9 @@ static int root_motion_resolve(void *data, const anim_skeleton_t *sk,
   if (j < 0) {
     char where[160];
     snprintf(where, sizeof where, "%s.joint", at);
-    return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
-                         "'%s' is not a joint of the skeleton", rm->joint);
+    srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
+                  "'%s' is not a joint of the skeleton", rm->joint);
+    return srv_error_did_you_mean(err, srv_joint_nearest(sk, rm->joint));
   }
   rm->settings.joint = (uint32_t)j;
   return 0;
@@ -278,8 +282,11 @@ static int blend_space_parse(const json_t *json, const char *at, void **data,
   json_object_foreach((json_t *)json, key, v) {
     if (strcmp(key, "param") && strcmp(key, "clips") && strcmp(key, "sync")) {
       snprintf(where, sizeof where, "%s.%s", at, key);
-      return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where,
-                           "blend_space takes param, clips and sync");
+      srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where,
+                    "blend_space takes param, clips and sync");
+      return srv_error_did_you_mean(
+          err, fmt_suggest_list(
+                   key, (const char *const[]){"param", "clips", "sync", NULL}));
     }
   }
   blend_space_t *bs = calloc(1, sizeof *bs);

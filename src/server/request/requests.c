@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats/vocab.h"
+#include "server/request/target.h"
 
 /* ---- the parameters of each endpoint ----------------------------------------
  */
@@ -95,14 +96,16 @@ int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
   unsigned takes = endpoint_takes(ep);
   for (unsigned i = 0; i < q->count; i++)
     if (!listed(known, q->params[i].name) &&
-        srv_field_find(q->params[i].name, takes) == NULL)
-      return srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, q->params[i].name,
-                           known[0] == NULL
-                               ? "'%.60s': this endpoint takes no query "
-                                 "parameters"
-                               : "'%.60s' is not a parameter of this "
-                                 "endpoint",
-                           q->params[i].name);
+        srv_field_find(q->params[i].name, takes) == NULL) {
+      srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, q->params[i].name,
+                    known[0] == NULL ? "'%.60s': this endpoint takes no query "
+                                       "parameters"
+                                     : "'%.60s' is not a parameter of this "
+                                       "endpoint",
+                    q->params[i].name);
+      return srv_error_did_you_mean(
+          err, srv_field_nearest(q->params[i].name, known, takes));
+    }
   return 0;
 }
 
@@ -489,8 +492,9 @@ static int json_known_fields(const json_t *o, const char *const *known,
     if (listed(known, key) || srv_field_find(key, takes) != NULL) continue;
     char at[128];
     snprintf(at, sizeof at, "%s%.60s", prefix, key);
-    return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, at,
-                         "unknown field \"%.60s\"", key);
+    srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, at, "unknown field \"%.60s\"",
+                  key);
+    return srv_error_did_you_mean(err, srv_field_nearest(key, known, takes));
   }
   return 0;
 }
@@ -712,6 +716,9 @@ int srv_blend_mask_parse(const json_t *mask, const anim_skeleton_t *sk,
       snprintf(at, sizeof at, "layers[%zu].mask[%zu]", layer, k);
       srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
                     "not a joint name of the skeleton");
+      if (json_is_string(jn))
+        srv_error_did_you_mean(err,
+                               srv_joint_nearest(sk, json_string_value(jn)));
       return srv_error_under(err, at_prefix);
     }
     weights[j] = 1.0f;

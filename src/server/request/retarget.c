@@ -12,6 +12,7 @@
 #include "formats/asset_bytes.h"
 #include "formats/bundle.h"
 #include "server/request/requests.h"
+#include "server/request/target.h"
 
 /* ---- body
  * --------------------------------------------------------------------- */
@@ -144,9 +145,11 @@ static int by_target(const void *a, const void *b) {
 static int32_t joint_of(const anim_skeleton_t *s, const char *name,
                         const char *which, const char *at, srv_error_t *err) {
   int32_t j = anim_skeleton_find(s, name);
-  if (j < 0)
+  if (j < 0) {
     srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
                   "the %s skeleton has no joint '%.60s'", which, name);
+    srv_error_did_you_mean(err, srv_joint_nearest(s, name));
+  }
   return j;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/suggest.h"
+
 bool srv_names_given(const srv_names_t *n) {
   return n->csv != NULL || n->array != NULL;
 }
@@ -59,12 +61,23 @@ int srv_lookup(store_t *st, store_kind kind, const char *at, const char *name,
                skeleton != NULL ? skeleton->id : "");
       snprintf(miss->at, sizeof miss->at, "%s", at != NULL ? at : "");
     }
-    return srv_error_set(err, SRV_ERR_NOT_FOUND, at, "no %s '%.200s'%s",
-                         store_kind_name(kind), name,
-                         skeleton ? " on that skeleton" : "");
+    srv_error_set(err, SRV_ERR_NOT_FOUND, at, "no %s '%.200s'%s",
+                  store_kind_name(kind), name,
+                  skeleton ? " on that skeleton" : "");
+    char near[STORE_NAME_MAX + 1];
+    store_suggest(st, kind, name, skeleton, near, sizeof near);
+    return srv_error_did_you_mean(err, near);
   }
   *out = m.asset;
   return 0;
+}
+
+const char *srv_joint_nearest(const anim_skeleton_t *sk, const char *name) {
+  fmt_suggest_t near;
+  fmt_suggest_init(&near, name, 0);
+  for (uint32_t j = 0; sk != NULL && j < sk->joint_count; j++)
+    fmt_suggest_offer(&near, sk->names[j]);
+  return fmt_suggest_best(&near);
 }
 
 int srv_joints_resolve(const srv_names_t *list, const anim_skeleton_t *sk,
@@ -83,6 +96,7 @@ int srv_joints_resolve(const srv_names_t *list, const anim_skeleton_t *sk,
     if (j < 0) {
       srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, at,
                     "the skeleton has no joint '%.60s'", name);
+      srv_error_did_you_mean(err, srv_joint_nearest(sk, name));
       free(idx);
       return -1;
     }

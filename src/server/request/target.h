@@ -61,6 +61,10 @@ int srv_lookup(store_t *st, store_kind kind, const char *at, const char *name,
                const store_asset_t *skeleton, store_asset_t **out,
                srv_error_t *err, srv_lookup_miss_t *miss);
 
+/* For "did you mean": the joint name of sk nearest to name
+ * (formats/suggest.h), or NULL. */
+const char *srv_joint_nearest(const anim_skeleton_t *sk, const char *name);
+
 /* Most meshes one request may name. */
 #define SRV_TARGET_MAX_MESHES 1024
 

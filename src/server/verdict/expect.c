@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/suggest.h"
+#include "server/request/target.h"
+
 /* ---- parsing ---------------------------------------------------------------
  */
 
@@ -64,8 +67,12 @@ static int parse_one(const json_t *obj, const char *at, verdict_expect_t *e,
         strcmp(key, "rotation") && strcmp(key, "tolerance") &&
         strcmp(key, "tolerance_deg")) {
       verdict_at(at, key, where, sizeof where);
-      return srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where,
-                           "unknown field '%s'", key);
+      srv_error_set(err, SRV_ERR_UNKNOWN_FIELD, where, "unknown field '%s'",
+                    key);
+      return srv_error_did_you_mean(
+          err, fmt_suggest_list(key, (const char *const[]){
+                                         "joint", "position", "rotation",
+                                         "tolerance", "tolerance_deg", NULL}));
     }
   }
   const json_t *joint = json_object_get(obj, "joint");
@@ -142,8 +149,9 @@ int verdict_expect_resolve(verdict_expect_t *e, size_t count,
     if (s < 0) {
       char where[160];
       snprintf(where, sizeof where, "%s[%zu].joint", at, k);
-      return srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
-                           "the skeleton has no joint '%s'", e[k].joint);
+      srv_error_set(err, SRV_ERR_UNKNOWN_JOINT, where,
+                    "the skeleton has no joint '%s'", e[k].joint);
+      return srv_error_did_you_mean(err, srv_joint_nearest(sk, e[k].joint));
     }
     e[k].index = sk->to_caller[s];
   }

@@ -329,7 +329,7 @@ static void case_error(verdict_case_result_t *r, const verdict_case_t *c,
   snprintf(r->message, sizeof r->message, "%.400s (%s%s%.80s)", msg,
            srv_error_name(e->code), e->at[0] ? " at " : "", e->at);
   fmt_buf_reset(&r->detail);
-  srv_error_json(&r->detail, e->code, e->at, e->message);
+  srv_error_json(&r->detail, e->code, e->at, e->message, e->hint);
 }
 
 /* ---- a pose case ---------------------------------------------------------*/

@@ -49,7 +49,7 @@ static int lookup_failed(srv_ws_client_t *c, const char *id,
              "several assets are named '%s'; name one by its id", miss->name);
     ws__send_error(c, id, SRV_ERR_AMBIGUOUS, err->at, msg);
   } else
-    ws__send_error(c, id, err->code, err->at, err->message);
+    ws__send_err(c, id, err);
   return -1;
 }
 
@@ -147,7 +147,7 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   s->encoding = cmd->encoding;
   srv_fields_copy(&s->fields, &cmd->fields);
   if (srv_fields_resolve(&s->fields, s->skeleton->skeleton, NULL, &err) != 0) {
-    ws__send_error(c, id, err.code, err.at, err.message);
+    ws__send_err(c, id, &err);
     return -1;
   }
   if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
@@ -331,7 +331,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
       srv_error_t err;
       if (srv_fields_resolve(&cmd->fields, s->skeleton->skeleton, NULL, &err) !=
           0) {
-        ws__send_error(c, cmd->id, err.code, err.at, err.message);
+        ws__send_err(c, cmd->id, &err);
         return;
       }
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "animd/animd.h"
+#include "formats/suggest.h"
 #include "formats/vocab.h"
 #include "server/request/motion_fields.h"
 
@@ -40,12 +41,22 @@ int srv_ws_error_set(srv_ws_error_t *err, const char *id, srv_error_code code,
   snprintf(err->at, sizeof err->at, "%s", at != NULL ? at : "");
   utf8_trim(err->at);
   snprintf(err->id, sizeof err->id, "%s", id != NULL ? id : "");
+  err->hint[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
   utf8_trim(err->message);
   return -1;
+}
+
+/* "did you mean 'NEAR'?" in err's hint and at the end of its message. */
+static void hint_near(srv_ws_error_t *err, const char *near) {
+  if (near == NULL) return;
+  snprintf(err->hint, sizeof err->hint, "did you mean '%.60s'?", near);
+  size_t n = strlen(err->message);
+  if (n + 1 < sizeof err->message)
+    snprintf(err->message + n, sizeof err->message - n, "; %s", err->hint);
 }
 
 void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
@@ -213,6 +224,11 @@ static int parse_op(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
     utf8_trim(name);
     srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_OP, "op", "unknown op \"%s\"",
                      name);
+    fmt_suggest_t near;
+    fmt_suggest_init(&near, name, 0);
+    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
+      fmt_suggest_offer(&near, op_names[i]);
+    hint_near(err, fmt_suggest_best(&near));
     return -1;
   }
   cmd->op = (srv_ws_op)opi;
@@ -223,6 +239,8 @@ static int parse_op(json_t *root, srv_ws_cmd_t *cmd, srv_ws_error_t *err) {
     if (!is_allowed(cmd->op, key)) {
       srv_ws_error_set(err, id, SRV_ERR_UNKNOWN_FIELD, key,
                        "%s does not take \"%.40s\"", op_names[opi], key);
+      hint_near(err,
+                srv_field_nearest(key, allowed[cmd->op], op_takes(cmd->op)));
       return -1;
     }
   }

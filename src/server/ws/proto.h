@@ -96,6 +96,7 @@ typedef struct srv_ws_error_s {
   char message[160];
   char at[64];
   char id[SRV_WS_ID_MAX + 1]; /* JSON text of the id, "" when unknown. */
+  char hint[96];              /* "did you mean 'speed'?", "" for none. */
 } srv_ws_error_t;
 
 /* Parses one text message into cmd. Returns 0 (free cmd with

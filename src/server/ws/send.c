@@ -37,12 +37,14 @@ void ws__send_text(srv_ws_client_t *c, const fmt_buf_t *b) {
 }
 
 /* An error message, named from the error table (server/errors.h). */
-void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
-                    const char *at, const char *message) {
+/* An error message with a hint (NULL: none). */
+static void send_error_hint(srv_ws_client_t *c, const char *id,
+                            srv_error_code code, const char *at,
+                            const char *message, const char *hint) {
   srv_ws_hub_t *h = c->hub;
   h->stats.errors++;
   fmt_buf_reset(&h->out);
-  srv_error_json(&h->out, code, at, message);
+  srv_error_json(&h->out, code, at, message, hint);
   if (id != NULL && id[0] != '\0' && h->out.len > 0 && !h->out.failed) {
     h->out.len--; /* The closing brace. */
     fmt_buf_puts(&h->out, ",\"id\":");
@@ -52,10 +54,19 @@ void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
   ws__send_text(c, &h->out);
 }
 
+void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
+                    const char *at, const char *message) {
+  send_error_hint(c, id, code, at, message, NULL);
+}
+
+void ws__send_err(srv_ws_client_t *c, const char *id, const srv_error_t *e) {
+  send_error_hint(c, id, e->code, e->at, e->message, e->hint);
+}
+
 void ws__send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e) {
   int code = srv_error_lookup(e->code);
-  ws__send_error(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
-                 e->at, e->message);
+  send_error_hint(c, e->id, code < 0 ? SRV_ERR_INTERNAL : (srv_error_code)code,
+                  e->at, e->message, e->hint);
 }
 
 /* {"op":op,"id":ID, ...}: the caller appends fields and the brace. */

@@ -208,6 +208,8 @@ void ws__send_answer(srv_ws_client_t *c, uint8_t opcode, const void *data,
 void ws__send_text(srv_ws_client_t *c, const fmt_buf_t *b);
 void ws__send_error(srv_ws_client_t *c, const char *id, srv_error_code code,
                     const char *at, const char *message);
+/* A typed error (server/errors.h), its hint included. */
+void ws__send_err(srv_ws_client_t *c, const char *id, const srv_error_t *e);
 void ws__send_cmd_error(srv_ws_client_t *c, const srv_ws_error_t *e);
 fmt_buf_t *ws__ack_begin(srv_ws_client_t *c, const char *op, const char *id);
 bool ws__flush_frames(srv_ws_client_t *c, bool may_batch);

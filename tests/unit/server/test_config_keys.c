@@ -292,7 +292,9 @@ static const struct {
      "auto|on|off)"},
     {"nope", "1", "unknown setting 'nope'"},
     {"", "1", "unknown setting ''"},
-    {"max-frames", "1", "unknown setting 'max-frames'"},
+    {"max-frames", "1",
+     "unknown setting 'max-frames'; did you mean 'max_frames'?"},
+    {"lisen", "x", "unknown setting 'lisen'; did you mean 'listen'?"},
 };
 
 START_TEST(test_bad_values) {
@@ -562,11 +564,112 @@ START_TEST(test_help_text) {
   ck_assert_ptr_nonnull(strstr(buf, "  --max-body-size BYTES "));
   ck_assert_ptr_nonnull(strstr(buf, "  --idle-timeout DURATION "));
   ck_assert_ptr_nonnull(strstr(buf, "  --write-rate RATE "));
-  ck_assert_ptr_nonnull(strstr(buf, "  --demo "));
+  ck_assert_ptr_nonnull(strstr(buf, "  --demo[=BOOL] "));
+  /* Every option shows its default, as the config file spells it. */
+  ck_assert_ptr_nonnull(strstr(buf, "(default: 127.0.0.1:8080)"));
+  ck_assert_ptr_nonnull(strstr(buf, "(default: 64MiB)"));
+  ck_assert_ptr_nonnull(strstr(buf, "(default: 60s)"));
+  ck_assert_ptr_nonnull(strstr(buf, "(default: 50/s)"));
   ck_assert_ptr_null(strstr(buf, "--demo N"));
   ck_assert_ptr_nonnull(strstr(buf, "usage: animd [--config FILE]"));
   ck_assert_ptr_nonnull(strstr(buf, "A RATE is a count per unit"));
   free(buf);
+}
+END_TEST
+
+/* Every option of the table as --name=value and as --name value: the same
+ * settings (each given its default, read back from the table), and
+ * booleans as --flag=true|false|1|0. */
+START_TEST(test_every_option_with_equals) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  srv_config_print_defaults(f);
+  fclose(f);
+  srv_config_t want;
+  srv_config_defaults(&want);
+  unsigned options = 0;
+  for (char *line = strtok(buf, "\n"); line != NULL;
+       line = strtok(NULL, "\n")) {
+    char *tab = strchr(line, '\t');
+    ck_assert_ptr_nonnull(tab);
+    *tab = '\0';
+    char flag[96], glued[1200];
+    snprintf(flag, sizeof flag, "--%s", line);
+    for (char *p = flag + 2; *p; p++)
+      if (*p == '_') *p = '-';
+    snprintf(glued, sizeof glued, "%s=%s", flag, tab + 1);
+    char err[512] = "";
+    srv_config_t a, b;
+    srv_config_defaults(&a);
+    srv_config_defaults(&b);
+    char *one[] = {"animd", glued, NULL};
+    char *two[] = {"animd", flag, tab + 1, NULL};
+    ck_assert_msg(srv_config_parse_args(&a, 2, one, stdout, err, sizeof err) ==
+                      0,
+                  "%s: %s", glued, err);
+    ck_assert_msg(memcmp(&a, &want, sizeof a) == 0, "%s changed a setting",
+                  glued);
+    /* A boolean alone takes no value: --demo false is --demo=false. */
+    ck_assert_msg(srv_config_parse_args(&b, 3, two, stdout, err, sizeof err) ==
+                      0,
+                  "%s %s: %s", flag, tab + 1, err);
+    ck_assert_msg(memcmp(&b, &want, sizeof b) == 0, "%s %s changed a setting",
+                  flag, tab + 1);
+    options++;
+  }
+  ck_assert_uint_ge(options, 40);
+  free(buf);
+  srv_config_t c;
+  char err[512];
+  static const struct {
+    const char *arg;
+    bool demo;
+  } bools[] = {{"--demo=1", true},   {"--demo=true", true},
+               {"--demo=yes", true}, {"--demo=on", true},
+               {"--demo=0", false},  {"--demo=false", false},
+               {"--demo=no", false}, {"--demo=off", false}};
+  for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {
+    srv_config_defaults(&c);
+    c.demo = !bools[i].demo;
+    char *argv[] = {"animd", (char *)bools[i].arg, NULL};
+    ck_assert_int_eq(
+        srv_config_parse_args(&c, 2, argv, stdout, err, sizeof err), 0);
+    ck_assert_msg(c.demo == bools[i].demo, "%s", bools[i].arg);
+  }
+  char *maybe[] = {"animd", "--demo=maybe", NULL};
+  ck_assert_int_eq(srv_config_parse_args(&c, 2, maybe, stdout, err, sizeof err),
+                   -1);
+  ck_assert_str_eq(err, "demo: bad value 'maybe'");
+  char *workers[] = {"animd", "--workers=3", "--listen=[::1]:0", NULL};
+  ck_assert_int_eq(
+      srv_config_parse_args(&c, 3, workers, stdout, err, sizeof err), 0);
+  ck_assert_uint_eq(c.workers, 3);
+  ck_assert_str_eq(c.listen, "[::1]:0");
+  /* Unknown options: the nearest one, or none when nothing is near. */
+  char *typo[] = {"animd", "--lisen", "x", NULL};
+  ck_assert_int_eq(srv_config_parse_args(&c, 3, typo, stdout, err, sizeof err),
+                   -1);
+  ck_assert_str_eq(err, "unknown option '--lisen' (see --help); did you mean "
+                        "'--listen'?");
+  char *typo2[] = {"animd", "--max-frame=3", NULL};
+  ck_assert_int_eq(srv_config_parse_args(&c, 2, typo2, stdout, err, sizeof err),
+                   -1);
+  ck_assert_str_eq(err, "unknown option '--max-frame=3' (see --help); did you "
+                        "mean '--max-frames'?");
+  char *far[] = {"animd", "--zzzzzz", NULL};
+  ck_assert_int_eq(srv_config_parse_args(&c, 2, far, stdout, err, sizeof err),
+                   -1);
+  ck_assert_str_eq(err, "unknown option '--zzzzzz' (see --help)");
+  char *help_value[] = {"animd", "--version=2", NULL};
+  ck_assert_int_eq(
+      srv_config_parse_args(&c, 2, help_value, stdout, err, sizeof err), -1);
+  ck_assert_str_eq(err, "--version takes no value");
+  /* --config=FILE as well. */
+  char *noconf[] = {"animd", "--config=", NULL};
+  ck_assert_int_eq(
+      srv_config_parse_args(&c, 2, noconf, stdout, err, sizeof err), -1);
+  ck_assert_str_eq(err, "--config needs a file");
 }
 END_TEST
 
@@ -615,6 +718,7 @@ Suite *server_config_keys_suite(void) {
   tcase_add_test(tc, test_flag_rules);
   tcase_add_test(tc, test_config_file_then_flags);
   tcase_add_test(tc, test_help_text);
+  tcase_add_test(tc, test_every_option_with_equals);
   tcase_add_test(tc, test_host_port_cases);
   suite_add_tcase(s, tc);
   return s;

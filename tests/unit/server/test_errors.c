@@ -2,6 +2,7 @@
  * one error body: every code spelled as clients see it today with its HTTP
  * status, the body byte for byte, and text that is not UTF-8 kept out of it. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "formats/answer.h"
@@ -120,32 +121,65 @@ END_TEST
 START_TEST(test_error_body) {
   fmt_buf_t b = FMT_BUF_INIT;
   ck_assert_int_eq(srv_error_json(&b, SRV_ERR_BAD_PARAMETER, "t",
-                                  "'t' must be a finite number"),
+                                  "'t' must be a finite number", NULL),
                    0);
   ck_assert_str_eq(fmt_buf_cstr(&b),
                    "{\"error\":{\"code\":\"bad_parameter\",\"message\":"
                    "\"'t' must be a finite number\",\"at\":\"t\"}}");
   fmt_buf_reset(&b);
   /* No message: the default one; no at: null. */
-  srv_error_json(&b, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+  srv_error_json(&b, SRV_ERR_OUT_OF_MEMORY, NULL, NULL, "");
   ck_assert_str_eq(fmt_buf_cstr(&b),
                    "{\"error\":{\"code\":\"out_of_memory\",\"message\":"
                    "\"out of memory\",\"at\":null}}");
   fmt_buf_reset(&b);
   /* A clip name cut inside a character (and one lone continuation
    * byte): its non-ASCII bytes print as '?'; valid UTF-8 stays. */
-  srv_error_json(&b, SRV_ERR_NOT_FOUND, "caf\xc3\xa9",
-                 "no clip 'caf\xc3' \x80");
+  srv_error_json(&b, SRV_ERR_NOT_FOUND, "caf\xc3\xa9", "no clip 'caf\xc3' \x80",
+                 NULL);
   ck_assert_str_eq(fmt_buf_cstr(&b),
                    "{\"error\":{\"code\":\"not_found\",\"message\":"
                    "\"no clip 'caf?' ?\",\"at\":\"caf\xc3\xa9\"}}");
   fmt_buf_reset(&b);
   /* Overlong forms and surrogates are not UTF-8 either. */
-  srv_error_json(&b, SRV_ERR_NOT_FOUND, "\xc0\xaf", "\xed\xa0\x80");
+  srv_error_json(&b, SRV_ERR_NOT_FOUND, "\xc0\xaf", "\xed\xa0\x80", NULL);
   ck_assert_str_eq(fmt_buf_cstr(&b),
                    "{\"error\":{\"code\":\"not_found\",\"message\":"
                    "\"???\",\"at\":\"??\"}}");
+  fmt_buf_reset(&b);
+  /* A hint: after "at", only when given. */
+  srv_error_json(&b, SRV_ERR_NOT_FOUND, "clip", "no clip 'wav'",
+                 "did you mean 'wave'?");
+  ck_assert_str_eq(fmt_buf_cstr(&b),
+                   "{\"error\":{\"code\":\"not_found\",\"message\":"
+                   "\"no clip 'wav'\",\"at\":\"clip\",\"hint\":"
+                   "\"did you mean 'wave'?\"}}");
   fmt_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_error_hint) {
+  srv_error_t e;
+  srv_error_set(&e, SRV_ERR_NOT_FOUND, "clip", "no clip '%s'", "Wave");
+  ck_assert_int_eq(srv_error_did_you_mean(&e, "wave"), -1);
+  ck_assert_str_eq(e.message, "no clip 'Wave'; did you mean 'wave'?");
+  ck_assert_str_eq(e.hint, "did you mean 'wave'?");
+  /* No name: nothing changes. */
+  srv_error_set(&e, SRV_ERR_NOT_FOUND, "clip", "no clip 'zzz'");
+  srv_error_did_you_mean(&e, NULL);
+  ck_assert_str_eq(e.message, "no clip 'zzz'");
+  ck_assert_str_eq(e.hint, "");
+  /* An empty message takes the code's default before the hint. */
+  srv_error_set(&e, SRV_ERR_UNKNOWN_FIELD, "x", NULL);
+  srv_error_hint(&e, "send %s", "y");
+  ck_assert_str_eq(e.hint, "send y");
+  char want[600];
+  snprintf(want, sizeof want, "%s; send y",
+           srv_error_message(SRV_ERR_UNKNOWN_FIELD));
+  ck_assert_str_eq(e.message, want);
+  /* A new error forgets the hint. */
+  srv_error_set(&e, SRV_ERR_NOT_FOUND, NULL, NULL);
+  ck_assert_str_eq(e.hint, "");
 }
 END_TEST
 
@@ -170,6 +204,7 @@ Suite *server_errors_suite(void) {
   tcase_add_test(tc, test_codes_clients_see);
   tcase_add_test(tc, test_server_names_are_the_table);
   tcase_add_test(tc, test_error_body);
+  tcase_add_test(tc, test_error_hint);
   tcase_add_test(tc, test_typed_error);
   suite_add_tcase(s, tc);
   return s;

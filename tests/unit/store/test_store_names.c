@@ -56,6 +56,43 @@ static store_t *open_memory(void) {
   return s;
 }
 
+/* "did you mean": the nearest name of a kind, within a skeleton when
+ * given, case first; at most suggest_scan names compared. */
+START_TEST(test_suggest_names) {
+  for (int capped = 0; capped < 2; capped++) {
+    store_options_t opts = {.suggest_scan = capped ? 1 : 0};
+    store_t *s = NULL;
+    fmt_error_t err = {0};
+    ck_assert_int_eq(store_open(&opts, &s, &err), 0);
+    store_asset_t *hero = upload_rig(s, "hero", 1, "wave", true);
+    store_asset_t *villain = upload_rig(s, "villain", 2, "walk", false);
+    char near[64];
+    if (!capped) {
+      store_suggest(s, STORE_CLIP, "Wave", NULL, near, sizeof near);
+      ck_assert_str_eq(near, "wave");
+      store_suggest(s, STORE_CLIP, "wav", hero, near, sizeof near);
+      ck_assert_str_eq(near, "wave");
+      /* Within villain, "walk" is 2 edits from "wav": too far. */
+      store_suggest(s, STORE_CLIP, "wav", villain, near, sizeof near);
+      ck_assert_str_eq(near, "");
+      store_suggest(s, STORE_SKELETON, "hera", NULL, near, sizeof near);
+      ck_assert_str_eq(near, "hero");
+      store_suggest(s, STORE_MESH, "bdy", NULL, near, sizeof near);
+      ck_assert_str_eq(near, "body");
+      store_suggest(s, STORE_MESH, "zzzzzz", NULL, near, sizeof near);
+      ck_assert_str_eq(near, "");
+    }
+    /* "wal": 1 edit from walk, 2 from wave. Capped at one clip compared,
+     * only the first published ("wave") is seen. */
+    store_suggest(s, STORE_CLIP, "wal", NULL, near, sizeof near);
+    ck_assert_str_eq(near, capped ? "" : "walk");
+    store_asset_release(hero);
+    store_asset_release(villain);
+    store_close(s);
+  }
+}
+END_TEST
+
 START_TEST(test_ambiguous_names_list_ids) {
   store_t *s = open_memory();
   store_asset_t *sk[5];
@@ -311,6 +348,7 @@ Suite *store_names_suite(void) {
   Suite *s = suite_create("store_names");
   TCase *tc = tcase_create("store_names");
   tcase_add_test(tc, test_ambiguous_names_list_ids);
+  tcase_add_test(tc, test_suggest_names);
   tcase_add_test(tc, test_many_matches_list_the_smallest_ids);
   tcase_add_test(tc, test_names_given_at_upload);
   tcase_add_test(tc, test_children_and_cascade);

@@ -1,7 +1,7 @@
-/* cli: asset formats told apart by content (sniff.h). Key design choice:
+/* formats: asset formats told apart by content (sniff.h). Key design choice:
  * look only at what each format must start with (after blanks), never at
  * the file name; JSON is told apart by its top-level keys. */
-#include "cli/sniff.h"
+#include "formats/sniff.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -31,7 +31,21 @@ static bool contains(const char *data, size_t len, const char *needle) {
   return false;
 }
 
-const char *cli_sniff_type(const char *data, size_t len) {
+const char *fmt_sniff_describe(const char *type) {
+  static const char *const names[][2] = {
+      {"model/gltf-binary", "binary glTF (.glb)"},
+      {"model/gltf+json", "glTF JSON (.gltf)"},
+      {"application/json", "JSON"},
+      {"application/x-bvh", "BVH"},
+      {"application/x-md5mesh", "an MD5 mesh (.md5mesh)"},
+      {"application/x-md5anim", "an MD5 animation (.md5anim)"},
+  };
+  for (size_t i = 0; type != NULL && i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(names[i][0], type) == 0) return names[i][1];
+  return NULL;
+}
+
+const char *fmt_sniff_type(const char *data, size_t len) {
   if (data == NULL) return NULL;
   if (len >= 4 && memcmp(data, "glTF", 4) == 0) return "model/gltf-binary";
   if (starts_with(data, len, "HIERARCHY", NULL)) return "application/x-bvh";
