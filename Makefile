@@ -26,7 +26,11 @@
 #                     (under two minutes on two cores; not part of check)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (SYSTEMD_UNIT_DIR)
+#   make man          the manual pages animd(8) and animd.conf(5), their
+#                     options taken from animd --help (build/*/man)
+#   make deb          build/deb/animd_<version>_amd64.deb (dpkg-buildpackage)
+#   make check-deb    builds it, lintian, runs the daemon extracted from it
 #   make fuzz         build the libFuzzer targets (clang) under build/fuzz and
 #                     run each for FUZZ_SECONDS (60); not part of check
 #   make fuzz-build   only build them
@@ -70,7 +74,7 @@ LLHTTP_DIR := /usr/share/llhttp
 LLHTTP_SRC := $(LLHTTP_DIR)/api.c $(LLHTTP_DIR)/http.c $(LLHTTP_DIR)/llhttp.c
 WSLAY_H := /usr/include/wslay/wslay.h
 
-NODEPS_GOALS := deps deps-test clean distclean run check check-layers \
+NODEPS_GOALS := deps deps-test deps-deb deb check-deb clean distclean run check check-layers \
                 check-error-codes check-error-docs check-format format help
 ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
@@ -127,7 +131,7 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 .PHONY: all lib deps deps-test run check test-ozz-ik check-layers check-error-codes check-error-docs \
         check-format format check-threads test \
         build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak soak-fleet abuse check-floats \
-        cluster install \
+        cluster install man deps-deb deb check-deb \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
 .DEFAULT_GOAL := all
@@ -376,10 +380,21 @@ bench-fleet: $(ANIMD)
 bench-thin: $(ANIMD)
 	scripts/bench-thin $(abspath $(ANIMD))
 
+# The manual pages: man/*.scd with the options of the binary's --help
+# filled in (scripts/make-man; scdoc).
+MAN_PAGES := $(B)/man/animd.8 $(B)/man/animd.conf.5
+man: $(MAN_PAGES)
+$(B)/man/%: man/%.scd scripts/make-man $(ANIMD)
+	scripts/make-man $(ANIMD) $< $@
+
+# The JavaScript client is also installed as a file, for pages that bundle
+# it rather than load it from the daemon.
+CLIENT_JS := packages/animd-client/animd.js packages/animd-client/three.js
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 # three.js's modules (build/ and examples/jsm/, from make deps) go to
 # $(PREFIX)/share/animd/three, the installed config's three_dir.
 THREE_DEST = $(abspath $(DESTDIR)$(PREFIX)/share/animd/three)
-install: $(ANIMD)
+install: $(ANIMD) $(MAN_PAGES)
 	@test -f $(THREE_PKG)/build/three.module.js || \
 	  { echo "three.js is missing from $(THREE_PKG): make deps"; exit 1; }
 	install -D -m 0755 $(ANIMD) $(DESTDIR)$(PREFIX)/bin/animd
@@ -389,17 +404,34 @@ install: $(ANIMD)
 	cd $(THREE_PKG) && find build examples/jsm -name '*.js' \
 	  -exec install -D -m 0644 {} $(THREE_DEST)/{} \;
 	install -m 0644 $(THREE_PKG)/LICENSE $(THREE_DEST)/LICENSE
-	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|/usr/local/bin/animd|$(PREFIX)/bin/animd|' \
 	  -e 's|/usr/local/share/doc/animd|$(PREFIX)/share/doc/animd|' \
+	  -e 's|^Documentation=|Documentation=man:animd(8) |' \
 	  systemd/animd.service \
-	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/animd.service
+	  > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/animd.service
+	install -D -m 0644 $(B)/man/animd.8 $(DESTDIR)$(PREFIX)/share/man/man8/animd.8
+	install -D -m 0644 $(B)/man/animd.conf.5 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5/animd.conf.5
+	install -d $(DESTDIR)$(PREFIX)/share/animd/client
+	install -m 0644 $(CLIENT_JS) $(DESTDIR)$(PREFIX)/share/animd/client/
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/animd/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/doc/animd/docs
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/animd/docs/
 	install -D -m 0644 $(LIBANIMD) $(DESTDIR)$(PREFIX)/lib/libanimd.a
 	install -d $(DESTDIR)$(PREFIX)/include/animd
 	install -m 0644 include/animd/*.h $(DESTDIR)$(PREFIX)/include/animd/
+
+# The Debian package, built by dpkg-buildpackage in a copy of the tree
+# under build/deb (scripts/make-deb), and its check: lintian, the package
+# extracted to a scratch root, its daemon run on loopback, its man pages
+# rendered (scripts/check-deb).
+deps-deb:
+	scripts/install-deps --deb
+deb: deps-deb
+	scripts/make-deb
+check-deb: deb
+	scripts/check-deb
 
 clean:
 	rm -rf build
