@@ -36,10 +36,10 @@ def help_options(text):
     for line in lines[start + 1:]:
         if not line.strip():
             break
-        m = re.match(r"^  (--[a-z][a-z0-9-]*)(?:[ =]([A-Z][A-Z0-9_|.]*))?(?: +(.*))?$",
-                     line)
+        m = re.match(r"^  (--[a-z][a-z0-9-]*)(?:[ =]([A-Z][A-Z0-9_|.]*)|(\[=[A-Z]+\]))?"
+                     r"(?: +(.*))?$", line)
         if m:
-            opts.append([m.group(1), m.group(2) or "", m.group(3) or ""])
+            opts.append([m.group(1), m.group(2) or m.group(3) or "", m.group(4) or ""])
         elif line.startswith("   ") and opts:
             opts[-1][2] += " " + line.strip()
         else:
@@ -92,6 +92,8 @@ assert ("--listen" in [o[0] for o in opts]) and ("--config" in [o[0] for o in op
 man_opts = []
 for term, desc in entries(section(pages["animd.8"], "OPTIONS")):
     flag, _, arg = term.partition(" ")
+    if "[=" in flag:  # a switch: --demo[=BOOL]
+        flag, arg = flag[:flag.index("[=")], flag[flag.index("[="):]
     man_opts.append((flag, arg, desc))
 man_opts = [o for o in man_opts if o[0].startswith("--")]
 for want, got in zip(opts, man_opts):
@@ -99,7 +101,8 @@ for want, got in zip(opts, man_opts):
 assert len(man_opts) == len(opts), f"animd(8) lists {len(man_opts)} options, --help {len(opts)}"
 
 # animd.conf(5): key = ARG (true|false for a switch), the same words.
-keys = [(f[2:].replace("-", "_"), a or "true|false", d) for f, a, d in opts if f != "--config"]
+keys = [(f[2:].replace("-", "_"), "true|false" if not a or a.startswith("[=") else a, d)
+        for f, a, d in opts if f != "--config"]
 man_keys = []
 for term, desc in entries(section(pages["animd.conf.5"], "KEYS")):
     key, sep, arg = term.partition(" = ")
