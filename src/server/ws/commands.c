@@ -150,7 +150,17 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     ws__send_error(c, id, err.code, err.at, err.message);
     return -1;
   }
-  if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
+  if (!ws__encoding_fits(c, id, s->mesh, s->meshes != NULL,
+                         cmd->op == SRV_WS_OP_POSE, s->format, s->encoding))
+    return -1;
+  /* Skinned vertices are in model space: a mesh takes no space (as GET
+   * /v1/skin, and set). */
+  if ((cmd->has & SRV_WS_HAS_SPACE) && s->mesh != NULL) {
+    ws__send_error(c, id, SRV_ERR_BAD_VALUE, "space",
+                   "a mesh stream has no space");
+    return -1;
+  }
+  s->key_every = cmd->key_every;
   judge_cost(c, s);
   return 0;
 }
@@ -182,6 +192,10 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
       fmt_buf_putc(b, '}');
     }
     fmt_buf_putc(b, ']');
+  }
+  if (s->encoding == FMT_ENCODING_DELTA) {
+    fmt_buf_puts(b, ",\"key_every\":");
+    fmt_buf_uint(b, s->key_every);
   }
   fmt_buf_puts(b, ",\"duration\":");
   fmt_buf_float(b, (float)ws__stream_duration(s));
@@ -323,7 +337,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   case SRV_WS_OP_SET:
     /* Checked before anything changes: a refused set changes nothing. */
     if (!ws__encoding_fits(
-            c, cmd->id, s->mesh,
+            c, cmd->id, s->mesh, s->meshes != NULL, false,
             cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
             cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding : s->encoding))
       return;
@@ -370,6 +384,9 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     if (cmd->has & SRV_WS_HAS_SPACE) s->space = cmd->space;
     if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
     if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
+    if (cmd->has & SRV_WS_HAS_KEY_EVERY) s->key_every = cmd->key_every;
+    /* A key frame on request, and after any change of the frames. */
+    ws__delta_key(s);
     if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
     srv_fields_merge(&s->fields, &cmd->fields);
     {
