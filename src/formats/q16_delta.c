@@ -56,8 +56,8 @@ size_t fmt_q16_delta_encode(const uint8_t *cur, const uint8_t *a,
   for (int plane = 0; plane < planes; plane++) {
     int32_t last = 0;
     for (uint32_t g = 0; g < vertices; g += FMT_DELTA_GROUP) {
-      uint32_t n = vertices - g < FMT_DELTA_GROUP ? vertices - g
-                                                  : FMT_DELTA_GROUP;
+      uint32_t n =
+          vertices - g < FMT_DELTA_GROUP ? vertices - g : FMT_DELTA_GROUP;
       uint32_t z[FMT_DELTA_GROUP], all = 0;
       for (uint32_t j = 0; j < n; j++) {
         uint32_t k = g + j;

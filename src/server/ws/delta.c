@@ -77,8 +77,8 @@ int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
   size_t bound = fmt_q16_delta_bound(fd.elements, s->normals);
   if (!fmt_buf_reserve(o, WS_BIN_HEADER + bound)) return UV_ENOMEM;
   uint8_t *p = (uint8_t *)o->data + WS_BIN_HEADER;
-  size_t n = fmt_q16_delta_encode(fd.q16, a, b, fd.elements, s->normals,
-                                  d->seq, p);
+  size_t n =
+      fmt_q16_delta_encode(fd.q16, a, b, fd.elements, s->normals, d->seq, p);
   srv_ws_frame_data_t head = fd;
   head.q16 = p;
   head.q16_words = (uint32_t)(n / 4);

@@ -55,8 +55,8 @@ static void chain(bool normals) {
   for (int k = 0; k < FRAMES; k++) {
     const uint8_t *a = k % 10 == 0 ? NULL : q + n * (k - 1);
     const uint8_t *b = k % 10 < 2 ? NULL : q + n * (k - 2);
-    size_t len = fmt_q16_delta_encode(q + n * k, a, b, V, normals,
-                                      (uint32_t)k, d);
+    size_t len =
+        fmt_q16_delta_encode(q + n * k, a, b, V, normals, (uint32_t)k, d);
     ck_assert_uint_le(len, bound);
     ck_assert_uint_eq(len % 4, 0);
     if (a == NULL)
@@ -178,8 +178,8 @@ START_TEST(test_corrupt) {
   ck_assert_uint_eq(h.count, 2);
   /* The vertices of a q16 block from its words alone. */
   for (uint32_t v = 0; v < 50; v++) {
-    ck_assert_uint_eq(animd_q16_vertices((uint32_t)fmt_q16_size(v, true) / 4, 1),
-                      v);
+    ck_assert_uint_eq(
+        animd_q16_vertices((uint32_t)fmt_q16_size(v, true) / 4, 1), v);
     ck_assert_uint_eq(
         animd_q16_vertices((uint32_t)fmt_q16_size(v, false) / 4, 0), v);
   }
