@@ -290,7 +290,7 @@ async def refusals(d):
               clip="wave", format="bin", encoding="delta"), "encoding"),
         (dict(base, op="play", id="s", space="local"), "space"),
         (dict(base, op="pose", t=0, space="local"), "space"),
-        (dict(base, op="pose", t=0, space="model"), "space"),
+        (dict(base, op="pose", t=0, space="skin"), "space"),
         (dict(base, op="play", id="k", format="bin", encoding="delta",
               key_every=0), "key_every"),
         (dict(base, op="play", id="k", format="bin", encoding="delta",
@@ -305,11 +305,14 @@ async def refusals(d):
         await ws.send(json.dumps({"op": "set", "id": "x", "key": False}))
         e = await recv_json(ws, lambda j: "error" in j)
         check(e["error"]["at"] == "key", "key false: %r" % e)
-        # A pose of a skeleton still takes its space.
-        await ws.send(json.dumps({"op": "pose", "skeleton": "demo-humanoid",
-                                  "clip": "wave", "t": 0, "space": "local"}))
-        e = await recv_json(ws, lambda j: True)
-        check("error" not in e, "skeleton pose with space: %r" % e)
+        # A pose of a skeleton still takes its space; a mesh takes model,
+        # the space its vertices are in.
+        for msg in ({"op": "pose", "skeleton": "demo-humanoid",
+                     "clip": "wave", "t": 0, "space": "local"},
+                    dict(base, op="pose", t=0, space="model")):
+            await ws.send(json.dumps(msg))
+            e = await recv_json(ws, lambda j: True)
+            check("error" not in e, "%r: %r" % (msg, e))
     st, _, body = get(d, "/v1/skin", mesh="body", clip="wave", t="0",
                       format="bin", encoding="delta")
     check(st == 400 and json.loads(body)["error"]["at"] == "encoding",
