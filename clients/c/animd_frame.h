@@ -173,18 +173,6 @@ static inline void animd_delta_init(animd_delta *d, uint8_t *buf,
   d->next_seq = 0;
 }
 
-/* The q16 value k of plane (0..2 positions, 3..4 normals) of payload p. */
-static inline int32_t animd__q16_value(const uint8_t *p, uint32_t vertices,
-                                       int plane, uint32_t k) {
-  if (plane < 3) {
-    const uint8_t *q = p + 24 + 6 * (size_t)k + 2 * (size_t)plane;
-    return (int32_t)(q[0] | q[1] << 8);
-  }
-  const uint8_t *q =
-      p + 24 + 6 * (size_t)vertices + 4 * (size_t)k + 2 * (size_t)(plane - 3);
-  return (int32_t)(int16_t)(uint16_t)(q[0] | q[1] << 8);
-}
-
 /* Decodes the delta payload p (len bytes: the message after its header)
  * into the q16 payload of the same frame, *q16 (animd_q16_bytes bytes, in
  * d's buffer, valid until the second next call). A delta whose previous
@@ -217,6 +205,14 @@ static inline int animd_delta_decode(animd_delta *d, const uint8_t *p,
   const uint8_t *in = p + ANIMD_DELTA_HEAD_BYTES, *end = in + bits;
   int planes = d->normals ? 5 : 3;
   for (int plane = 0; plane < planes; plane++) {
+    /* The plane's first value and the stride between its values. */
+    size_t off = plane < 3 ? 24 + 2 * (size_t)plane
+                           : 24 + 6 * (size_t)vertices + 2 * (size_t)(plane - 3);
+    size_t stride = plane < 3 ? 6 : 4;
+    int64_t lo = plane < 3 ? 0 : -32767, hi = plane < 3 ? 65535 : 32767;
+    const uint8_t *pa = a != NULL ? a + off : NULL;
+    const uint8_t *pb = b != NULL ? b + off : NULL;
+    uint8_t *po = out + off;
     int64_t r = 0;
     for (uint32_t g = 0; g < vertices; g += ANIMD_DELTA_GROUP) {
       uint32_t n = vertices - g < ANIMD_DELTA_GROUP ? vertices - g
@@ -228,36 +224,37 @@ static inline int animd_delta_decode(animd_delta *d, const uint8_t *p,
         return ANIMD_FRAME_EFORMAT;
       uint64_t acc = 0;
       unsigned have = 0;
+      uint32_t mask = (1u << w) - 1u;
       for (uint32_t j = 0; j < n; j++) {
         while (have < w) {
           acc |= (uint64_t)*in++ << have;
           have += 8;
         }
-        uint32_t z = (uint32_t)(acc & ((1u << w) - 1u));
+        uint32_t z = (uint32_t)acc & mask;
         acc >>= w;
         have -= w;
         r += (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-        uint32_t k = g + j;
         int64_t pred = 0;
-        if (a != NULL) {
-          pred = animd__q16_value(a, vertices, plane, k);
-          if (b != NULL)
-            pred = 2 * pred - animd__q16_value(b, vertices, plane, k);
+        if (pa != NULL) {
+          int32_t va = plane < 3 ? (int32_t)(pa[0] | pa[1] << 8)
+                                 : (int32_t)(int16_t)(uint16_t)(pa[0] |
+                                                                pa[1] << 8);
+          pred = va;
+          if (pb != NULL) {
+            int32_t vb = plane < 3 ? (int32_t)(pb[0] | pb[1] << 8)
+                                   : (int32_t)(int16_t)(uint16_t)(pb[0] |
+                                                                  pb[1] << 8);
+            pred = 2 * pred - vb;
+            pb += stride;
+          }
+          pa += stride;
         }
         int64_t q = pred + r;
-        uint8_t *o;
-        if (plane < 3) {
-          if (q < 0 || q > 65535) return ANIMD_FRAME_EFORMAT;
-          o = out + 24 + 6 * (size_t)k + 2 * (size_t)plane;
-        } else {
-          if (q < -32767 || q > 32767) return ANIMD_FRAME_EFORMAT;
-          o = out + 24 + 6 * (size_t)vertices + 4 * (size_t)k +
-              2 * (size_t)(plane - 3);
-        }
-        uint16_t u = (uint16_t)(int16_t)q;
-        if (plane < 3) u = (uint16_t)q;
-        o[0] = (uint8_t)u;
-        o[1] = (uint8_t)(u >> 8);
+        if (q < lo || q > hi) return ANIMD_FRAME_EFORMAT;
+        uint16_t u = (uint16_t)(q & 0xffff);
+        po[0] = (uint8_t)u;
+        po[1] = (uint8_t)(u >> 8);
+        po += stride;
       }
     }
   }

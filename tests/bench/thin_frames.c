@@ -123,19 +123,18 @@ int main(int argc, char **argv) {
         memcpy(verts + 24 * (size_t)i + 12, p + 3 * ((size_t)v + i), 12);
       }
       uint8_t *fb = malloc(mbound);
-      bytes_mo_f32 += (double)meshopt_encodeVertexBuffer(fb, mbound, verts, v,
-                                                         24);
+      bytes_mo_f32 +=
+          (double)meshopt_encodeVertexBuffer(fb, mbound, verts, v, 24);
       free(fb);
       /* meshopt, the q16 values (12-byte vertices). */
       const uint8_t *qp = q + qn * f;
       memset(verts, 0, 12 * (size_t)v);
       for (uint32_t i = 0; i < v; i++) {
         memcpy(verts + 12 * (size_t)i, qp + 24 + 6 * (size_t)i, 6);
-        memcpy(verts + 12 * (size_t)i + 6, qp + 24 + 6 * (size_t)v + 4 * i,
-               4);
+        memcpy(verts + 12 * (size_t)i + 6, qp + 24 + 6 * (size_t)v + 4 * i, 4);
       }
-      molen[f] = meshopt_encodeVertexBuffer(mo + mbound * f, mbound, verts, v,
-                                            12);
+      molen[f] =
+          meshopt_encodeVertexBuffer(mo + mbound * f, mbound, verts, v, 12);
       bytes_mo_q16 += 24 + (double)molen[f];
       /* meshopt, u16 positions and its 16-bit octahedral filter. */
       uint8_t *oct = malloc(8 * (size_t)v);
@@ -153,15 +152,16 @@ int main(int argc, char **argv) {
         memcpy(pv + 16 * (size_t)i + 8, oct + 8 * (size_t)i, 8);
       }
       uint8_t *ob = malloc(meshopt_encodeVertexBufferBound(v, 16));
-      bytes_mo_oct += 24 + (double)meshopt_encodeVertexBuffer(
-                               ob, meshopt_encodeVertexBufferBound(v, 16), pv,
-                               v, 16);
+      bytes_mo_oct +=
+          24 + (double)meshopt_encodeVertexBuffer(
+                   ob, meshopt_encodeVertexBufferBound(v, 16), pv, v, 16);
       free(oct);
       free(pv);
       free(ob);
     }
     /* Decode times, over every frame, repeated to about 50 ms each. */
-    float *pos = malloc(sizeof *pos * 3 * v), *nrm = malloc(sizeof *nrm * 3 * v);
+    float *pos = malloc(sizeof *pos * 3 * v),
+          *nrm = malloc(sizeof *nrm * 3 * v);
     uint8_t *state = malloc(3 * animd_q16_bytes(v, 1));
     unsigned reps = 1 + (unsigned)(2000000 / ((double)frames * v + 1));
     double t0 = now_ns();
@@ -191,8 +191,7 @@ int main(int argc, char **argv) {
       for (uint32_t f = 0; f < frames; f++)
         if (meshopt_decodeVertexBuffer(verts, v, 12, mo + mbound * f,
                                        molen[f]) != 0) {
-          fprintf(stderr, "thin_frames: meshopt frame %u does not decode\n",
-                  f);
+          fprintf(stderr, "thin_frames: meshopt frame %u does not decode\n", f);
           return 1;
         }
     ns_mo += (now_ns() - t0) / reps;
@@ -212,7 +211,7 @@ int main(int argc, char **argv) {
   do {                                                                         \
     if ((ns) > 0)                                                              \
       printf("  %-34s %9.0f B %6.1f%%  %6.2f ns/vertex\n", label, bytes,       \
-             100 * (bytes) / f32, (ns) * per);                                 \
+             100 * (bytes) / f32, (ns)*per);                                   \
     else                                                                       \
       printf("  %-34s %9.0f B %6.1f%%\n", label, bytes, 100 * (bytes) / f32);  \
   } while (0)
