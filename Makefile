@@ -138,7 +138,14 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 # Keep intermediate objects (bench programs' .o) so a second make does nothing.
 .SECONDARY:
 
-all: $(ANIMD) $(LIBANIMD)
+all: $(ANIMD) $(LIBANIMD) $(B)/clients/c/animd_frame.checked
+
+# The C client's decoder is a C99 header for devices: compiled alone,
+# pedantic, so it stays C99 with no warning.
+$(B)/clients/c/animd_frame.checked: clients/c/animd_frame.h
+	@mkdir -p $(@D)
+	$(CC) -x c -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only $<
+	@touch $@
 lib: $(LIBANIMD)
 
 # ---- compile ------------------------------------------------------------------

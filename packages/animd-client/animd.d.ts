@@ -18,11 +18,14 @@ export type Layout =
   | 'positions'
   | 'positions+normals'
   | 'positions/q16'
-  | 'positions+normals/q16';
+  | 'positions+normals/q16'
+  | 'positions/delta'
+  | 'positions+normals/delta';
 export type Space = 'local' | 'model' | 'skin';
 export type Wrap = 'clamp' | 'loop' | 'pingpong';
 export type Format = 'json' | 'bin';
-export type Encoding = 'f32' | 'q16';
+/** 'delta' on WebSocket play and set only (one mesh, format 'bin'). */
+export type Encoding = 'f32' | 'q16' | 'delta';
 export type SkinningMethod = 'lbs' | 'dqs';
 export type AssetKind = 'skeleton' | 'clip' | 'mesh';
 
@@ -112,7 +115,17 @@ export interface StreamFrame {
   /** With several meshes: one block each, in the order of the play answer's meshes. */
   meshes?: SkinMeshBlock[];
 }
-export function decodeStreamFrame(buffer: ArrayBuffer, meshes?: boolean): StreamFrame;
+export function decodeStreamFrame(buffer: ArrayBuffer, meshes?: boolean,
+                                  delta?: DeltaDecoder | null): StreamFrame;
+
+/** The chain of one delta stream (encoding 'delta'): a delta payload to the
+ * q16 payload of the same frame, or null when a frame it is against was
+ * not received (ask for a key frame with set({key: true})). */
+export class DeltaDecoder {
+  constructor();
+  decode(buffer: ArrayBuffer, byteOffset: number, byteLength: number):
+    { q16: ArrayBuffer; seq: number; key: boolean } | null;
+}
 
 /** A mesh block (GET /v1/meshes/{id}?format=bin) as views of the buffer. */
 export interface MeshBlock {
@@ -316,6 +329,8 @@ export interface StreamFields {
   normals?: boolean;
   method?: SkinningMethod;
   encoding?: Encoding;
+  /** encoding 'delta': a key frame every this many frames (1-3600; 30). */
+  key_every?: number;
   ik?: Array<Record<string, unknown>>;
   root_motion?: RootMotion;
   blend_space?: Record<string, unknown>;
@@ -332,12 +347,15 @@ export interface SetFields {
   format?: Format;
   wrap?: Wrap;
   encoding?: Encoding;
+  key_every?: number;
+  /** encoding 'delta': the next frame is a key frame. */
+  key?: boolean;
   ik?: Array<Record<string, unknown>>;
   root_motion?: RootMotion;
   blend_space?: Record<string, unknown>;
   weights?: MorphWeights;
 }
-export interface WsPoseFields extends Omit<StreamFields, 'fps' | 'speed' | 't0'> {
+export interface WsPoseFields extends Omit<StreamFields, 'fps' | 'speed' | 't0' | 'key_every'> {
   id?: string | number;
   t?: number;
 }

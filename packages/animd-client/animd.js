@@ -23,7 +23,7 @@ export const version = '0.1.0';
 
 /** Stream frame layouts, by the number in a binary frame's header. */
 export const LAYOUTS = ['trs10', 'mat4', 'positions', 'positions+normals',
-  'positions/q16', 'positions+normals/q16'];
+  'positions/q16', 'positions+normals/q16', 'positions/delta', 'positions+normals/delta'];
 
 /** Bytes before the numbers of a WebSocket binary frame. */
 export const STREAM_HEADER_BYTES = 32;
@@ -97,9 +97,10 @@ export const FIELDS = Object.freeze({
   delete: ['cascade'],
   /** WebSocket play: conn.play({...}) (id and onframe are the client's) */
   play: ['id', 'onframe', 'skeleton', 'clip', 'mesh', 'mesh_all', 'fps', 'speed', 't0', 'wrap', 'space',
-    'format', 'joints', 'normals', 'method', 'encoding', ...WS_REQUEST_FIELDS],
+    'format', 'joints', 'normals', 'method', 'encoding', 'key_every', ...WS_REQUEST_FIELDS],
   /** WebSocket set: stream.set({...}) */
-  set: ['fps', 'speed', 'space', 'format', 'wrap', 'encoding', ...WS_REQUEST_FIELDS],
+  set: ['fps', 'speed', 'space', 'format', 'wrap', 'encoding', 'key_every', 'key',
+    ...WS_REQUEST_FIELDS],
   /** WebSocket pose: conn.pose({...}) */
   wsPose: ['id', 'skeleton', 'clip', 'mesh', 'mesh_all', 't', 'wrap', 'space', 'format', 'joints',
     'normals', 'method', 'encoding', ...WS_REQUEST_FIELDS],
@@ -250,12 +251,97 @@ export function decodeQ16(buffer, byteOffset, vertices, withNormals) {
   return { positions, normals };
 }
 
+// ---- delta frames (encoding 'delta', docs/api.md "Delta frames") --------
+
+/**
+ * The chain of one delta stream: decode(buffer, byteOffset, byteLength)
+ * turns a delta payload into the q16 payload of the same frame
+ * ({q16: ArrayBuffer, seq, key}), or answers null when the frames it is
+ * against were not received (ask for a key frame: set {key: true}).
+ */
+export class DeltaDecoder {
+  constructor() {
+    this.held = []; // q16 payloads as [x, y, z, u, v] Int32Arrays, newest last
+    this.nextSeq = -1;
+  }
+
+  decode(buffer, byteOffset, byteLength) {
+    const dv = new DataView(buffer, byteOffset, byteLength);
+    const seq = dv.getUint32(0, true);
+    const flags = dv.getUint32(4, true);
+    const vertices = dv.getUint32(8, true);
+    const bits = dv.getUint32(12, true);
+    if ((flags & ~7) !== 0 || (flags & 3) === 3 || 40 + bits > byteLength) {
+      throw new AnimdError('bad_frame', 'not a delta frame');
+    }
+    const key = (flags & 1) !== 0;
+    const order2 = (flags & 2) !== 0;
+    const normals = (flags & 4) !== 0;
+    if (!key && (this.held.length < (order2 ? 2 : 1) || seq !== this.nextSeq)) return null;
+    const a = key ? null : this.held[this.held.length - 1];
+    const b = order2 ? this.held[this.held.length - 2] : null;
+    const bytes = new Uint8Array(buffer, byteOffset + 40, bits);
+    const planes = [];
+    let o = 0;
+    for (let k = 0; k < (normals ? 5 : 3); k++) {
+      const q = new Int32Array(vertices);
+      let r = 0;
+      for (let g = 0; g < vertices; g += 16) {
+        const n = Math.min(16, vertices - g);
+        const w = bytes[o++];
+        if (w === undefined || w > 19 || o + Math.ceil((n * w) / 8) > bits) {
+          throw new AnimdError('bad_frame', 'delta frame cut short');
+        }
+        let acc = 0; let have = 0;
+        for (let j = 0; j < n; j++) {
+          while (have < w) { acc += bytes[o++] * 2 ** have; have += 8; }
+          const z = acc % 2 ** w;
+          acc = Math.floor(acc / 2 ** w);
+          have -= w;
+          r += z % 2 ? -(z + 1) / 2 : z / 2;
+          const pred = a ? (b ? 2 * a[k][g + j] - b[k][g + j] : a[k][g + j]) : 0;
+          q[g + j] = pred + r;
+        }
+      }
+      planes.push(q);
+    }
+    this.held = [...this.held, planes].slice(-2);
+    this.nextSeq = seq + 1;
+    const size = (24 + vertices * (normals ? 10 : 6) + 3) & ~3;
+    const out = new ArrayBuffer(size);
+    const ov = new DataView(out);
+    new Uint8Array(out, 0, 24).set(new Uint8Array(buffer, byteOffset + 16, 24));
+    for (let i = 0; i < vertices; i++) {
+      for (let c = 0; c < 3; c++) ov.setUint16(24 + 6 * i + 2 * c, planes[c][i], true);
+      if (normals) {
+        ov.setInt16(24 + 6 * vertices + 4 * i, planes[3][i], true);
+        ov.setInt16(24 + 6 * vertices + 4 * i + 2, planes[4][i], true);
+      }
+    }
+    return { q16: out, seq, key };
+  }
+}
+
+/** A delta stream frame's positions and normals through its chain; frame.gap when it cannot be decoded. */
+function decodeDeltaStreamFrame(buffer, frame, delta) {
+  const d = delta ? delta.decode(buffer, STREAM_HEADER_BYTES, 4 * frame.count) : null;
+  frame.gap = d === null;
+  if (d === null) return frame;
+  const q = decodeQ16(d.q16, 0, frame.items, frame.layout.startsWith('positions+normals'));
+  frame.positions = q.positions;
+  frame.normals = q.normals;
+  frame.data = q.positions;
+  frame.seq = d.seq;
+  frame.key = d.key;
+  return frame;
+}
+
 /**
  * The header of a WebSocket binary frame and a view of its numbers; with
  * `meshes` (a stream of several meshes: play's `mesh` array or `mesh_all`),
  * `frame.meshes` holds one decoded block per mesh (decodeSkinMeshes).
  */
-export function decodeStreamFrame(buffer, meshes = false) {
+export function decodeStreamFrame(buffer, meshes = false, delta = null) {
   const dv = new DataView(buffer);
   const count = dv.getUint32(24, true);
   const layoutIndex = dv.getUint32(4, true);
@@ -274,6 +360,7 @@ export function decodeStreamFrame(buffer, meshes = false) {
     frame.meshes = decodeSkinMeshes(buffer, frame.layout, STREAM_HEADER_BYTES);
     return frame;
   }
+  if (frame.layout.endsWith('/delta')) return decodeDeltaStreamFrame(buffer, frame, delta);
   if (frame.layout.endsWith('/q16')) {
     const q = decodeQ16(buffer, STREAM_HEADER_BYTES, n, frame.layout.startsWith('positions+normals'));
     frame.positions = q.positions;
@@ -635,6 +722,7 @@ export class Stream {
     this.onframe = null;
     this.onevent = null; // ({type: 'event', id, name, t, frame}) => ...
     this.counters = { frames: 0, bytes: 0, missed: 0 };
+    this.delta = new DeltaDecoder(); // encoding 'delta': the frames received
   }
 
   get index() { return this.info ? this.info.index : -1; }
@@ -642,6 +730,12 @@ export class Stream {
   get duration() { return this.info ? this.info.duration : 0; }
 
   deliver(frame, bytes) {
+    if (frame.gap) { // a delta frame after a lost one: ask for a key frame
+      if (!this.keyAsked) this.conn.send({ op: 'set', id: this.id, key: true }).catch(() => {});
+      this.keyAsked = true;
+      return;
+    }
+    this.keyAsked = false;
     const c = this.counters;
     if (this.lastFrame !== null && frame.frame > this.lastFrame + 1) c.missed += frame.frame - this.lastFrame - 1;
     c.frames++;
@@ -781,7 +875,7 @@ export class StreamConnection {
         return this.answer({ op: 'pose' }, decodeStreamFrame(buffer, multi));
       }
       const s = this.byIndex.get(index);
-      if (s) s.deliver(decodeStreamFrame(buffer, !!(s.info && s.info.meshes)), buffer.byteLength);
+      if (s) s.deliver(decodeStreamFrame(buffer, !!(s.info && s.info.meshes), s.delta), buffer.byteLength);
       return undefined;
     }
     const msg = JSON.parse(data);

@@ -5,13 +5,14 @@
 #include <string.h>
 
 /* Indexed by fmt_vocab, then by the table's enum. */
-static const char *const words[FMT_VOCAB_COUNT_][7] = {
+static const char *const words[FMT_VOCAB_COUNT_][9] = {
     [FMT_VOCAB_WRAP] = {"clamp", "loop", "pingpong", NULL},
     [FMT_VOCAB_SPACE] = {"local", "model", "skin", NULL},
     [FMT_VOCAB_LAYOUT] = {"trs10", "mat4", "positions", "positions+normals",
-                          "positions/q16", "positions+normals/q16", NULL},
+                          "positions/q16", "positions+normals/q16",
+                          "positions/delta", "positions+normals/delta", NULL},
     [FMT_VOCAB_FORMAT] = {"json", "bin", "svg", NULL},
-    [FMT_VOCAB_ENCODING] = {"f32", "q16", NULL},
+    [FMT_VOCAB_ENCODING] = {"f32", "q16", "delta", NULL},
     [FMT_VOCAB_METHOD] = {"lbs", "dqs", NULL},
     [FMT_VOCAB_NORMALS] = {"0", "1", "invt", NULL},
     [FMT_VOCAB_MODE] = {"normal", "additive", NULL},
@@ -63,5 +64,8 @@ fmt_layout fmt_layout_of_skin_encoded(bool normals, fmt_encoding encoding) {
   if (encoding == FMT_ENCODING_Q16)
     return normals ? FMT_LAYOUT_POSITIONS_NORMALS_Q16
                    : FMT_LAYOUT_POSITIONS_Q16;
+  if (encoding == FMT_ENCODING_DELTA)
+    return normals ? FMT_LAYOUT_POSITIONS_NORMALS_DELTA
+                   : FMT_LAYOUT_POSITIONS_DELTA;
   return fmt_layout_of_skin(normals);
 }

@@ -23,7 +23,7 @@ typedef enum fmt_vocab {
   FMT_VOCAB_LAYOUT,   /* trs10 mat4 positions positions+normals, and
                          positions/q16 positions+normals/q16 */
   FMT_VOCAB_FORMAT,   /* json bin svg (fmt_format) */
-  FMT_VOCAB_ENCODING, /* f32 q16 (fmt_encoding) */
+  FMT_VOCAB_ENCODING, /* f32 q16 delta (fmt_encoding) */
   FMT_VOCAB_METHOD,   /* lbs dqs (anim_skin_method) */
   FMT_VOCAB_NORMALS,  /* 0 1 invt (anim_skin_normals; HTTP normals=) */
   FMT_VOCAB_MODE,     /* normal additive (fmt_blend_mode) */
@@ -39,7 +39,9 @@ typedef enum fmt_layout {
   FMT_LAYOUT_POSITIONS,
   FMT_LAYOUT_POSITIONS_NORMALS,
   FMT_LAYOUT_POSITIONS_Q16,
-  FMT_LAYOUT_POSITIONS_NORMALS_Q16
+  FMT_LAYOUT_POSITIONS_NORMALS_Q16,
+  FMT_LAYOUT_POSITIONS_DELTA,
+  FMT_LAYOUT_POSITIONS_NORMALS_DELTA
 } fmt_layout;
 
 /* svg: a picture of the poses (server/verdict/svg.h), GET and POST
@@ -50,11 +52,13 @@ typedef enum fmt_format {
   FMT_FORMAT_SVG
 } fmt_format;
 
-/* How skinned vertices travel in binary answers: float32, or q16
- * (formats/q16.h). */
+/* How skinned vertices travel in binary answers: float32, q16
+ * (formats/q16.h), or q16 deltas against the frames a stream sent before
+ * (formats/q16_delta.h; WebSocket streams only). */
 typedef enum fmt_encoding {
   FMT_ENCODING_F32 = 0,
-  FMT_ENCODING_Q16
+  FMT_ENCODING_Q16,
+  FMT_ENCODING_DELTA
 } fmt_encoding;
 
 typedef enum fmt_blend_mode {

@@ -383,6 +383,10 @@ static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
                  err) ||
       query_range(q, &out->range, err))
     return -1;
+  if (encoding == FMT_ENCODING_DELTA)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "encoding",
+                         "encoding=delta is a stream encoding: WebSocket "
+                         "play and set");
   if (encoding == FMT_ENCODING_Q16 && !out->binary)
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "encoding",
                          "encoding=q16 is a binary encoding: it needs "

@@ -96,6 +96,19 @@ static void judge_cost(srv_ws_client_t *c, stream_t *s) {
  * the API's one lookup (request/target.h). Returns 0, -1 after sending
  * the error, or 1 when an asset is being fetched (the command runs again
  * then). */
+/* Skinned vertices are in model space: with a mesh, a space other than
+ * model is refused (play, pose and set alike; GET /v1/skin takes none). */
+static bool mesh_space_fits(srv_ws_client_t *c, const char *id,
+                            const srv_ws_cmd_t *cmd, const stream_t *s) {
+  if (!(cmd->has & SRV_WS_HAS_SPACE) || s->mesh == NULL ||
+      cmd->space == SRV_WS_SPACE_MODEL)
+    return true;
+  ws__send_error(c, id, SRV_ERR_BAD_VALUE, "space",
+                 "skinned vertices are in model space: a mesh takes no "
+                 "other space");
+  return false;
+}
+
 int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
   const char *id = cmd->id;
   srv_target_query_t names = {.skeleton = cmd->skeleton,
@@ -150,7 +163,11 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     ws__send_err(c, id, &err);
     return -1;
   }
-  if (!ws__encoding_fits(c, id, s->mesh, s->format, s->encoding)) return -1;
+  if (!ws__encoding_fits(c, id, s->mesh, s->meshes != NULL,
+                         cmd->op == SRV_WS_OP_POSE, s->format, s->encoding))
+    return -1;
+  if (!mesh_space_fits(c, id, cmd, s)) return -1;
+  s->key_every = cmd->key_every;
   judge_cost(c, s);
   return 0;
 }
@@ -182,6 +199,10 @@ static void describe(fmt_buf_t *b, const stream_t *s) {
       fmt_buf_putc(b, '}');
     }
     fmt_buf_putc(b, ']');
+  }
+  if (s->encoding == FMT_ENCODING_DELTA) {
+    fmt_buf_puts(b, ",\"key_every\":");
+    fmt_buf_uint(b, s->key_every);
   }
   fmt_buf_puts(b, ",\"duration\":");
   fmt_buf_float(b, (float)ws__stream_duration(s));
@@ -323,7 +344,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
   case SRV_WS_OP_SET:
     /* Checked before anything changes: a refused set changes nothing. */
     if (!ws__encoding_fits(
-            c, cmd->id, s->mesh,
+            c, cmd->id, s->mesh, s->meshes != NULL, false,
             cmd->has & SRV_WS_HAS_FORMAT ? cmd->format : s->format,
             cmd->has & SRV_WS_HAS_ENCODING ? cmd->encoding : s->encoding))
       return;
@@ -335,11 +356,7 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
         return;
       }
     }
-    if ((cmd->has & SRV_WS_HAS_SPACE) && s->mesh != NULL) {
-      ws__send_error(c, cmd->id, SRV_ERR_BAD_VALUE, "space",
-                     "a mesh stream has no space");
-      return;
-    }
+    if (!mesh_space_fits(c, cmd->id, cmd, s)) return;
     if (srv_blend_space_names(&cmd->fields, &(uint32_t){0}) != NULL) {
       /* A new blend space (param, clips, sync), from the next frame. */
       store_asset_t *clips[ANIM_BLEND_SPACE_MAX];
@@ -370,6 +387,9 @@ static void op_stream(srv_ws_client_t *c, const srv_ws_cmd_t *cmd) {
     if (cmd->has & SRV_WS_HAS_SPACE) s->space = cmd->space;
     if (cmd->has & SRV_WS_HAS_FORMAT) s->format = cmd->format;
     if (cmd->has & SRV_WS_HAS_ENCODING) s->encoding = cmd->encoding;
+    if (cmd->has & SRV_WS_HAS_KEY_EVERY) s->key_every = cmd->key_every;
+    /* A key frame on request, and after any change of the frames. */
+    ws__delta_key(s);
     if (cmd->has & SRV_WS_HAS_WRAP) s->wrap = cmd->wrap;
     srv_fields_merge(&s->fields, &cmd->fields);
     {

@@ -1,6 +1,7 @@
 /* server/ws: WebSocket pose streaming, frame production: a stream's frame as
  * the frame cache's key, its binary header, its JSON message, several meshes
  * in one frame (stream_internal.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "server/request/fields.h"
@@ -18,17 +19,26 @@ fmt_layout ws__stream_layout(const stream_t *s) {
 /* Whether encoding fits a stream of mesh in format; sends the error when
  * not. */
 bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
-                       const store_asset_t *mesh, srv_ws_format format,
-                       fmt_encoding encoding) {
-  if (encoding != FMT_ENCODING_Q16) return true;
+                       const store_asset_t *mesh, bool several, bool one_shot,
+                       srv_ws_format format, fmt_encoding encoding) {
+  if (encoding == FMT_ENCODING_F32) return true;
+  const char *name = encoding == FMT_ENCODING_Q16 ? "q16" : "delta";
+  char message[96];
   if (mesh == NULL)
-    ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
-                   "q16 encodes skinned vertices: it needs a mesh");
+    snprintf(message, sizeof message,
+             "%s encodes skinned vertices: it needs a mesh", name);
   else if (format != SRV_WS_FORMAT_BIN)
-    ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding",
-                   "q16 is a binary encoding: it needs format bin");
+    snprintf(message, sizeof message,
+             "%s is a binary encoding: it needs format bin", name);
+  else if (encoding == FMT_ENCODING_DELTA && one_shot)
+    snprintf(message, sizeof message,
+             "delta frames need a stream: a pose answers f32 or q16");
+  else if (encoding == FMT_ENCODING_DELTA && several)
+    snprintf(message, sizeof message,
+             "delta frames stream one mesh: play one stream per mesh");
   else
     return true;
+  ws__send_error(c, id, SRV_ERR_BAD_VALUE, "encoding", message);
   return false;
 }
 
@@ -69,7 +79,9 @@ srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
       .method = (uint8_t)s->method,
       .mask = s->mask,
       .mask_count = s->mask_count,
-      .encoding = (uint8_t)s->encoding,
+      /* A delta frame is made from the frame's q16 payload. */
+      .encoding = (uint8_t)(s->encoding == FMT_ENCODING_DELTA ? FMT_ENCODING_Q16
+                                                              : s->encoding),
       .clips = s->blend_count > 0 ? s->blend : NULL,
       .clip_count = s->blend_count,
       .fields = s->fields,
@@ -225,6 +237,9 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                     int64_t frame, float t) {
   if (s->meshes != NULL) return build_meshes_frame(h, s, index, frame, t);
+  if (s->encoding == FMT_ENCODING_DELTA && s->format == SRV_WS_FORMAT_BIN &&
+      index != WS_ONE_SHOT)
+    return ws__delta_frame(h, s, frame, t);
   srv_ws_eval_key_t key = ws__stream_key(s, t, s->mesh);
   srv_ws_frame_data_t fd;
   int r = srv_ws_eval_get(h->eval, &key, &fd);

@@ -66,16 +66,16 @@ void srv_ws_cmd_free(srv_ws_cmd_t *cmd) {
 }
 
 /* Fields each op accepts besides "op". */
-static const char *const allowed[][16] = {
+static const char *const allowed[][17] = {
     [SRV_WS_OP_PLAY] = {"id", "skeleton", "clip", "mesh", "mesh_all", "fps",
                         "speed", "t0", "wrap", "space", "format", "joints",
-                        "normals", "method", "encoding", NULL},
+                        "normals", "method", "encoding", "key_every", NULL},
     [SRV_WS_OP_PAUSE] = {"id", NULL},
     [SRV_WS_OP_RESUME] = {"id", NULL},
     [SRV_WS_OP_SEEK] = {"id", "t", NULL},
     [SRV_WS_OP_STOP] = {"id", NULL},
     [SRV_WS_OP_SET] = {"id", "fps", "speed", "space", "format", "wrap",
-                       "encoding", NULL},
+                       "encoding", "key_every", "key", NULL},
     [SRV_WS_OP_POSE] = {"id", "skeleton", "clip", "mesh", "mesh_all", "t",
                         "wrap", "space", "format", "joints", "normals",
                         "method", "encoding", NULL},
@@ -259,6 +259,7 @@ static int parse_settings(json_t *root, srv_ws_cmd_t *cmd, bool *has_t,
   cmd->space = SRV_WS_SPACE_MODEL;
   cmd->format = SRV_WS_FORMAT_JSON;
   cmd->method = ANIM_SKIN_LBS;
+  cmd->key_every = SRV_WS_KEY_EVERY;
 
   bool present;
   if (get_number(root, "fps", 0, SRV_WS_FPS_MAX, &cmd->fps, &present, err,
@@ -307,6 +308,24 @@ static int parse_settings(json_t *root, srv_ws_cmd_t *cmd, bool *has_t,
   if (present) {
     cmd->encoding = (fmt_encoding)v;
     cmd->has |= SRV_WS_HAS_ENCODING;
+  }
+  double every;
+  if (get_number(root, "key_every", 1, SRV_WS_KEY_EVERY_MAX, &every, &present,
+                 err, id) != 0)
+    return -1;
+  if (present) {
+    if (every != (double)(uint32_t)every)
+      return srv_ws_error_set(err, id, SRV_ERR_BAD_VALUE, "key_every",
+                              "key_every must be an integer");
+    cmd->key_every = (uint32_t)every;
+    cmd->has |= SRV_WS_HAS_KEY_EVERY;
+  }
+  json_t *key = json_object_get(root, "key");
+  if (key != NULL) {
+    if (!json_is_true(key))
+      return srv_ws_error_set(err, id, SRV_ERR_WRONG_TYPE, "key",
+                              "key must be true");
+    cmd->has |= SRV_WS_HAS_KEY;
   }
   json_t *normals = json_object_get(root, "normals");
   if (normals != NULL) {
@@ -381,7 +400,7 @@ static int check_required(const srv_ws_cmd_t *cmd, bool has_t,
   if (cmd->op == SRV_WS_OP_SET && cmd->has == 0 && cmd->fields.present == 0) {
     srv_ws_error_set(err, id, SRV_ERR_MISSING_FIELD, "",
                      "set needs one of speed, fps, space, format, wrap, "
-                     "encoding");
+                     "encoding, key_every, key");
     return -1;
   }
   return 0;

@@ -51,13 +51,17 @@ enum {
   SRV_WS_HAS_SPACE = 1u << 2,
   SRV_WS_HAS_FORMAT = 1u << 3,
   SRV_WS_HAS_WRAP = 1u << 4,
-  SRV_WS_HAS_ENCODING = 1u << 5
+  SRV_WS_HAS_ENCODING = 1u << 5,
+  SRV_WS_HAS_KEY_EVERY = 1u << 6,
+  SRV_WS_HAS_KEY = 1u << 7 /* set: "key": true, a key frame next. */
 };
 
 #define SRV_WS_ID_MAX 64      /* Bytes of an id's JSON form. */
 #define SRV_WS_MAX_MESHES 256 /* Meshes of one stream, at most. */
 #define SRV_WS_FPS_MAX 240.0  /* Frames per second, at most. */
 #define SRV_WS_SPEED_MAX 1000.0
+#define SRV_WS_KEY_EVERY 30 /* Delta frames: a key frame every 30. */
+#define SRV_WS_KEY_EVERY_MAX 3600.0
 
 typedef struct srv_ws_cmd_s {
   srv_ws_op op;
@@ -78,7 +82,8 @@ typedef struct srv_ws_cmd_s {
   int wrap;     /* anim_wrap; streams loop by default, pose clamps. */
   int space;    /* SRV_WS_SPACE_*; model by default. */
   srv_ws_format format;
-  fmt_encoding encoding; /* mesh, format bin: f32 (default) or q16. */
+  fmt_encoding encoding; /* mesh, format bin: f32 (default), q16, delta. */
+  uint32_t key_every;    /* delta: frames from one key frame to the next. */
   bool normals;          /* mesh: send normals too. */
   int method;            /* anim_skin_method (lbs). */
   unsigned has;          /* SRV_WS_HAS_* of the fields present. */

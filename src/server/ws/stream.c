@@ -65,6 +65,7 @@ static void stream_release(stream_t *s) {
   free(s->mesh_name);
   free(s->mask);
   srv_fields_free(&s->fields);
+  ws__delta_free(s);
 }
 
 void ws__stream_free(stream_t *s) {

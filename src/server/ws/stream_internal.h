@@ -12,7 +12,8 @@
  *               key, its binary header, its JSON message;
  *   send.c      what goes to a client: answers, errors and the tick's
  *               data frames, written together, dropped under backpressure;
- *   events.c    the clip events a frame crosses, sent before it.
+ *   events.c    the clip events a frame crosses, sent before it;
+ *   delta.c     delta frames: a stream's chain of the frames it sent.
  * Loop thread only, but for the frames frames.c builds on the pool. */
 #ifndef ANIMD_SERVER_WS_STREAM_INTERNAL_H
 #define ANIMD_SERVER_WS_STREAM_INTERNAL_H
@@ -39,6 +40,8 @@
  * answer (request/fields.h) follows the payload as float32s. */
 #define WS_BIN_ANSWER 0x80000000u
 #define WS_ONE_SHOT UINT32_MAX
+
+typedef struct ws_delta_s ws_delta_t;
 
 typedef struct stream_s {
   srv_ws_client_t *client;
@@ -68,8 +71,12 @@ typedef struct stream_s {
   int wrap, space, method;
   bool normals;
   srv_ws_format format;
-  fmt_encoding encoding; /* q16: binary mesh frames only. */
-  srv_fields_t fields;   /* The table's fields (request/fields.h). */
+  fmt_encoding encoding; /* q16, delta: binary mesh frames only. */
+  /* encoding delta (delta.c): the frames sent, NULL until the first;
+   * a key frame every key_every frames. */
+  ws_delta_t *delta;
+  uint32_t key_every;
+  srv_fields_t fields; /* The table's fields (request/fields.h). */
   uint64_t frames, skipped, dropped;
   float pose_t; /* A one-shot pose's sampled time. */
   /* Its frames are too heavy for the loop (schedule.h's rule): each is
@@ -181,8 +188,8 @@ void ws__send_frame(stream_t *s, int64_t n, bool in_tick);
 
 fmt_layout ws__stream_layout(const stream_t *s);
 bool ws__encoding_fits(srv_ws_client_t *c, const char *id,
-                       const store_asset_t *mesh, srv_ws_format format,
-                       fmt_encoding encoding);
+                       const store_asset_t *mesh, bool several, bool one_shot,
+                       srv_ws_format format, fmt_encoding encoding);
 double ws__stream_duration(const stream_t *s);
 float ws__sampled_time(const stream_t *s, double t);
 srv_ws_eval_key_t ws__stream_key(const stream_t *s, float t,
@@ -194,6 +201,15 @@ int ws__frame_message(fmt_buf_t *b, const stream_t *s, uint32_t index,
                       int64_t frame, float t, const srv_ws_frame_data_t *pfd);
 int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
                     int64_t frame, float t);
+
+/* ---- delta.c: delta frames */
+
+/* Builds the delta frame n of s (clip time t) into hub->out and moves the
+ * stream's chain on (the frame counts as sent). 0 or a negative errno. */
+int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t);
+/* The next frame is a key frame. */
+void ws__delta_key(const stream_t *s);
+void ws__delta_free(stream_t *s);
 
 /* ---- events.c: clip events */
 

@@ -29,8 +29,44 @@ START_TEST(test_play_defaults) {
   ck_assert_int_eq(c.space, SRV_WS_SPACE_MODEL);
   ck_assert_int_eq(c.format, SRV_WS_FORMAT_JSON);
   ck_assert_int_eq(c.encoding, FMT_ENCODING_F32);
+  ck_assert_uint_eq(c.key_every, 30);
   ck_assert_ptr_null(c.joints);
   srv_ws_cmd_free(&c);
+}
+END_TEST
+
+/* Delta frames: encoding delta, key_every on play and set, key on set. */
+START_TEST(test_delta_fields) {
+  srv_ws_cmd_t c;
+  srv_ws_error_t e;
+  ck_assert_int_eq(parse("{\"op\":\"play\",\"id\":1,\"mesh\":\"m\","
+                         "\"clip\":\"c\",\"format\":\"bin\","
+                         "\"encoding\":\"delta\",\"key_every\":12}",
+                         &c, &e),
+                   0);
+  ck_assert_int_eq(c.encoding, FMT_ENCODING_DELTA);
+  ck_assert_uint_eq(c.key_every, 12);
+  ck_assert(c.has & SRV_WS_HAS_KEY_EVERY);
+  srv_ws_cmd_free(&c);
+  ck_assert_int_eq(parse("{\"op\":\"set\",\"id\":1,\"key\":true}", &c, &e), 0);
+  ck_assert_uint_eq(c.has, SRV_WS_HAS_KEY);
+  srv_ws_cmd_free(&c);
+  ck_assert_int_eq(parse("{\"op\":\"set\",\"id\":1,\"key\":false}", &c, &e),
+                   -1);
+  ck_assert_str_eq(e.code, "wrong_type");
+  ck_assert_str_eq(e.at, "key");
+  ck_assert_int_eq(
+      parse("{\"op\":\"set\",\"id\":1,\"key_every\":3601}", &c, &e), -1);
+  ck_assert_str_eq(e.code, "bad_value");
+  ck_assert_str_eq(e.at, "key_every");
+  ck_assert_int_eq(parse("{\"op\":\"set\",\"id\":1,\"key_every\":1.5}", &c, &e),
+                   -1);
+  ck_assert_str_eq(e.at, "key_every");
+  ck_assert_int_eq(parse("{\"op\":\"pose\",\"mesh\":\"m\",\"clip\":\"c\","
+                         "\"t\":0,\"key\":true}",
+                         &c, &e),
+                   -1);
+  ck_assert_str_eq(e.code, "unknown_field");
 }
 END_TEST
 
@@ -189,6 +225,7 @@ Suite *ws_proto_suite(void) {
   Suite *s = suite_create("ws_proto");
   TCase *tc = tcase_create("parse");
   tcase_add_test(tc, test_play_defaults);
+  tcase_add_test(tc, test_delta_fields);
   tcase_add_test(tc, test_play_all_fields);
   tcase_add_test(tc, test_other_ops);
   tcase_add_test(tc, test_errors);

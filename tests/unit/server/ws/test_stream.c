@@ -16,6 +16,7 @@
 
 #include <uv.h>
 
+#include "../../../../clients/c/animd_frame.h"
 #include "server/ws/stream.h"
 #include "ws_test_fixtures.h"
 
@@ -477,6 +478,73 @@ START_TEST(test_backpressure_drops) {
 }
 END_TEST
 
+static bool hub_dropped_three(void *arg) {
+  (void)arg;
+  srv_ws_hub_stats_t st;
+  srv_ws_hub_stats(hub, &st);
+  return st.frames_dropped >= 3;
+}
+
+static bool has_four_binary(void *arg) { return count_binary(arg) >= 4; }
+static bool has_twelve_binary(void *arg) { return count_binary(arg) >= 12; }
+
+/* Frames dropped under backpressure were never encoded: the delta chain
+ * goes on from the last frame sent, so the client decodes every frame it
+ * gets (one key frame, consecutive seq), each the closed form of `pair`
+ * at its time: vertex 0 at (t, 0, 0), vertex 1 at (t, 2, 0). */
+START_TEST(test_delta_chain_survives_drops) {
+  setup();
+  peer_t p;
+  connect_peer(&p);
+  send_text(&p, "{\"op\":\"play\",\"id\":\"d\",\"mesh\":\"pair\","
+                "\"clip\":\"slide\",\"fps\":100,\"format\":\"bin\","
+                "\"wrap\":\"pingpong\",\"encoding\":\"delta\","
+                "\"key_every\":1000}");
+  ck_assert_int_eq(count_text_with(&p, "\"layout\":\"positions/delta\""), 1);
+  run_until(has_four_binary, &p);
+  p.queued = 1u << 20; /* Over the high-water mark: frames are dropped. */
+  run_until(hub_dropped_three, NULL);
+  p.queued = 0;
+  run_until(has_twelve_binary, &p);
+  uint8_t state[3 * 40];
+  animd_delta chain;
+  animd_delta_init(&chain, state, 2, 0);
+  int keys = 0, decoded = 0;
+  uint64_t last_frame = 0;
+  bool skipped_frames = false;
+  for (int i = 0; i < p.count; i++) {
+    const msg_t *m = &p.msgs[i];
+    if (m->opcode != 2) continue;
+    animd_frame_header h;
+    ck_assert_int_eq(animd_frame_header_read(m->data, m->len, &h), 0);
+    ck_assert_uint_eq(h.layout, ANIMD_LAYOUT_POSITIONS_DELTA);
+    if (decoded > 0 && h.frame > last_frame + 1) skipped_frames = true;
+    last_frame = h.frame;
+    keys += (u32(m->data + 32 + 4) & ANIMD_DELTA_KEY) != 0;
+    ck_assert_uint_eq(u32(m->data + 32), (uint32_t)decoded); /* seq */
+    const uint8_t *q16;
+    ck_assert_int_eq(
+        animd_delta_decode(&chain, m->data + 32, 4 * (size_t)h.count, &q16),
+        ANIMD_FRAME_OK);
+    float pos[6];
+    ck_assert_int_eq(
+        animd_q16_decode(q16, animd_q16_bytes(2, 0), 2, 0, pos, NULL), 0);
+    float x = pos[0];
+    ck_assert_float_eq_tol(pos[3], x, 1e-6);
+    ck_assert_float_eq_tol(pos[1], 0, 1e-6);
+    ck_assert_float_eq_tol(pos[4], 2, 1e-6);
+    ck_assert_float_eq_tol(x, (float)h.t, 1e-6);
+    decoded++;
+  }
+  ck_assert_int_eq(keys, 1);
+  ck_assert_int_ge(decoded, 12);
+  ck_assert(skipped_frames); /* The drops left holes in the frame numbers. */
+  srv_ws_client_free(p.client);
+  peer_free(&p);
+  teardown_loop();
+}
+END_TEST
+
 static bool ten_more(void *arg) {
   peer_t *p = arg;
   return count_binary(p) >= 10;
@@ -726,6 +794,7 @@ Suite *ws_stream_suite(void) {
     tcase_add_test(tc, test_json_frames_with_mask);
     tcase_add_test(tc, test_shared_evaluation);
     tcase_add_test(tc, test_backpressure_drops);
+    tcase_add_test(tc, test_delta_chain_survives_drops);
     tcase_add_test(tc, test_errors_beside_a_stream);
     tcase_add_test(tc, test_names_as_over_http);
     tcase_add_test(tc, test_shutdown_sends_1001);
