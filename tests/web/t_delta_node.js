@@ -6,7 +6,7 @@
 // next one a gap, the stream asks for a key frame by itself and goes on.
 import WebSocket from 'ws';
 
-import { Animd, DeltaDecoder } from '../../web/animd.js';
+import { Animd, DeltaDecoder } from '../../packages/animd-client/animd.js';
 import { check, maxDiff, run, startDaemon } from './lib.js';
 
 run(async () => {
