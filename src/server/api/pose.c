@@ -12,6 +12,8 @@
 
 #include "formats/vocab.h"
 #include "server/api/body_task.h"
+#include "server/config.h"
+#include "server/request/answer_bound.h"
 #include "server/request/blend.h"
 #include "server/request/frame_answer.h"
 #include "server/request/morph.h"
@@ -272,6 +274,19 @@ void srv__handle_pose_get(srv_request_t *req) {
   if (srv_fields_resolve(&q.fields, skel->skeleton, NULL, &err) != 0) {
     srv__respond_err(req, &err);
     goto fail;
+  }
+  if (!q.picture.svg) {
+    /* The answer's size, refused before any work (a range: per frame). */
+    srv_eval_job_t shape_job =
+        pose_job(skel, clip, 0, q.wrap, q.space, list, list_count);
+    shape_job.fields = &q.fields;
+    srv_answer_shape_t shape = {
+        .job = &shape_job, .binary = q.binary, .frames = 1};
+    if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
+                         "joints", &err) != 0) {
+      srv__respond_err(req, &err);
+      goto fail;
+    }
   }
   if (q.range.is_range && !q.picture.svg) {
     pose_range_start(req, &q, skel, clip, list, list_count);

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "formats/vocab.h"
+#include "server/config.h"
+#include "server/request/answer_bound.h"
 #include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
@@ -268,6 +270,20 @@ void srv__handle_skin(srv_request_t *req) {
                      .encoding = q.encoding,
                      .fields = q.fields};
   if (skin_assets(req, &q, &p) != 0) return;
+  /* The answer's size, refused before any work (a range: per frame). */
+  srv_eval_job_t shape_job = skin_job(&p, 0, 0);
+  srv_answer_shape_t shape = {.job = &shape_job,
+                              .meshes = p.meshes,
+                              .mesh_count = p.mesh_count,
+                              .binary = p.bin,
+                              .q16 = p.encoding == FMT_ENCODING_Q16,
+                              .frames = 1};
+  if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
+                       "mesh", &err) != 0) {
+    srv__respond_err(req, &err);
+    params_release(&p);
+    return;
+  }
   unsigned long work = p.skel->skeleton->joint_count;
   for (size_t k = 0; k < p.mesh_count; k++)
     work += (unsigned long)p.meshes[k]->mesh->vertex_count *
