@@ -24,6 +24,7 @@
 #include "server/http/range.h"
 #include "server/api/answer.h"
 #include "server/api/etag.h"
+#include "server/api/large_answer.h"
 #include "server/api/lookup.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
@@ -160,9 +161,9 @@ static void skin_respond(srv_task_t *t) {
   }
   char extra[256];
   skin_headers(&k->p, extra, sizeof extra, k->etag);
-  srv_respond(t->req, 200,
-              k->p.bin ? "application/octet-stream" : "application/json", extra,
-              k->out.data, k->out.len);
+  srv__respond_large(t->req, 200, &k->out,
+                     k->p.bin ? "application/octet-stream" : "application/json",
+                     extra);
 }
 
 static void skin_free(srv_task_t *t) {

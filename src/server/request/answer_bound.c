@@ -36,8 +36,7 @@ static uint64_t block_bytes(const srv_answer_shape_t *a,
 
 uint64_t srv_answer_bytes(const srv_answer_shape_t *a) {
   uint64_t frame = 0;
-  if (a->mesh_count == 0)
-    frame = block_bytes(a, NULL);
+  if (a->mesh_count == 0) frame = block_bytes(a, NULL);
   for (size_t k = 0; k < a->mesh_count; k++)
     frame += block_bytes(a, a->meshes[k]);
   uint64_t frames = a->frames > 0 ? a->frames : 1;
