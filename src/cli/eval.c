@@ -205,7 +205,8 @@ static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
    * its default max_answer_bytes (a range: per frame). */
   srv_config_t cfg;
   srv_config_defaults(&cfg);
-  srv_answer_shape_t shape = {.job = job, .binary = binary, .frames = 1};
+  srv_answer_shape_t shape = {
+      .job = job, .binary = binary, .frames = 1, .range = range->is_range};
   srv_error_t e;
   if (srv_answer_check(&shape, cfg.max_answer_bytes,
                        job->mesh != NULL ? "mesh" : "joints", &e) != 0)

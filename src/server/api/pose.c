@@ -281,8 +281,10 @@ void srv__handle_pose_get(srv_request_t *req) {
     srv_eval_job_t shape_job =
         pose_job(skel, clip, 0, q.wrap, q.space, list, list_count);
     shape_job.fields = &q.fields;
-    srv_answer_shape_t shape = {
-        .job = &shape_job, .binary = q.binary, .frames = 1};
+    srv_answer_shape_t shape = {.job = &shape_job,
+                                .binary = q.binary,
+                                .frames = 1,
+                                .range = q.range.is_range};
     if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
                          "joints", &err) != 0) {
       srv__respond_err(req, &err);

@@ -278,7 +278,8 @@ void srv__handle_skin(srv_request_t *req) {
                               .mesh_count = p.mesh_count,
                               .binary = p.bin,
                               .q16 = p.encoding == FMT_ENCODING_Q16,
-                              .frames = 1};
+                              .frames = 1,
+                              .range = q.range.is_range};
   if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
                        "mesh", &err) != 0) {
     srv__respond_err(req, &err);

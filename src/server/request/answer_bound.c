@@ -8,7 +8,7 @@
 /* The head of one block besides its floats: keys, counts, t, the frame
  * number, a range frame's events and the separators. */
 #define JSON_HEAD 4096u
-/* A binary block's or range frame's header. */
+/* A binary block's or range frame's header (docs/api.md). */
 #define BIN_HEAD 16u
 
 /* Bytes a string takes at most in JSON (every byte escaped as \u00XX). */
@@ -22,13 +22,15 @@ static uint64_t block_bytes(const srv_answer_shape_t *a,
   srv_eval_job_t job = *a->job;
   if (mesh != NULL) job.mesh = mesh->mesh;
   uint64_t extra = srv_eval_answer_count(&job);
+  /* Blocks of a multi-mesh answer and range frames have a header. */
+  uint64_t head = a->range || a->mesh_count > 0 ? BIN_HEAD : 0;
   if (a->binary && a->q16 && job.mesh != NULL)
-    return BIN_HEAD +
+    return head +
            fmt_q16_size(srv_eval_element_count(&job),
                         job.normals != ANIM_NORMALS_NONE) +
            4 * extra;
   uint64_t floats = srv_eval_float_count(&job) + extra;
-  if (a->binary) return BIN_HEAD + 4 * floats;
+  if (a->binary) return head + 4 * floats;
   uint64_t names = 0;
   if (mesh != NULL) names += json_text(mesh->id) + json_text(mesh->name);
   return JSON_HEAD + names + SRV_JSON_FLOAT_MAX * floats;

@@ -35,6 +35,7 @@ typedef struct srv_answer_shape_s {
   bool binary; /* float32 (or q16 with q16), else JSON. */
   bool q16;
   uint64_t frames; /* Frames held at once (1: an answer, a range frame). */
+  bool range;      /* Range frames: each binary block has its header. */
 } srv_answer_shape_t;
 
 /* The answer's bytes: exact for binary, an upper bound for JSON. */

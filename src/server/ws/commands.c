@@ -166,7 +166,8 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
                               .mesh_count = s->meshes ? s->mesh_count : 0,
                               .binary = s->format == SRV_WS_FORMAT_BIN,
                               .q16 = s->encoding == FMT_ENCODING_Q16,
-                              .frames = 1};
+                              .frames = 1,
+                              .range = true};
   if (srv_answer_check(&shape, c->hub->lim.max_answer_bytes, "mesh", &err) !=
       0) {
     ws__send_error(c, id, err.code, err.at, err.message);
