@@ -52,9 +52,12 @@ static void setup(void) {
   for (size_t k = 0; k < res.count; k++) {
     store_asset_t *a = (store_asset_t *)res.entries[k].asset;
     store_asset_retain(a);
-    if (a->kind == STORE_SKELETON) skel = a;
-    else if (a->kind == STORE_MESH) mesh = a;
-    else store_asset_release(a);
+    if (a->kind == STORE_SKELETON)
+      skel = a;
+    else if (a->kind == STORE_MESH)
+      mesh = a;
+    else
+      store_asset_release(a);
   }
   store_ingest_result_free(&res);
   fmt_bundle_free(&b);
@@ -105,8 +108,7 @@ START_TEST(test_binary_closed_form) {
                           .frames = 5};
   ck_assert_uint_eq(srv_answer_bytes(&m), 5u * 300u * (16u + 24u * VERTICES));
   /* A pose: 16 floats a joint in model space, 10 in local. */
-  srv_eval_job_t pose = {.skeleton = skel->skeleton,
-                         .space = FMT_SPACE_MODEL};
+  srv_eval_job_t pose = {.skeleton = skel->skeleton, .space = FMT_SPACE_MODEL};
   srv_answer_shape_t p = {.job = &pose, .binary = true, .frames = 1};
   ck_assert_uint_eq(srv_answer_bytes(&p), 2u * 16u * 4u);
   ck_assert_uint_eq(srv_answer_bytes(&p), written(&pose, true, -1));
