@@ -1,6 +1,7 @@
 /* server: large answers streamed a slice at a time (large_answer.h). */
 #include "server/api/large_answer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "server/api/answer.h"
@@ -83,11 +84,13 @@ static void pump(large_t *a) {
   maybe_free(a);
 }
 
-void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
-                        const char *ctype, const char *extra) {
+/* Answers b, streamed from identity_min bytes on (gzip-coded: past
+ * SRV_GZIP_WHOLE_MAX). */
+static void respond(srv_request_t *req, int status, fmt_buf_t *b,
+                    const char *ctype, const char *extra, size_t identity_min) {
   large_t *a = NULL;
   const char *type = ctype ? ctype : "application/json";
-  bool large = b->len >= SRV_LARGE_ANSWER ||
+  bool large = b->len >= identity_min ||
                (b->len > SRV_GZIP_WHOLE_MAX && srv_respond_gzips(req, type));
   if (!b->failed && large && req->method != SRV_HEAD) a = calloc(1, sizeof *a);
   if (a == NULL) {
@@ -108,4 +111,14 @@ void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
     return;
   }
   pump(a);
+}
+
+void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
+                        const char *ctype, const char *extra) {
+  respond(req, status, b, ctype, extra, SRV_LARGE_ANSWER);
+}
+
+void srv__respond_evaluated(srv_request_t *req, int status, fmt_buf_t *b,
+                            const char *ctype, const char *extra) {
+  respond(req, status, b, ctype, extra, SIZE_MAX);
 }

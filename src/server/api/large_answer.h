@@ -26,4 +26,10 @@
 void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
                         const char *ctype, const char *extra);
 
+/* The same for an answer that has always gone out whole with a
+ * Content-Length (a pose or skin answer): streamed only when it is
+ * gzip-coded and larger than SRV_GZIP_WHOLE_MAX. */
+void srv__respond_evaluated(srv_request_t *req, int status, fmt_buf_t *b,
+                            const char *ctype, const char *extra);
+
 #endif

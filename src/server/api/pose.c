@@ -155,8 +155,8 @@ static void pose_respond(srv_task_t *t) {
   answer_header(extra, sizeof extra, p->bin, &p->fields);
   srv_morph_header(extra, sizeof extra, p->bin && !p->picture.svg,
                    p->clip ? p->clip->clip : NULL);
-  srv__respond_large(t->req, 200, &p->out, pose_type(p->bin, p->picture.svg),
-                     extra);
+  srv__respond_evaluated(t->req, 200, &p->out,
+                         pose_type(p->bin, p->picture.svg), extra);
 }
 
 static void pose_free(srv_task_t *t) {
@@ -424,8 +424,8 @@ static void blend_respond(srv_task_t *t) {
   answer_header(extra, sizeof extra, b->bin, &b->fields);
   srv_morph_header(extra, sizeof extra, b->bin && !b->picture.svg,
                    b->blend.layer_count > 0 ? b->blend.layers[0].clip : NULL);
-  srv__respond_large(t->req, 200, &b->out, pose_type(b->bin, b->picture.svg),
-                     extra);
+  srv__respond_evaluated(t->req, 200, &b->out,
+                         pose_type(b->bin, b->picture.svg), extra);
 }
 
 static void blend_free(srv_task_t *t) {

@@ -161,9 +161,9 @@ static void skin_respond(srv_task_t *t) {
   }
   char extra[256];
   skin_headers(&k->p, extra, sizeof extra, k->etag);
-  srv__respond_large(t->req, 200, &k->out,
-                     k->p.bin ? "application/octet-stream" : "application/json",
-                     extra);
+  srv__respond_evaluated(
+      t->req, 200, &k->out,
+      k->p.bin ? "application/octet-stream" : "application/json", extra);
 }
 
 static void skin_free(srv_task_t *t) {
