@@ -12,6 +12,8 @@ real daemon, over HTTP and WebSocket alike:
 - six WebSocket connections that never read, each asking for large mesh
   poses under the limit: the daemon's memory stays bounded (each client's
   unread bytes are bounded, then it is closed).
+RSS bounds are checked in the release build only (a sanitizer's allocator
+quarantines freed memory); the figures are printed either way.
 """
 import base64
 import json
@@ -28,6 +30,8 @@ V = 2000                      # Vertices of mesh "big" (no normals).
 LIMIT = 2 << 20               # --max-answer-bytes
 BLOCK = 16 + 3 * 4 * V        # One mesh's binary block.
 MB = 1e6
+SANITIZED = any(k in os.environ.get("ANIMD_BIN", "") for k in ("/asan/",
+                                                              "/tsan/"))
 
 
 def skin(d, count, extra=""):
@@ -109,7 +113,8 @@ def main():
             too_large(st, data, "1,024 meshes")
         grew = (peak_rss(d.proc.pid) - base) / MB
         print("1,024 meshes x3: peak RSS %.1f MB above the start" % grew)
-        check(grew < 32, "peak RSS grew %.0f MB for refused answers" % grew)
+        check(SANITIZED or grew < 32,
+              "peak RSS grew %.0f MB for refused answers" % grew)
 
         # ---- WebSocket pose --------------------------------------------------
         c = WsClient(d.host, d.port)
@@ -148,7 +153,7 @@ def main():
         for s in socks:
             s.close()
         # 20 answers each would be 6 x 20 x 2 MB = 240 MB.
-        check(grew < 120, "peak RSS grew %.0f MB" % grew)
+        check(SANITIZED or grew < 120, "peak RSS grew %.0f MB" % grew)
         check(d.request("GET", "/healthz")[0] == 200, "healthz after")
         check(d.stop() == 0, "daemon did not exit 0")
     finally:
