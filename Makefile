@@ -360,13 +360,16 @@ soak-fleet: $(ANIMD)
 	  /usr/bin/python3 tests/soak/soak_fleet.py
 
 # The heavy requests of issue 12 against the release daemon, one at a time,
-# with /healthz and a 60 fps stream probed meanwhile (not part of check).
+# with /healthz and a 60 fps stream probed meanwhile, then the hardening
+# items and the third audit's items at a small scale (not part of check).
 ABUSE_SECONDS ?= 900
 abuse: $(ANIMD)
 	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
 	  /usr/bin/python3 tests/abuse/loop_stalls.py
 	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
 	  /usr/bin/python3 tests/abuse/hardening_items.py
+	ANIMD_BIN=$(abspath $(ANIMD)) timeout $(ABUSE_SECONDS) \
+	  /usr/bin/python3 tests/abuse/audit_round3.py
 
 # The integer float-printing path of formats/buf.c against the printf
 # method over its whole range (tests/exhaustive/float_text.c).

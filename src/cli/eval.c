@@ -22,6 +22,7 @@
 #include "cli/options.h"
 #include "cli/retarget.h"
 #include "formats/vocab.h"
+#include "server/request/answer_bound.h"
 #include "server/request/blend.h"
 #include "server/request/frame_answer.h"
 #include "server/request/requests.h"
@@ -210,6 +211,16 @@ static int print_list(store_t *st, FILE *out, FILE *err) {
 static int print_frames(srv_eval_job_t *job, const srv_frame_names_t *names,
                         bool binary, const srv_range_query_t *range, double t,
                         FILE *out, FILE *err) {
+  /* The answer's size, refused before any work as the daemon does with
+   * its default max_answer_bytes (a range: per frame). */
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  srv_answer_shape_t shape = {
+      .job = job, .binary = binary, .frames = 1, .range = range->is_range};
+  srv_error_t e;
+  if (srv_answer_check(&shape, cfg.max_answer_bytes,
+                       job->mesh != NULL ? "mesh" : "joints", &e) != 0)
+    return report(err, e.code, e.at, "%s", e.message);
   srv_eval_scratch_t scratch = {0};
   fmt_buf_t b = FMT_BUF_INIT;
   int rc = 0;

@@ -81,6 +81,9 @@ static const cfg_entry_t entries[] = {
      "frames a format=svg range may draw (400 beyond; 0 = 64)"},
     {"max_suite_cases", CFG_UINT, F(max_suite_cases), 0,
      "cases one test suite may hold (POST /v1/test; 413 beyond)"},
+    {"max_answer_bytes", CFG_SIZE, F(max_answer_bytes), 0,
+     "bytes a pose or skin answer (or one frame of a range or stream) may "
+     "take, judged before any work (413 too_large beyond; 0 = no limit)"},
     {"memory_limit", CFG_SIZE, F(memory_limit), 0,
      "bytes of assets the store may hold (507 beyond; 0 = no limit)"},
     {"inline_cost", CFG_UINT, F(inline_cost), 0,
@@ -185,6 +188,7 @@ void srv_config_defaults(srv_config_t *cfg) {
   cfg->max_frames = 100000;
   cfg->max_frames_svg = 64;
   cfg->max_suite_cases = 1000;
+  cfg->max_answer_bytes = (size_t)64 << 20;
   cfg->memory_limit = (size_t)1 << 30;
   cfg->inline_cost = 2000;
   cfg->inline_yield = true;

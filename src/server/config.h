@@ -37,6 +37,7 @@ typedef struct srv_config_s {
   unsigned max_frames;        /* Frames per range request (100,000). */
   unsigned max_frames_svg;    /* Frames a format=svg range draws (64). */
   unsigned max_suite_cases;   /* Cases per test suite (1,000). */
+  size_t max_answer_bytes;    /* Bytes of a pose or skin answer (64 MiB). */
   size_t memory_limit;        /* Store bytes; beyond: 507. 0 = none. */
   unsigned inline_cost;       /* Work below this cost runs on the loop. */
   bool inline_yield;          /* Yield the CPU after inline work. */

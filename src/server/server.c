@@ -129,6 +129,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
     lim.frame_cache_bytes = cfg->stream_cache_size;
   lim.io_uring = cfg->stream_io_uring;
   lim.inline_cost = cfg->inline_cost;
+  lim.max_answer_bytes = cfg->max_answer_bytes;
   lim.backend = srv_server_backend(s);
   rc = srv_ws_new(stream_threads(cfg), (store_t *)s->store, &s->pool, &lim,
                   s->access_log, &s->ws);

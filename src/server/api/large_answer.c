@@ -1,20 +1,23 @@
 /* server: large answers streamed a slice at a time (large_answer.h). */
 #include "server/api/large_answer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "server/api/answer.h"
 #include "server/config.h"
+#include "server/http/gzip.h"
 
-/* Bytes handed to the connection per slice. */
-#define SLICE (256u << 10)
+/* Bytes handed to the connection per slice: at most what the loop may
+ * deflate in one go. */
+#define SLICE SRV_GZIP_WHOLE_MAX
 
 typedef struct large_s {
   srv_request_t *req;
   fmt_buf_t buf;
   size_t off;
   unsigned writes; /* Slices not yet written. */
-  bool waiting;    /* For the queue to drain. */
+  bool waiting;    /* For a write to complete (and the queue to drain). */
   bool done;       /* Nothing more will be sent. */
 } large_t;
 
@@ -71,15 +74,25 @@ static void pump(large_t *a) {
     }
     a->writes++;
     a->off += n;
+    /* One slice per turn: the next when its write completes (a
+     * transport that completed it already goes on). */
+    if (a->writes > 0) {
+      a->waiting = true;
+      return;
+    }
   }
   maybe_free(a);
 }
 
-void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
-                        const char *ctype, const char *extra) {
+/* Answers b, streamed from identity_min bytes on (gzip-coded: past
+ * SRV_GZIP_WHOLE_MAX). */
+static void respond(srv_request_t *req, int status, fmt_buf_t *b,
+                    const char *ctype, const char *extra, size_t identity_min) {
   large_t *a = NULL;
-  if (!b->failed && b->len >= SRV_LARGE_ANSWER && req->method != SRV_HEAD)
-    a = calloc(1, sizeof *a);
+  const char *type = ctype ? ctype : "application/json";
+  bool large = b->len >= identity_min ||
+               (b->len > SRV_GZIP_WHOLE_MAX && srv_respond_gzips(req, type));
+  if (!b->failed && large && req->method != SRV_HEAD) a = calloc(1, sizeof *a);
   if (a == NULL) {
     /* Small, a HEAD (no body is sent), failed, or no memory for the
      * stream: the answer as a whole. */
@@ -91,12 +104,21 @@ void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
   a->buf = *b;
   fmt_buf_init(b);
   srv_request_hold(req);
-  if (srv_respond_start(req, status, ctype ? ctype : "application/json",
-                        extra) != 0) {
+  if (srv_respond_start(req, status, type, extra) != 0) {
     a->done = true;
     srv_respond_abort(req);
     maybe_free(a);
     return;
   }
   pump(a);
+}
+
+void srv__respond_large(srv_request_t *req, int status, fmt_buf_t *b,
+                        const char *ctype, const char *extra) {
+  respond(req, status, b, ctype, extra, SRV_LARGE_ANSWER);
+}
+
+void srv__respond_evaluated(srv_request_t *req, int status, fmt_buf_t *b,
+                            const char *ctype, const char *extra) {
+  respond(req, status, b, ctype, extra, SIZE_MAX);
 }

@@ -47,7 +47,7 @@ void srv__handle_info(srv_request_t *req) {
   srv_server_t *s = srv_request_server(req);
   const srv_config_t *cfg = srv_server_config(s);
   json_t *o = json_pack(
-      "{s:s,s:s,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
+      "{s:s,s:s,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
       "s:{s:I,s:s},s:b}",
       "name", "animd", "version", ANIMD_VERSION, "api", "v1", "limits",
       "max_header_size", (json_int_t)cfg->max_header_size, "max_body_size",
@@ -55,7 +55,8 @@ void srv__handle_info(srv_request_t *req) {
       (json_int_t)cfg->max_connections, "max_frames",
       (json_int_t)cfg->max_frames, "max_frames_svg",
       (json_int_t)cfg->max_frames_svg, "max_suite_cases",
-      (json_int_t)cfg->max_suite_cases, "memory_limit",
+      (json_int_t)cfg->max_suite_cases, "max_answer_bytes",
+      (json_int_t)cfg->max_answer_bytes, "memory_limit",
       (json_int_t)cfg->memory_limit, "header_timeout_ms",
       (json_int_t)cfg->header_timeout_ms, "idle_timeout_ms",
       (json_int_t)cfg->idle_timeout_ms, "queue_max", (json_int_t)cfg->queue_max,

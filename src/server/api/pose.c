@@ -12,6 +12,8 @@
 
 #include "formats/vocab.h"
 #include "server/api/body_task.h"
+#include "server/config.h"
+#include "server/request/answer_bound.h"
 #include "server/request/blend.h"
 #include "server/request/frame_answer.h"
 #include "server/request/morph.h"
@@ -19,6 +21,7 @@
 #include "server/http/range.h"
 #include "server/api/answer.h"
 #include "server/api/etag.h"
+#include "server/api/large_answer.h"
 #include "server/api/lookup.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
@@ -152,8 +155,8 @@ static void pose_respond(srv_task_t *t) {
   answer_header(extra, sizeof extra, p->bin, &p->fields);
   srv_morph_header(extra, sizeof extra, p->bin && !p->picture.svg,
                    p->clip ? p->clip->clip : NULL);
-  srv_respond(t->req, 200, pose_type(p->bin, p->picture.svg), extra,
-              p->out.data, p->out.len);
+  srv__respond_evaluated(t->req, 200, &p->out,
+                         pose_type(p->bin, p->picture.svg), extra);
 }
 
 static void pose_free(srv_task_t *t) {
@@ -272,6 +275,21 @@ void srv__handle_pose_get(srv_request_t *req) {
   if (srv_fields_resolve(&q.fields, skel->skeleton, NULL, &err) != 0) {
     srv__respond_err(req, &err);
     goto fail;
+  }
+  if (!q.picture.svg) {
+    /* The answer's size, refused before any work (a range: per frame). */
+    srv_eval_job_t shape_job =
+        pose_job(skel, clip, 0, q.wrap, q.space, list, list_count);
+    shape_job.fields = &q.fields;
+    srv_answer_shape_t shape = {.job = &shape_job,
+                                .binary = q.binary,
+                                .frames = 1,
+                                .range = q.range.is_range};
+    if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
+                         "joints", &err) != 0) {
+      srv__respond_err(req, &err);
+      goto fail;
+    }
   }
   if (q.range.is_range && !q.picture.svg) {
     pose_range_start(req, &q, skel, clip, list, list_count);
@@ -406,8 +424,8 @@ static void blend_respond(srv_task_t *t) {
   answer_header(extra, sizeof extra, b->bin, &b->fields);
   srv_morph_header(extra, sizeof extra, b->bin && !b->picture.svg,
                    b->blend.layer_count > 0 ? b->blend.layers[0].clip : NULL);
-  srv_respond(t->req, 200, pose_type(b->bin, b->picture.svg), extra,
-              b->out.data, b->out.len);
+  srv__respond_evaluated(t->req, 200, &b->out,
+                         pose_type(b->bin, b->picture.svg), extra);
 }
 
 static void blend_free(srv_task_t *t) {

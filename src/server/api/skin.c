@@ -17,11 +17,14 @@
 #include <string.h>
 
 #include "formats/vocab.h"
+#include "server/config.h"
+#include "server/request/answer_bound.h"
 #include "server/request/frame_answer.h"
 #include "server/api/handlers.h"
 #include "server/http/range.h"
 #include "server/api/answer.h"
 #include "server/api/etag.h"
+#include "server/api/large_answer.h"
 #include "server/api/lookup.h"
 #include "server/api/params.h"
 #include "server/http/task.h"
@@ -158,9 +161,9 @@ static void skin_respond(srv_task_t *t) {
   }
   char extra[256];
   skin_headers(&k->p, extra, sizeof extra, k->etag);
-  srv_respond(t->req, 200,
-              k->p.bin ? "application/octet-stream" : "application/json", extra,
-              k->out.data, k->out.len);
+  srv__respond_evaluated(
+      t->req, 200, &k->out,
+      k->p.bin ? "application/octet-stream" : "application/json", extra);
 }
 
 static void skin_free(srv_task_t *t) {
@@ -268,6 +271,21 @@ void srv__handle_skin(srv_request_t *req) {
                      .encoding = q.encoding,
                      .fields = q.fields};
   if (skin_assets(req, &q, &p) != 0) return;
+  /* The answer's size, refused before any work (a range: per frame). */
+  srv_eval_job_t shape_job = skin_job(&p, 0, 0);
+  srv_answer_shape_t shape = {.job = &shape_job,
+                              .meshes = p.meshes,
+                              .mesh_count = p.mesh_count,
+                              .binary = p.bin,
+                              .q16 = p.encoding == FMT_ENCODING_Q16,
+                              .frames = 1,
+                              .range = q.range.is_range};
+  if (srv_answer_check(&shape, srv_request_config(req)->max_answer_bytes,
+                       "mesh", &err) != 0) {
+    srv__respond_err(req, &err);
+    params_release(&p);
+    return;
+  }
   unsigned long work = p.skel->skeleton->joint_count;
   for (size_t k = 0; k < p.mesh_count; k++)
     work += (unsigned long)p.meshes[k]->mesh->vertex_count *

@@ -12,7 +12,13 @@
  * deflate state and compresses each chunk as it is sent, flushed to a
  * byte boundary (Z_SYNC_FLUSH) so every chunk can be decoded as soon as
  * it arrives; memory is the deflate state (about 256 KiB) plus one
- * chunk's output, however long the range. Loop thread only. */
+ * chunk's output, however long the range.
+ *
+ * The loop thread deflates at most SRV_GZIP_WHOLE_MAX bytes at a time: a
+ * one-shot answer up to that size whole, a larger one a slice per turn
+ * (api/large_answer.h), and a range's chunks are deflated by the worker
+ * that made them (http/range.h, srv_respond_take_gzip). A stream is used
+ * by one thread at a time. */
 #ifndef ANIMD_SERVER_HTTP_GZIP_H
 #define ANIMD_SERVER_HTTP_GZIP_H
 
@@ -27,6 +33,9 @@
 /* zlib's level: 1, the fastest, keeps 42% of a JSON skin answer against
  * 36% at level 6 for a third of the CPU. */
 #define SRV_GZIP_LEVEL 1
+/* The most bytes the loop thread deflates in one go (about 2 ms at level
+ * 1): a one-shot answer larger than this goes out sliced, or as it is. */
+#define SRV_GZIP_WHOLE_MAX (256u << 10)
 
 /* True when an Accept-Encoding value (NULL: none) accepts gzip: "gzip"
  * or "x-gzip" with a q above 0, or "*" with a q above 0 and gzip not

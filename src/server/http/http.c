@@ -812,7 +812,8 @@ void srv_respond(srv_request_t *r, int status, const char *ctype,
                  const char *extra, const void *body, size_t len) {
   bool no_body =
       status == 304 || status == 204 || (status >= 100 && status < 200);
-  if (!no_body && len >= SRV_GZIP_MIN_BYTES && gzip_wanted(r, ctype)) {
+  if (!no_body && len >= SRV_GZIP_MIN_BYTES && len <= SRV_GZIP_WHOLE_MAX &&
+      gzip_wanted(r, ctype)) {
     /* The whole body compressed at once (HEAD too, for its length). */
     fmt_buf_t zb = FMT_BUF_INIT, hb = FMT_BUF_INIT;
     srv_gzip_t *z = srv_gzip_new();
@@ -1008,6 +1009,17 @@ void srv_respond_end(srv_request_t *r) {
   if (h->chunked && !h->head_only && !h->gone)
     if (write_(h, "0\r\n\r\n", 5, NULL, NULL) == 0) r->_bytes_out += 5;
   finish(h);
+}
+
+bool srv_respond_gzips(const srv_request_t *r, const char *ctype) {
+  return gzip_wanted(r, ctype);
+}
+
+srv_gzip_t *srv_respond_take_gzip(srv_request_t *r) {
+  srv_http_t *h = r->_http;
+  srv_gzip_t *z = h->gz;
+  h->gz = NULL;
+  return z;
 }
 
 void srv_respond_abort(srv_request_t *r) {

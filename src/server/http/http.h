@@ -130,10 +130,12 @@ bool srv_query_name_has_control(const char *name, size_t n);
  * Each answer finishes the request: the connection then goes on with the
  * next pipelined request (or closes when keep-alive is off). extra_headers
  * is NULL or complete "Name: value\r\n" lines. For HEAD the body is not
- * sent but Content-Length is. A JSON answer of at least 1 KiB to a client
- * that accepts gzip goes out gzip-coded (Content-Encoding, Vary, a strong
- * ETag made weak), and so does a chunked JSON stream, each chunk
- * compressed as it is sent (gzip.h). */
+ * sent but Content-Length is. A JSON answer of 1 KiB up to
+ * SRV_GZIP_WHOLE_MAX to a client that accepts gzip goes out gzip-coded
+ * (Content-Encoding, Vary, a strong ETag made weak); a larger one goes
+ * out as it is (api/large_answer.h streams those, gzip-coded a slice at a
+ * time). A chunked JSON stream goes out gzip-coded, each chunk compressed
+ * as it is sent (gzip.h). */
 void srv_respond(srv_request_t *req, int status, const char *content_type,
                  const char *extra_headers, const void *body, size_t len);
 
@@ -169,6 +171,15 @@ int srv_respond_start(srv_request_t *req, int status, const char *content_type,
 int srv_respond_chunk(srv_request_t *req, const void *data, size_t len,
                       srv_write_cb cb, void *arg);
 void srv_respond_end(srv_request_t *req);
+/* Whether an answer to req of content_type would be gzip-coded (the
+ * client accepts gzip and the type is compressed). */
+bool srv_respond_gzips(const srv_request_t *req, const char *content_type);
+/* After srv_respond_start: takes the stream's deflate state over (NULL
+ * when the answer is not gzip-coded). The chunks then go out as they are
+ * given, already compressed by the caller with it (on any one thread at a
+ * time), who also compresses the end of the member (srv_gzip_deflate with
+ * finish) before srv_respond_end, and frees it. */
+struct srv_gzip_s *srv_respond_take_gzip(srv_request_t *req);
 /* Ends a stream that cannot be completed: the connection closes so the
  * client sees a truncated chunked body, never a complete-looking one. */
 void srv_respond_abort(srv_request_t *req);

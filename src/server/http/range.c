@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "server/config.h"
+#include "server/http/gzip.h"
 #include "server/schedule.h"
 
 static void pump(srv_range_t *r);
@@ -16,6 +17,8 @@ static void maybe_free(srv_range_t *r) {
   if (!r->_dead || r->_busy || r->_writes > 0) return;
   srv_request_t *req = r->_req;
   fmt_buf_free(&r->_out);
+  fmt_buf_free(&r->_zout);
+  srv_gzip_free(r->_gz);
   if (r->dispose) r->dispose(r);
   free(r);
   srv_request_release(req);
@@ -44,6 +47,27 @@ static void on_written(int status, void *arg) {
 static void work(srv_job_t *job) {
   srv_range_t *r = (srv_range_t *)job;
   r->_result = r->produce(r, r->_first, r->_n, &r->_out);
+  if (r->_result != 0 || r->_gz == NULL || r->_out.failed) return;
+  /* Compressed here, on the worker that made the batch. */
+  fmt_buf_reset(&r->_zout);
+  if (srv_gzip_deflate(r->_gz, r->_out.data, r->_out.len, false, &r->_zout) !=
+      0) {
+    r->_result = -1;
+    return;
+  }
+  fmt_buf_t t = r->_out;
+  r->_out = r->_zout;
+  r->_zout = t;
+}
+
+/* The end of the gzip member (its CRC and length) as the last chunk. */
+static bool finish_gzip(srv_range_t *r) {
+  if (r->_gz == NULL) return true;
+  fmt_buf_reset(&r->_out);
+  if (srv_gzip_deflate(r->_gz, "", 0, true, &r->_out) != 0) return false;
+  if (srv_respond_chunk(r->_req, r->_out.data, r->_out.len, on_written, r) == 0)
+    r->_writes++;
+  return true;
 }
 
 /* Sends the batch just produced; false when the range ended. */
@@ -83,7 +107,10 @@ static void pump(srv_range_t *r) {
     }
     if (r->_next >= r->frame_count) {
       r->_dead = true;
-      srv_respond_end(r->_req);
+      if (finish_gzip(r))
+        srv_respond_end(r->_req);
+      else
+        srv_respond_abort(r->_req);
       break;
     }
     if (srv_request_queued(r->_req) > high_water(r)) {
@@ -114,6 +141,7 @@ void srv__range_start(srv_range_t *r, srv_request_t *req, const char *ctype,
   r->job.done = done;
   if (r->batch == 0) r->batch = 1;
   fmt_buf_init(&r->_out);
+  fmt_buf_init(&r->_zout);
   srv_request_hold(req);
   if (srv_respond_start(req, 200, ctype, extra) != 0) {
     r->_dead = true;
@@ -121,6 +149,7 @@ void srv__range_start(srv_range_t *r, srv_request_t *req, const char *ctype,
     maybe_free(r);
     return;
   }
+  r->_gz = srv_respond_take_gzip(req);
   if (req->method == SRV_HEAD) {
     /* The headers are the whole answer: no frame is computed. */
     r->_dead = true;

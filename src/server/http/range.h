@@ -5,7 +5,8 @@
  * a time, and the next batch starts only while the connection has less
  * than stream_high_water bytes queued (pull-based backpressure). A client
  * that leaves mid-range stops the production; the range frees itself once
- * its job and its writes are finished. */
+ * its job and its writes are finished. A gzip-coded range is compressed
+ * by the job that made each batch, off the loop thread. */
 #ifndef ANIMD_SERVER_RANGE_H
 #define ANIMD_SERVER_RANGE_H
 
@@ -27,6 +28,8 @@ struct srv_range_s {
   /* private */
   srv_request_t *_req;
   fmt_buf_t _out;
+  struct srv_gzip_s *_gz; /* The answer's deflate, or NULL (gzip.h). */
+  fmt_buf_t _zout;        /* A batch compressed, swapped into _out. */
   uint32_t _next, _first, _n;
   unsigned _writes;
   int _result;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/request/answer_bound.h"
 #include "server/request/blend.h"
 #include "server/request/motion_fields.h"
 #include "server/request/target.h"
@@ -168,6 +169,27 @@ int ws__resolve(srv_ws_client_t *c, const srv_ws_cmd_t *cmd, stream_t *s) {
     return -1;
   if (!mesh_space_fits(c, id, cmd, s)) return -1;
   s->key_every = cmd->key_every;
+  /* A frame's size, refused before any work. */
+  srv_eval_job_t shape_job = {.skeleton = s->skeleton->skeleton,
+                              .space = s->space,
+                              .joints = s->mask,
+                              .joint_count = s->mask_count,
+                              .mesh = s->mesh != NULL ? s->mesh->mesh : NULL,
+                              .normals = s->normals ? ANIM_NORMALS_LINEAR
+                                                    : ANIM_NORMALS_NONE,
+                              .fields = &s->fields};
+  srv_answer_shape_t shape = {.job = &shape_job,
+                              .meshes = s->meshes,
+                              .mesh_count = s->meshes ? s->mesh_count : 0,
+                              .binary = s->format == SRV_WS_FORMAT_BIN,
+                              .q16 = s->encoding == FMT_ENCODING_Q16,
+                              .frames = 1,
+                              .range = true};
+  if (srv_answer_check(&shape, c->hub->lim.max_answer_bytes, "mesh", &err) !=
+      0) {
+    ws__send_err(c, id, &err);
+    return -1;
+  }
   judge_cost(c, s);
   return 0;
 }

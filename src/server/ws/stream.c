@@ -16,6 +16,7 @@ void srv_ws_limits_defaults(srv_ws_limits_t *lim) {
   lim->max_streams = 64;
   lim->ping_interval_ms = 15000;
   lim->inline_cost = 2000;
+  lim->max_answer_bytes = (size_t)64 << 20;
   lim->ping_timeout_ms = 45000;
   lim->close_timeout_ms = 2000;
   lim->frame_cache_bytes = 64u << 20;

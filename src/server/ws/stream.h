@@ -71,6 +71,10 @@ typedef struct srv_ws_limits_s {
    * (server/schedule.h's srv_cost_inline; the daemon's inline_cost,
    * 2,000; 0: all of them). */
   unsigned inline_cost;
+  /* Bytes a pose answer or one frame of a stream may take, judged when a
+   * play or pose is resolved (request/answer_bound.h; 64 MiB; 0: no
+   * limit). */
+  size_t max_answer_bytes;
 } srv_ws_limits_t;
 
 /* Fills the defaults above. */

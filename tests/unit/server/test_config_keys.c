@@ -38,6 +38,7 @@ START_TEST(test_every_default) {
   ck_assert_uint_eq(c.drain_timeout_ms, 10000);
   ck_assert_uint_eq(c.max_frames, 100000);
   ck_assert_uint_eq(c.max_suite_cases, 1000);
+  ck_assert_uint_eq(c.max_answer_bytes, (size_t)64 << 20);
   ck_assert_uint_eq(c.memory_limit, (size_t)1 << 30);
   ck_assert_uint_eq(c.inline_cost, 2000);
   ck_assert(c.inline_yield);
@@ -112,6 +113,7 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   NUM(max_frames, "max_frames")
   NUM(max_frames_svg, "max_frames_svg")
   NUM(max_suite_cases, "max_suite_cases")
+  NUM(max_answer_bytes, "max_answer_bytes")
   NUM(memory_limit, "memory_limit")
   NUM(inline_cost, "inline_cost")
   BOOL(inline_yield)
@@ -162,6 +164,7 @@ static const keycase_t good[] = {
     {"max_frames", "12", "12"},
     {"max_frames_svg", "9", "9"},
     {"max_suite_cases", "7", "7"},
+    {"max_answer_bytes", "3MiB", "3145728"},
     {"memory_limit", "512MiB", "536870912"},
     {"inline_cost", "67", "67"},
     {"inline_yield", "off", "false"},

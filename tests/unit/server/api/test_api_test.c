@@ -102,6 +102,7 @@ START_TEST(test_http_refusals) {
   upload_arm();
   mem_answer_t info = mem_get("/v1/info");
   ck_assert_ptr_nonnull(strstr(info.body, "\"max_suite_cases\":1000,"));
+  ck_assert_ptr_nonnull(strstr(info.body, "\"max_answer_bytes\":67108864,"));
   mem_answer_free(&info);
   api_expect(api_json("POST", "/v1/test?format=xml", pass_suite), 400,
              "bad_parameter", "format", "format=xml");
