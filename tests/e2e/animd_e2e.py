@@ -208,8 +208,14 @@ def metric_in(text, name):
 
 
 def error_of(body):
+    """The error object of an error answer: code, message and at, and a
+    hint (a string the message ends with) only when there is one."""
     e = json.loads(body)["error"]
-    check(set(e) == {"code", "message", "at"}, "error keys: %r" % e)
+    keys = set(e) - {"hint"}
+    check(keys == {"code", "message", "at"}, "error keys: %r" % e)
+    if "hint" in e:
+        check(isinstance(e["hint"], str) and e["message"].endswith(e["hint"]),
+              "hint not at the end of the message: %r" % e)
     return e
 
 
