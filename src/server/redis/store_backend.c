@@ -1,15 +1,26 @@
 /* server: the Redis store backend (store_backend.h). */
 #include "server/redis/store_backend.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <hiredis/hiredis.h>
 
 #include "server/redis/client.h"
 #include "server/redis/scripts.h"
 #include "store/cache.h"
+
+/* Drops remembered for the loads in flight; a load that started more than
+ * this many drops ago counts as dropped (it is looked up again). */
+#define DROP_MARKS 1024
+/* Lookups of one load at most: each again after what it adopted was
+ * dropped meanwhile. */
+#define MAX_LOOKUPS 3
 
 typedef struct waiter_s {
   srv_backend_cb cb;
@@ -26,6 +37,11 @@ typedef struct load_s {
   store_kind kind;
   waiter_t *waiters;
   size_t waiter_count, waiter_cap;
+  /* The drop epoch when the lookup was sent (drops.c of this file: what
+   * is dropped after it is not adopted), and lookups sent so far. */
+  uint64_t since;
+  unsigned lookups;
+  bool stale; /* Adopted, then dropped again: looked up again. */
   /* From Redis, then decoded on the pool. */
   char id[FMT_ID_LEN + 1], skeleton_id[FMT_ID_LEN + 1];
   bool unnamed, skeleton_unnamed; /* Names moved away by a replace. */
@@ -44,6 +60,13 @@ struct srv_redis_backend_s {
   srv_pool_t *pool;
   size_t max_bytes;
   load_t *loads; /* In flight. */
+  /* The drops published while loads are in flight: a ring of the last
+   * DROP_MARKS, marks[epoch % DROP_MARKS] the one of that epoch. */
+  pthread_mutex_t marks_lock;
+  uint64_t epoch;
+  struct drop_mark_s {
+    uint64_t epoch, hash; /* hash 0: everything (the cache emptied). */
+  } marks[DROP_MARKS];
   unsigned jobs; /* Loads on the pool. */
   bool closing;
   srv_redis_backend_stats_t stats;
@@ -75,6 +98,88 @@ static long long int_at(const redisReply *r, size_t i) {
       r->element[i]->type != REDIS_REPLY_INTEGER)
     return 0;
   return r->element[i]->integer;
+}
+
+/* ---- drops during loads --------------------------------------------------
+ *
+ * A drop event can arrive while a load of the same asset is between its
+ * lookup (Redis still had it) and its adoption into the cache (on the
+ * pool): the drop finds nothing to drop, and the load would adopt a
+ * deleted asset for good. So every drop bumps the drop epoch and marks
+ * what it dropped (before dropping it), a load keeps the epoch of its
+ * lookup, and after adopting it looks for marks newer than that: what was
+ * marked it drops again and looks up again. Either the load sees the mark,
+ * or it adopted before the mark and the drop that follows finds it. */
+
+static uint64_t mark_hash(char verb, store_kind kind, const char *what) {
+  uint64_t h = 1469598103934665603ull;
+  h = (h ^ (unsigned char)verb) * 1099511628211ull;
+  h = (h ^ (unsigned)kind) * 1099511628211ull;
+  for (const unsigned char *p = (const unsigned char *)what; *p; p++)
+    h = (h ^ *p) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+static uint64_t drop_epoch(srv_redis_backend_t *b) {
+  pthread_mutex_lock(&b->marks_lock);
+  uint64_t e = b->epoch;
+  pthread_mutex_unlock(&b->marks_lock);
+  return e;
+}
+
+/* Loop thread: hash (0: everything) is about to be dropped. */
+static void drop_mark(srv_redis_backend_t *b, uint64_t hash) {
+  pthread_mutex_lock(&b->marks_lock);
+  b->epoch++;
+  b->marks[b->epoch % DROP_MARKS] =
+      (struct drop_mark_s){.epoch = b->epoch, .hash = hash};
+  pthread_mutex_unlock(&b->marks_lock);
+}
+
+/* True when one of the n hashes was marked (or everything was) after
+ * epoch since, or when too many drops came since to tell. */
+static bool dropped_since(srv_redis_backend_t *b, uint64_t since,
+                          const uint64_t *hashes, size_t n) {
+  bool hit = false;
+  pthread_mutex_lock(&b->marks_lock);
+  if (b->epoch - since >= DROP_MARKS) hit = true;
+  for (uint64_t e = since + 1; !hit && e <= b->epoch; e++) {
+    uint64_t h = b->marks[e % DROP_MARKS].hash;
+    for (size_t i = 0; i < n && !hit; i++) hit = h == 0 || h == hashes[i];
+  }
+  pthread_mutex_unlock(&b->marks_lock);
+  return hit;
+}
+
+/* Worker thread, after l adopted its asset (and skeleton): drops what was
+ * dropped meanwhile (the asset by id or name; its skeleton, with the
+ * skeleton's other children, by id or name) and tells whether it did. */
+static bool drop_if_dropped(load_t *l) {
+  srv_redis_backend_t *b = l->owner;
+  store_asset_t *a = store_lookup(b->store, l->kind, l->id, NULL);
+  uint64_t mine[2] = {mark_hash('d', l->kind, l->id),
+                      a ? mark_hash('n', l->kind, a->name) : 1};
+  bool stale = a == NULL || dropped_since(b, l->since, mine, 2);
+  bool skeleton_stale = false;
+  if (a != NULL && a->skeleton_asset != NULL) {
+    uint64_t sk[2] = {mark_hash('d', STORE_SKELETON, l->skeleton_id),
+                      mark_hash('n', STORE_SKELETON, a->skeleton_asset->name)};
+    skeleton_stale = dropped_since(b, l->since, sk, 2);
+  }
+  store_asset_release(a);
+  if (skeleton_stale) store_drop(b->store, STORE_SKELETON, l->skeleton_id);
+  if (stale) store_drop(b->store, l->kind, l->id);
+  return stale || skeleton_stale;
+}
+
+/* Tests only: while the file ANIMD_TEST_LOAD_HOLD names exists (at most
+ * 10 s), a load waits between its lookup and its adoption, so a test can
+ * deliver a drop in between. Unset (the default): nothing. */
+static void test_hold(void) {
+  const char *path = getenv("ANIMD_TEST_LOAD_HOLD");
+  struct stat st;
+  for (int i = 0; path && *path && i < 1000 && stat(path, &st) == 0; i++)
+    nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
 }
 
 /* ---- loads ----------------------------------------------------------------
@@ -133,6 +238,7 @@ static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
 static void load_work(srv_job_t *job) {
   load_t *l = (load_t *)job;
   srv_redis_backend_t *b = l->owner;
+  test_hold();
   for (int attempt = 0; attempt < 3; attempt++) {
     make_room(b, l->text_len + l->skeleton_text_len);
     if (l->kind != STORE_SKELETON &&
@@ -142,6 +248,7 @@ static void load_work(srv_job_t *job) {
     int rc = adopt(l, l->kind, l->id, l->text, l->text_len, l->unnamed);
     if (rc == 0) {
       make_room(b, 0);
+      l->stale = drop_if_dropped(l);
       l->reply.status = SRV_BACKEND_OK;
       return;
     }
@@ -149,12 +256,25 @@ static void load_work(srv_job_t *job) {
   }
 }
 
+static int lookup_send(load_t *l);
+
 static void load_done(srv_job_t *job, int status) {
   load_t *l = (load_t *)job;
   srv_redis_backend_t *b = l->owner;
   b->jobs--;
   if (status != 0)
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE, "shutting down%s", "");
+  else if (l->stale && !b->closing && l->lookups < MAX_LOOKUPS) {
+    /* Dropped while it loaded: ask Redis again (a delete now answers
+     * not found, a name shared now ambiguous). */
+    __atomic_fetch_add(&b->stats.stale, 1, __ATOMIC_RELAXED);
+    if (lookup_send(l) == 0) return;
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) cannot be reached; retry later%s", "");
+  } else if (l->stale)
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the asset keeps being dropped while it loads; retry later%s",
+              "");
   else if (l->reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   load_finish(l);
@@ -250,6 +370,25 @@ static void on_lookup(void *arg, redisReply *r) {
   load_finish(l);
 }
 
+/* Sends l's lookup (again): its key, from the drop epoch of now. Returns
+ * 0, or UV_ENOTCONN. */
+static int lookup_send(load_t *l) {
+  srv_redis_backend_t *b = l->owner;
+  const char *kname = l->key, *name = kname + strlen(kname) + 1;
+  const char *sk = name + strlen(name) + 1;
+  free(l->text);
+  free(l->skeleton_text);
+  l->text = l->skeleton_text = NULL;
+  l->text_len = l->skeleton_text_len = 0;
+  l->stale = false;
+  l->lookups++;
+  l->since = drop_epoch(b);
+  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname, name, sk,
+                        LISTED};
+  if (b->closing || b->redis == NULL) return UV_ENOTCONN;
+  return srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL);
+}
+
 static bool add_waiter(load_t *l, srv_backend_cb cb, void *arg) {
   if (l->waiter_count == l->waiter_cap) {
     size_t cap = l->waiter_cap ? 2 * l->waiter_cap : 4;
@@ -309,9 +448,7 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   l->owner = b;
   l->job.work = load_work;
   l->job.done = load_done;
-  const char *argv[] = {
-      "EVAL", srv_redis_lookup_script, "0", kname, id_or_name, sk, LISTED};
-  if (srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL) != 0) {
+  if (lookup_send(l) != 0) {
     free(l->waiters);
     free(l->key);
     free(l);
@@ -780,14 +917,24 @@ static srv_backend_status backend_load_blocking(void *self, store_kind kind,
   const char *argv[] = {
       "EVAL",     srv_redis_lookup_script,        "0",   store_kind_name(kind),
       id_or_name, skeleton_id ? skeleton_id : "", LISTED};
-  r = redisCommandArgv(ctx, 7, argv, NULL);
-  if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
+  for (l.lookups = 1; l.lookups <= MAX_LOOKUPS; l.lookups++) {
+    if (l.lookups > 1) __atomic_fetch_add(&b->stats.stale, 1, __ATOMIC_RELAXED);
+    l.stale = false;
+    l.since = drop_epoch(b);
+    r = redisCommandArgv(ctx, 7, argv, NULL);
+    if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
+    if (r != NULL) freeReplyObject(r);
+    free(l.text);
+    free(l.skeleton_text);
+    l.text = l.skeleton_text = NULL;
+    if (!l.stale) break;
+    reply_set(&l.reply, SRV_BACKEND_UNAVAILABLE,
+              "the asset keeps being dropped while it loads; retry later%s",
+              "");
+  }
   if (l.reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
-  if (r != NULL) freeReplyObject(r);
   redisFree(ctx);
-  free(l.text);
-  free(l.skeleton_text);
   return l.reply.status;
 }
 
@@ -827,6 +974,7 @@ static void on_message(void *arg, const char *payload, size_t len) {
   char *text = len < sizeof stack ? stack : malloc(len + 1);
   if (text == NULL) {
     /* Cannot tell what to drop: drop everything. */
+    drop_mark(b, 0);
     b->stats.drops += store_drop_all(b->store);
     return;
   }
@@ -838,16 +986,20 @@ static void on_message(void *arg, const char *payload, size_t len) {
   if (k >= 0) {
     *kind = *what = '\0';
     what++;
-    if (strcmp(verb, "drop") == 0)
+    if (strcmp(verb, "drop") == 0) {
+      drop_mark(b, mark_hash('d', (store_kind)k, what));
       b->stats.drops += store_drop(b->store, (store_kind)k, what);
-    else if (strcmp(verb, "name") == 0)
+    } else if (strcmp(verb, "name") == 0) {
+      drop_mark(b, mark_hash('n', (store_kind)k, what));
       b->stats.drops += store_drop_named(b->store, (store_kind)k, what);
+    }
   }
   if (text != stack) free(text);
 }
 
 static void on_resubscribed(void *arg) {
   srv_redis_backend_t *b = arg;
+  drop_mark(b, 0);
   store_drop_all(b->store);
   b->stats.flushes++;
 }
@@ -866,6 +1018,7 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
     snprintf(err, err_len, "store: out of memory");
     return -1;
   }
+  pthread_mutex_init(&b->marks_lock, NULL);
   b->loop = loop;
   b->store = store;
   b->pool = pool;

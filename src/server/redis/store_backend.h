@@ -9,9 +9,10 @@
  * many requests wait for it, and adopts it into the cache. Deletes and
  * names that stop being unique are published; every node drops what it
  * cached, and a node whose subscription was lost empties its cache when it
- * comes back. A cache that would pass memory_limit evicts its least
- * recently used assets (store/cache.h) before the next asset is adopted.
- * Loop thread only. */
+ * comes back. A load under way when its asset is dropped does not keep
+ * it: it is looked up again (a drop epoch, store_backend.c). A cache that would
+ * pass memory_limit evicts its least recently used assets (store/cache.h)
+ * before the next asset is adopted. Loop thread only. */
 #ifndef ANIMD_SERVER_REDIS_STORE_BACKEND_H
 #define ANIMD_SERVER_REDIS_STORE_BACKEND_H
 
@@ -43,6 +44,8 @@ typedef struct srv_redis_backend_stats_s {
   unsigned long drops;     /* Cached assets dropped on published changes. */
   unsigned long flushes;   /* Cache emptied (back after a loss). */
   unsigned long evictions; /* Assets evicted to stay under the limit. */
+  unsigned long stale;     /* Loads dropped while under way, looked up
+                              again. */
   unsigned long connects, losses;
 } srv_redis_backend_stats_t;
 
