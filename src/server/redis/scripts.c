@@ -118,6 +118,7 @@ const char srv_redis_publish_script[] =
     "    end\n"
     "  end\n"
     "end\n"
+    "if created == 1 then redis.call('PUBLISH', 'animd:events', 'add') end\n"
     "return {'ok', created, moved}\n";
 
 /* forget(kind, id, name, skel): removes an asset and its index entries

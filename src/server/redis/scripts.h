@@ -15,7 +15,8 @@
  *
  * Changes are published on SRV_REDIS_CHANNEL: "drop <kind> <id>" when an
  * asset is deleted, "name <kind> <name>" when a name stops naming only
- * one asset (a lookup by that name must then find none). */
+ * one asset (a lookup by that name must then find none), "add" when an
+ * upload stored something new (a miss remembered may find it now). */
 #ifndef ANIMD_SERVER_REDIS_SCRIPTS_H
 #define ANIMD_SERVER_REDIS_SCRIPTS_H
 

@@ -12,6 +12,8 @@
 #include <hiredis/hiredis.h>
 
 #include "server/redis/client.h"
+#include "server/redis/conn_pool.h"
+#include "server/redis/miss_cache.h"
 #include "server/redis/scripts.h"
 #include "store/cache.h"
 
@@ -40,6 +42,7 @@ typedef struct load_s {
   /* The drop epoch when the lookup was sent (drops.c of this file: what
    * is dropped after it is not adopted), and lookups sent so far. */
   uint64_t since;
+  uint64_t miss_generation; /* Of the miss cache, when it was sent. */
   unsigned lookups;
   bool stale; /* Adopted, then dropped again: looked up again. */
   /* From Redis, then decoded on the pool. */
@@ -56,6 +59,8 @@ struct srv_redis_backend_s {
   char url[300];
   uv_loop_t *loop;
   srv_redis_t *redis;
+  srv_redis_pool_t *conns;  /* load_blocking's connections. */
+  srv_miss_cache_t *misses; /* Not-found answers, briefly. */
   store_t *store;
   srv_pool_t *pool;
   size_t max_bytes;
@@ -256,6 +261,13 @@ static void load_work(srv_job_t *job) {
   }
 }
 
+static void backend_free(srv_redis_backend_t *b) {
+  srv_redis_pool_free(b->conns);
+  srv_miss_cache_free(b->misses);
+  pthread_mutex_destroy(&b->marks_lock);
+  free(b);
+}
+
 static int lookup_send(load_t *l);
 
 static void load_done(srv_job_t *job, int status) {
@@ -278,7 +290,7 @@ static void load_done(srv_job_t *job, int status) {
   else if (l->reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   load_finish(l);
-  if (b->closing && b->jobs == 0 && b->redis == NULL) free(b);
+  if (b->closing && b->jobs == 0 && b->redis == NULL) backend_free(b);
 }
 
 static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
@@ -366,6 +378,8 @@ static void on_lookup(void *arg, redisReply *r) {
     }
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
               "the worker queue is full; retry later%s", "");
+  } else if (l->reply.status == SRV_BACKEND_NOT_FOUND) {
+    srv_miss_cache_add(b->misses, l->key, l->key_len, l->miss_generation);
   }
   load_finish(l);
 }
@@ -383,10 +397,34 @@ static int lookup_send(load_t *l) {
   l->stale = false;
   l->lookups++;
   l->since = drop_epoch(b);
+  l->miss_generation = srv_miss_cache_generation(b->misses);
   const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname, name, sk,
                         LISTED};
   if (b->closing || b->redis == NULL) return UV_ENOTCONN;
   return srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL);
+}
+
+/* The key of a load (kind '\0' id_or_name '\0' skeleton id) into buf;
+ * its length, or 0 when it does not fit. */
+static size_t load_key(char *buf, size_t cap, store_kind kind,
+                       const char *id_or_name, const char *sk) {
+  const char *kname = store_kind_name(kind);
+  size_t kl = strlen(kname), nl = strlen(id_or_name), sl = strlen(sk);
+  if (kl + 1 + nl + 1 + sl + 1 > cap) return 0;
+  memcpy(buf, kname, kl + 1);
+  memcpy(buf + kl + 1, id_or_name, nl + 1);
+  memcpy(buf + kl + 1 + nl + 1, sk, sl + 1);
+  return kl + 1 + nl + 1 + sl;
+}
+
+/* True when that asset was not found a moment ago (miss_cache.h). */
+static bool miss_remembered(srv_redis_backend_t *b, store_kind kind,
+                            const char *id_or_name, const char *sk) {
+  char key[1024];
+  size_t len = load_key(key, sizeof key, kind, id_or_name, sk);
+  if (len == 0 || !srv_miss_cache_has(b->misses, key, len)) return false;
+  __atomic_fetch_add(&b->stats.misses_remembered, 1, __ATOMIC_RELAXED);
+  return true;
 }
 
 static bool add_waiter(load_t *l, srv_backend_cb cb, void *arg) {
@@ -419,6 +457,12 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   const char *sk = skeleton_id ? skeleton_id : "";
   size_t kl = strlen(kname), nl = strlen(id_or_name), sl = strlen(sk);
   size_t key_len = kl + 1 + nl + 1 + sl;
+  if (miss_remembered(b, kind, id_or_name, sk)) {
+    srv_backend_reply_t r = {0};
+    reply_set(&r, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+    cb(arg, &r);
+    return;
+  }
   for (load_t *l = b->loads; l; l = l->next)
     if (l->key_len == key_len && memcmp(l->key, kname, kl) == 0 &&
         memcmp(l->key + kl + 1, id_or_name, nl) == 0 &&
@@ -544,6 +588,9 @@ static void on_publish(void *arg, redisReply *r) {
                 "an unexpected answer)%s",
                 "");
     make_room(c->owner, 0); /* The upload is in the cache too. */
+    /* Before the "add" event comes back: this node's next request finds
+     * it. */
+    srv_miss_cache_clear(c->owner->misses);
   } else if (is_status(status, FMT_ERR_NAME_CONFLICT)) {
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
     snprintf(out.at, sizeof out.at, "%s", str_at(r, 2) ? str_at(r, 2) : "");
@@ -887,54 +934,47 @@ static void backend_list(void *self, store_kind kind, const char *skeleton_id,
   listing_next(g);
 }
 
-/* A connection of the calling thread's own, for one lookup: the loop's
- * connection belongs to the loop. */
+/* A connection of the pool's (the loop's connection belongs to the
+ * loop), for one lookup and its adoption. */
 static srv_backend_status backend_load_blocking(void *self, store_kind kind,
                                                 const char *id_or_name,
                                                 const char *skeleton_id) {
   srv_redis_backend_t *b = self;
-  struct timeval tv = {.tv_sec = b->opts.timeout_ms / 1000,
-                       .tv_usec = (b->opts.timeout_ms % 1000) * 1000};
-  redisContext *ctx = redisConnectWithTimeout(b->opts.host, b->opts.port, tv);
-  if (ctx == NULL || ctx->err || redisSetTimeout(ctx, tv) != REDIS_OK) {
-    if (ctx != NULL) redisFree(ctx);
-    return SRV_BACKEND_UNAVAILABLE;
-  }
-  redisReply *r = NULL;
-  if (b->opts.db != 0) {
-    char db[16];
-    snprintf(db, sizeof db, "%d", b->opts.db);
-    const char *select[] = {"SELECT", db};
-    r = redisCommandArgv(ctx, 2, select, NULL);
-    bool ok = r != NULL && r->type != REDIS_REPLY_ERROR;
-    if (r != NULL) freeReplyObject(r);
-    if (!ok) {
-      redisFree(ctx);
-      return SRV_BACKEND_UNAVAILABLE;
-    }
-  }
+  const char *sk = skeleton_id ? skeleton_id : "";
+  if (miss_remembered(b, kind, id_or_name, sk)) return SRV_BACKEND_NOT_FOUND;
+  redisContext *ctx = srv_redis_pool_take(b->conns);
+  if (ctx == NULL) return SRV_BACKEND_UNAVAILABLE;
   load_t l = {.owner = b, .kind = kind};
-  const char *argv[] = {
-      "EVAL",     srv_redis_lookup_script,        "0",   store_kind_name(kind),
-      id_or_name, skeleton_id ? skeleton_id : "", LISTED};
+  const char *argv[] = {"EVAL",     srv_redis_lookup_script,
+                        "0",        store_kind_name(kind),
+                        id_or_name, sk,
+                        LISTED};
+  bool broken = false;
   for (l.lookups = 1; l.lookups <= MAX_LOOKUPS; l.lookups++) {
     if (l.lookups > 1) __atomic_fetch_add(&b->stats.stale, 1, __ATOMIC_RELAXED);
     l.stale = false;
     l.since = drop_epoch(b);
-    r = redisCommandArgv(ctx, 7, argv, NULL);
+    l.miss_generation = srv_miss_cache_generation(b->misses);
+    redisReply *r = redisCommandArgv(ctx, 7, argv, NULL);
+    broken = r == NULL;
     if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
     if (r != NULL) freeReplyObject(r);
     free(l.text);
     free(l.skeleton_text);
     l.text = l.skeleton_text = NULL;
-    if (!l.stale) break;
+    if (broken || !l.stale) break;
     reply_set(&l.reply, SRV_BACKEND_UNAVAILABLE,
               "the asset keeps being dropped while it loads; retry later%s",
               "");
   }
+  srv_redis_pool_give(b->conns, ctx, broken);
   if (l.reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
-  redisFree(ctx);
+  if (l.reply.status == SRV_BACKEND_NOT_FOUND) {
+    char key[1024];
+    size_t len = load_key(key, sizeof key, kind, id_or_name, sk);
+    if (len != 0) srv_miss_cache_add(b->misses, key, len, l.miss_generation);
+  }
   return l.reply.status;
 }
 
@@ -980,6 +1020,8 @@ static void on_message(void *arg, const char *payload, size_t len) {
   }
   memcpy(text, payload, len);
   text[len] = '\0';
+  if (strcmp(text, "add") == 0 || strncmp(text, "name ", 5) == 0)
+    srv_miss_cache_clear(b->misses); /* A miss may find something now. */
   char *verb = text, *kind = strchr(verb, ' ');
   char *what = kind ? strchr(kind + 1, ' ') : NULL;
   int k = what ? kind_of(kind + 1, (size_t)(what - kind - 1)) : -1;
@@ -1000,6 +1042,7 @@ static void on_message(void *arg, const char *payload, size_t len) {
 static void on_resubscribed(void *arg) {
   srv_redis_backend_t *b = arg;
   drop_mark(b, 0);
+  srv_miss_cache_clear(b->misses);
   store_drop_all(b->store);
   b->stats.flushes++;
 }
@@ -1009,8 +1052,9 @@ static void on_resubscribed(void *arg) {
 
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,
-                           unsigned timeout_ms, srv_redis_backend_t **out,
-                           char *err, size_t err_len) {
+                           const srv_redis_backend_limits_t *limits,
+                           srv_redis_backend_t **out, char *err,
+                           size_t err_len) {
   srv_redis_opts_t o = {0};
   if (srv_redis_parse_url(url, &o, err, err_len) != 0) return -1;
   srv_redis_backend_t *b = calloc(1, sizeof *b);
@@ -1025,13 +1069,18 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
   b->max_bytes = max_bytes;
   snprintf(b->url, sizeof b->url, "%s", url);
   b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
-  o.timeout_ms = timeout_ms ? timeout_ms : SRV_REDIS_TIMEOUT_MS;
+  o.timeout_ms = limits->timeout_ms ? limits->timeout_ms : SRV_REDIS_TIMEOUT_MS;
   o.channel = SRV_REDIS_CHANNEL;
   o.on_message = on_message;
   o.on_resubscribed = on_resubscribed;
   o.arg = b;
   b->opts = o;
-  if (srv_redis_open(loop, &o, &b->redis) != 0) {
+  b->conns = srv_redis_pool_new(&o, limits->pool_size);
+  b->misses = srv_miss_cache_new(limits->miss_ttl_ms);
+  if (b->conns == NULL || b->misses == NULL ||
+      srv_redis_open(loop, &o, &b->redis) != 0) {
+    srv_redis_pool_free(b->conns);
+    srv_miss_cache_free(b->misses);
     free(b);
     snprintf(err, err_len, "store: out of memory");
     return -1;
@@ -1050,12 +1099,16 @@ void srv_redis_backend_close(srv_redis_backend_t *b) {
   srv_redis_t *r = b->redis;
   srv_redis_close(r); /* Lookups in flight finish as unavailable. */
   b->redis = NULL;
-  if (b->jobs == 0) free(b);
+  if (b->jobs == 0) backend_free(b);
 }
 
 void srv_redis_backend_stats(const srv_redis_backend_t *b,
                              srv_redis_backend_stats_t *out) {
   *out = b->stats;
+  out->misses_remembered =
+      __atomic_load_n(&b->stats.misses_remembered, __ATOMIC_RELAXED);
+  out->stale = __atomic_load_n(&b->stats.stale, __ATOMIC_RELAXED);
+  out->pool_connects = srv_redis_pool_connects(b->conns);
   out->evictions = __atomic_load_n(&b->stats.evictions, __ATOMIC_RELAXED);
   out->loads = __atomic_load_n(&b->stats.loads, __ATOMIC_RELAXED);
   if (b->redis) {
