@@ -18,8 +18,7 @@ struct srv_redis_pool_s {
   unsigned long connects;
 };
 
-srv_redis_pool_t *srv_redis_pool_new(const srv_redis_opts_t *o,
-                                     unsigned size) {
+srv_redis_pool_t *srv_redis_pool_new(const srv_redis_opts_t *o, unsigned size) {
   srv_redis_pool_t *p = calloc(1, sizeof *p);
   if (p == NULL) return NULL;
   p->o = *o;

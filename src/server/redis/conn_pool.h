@@ -20,8 +20,7 @@ typedef struct srv_redis_pool_s srv_redis_pool_t;
 
 /* A pool of at most size connections (0: SRV_REDIS_POOL_SIZE) to o's
  * Redis (its host, port, db and timeout_ms). NULL on ENOMEM. */
-srv_redis_pool_t *srv_redis_pool_new(const srv_redis_opts_t *o,
-                                     unsigned size);
+srv_redis_pool_t *srv_redis_pool_new(const srv_redis_opts_t *o, unsigned size);
 /* Closes the idle connections and frees the pool; none may be taken. */
 void srv_redis_pool_free(srv_redis_pool_t *p);
 

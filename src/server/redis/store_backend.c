@@ -774,6 +774,8 @@ typedef struct listing_s {
   srv_backend_cb cb;
   void *arg;
   int kind, last_kind;           /* The kind being listed, and the last one. */
+  size_t max;                    /* Items at most. */
+  size_t asked;                  /* Ids the page in flight asked for. */
   char skeleton[FMT_ID_LEN + 1]; /* "" for every asset. */
   char after[FMT_ID_LEN + 1];    /* The last id of the previous page. */
   listed_t *items;
@@ -879,10 +881,9 @@ static void on_list_page(void *arg, redisReply *r) {
     listing_finish(g, &out);
     return;
   }
-  bool kind_done = g->skeleton[0] != '\0' ||
-                   (unsigned long long)r->element[0]->integer < LIST_PAGE;
-  if (kind_done) {
-    if (g->kind == g->last_kind) {
+  bool kind_done = (unsigned long long)r->element[0]->integer < g->asked;
+  if (g->count >= g->max || kind_done) {
+    if (g->count >= g->max || g->kind == g->last_kind) {
       out.status = SRV_BACKEND_OK;
       listing_finish(g, &out);
       return;
@@ -894,8 +895,9 @@ static void on_list_page(void *arg, redisReply *r) {
 }
 
 static void listing_next(listing_t *g) {
-  char limit[16];
-  snprintf(limit, sizeof limit, "%d", LIST_PAGE);
+  char limit[24];
+  g->asked = g->max - g->count < LIST_PAGE ? g->max - g->count : LIST_PAGE;
+  snprintf(limit, sizeof limit, "%zu", g->asked);
   const char *argv[] = {"EVAL",      srv_redis_list_script,
                         "0",         store_kind_name((store_kind)g->kind),
                         g->skeleton, g->after,
@@ -909,7 +911,8 @@ static void listing_next(listing_t *g) {
 }
 
 static void backend_list(void *self, store_kind kind, const char *skeleton_id,
-                         srv_backend_cb cb, void *arg) {
+                         const char *after, size_t max, srv_backend_cb cb,
+                         void *arg) {
   srv_redis_backend_t *b = self;
   if (b->closing || !srv_redis_up(b->redis)) {
     answer_unavailable(cb, arg);
@@ -924,13 +927,12 @@ static void backend_list(void *self, store_kind kind, const char *skeleton_id,
   g->cb = cb;
   g->arg = arg;
   fmt_buf_init(&g->strings);
-  if (skeleton_id != NULL) {
+  g->kind = (int)kind;
+  g->last_kind = skeleton_id != NULL ? (int)kind : STORE_MESH;
+  if (skeleton_id != NULL)
     snprintf(g->skeleton, sizeof g->skeleton, "%s", skeleton_id);
-    g->kind = g->last_kind = (int)kind;
-  } else {
-    g->kind = STORE_SKELETON;
-    g->last_kind = STORE_MESH;
-  }
+  snprintf(g->after, sizeof g->after, "%s", after ? after : "");
+  g->max = max ? max : 1;
   listing_next(g);
 }
 

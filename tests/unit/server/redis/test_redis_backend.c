@@ -308,7 +308,7 @@ static void remove_asset(store_kind kind, const char *id, box_t *b) {
 
 static void list(store_kind kind, const char *skeleton_id, box_t *b) {
   int before = b->calls;
-  nd.be->ops->list(nd.be->self, kind, skeleton_id, on_reply, b);
+  nd.be->ops->list(nd.be->self, kind, skeleton_id, "", SIZE_MAX, on_reply, b);
   ck_assert(run_until_calls(b, before + 1, 5000));
 }
 
@@ -1170,7 +1170,8 @@ static void expect_unavailable_now(void) {
   nd.be->ops->remove_cascade(nd.be->self, id_of(&u, 0), on_reply, &b);
   ck_assert_int_eq(b.calls, 4);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
-  nd.be->ops->list(nd.be->self, STORE_SKELETON, NULL, on_reply, &b);
+  nd.be->ops->list(nd.be->self, STORE_SKELETON, NULL, "", SIZE_MAX, on_reply,
+                   &b);
   ck_assert_int_eq(b.calls, 5);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
   ck_assert_str_eq(b.message, msg);
