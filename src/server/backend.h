@@ -81,7 +81,9 @@ typedef struct srv_backend_ops_s {
                const char *after, size_t max, srv_backend_cb cb, void *arg);
   /* load from any thread but the loop's, blocking it (a worker thread's):
    * the asset is in the node's store when this returns SRV_BACKEND_OK.
-   * Waits at most the backend's timeout. */
+   * Waits at most the backend's timeout (twice, when its connections are
+   * all taken). A not found answered a moment ago is answered again
+   * without asking the backend, as load does. */
   srv_backend_status (*load_blocking)(void *self, store_kind kind,
                                       const char *id_or_name,
                                       const char *skeleton_id);

@@ -18,8 +18,7 @@ int srv__list_page(srv_request_t *req, srv_list_page_t *page) {
   if (limit != NULL) {
     char *end;
     unsigned long long n = strtoull(limit, &end, 10);
-    if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n == 0 ||
-        n > max) {
+    if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n == 0 || n > max) {
       srv__fail(req, SRV_ERR_BAD_PARAMETER, "limit",
                 "'limit' must be a whole number from 1 to %zu "
                 "(list_limit_max)",

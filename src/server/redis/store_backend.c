@@ -39,8 +39,9 @@ typedef struct load_s {
   store_kind kind;
   waiter_t *waiters;
   size_t waiter_count, waiter_cap;
-  /* The drop epoch when the lookup was sent (drops.c of this file: what
-   * is dropped after it is not adopted), and lookups sent so far. */
+  /* The drop epoch when the lookup was sent ("drops during loads"
+   * below: what is dropped after it is not kept), and lookups sent so
+   * far. */
   uint64_t since;
   uint64_t miss_generation; /* Of the miss cache, when it was sent. */
   unsigned lookups;
