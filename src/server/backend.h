@@ -72,13 +72,18 @@ typedef struct srv_backend_ops_s {
    * node. */
   void (*remove_cascade)(void *self, const char *skeleton_id, srv_backend_cb cb,
                          void *arg);
-  /* Lists every asset the backend holds (skeleton_id NULL), or the clips
-   * or meshes (kind) of one skeleton. */
+  /* Lists, in kind then id order, at most max of the assets the backend
+   * holds (skeleton_id NULL: those of kind after `after`, then every
+   * asset of the kinds after it), or of the clips or meshes (kind) of one
+   * skeleton after `after` ("": from the first). Redis's work per call
+   * is bounded whatever max is: a listing is read a page at a time. */
   void (*list)(void *self, store_kind kind, const char *skeleton_id,
-               srv_backend_cb cb, void *arg);
+               const char *after, size_t max, srv_backend_cb cb, void *arg);
   /* load from any thread but the loop's, blocking it (a worker thread's):
    * the asset is in the node's store when this returns SRV_BACKEND_OK.
-   * Waits at most the backend's timeout. */
+   * Waits at most the backend's timeout (twice, when its connections are
+   * all taken). A not found answered a moment ago is answered again
+   * without asking the backend, as load does. */
   srv_backend_status (*load_blocking)(void *self, store_kind kind,
                                       const char *id_or_name,
                                       const char *skeleton_id);

@@ -50,6 +50,18 @@ static const cfg_entry_t entries[] = {
      "with store = redis://: a command Redis has not answered within this "
      "time fails with 503 store_unavailable and the connection is made "
      "again"},
+    {"redis_pool", CFG_UINT, F(redis_pool), 0,
+     "with store = redis://: Redis connections kept for the loads of "
+     "WebSocket misses (worker threads), at most (0 = 4)"},
+    {"miss_ttl", CFG_MS, F(miss_ttl_ms), 0,
+     "with store = redis://: an asset Redis does not have answers 404 "
+     "without asking again for this long, unless something is uploaded "
+     "meanwhile (0: always ask)"},
+    {"list_limit", CFG_UINT, F(list_limit), 0,
+     "assets a listing answers per page when ?limit= is not given (the "
+     "answer's \"next\" continues it; 0 = 1000)"},
+    {"list_limit_max", CFG_UINT, F(list_limit_max), 0,
+     "largest ?limit= a listing accepts (400 beyond; 0 = 10000)"},
     {"access_log", CFG_STR, F(access_log), S(access_log),
      "access log: a file path, - for stderr, empty for none"},
     {"workers", CFG_UINT, F(workers), 0,
@@ -173,6 +185,10 @@ void srv_config_defaults(srv_config_t *cfg) {
   snprintf(cfg->access_log, sizeof cfg->access_log, "-");
   snprintf(cfg->store, sizeof cfg->store, "file");
   cfg->redis_timeout_ms = 2000;
+  cfg->redis_pool = 4;
+  cfg->miss_ttl_ms = 1000;
+  cfg->list_limit = 1000;
+  cfg->list_limit_max = 10000;
   cfg->workers = 0;
   cfg->queue_max = 1024;
   cfg->max_connections = 4096;

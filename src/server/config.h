@@ -23,6 +23,10 @@ typedef struct srv_config_s {
   char data_dir[1024];        /* Persistent store; "" keeps it in memory. */
   char store[300];            /* "file" (data_dir), or redis://host:port/db. */
   uint64_t redis_timeout_ms;  /* A Redis command unanswered: 503, reconnect. */
+  unsigned redis_pool;        /* Redis connections of worker loads. */
+  uint64_t miss_ttl_ms;       /* A shared store's miss remembered; 0 off. */
+  unsigned list_limit;        /* Assets a listing page holds by default. */
+  unsigned list_limit_max;    /* Assets a listing page may hold (?limit). */
   char access_log[1024];      /* "-" stderr, "" off, else a file path. */
   unsigned workers;           /* Pool threads; 0 = one per CPU. */
   unsigned queue_max;         /* Pool jobs waiting; beyond: 503. */

@@ -80,9 +80,12 @@ int srv__store_open(srv_server_t *s, char *err, size_t err_len) {
   s->store = (struct store_s *)st;
   if (redis) {
     srv_redis_backend_t *b = NULL;
+    srv_redis_backend_limits_t limits = {
+        .timeout_ms = (unsigned)s->cfg.redis_timeout_ms,
+        .pool_size = s->cfg.redis_pool,
+        .miss_ttl_ms = (unsigned)s->cfg.miss_ttl_ms};
     if (srv_redis_backend_open(s->loop, kind, st, &s->pool, s->cfg.memory_limit,
-                               (unsigned)s->cfg.redis_timeout_ms, &b, err,
-                               err_len) != 0) {
+                               &limits, &b, err, err_len) != 0) {
       srv__store_close(s);
       return UV_EINVAL;
     }

@@ -440,6 +440,7 @@ typedef struct list_task_s {
   store_t *store;
   store_asset_t *skeleton; /* NULL: every asset. */
   store_kind kind;         /* With a skeleton: its clips or its meshes. */
+  srv_list_page_t page;
   fmt_buf_t out;
 } list_task_t;
 
@@ -450,13 +451,20 @@ static void list_work(srv_task_t *t) {
   int rc = l->skeleton != NULL
                ? store_children(l->store, l->skeleton, l->kind, &assets, &count)
                : store_list(l->store, &assets, &count);
+  /* The page: after the cursor, at most its limit and one more (whether
+   * another page follows). */
+  size_t from = 0;
+  while (from < count &&
+         !srv_list_page_past(&l->page, assets[from]->kind, assets[from]->id))
+    from++;
+  size_t n =
+      count - from < l->page.limit + 1 ? count - from : l->page.limit + 1;
   fmt_asset_summary_t *items =
-      rc == 0 ? calloc(count ? count : 1, sizeof *items) : NULL;
+      rc == 0 ? calloc(n ? n : 1, sizeof *items) : NULL;
   if (items != NULL) {
-    for (size_t i = 0; i < count; i++)
-      store_asset_summary(assets[i], &items[i]);
-    fmt_answer_assets(&l->out, items, count);
-    fmt_buf_putc(&l->out, '\n');
+    for (size_t i = 0; i < n; i++)
+      store_asset_summary(assets[from + i], &items[i]);
+    srv_list_page_answer(&l->out, &l->page, items, n);
   } else {
     l->out.failed = true;
   }
@@ -482,7 +490,7 @@ static void list_free(srv_task_t *t) {
 /* Answers the list of the assets (skeleton NULL) or of skeleton's clips or
  * meshes (skeleton retained, taken over). */
 static void list_assets(srv_request_t *req, store_asset_t *skeleton,
-                        store_kind kind) {
+                        store_kind kind, const srv_list_page_t *page) {
   list_task_t *l = calloc(1, sizeof *l);
   if (l == NULL) {
     store_asset_release(skeleton);
@@ -492,6 +500,7 @@ static void list_assets(srv_request_t *req, store_asset_t *skeleton,
   l->store = srv__store(req);
   l->skeleton = skeleton;
   l->kind = kind;
+  l->page = *page;
   fmt_buf_init(&l->out);
   l->task.work = list_work;
   l->task.respond = list_respond;
@@ -506,22 +515,26 @@ static void list_assets(srv_request_t *req, store_asset_t *skeleton,
 }
 
 void srv__handle_list(srv_request_t *req) {
+  srv_list_page_t page;
   if (srv__check_query(req, SRV_EP_LIST) != 0 ||
-      srv__list_shared(req, NULL, STORE_SKELETON))
+      srv__list_page(req, &page) != 0 ||
+      srv__list_shared(req, NULL, STORE_SKELETON, &page))
     return;
-  list_assets(req, NULL, STORE_SKELETON);
+  list_assets(req, NULL, STORE_SKELETON, &page);
 }
 
 static void handle_children(srv_request_t *req, const char *id, char kind_c) {
   store_asset_t *sk;
+  srv_list_page_t page;
   if (srv__check_query(req, SRV_EP_SKELETON_CHILDREN) != 0 ||
+      srv__list_page(req, &page) != 0 ||
       srv__lookup(req, STORE_SKELETON, "id", id, NULL, &sk) != 0)
     return;
-  if (srv__list_shared(req, sk, kind_of(kind_c))) {
+  if (srv__list_shared(req, sk, kind_of(kind_c), &page)) {
     store_asset_release(sk);
     return;
   }
-  list_assets(req, sk, kind_of(kind_c));
+  list_assets(req, sk, kind_of(kind_c), &page);
 }
 
 void srv__handle_skeleton(srv_request_t *req, const char *id) {

@@ -306,27 +306,54 @@ void srv__remove_cascade_then_answer(srv_request_t *req, const char *id) {
 /* ---- listings
  * ------------------------------------------------------------------ */
 
+typedef struct listing_s {
+  srv_request_t *req;
+  srv_list_page_t page;
+} listing_t;
+
 static void on_listed(void *arg, const srv_backend_reply_t *r) {
-  srv_request_t *req = arg;
+  listing_t *l = arg;
+  srv_request_t *req = l->req;
   if (srv_request_gone(req)) {
     /* Nothing to answer. */
   } else if (r->status == SRV_BACKEND_OK) {
     fmt_buf_t b = FMT_BUF_INIT;
-    fmt_answer_assets(&b, r->items, r->count);
-    fmt_buf_putc(&b, '\n');
+    srv_list_page_answer(&b, &l->page, r->items, r->count);
     srv__respond_buf(req, 200, &b, NULL, NULL);
     fmt_buf_free(&b);
   } else {
     answer_reply(req, r, NULL);
   }
   srv_request_release(req);
+  free(l);
 }
 
 bool srv__list_shared(srv_request_t *req, const store_asset_t *skeleton,
-                      store_kind kind) {
+                      store_kind kind, const srv_list_page_t *page) {
   const srv_backend_t *b = srv__backend(req);
   if (b == NULL) return false;
+  listing_t *l = malloc(sizeof *l);
+  if (l == NULL) {
+    srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
+    return true;
+  }
+  *l = (listing_t){.req = req, .page = *page};
   srv_request_hold(req);
-  b->ops->list(b->self, kind, skeleton ? skeleton->id : NULL, on_listed, req);
+  /* One more than the page: whether another page follows. */
+  const char *after = page->after ? page->after_id : "";
+  if (skeleton == NULL) {
+    kind = page->after ? page->after_kind : STORE_SKELETON;
+  } else if (page->after && page->after_kind != kind) {
+    /* A cursor of another kind: the clips or meshes all come after it, or
+     * none does. */
+    if (page->after_kind > kind) {
+      srv_backend_reply_t none = {.status = SRV_BACKEND_OK};
+      on_listed(l, &none);
+      return true;
+    }
+    after = "";
+  }
+  b->ops->list(b->self, kind, skeleton ? skeleton->id : NULL, after,
+               page->limit + 1, on_listed, l);
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "server/api/list_page.h"
 #include "server/backend.h"
 #include "server/http/http.h"
 #include "server/request/target.h"
@@ -51,10 +52,10 @@ void srv__remove_then_answer(srv_request_t *req, store_kind kind,
 void srv__remove_cascade_then_answer(srv_request_t *req, const char *id);
 
 /* GET /v1/assets (skeleton NULL) and GET /v1/skeletons/{id}/clips or
- * meshes (kind): with a backend, answers what the backend holds, not only
- * what this node has cached, and returns true; false without one (the
- * caller lists its store). */
+ * meshes (kind): with a backend, answers page (list_page.h) of what the
+ * backend holds, not only what this node has cached, and returns true;
+ * false without one (the caller lists its store). */
 bool srv__list_shared(srv_request_t *req, const store_asset_t *skeleton,
-                      store_kind kind);
+                      store_kind kind, const srv_list_page_t *page);
 
 #endif

@@ -182,13 +182,18 @@ static void on_disconnect(const redisAsyncContext *ac, int status) {
   schedule_retry(l);
 }
 
-/* Drops both connections (Redis does not answer): commands in flight get
- * no reply, and each connection is made again after its back-off. */
+/* Drops the command connection (Redis does not answer): commands in
+ * flight get no reply, and it is made again after its back-off. The
+ * subscribed connection goes too only when its subscription was never
+ * confirmed: one that is subscribed has lost no message (a Redis that is
+ * slow or stopped sends them once it goes on; one that went away closes
+ * it), and dropping it would make the node empty its cache for nothing. */
 static void drop_links(srv_redis_t *r) {
   r->timeouts++;
   link_t *links[] = {&r->cmd, &r->sub};
   for (int i = 0; i < 2; i++) {
     link_t *l = links[i];
+    if (l->subscriber && l->up) continue;
     uv_timer_stop(&l->retry);
     redisAsyncContext *ac = l->ac;
     if (ac == NULL) {

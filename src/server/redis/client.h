@@ -12,9 +12,12 @@
  * up only once Redis has answered on it (PING, or the subscription's
  * confirmation), an idle command connection is pinged, and when the
  * oldest command in flight (replies come in order) has waited longer than
- * the timeout, both connections are dropped (every command in flight gets
- * no reply) and made again with back-off, which grows until Redis
- * answers. Loop thread only. */
+ * the timeout, the command connection is dropped (every command in flight
+ * gets no reply) and made again with back-off, which grows until Redis
+ * answers. The subscribed connection stays while its subscription holds
+ * (a slow Redis loses no message: the node's cache is kept); it is made
+ * again when Redis closes it or never confirmed the subscription. Loop
+ * thread only. */
 #ifndef ANIMD_SERVER_REDIS_CLIENT_H
 #define ANIMD_SERVER_REDIS_CLIENT_H
 

@@ -1,7 +1,21 @@
 /* server: the Redis backend's Lua scripts (scripts.h). */
 #include "server/redis/scripts.h"
 
-const char srv_redis_publish_script[] =
+/* children(kind, skel): the key of a skeleton's sorted set of clip or
+ * mesh ids, made a sorted set first if an older version left a plain set
+ * there (once, in place). */
+#define CHILDREN_FUNCTION                                                      \
+  "local function children(kind, skel)\n"                                      \
+  "  local key = 'animd:d:' .. kind .. ':' .. skel\n"                          \
+  "  if redis.call('TYPE', key).ok == 'set' then\n"                            \
+  "    local ids = redis.call('SMEMBERS', key)\n"                              \
+  "    redis.call('DEL', key)\n"                                               \
+  "    for _, id in ipairs(ids) do redis.call('ZADD', key, 0, id) end\n"       \
+  "  end\n"                                                                    \
+  "  return key\n"                                                             \
+  "end\n"
+
+const char srv_redis_publish_script[] = CHILDREN_FUNCTION
     "local n = tonumber(ARGV[1])\n"
     "local replace = ARGV[2 + n * 7] == '1'\n"
     "local fresh = {}\n"
@@ -61,7 +75,7 @@ const char srv_redis_publish_script[] =
     "      if name ~= '' then\n"
     "        redis.call('HSET', 'animd:s:' .. kind .. ':' .. skel, name, id)\n"
     "      end\n"
-    "      redis.call('SADD', 'animd:d:' .. kind .. ':' .. skel, id)\n"
+    "      redis.call('ZADD', children(kind, skel), 0, id)\n"
     "    end\n"
     "  end\n"
     "end\n"
@@ -118,12 +132,14 @@ const char srv_redis_publish_script[] =
     "    end\n"
     "  end\n"
     "end\n"
+    "if created == 1 then redis.call('PUBLISH', 'animd:events', 'add') end\n"
     "return {'ok', created, moved}\n";
 
 /* forget(kind, id, name, skel): removes an asset and its index entries
  * (not its skeleton's sets of clips and meshes when skel is a skeleton
  * being removed with them). */
 #define FORGET_FUNCTION                                                        \
+  CHILDREN_FUNCTION                                                            \
   "local function forget(kind, id, name, skel)\n"                              \
   "  if name ~= '' then\n"                                                     \
   "    redis.call('SREM', 'animd:n:' .. kind .. ':' .. name, id)\n"            \
@@ -133,7 +149,7 @@ const char srv_redis_publish_script[] =
   "    if name ~= '' and redis.call('HGET', names, name) == id then\n"         \
   "      redis.call('HDEL', names, name)\n"                                    \
   "    end\n"                                                                  \
-  "    redis.call('SREM', 'animd:d:' .. kind .. ':' .. skel, id)\n"            \
+  "    redis.call('ZREM', children(kind, skel), id)\n"                         \
   "  end\n"                                                                    \
   "  redis.call('ZREM', 'animd:i:' .. kind, id)\n"                             \
   "  redis.call('DEL', 'animd:a:' .. id)\n"                                    \
@@ -144,8 +160,8 @@ const char srv_redis_remove_script[] = FORGET_FUNCTION
     "local key = 'animd:a:' .. id\n"
     "if redis.call('HGET', key, 'kind') ~= kind then return {'not_found'} end\n"
     "if kind == 'skeleton' then\n"
-    "  local c = redis.call('SCARD', 'animd:d:clip:' .. id)\n"
-    "  local m = redis.call('SCARD', 'animd:d:mesh:' .. id)\n"
+    "  local c = redis.call('ZCARD', children('clip', id))\n"
+    "  local m = redis.call('ZCARD', children('mesh', id))\n"
     "  if c + m > 0 then return {'conflict', c, m} end\n"
     "end\n"
     "local a = redis.call('HMGET', key, 'name', 'skeleton')\n"
@@ -161,9 +177,8 @@ const char srv_redis_cascade_script[] = FORGET_FUNCTION
     "end\n"
     "local out = {'ok'}\n"
     "for _, kind in ipairs({'clip', 'mesh'}) do\n"
-    "  local set = 'animd:d:' .. kind .. ':' .. id\n"
-    "  local ids = redis.call('SMEMBERS', set)\n"
-    "  table.sort(ids)\n"
+    "  local set = children(kind, id)\n"
+    "  local ids = redis.call('ZRANGE', set, 0, -1)\n"
     "  for _, child in ipairs(ids) do\n"
     "    local name = redis.call('HGET', 'animd:a:' .. child, 'name') or ''\n"
     "    forget(kind, child, name, id)\n"
@@ -175,19 +190,14 @@ const char srv_redis_cascade_script[] = FORGET_FUNCTION
     "redis.call('PUBLISH', 'animd:events', 'drop skeleton ' .. id)\n"
     "return out\n";
 
-const char srv_redis_list_script[] =
+const char srv_redis_list_script[] = CHILDREN_FUNCTION
     "local kind, skel, after, limit = ARGV[1], ARGV[2], ARGV[3],\n"
     "  tonumber(ARGV[4])\n"
-    "local ids\n"
-    "if skel ~= '' then\n"
-    "  ids = redis.call('SMEMBERS', 'animd:d:' .. kind .. ':' .. skel)\n"
-    "  table.sort(ids)\n"
-    "else\n"
-    "  local from = after == '' and '-' or '(' .. after\n"
-    "  ids = redis.call('ZRANGEBYLEX', 'animd:i:' .. kind, from, '+', "
-    "'LIMIT', 0,\n"
-    "                   limit)\n"
-    "end\n"
+    "local index = 'animd:i:' .. kind\n"
+    "if skel ~= '' then index = children(kind, skel) end\n"
+    "local from = after == '' and '-' or '(' .. after\n"
+    "local ids = redis.call('ZRANGEBYLEX', index, from, '+', 'LIMIT', 0, "
+    "limit)\n"
     "local out = {}\n"
     "for _, id in ipairs(ids) do\n"
     "  local a = redis.call('HMGET', 'animd:a:' .. id, 'name', 'skeleton',\n"

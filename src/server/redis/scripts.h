@@ -11,11 +11,15 @@
  *                               ordered by id, paged with ZRANGEBYLEX)
  *   animd:n:<kind>:<name>       set of the ids of kind with that name
  *   animd:s:<kind>:<skeleton>   hash clip or mesh name -> id, in a skeleton
- *   animd:d:<kind>:<skeleton>   set of a skeleton's clip or mesh ids
+ *   animd:d:<kind>:<skeleton>   sorted set of a skeleton's clip or mesh ids
+ *                               (score 0, paged with ZRANGEBYLEX; a plain
+ *                               set an older version left is made one by
+ *                               the first script that touches it)
  *
  * Changes are published on SRV_REDIS_CHANNEL: "drop <kind> <id>" when an
  * asset is deleted, "name <kind> <name>" when a name stops naming only
- * one asset (a lookup by that name must then find none). */
+ * one asset (a lookup by that name must then find none), "add" when an
+ * upload stored something new (a miss remembered may find it now). */
 #ifndef ANIMD_SERVER_REDIS_SCRIPTS_H
 #define ANIMD_SERVER_REDIS_SCRIPTS_H
 
@@ -48,10 +52,11 @@ extern const char srv_redis_remove_script[];
  * {"ok", clip ids, mesh ids} (sorted) or {"not_found"}. */
 extern const char srv_redis_cascade_script[];
 
-/* ARGV: kind, skeleton id or "", after (an id or ""), limit. With a
- * skeleton: its clips or meshes, all at once; without: at most limit ids
- * of kind after `after`. Returns {ids looked at, {id, name, skeleton,
- * count, duration, ...}} (ids deleted meanwhile left out). */
+/* ARGV: kind, skeleton id or "", after (an id or ""), limit. At most
+ * limit ids after `after`, in id order: of kind (without a skeleton) or
+ * of the skeleton's clips or meshes (kind). Returns {ids looked at, {id,
+ * name, skeleton, count, duration, ...}, the last id looked at} (ids
+ * deleted meanwhile left out). */
 extern const char srv_redis_list_script[];
 
 /* ARGV: kind, id or name, skeleton id or "", listed (how many ids an

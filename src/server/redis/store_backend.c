@@ -1,15 +1,28 @@
 /* server: the Redis store backend (store_backend.h). */
 #include "server/redis/store_backend.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <hiredis/hiredis.h>
 
 #include "server/redis/client.h"
+#include "server/redis/conn_pool.h"
+#include "server/redis/miss_cache.h"
 #include "server/redis/scripts.h"
 #include "store/cache.h"
+
+/* Drops remembered for the loads in flight; a load that started more than
+ * this many drops ago counts as dropped (it is looked up again). */
+#define DROP_MARKS 1024
+/* Lookups of one load at most: each again after what it adopted was
+ * dropped meanwhile. */
+#define MAX_LOOKUPS 3
 
 typedef struct waiter_s {
   srv_backend_cb cb;
@@ -26,6 +39,13 @@ typedef struct load_s {
   store_kind kind;
   waiter_t *waiters;
   size_t waiter_count, waiter_cap;
+  /* The drop epoch when the lookup was sent ("drops during loads"
+   * below: what is dropped after it is not kept), and lookups sent so
+   * far. */
+  uint64_t since;
+  uint64_t miss_generation; /* Of the miss cache, when it was sent. */
+  unsigned lookups;
+  bool stale; /* Adopted, then dropped again: looked up again. */
   /* From Redis, then decoded on the pool. */
   char id[FMT_ID_LEN + 1], skeleton_id[FMT_ID_LEN + 1];
   bool unnamed, skeleton_unnamed; /* Names moved away by a replace. */
@@ -40,10 +60,19 @@ struct srv_redis_backend_s {
   char url[300];
   uv_loop_t *loop;
   srv_redis_t *redis;
+  srv_redis_pool_t *conns;  /* load_blocking's connections. */
+  srv_miss_cache_t *misses; /* Not-found answers, briefly. */
   store_t *store;
   srv_pool_t *pool;
   size_t max_bytes;
   load_t *loads; /* In flight. */
+  /* The drops published while loads are in flight: a ring of the last
+   * DROP_MARKS, marks[epoch % DROP_MARKS] the one of that epoch. */
+  pthread_mutex_t marks_lock;
+  uint64_t epoch;
+  struct drop_mark_s {
+    uint64_t epoch, hash; /* hash 0: everything (the cache emptied). */
+  } marks[DROP_MARKS];
   unsigned jobs; /* Loads on the pool. */
   bool closing;
   srv_redis_backend_stats_t stats;
@@ -75,6 +104,88 @@ static long long int_at(const redisReply *r, size_t i) {
       r->element[i]->type != REDIS_REPLY_INTEGER)
     return 0;
   return r->element[i]->integer;
+}
+
+/* ---- drops during loads --------------------------------------------------
+ *
+ * A drop event can arrive while a load of the same asset is between its
+ * lookup (Redis still had it) and its adoption into the cache (on the
+ * pool): the drop finds nothing to drop, and the load would adopt a
+ * deleted asset for good. So every drop bumps the drop epoch and marks
+ * what it dropped (before dropping it), a load keeps the epoch of its
+ * lookup, and after adopting it looks for marks newer than that: what was
+ * marked it drops again and looks up again. Either the load sees the mark,
+ * or it adopted before the mark and the drop that follows finds it. */
+
+static uint64_t mark_hash(char verb, store_kind kind, const char *what) {
+  uint64_t h = 1469598103934665603ull;
+  h = (h ^ (unsigned char)verb) * 1099511628211ull;
+  h = (h ^ (unsigned)kind) * 1099511628211ull;
+  for (const unsigned char *p = (const unsigned char *)what; *p; p++)
+    h = (h ^ *p) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+static uint64_t drop_epoch(srv_redis_backend_t *b) {
+  pthread_mutex_lock(&b->marks_lock);
+  uint64_t e = b->epoch;
+  pthread_mutex_unlock(&b->marks_lock);
+  return e;
+}
+
+/* Loop thread: hash (0: everything) is about to be dropped. */
+static void drop_mark(srv_redis_backend_t *b, uint64_t hash) {
+  pthread_mutex_lock(&b->marks_lock);
+  b->epoch++;
+  b->marks[b->epoch % DROP_MARKS] =
+      (struct drop_mark_s){.epoch = b->epoch, .hash = hash};
+  pthread_mutex_unlock(&b->marks_lock);
+}
+
+/* True when one of the n hashes was marked (or everything was) after
+ * epoch since, or when too many drops came since to tell. */
+static bool dropped_since(srv_redis_backend_t *b, uint64_t since,
+                          const uint64_t *hashes, size_t n) {
+  bool hit = false;
+  pthread_mutex_lock(&b->marks_lock);
+  if (b->epoch - since >= DROP_MARKS) hit = true;
+  for (uint64_t e = since + 1; !hit && e <= b->epoch; e++) {
+    uint64_t h = b->marks[e % DROP_MARKS].hash;
+    for (size_t i = 0; i < n && !hit; i++) hit = h == 0 || h == hashes[i];
+  }
+  pthread_mutex_unlock(&b->marks_lock);
+  return hit;
+}
+
+/* Worker thread, after l adopted its asset (and skeleton): drops what was
+ * dropped meanwhile (the asset by id or name; its skeleton, with the
+ * skeleton's other children, by id or name) and tells whether it did. */
+static bool drop_if_dropped(load_t *l) {
+  srv_redis_backend_t *b = l->owner;
+  store_asset_t *a = store_lookup(b->store, l->kind, l->id, NULL);
+  uint64_t mine[2] = {mark_hash('d', l->kind, l->id),
+                      a ? mark_hash('n', l->kind, a->name) : 1};
+  bool stale = a == NULL || dropped_since(b, l->since, mine, 2);
+  bool skeleton_stale = false;
+  if (a != NULL && a->skeleton_asset != NULL) {
+    uint64_t sk[2] = {mark_hash('d', STORE_SKELETON, l->skeleton_id),
+                      mark_hash('n', STORE_SKELETON, a->skeleton_asset->name)};
+    skeleton_stale = dropped_since(b, l->since, sk, 2);
+  }
+  store_asset_release(a);
+  if (skeleton_stale) store_drop(b->store, STORE_SKELETON, l->skeleton_id);
+  if (stale) store_drop(b->store, l->kind, l->id);
+  return stale || skeleton_stale;
+}
+
+/* Tests only: while the file ANIMD_TEST_LOAD_HOLD names exists (at most
+ * 10 s), a load waits between its lookup and its adoption, so a test can
+ * deliver a drop in between. Unset (the default): nothing. */
+static void test_hold(void) {
+  const char *path = getenv("ANIMD_TEST_LOAD_HOLD");
+  struct stat st;
+  for (int i = 0; path && *path && i < 1000 && stat(path, &st) == 0; i++)
+    nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
 }
 
 /* ---- loads ----------------------------------------------------------------
@@ -133,6 +244,7 @@ static int adopt(load_t *l, store_kind kind, const char *id, const char *text,
 static void load_work(srv_job_t *job) {
   load_t *l = (load_t *)job;
   srv_redis_backend_t *b = l->owner;
+  test_hold();
   for (int attempt = 0; attempt < 3; attempt++) {
     make_room(b, l->text_len + l->skeleton_text_len);
     if (l->kind != STORE_SKELETON &&
@@ -142,6 +254,7 @@ static void load_work(srv_job_t *job) {
     int rc = adopt(l, l->kind, l->id, l->text, l->text_len, l->unnamed);
     if (rc == 0) {
       make_room(b, 0);
+      l->stale = drop_if_dropped(l);
       l->reply.status = SRV_BACKEND_OK;
       return;
     }
@@ -149,16 +262,36 @@ static void load_work(srv_job_t *job) {
   }
 }
 
+static void backend_free(srv_redis_backend_t *b) {
+  srv_redis_pool_free(b->conns);
+  srv_miss_cache_free(b->misses);
+  pthread_mutex_destroy(&b->marks_lock);
+  free(b);
+}
+
+static int lookup_send(load_t *l);
+
 static void load_done(srv_job_t *job, int status) {
   load_t *l = (load_t *)job;
   srv_redis_backend_t *b = l->owner;
   b->jobs--;
   if (status != 0)
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE, "shutting down%s", "");
+  else if (l->stale && !b->closing && l->lookups < MAX_LOOKUPS) {
+    /* Dropped while it loaded: ask Redis again (a delete now answers
+     * not found, a name shared now ambiguous). */
+    __atomic_fetch_add(&b->stats.stale, 1, __ATOMIC_RELAXED);
+    if (lookup_send(l) == 0) return;
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the shared store (Redis) cannot be reached; retry later%s", "");
+  } else if (l->stale)
+    reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
+              "the asset keeps being dropped while it loads; retry later%s",
+              "");
   else if (l->reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
   load_finish(l);
-  if (b->closing && b->jobs == 0 && b->redis == NULL) free(b);
+  if (b->closing && b->jobs == 0 && b->redis == NULL) backend_free(b);
 }
 
 static char *copy_reply_string(const redisReply *r, size_t i, size_t *len) {
@@ -246,8 +379,53 @@ static void on_lookup(void *arg, redisReply *r) {
     }
     reply_set(&l->reply, SRV_BACKEND_UNAVAILABLE,
               "the worker queue is full; retry later%s", "");
+  } else if (l->reply.status == SRV_BACKEND_NOT_FOUND) {
+    srv_miss_cache_add(b->misses, l->key, l->key_len, l->miss_generation);
   }
   load_finish(l);
+}
+
+/* Sends l's lookup (again): its key, from the drop epoch of now. Returns
+ * 0, or UV_ENOTCONN. */
+static int lookup_send(load_t *l) {
+  srv_redis_backend_t *b = l->owner;
+  const char *kname = l->key, *name = kname + strlen(kname) + 1;
+  const char *sk = name + strlen(name) + 1;
+  free(l->text);
+  free(l->skeleton_text);
+  l->text = l->skeleton_text = NULL;
+  l->text_len = l->skeleton_text_len = 0;
+  l->stale = false;
+  l->lookups++;
+  l->since = drop_epoch(b);
+  l->miss_generation = srv_miss_cache_generation(b->misses);
+  const char *argv[] = {"EVAL", srv_redis_lookup_script, "0", kname, name, sk,
+                        LISTED};
+  if (b->closing || b->redis == NULL) return UV_ENOTCONN;
+  return srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL);
+}
+
+/* The key of a load (kind '\0' id_or_name '\0' skeleton id) into buf;
+ * its length, or 0 when it does not fit. */
+static size_t load_key(char *buf, size_t cap, store_kind kind,
+                       const char *id_or_name, const char *sk) {
+  const char *kname = store_kind_name(kind);
+  size_t kl = strlen(kname), nl = strlen(id_or_name), sl = strlen(sk);
+  if (kl + 1 + nl + 1 + sl + 1 > cap) return 0;
+  memcpy(buf, kname, kl + 1);
+  memcpy(buf + kl + 1, id_or_name, nl + 1);
+  memcpy(buf + kl + 1 + nl + 1, sk, sl + 1);
+  return kl + 1 + nl + 1 + sl;
+}
+
+/* True when that asset was not found a moment ago (miss_cache.h). */
+static bool miss_remembered(srv_redis_backend_t *b, store_kind kind,
+                            const char *id_or_name, const char *sk) {
+  char key[1024];
+  size_t len = load_key(key, sizeof key, kind, id_or_name, sk);
+  if (len == 0 || !srv_miss_cache_has(b->misses, key, len)) return false;
+  __atomic_fetch_add(&b->stats.misses_remembered, 1, __ATOMIC_RELAXED);
+  return true;
 }
 
 static bool add_waiter(load_t *l, srv_backend_cb cb, void *arg) {
@@ -280,6 +458,12 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   const char *sk = skeleton_id ? skeleton_id : "";
   size_t kl = strlen(kname), nl = strlen(id_or_name), sl = strlen(sk);
   size_t key_len = kl + 1 + nl + 1 + sl;
+  if (miss_remembered(b, kind, id_or_name, sk)) {
+    srv_backend_reply_t r = {0};
+    reply_set(&r, SRV_BACKEND_NOT_FOUND, "not found%s", "");
+    cb(arg, &r);
+    return;
+  }
   for (load_t *l = b->loads; l; l = l->next)
     if (l->key_len == key_len && memcmp(l->key, kname, kl) == 0 &&
         memcmp(l->key + kl + 1, id_or_name, nl) == 0 &&
@@ -309,9 +493,7 @@ static void backend_load(void *self, store_kind kind, const char *id_or_name,
   l->owner = b;
   l->job.work = load_work;
   l->job.done = load_done;
-  const char *argv[] = {
-      "EVAL", srv_redis_lookup_script, "0", kname, id_or_name, sk, LISTED};
-  if (srv_redis_command(b->redis, on_lookup, l, 7, argv, NULL) != 0) {
+  if (lookup_send(l) != 0) {
     free(l->waiters);
     free(l->key);
     free(l);
@@ -407,6 +589,9 @@ static void on_publish(void *arg, redisReply *r) {
                 "an unexpected answer)%s",
                 "");
     make_room(c->owner, 0); /* The upload is in the cache too. */
+    /* Before the "add" event comes back: this node's next request finds
+     * it. */
+    srv_miss_cache_clear(c->owner->misses);
   } else if (is_status(status, FMT_ERR_NAME_CONFLICT)) {
     reply_set(&out, SRV_BACKEND_NAME_CONFLICT, "%s", str_at(r, 1));
     snprintf(out.at, sizeof out.at, "%s", str_at(r, 2) ? str_at(r, 2) : "");
@@ -590,6 +775,8 @@ typedef struct listing_s {
   srv_backend_cb cb;
   void *arg;
   int kind, last_kind;           /* The kind being listed, and the last one. */
+  size_t max;                    /* Items at most. */
+  size_t asked;                  /* Ids the page in flight asked for. */
   char skeleton[FMT_ID_LEN + 1]; /* "" for every asset. */
   char after[FMT_ID_LEN + 1];    /* The last id of the previous page. */
   listed_t *items;
@@ -695,10 +882,9 @@ static void on_list_page(void *arg, redisReply *r) {
     listing_finish(g, &out);
     return;
   }
-  bool kind_done = g->skeleton[0] != '\0' ||
-                   (unsigned long long)r->element[0]->integer < LIST_PAGE;
-  if (kind_done) {
-    if (g->kind == g->last_kind) {
+  bool kind_done = (unsigned long long)r->element[0]->integer < g->asked;
+  if (g->count >= g->max || kind_done) {
+    if (g->count >= g->max || g->kind == g->last_kind) {
       out.status = SRV_BACKEND_OK;
       listing_finish(g, &out);
       return;
@@ -710,8 +896,9 @@ static void on_list_page(void *arg, redisReply *r) {
 }
 
 static void listing_next(listing_t *g) {
-  char limit[16];
-  snprintf(limit, sizeof limit, "%d", LIST_PAGE);
+  char limit[24];
+  g->asked = g->max - g->count < LIST_PAGE ? g->max - g->count : LIST_PAGE;
+  snprintf(limit, sizeof limit, "%zu", g->asked);
   const char *argv[] = {"EVAL",      srv_redis_list_script,
                         "0",         store_kind_name((store_kind)g->kind),
                         g->skeleton, g->after,
@@ -725,7 +912,8 @@ static void listing_next(listing_t *g) {
 }
 
 static void backend_list(void *self, store_kind kind, const char *skeleton_id,
-                         srv_backend_cb cb, void *arg) {
+                         const char *after, size_t max, srv_backend_cb cb,
+                         void *arg) {
   srv_redis_backend_t *b = self;
   if (b->closing || !srv_redis_up(b->redis)) {
     answer_unavailable(cb, arg);
@@ -740,54 +928,56 @@ static void backend_list(void *self, store_kind kind, const char *skeleton_id,
   g->cb = cb;
   g->arg = arg;
   fmt_buf_init(&g->strings);
-  if (skeleton_id != NULL) {
+  g->kind = (int)kind;
+  g->last_kind = skeleton_id != NULL ? (int)kind : STORE_MESH;
+  if (skeleton_id != NULL)
     snprintf(g->skeleton, sizeof g->skeleton, "%s", skeleton_id);
-    g->kind = g->last_kind = (int)kind;
-  } else {
-    g->kind = STORE_SKELETON;
-    g->last_kind = STORE_MESH;
-  }
+  snprintf(g->after, sizeof g->after, "%s", after ? after : "");
+  g->max = max ? max : 1;
   listing_next(g);
 }
 
-/* A connection of the calling thread's own, for one lookup: the loop's
- * connection belongs to the loop. */
+/* A connection of the pool's (the loop's connection belongs to the
+ * loop), for one lookup and its adoption. */
 static srv_backend_status backend_load_blocking(void *self, store_kind kind,
                                                 const char *id_or_name,
                                                 const char *skeleton_id) {
   srv_redis_backend_t *b = self;
-  struct timeval tv = {.tv_sec = b->opts.timeout_ms / 1000,
-                       .tv_usec = (b->opts.timeout_ms % 1000) * 1000};
-  redisContext *ctx = redisConnectWithTimeout(b->opts.host, b->opts.port, tv);
-  if (ctx == NULL || ctx->err || redisSetTimeout(ctx, tv) != REDIS_OK) {
-    if (ctx != NULL) redisFree(ctx);
-    return SRV_BACKEND_UNAVAILABLE;
-  }
-  redisReply *r = NULL;
-  if (b->opts.db != 0) {
-    char db[16];
-    snprintf(db, sizeof db, "%d", b->opts.db);
-    const char *select[] = {"SELECT", db};
-    r = redisCommandArgv(ctx, 2, select, NULL);
-    bool ok = r != NULL && r->type != REDIS_REPLY_ERROR;
-    if (r != NULL) freeReplyObject(r);
-    if (!ok) {
-      redisFree(ctx);
-      return SRV_BACKEND_UNAVAILABLE;
-    }
-  }
+  const char *sk = skeleton_id ? skeleton_id : "";
+  if (miss_remembered(b, kind, id_or_name, sk)) return SRV_BACKEND_NOT_FOUND;
+  redisContext *ctx = srv_redis_pool_take(b->conns);
+  if (ctx == NULL) return SRV_BACKEND_UNAVAILABLE;
   load_t l = {.owner = b, .kind = kind};
-  const char *argv[] = {
-      "EVAL",     srv_redis_lookup_script,        "0",   store_kind_name(kind),
-      id_or_name, skeleton_id ? skeleton_id : "", LISTED};
-  r = redisCommandArgv(ctx, 7, argv, NULL);
-  if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
+  const char *argv[] = {"EVAL",     srv_redis_lookup_script,
+                        "0",        store_kind_name(kind),
+                        id_or_name, sk,
+                        LISTED};
+  bool broken = false;
+  for (l.lookups = 1; l.lookups <= MAX_LOOKUPS; l.lookups++) {
+    if (l.lookups > 1) __atomic_fetch_add(&b->stats.stale, 1, __ATOMIC_RELAXED);
+    l.stale = false;
+    l.since = drop_epoch(b);
+    l.miss_generation = srv_miss_cache_generation(b->misses);
+    redisReply *r = redisCommandArgv(ctx, 7, argv, NULL);
+    broken = r == NULL;
+    if (take_lookup(&l, r, id_or_name) == 0) load_work(&l.job);
+    if (r != NULL) freeReplyObject(r);
+    free(l.text);
+    free(l.skeleton_text);
+    l.text = l.skeleton_text = NULL;
+    if (broken || !l.stale) break;
+    reply_set(&l.reply, SRV_BACKEND_UNAVAILABLE,
+              "the asset keeps being dropped while it loads; retry later%s",
+              "");
+  }
+  srv_redis_pool_give(b->conns, ctx, broken);
   if (l.reply.status == SRV_BACKEND_OK)
     __atomic_fetch_add(&b->stats.loads, 1, __ATOMIC_RELAXED);
-  if (r != NULL) freeReplyObject(r);
-  redisFree(ctx);
-  free(l.text);
-  free(l.skeleton_text);
+  if (l.reply.status == SRV_BACKEND_NOT_FOUND) {
+    char key[1024];
+    size_t len = load_key(key, sizeof key, kind, id_or_name, sk);
+    if (len != 0) srv_miss_cache_add(b->misses, key, len, l.miss_generation);
+  }
   return l.reply.status;
 }
 
@@ -827,27 +1017,35 @@ static void on_message(void *arg, const char *payload, size_t len) {
   char *text = len < sizeof stack ? stack : malloc(len + 1);
   if (text == NULL) {
     /* Cannot tell what to drop: drop everything. */
+    drop_mark(b, 0);
     b->stats.drops += store_drop_all(b->store);
     return;
   }
   memcpy(text, payload, len);
   text[len] = '\0';
+  if (strcmp(text, "add") == 0 || strncmp(text, "name ", 5) == 0)
+    srv_miss_cache_clear(b->misses); /* A miss may find something now. */
   char *verb = text, *kind = strchr(verb, ' ');
   char *what = kind ? strchr(kind + 1, ' ') : NULL;
   int k = what ? kind_of(kind + 1, (size_t)(what - kind - 1)) : -1;
   if (k >= 0) {
     *kind = *what = '\0';
     what++;
-    if (strcmp(verb, "drop") == 0)
+    if (strcmp(verb, "drop") == 0) {
+      drop_mark(b, mark_hash('d', (store_kind)k, what));
       b->stats.drops += store_drop(b->store, (store_kind)k, what);
-    else if (strcmp(verb, "name") == 0)
+    } else if (strcmp(verb, "name") == 0) {
+      drop_mark(b, mark_hash('n', (store_kind)k, what));
       b->stats.drops += store_drop_named(b->store, (store_kind)k, what);
+    }
   }
   if (text != stack) free(text);
 }
 
 static void on_resubscribed(void *arg) {
   srv_redis_backend_t *b = arg;
+  drop_mark(b, 0);
+  srv_miss_cache_clear(b->misses);
   store_drop_all(b->store);
   b->stats.flushes++;
 }
@@ -857,8 +1055,9 @@ static void on_resubscribed(void *arg) {
 
 int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
                            srv_pool_t *pool, size_t max_bytes,
-                           unsigned timeout_ms, srv_redis_backend_t **out,
-                           char *err, size_t err_len) {
+                           const srv_redis_backend_limits_t *limits,
+                           srv_redis_backend_t **out, char *err,
+                           size_t err_len) {
   srv_redis_opts_t o = {0};
   if (srv_redis_parse_url(url, &o, err, err_len) != 0) return -1;
   srv_redis_backend_t *b = calloc(1, sizeof *b);
@@ -866,19 +1065,25 @@ int srv_redis_backend_open(uv_loop_t *loop, const char *url, store_t *store,
     snprintf(err, err_len, "store: out of memory");
     return -1;
   }
+  pthread_mutex_init(&b->marks_lock, NULL);
   b->loop = loop;
   b->store = store;
   b->pool = pool;
   b->max_bytes = max_bytes;
   snprintf(b->url, sizeof b->url, "%s", url);
   b->iface = (srv_backend_t){.ops = &ops, .self = b, .name = b->url};
-  o.timeout_ms = timeout_ms ? timeout_ms : SRV_REDIS_TIMEOUT_MS;
+  o.timeout_ms = limits->timeout_ms ? limits->timeout_ms : SRV_REDIS_TIMEOUT_MS;
   o.channel = SRV_REDIS_CHANNEL;
   o.on_message = on_message;
   o.on_resubscribed = on_resubscribed;
   o.arg = b;
   b->opts = o;
-  if (srv_redis_open(loop, &o, &b->redis) != 0) {
+  b->conns = srv_redis_pool_new(&o, limits->pool_size);
+  b->misses = srv_miss_cache_new(limits->miss_ttl_ms);
+  if (b->conns == NULL || b->misses == NULL ||
+      srv_redis_open(loop, &o, &b->redis) != 0) {
+    srv_redis_pool_free(b->conns);
+    srv_miss_cache_free(b->misses);
     free(b);
     snprintf(err, err_len, "store: out of memory");
     return -1;
@@ -897,12 +1102,16 @@ void srv_redis_backend_close(srv_redis_backend_t *b) {
   srv_redis_t *r = b->redis;
   srv_redis_close(r); /* Lookups in flight finish as unavailable. */
   b->redis = NULL;
-  if (b->jobs == 0) free(b);
+  if (b->jobs == 0) backend_free(b);
 }
 
 void srv_redis_backend_stats(const srv_redis_backend_t *b,
                              srv_redis_backend_stats_t *out) {
   *out = b->stats;
+  out->misses_remembered =
+      __atomic_load_n(&b->stats.misses_remembered, __ATOMIC_RELAXED);
+  out->stale = __atomic_load_n(&b->stats.stale, __ATOMIC_RELAXED);
+  out->pool_connects = srv_redis_pool_connects(b->conns);
   out->evictions = __atomic_load_n(&b->stats.evictions, __ATOMIC_RELAXED);
   out->loads = __atomic_load_n(&b->stats.loads, __ATOMIC_RELAXED);
   if (b->redis) {

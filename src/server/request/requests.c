@@ -50,6 +50,7 @@ static const char *const clip_check_params[] = {"fps",
 static const char *const clip_plot_params[] = {"joints", "channel", "from",
                                                "to",     "fps",     NULL};
 static const char *const test_params[] = {"format", NULL};
+static const char *const list_params[] = {"limit", "after", NULL};
 static const char *const no_params[] = {NULL};
 
 static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
@@ -57,13 +58,13 @@ static const char *const *const endpoint_params[SRV_EP_COUNT_] = {
     [SRV_EP_POSE_POST] = no_params,
     [SRV_EP_SKIN] = skin_params,
     [SRV_EP_UPLOAD] = upload_params,
-    [SRV_EP_LIST] = no_params,
+    [SRV_EP_LIST] = list_params,
     [SRV_EP_ASSET_GET] = no_params,
     [SRV_EP_MESH_GET] = mesh_get_params,
     [SRV_EP_MESH_IMAGE] = no_params,
     [SRV_EP_ASSET_DELETE] = no_params,
     [SRV_EP_SKELETON_DELETE] = skeleton_delete_params,
-    [SRV_EP_SKELETON_CHILDREN] = no_params,
+    [SRV_EP_SKELETON_CHILDREN] = list_params,
     [SRV_EP_SOLVE] = no_params,
     [SRV_EP_STREAM] = stream_params,
     [SRV_EP_COMPARE] = no_params,

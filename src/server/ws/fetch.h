@@ -3,7 +3,8 @@
  *
  * The command's text is kept, the asset is loaded into the node's store
  * on the worker pool (the backend's blocking load: a connection of the
- * worker's own, at most the backend's timeout), and the command is
+ * backend's bounded pool, at most the backend's timeout; a miss Redis
+ * answered a moment ago answers at once), and the command is
  * handed back to the stream loop, through its pool inbox, to be run
  * again. A client that goes meanwhile is forgotten (its fetches finish
  * and are dropped). Stream loop thread only. */

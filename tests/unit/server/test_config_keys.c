@@ -25,6 +25,10 @@ START_TEST(test_every_default) {
   ck_assert_str_eq(c.data_dir, "");
   ck_assert_str_eq(c.store, "file");
   ck_assert_uint_eq(c.redis_timeout_ms, 2000);
+  ck_assert_uint_eq(c.redis_pool, 4);
+  ck_assert_uint_eq(c.miss_ttl_ms, 1000);
+  ck_assert_uint_eq(c.list_limit, 1000);
+  ck_assert_uint_eq(c.list_limit_max, 10000);
   ck_assert_str_eq(c.access_log, "-");
   ck_assert_uint_eq(c.workers, 0);
   ck_assert_uint_eq(c.queue_max, 1024);
@@ -99,6 +103,10 @@ static void field_text(const srv_config_t *c, const char *key, char *out,
   STR(data_dir)
   STR(store)
   NUM(redis_timeout_ms, "redis_timeout")
+  NUM(redis_pool, "redis_pool")
+  NUM(miss_ttl_ms, "miss_ttl")
+  NUM(list_limit, "list_limit")
+  NUM(list_limit_max, "list_limit_max")
   STR(access_log)
   NUM(workers, "workers")
   NUM(queue_max, "queue_max")
@@ -150,6 +158,10 @@ static const keycase_t good[] = {
     {"data_dir", "/var/lib/animd", "/var/lib/animd"},
     {"store", "redis://127.0.0.1:6379/2", "redis://127.0.0.1:6379/2"},
     {"redis_timeout", "250ms", "250"},
+    {"redis_pool", "16", "16"},
+    {"miss_ttl", "0", "0"},
+    {"list_limit", "100", "100"},
+    {"list_limit_max", "500", "500"},
     {"access_log", "", ""},
     {"workers", "8", "8"},
     {"queue_max", "0", "0"},

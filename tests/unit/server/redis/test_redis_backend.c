@@ -139,6 +139,9 @@ static bool run_until_calls(const box_t *b, int want, int ms) {
   return b->calls >= want;
 }
 
+/* The miss cache of the next node opened (0: none). */
+static unsigned nd_miss_ttl_ms;
+
 static void node_open_url(const char *url, size_t max_bytes,
                           unsigned timeout_ms) {
   memset(&nd, 0, sizeof nd);
@@ -148,8 +151,10 @@ static void node_open_url(const char *url, size_t max_bytes,
   nd.cache = memory_store();
   ck_assert_int_eq(srv_pool_init(&nd.pool, &nd.loop, 2, 64), 0);
   char err[256] = "";
+  srv_redis_backend_limits_t limits = {.timeout_ms = timeout_ms,
+                                       .miss_ttl_ms = nd_miss_ttl_ms};
   ck_assert_msg(srv_redis_backend_open(&nd.loop, url, nd.cache, &nd.pool,
-                                       max_bytes, timeout_ms, &nd.rb, err,
+                                       max_bytes, &limits, &nd.rb, err,
                                        sizeof err) == 0,
                 "%s", err);
   nd.be = srv_redis_backend(nd.rb);
@@ -303,7 +308,7 @@ static void remove_asset(store_kind kind, const char *id, box_t *b) {
 
 static void list(store_kind kind, const char *skeleton_id, box_t *b) {
   int before = b->calls;
-  nd.be->ops->list(nd.be->self, kind, skeleton_id, on_reply, b);
+  nd.be->ops->list(nd.be->self, kind, skeleton_id, "", SIZE_MAX, on_reply, b);
   ck_assert(run_until_calls(b, before + 1, 5000));
 }
 
@@ -1165,7 +1170,8 @@ static void expect_unavailable_now(void) {
   nd.be->ops->remove_cascade(nd.be->self, id_of(&u, 0), on_reply, &b);
   ck_assert_int_eq(b.calls, 4);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
-  nd.be->ops->list(nd.be->self, STORE_SKELETON, NULL, on_reply, &b);
+  nd.be->ops->list(nd.be->self, STORE_SKELETON, NULL, "", SIZE_MAX, on_reply,
+                   &b);
   ck_assert_int_eq(b.calls, 5);
   ck_assert_int_eq(b.status, SRV_BACKEND_UNAVAILABLE);
   ck_assert_str_eq(b.message, msg);
@@ -1197,8 +1203,10 @@ START_TEST(test_bad_url) {
   store_t *cache = memory_store();
   srv_redis_backend_t *rb = NULL;
   char err[256] = "";
+  srv_redis_backend_limits_t limits = {0};
   ck_assert_int_eq(srv_redis_backend_open(&loop, "redis://127.0.0.1:0/0", cache,
-                                          NULL, 0, 0, &rb, err, sizeof err),
+                                          NULL, 0, &limits, &rb, err,
+                                          sizeof err),
                    -1);
   ck_assert_ptr_null(rb);
   ck_assert_str_eq(err, "store: bad port in 'redis://127.0.0.1:0/0'");
