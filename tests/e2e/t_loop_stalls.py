@@ -200,14 +200,31 @@ def main():
         many = 40000
         upload(d, many_body(many))
 
+        # The largest page a listing gives (list_limit_max), then the
+        # skeleton's clips page by page to the end.
+        page = 10000
+
         def do_list():
-            st, _, out = d.request("GET", "/v1/assets", timeout=300)
-            return lambda: check(st == 200 and len(json.loads(out)["clips"]) >=
-                                 many, "the whole list")
+            st, _, out = d.request("GET", "/v1/assets?limit=%d" % page,
+                                   timeout=300)
+
+            def verdict():
+                got = json.loads(out) if st == 200 else {}
+                n = sum(len(got.get(k, [])) for k in ("skeletons", "clips",
+                                                      "meshes"))
+                check(st == 200 and n == page and "next" in got,
+                      "a full page of the list")
+            return verdict
         while_probed(d, "GET assets", do_list)
-        # The list of one skeleton's clips too.
-        got = d.json("GET", "/v1/skeletons/many/clips")
-        check(len(got["clips"]) == many, "the skeleton's clips")
+        clips, after = 0, ""
+        for _ in range(many // page + 2):
+            got = d.json("GET", "/v1/skeletons/many/clips?limit=%d%s" %
+                         (page, after))
+            clips += len(got["clips"])
+            if "next" not in got:
+                break
+            after = "&after=" + got["next"]
+        check(clips == many, "the skeleton's clips: %d" % clips)
         check(d.stop() == 0, "daemon did not exit 0")
     finally:
         d.cleanup()
