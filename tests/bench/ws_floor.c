@@ -264,10 +264,10 @@ static void on_message(conn_t *c, const char *m, size_t n) {
       dropped += c->streams[i].dropped;
     }
     char body[200];
-    int len = snprintf(body, sizeof body,
-                       "{\"op\":\"stats\",\"skipped\":%llu,\"dropped\":%llu}",
-                       (unsigned long long)skipped,
-                       (unsigned long long)dropped);
+    int len =
+        snprintf(body, sizeof body,
+                 "{\"op\":\"stats\",\"skipped\":%llu,\"dropped\":%llu}",
+                 (unsigned long long)skipped, (unsigned long long)dropped);
     c->text[0] = (char)0x81;
     c->text[1] = (char)len;
     memcpy(c->text + 2, body, (size_t)len);
@@ -334,8 +334,8 @@ static bool upgrade(conn_t *c) {
   size_t n = strcspn(k, "\r\n");
   char key[128];
   if (n > 64) return false;
-  snprintf(key, sizeof key, "%.*s258EAFA5-E914-47DA-95CA-C5AB0DC85B11",
-           (int)n, k);
+  snprintf(key, sizeof key, "%.*s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", (int)n,
+           k);
   unsigned char sha[EVP_MAX_MD_SIZE];
   unsigned sha_len = 0;
   EVP_Digest(key, strlen(key), sha, &sha_len, EVP_sha1(), NULL);
@@ -419,8 +419,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   for (int j = 0; j < JOINTS; j++) {
-    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1f * (float)j, 0,
-                   1};
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1f * (float)j,
+                   0, 1};
     memcpy(payload + 64 * j, m, sizeof m);
   }
   loop = uv_default_loop();
