@@ -74,16 +74,16 @@ static lookup_cache_t *cache_get(void) {
 
 static uint64_t key_hash(store_kind kind, const char *key, size_t len) {
   uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
   return h;
 }
 
 void store_find_cached(store_t *s, store_kind kind, const char *id_or_name,
                        const store_asset_t *skeleton, store_match_t *out) {
   size_t len = id_or_name != NULL ? strlen(id_or_name) : 0;
-  lookup_cache_t *c = s != NULL && len > 0 && len <= STORE_NAME_MAX
-                          ? cache_get()
-                          : NULL;
+  lookup_cache_t *c =
+      s != NULL && len > 0 && len <= STORE_NAME_MAX ? cache_get() : NULL;
   if (c == NULL) {
     store_find(s, kind, id_or_name, skeleton, out);
     return;
