@@ -51,8 +51,10 @@
  * Lookups: by id and by name through hash tables (O(1) whatever the number
  * of assets).
  *
- * Threads: every function is thread-safe. One mutex guards the tables and
- * is held only to read them (lookups) or to link and unlink prepared
+ * Threads: every function is thread-safe. Cached lookups
+ * (store_find_cached) take no lock while the store is unchanged. One mutex
+ * guards the tables and is held only to read them (lookups) or to link and
+ * unlink prepared
  * pointers, never across disk I/O, encoding or allocation; a second one
  * serializes the mutations (ingests and deletes) with their disk writes
  * (lock order: io, then table). */
