@@ -303,7 +303,7 @@ test: $(UNIT) $(ANIMD) $(if $(SAN),,$(B)/lock_count.so)
 # limits, the Redis backend's loads on the pool, and the daemon under
 # WebSocket load and with several HTTP loops),
 # built with ThreadSanitizer; a race report fails the test it happens in.
-TSAN_SUITES := server_pool store ws_loops server_auth_rate_limit \
+TSAN_SUITES := server_pool store store_lookup ws_loops server_auth_rate_limit \
                server_redis_backend
 check-threads:
 	$(MAKE) --no-print-directory -j2 SAN=thread build-tests

@@ -158,7 +158,9 @@ size_t store_evict(store_t *s, size_t need, size_t max_bytes) {
     return store_drop_all(s);
   }
   for (size_t i = 0; i < n; i++) {
-    list[i] = (lru_entry_t){s->items[i]->_used, s->items[i]};
+    list[i] = (lru_entry_t){
+        atomic_load_explicit(&s->items[i]->_used, memory_order_relaxed),
+        s->items[i]};
     store_asset_retain(s->items[i]);
   }
   pthread_mutex_unlock(&s->lock);

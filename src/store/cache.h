@@ -44,7 +44,9 @@ size_t store_drop_all(store_t *store);
 /* Makes room for need more bytes under max_bytes: unless the store's
  * bytes plus need fit already, forgets the least recently used assets
  * (found or published longest ago; a skeleton with its clips and meshes,
- * which refresh it when used) until they fit under nine tenths of
+ * which refresh it when used; a lookup answered from a thread's cache
+ * stamps the asset with the store's clock as it is, so assets found
+ * since the last change of the store tie) until they fit under nine tenths of
  * max_bytes, so that a full cache does not sort itself at every miss.
  * Assets retained by running jobs stay valid until their last release;
  * they no longer count. Returns how many assets were dropped. */

@@ -20,7 +20,16 @@ struct store_s {
   store_index_t by_name; /* store_name_group_t by (kind, skeleton, name). */
   size_t kind_count[3];
   size_t bytes;
-  uint64_t clock; /* Ticks at each lookup that finds (asset->_used). */
+  /* Process-unique, never reused (per-thread lookup caches key by it). */
+  uint64_t uid;
+  /* Read without the lock by cached lookups (lookup_cache.c); written
+   * under it. generation: bumped (release) by every change of the tables
+   * a lookup could see (store__changed). clock: ticks at each lookup that
+   * finds and each publication (asset->_used). On their own cache line,
+   * away from the lock and the counters mutations write. */
+  _Alignas(64) atomic_uint_fast64_t generation;
+  atomic_uint_fast64_t clock;
+  char _pad[64 - 2 * sizeof(atomic_uint_fast64_t)];
   store_stats_t stats;
   /* Settings. */
   char *data_dir; /* NULL: memory only. */
@@ -44,6 +53,18 @@ enum { STORE_STOP_NONE = 0, STORE_STOP_BEFORE_COMMIT, STORE_STOP_AFTER_COMMIT };
  * as well, so a mutator may read with io_lock alone. */
 
 typedef struct store_name_group_s store_name_group_t;
+
+/* Marks a change of the tables that a lookup could see (lock held). */
+void store__changed(store_t *s);
+
+/* store_find, also giving the generation the answer was read at. */
+void store__find(store_t *s, store_kind kind, const char *id_or_name,
+                 const store_asset_t *skeleton, store_match_t *out,
+                 uint64_t *generation);
+/* Stamps a (and its skeleton) as used now: a relaxed store. */
+void store__touch(store_t *s, store_asset_t *a, uint64_t now);
+/* The calling thread's cache forgets the store with that uid (close). */
+void store__lookup_cache_forget(uint64_t uid);
 
 /* Hashes of an asset's (kind, id) and of a (kind, skeleton, name) key,
  * and a match of assets by (kind, id), for store/index.h tables. */

@@ -1,8 +1,9 @@
 /* store: the registry of immutable, reference-counted assets: wrapping
  * decoded objects as assets (canonical text, id, bytes), lookups, deletion,
  * listing and statistics. Ingest is in ingest.c, the tables in table.c,
- * the files in store_disk.c. Lookups take the table lock for a hash probe
- * or two; it is never held across disk I/O or encoding. */
+ * the files in store_disk.c, the per-thread lookup cache in
+ * lookup_cache.c. Lookups take the table lock for a hash probe or two; it
+ * is never held across disk I/O or encoding. */
 #include "store/internal.h"
 
 #include "formats/asset_bytes.h"
@@ -227,8 +228,20 @@ static bool named(const store_asset_t *a, store_kind kind, const char *name,
           a->skeleton_asset == skeleton);
 }
 
-void store_find(store_t *s, store_kind kind, const char *id_or_name,
-                const store_asset_t *skeleton, store_match_t *out) {
+void store__changed(store_t *s) {
+  atomic_fetch_add_explicit(&s->generation, 1, memory_order_release);
+}
+
+void store__touch(store_t *s, store_asset_t *a, uint64_t now) {
+  (void)s;
+  atomic_store_explicit(&a->_used, now, memory_order_relaxed);
+  if (a->skeleton_asset != NULL)
+    atomic_store_explicit(&a->skeleton_asset->_used, now, memory_order_relaxed);
+}
+
+void store__find(store_t *s, store_kind kind, const char *id_or_name,
+                 const store_asset_t *skeleton, store_match_t *out,
+                 uint64_t *generation) {
   memset(out, 0, sizeof *out);
   if (s == NULL || id_or_name == NULL || id_or_name[0] == '\0') return;
   pthread_mutex_lock(&s->lock);
@@ -245,13 +258,20 @@ void store_find(store_t *s, store_kind kind, const char *id_or_name,
     for (store_asset_t *m = store__named_first(s, kind, id_or_name); m != NULL;
          m = m->_named_next)
       if (named(m, kind, id_or_name, skeleton)) list_id(out, m->id);
-  if (a != NULL) {
-    a->_used = ++s->clock;
-    if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
-  }
+  if (a != NULL)
+    store__touch(s, a,
+                 atomic_fetch_add_explicit(&s->clock, 1, memory_order_relaxed) +
+                     1);
   store_asset_retain(a);
   out->asset = a;
+  if (generation != NULL)
+    *generation = atomic_load_explicit(&s->generation, memory_order_relaxed);
   pthread_mutex_unlock(&s->lock);
+}
+
+void store_find(store_t *s, store_kind kind, const char *id_or_name,
+                const store_asset_t *skeleton, store_match_t *out) {
+  store__find(s, kind, id_or_name, skeleton, out, NULL);
 }
 
 void store_suggest(store_t *s, store_kind kind, const char *name,
@@ -511,13 +531,17 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
   static const store_options_t defaults;
   if (opts == NULL) opts = &defaults;
   *out = NULL;
-  store_t *s = calloc(1, sizeof *s);
+  /* Aligned: the lookup fields have a cache line of their own. */
+  store_t *s = aligned_alloc(_Alignof(store_t), sizeof *s);
+  if (s != NULL) memset(s, 0, sizeof *s);
   if (s == NULL) {
     fmt_fail(err, FMT_ERR_OUT_OF_MEMORY, "", "out of memory");
     return -ENOMEM;
   }
   pthread_mutex_init(&s->io_lock, NULL);
   pthread_mutex_init(&s->lock, NULL);
+  static atomic_uint_fast64_t next_uid = 1;
+  s->uid = atomic_fetch_add_explicit(&next_uid, 1, memory_order_relaxed);
   s->dir_fd = -1;
   s->max_bytes = opts->max_bytes;
   s->suggest_scan =
@@ -544,6 +568,9 @@ int store_open(const store_options_t *opts, store_t **out, fmt_error_t *err) {
 
 void store_close(store_t *s) {
   if (s == NULL) return;
+  /* Other threads' caches let go of its assets when they next look up
+   * or exit; their entries can never match another store (uid). */
+  store__lookup_cache_forget(s->uid);
   /* Clips and meshes first: they hold their skeletons. */
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < s->count; i++) {

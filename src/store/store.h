@@ -51,8 +51,10 @@
  * Lookups: by id and by name through hash tables (O(1) whatever the number
  * of assets).
  *
- * Threads: every function is thread-safe. One mutex guards the tables and
- * is held only to read them (lookups) or to link and unlink prepared
+ * Threads: every function is thread-safe. Cached lookups
+ * (store_find_cached) take no lock while the store is unchanged. One mutex
+ * guards the tables and is held only to read them (lookups) or to link and
+ * unlink prepared
  * pointers, never across disk I/O, encoding or allocation; a second one
  * serializes the mutations (ingests and deletes) with their disk writes
  * (lock order: io, then table). */
@@ -93,13 +95,14 @@ struct store_asset_s {
   bool _removed;
   size_t _slot;             /* Index in the store's list. */
   uint32_t _clips, _meshes; /* A skeleton's published clips and meshes. */
-  uint64_t _used;           /* The store's clock at its last lookup or
-                               publication (a skeleton's: of it or of one of
-                               its clips and meshes). */
-  char *_name;              /* A name given at upload (the object's name
-                               points here), or NULL. */
-  bool _unnamed;            /* Its name moved to another asset (an upload
-                               with replace): only its id finds it. */
+  /* The store's clock at its last lookup or publication (a skeleton's: of
+   * it or of one of its clips and meshes); relaxed atomic, since cached
+   * lookups (store_find_cached) refresh it without the store's lock. */
+  atomic_uint_fast64_t _used;
+  char *_name;   /* A name given at upload (the object's name
+                    points here), or NULL. */
+  bool _unnamed; /* Its name moved to another asset (an upload
+                    with replace): only its id finds it. */
   /* The other assets of its kind and name (across skeletons), while it
    * is named: its name group's member list. */
   store_asset_t *_named_prev, *_named_next;
@@ -203,6 +206,24 @@ typedef struct store_match_s {
  * answers cost a hash probe or two. */
 void store_find(store_t *store, store_kind kind, const char *id_or_name,
                 const store_asset_t *skeleton, store_match_t *out);
+
+/* store_find through the calling thread's lookup cache (lookup_cache.c):
+ * the same answers, but a name or id this thread found before, with
+ * nothing changed in the store since (a store generation, bumped by every
+ * change a lookup could see: publish, delete, drop, rename, eviction), is
+ * answered without the store's lock or any shared write (a retain of the
+ * asset aside). Only single matches are cached; a miss, an ambiguity and
+ * a change fall back to store_find. Each thread's cache holds at most
+ * STORE_LOOKUP_CACHE_SLOTS references, released when the thread next
+ * sees the store changed, on store_lookup_cache_clear, and at its exit. */
+#define STORE_LOOKUP_CACHE_SLOTS 16
+void store_find_cached(store_t *store, store_kind kind, const char *id_or_name,
+                       const store_asset_t *skeleton, store_match_t *out);
+/* Releases every reference the calling thread's lookup cache holds. */
+void store_lookup_cache_clear(void);
+/* The calling thread's cached lookups answered from its cache (hits) and
+ * through store_find (misses) since it started. */
+void store_lookup_cache_counts(uint64_t *hits, uint64_t *misses);
 
 /* The sentence an ambiguous match answers with, into out (cap bytes, at
  * least 512 for every id to fit): "'N' names 5 skeletons: ID, ID, ...

@@ -208,8 +208,9 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
     s->items[s->count++] = a;
     s->kind_count[a->kind]++;
     s->bytes += a->bytes;
-    a->_used = ++s->clock;
-    if (a->skeleton_asset != NULL) a->skeleton_asset->_used = s->clock;
+    store__touch(s, a,
+                 atomic_fetch_add_explicit(&s->clock, 1, memory_order_relaxed) +
+                     1);
     if (a->skeleton_asset != NULL) {
       store_asset_t *sk = a->skeleton_asset;
       if (a->kind == STORE_CLIP) sk->_clips++;
@@ -228,6 +229,7 @@ void store__publish_apply(store_t *s, store_publish_t *p) {
       if (g != NULL) join_group(g, k, a);
     }
   }
+  store__changed(s);
 }
 
 void store__publish_done(store_publish_t *p) {
@@ -272,12 +274,14 @@ void store__unname(store_t *s, store_asset_t *a,
                    store_name_group_t *emptied[2]) {
   leave_groups(s, a, emptied);
   a->_unnamed = true;
+  store__changed(s);
 }
 
 void store__unpublish(store_t *s, store_asset_t *a,
                       store_name_group_t *emptied[2]) {
   store__index_remove(&s->by_id, store__id_hash(a->kind, a->id), a);
   leave_groups(s, a, emptied);
+  store__changed(s);
   size_t last = --s->count;
   s->items[a->_slot] = s->items[last];
   s->items[a->_slot]->_slot = a->_slot;

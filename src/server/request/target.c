@@ -44,7 +44,7 @@ int srv_lookup(store_t *st, store_kind kind, const char *at, const char *name,
   if (miss != NULL) miss->missed = false;
   if (name == NULL || *name == '\0') return 0;
   store_match_t m = {0};
-  if (st != NULL) store_find(st, kind, name, skeleton, &m);
+  if (st != NULL) store_find_cached(st, kind, name, skeleton, &m);
   if (m.count > 1) {
     srv_error_set(err, SRV_ERR_AMBIGUOUS, at, NULL);
     store_match_describe(&m, kind, name, err->message, sizeof err->message);
