@@ -552,6 +552,14 @@ static int build_request(srv_http_t *h) {
   r->query = out;
   memcpy(out, qs, qlen + 1);
   out += qlen + 1;
+  /* Without '%' and '+' nothing decodes: the parameters are the query's
+   * copy cut at each '&' and first '='. */
+  bool plain = memchr(qs, '%', qlen) == NULL && memchr(qs, '+', qlen) == NULL;
+  char *cut = out;
+  if (plain) {
+    memcpy(cut, qs, qlen + 1);
+    out += qlen + 1;
+  }
   const char *s = qs;
   while (*s) {
     const char *amp = strchr(s, '&');
@@ -563,6 +571,19 @@ static int build_request(srv_http_t *h) {
       const char *eq = memchr(s, '=', n);
       size_t kn = eq ? (size_t)(eq - s) : n;
       srv_kv_t *kv = &r->params[r->param_count++];
+      if (plain) {
+        char *name = cut + (s - qs);
+        name[kn] = '\0';
+        name[n] = '\0';
+        kv->name = name;
+        kv->value = name + (eq ? kn + 1 : n);
+        if (srv_query_name_has_control(name, kn))
+          return fail_cb(h, SRV_ERR_BAD_PARAMETER, "query",
+                         "a query parameter name holds a control character");
+        if (amp == NULL) break;
+        s = amp + 1;
+        continue;
+      }
       kv->name = out;
       out = srv_query_decode(s, kn, out);
       /* A name is compared as a C string: "token%00" would be taken for

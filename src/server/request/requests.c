@@ -123,6 +123,7 @@ static struct {
   uint8_t slot[QUERY_HASH_SLOTS]; /* Number + 1; 0: empty. */
   unsigned count;
   uint64_t takes[SRV_EP_COUNT_]; /* Bit i: the endpoint takes name i. */
+  uint64_t field[SRV_EP_COUNT_]; /* Bit i: name i is a field it takes. */
 } query_names;
 
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
@@ -156,6 +157,14 @@ static void name_add(const char *s) {
   query_names.slot[i & (QUERY_HASH_SLOTS - 1)] = (uint8_t)(k + 1);
 }
 
+/* The endpoint's names that are not its own a query may still take: the
+ * table fields (fields.h). */
+static unsigned endpoint_takes(srv_endpoint ep) {
+  return ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
+         : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
+                               : 0;
+}
+
 static void names_build(void) {
 #define QUERY_NAME_ADD(id, text) name_add(text);
   QUERY_NAMES(QUERY_NAME_ADD)
@@ -166,6 +175,10 @@ static void names_build(void) {
       int k = name_number(*p, strlen(*p));
       if (k >= 0) query_names.takes[ep] |= (uint64_t)1 << k;
     }
+  for (int ep = 0; ep < SRV_EP_COUNT_; ep++)
+    for (unsigned k = 0; k < query_names.count; k++)
+      if (srv_field_find(query_names.name[k], endpoint_takes(ep)) != NULL)
+        query_names.field[ep] |= (uint64_t)1 << k;
 }
 
 /* True when name is in the NULL-terminated list. */
@@ -180,15 +193,8 @@ static bool listed(const char *const *list, const char *name) {
 typedef struct query_ix_s {
   const srv_query_t *q;
   const char *value[Q_COUNT_];
+  bool fields; /* A parameter names a table field (fields.h). */
 } query_ix_t;
-
-/* The endpoint's names that are not its own a query may still take: the
- * table fields (fields.h). */
-static unsigned endpoint_takes(srv_endpoint ep) {
-  return ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
-         : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
-                               : 0;
-}
 
 /* Indexes q into ix; with ep < SRV_EP_COUNT_ also checks that every
  * parameter is one ep takes: else -1 with unknown_parameter at the first
@@ -204,10 +210,16 @@ static int query_index(const srv_query_t *q, unsigned ep, query_ix_t *ix,
     int k = name_number(name, strlen(name));
     if (k >= 0 && (known >> k & 1)) {
       if (k < Q_COUNT_) ix->value[k] = q->params[i].value;
+      if (ep < SRV_EP_COUNT_ && (query_names.field[ep] >> k & 1))
+        ix->fields = true;
       continue;
     }
+    if (ep >= SRV_EP_COUNT_) continue;
     unsigned takes = endpoint_takes((srv_endpoint)ep);
-    if (ep >= SRV_EP_COUNT_ || srv_field_find(name, takes) != NULL) continue;
+    if (srv_field_find(name, takes) != NULL) {
+      ix->fields = true;
+      continue;
+    }
     const char *const *list = endpoint_params[ep];
     srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, name,
                   list[0] == NULL ? "'%.60s': this endpoint takes no query "
@@ -466,8 +478,9 @@ static int pose_query(const srv_query_t *q, srv_pose_query_t *out,
       query_range(&x, &out->range, err) != 0 ||
       picture_frames(q, &out->picture, &out->range, err) != 0 ||
       (!out->range.is_range && query_float(&x, Q_T, true, 0, &t, err) != 0) ||
-      srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
-                            &out->fields, err) != 0)
+      (x.fields &&
+       srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
+                             &out->fields, err) != 0))
     return -1;
   out->space = (fmt_space)space;
   out->wrap = (anim_wrap)wrap;
@@ -544,8 +557,9 @@ static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
   int wrap, method, normals, encoding;
   query_ix_t x;
   if (query_index(q, SRV_EP_SKIN, &x, err) != 0 ||
-      srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
-                            &out->fields, err) != 0 ||
+      (x.fields &&
+       srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
+                             &out->fields, err) != 0) ||
       query_word(&x, Q_WRAP, FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
       query_word(&x, Q_METHOD, FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
       query_word(&x, Q_NORMALS, FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
