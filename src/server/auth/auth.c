@@ -459,6 +459,16 @@ static bool hides_value(const char *s, size_t n) {
   return hide;
 }
 
+/* Whether no name of the raw query q (n bytes) hides its value: it holds
+ * no '%', '+', control character or "token" (most queries). */
+static bool shows_every_value(const char *q, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)q[i];
+    if (c < 0x20 || c == 0x7f || c == '%' || c == '+') return false;
+  }
+  return memmem(q, n, "token", 5) == NULL;
+}
+
 void srv_auth_redact_target(const char *target, char *out, size_t cap) {
   if (cap == 0) return;
   size_t o = 0;
@@ -472,6 +482,13 @@ void srv_auth_redact_target(const char *target, char *out, size_t cap) {
   const char *q = strchr(target, '?');
   size_t head = q ? (size_t)(q - target) + 1 : strlen(target);
   REDACT_PUT(target, head);
+  if (q != NULL) {
+    size_t rest = strlen(q + 1);
+    if (shows_every_value(q + 1, rest)) {
+      REDACT_PUT(q + 1, rest);
+      q = NULL;
+    }
+  }
   for (const char *s = q ? q + 1 : ""; *s;) {
     size_t n = strcspn(s, "&");
     const char *eq = memchr(s, '=', n);
