@@ -449,11 +449,13 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
 
 /* RFC 9110 5.6.2: a field name is a token. */
 static bool is_token(const char *s, size_t n) {
-  static const char tchar[] = "!#$%&'*+-.^_`|~";
+  /* Bit c: c is a tchar (ALPHA, DIGIT or one of !#$%&'*+-.^_`|~). */
+  static const uint64_t tchar[4] = {0x03ff6cfa00000000ull,
+                                    0x57ffffffc7fffffeull, 0, 0};
   if (n == 0) return false;
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)s[i];
-    if (!isalnum(ch) && (ch == 0 || strchr(tchar, ch) == NULL)) return false;
+    if ((tchar[ch >> 6] >> (ch & 63) & 1) == 0) return false;
   }
   return true;
 }
