@@ -445,6 +445,10 @@ void srv_auth_log_id(const srv_request_t *req, char *out) {
  * too), or it holds a control character (such a request is refused, and
  * its line still logged). */
 static bool hides_value(const char *s, size_t n) {
+  /* Without '%' or '+' the name decodes to itself. */
+  if (memchr(s, '%', n) == NULL && memchr(s, '+', n) == NULL)
+    return (n == 5 && memcmp(s, "token", 5) == 0) ||
+           srv_query_name_has_control(s, n);
   char small[64];
   char *name = n < sizeof small ? small : malloc(n + 1);
   if (name == NULL) return true;
@@ -455,25 +459,51 @@ static bool hides_value(const char *s, size_t n) {
   return hide;
 }
 
+/* Whether no name of the raw query q (n bytes) hides its value: it holds
+ * no '%', '+', control character or "token" (most queries). */
+static bool shows_every_value(const char *q, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)q[i];
+    if (c < 0x20 || c == 0x7f || c == '%' || c == '+') return false;
+    if (c == 't' && n - i >= 5 && memcmp(q + i, "token", 5) == 0) return false;
+  }
+  return true;
+}
+
 void srv_auth_redact_target(const char *target, char *out, size_t cap) {
   if (cap == 0) return;
   size_t o = 0;
+  /* Appends the n bytes of s, as many as fit before the NUL. */
+#define REDACT_PUT(s, n)                                                       \
+  do {                                                                         \
+    size_t put_ = (n) < cap - 1 - o ? (n) : cap - 1 - o;                       \
+    memcpy(out + o, (s), put_);                                                \
+    o += put_;                                                                 \
+  } while (0)
   const char *q = strchr(target, '?');
   size_t head = q ? (size_t)(q - target) + 1 : strlen(target);
-  for (size_t i = 0; i < head && o + 1 < cap; i++) out[o++] = target[i];
+  REDACT_PUT(target, head);
+  if (q != NULL) {
+    size_t rest = strlen(q + 1);
+    if (shows_every_value(q + 1, rest)) {
+      REDACT_PUT(q + 1, rest);
+      q = NULL;
+    }
+  }
   for (const char *s = q ? q + 1 : ""; *s;) {
     size_t n = strcspn(s, "&");
     const char *eq = memchr(s, '=', n);
     size_t keep = n;
     if (eq != NULL && hides_value(s, (size_t)(eq - s)))
       keep = (size_t)(eq - s) + 1;
-    for (size_t i = 0; i < keep && o + 1 < cap; i++) out[o++] = s[i];
-    if (keep < n && o + 1 < cap) out[o++] = '*';
+    REDACT_PUT(s, keep);
+    if (keep < n) REDACT_PUT("*", 1);
     s += n;
     if (*s == '&') {
-      if (o + 1 < cap) out[o++] = '&';
+      REDACT_PUT("&", 1);
       s++;
     }
   }
+#undef REDACT_PUT
   out[o] = '\0';
 }

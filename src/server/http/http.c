@@ -87,6 +87,9 @@ struct srv_http_s {
   void *flushed_arg;
   srv_request_t req;
   uv_timer_t timer;
+  /* srv_request_host_allowed's answer for the headers as they are: 0 not
+   * known yet, 1 allowed, 2 not (cleared whenever the headers change). */
+  uint8_t host_verdict;
 };
 
 static const srv_config_t *cfg_of(const srv_http_t *h) { return h->host->cfg; }
@@ -165,9 +168,16 @@ const srv_config_t *srv_request_config(const srv_request_t *req) {
 }
 
 bool srv_request_host_allowed(const srv_request_t *req) {
-  const srv_config_t *cfg = req->_http->host->cfg;
-  return cfg == NULL || srv_host_allowed(cfg->allowed_hosts, cfg->listen,
-                                         srv_request_header(req, "Host"));
+  srv_http_t *h = req->_http;
+  if (h->host_verdict == 0) {
+    const srv_config_t *cfg = h->host->cfg;
+    h->host_verdict =
+        cfg == NULL || srv_host_allowed(cfg->allowed_hosts, cfg->listen,
+                                        srv_request_header(req, "Host"))
+            ? 1
+            : 2;
+  }
+  return h->host_verdict == 1;
 }
 
 const char *srv_request_own_host(const srv_request_t *req) {
@@ -194,8 +204,11 @@ size_t srv_request_queued(const srv_request_t *req) {
 }
 
 const char *srv_request_header(const srv_request_t *req, const char *name) {
+  /* The first letters, case folded, before the whole names. */
+  int first = (unsigned char)name[0] | 0x20;
   for (unsigned i = 0; i < req->header_count; i++)
-    if (strcasecmp(req->headers[i].name, name) == 0)
+    if (((unsigned char)req->headers[i].name[0] | 0x20) == first &&
+        strcasecmp(req->headers[i].name, name) == 0)
       return req->headers[i].value;
   return NULL;
 }
@@ -217,6 +230,12 @@ static int hexval(int ch) {
 /* Percent-decodes n bytes of s into out (NUL-terminated); '+' becomes a
  * space when plus is set. Returns the end of out. */
 static char *pct_decode(const char *s, size_t n, char *out, bool plus) {
+  /* Most names and values hold neither '%' nor '+': a plain copy. */
+  if (memchr(s, '%', n) == NULL && (!plus || memchr(s, '+', n) == NULL)) {
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return out + n + 1;
+  }
   for (size_t i = 0; i < n; i++) {
     int h1, h2;
     if (s[i] == '%' && i + 2 < n &&
@@ -353,6 +372,7 @@ static int on_message_begin(llhttp_t *p) {
   h->head_only = false;
   h->chunked = false;
   h->err_set = false;
+  h->host_verdict = 0;
   /* Only the scalar fields: the header and parameter tables are filled
    * up to their counts. */
   srv_request_t *r = &h->req;
@@ -429,11 +449,13 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
 
 /* RFC 9110 5.6.2: a field name is a token. */
 static bool is_token(const char *s, size_t n) {
-  static const char tchar[] = "!#$%&'*+-.^_`|~";
+  /* Bit c: c is a tchar (ALPHA, DIGIT or one of !#$%&'*+-.^_`|~). */
+  static const uint64_t tchar[4] = {0x03ff6cfa00000000ull,
+                                    0x57ffffffc7fffffeull, 0, 0};
   if (n == 0) return false;
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)s[i];
-    if (!isalnum(ch) && (ch == 0 || strchr(tchar, ch) == NULL)) return false;
+    if ((tchar[ch >> 6] >> (ch & 63) & 1) == 0) return false;
   }
   return true;
 }
@@ -500,6 +522,7 @@ static int build_request(srv_http_t *h) {
   r->upgrade = llhttp_get_upgrade(p) != 0;
   r->target = h->hlen ? h->hbuf + h->url_off : "";
   r->header_count = h->nheaders;
+  h->host_verdict = 0;
   for (unsigned i = 0; i < h->nheaders; i++) {
     r->headers[i].name = h->hbuf + h->name_off[i];
     r->headers[i].value = h->hbuf + h->value_off[i];
@@ -531,6 +554,14 @@ static int build_request(srv_http_t *h) {
   r->query = out;
   memcpy(out, qs, qlen + 1);
   out += qlen + 1;
+  /* Without '%' and '+' nothing decodes: the parameters are the query's
+   * copy cut at each '&' and first '='. */
+  bool plain = memchr(qs, '%', qlen) == NULL && memchr(qs, '+', qlen) == NULL;
+  char *cut = out;
+  if (plain) {
+    memcpy(cut, qs, qlen + 1);
+    out += qlen + 1;
+  }
   const char *s = qs;
   while (*s) {
     const char *amp = strchr(s, '&');
@@ -542,6 +573,19 @@ static int build_request(srv_http_t *h) {
       const char *eq = memchr(s, '=', n);
       size_t kn = eq ? (size_t)(eq - s) : n;
       srv_kv_t *kv = &r->params[r->param_count++];
+      if (plain) {
+        char *name = cut + (s - qs);
+        name[kn] = '\0';
+        name[n] = '\0';
+        kv->name = name;
+        kv->value = name + (eq ? kn + 1 : n);
+        if (srv_query_name_has_control(name, kn))
+          return fail_cb(h, SRV_ERR_BAD_PARAMETER, "query",
+                         "a query parameter name holds a control character");
+        if (amp == NULL) break;
+        s = amp + 1;
+        continue;
+      }
       kv->name = out;
       out = srv_query_decode(s, kn, out);
       /* A name is compared as a C string: "token%00" would be taken for

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,109 @@ const char *const *srv_endpoint_params(srv_endpoint ep) {
   return (unsigned)ep < SRV_EP_COUNT_ ? endpoint_params[ep] : no_params;
 }
 
+/* ---- parameter names by number ---------------------------------------------
+ *
+ * The parsers read a parameter by its number: each query's names are
+ * hashed once into a table of the values (query_index), so no parameter
+ * is found by comparing it with the names one by one. The numbers are
+ * fixed here; the hash table and each endpoint's set of numbers are
+ * built once from the names and the tables above. */
+#define QUERY_NAMES(X)                                                         \
+  X(SKELETON, "skeleton")                                                      \
+  X(CLIP, "clip")                                                              \
+  X(T, "t")                                                                    \
+  X(SPACE, "space")                                                            \
+  X(WRAP, "wrap")                                                              \
+  X(FORMAT, "format")                                                          \
+  X(FROM, "from")                                                              \
+  X(TO, "to")                                                                  \
+  X(FPS, "fps")                                                                \
+  X(JOINTS, "joints")                                                          \
+  X(VIEW, "view")                                                              \
+  X(LAYOUT, "layout")                                                          \
+  X(MESH, "mesh")                                                              \
+  X(METHOD, "method")                                                          \
+  X(NORMALS, "normals")                                                        \
+  X(ENCODING, "encoding")                                                      \
+  X(CASCADE, "cascade")                                                        \
+  X(CHANNEL, "channel")
+
+typedef enum query_name_id {
+#define QUERY_NAME_ENUM(id, text) Q_##id,
+  QUERY_NAMES(QUERY_NAME_ENUM)
+#undef QUERY_NAME_ENUM
+      Q_COUNT_
+} query_name_id;
+
+/* Every name of any table gets a number: those above first, then the
+ * others (the parsers here never read them, the check knows them). */
+#define QUERY_MAX_NAMES 64
+#define QUERY_HASH_SLOTS 128 /* A power of two, twice QUERY_MAX_NAMES. */
+
+static struct {
+  const char *name[QUERY_MAX_NAMES];
+  uint8_t len[QUERY_MAX_NAMES];
+  uint8_t slot[QUERY_HASH_SLOTS]; /* Number + 1; 0: empty. */
+  unsigned count;
+  uint64_t takes[SRV_EP_COUNT_]; /* Bit i: the endpoint takes name i. */
+  uint64_t field[SRV_EP_COUNT_]; /* Bit i: name i is a field it takes. */
+} query_names;
+
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+/* The hash of the n bytes of s. */
+static uint32_t name_hash(const char *s, size_t n) {
+  uint32_t h = (uint32_t)n * 0x9e3779b1u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+  return h ^ (h >> 15);
+}
+
+/* The number of the name s (n bytes), or -1. */
+static int name_number(const char *s, size_t n) {
+  for (uint32_t i = name_hash(s, n);; i++) {
+    unsigned k = query_names.slot[i & (QUERY_HASH_SLOTS - 1)];
+    if (k == 0) return -1;
+    if (query_names.len[k - 1] == n &&
+        memcmp(query_names.name[k - 1], s, n) == 0)
+      return (int)k - 1;
+  }
+}
+
+static void name_add(const char *s) {
+  size_t n = strlen(s);
+  if (name_number(s, n) >= 0 || query_names.count == QUERY_MAX_NAMES) return;
+  unsigned k = query_names.count++;
+  query_names.name[k] = s;
+  query_names.len[k] = (uint8_t)n;
+  uint32_t i = name_hash(s, n);
+  while (query_names.slot[i & (QUERY_HASH_SLOTS - 1)] != 0) i++;
+  query_names.slot[i & (QUERY_HASH_SLOTS - 1)] = (uint8_t)(k + 1);
+}
+
+/* The endpoint's names that are not its own a query may still take: the
+ * table fields (fields.h). */
+static unsigned endpoint_takes(srv_endpoint ep) {
+  return ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
+         : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
+                               : 0;
+}
+
+static void names_build(void) {
+#define QUERY_NAME_ADD(id, text) name_add(text);
+  QUERY_NAMES(QUERY_NAME_ADD)
+#undef QUERY_NAME_ADD
+  for (int ep = 0; ep < SRV_EP_COUNT_; ep++)
+    for (const char *const *p = endpoint_params[ep]; *p != NULL; p++) {
+      name_add(*p);
+      int k = name_number(*p, strlen(*p));
+      if (k >= 0) query_names.takes[ep] |= (uint64_t)1 << k;
+    }
+  for (int ep = 0; ep < SRV_EP_COUNT_; ep++)
+    for (unsigned k = 0; k < query_names.count; k++)
+      if (srv_field_find(query_names.name[k], endpoint_takes(ep)) != NULL)
+        query_names.field[ep] |= (uint64_t)1 << k;
+}
+
 /* True when name is in the NULL-terminated list. */
 static bool listed(const char *const *list, const char *name) {
   for (; *list != NULL; list++)
@@ -85,29 +189,57 @@ static bool listed(const char *const *list, const char *name) {
   return false;
 }
 
-/* The table fields (fields.h) a query endpoint takes. */
-static unsigned endpoint_takes(srv_endpoint ep) {
-  return ep == SRV_EP_POSE_GET ? SRV_TAKES_POSE_QUERY
-         : ep == SRV_EP_SKIN   ? SRV_TAKES_SKIN_QUERY
-                               : 0;
+/* A query's values by name number (the last of a name wins; NULL:
+ * absent), read by the parsers below. */
+typedef struct query_ix_s {
+  const srv_query_t *q;
+  const char *value[Q_COUNT_];
+  bool fields; /* A parameter names a table field (fields.h). */
+} query_ix_t;
+
+/* Indexes q into ix; with ep < SRV_EP_COUNT_ also checks that every
+ * parameter is one ep takes: else -1 with unknown_parameter at the first
+ * one that is not. */
+static int query_index(const srv_query_t *q, unsigned ep, query_ix_t *ix,
+                       srv_error_t *err) {
+  pthread_once(&names_once, names_build);
+  memset(ix, 0, sizeof *ix);
+  ix->q = q;
+  uint64_t known = ep < SRV_EP_COUNT_ ? query_names.takes[ep] : ~(uint64_t)0;
+  for (unsigned i = 0; i < q->count; i++) {
+    const char *name = q->params[i].name;
+    int k = name_number(name, strlen(name));
+    if (k >= 0 && (known >> k & 1)) {
+      if (k < Q_COUNT_) ix->value[k] = q->params[i].value;
+      if (ep < SRV_EP_COUNT_ && (query_names.field[ep] >> k & 1))
+        ix->fields = true;
+      continue;
+    }
+    if (ep >= SRV_EP_COUNT_) continue;
+    unsigned takes = endpoint_takes((srv_endpoint)ep);
+    if (srv_field_find(name, takes) != NULL) {
+      ix->fields = true;
+      continue;
+    }
+    const char *const *list = endpoint_params[ep];
+    srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, name,
+                  list[0] == NULL ? "'%.60s': this endpoint takes no query "
+                                    "parameters"
+                                  : "'%.60s' is not a parameter of this "
+                                    "endpoint",
+                  name);
+    return srv_error_did_you_mean(err, srv_field_nearest(name, list, takes));
+  }
+  return 0;
 }
 
+/* Indexes without a check (ANY). */
+#define QUERY_ANY SRV_EP_COUNT_
+
 int srv_query_check(const srv_query_t *q, srv_endpoint ep, srv_error_t *err) {
-  const char *const *known = srv_endpoint_params(ep);
-  unsigned takes = endpoint_takes(ep);
-  for (unsigned i = 0; i < q->count; i++)
-    if (!listed(known, q->params[i].name) &&
-        srv_field_find(q->params[i].name, takes) == NULL) {
-      srv_error_set(err, SRV_ERR_UNKNOWN_PARAMETER, q->params[i].name,
-                    known[0] == NULL ? "'%.60s': this endpoint takes no query "
-                                       "parameters"
-                                     : "'%.60s' is not a parameter of this "
-                                       "endpoint",
-                    q->params[i].name);
-      return srv_error_did_you_mean(
-          err, srv_field_nearest(q->params[i].name, known, takes));
-    }
-  return 0;
+  query_ix_t ix;
+  return query_index(q, (unsigned)ep < SRV_EP_COUNT_ ? ep : SRV_EP_POSE_POST,
+                     &ix, err);
 }
 
 /* ---- query parameters ---------------------------------------------------- */
@@ -119,13 +251,15 @@ const char *srv_query_value(const srv_query_t *q, const char *name) {
   return v;
 }
 
-static const char *query_get(const srv_query_t *q, const char *name) {
-  return srv_query_value(q, name);
+static const char *query_get(const query_ix_t *x, query_name_id id) {
+  return x->value[id];
 }
 
+static const char *name_of(query_name_id id) { return query_names.name[id]; }
+
 /* A name parameter: NULL when absent or empty. */
-static const char *query_name(const srv_query_t *q, const char *name) {
-  const char *v = query_get(q, name);
+static const char *query_name(const query_ix_t *x, query_name_id id) {
+  const char *v = query_get(x, id);
   return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
@@ -134,15 +268,56 @@ static int missing(srv_error_t *err, const char *name) {
                        "the query parameter '%s' is required", name);
 }
 
+/* Powers of ten a double holds exactly. */
+static const double exact_pow10[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The plain decimal v ("-12.5", "0.04": a sign, digits, at most one point,
+ * digits on some side of it) of at most 15 significant digits, read as
+ * strtod reads it: the digits are an exact integer and the power of ten
+ * an exact double, so one division rounds correctly. false for any other
+ * text (strtod reads it). */
+static bool plain_decimal(const char *v, double *out) {
+  const char *s = v;
+  bool neg = *s == '-';
+  if (*s == '-' || *s == '+') s++;
+  uint64_t m = 0;
+  int digits = 0, scale = 0;
+  bool point = false, any = false;
+  for (;; s++) {
+    if (*s >= '0' && *s <= '9') {
+      any = true;
+      if (m == 0 && *s == '0') {
+        if (point) scale++;
+        continue;
+      }
+      if (++digits > 15) return false;
+      m = m * 10 + (uint64_t)(*s - '0');
+      if (point) scale++;
+    } else if (*s == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (*s != '\0' || !any || scale > 22) return false;
+  double d = (double)m / exact_pow10[scale];
+  *out = neg ? -d : d;
+  return true;
+}
+
 /* A finite number within float range; absent: def, or an error when
  * required. */
-static int query_float(const srv_query_t *q, const char *name, bool required,
+static int query_float(const query_ix_t *x, query_name_id id, bool required,
                        double def, double *out, srv_error_t *err) {
-  const char *v = query_get(q, name);
+  const char *name = name_of(id);
+  const char *v = query_get(x, id);
   if (v == NULL) {
     *out = def;
     return required ? missing(err, name) : 0;
   }
+  if (plain_decimal(v, out)) return 0;
   char *end;
   errno = 0;
   double d = strtod(v, &end);
@@ -155,13 +330,14 @@ static int query_float(const srv_query_t *q, const char *name, bool required,
 }
 
 /* A word of vocab; absent: def. */
-static int query_word(const srv_query_t *q, const char *name, fmt_vocab vocab,
+static int query_word(const query_ix_t *x, query_name_id id, fmt_vocab vocab,
                       int def, int *out, srv_error_t *err) {
-  const char *v = query_get(q, name);
+  const char *v = query_get(x, id);
   *out = def;
   if (v == NULL) return 0;
   *out = fmt_vocab_parse(vocab, v);
   if (*out >= 0) return 0;
+  const char *name = name_of(id);
   char list[128];
   fmt_vocab_list(vocab, list, sizeof list);
   return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name, "'%s' must be %s",
@@ -179,27 +355,29 @@ static int svg_refused(srv_error_t *err, const char *at) {
 }
 
 /* format=; picture NULL: svg is refused (answers that are not poses). */
-static int query_format(const srv_query_t *q, bool *binary,
+static int query_format(const query_ix_t *x, bool *binary,
                         srv_picture_query_t *picture, srv_error_t *err) {
   int f, view, layout;
-  if (query_word(q, "format", FMT_VOCAB_FORMAT,
-                 accepts_binary(q->accept) ? FMT_FORMAT_BIN : FMT_FORMAT_JSON,
+  if (query_word(x, Q_FORMAT, FMT_VOCAB_FORMAT,
+                 accepts_binary(x->q->accept) ? FMT_FORMAT_BIN
+                                              : FMT_FORMAT_JSON,
                  &f, err) != 0)
     return -1;
   *binary = f == FMT_FORMAT_BIN;
   if (picture == NULL)
     return f == FMT_FORMAT_SVG ? svg_refused(err, "format") : 0;
-  if (query_word(q, "view", FMT_VOCAB_VIEW, FMT_VIEW_FRONT, &view, err) != 0 ||
-      query_word(q, "layout", FMT_VOCAB_ARRANGE, FMT_ARRANGE_GRID, &layout,
+  if (query_word(x, Q_VIEW, FMT_VOCAB_VIEW, FMT_VIEW_FRONT, &view, err) != 0 ||
+      query_word(x, Q_LAYOUT, FMT_VOCAB_ARRANGE, FMT_ARRANGE_GRID, &layout,
                  err) != 0)
     return -1;
   picture->svg = f == FMT_FORMAT_SVG;
   picture->view = (fmt_view)view;
   picture->layout = (fmt_arrange)layout;
-  const char *word = query_get(q, "view") ? "view" : "layout";
-  if (!picture->svg && query_get(q, word) != NULL)
-    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, word,
-                         "'%s' shapes a picture: it needs format=svg", word);
+  query_name_id word = query_get(x, Q_VIEW) ? Q_VIEW : Q_LAYOUT;
+  if (!picture->svg && query_get(x, word) != NULL)
+    return srv_error_set(err, SRV_ERR_BAD_PARAMETER, name_of(word),
+                         "'%s' shapes a picture: it needs format=svg",
+                         name_of(word));
   return 0;
 }
 
@@ -215,24 +393,26 @@ static int picture_frames(const srv_query_t *q, const srv_picture_query_t *p,
 }
 
 int srv_mesh_query_parse(const srv_query_t *q, bool *binary, srv_error_t *err) {
-  return query_format(q, binary, NULL, err);
+  query_ix_t x;
+  query_index(q, QUERY_ANY, &x, err);
+  return query_format(&x, binary, NULL, err);
 }
 
-static int query_range(const srv_query_t *q, srv_range_query_t *out,
+static int query_range(const query_ix_t *x, srv_range_query_t *out,
                        srv_error_t *err) {
-  static const char *const names[3] = {"from", "to", "fps"};
+  static const query_name_id ids[3] = {Q_FROM, Q_TO, Q_FPS};
   memset(out, 0, sizeof *out);
   int given = 0;
   for (int i = 0; i < 3; i++)
-    if (query_get(q, names[i]) != NULL) given++;
+    if (query_get(x, ids[i]) != NULL) given++;
   if (given == 0) return 0;
   for (int i = 0; i < 3; i++)
-    if (query_get(q, names[i]) == NULL)
-      return srv_error_set(err, SRV_ERR_MISSING_PARAMETER, names[i],
+    if (query_get(x, ids[i]) == NULL)
+      return srv_error_set(err, SRV_ERR_MISSING_PARAMETER, name_of(ids[i]),
                            "a range needs from, to and fps");
-  if (query_float(q, "from", true, 0, &out->from, err) != 0 ||
-      query_float(q, "to", true, 0, &out->to, err) != 0 ||
-      query_float(q, "fps", true, 0, &out->fps, err) != 0)
+  if (query_float(x, Q_FROM, true, 0, &out->from, err) != 0 ||
+      query_float(x, Q_TO, true, 0, &out->to, err) != 0 ||
+      query_float(x, Q_FPS, true, 0, &out->fps, err) != 0)
     return -1;
   if (!(out->fps > 0))
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "fps",
@@ -241,10 +421,10 @@ static int query_range(const srv_query_t *q, srv_range_query_t *out,
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "to",
                          "to must not be less than from");
   double frames = floor((out->to - out->from) * out->fps + 1e-9) + 1;
-  if (frames > (double)q->max_frames)
+  if (frames > (double)x->q->max_frames)
     return srv_error_set(err, SRV_ERR_TOO_MANY_FRAMES, "fps",
                          "the range has %.0f frames; max_frames is %u", frames,
-                         q->max_frames);
+                         x->q->max_frames);
   out->frames = (uint32_t)frames;
   out->is_range = true;
   return 0;
@@ -289,24 +469,27 @@ static int pose_query(const srv_query_t *q, srv_pose_query_t *out,
                       srv_error_t *err) {
   int space, wrap;
   double t = 0;
-  if (srv_query_check(q, SRV_EP_POSE_GET, err) != 0 ||
-      query_word(q, "space", FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space, err) !=
+  query_ix_t x;
+  if (query_index(q, SRV_EP_POSE_GET, &x, err) != 0 ||
+      query_word(&x, Q_SPACE, FMT_VOCAB_SPACE, FMT_SPACE_MODEL, &space, err) !=
           0 ||
-      query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) != 0 ||
-      query_format(q, &out->binary, &out->picture, err) != 0 ||
-      query_range(q, &out->range, err) != 0 ||
+      query_word(&x, Q_WRAP, FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) !=
+          0 ||
+      query_format(&x, &out->binary, &out->picture, err) != 0 ||
+      query_range(&x, &out->range, err) != 0 ||
       picture_frames(q, &out->picture, &out->range, err) != 0 ||
-      (!out->range.is_range && query_float(q, "t", true, 0, &t, err) != 0) ||
-      srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
-                            &out->fields, err) != 0)
+      (!out->range.is_range && query_float(&x, Q_T, true, 0, &t, err) != 0) ||
+      (x.fields &&
+       srv_fields_from_query(q->params, q->count, SRV_TAKES_POSE_QUERY,
+                             &out->fields, err) != 0))
     return -1;
   out->space = (fmt_space)space;
   out->wrap = (anim_wrap)wrap;
   out->t = t;
-  out->skeleton = query_name(q, "skeleton");
-  out->clip = query_name(q, "clip");
+  out->skeleton = query_name(&x, Q_SKELETON);
+  out->clip = query_name(&x, Q_CLIP);
   if (out->skeleton == NULL && out->clip == NULL) return missing(err, "clip");
-  out->joints = query_get(q, "joints");
+  out->joints = query_get(&x, Q_JOINTS);
   if (out->joints != NULL && out->joints[0] == '\0')
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",
                          "'joints' lists joint names, comma-separated");
@@ -328,19 +511,20 @@ int srv_plot_query_parse(const srv_query_t *q, srv_plot_query_t *out,
                          srv_error_t *err) {
   memset(out, 0, sizeof *out);
   out->channel = SRV_PLOT_ROTATION;
-  if (srv_query_check(q, SRV_EP_CLIP_PLOT, err) != 0 ||
-      query_float(q, "from", false, 0, &out->from, err) != 0 ||
-      query_float(q, "to", false, 0, &out->to, err) != 0 ||
-      query_float(q, "fps", false, 30, &out->fps, err) != 0)
+  query_ix_t x;
+  if (query_index(q, SRV_EP_CLIP_PLOT, &x, err) != 0 ||
+      query_float(&x, Q_FROM, false, 0, &out->from, err) != 0 ||
+      query_float(&x, Q_TO, false, 0, &out->to, err) != 0 ||
+      query_float(&x, Q_FPS, false, 30, &out->fps, err) != 0)
     return -1;
-  out->has_to = query_get(q, "to") != NULL;
+  out->has_to = query_get(&x, Q_TO) != NULL;
   if (!(out->fps > 0))
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "fps",
                          "fps must be greater than 0");
   if (out->has_to && out->to < out->from)
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "to",
                          "to must not be less than from");
-  const char *channel = query_get(q, "channel");
+  const char *channel = query_get(&x, Q_CHANNEL);
   if (channel != NULL) {
     int c = 0;
     while (c < SRV_PLOT_CHANNEL_COUNT_ && strcmp(plot_channels[c], channel))
@@ -351,7 +535,7 @@ int srv_plot_query_parse(const srv_query_t *q, srv_plot_query_t *out,
                            "position or angle");
     out->channel = (srv_plot_channel)c;
   }
-  out->joints = query_get(q, "joints");
+  out->joints = query_get(&x, Q_JOINTS);
   if (out->joints != NULL && out->joints[0] == '\0')
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "joints",
                          "'joints' lists joint names, comma-separated");
@@ -372,17 +556,19 @@ int srv_skin_query_parse(const srv_query_t *q, srv_skin_query_t *out,
 static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
                       srv_error_t *err) {
   int wrap, method, normals, encoding;
-  if (srv_query_check(q, SRV_EP_SKIN, err) != 0 ||
-      srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
-                            &out->fields, err) != 0 ||
-      query_word(q, "wrap", FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
-      query_word(q, "method", FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
-      query_word(q, "normals", FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
+  query_ix_t x;
+  if (query_index(q, SRV_EP_SKIN, &x, err) != 0 ||
+      (x.fields &&
+       srv_fields_from_query(q->params, q->count, SRV_TAKES_SKIN_QUERY,
+                             &out->fields, err) != 0) ||
+      query_word(&x, Q_WRAP, FMT_VOCAB_WRAP, ANIM_WRAP_CLAMP, &wrap, err) ||
+      query_word(&x, Q_METHOD, FMT_VOCAB_METHOD, ANIM_SKIN_LBS, &method, err) ||
+      query_word(&x, Q_NORMALS, FMT_VOCAB_NORMALS, ANIM_NORMALS_NONE, &normals,
                  err) ||
-      query_format(q, &out->binary, NULL, err) ||
-      query_word(q, "encoding", FMT_VOCAB_ENCODING, FMT_ENCODING_F32, &encoding,
-                 err) ||
-      query_range(q, &out->range, err))
+      query_format(&x, &out->binary, NULL, err) ||
+      query_word(&x, Q_ENCODING, FMT_VOCAB_ENCODING, FMT_ENCODING_F32,
+                 &encoding, err) ||
+      query_range(&x, &out->range, err))
     return -1;
   if (encoding == FMT_ENCODING_DELTA)
     return srv_error_set(err, SRV_ERR_BAD_PARAMETER, "encoding",
@@ -396,13 +582,13 @@ static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
   out->wrap = (anim_wrap)wrap;
   out->method = (anim_skin_method)method;
   out->normals = (anim_skin_normals)normals;
-  out->mesh = query_name(q, "mesh");
-  out->skeleton = query_name(q, "skeleton");
+  out->mesh = query_name(&x, Q_MESH);
+  out->skeleton = query_name(&x, Q_SKELETON);
   if (out->mesh == NULL && out->skeleton == NULL) return missing(err, "mesh");
-  out->clip = query_name(q, "clip");
+  out->clip = query_name(&x, Q_CLIP);
   double t = 0;
   if (!out->range.is_range &&
-      query_float(q, "t", out->clip != NULL, 0, &t, err) != 0)
+      query_float(&x, Q_T, out->clip != NULL, 0, &t, err) != 0)
     return -1;
   out->t = t;
   return 0;
@@ -414,10 +600,11 @@ static int skin_query(const srv_query_t *q, srv_skin_query_t *out,
 int srv_delete_query_parse(const srv_query_t *q, bool skeleton,
                            srv_delete_query_t *out, srv_error_t *err) {
   out->cascade = false;
-  if (srv_query_check(
-          q, skeleton ? SRV_EP_SKELETON_DELETE : SRV_EP_ASSET_DELETE, err) != 0)
+  query_ix_t x;
+  if (query_index(q, skeleton ? SRV_EP_SKELETON_DELETE : SRV_EP_ASSET_DELETE,
+                  &x, err) != 0)
     return -1;
-  const char *v = query_get(q, "cascade");
+  const char *v = query_get(&x, Q_CASCADE);
   if (v == NULL) return 0;
   if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
     out->cascade = true;

@@ -228,6 +228,9 @@ START_TEST(test_redact_target) {
       {"/no/query", "/no/query"},
       {"/x?", "/x?"},
       {"/x?&&token=z&", "/x?&&token=*&"},
+      {"/x?a=1&b=c,d&&e", "/x?a=1&b=c,d&&e"},
+      {"/x?a=1&b\x01=s", "/x?a=1&b\x01=*"},
+      {"/x?a=1&b=s\x7f", "/x?a=1&b=s\x7f"},
       {"", ""},
   };
   char out[128];

@@ -206,6 +206,30 @@ START_TEST(test_request_fields) {
 }
 END_TEST
 
+/* A query with neither '%' nor '+' is cut rather than decoded: the same
+ * parameters as decoding would give, the raw query kept whole. */
+START_TEST(test_request_plain_query) {
+  start();
+  srv_http_memory_t *m = hfx_client();
+  hfx_answer_t a = hfx_request(
+      m,
+      "GET /echo/p?x=1&&x=2&flag&e=&k=v=w& HTTP/1.1\r\nHost: example\r\n\r\n");
+  ck_assert_int_eq(a.status, 200);
+  expect_line(&a, "path=/echo/p");
+  expect_line(&a, "query=x=1&&x=2&flag&e=&k=v=w&");
+  expect_line(&a, "p:x=1");
+  expect_line(&a, "p:x=2");
+  expect_line(&a, "p:flag=");
+  expect_line(&a, "p:e=");
+  expect_line(&a, "p:k=v=w");
+  ck_assert_int_eq(count(a.body, "\np:"), 5);
+  expect_line(&a, "param(x)=2");
+  hfx_free(&a);
+  srv_http_memory_free(m);
+  hfx_stop();
+}
+END_TEST
+
 START_TEST(test_methods) {
   start();
   static const struct {
@@ -739,6 +763,31 @@ START_TEST(test_bad_requests) {
 }
 END_TEST
 
+/* Every printable byte in a header name: the tchars of RFC 9110 5.6.2
+ * (letters, digits and !#$%&'*+-.^_`|~) are taken, any other is 400. */
+START_TEST(test_header_name_bytes) {
+  static const char tchar[] = "!#$%&'*+-.^_`|~";
+  start();
+  int answered = 0;
+  for (int c = 0x21; c < 0x7f; c++) {
+    if (c == ':') continue;
+    bool token = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+                 (c >= 'a' && c <= 'z') || strchr(tchar, c) != NULL;
+    char text[96];
+    snprintf(text, sizeof text, "GET /echo HTTP/1.1\r\nX%cY: v\r\n\r\n", c);
+    srv_http_memory_t *m = hfx_client();
+    hfx_answer_t a = hfx_request(m, text);
+    answered++;
+    ck_assert_msg(a.status == (token ? 200 : 400), "%c: status %d", c,
+                  a.status);
+    hfx_free(&a);
+    srv_http_memory_free(m);
+  }
+  ck_assert_int_eq(hfx.done, answered);
+  hfx_stop();
+}
+END_TEST
+
 START_TEST(test_bad_after_good_keeps_order) {
   start();
   /* A good request, then garbage: the good one is answered first. */
@@ -1185,6 +1234,7 @@ Suite *server_http_session_suite(void) {
   TCase *tc = tcase_create("session");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_request_fields);
+  tcase_add_test(tc, test_request_plain_query);
   tcase_add_test(tc, test_methods);
   tcase_add_test(tc, test_query_parameter_limit);
   tcase_add_test(tc, test_pipelined_wait_for_a_late_answer);
@@ -1199,6 +1249,7 @@ Suite *server_http_session_suite(void) {
   tcase_add_test(tc, test_expect_continue);
   tcase_add_test(tc, test_header_limits);
   tcase_add_test(tc, test_bad_requests);
+  tcase_add_test(tc, test_header_name_bytes);
   tcase_add_test(tc, test_bad_after_good_keeps_order);
   tcase_add_test(tc, test_timeouts);
   tcase_add_test(tc, test_head_and_bodiless_statuses);

@@ -126,6 +126,70 @@ START_TEST(test_pose_query) {
 }
 END_TEST
 
+/* t is read as strtod reads it (the C library is the reference), to the
+ * bit: plain decimals of every length and place of the point, signs,
+ * leading and trailing zeros, and the texts only strtod reads. */
+START_TEST(test_pose_query_numbers) {
+  static const char *const fixed[] = {"0",
+                                      "-0",
+                                      "+0",
+                                      "0.5",
+                                      ".5",
+                                      "5.",
+                                      "-.25",
+                                      "+1.75",
+                                      "00012",
+                                      "0.0001",
+                                      "1.000",
+                                      "3.14159265358979",
+                                      "0.1",
+                                      "0.2",
+                                      "0.3",
+                                      "123456789012345",
+                                      "1234567890123456",
+                                      "9007199254740993",
+                                      "0.000000000000000000001",
+                                      "0.0000000000000000000001",
+                                      "0.00000000000000000000001",
+                                      "1e3",
+                                      "1E-3",
+                                      "0x1p-2",
+                                      "2.5e-07",
+                                      "100000000000000000000000",
+                                      "7.000000000000000000000000001",
+                                      "-1234.5678"};
+  char text[64];
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] + 4000; i++) {
+    if (i < sizeof fixed / sizeof fixed[0]) {
+      snprintf(text, sizeof text, "%s", fixed[i]);
+    } else {
+      /* Digits with a point at every place, of 1 to 17 digits. */
+      unsigned k = (unsigned)(i - sizeof fixed / sizeof fixed[0]);
+      unsigned digits = 1 + k % 17, point = (k / 17) % (digits + 1);
+      unsigned long long v = 0x9e3779b97f4a7c15ull * (k + 1);
+      size_t n = 0;
+      if (k % 3 == 0) text[n++] = '-';
+      for (unsigned d = 0; d < digits; d++) {
+        if (d == point) text[n++] = '.';
+        text[n++] = (char)('0' + (v >> (4 * (d % 16))) % 10);
+      }
+      text[n] = '\0';
+    }
+    char in[96];
+    snprintf(in, sizeof in, "clip=c&t=%s", text);
+    query_text_t qt;
+    srv_pose_query_t q;
+    srv_error_t e;
+    ck_assert_msg(srv_pose_query_parse(query(&qt, in), &q, &e) == 0, "%s",
+                  text);
+    double want = strtod(text, NULL);
+    ck_assert_msg(memcmp(&q.t, &want, sizeof want) == 0,
+                  "%s: %.17g, want %.17g", text, q.t, want);
+    srv_fields_free(&q.fields);
+  }
+}
+END_TEST
+
 /* ---- GET /v1/skin
  * -------------------------------------------------------------- */
 
@@ -460,6 +524,7 @@ Suite *server_api_requests_suite(void) {
   TCase *tc = tcase_create("parse");
   tcase_add_test(tc, test_pose_query_errors);
   tcase_add_test(tc, test_pose_query);
+  tcase_add_test(tc, test_pose_query_numbers);
   tcase_add_test(tc, test_skin_query_errors);
   tcase_add_test(tc, test_skin_query);
   tcase_add_test(tc, test_blend_body_errors);
