@@ -3,8 +3,9 @@
 mixed load for a bounded time (make soak-fleet; SOAK_SECONDS=600 by default).
 
 Load, all through HAProxy unless said, all bounded in time:
-- several upload clients: small rigs with distinct names; about one in three
-  is deleted again (cascade) once acknowledged;
+- several upload clients: small rigs with distinct names, each deleted
+  again (cascade) once acknowledged but for one in twenty, at most 100 per
+  client, kept for the loss check (so the store stays bounded);
 - readers: JSON and binary poses, pose ranges, skins and skin ranges of a
   fixed rig with a 500-vertex mesh, and poses of the uploaded rigs;
 - SOAK_FLEET_STREAMS WebSocket streams at 30 fps, reconnected when their node
@@ -56,6 +57,7 @@ except ImportError:
 SECONDS = float(os.environ.get("SOAK_SECONDS", "600"))
 STREAMS = int(os.environ.get("SOAK_FLEET_STREAMS", "30"))
 UPLOADERS = 3
+KEEP_PER_UPLOADER = 100
 READERS = 3
 KILL_EVERY = SECONDS / 5
 WARMUP = min(60.0, SECONDS / 10)
@@ -101,7 +103,10 @@ def uploader(f, k, stop):
         sid = body["skeletons"][0]["id"]
         with lock:
             acked[name] = sid
-        if n % 3 == 0:
+        # Every 20th upload is kept, up to KEEP_PER_UPLOADER of them, for
+        # the loss check; the rest are deleted, so the store (and each
+        # node's cache, and its RSS) stays bounded over the run.
+        if n % 20 != 0 or n // 20 > KEEP_PER_UPLOADER:
             delete_and_probe(f, name, sid, stop)
         time.sleep(0.05)
 
