@@ -101,10 +101,16 @@ class Daemon:
 
     def kill(self):
         if self.proc is not None:
+            died = self.proc.poll()
             self.proc.kill()
             self.proc.wait()
             self.proc = None
             self.log.close()
+            if died is not None:
+                # It ended on its own before the test was done with it (a
+                # crash, a sanitizer's report): its last words.
+                sys.stderr.write("animd exited with %d; the end of its log:\n%s\n"
+                                 % (died, self.read_log()[-4000:]))
 
     def cleanup(self):
         self.kill()
