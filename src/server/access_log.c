@@ -14,7 +14,7 @@
  * to 1 KiB before it gets here); with its time and newline a line takes
  * at most LINE_MAX_BYTES. */
 #define TEXT_MAX 2048
-#define LINE_MAX_BYTES (sizeof(((srv_access_log_buffer_t *)0)->when) + TEXT_MAX)
+#define LINE_MAX_BYTES (sizeof(((srv_access_log_clock_t *)0)->when) + TEXT_MAX)
 
 struct srv_access_log_s {
   int fd; /* -1: off. Its number never changes while the log is open. */
@@ -78,24 +78,24 @@ static void write_out(const srv_access_log_t *log, const char *p, size_t n) {
   }
 }
 
-/* "YYYY-MM-DDTHH:MM:SSZ " for the current second into buf->when, made
+/* "YYYY-MM-DDTHH:MM:SSZ " for the current second into c->when, made
  * again only when the second changes. */
-static size_t stamp(srv_access_log_buffer_t *buf) {
+static size_t stamp(srv_access_log_clock_t *c) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  if (buf->second != (int64_t)ts.tv_sec || buf->when[0] == '\0') {
+  if (c->second != (int64_t)ts.tv_sec || c->when[0] == '\0') {
     time_t t = ts.tv_sec;
     struct tm tm;
     gmtime_r(&t, &tm);
-    strftime(buf->when, sizeof buf->when, "%Y-%m-%dT%H:%M:%SZ ", &tm);
-    buf->second = (int64_t)ts.tv_sec;
+    strftime(c->when, sizeof c->when, "%Y-%m-%dT%H:%M:%SZ ", &tm);
+    c->second = (int64_t)ts.tv_sec;
   }
-  return strlen(buf->when);
+  return strlen(c->when);
 }
 
 /* Formats one line (time, text, newline) at out, which has room for
  * LINE_MAX_BYTES; returns its length. */
-static size_t format_line(srv_access_log_buffer_t *clock, char *out,
+static size_t format_line(srv_access_log_clock_t *clock, char *out,
                           const char *fmt, va_list ap) {
   size_t w = stamp(clock);
   memcpy(out, clock->when, w);
@@ -108,7 +108,7 @@ static size_t format_line(srv_access_log_buffer_t *clock, char *out,
 
 void srv_access_log_write(srv_access_log_t *log, const char *fmt, ...) {
   if (!srv_access_log_enabled(log)) return;
-  srv_access_log_buffer_t clock = {.second = -1};
+  srv_access_log_clock_t clock = {.second = -1};
   char line[LINE_MAX_BYTES];
   va_list ap;
   va_start(ap, fmt);
@@ -124,7 +124,7 @@ void srv_access_log_append(srv_access_log_t *log, srv_access_log_buffer_t *buf,
     srv_access_log_flush(log, buf);
   va_list ap;
   va_start(ap, fmt);
-  buf->len += format_line(buf, buf->data + buf->len, fmt, ap);
+  buf->len += format_line(&buf->clock, buf->data + buf->len, fmt, ap);
   va_end(ap);
 }
 
@@ -168,8 +168,8 @@ void srv_access_log_http(srv_access_log_t *log, srv_access_log_buffer_t *buf,
   /* Each piece is capped so that the whole stays within LINE_MAX_BYTES:
    * 24 + 200 + 16 + 16 + 1024 + 16 + ~60 for the numbers + 64. */
   line_t l = {buf->data + buf->len, 0};
-  size_t w = stamp(buf);
-  memcpy(l.p, buf->when, w);
+  size_t w = stamp(&buf->clock);
+  memcpy(l.p, buf->clock.when, w);
   l.n = w;
   put_masked(&l, f->client, 200);
   l.p[l.n++] = ' ';

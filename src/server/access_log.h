@@ -41,10 +41,13 @@ void srv_access_log_write(srv_access_log_t *log, const char *fmt, ...)
 /* Lines gathered by one thread (an HTTP loop), written by
  * srv_access_log_flush. Zero-initialised is empty. */
 #define SRV_ACCESS_LOG_BUFFER 32768
+typedef struct srv_access_log_clock_s {
+  int64_t second; /* The UTC second when[] holds; when[0] == 0: none yet. */
+  char when[24];  /* "YYYY-MM-DDTHH:MM:SSZ ". */
+} srv_access_log_clock_t;
 typedef struct srv_access_log_buffer_s {
   size_t len;
-  int64_t second; /* The UTC second when[] holds; -1 or 0: none yet. */
-  char when[24];  /* "YYYY-MM-DDTHH:MM:SSZ ". */
+  srv_access_log_clock_t clock;
   char data[SRV_ACCESS_LOG_BUFFER];
 } srv_access_log_buffer_t;
 
