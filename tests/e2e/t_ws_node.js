@@ -142,8 +142,12 @@ async function main() {
     // even when the machine delays the server. How many are skipped on a
     // loaded machine is a benchmark's question (make bench-ws); here at
     // least two thirds must arrive.
+    // Under a sanitizer the daemon runs several times slower and the
+    // last frames of the window may arrive up to a quarter second late.
+    const sanitized = /\/(asan|tsan)$/.test(process.env.ANIMD_BUILD || '');
     const span = win[win.length - 1][1].frame + 1;
-    check(span >= 118 && span <= 123, '2 s at 60 fps reached frame ' + span);
+    check(span >= (sanitized ? 105 : 118) && span <= 123,
+      '2 s at 60 fps reached frame ' + span);
     const gaps = span - inTime;
     check(Math.abs(inTime - 120) <= 2 || gaps <= 40,
       '2 s at 60 fps gave ' + inTime + ' frames');

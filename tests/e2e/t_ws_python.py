@@ -184,8 +184,13 @@ async def run(d, ids):
         # older ones, so the frame numbers, not only the messages, show the
         # pace: about 120 frames, of which few skipped (at least two
         # thirds arrive even on a loaded machine; make bench-ws measures).
+        # Under a sanitizer the daemon runs several times slower: the last
+        # frames may arrive up to a quarter second late.
+        sanitized = any(k in os.environ.get("ANIMD_BUILD", "")
+                        for k in ("/asan", "/tsan"))
         span = got[-1]["frame"] + 1
-        check(118 <= span <= 123, "60 fps for 2 s reached frame %d" % span)
+        check((105 if sanitized else 118) <= span <= 123,
+              "60 fps for 2 s reached frame %d" % span)
         check(abs(n - 120) <= 2 or (n >= span - 40 and stop_skipped(c)),
               "60 fps for 2 s gave %d frames" % n)
         frames = [f["frame"] for (_, f) in c.frames["a"]]
