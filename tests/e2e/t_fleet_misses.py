@@ -89,8 +89,12 @@ try:
     asked = f.redis_evals() - evals
     check(codes == ["not_found"] * n and http == [404] * 100,
           "misses on B: %s %s" % (set(codes), set(http)))
-    # The clients' first misses may all ask at once; then none asks.
-    check(asked <= CLIENTS + 1, "B asked Redis %d times for %d misses" % (asked, n + 100))
+    # The clients' first misses may all ask at once; then none asks. The
+    # upload's "add" event may reach B after those first misses and clear
+    # what B remembered, once: at most twice the clients, and the HTTP
+    # client, against the 500 misses asked.
+    check(asked <= 2 * (CLIENTS + 1),
+          "B asked Redis %d times for %d misses" % (asked, n + 100))
     check(opened <= POOL, "B opened %d connections" % opened)
     print("ok: %d WebSocket and 100 HTTP misses of one clip asked Redis %d "
           "times and opened %d connections (remembered)" % (n, asked, opened))
