@@ -1,12 +1,4 @@
 #!/usr/bin/env bash
 # OpenAPI: the real daemon driven through every route of docs/openapi.yaml,
 # each answer validated against it.
-# The checks live in tests/openapi (node modules pinned by its
-# package-lock.json, installed by scripts/install-deps --test).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-if [ ! -d tests/openapi/node_modules ]; then
-  echo "tests/openapi/node_modules is missing: run scripts/install-deps --test" >&2
-  exit 1
-fi
-exec node tests/openapi/drive_daemon.js
+exec "$(dirname "$0")/../openapi/run.sh" drive_daemon.js
