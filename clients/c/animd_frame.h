@@ -44,7 +44,7 @@
 #define ANIMD_DELTA_NORMALS 4u
 #define ANIMD_DELTA_HEAD_BYTES 40
 #define ANIMD_DELTA_GROUP 16
-#define ANIMD_DELTA_WIDTH_MAX 19
+#define ANIMD_DELTA_K_MAX 19
 
 typedef struct animd_frame_header {
   uint32_t index;  /* Stream index (0xffffffff: a pose answer). */
@@ -147,8 +147,9 @@ static inline int animd_q16_decode(const uint8_t *p, size_t len,
   return ANIMD_FRAME_OK;
 }
 
-/* The state of one delta stream: the last two q16 payloads decoded, in a
- * caller's buffer of 3 * animd_q16_bytes(vertices, normals) bytes. */
+/* The state of one delta stream: the last two q16 payloads decoded and
+ * the parents of the chain's key frame, in a caller's buffer of
+ * animd_delta_buffer_bytes(vertices, normals) bytes. */
 typedef struct animd_delta {
   uint8_t *buf;
   size_t frame_bytes;
@@ -160,7 +161,16 @@ typedef struct animd_delta {
   uint32_t next_seq; /* The seq a delta must carry. */
 } animd_delta;
 
-/* Prepares d over buf (3 * animd_q16_bytes(vertices, normals) bytes). */
+/* Bytes of a delta state's buffer: three q16 payloads and a u32 parent
+ * distance a vertex (0 when it would not fit a size_t). */
+static inline size_t animd_delta_buffer_bytes(uint32_t vertices,
+                                              int normals) {
+  size_t q = animd_q16_bytes(vertices, normals);
+  uint64_t n = 3 * (uint64_t)q + 4 * (uint64_t)vertices;
+  return q == 0 || n > (uint64_t)(size_t)-1 ? 0 : (size_t)n;
+}
+
+/* Prepares d over buf (animd_delta_buffer_bytes(vertices, normals)). */
 static inline void animd_delta_init(animd_delta *d, uint8_t *buf,
                                     uint32_t vertices, int normals) {
   d->buf = buf;
@@ -173,20 +183,112 @@ static inline void animd_delta_init(animd_delta *d, uint8_t *buf,
   d->next_seq = 0;
 }
 
+/* A bit stream read least significant bit first. */
+typedef struct animd__bits {
+  const uint8_t *in, *end;
+  uint64_t acc;
+  unsigned have;
+} animd__bits;
+
+static inline void animd__bits_fill(animd__bits *b) {
+  while (b->have <= 56 && b->in < b->end) {
+    b->acc |= (uint64_t)*b->in++ << b->have;
+    b->have += 8;
+  }
+}
+
+/* The next n (<= 24) bits; -1 when the stream ends first. */
+static inline int32_t animd__bits_get(animd__bits *b, unsigned n) {
+  if (b->have < n) {
+    animd__bits_fill(b);
+    if (b->have < n) return -1;
+  }
+  int32_t v = (int32_t)(b->acc & ((1ull << n) - 1));
+  b->acc >>= n;
+  b->have -= n;
+  return v;
+}
+
+/* The trailing zero bits of x (not 0). */
+static inline unsigned animd__ctz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctzll(x);
+#else
+  unsigned n = 0;
+  while (!(x & 1)) {
+    x >>= 1;
+    n++;
+  }
+  return n;
+#endif
+}
+
+/* The next Rice-coded value with parameter k: the quotient in unary (1
+ * bits ended by a 0), then k bits; -1 when the stream ends first or the
+ * value would not be below 2^19. */
+static inline int32_t animd__bits_rice(animd__bits *b, unsigned k) {
+  uint32_t q = 0, most = ((1u << 19) - 1) >> k;
+  for (;;) {
+    if (b->have < 32) animd__bits_fill(b);
+    if (b->have == 0) return -1;
+    uint64_t valid = b->have == 64 ? ~0ull : (1ull << b->have) - 1;
+    uint64_t zeros = ~b->acc & valid;
+    if (zeros != 0) {
+      unsigned n = animd__ctz64(zeros) + 1; /* The ones and their 0. */
+      q += n - 1;
+      b->acc = n == 64 ? 0 : b->acc >> n;
+      b->have -= n;
+      break;
+    }
+    q += b->have;
+    b->acc = 0;
+    b->have = 0;
+    if (q > most) return -1;
+  }
+  if (q > most) return -1;
+  int32_t low = animd__bits_get(b, k);
+  if (low < 0) return -1;
+  uint32_t z = q << k | (uint32_t)low;
+  return z >> 19 ? -1 : (int32_t)z;
+}
+
+/* Value k of plane (0..2 the positions' x, y, z, 3..4 the normals' u, v)
+ * of a q16 payload of vertices vertices. */
+static inline int32_t animd__q16_value(const uint8_t *p, uint32_t vertices,
+                                       int plane, uint32_t k) {
+  if (plane < 3) {
+    const uint8_t *q = p + 24 + 6 * (size_t)k + 2 * (size_t)plane;
+    return (int32_t)(q[0] | q[1] << 8);
+  }
+  const uint8_t *q =
+      p + 24 + 6 * (size_t)vertices + 4 * (size_t)k + 2 * (size_t)(plane - 3);
+  return (int32_t)(int16_t)(uint16_t)(q[0] | q[1] << 8);
+}
+
+/* The prediction of value k of plane: 0, a, or 2a - b. */
+static inline int64_t animd__delta_pred(const uint8_t *a, const uint8_t *b,
+                                        uint32_t vertices, int plane,
+                                        uint32_t k) {
+  if (a == NULL) return 0;
+  int64_t va = animd__q16_value(a, vertices, plane, k);
+  return b == NULL ? va : 2 * va - animd__q16_value(b, vertices, plane, k);
+}
+
 /* Decodes the delta payload p (len bytes: the message after its header)
  * into the q16 payload of the same frame, *q16 (animd_q16_bytes bytes, in
  * d's buffer, valid until the second next call). A delta whose previous
  * frame was not decoded (a gap in seq, or none held) answers
  * ANIMD_FRAME_EGAP and changes nothing: ask the daemon for a key frame
- * (docs/api.md) and keep decoding. */
+ * (docs/api.md) and keep decoding. A corrupt frame answers
+ * ANIMD_FRAME_EFORMAT, and the chain then needs a key frame too. */
 static inline int animd_delta_decode(animd_delta *d, const uint8_t *p,
                                      size_t len, const uint8_t **q16) {
   if (p == NULL || len < ANIMD_DELTA_HEAD_BYTES || d->frame_bytes == 0)
     return ANIMD_FRAME_EFORMAT;
   uint32_t seq = animd__u32(p), flags = animd__u32(p + 4);
-  uint32_t vertices = animd__u32(p + 8), bits = animd__u32(p + 12);
+  uint32_t vertices = animd__u32(p + 8), bytes = animd__u32(p + 12);
   if ((flags & ~7u) != 0 || (flags & 3u) == 3u ||
-      bits > len - ANIMD_DELTA_HEAD_BYTES)
+      bytes > len - ANIMD_DELTA_HEAD_BYTES)
     return ANIMD_FRAME_EFORMAT;
   if (vertices != d->vertices ||
       ((flags & ANIMD_DELTA_NORMALS) != 0) != (d->normals != 0))
@@ -200,65 +302,48 @@ static inline int animd_delta_decode(animd_delta *d, const uint8_t *p,
   }
   unsigned slot = 3 - d->last - d->before;
   uint8_t *out = d->buf + slot * d->frame_bytes;
+  uint8_t *parents = d->buf + 3 * d->frame_bytes;
   memcpy(out, p + 16, 24);
   memset(out + 24, 0, d->frame_bytes - 24);
-  const uint8_t *in = p + ANIMD_DELTA_HEAD_BYTES, *end = in + bits;
+  animd__bits in = {p + ANIMD_DELTA_HEAD_BYTES,
+                    p + ANIMD_DELTA_HEAD_BYTES + bytes, 0, 0};
   int planes = d->normals ? 5 : 3;
-  for (int plane = 0; plane < planes; plane++) {
-    /* The plane's first value and the stride between its values. */
-    size_t off = plane < 3 ? 24 + 2 * (size_t)plane
-                           : 24 + 6 * (size_t)vertices + 2 * (size_t)(plane - 3);
-    size_t stride = plane < 3 ? 6 : 4;
+  /* Plane -1: a key frame's parents. */
+  for (int plane = flags & ANIMD_DELTA_KEY ? -1 : 0; plane < planes;
+       plane++) {
     int64_t lo = plane < 3 ? 0 : -32767, hi = plane < 3 ? 65535 : 32767;
-    const uint8_t *pa = a != NULL ? a + off : NULL;
-    const uint8_t *pb = b != NULL ? b + off : NULL;
-    uint8_t *po = out + off;
-    int64_t r = 0;
     for (uint32_t g = 0; g < vertices; g += ANIMD_DELTA_GROUP) {
       uint32_t n = vertices - g < ANIMD_DELTA_GROUP ? vertices - g
                                                     : ANIMD_DELTA_GROUP;
-      if (in >= end) return ANIMD_FRAME_EFORMAT;
-      unsigned w = *in++;
-      if (w > ANIMD_DELTA_WIDTH_MAX ||
-          (size_t)(end - in) < ((size_t)n * w + 7) / 8)
-        return ANIMD_FRAME_EFORMAT;
-      uint64_t acc = 0;
-      unsigned have = 0;
-      uint32_t mask = (1u << w) - 1u;
+      int32_t k = animd__bits_get(&in, 5);
+      if (k < 0 || k > ANIMD_DELTA_K_MAX) goto corrupt;
       for (uint32_t j = 0; j < n; j++) {
-        while (have < w) {
-          acc |= (uint64_t)*in++ << have;
-          have += 8;
+        uint32_t i = g + j;
+        int32_t z = animd__bits_rice(&in, (unsigned)k);
+        if (z < 0) goto corrupt;
+        if (plane < 0) {
+          if ((uint32_t)z > i) goto corrupt;
+          uint8_t *o = parents + 4 * (size_t)i;
+          for (int s = 0; s < 4; s++) o[s] = (uint8_t)((uint32_t)z >> 8 * s);
+          continue;
         }
-        uint32_t z = (uint32_t)acc & mask;
-        acc >>= w;
-        have -= w;
-        r += (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-        int64_t pred = 0;
-        if (pa != NULL) {
-          int32_t va = plane < 3 ? (int32_t)(pa[0] | pa[1] << 8)
-                                 : (int32_t)(int16_t)(uint16_t)(pa[0] |
-                                                                pa[1] << 8);
-          pred = va;
-          if (pb != NULL) {
-            int32_t vb = plane < 3 ? (int32_t)(pb[0] | pb[1] << 8)
-                                   : (int32_t)(int16_t)(uint16_t)(pb[0] |
-                                                                  pb[1] << 8);
-            pred = 2 * pred - vb;
-            pb += stride;
-          }
-          pa += stride;
-        }
-        int64_t q = pred + r;
-        if (q < lo || q > hi) return ANIMD_FRAME_EFORMAT;
-        uint16_t u = (uint16_t)(q & 0xffff);
-        po[0] = (uint8_t)u;
-        po[1] = (uint8_t)(u >> 8);
-        po += stride;
+        int64_t e = (z & 1) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+        uint32_t dp = animd__u32(parents + 4 * (size_t)i);
+        int64_t q = animd__delta_pred(a, b, vertices, plane, i) + e;
+        if (dp != 0)
+          q += animd__q16_value(out, vertices, plane, i - dp) -
+               animd__delta_pred(a, b, vertices, plane, i - dp);
+        if (q < lo || q > hi) goto corrupt;
+        uint8_t *o = out + (plane < 3 ? 24 + 6 * (size_t)i + 2 * (size_t)plane
+                                      : 24 + 6 * (size_t)vertices +
+                                            4 * (size_t)i +
+                                            2 * (size_t)(plane - 3));
+        o[0] = (uint8_t)(q & 0xff);
+        o[1] = (uint8_t)((q >> 8) & 0xff);
       }
     }
   }
-  if (in != end) return ANIMD_FRAME_EFORMAT;
+  if (in.in != in.end || in.have >= 8) goto corrupt;
   d->before = d->last;
   d->last = slot;
   d->have = d->have < 2 ? d->have + 1 : 2;
@@ -266,6 +351,9 @@ static inline int animd_delta_decode(animd_delta *d, const uint8_t *p,
   d->next_seq = seq + 1;
   *q16 = out;
   return ANIMD_FRAME_OK;
+corrupt:
+  d->have = 0;
+  return ANIMD_FRAME_EFORMAT;
 }
 
 #endif

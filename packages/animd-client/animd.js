@@ -262,6 +262,7 @@ export function decodeQ16(buffer, byteOffset, vertices, withNormals) {
 export class DeltaDecoder {
   constructor() {
     this.held = []; // q16 payloads as [x, y, z, u, v] Int32Arrays, newest last
+    this.parents = null; // parent distances of the chain's key frame
     this.nextSeq = -1;
   }
 
@@ -270,41 +271,70 @@ export class DeltaDecoder {
     const seq = dv.getUint32(0, true);
     const flags = dv.getUint32(4, true);
     const vertices = dv.getUint32(8, true);
-    const bits = dv.getUint32(12, true);
-    if ((flags & ~7) !== 0 || (flags & 3) === 3 || 40 + bits > byteLength) {
+    const nbytes = dv.getUint32(12, true);
+    if ((flags & ~7) !== 0 || (flags & 3) === 3 || 40 + nbytes > byteLength) {
       throw new AnimdError('bad_frame', 'not a delta frame');
     }
     const key = (flags & 1) !== 0;
     const order2 = (flags & 2) !== 0;
     const normals = (flags & 4) !== 0;
-    if (!key && (this.held.length < (order2 ? 2 : 1) || seq !== this.nextSeq)) return null;
+    if (!key && (this.held.length < (order2 ? 2 : 1) || seq !== this.nextSeq
+        || this.parents === null || this.parents.length !== vertices)) return null;
     const a = key ? null : this.held[this.held.length - 1];
     const b = order2 ? this.held[this.held.length - 2] : null;
-    const bytes = new Uint8Array(buffer, byteOffset + 40, bits);
-    const planes = [];
-    let o = 0;
-    for (let k = 0; k < (normals ? 5 : 3); k++) {
-      const q = new Int32Array(vertices);
-      let r = 0;
+    const bytes = new Uint8Array(buffer, byteOffset + 40, nbytes);
+    let pos = 0; // bit position, least significant bit of each byte first
+    const corrupt = () => {
+      this.held = [];
+      return new AnimdError('bad_frame', 'corrupt delta frame');
+    };
+    const bit = () => {
+      if (pos >= 8 * nbytes) throw corrupt();
+      const v = (bytes[pos >> 3] >> (pos & 7)) & 1;
+      pos++;
+      return v;
+    };
+    const bitsOf = (n) => {
+      let v = 0;
+      for (let i = 0; i < n; i++) v += bit() * 2 ** i;
+      return v;
+    };
+    const rice = (k) => {
+      let q = 0;
+      while (bit() === 1) if (++q > (2 ** 19 - 1) / 2 ** k) throw corrupt();
+      const z = q * 2 ** k + bitsOf(k);
+      if (z >= 2 ** 19) throw corrupt();
+      return z;
+    };
+    const groups = (fn) => {
       for (let g = 0; g < vertices; g += 16) {
-        const n = Math.min(16, vertices - g);
-        const w = bytes[o++];
-        if (w === undefined || w > 19 || o + Math.ceil((n * w) / 8) > bits) {
-          throw new AnimdError('bad_frame', 'delta frame cut short');
-        }
-        let acc = 0; let have = 0;
-        for (let j = 0; j < n; j++) {
-          while (have < w) { acc += bytes[o++] * 2 ** have; have += 8; }
-          const z = acc % 2 ** w;
-          acc = Math.floor(acc / 2 ** w);
-          have -= w;
-          r += z % 2 ? -(z + 1) / 2 : z / 2;
-          const pred = a ? (b ? 2 * a[k][g + j] - b[k][g + j] : a[k][g + j]) : 0;
-          q[g + j] = pred + r;
-        }
+        const k = bitsOf(5);
+        if (k > 19) throw corrupt();
+        for (let i = g; i < Math.min(g + 16, vertices); i++) fn(i, rice(k));
       }
+    };
+    let parents = this.parents;
+    if (key) {
+      parents = new Uint32Array(vertices);
+      groups((i, z) => { if (z > i) throw corrupt(); parents[i] = z; });
+    }
+    const planes = [];
+    for (let c = 0; c < (normals ? 5 : 3); c++) {
+      const q = new Int32Array(vertices);
+      const pred = (i) => (a ? (b ? 2 * a[c][i] - b[c][i] : a[c][i]) : 0);
+      const lo = c < 3 ? 0 : -32767;
+      const hi = c < 3 ? 65535 : 32767;
+      groups((i, z) => {
+        const e = z % 2 ? -(z + 1) / 2 : z / 2;
+        const p = i - parents[i];
+        const v = pred(i) + e + (parents[i] ? q[p] - pred(p) : 0);
+        if (v < lo || v > hi) throw corrupt();
+        q[i] = v;
+      });
       planes.push(q);
     }
+    if (nbytes * 8 - pos >= 8) throw corrupt();
+    this.parents = parents;
     this.held = [...this.held, planes].slice(-2);
     this.nextSeq = seq + 1;
     const size = (24 + vertices * (normals ? 10 : 6) + 3) & ~3;

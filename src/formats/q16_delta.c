@@ -1,6 +1,7 @@
 /* formats: the q16 delta encoder (q16_delta.h). One pass per plane: the
- * residuals of a group are made, their widest sets the group's width, and
- * they are packed into a 64-bit accumulator. */
+ * values of a group are made (residual less the parent's, zig-zagged),
+ * the group's Rice parameter is chosen among a few near the mean, and the
+ * group is written into a 64-bit bit accumulator. */
 #include "formats/q16_delta.h"
 
 #include <string.h>
@@ -8,11 +9,12 @@
 #include "formats/q16.h"
 
 size_t fmt_q16_delta_bound(uint32_t vertices, bool normals) {
-  size_t planes = normals ? 5 : 3;
+  size_t planes = (normals ? 5 : 3) + 1; /* The parents of a key frame. */
   size_t groups = ((size_t)vertices + FMT_DELTA_GROUP - 1) / FMT_DELTA_GROUP;
-  size_t per_plane =
-      groups + ((size_t)vertices * FMT_DELTA_WIDTH_MAX + 7) / 8 + groups;
-  return (FMT_DELTA_HEAD_BYTES + planes * per_plane + 3) & ~(size_t)3;
+  /* A group costs at most 5 bits and k + 1 <= Z_BITS + 1 bits a value. */
+  size_t bits =
+      planes * (groups * 5 + (size_t)vertices * (FMT_DELTA_Z_BITS + 1));
+  return (FMT_DELTA_HEAD_BYTES + (bits + 7) / 8 + 3) & ~(size_t)3;
 }
 
 static void put_u32(uint8_t *p, uint32_t v) {
@@ -40,9 +42,94 @@ static uint32_t width(uint32_t v) {
   return w;
 }
 
+/* A bit stream written least significant bit first. */
+typedef struct bits_s {
+  uint8_t *o;
+  uint64_t acc;
+  unsigned have;
+} bits_t;
+
+/* Appends the n (<= 32) low bits of v; whole 32-bit words go out. */
+static void put_bits(bits_t *w, uint32_t v, unsigned n) {
+  if (n == 0) return;
+  w->acc |= (uint64_t)(v & (uint32_t)((1ull << n) - 1)) << w->have;
+  w->have += n;
+  if (w->have >= 32) {
+    put_u32(w->o, (uint32_t)w->acc);
+    w->o += 4;
+    w->acc >>= 32;
+    w->have -= 32;
+  }
+}
+
+/* Appends z Rice-coded with parameter k: q = z >> k ones, a zero, then
+ * the k low bits of z (one append when they fit 32 bits). */
+static void put_rice(bits_t *w, uint32_t z, unsigned k) {
+  uint32_t q = z >> k;
+  if (q + 1 + k <= 32) {
+    uint32_t low = z & ((1u << k) - 1u);
+    put_bits(w, ((1u << q) - 1u) | (uint32_t)((uint64_t)low << (q + 1)),
+             q + 1 + k);
+    return;
+  }
+  while (q >= 32) {
+    put_bits(w, 0xffffffffu, 32);
+    q -= 32;
+  }
+  put_bits(w, (1u << q) - 1u, q + 1);
+  put_bits(w, z, k);
+}
+
+/* Writes one group of n values: the k of fewest bits among those near
+ * the mean and the width of the largest (whose quotients are all 0, so
+ * a group never takes more than fmt_q16_delta_bound allows). */
+static void put_group(bits_t *w, const uint32_t *z, uint32_t n) {
+  uint64_t sum = 0;
+  uint32_t all = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    sum += z[j];
+    all |= z[j];
+  }
+  unsigned kw = width(all), best = kw;
+  uint64_t best_bits = (uint64_t)n * (kw + 1);
+  unsigned mean = width((uint32_t)(sum / n));
+  for (unsigned k = mean > 2 ? mean - 2 : 0; k <= mean + 1 && k < kw; k++) {
+    uint64_t bits = (uint64_t)n * (k + 1);
+    for (uint32_t j = 0; j < n; j++) bits += z[j] >> k;
+    if (bits < best_bits) {
+      best_bits = bits;
+      best = k;
+    }
+  }
+  put_bits(w, best, 5);
+  for (uint32_t j = 0; j < n; j++) put_rice(w, z[j], best);
+}
+
+/* Vertex k's parent distance: d[k], or 1 (0 for vertex 0) without d. */
+static uint32_t parent_distance(const uint32_t *d, uint32_t k) {
+  if (d != NULL) return d[k];
+  return k > 0 ? 1 : 0;
+}
+
+/* The residuals of plane: each value less its prediction (0, a, 2a - b),
+ * into r. */
+static void residuals(const uint8_t *cur, const uint8_t *a, const uint8_t *b,
+                      uint32_t vertices, int plane, int32_t *r) {
+  for (uint32_t k = 0; k < vertices; k++) {
+    int32_t pred = 0;
+    if (a != NULL) {
+      pred = value(a, vertices, plane, k);
+      if (b != NULL) pred = 2 * pred - value(b, vertices, plane, k);
+    }
+    r[k] = value(cur, vertices, plane, k) - pred;
+  }
+}
+
 size_t fmt_q16_delta_encode(const uint8_t *cur, const uint8_t *a,
-                            const uint8_t *b, uint32_t vertices, bool normals,
-                            uint32_t seq, uint8_t *out) {
+                            const uint8_t *b, const uint32_t *d,
+                            uint32_t vertices, bool normals, uint32_t seq,
+                            int32_t *scratch, uint8_t *out) {
+  if (a == NULL) b = NULL;
   uint32_t flags = (a == NULL   ? FMT_DELTA_KEY
                     : b != NULL ? FMT_DELTA_ORDER2
                                 : 0) |
@@ -51,45 +138,35 @@ size_t fmt_q16_delta_encode(const uint8_t *cur, const uint8_t *a,
   put_u32(out + 4, flags);
   put_u32(out + 8, vertices);
   memcpy(out + 16, cur, FMT_Q16_BOX_BYTES);
-  uint8_t *o = out + FMT_DELTA_HEAD_BYTES;
-  int planes = normals ? 5 : 3;
-  for (int plane = 0; plane < planes; plane++) {
-    int32_t last = 0;
+  bits_t w = {out + FMT_DELTA_HEAD_BYTES, 0, 0};
+  uint32_t z[FMT_DELTA_GROUP];
+  if (a == NULL)
     for (uint32_t g = 0; g < vertices; g += FMT_DELTA_GROUP) {
       uint32_t n =
           vertices - g < FMT_DELTA_GROUP ? vertices - g : FMT_DELTA_GROUP;
-      uint32_t z[FMT_DELTA_GROUP], all = 0;
+      for (uint32_t j = 0; j < n; j++) z[j] = parent_distance(d, g + j);
+      put_group(&w, z, n);
+    }
+  int planes = normals ? 5 : 3;
+  for (int plane = 0; plane < planes; plane++) {
+    residuals(cur, a, b, vertices, plane, scratch);
+    for (uint32_t g = 0; g < vertices; g += FMT_DELTA_GROUP) {
+      uint32_t n =
+          vertices - g < FMT_DELTA_GROUP ? vertices - g : FMT_DELTA_GROUP;
       for (uint32_t j = 0; j < n; j++) {
-        uint32_t k = g + j;
-        int32_t pred = 0;
-        if (a != NULL) {
-          pred = value(a, vertices, plane, k);
-          if (b != NULL) pred = 2 * pred - value(b, vertices, plane, k);
-        }
-        int32_t r = value(cur, vertices, plane, k) - pred;
-        int32_t e = r - last;
-        last = r;
+        uint32_t k = g + j, dk = parent_distance(d, k);
+        int32_t e = scratch[k] - (dk != 0 ? scratch[k - dk] : 0);
         z[j] = e >= 0 ? 2 * (uint32_t)e : 2 * (uint32_t)(-(int64_t)e) - 1;
-        all |= z[j];
       }
-      uint32_t w = width(all);
-      *o++ = (uint8_t)w;
-      uint64_t acc = 0;
-      unsigned have = 0;
-      for (uint32_t j = 0; j < n; j++) {
-        acc |= (uint64_t)z[j] << have;
-        have += w;
-        while (have >= 8) {
-          *o++ = (uint8_t)acc;
-          acc >>= 8;
-          have -= 8;
-        }
-      }
-      if (have > 0) *o++ = (uint8_t)acc;
+      put_group(&w, z, n);
     }
   }
-  size_t bits = (size_t)(o - (out + FMT_DELTA_HEAD_BYTES));
-  put_u32(out + 12, (uint32_t)bits);
-  while ((size_t)(o - out) % 4 != 0) *o++ = 0;
-  return (size_t)(o - out);
+  for (; w.have > 0; w.have = w.have > 8 ? w.have - 8 : 0) {
+    *w.o++ = (uint8_t)w.acc;
+    w.acc >>= 8;
+  }
+  size_t bytes = (size_t)(w.o - (out + FMT_DELTA_HEAD_BYTES));
+  put_u32(out + 12, (uint32_t)bytes);
+  while ((size_t)(w.o - out) % 4 != 0) *w.o++ = 0;
+  return (size_t)(w.o - out);
 }

@@ -11,10 +11,11 @@
  * time: the float32 vertices (24 bytes), the q16 values (u16 x, y, z and
  * i16 octahedral u, v, padded to 12 bytes) and the positions as u16 with
  * meshopt's octahedral filter on the normals (16-bit, 16 bytes a vertex).
- * Decode time per vertex of the C client's decoder (clients/c/animd_frame.h):
- * q16 to floats, delta to q16 to floats; and meshopt_decodeVertexBuffer of
- * the q16 layout (integers out, no dequantization). Skinning matrices: a
- * space=skin mat4 stream frame, 64 bytes a joint.
+ * Times are the thread's CPU time. Decode time per vertex of the C client's
+ * decoder (clients/c/animd_frame.h): q16 to floats, delta to q16 to floats; and
+ * meshopt_decodeVertexBuffer of the q16 layout (integers out, no
+ * dequantization). Skinning matrices: a space=skin mat4 stream frame, 64 bytes
+ * a joint.
  *
  * usage: thin_frames NAME JOINTS RANGE_FILE... */
 #include <meshoptimizer.h>
@@ -38,7 +39,7 @@ typedef struct mesh_frames {
 
 static double now_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -89,7 +90,7 @@ int main(int argc, char **argv) {
   double bytes_f32 = 0, bytes_q16 = 0, bytes_delta = 0, bytes_delta_only = 0,
          bytes_mo_f32 = 0, bytes_mo_q16 = 0, bytes_mo_oct = 0;
   unsigned deltas = 0;
-  double ns_q16 = 0, ns_delta = 0, ns_mo = 0;
+  double ns_q16 = 0, ns_delta = 0, ns_mo = 0, ns_encode = 0, ns_parents = 0;
   for (int k = 0; k < nm; k++) {
     mesh_frames *m = &meshes[k];
     uint32_t v = m->vertices;
@@ -102,13 +103,18 @@ int main(int argc, char **argv) {
     size_t *molen = malloc(sizeof *molen * frames);
     uint8_t *verts = malloc(24 * (size_t)v);
     size_t dpos = 0;
+    /* The chain's parents, chosen from its first frame as a stream does. */
+    uint32_t *parents = malloc(sizeof *parents * v);
+    int32_t *scratch = malloc(sizeof *scratch * v);
     for (uint32_t f = 0; f < frames; f++) {
       const float *p = m->f + 6 * (size_t)v * f;
       fmt_q16_encode(p, p + 3 * (size_t)v, v, q + qn * f);
+      if (f == 0 && fmt_q16_delta_parents(q, v, parents) != 0) return 1;
       bool key = f % KEY_EVERY == 0;
       const uint8_t *a = key ? NULL : q + qn * (f - 1);
       const uint8_t *b = key || f % KEY_EVERY == 1 ? NULL : q + qn * (f - 2);
-      dlen[f] = fmt_q16_delta_encode(q + qn * f, a, b, v, true, f, d + dpos);
+      dlen[f] = fmt_q16_delta_encode(q + qn * f, a, b, parents, v, true, f,
+                                     scratch, d + dpos);
       dpos += dlen[f];
       bytes_f32 += 24.0 * v;
       bytes_q16 += (double)qn;
@@ -162,7 +168,7 @@ int main(int argc, char **argv) {
     /* Decode times, over every frame, repeated to about 50 ms each. */
     float *pos = malloc(sizeof *pos * 3 * v),
           *nrm = malloc(sizeof *nrm * 3 * v);
-    uint8_t *state = malloc(3 * animd_q16_bytes(v, 1));
+    uint8_t *state = malloc(animd_delta_buffer_bytes(v, 1));
     unsigned reps = 1 + (unsigned)(2000000 / ((double)frames * v + 1));
     double t0 = now_ns();
     for (unsigned r = 0; r < reps; r++)
@@ -195,6 +201,21 @@ int main(int argc, char **argv) {
           return 1;
         }
     ns_mo += (now_ns() - t0) / reps;
+    /* The daemon's side: a delta frame's encoding (per viewer and frame)
+     * and the parents (once per stream). */
+    t0 = now_ns();
+    for (unsigned r = 0; r < reps; r++)
+      for (uint32_t f = 0; f < frames; f++) {
+        bool key = f % KEY_EVERY == 0;
+        const uint8_t *a = key ? NULL : q + qn * (f - 1);
+        const uint8_t *b = key || f % KEY_EVERY == 1 ? NULL : q + qn * (f - 2);
+        fmt_q16_delta_encode(q + qn * f, a, b, parents, v, true, f, scratch, d);
+      }
+    ns_encode += (now_ns() - t0) / reps;
+    t0 = now_ns();
+    for (unsigned r = 0; r < reps; r++)
+      if (fmt_q16_delta_parents(q, v, parents) != 0) return 1;
+    ns_parents += (now_ns() - t0) / reps * frames;
     free(pos);
     free(nrm);
     free(state);
@@ -204,6 +225,8 @@ int main(int argc, char **argv) {
     free(mo);
     free(molen);
     free(verts);
+    free(parents);
+    free(scratch);
   }
   double fr = frames, per = 1.0 / (fr * vertices);
   double f32 = bytes_f32 / fr;
@@ -226,5 +249,8 @@ int main(int argc, char **argv) {
   ROW("meshopt vertex codec, q16 values", bytes_mo_q16 / fr, ns_mo);
   ROW("meshopt, u16 + oct filter (16-bit)", bytes_mo_oct / fr, 0.0);
   ROW("skinning matrices (mat4, skin)", 64.0 * joints, 0.0);
+  printf("  delta encoding %.2f ns/vertex a frame; parents %.2f ns/vertex "
+         "once a stream\n",
+         ns_encode * per, ns_parents * per);
   return 0;
 }

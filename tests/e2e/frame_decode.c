@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
   if (in == NULL || out == NULL) return 2;
   size_t cap = 16 + 24 * (size_t)MAX_VERTICES + 64;
   uint8_t *msg = malloc(cap);
-  uint8_t *state = malloc(3 * animd_q16_bytes(MAX_VERTICES, 1));
+  uint8_t *state = malloc(animd_delta_buffer_bytes(MAX_VERTICES, 1));
   float *pos = malloc(sizeof *pos * 3 * MAX_VERTICES);
   float *nrm = malloc(sizeof *nrm * 3 * MAX_VERTICES);
   if (msg == NULL || state == NULL || pos == NULL || nrm == NULL) return 2;

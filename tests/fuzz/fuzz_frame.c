@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint8_t state[3 * (24 + 10 * MAX_VERTICES + 4)];
+static uint8_t state[3 * (24 + 10 * MAX_VERTICES + 4) + 4 * MAX_VERTICES];
 static float positions[3 * MAX_VERTICES], normals[3 * MAX_VERTICES];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

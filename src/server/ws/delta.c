@@ -6,7 +6,9 @@
  * the pacing or dropped under backpressure was never encoded, so it is not
  * in the chain; the next frame goes against the last one sent. A key frame
  * starts the chain, then every key_every frames, and when the client asks
- * (set "key": true) or the encoding was just set (stream_internal.h). */
+ * (set "key": true) or the encoding was just set (stream_internal.h).
+ * The chain's parents (formats/q16_delta.h) are chosen once, from its
+ * first frame, and sent with every key frame. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,9 @@ struct ws_delta_s {
   uint8_t *sent;     /* Two q16 payloads: the last sent at last. */
   size_t bytes;      /* Of one payload. */
   uint32_t vertices; /* Of the payloads held. */
+  uint32_t *parents; /* Of the chain (NULL: the previous vertex). */
+  int32_t *scratch;  /* The encoder's, a value a vertex. */
+  bool parents_made; /* Chosen (parents may be NULL: out of memory). */
   unsigned have;     /* Payloads held: 0, 1, 2. */
   unsigned last;     /* 0 or 1. */
   uint32_t seq;      /* Of the next frame. */
@@ -27,6 +32,8 @@ struct ws_delta_s {
 void ws__delta_free(stream_t *s) {
   if (s->delta == NULL) return;
   free(s->delta->sent);
+  free(s->delta->parents);
+  free(s->delta->scratch);
   free(s->delta);
   s->delta = NULL;
 }
@@ -41,16 +48,27 @@ static ws_delta_t *chain(const stream_t *s, uint32_t vertices, size_t bytes) {
   ws_delta_t *d = s->delta;
   if (d != NULL && d->vertices == vertices && d->bytes == bytes) return d;
   uint8_t *sent = malloc(2 * bytes);
-  if (sent == NULL) return NULL;
+  int32_t *scratch = malloc(sizeof *scratch * (vertices ? vertices : 1));
+  if (sent == NULL || scratch == NULL) {
+    free(sent);
+    free(scratch);
+    return NULL;
+  }
   if (d == NULL) {
     d = calloc(1, sizeof *d);
     if (d == NULL) {
       free(sent);
+      free(scratch);
       return NULL;
     }
     ((stream_t *)s)->delta = d;
   }
   free(d->sent);
+  free(d->parents);
+  free(d->scratch);
+  d->scratch = scratch;
+  d->parents = NULL;
+  d->parents_made = false;
   d->sent = sent;
   d->bytes = bytes;
   d->vertices = vertices;
@@ -69,6 +87,15 @@ int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
   ws_delta_t *d = chain(s, fd.elements, bytes);
   if (d == NULL) return UV_ENOMEM;
   if (d->since_key >= s->key_every) d->have = 0;
+  if (!d->parents_made) {
+    d->parents = malloc(sizeof *d->parents * (fd.elements ? fd.elements : 1));
+    if (d->parents != NULL &&
+        fmt_q16_delta_parents(fd.q16, fd.elements, d->parents) != 0) {
+      free(d->parents);
+      d->parents = NULL;
+    }
+    d->parents_made = true;
+  }
   const uint8_t *a = NULL, *b = NULL;
   if (d->have >= 1) a = d->sent + d->last * bytes;
   if (d->have >= 2) b = d->sent + (1 - d->last) * bytes;
@@ -77,8 +104,8 @@ int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
   size_t bound = fmt_q16_delta_bound(fd.elements, s->normals);
   if (!fmt_buf_reserve(o, WS_BIN_HEADER + bound)) return UV_ENOMEM;
   uint8_t *p = (uint8_t *)o->data + WS_BIN_HEADER;
-  size_t n =
-      fmt_q16_delta_encode(fd.q16, a, b, fd.elements, s->normals, d->seq, p);
+  size_t n = fmt_q16_delta_encode(fd.q16, a, b, d->parents, fd.elements,
+                                  s->normals, d->seq, d->scratch, p);
   srv_ws_frame_data_t head = fd;
   head.q16 = p;
   head.q16_words = (uint32_t)(n / 4);
