@@ -1,48 +1,54 @@
 // The animd viewer's script (GET /viewer/viewer.js): lists the daemon's
-// assets, streams the chosen clip over one WebSocket through the client
-// (/client/animd.js) and draws it with three.js from npm (0.187, served by
-// the daemon under /three/ and named "three" by the page's import map).
-// A mesh's base-color texture (GET /v1/meshes/{id}/image) is drawn when
-// its upload embedded one; the camera frames the bounding sphere of the
-// skinned pose the view opens at (GET /v1/skin, or the joints of
-// GET /v1/pose for bone lines), over a ground grid at its lowest point.
+// assets (every page of GET /v1/assets, following "next"), streams the
+// chosen clip over one WebSocket and draws it with three.js from npm (0.187,
+// served by the daemon under /three/ and named "three" by the page's import
+// map). What it draws from the daemon goes through the client's three.js
+// adapter (/client/three.js): rigAssets builds the skeleton's Bones and a
+// SkinnedMesh per mesh (with its base-color texture, GET
+// /v1/meshes/{id}/image, when its upload embedded one), and the rig plays
+// the stream, poses from the motion panel, and counts the stream's frames.
+// The camera frames the bounding sphere of the skinned pose the view opens
+// at (GET /v1/skin, or the joints of GET /v1/pose for bone lines), over a
+// ground grid at its lowest point.
 //
 // Three ways to draw, chosen by the asset and the mode:
-//   fat   the daemon streams skinning matrices (space=skin) and a
-//         SkinnedMesh skins the mesh (GET /v1/meshes/{id}?format=bin) on
-//         the GPU; the matrices go straight into the skeleton's bone
-//         matrices (driveSkeleton), so the bind matrix is the identity.
-//   thin  the daemon streams skinned positions and normals; the page only
-//         uploads them.
-//   lines a skeleton without a mesh (BVH): model-space matrices, one line
-//         per bone from its joint to its parent's.
+//   fat   the daemon streams model-space matrices, the rig poses the Bones
+//         and three skins the meshes on the GPU;
+//   thin  the daemon streams skinned positions and normals (q16 unless
+//         ?encoding=f32), the rig's plain Meshes show them;
+//   lines a skeleton without a mesh (BVH): the rig's posed Bones, one line
+//         per bone from its joint to its parent's (three's SkeletonHelper).
 // window.animdViewer holds what a test needs: ready, the last frame's clip
 // time, the camera's matrices and the canvas' place on the page, svg: the
 // address of the pose shown as a picture (the SVG link), sphere: the framed
 // bounding sphere ({center, radius}), grid: the ground grid's height (or
-// null), textured: the number of meshes drawn with a texture.
+// null), textured: the number of meshes drawn with a texture, listing:
+// {pages, complete, assets} of the asset listing, and (not enumerable) rig:
+// the adapter's GltfRig that draws the view.
 //
 // The motion panel (?motion=1 or its checkbox): the skeleton's clips as a
 // 1D blend space (clip i of n at i / (n - 1)), its parameter on the speed
 // slider, synchronized and looping, with root motion on the skeleton's
 // root joint: each animation frame is one POST /v1/pose (blend_space,
-// root_motion), whose "root" moves the character on a grid floor and
-// whose "weights" the panel lists (state.motion: param, t, root,
-// weights). It draws the mesh GPU-skinned (fat) or the skeleton's lines.
-// With "look at the target" the head joint aims its +z at a red target
-// (aim IK, the "ik" field) placed by two sliders in front of the
-// character.
+// root_motion), whose matrices pose the rig, whose "root" moves the
+// character on a grid floor and whose "weights" the panel lists
+// (state.motion: param, t, root, weights). It draws the mesh GPU-skinned
+// (fat) or the skeleton's lines. With "look at the target" the head joint
+// aims its +z at a red target (aim IK, the "ik" field) placed by two
+// sliders in front of the character.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { Animd, driveSkeleton } from '/client/animd.js';
+import { Animd } from '/client/animd.js';
+import { rigAssets } from '/client/three.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const state = {
   ready: false, error: null, mode: null, skeleton: null, clip: null, mesh: null,
   t: null, frame: null, paused: false, duration: 0, revision: THREE.REVISION,
-  camera: null, canvas: null, svg: null, sphere: null, grid: null, textured: 0,
+  camera: null, canvas: null, svg: null, sphere: null, grid: null, textured: 0, listing: null,
 };
+Object.defineProperty(state, 'rig', { value: null, writable: true, enumerable: false });
 window.animdViewer = state;
 
 const animd = new Animd();
@@ -62,11 +68,10 @@ const controls = new OrbitControls(camera, renderer.domElement);
 
 let conn = null;
 let stream = null;
-let shown = null; // {object, onframe(frame), dispose()}
+let shown = null; // {rig, object, lines}: what the view draws
 let targetT = params.has('t') ? Number(params.get('t')) : null;
 let seekFrame = -1; // the frame number the paused stream shows targetT in
-let received = { frames: 0, bytes: 0, at: performance.now() };
-let serverCounters = { skipped: 0, dropped: 0 };
+let received = { bytes: 0, at: performance.now() };
 let dirty = true;
 let latest = null;
 
@@ -123,152 +128,61 @@ function groundGrid(box) {
   state.grid = box.min.y;
 }
 
-/** The mesh's base-color texture when its upload embedded one (PNG, JPEG
- * or WebP), as glTF maps it (no vertical flip, sRGB); else null. */
-async function baseColorTexture(meshId) {
-  const info = await animd.meshInfo(meshId);
-  const image = info.material && info.material.image;
-  if (!image || !image.href || !/^image\/(png|jpeg|webp)$/.test(image.mimeType || '')) return null;
-  const texture = await new THREE.TextureLoader().loadAsync(`/v1/meshes/${encodeURIComponent(meshId)}/image`);
-  texture.flipY = false;
-  texture.colorSpace = THREE.SRGBColorSpace;
-  return texture;
-}
+const skinColor = 0xd8c8a8;
+const lineColor = new THREE.Color(0x7fd0ff);
 
-// ---- the three ways to draw --------------------------------------------------
-
-function meshGeometry(m) {
-  const g = new THREE.BufferGeometry();
-  g.setAttribute('position', new THREE.BufferAttribute(Float32Array.from(m.positions), 3));
-  if (m.normals) g.setAttribute('normal', new THREE.BufferAttribute(Float32Array.from(m.normals), 3));
-  else g.computeVertexNormals();
-  if (m.texcoords) g.setAttribute('uv', new THREE.BufferAttribute(m.texcoords, 2));
-  if (m.indices) g.setIndex(new THREE.BufferAttribute(m.indices, 1));
-  return g;
-}
-
-/** The surface: the texture when there is one (and texture coordinates),
- * else the plain skin colour. */
-function meshMaterial(m) {
-  const map = m.texcoords ? m.texture || null : null;
+/** A mesh's surface: its texture when it has one, else the plain skin
+ * colour. Both sides are drawn: uploaded meshes do not all wind their
+ * front faces the same way (glTF and MD5 imports are counter-clockwise;
+ * the demo mesh is clockwise). */
+function meshMaterial(block, map) {
   if (map) state.textured++;
   return new THREE.MeshLambertMaterial({ color: map ? 0xffffff : skinColor, map, side: THREE.DoubleSide });
 }
 
-const skinColor = 0xd8c8a8;
-// Both sides are drawn: uploaded meshes do not all wind their front faces
-// the same way (glTF and MD5 imports are counter-clockwise; the demo mesh
-// is clockwise).
-
-/** Four influences per vertex for three.js: the heaviest, renormalized. */
-function fourInfluences(m) {
-  const k = m.influences, v = m.vertexCount;
-  if (k === 4) return { joints: m.joints, weights: m.weights };
-  const joints = new Uint16Array(4 * v), weights = new Float32Array(4 * v);
-  for (let i = 0; i < v; i++) {
-    const slots = [...Array(k).keys()].sort((a, b) => m.weights[i * k + b] - m.weights[i * k + a]).slice(0, 4);
-    const sum = slots.reduce((s, j) => s + m.weights[i * k + j], 0) || 1;
-    slots.forEach((j, n) => {
-      joints[4 * i + n] = m.joints[i * k + j];
-      weights[4 * i + n] = m.weights[i * k + j] / sum;
-    });
+/** Removes what the view draws and frees it (the rig stops its stream). */
+function dispose(s) {
+  scene.remove(s.object);
+  if (s.lines) {
+    scene.remove(s.lines);
+    s.lines.dispose();
   }
-  return { joints, weights };
-}
-
-function fatMesh(m, jointNames) {
-  const g = meshGeometry(m);
-  const { joints, weights } = fourInfluences(m);
-  g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(joints, 4));
-  g.setAttribute('skinWeight', new THREE.Float32BufferAttribute(weights, 4));
-  const material = meshMaterial(m);
-  const object = new THREE.SkinnedMesh(g, material);
-  const bones = jointNames.map((name) => Object.assign(new THREE.Bone(), { name }));
-  const skeleton = new THREE.Skeleton(bones);
-  object.bind(skeleton, new THREE.Matrix4());
-  object.frustumCulled = false;
-  const drive = driveSkeleton(skeleton, jointNames);
-  if (drive.mapping.unmappedJoints.length) showError(new Error('joints without a bone: ' + drive.mapping.unmappedJoints));
-  return {
-    object,
-    play: { space: 'skin' },
-    onframe: (f) => drive.set(f.data),
-    dispose() { g.dispose(); material.map?.dispose(); material.dispose(); skeleton.dispose(); },
-  };
-}
-
-function thinMesh(m, meshId) {
-  const g = meshGeometry(m);
-  const material = meshMaterial(m);
-  const object = new THREE.Mesh(g, material);
-  object.frustumCulled = false;
-  const pos = g.getAttribute('position'), nrm = g.getAttribute('normal');
-  return {
-    object,
-    // Compact frames by default (encoding=q16: 10 bytes a vertex instead
-    // of 24); ?encoding=f32 asks for float32.
-    play: { mesh: meshId, normals: Boolean(nrm), encoding: params.get('encoding') || 'q16' },
-    onframe(f) {
-      pos.array.set(f.positions);
-      pos.needsUpdate = true;
-      if (nrm && f.normals) {
-        nrm.array.set(f.normals);
-        nrm.needsUpdate = true;
-      }
-    },
-    dispose() { g.dispose(); material.map?.dispose(); material.dispose(); },
-  };
-}
-
-/** Several meshes of one skeleton, drawn from one stream: fat, one
- * SkinnedMesh each driven by the stream's matrices; thin, one stream whose
- * frames carry every mesh's skinned vertices (play's mesh array). */
-function severalMeshes(ms, ids, mode, jointNames) {
-  const parts = ms.map((m, k) => (mode === 'thin' ? thinMesh(m, ids[k]) : fatMesh(m, jointNames)));
-  const object = new THREE.Group();
-  for (const p of parts) object.add(p.object);
-  const play = mode === 'thin'
-    ? { ...parts[0].play, mesh: ids, normals: parts.every((p) => p.play.normals) }
-    : parts[0].play;
-  return {
-    object,
-    play,
-    onframe(f) {
-      if (f.meshes) f.meshes.forEach((b, k) => parts[k].onframe(b));
-      else for (const p of parts) p.onframe(f);
-    },
-    dispose() { for (const p of parts) p.dispose(); },
-  };
-}
-
-function skeletonLines(parents) {
-  const bones = parents.map((p, j) => [j, p]).filter(([, p]) => p >= 0);
-  const g = new THREE.BufferGeometry();
-  const pos = new THREE.BufferAttribute(new Float32Array(6 * Math.max(1, bones.length)), 3);
-  g.setAttribute('position', pos);
-  const material = new THREE.LineBasicMaterial({ color: 0x7fd0ff });
-  const object = new THREE.LineSegments(g, material);
-  object.frustumCulled = false;
-  return {
-    object,
-    play: { space: 'model' },
-    onframe(f) {
-      const a = pos.array, m = f.data;
-      bones.forEach(([j, p], i) => {
-        for (let c = 0; c < 3; c++) {
-          a[6 * i + c] = m[16 * j + 12 + c];
-          a[6 * i + 3 + c] = m[16 * p + 12 + c];
-        }
-      });
-      pos.needsUpdate = true;
-    },
-    dispose() { g.dispose(); material.dispose(); },
-  };
+  s.rig.release();
+  s.object.traverse((o) => {
+    if (o.geometry) o.geometry.dispose();
+    if (o.material) {
+      o.material.map?.dispose();
+      o.material.dispose();
+    }
+    if (o.isSkinnedMesh) o.skeleton.dispose();
+  });
 }
 
 // ---- choosing what to show ------------------------------------------------------
 
 let assets = { skeletons: [], clips: [], meshes: [] };
+
+/** The most listing pages the viewer reads (GET /v1/assets answers
+ * list_limit assets a page, 1,000 by default). */
+const LIST_PAGES_MAX = 100;
+
+/** Every asset of the daemon: the listing's pages, following "next", at
+ * most LIST_PAGES_MAX of them (the panel says when more were left). */
+async function listAssets() {
+  const all = { skeletons: [], clips: [], meshes: [] };
+  let after = null, pages = 0;
+  do {
+    const page = await animd.json('/v1/assets' + (after !== null ? '?after=' + encodeURIComponent(after) : ''));
+    for (const k of Object.keys(all)) if (Array.isArray(page[k])) all[k].push(...page[k]);
+    pages++;
+    after = typeof page.next === 'string' && page.next !== after ? page.next : null;
+  } while (after !== null && pages < LIST_PAGES_MAX);
+  const count = all.skeletons.length + all.clips.length + all.meshes.length;
+  state.listing = { pages, complete: after === null, assets: count };
+  $('listing').textContent = after === null ? ''
+    : `more assets than ${pages} listing pages hold: the lists show the first ${count}`;
+  return all;
+}
 
 function pick(list, wanted) {
   return list.find((a) => a.id === wanted || a.name === wanted) || list[0] || null;
@@ -303,48 +217,40 @@ async function start() {
   state.error = null;
   seekFrame = -1;
   latest = null;
+  stream = null;
   $('error').textContent = '';
-  if (stream) {
-    const old = stream;
-    stream = null;
-    old.stop().catch(() => {});
-  }
   if (shown) {
-    scene.remove(shown.object);
-    shown.dispose();
+    dispose(shown);
     shown = null;
+    state.rig = null;
   }
   const { skel, clip, mesh } = choose();
   if (!skel || !clip) {
     showError(new Error('nothing to show: upload a skeleton and a clip'));
     return;
   }
-  const desc = await animd.skeleton(skel.id);
-  const names = desc.joints.map((j) => j.name);
+  const ids = Array.isArray(mesh) ? mesh.map((x) => x.id) : mesh ? [mesh.id] : [];
   const t0 = targetT !== null ? targetT : 0;
   state.textured = 0;
-  /** A mesh block with its texture (or null) beside it. */
-  const withTexture = async (id) => {
-    const wanted = params.get('texture') !== '0';
-    const [m, texture] = await Promise.all([animd.mesh(id), wanted ? baseColorTexture(id).catch(() => null) : null]);
-    return Object.assign(m, { texture });
-  };
+  const rig = await rigAssets(animd, {
+    skeleton: skel.id, meshes: ids, textures: params.get('texture') !== '0', material: meshMaterial,
+  });
+  if (rig.mapping.unmappedJoints.length) showError(new Error('joints without a bone: ' + rig.mapping.unmappedJoints));
+  const draw = { rig, object: rig.scene, lines: null };
+  shown = draw;
+  state.rig = rig;
   let points; // flat xyz arrays of the pose the view opens at, for framing
-  if (Array.isArray(mesh)) {
-    const ids = mesh.map((x) => x.id);
-    const ms = await Promise.all(ids.map(withTexture));
-    state.mode = $('mode').value === 'thin' ? 'thin' : 'fat';
-    shown = severalMeshes(ms, ids, state.mode, names);
+  if (ids.length > 1) {
+    state.mode = $('mode').value === 'thin' && !motion.on ? 'thin' : 'fat';
     const posed = await animd.skin({ skeleton: skel.id, mesh: ids, clip: clip.id, t: t0, wrap: 'loop' });
     points = posed.meshes.map((b) => b.positions);
-  } else if (mesh) {
-    const m = await withTexture(mesh.id);
+  } else if (ids.length === 1) {
     state.mode = $('mode').value === 'thin' && !motion.on ? 'thin' : 'fat';
-    shown = state.mode === 'thin' ? thinMesh(m, mesh.id) : fatMesh(m, names);
-    points = [(await animd.skin({ mesh: mesh.id, clip: clip.id, t: t0, wrap: 'loop' })).positions];
+    points = [(await animd.skin({ mesh: ids[0], clip: clip.id, t: t0, wrap: 'loop' })).positions];
   } else {
     state.mode = 'lines';
-    shown = skeletonLines(desc.joints.map((j) => j.parent));
+    draw.lines = new THREE.SkeletonHelper(rig.scene).setColors(lineColor, lineColor);
+    draw.lines.frustumCulled = false;
     const posed = await animd.pose({ skeleton: skel.id, clip: clip.id, t: t0, wrap: 'loop', space: 'model' });
     const joints = new Float32Array(3 * posed.joints);
     for (let j = 0; j < posed.joints; j++) joints.set(posed.data.subarray(16 * j + 12, 16 * j + 15), 3 * j);
@@ -352,34 +258,36 @@ async function start() {
   }
   const { sphere, box } = boundingSphere(points);
   const bounds = { min: box.min.toArray(), max: box.max.toArray() };
-  const meshState = Array.isArray(mesh) ? mesh.map((x) => x.id) : mesh ? mesh.id : null;
+  const meshState = Array.isArray(mesh) ? ids : mesh ? mesh.id : null;
   Object.assign(state, { skeleton: skel.id, clip: clip.id, mesh: meshState, duration: clip.duration });
   $('seek').max = String(clip.duration);
-  showSvgLink(targetT !== null ? targetT : 0);
-  scene.add(shown.object);
+  showSvgLink(t0);
+  scene.add(draw.object);
+  if (draw.lines) scene.add(draw.lines); // after the Bones: three updates them first
   frame(sphere);
   groundGrid(box);
   if (motion.on) {
-    startMotion(skel, desc, bounds);
+    startMotion(skel, rig, bounds);
     return;
   }
   stopMotion();
   const speed = Number(params.get('speed') || $('speed').value) || 1;
   $('speed').value = String(speed);
-  const s = await conn.play({
-    skeleton: skel.id, clip: clip.id, fps: Number(params.get('fps')) || 60, speed,
-    t0: targetT !== null ? targetT : 0, ...shown.play,
+  const thin = state.mode === 'thin';
+  const s = await rig.play(conn, {
+    clip: clip.id, fps: Number(params.get('fps')) || 60, speed, t0,
+    // Compact frames by default (encoding=q16: 10 bytes a vertex instead
+    // of 24); ?encoding=f32 asks for float32.
+    mode: thin ? 'thin' : 'fat', ...(thin ? { encoding: params.get('encoding') || 'q16' } : {}),
+    statsEvery: 2000,
+    onframe: (f) => {
+      if (shown !== draw) return;
+      latest = f;
+      dirty = true;
+    },
   });
   stream = s;
-  const draw = shown;
-  s.onframe = (f) => {
-    if (stream !== s) return;
-    draw.onframe(f);
-    latest = f;
-    received.frames++;
-    received.bytes += f.byteLength || 0;
-    dirty = true;
-  };
+  received = { bytes: 0, at: performance.now() };
   if (targetT !== null) {
     await s.pause();
     seekFrame = (await s.seek(targetT)).frame;
@@ -403,7 +311,7 @@ function showSvgLink(t) {
 
 const motion = {
   on: params.get('motion') === '1', busy: false, clips: [], root: null, joints: 0,
-  skeleton: null, space: 'model', t0: performance.now(), drawnParam: null,
+  skeleton: null, t0: performance.now(), drawnParam: null,
 };
 $('motion').checked = motion.on;
 if (params.has('blend')) $('blend').value = params.get('blend');
@@ -434,12 +342,13 @@ async function motionFrame() {
   if (!motion.on || motion.busy || !shown || motion.clips.length === 0) return;
   motion.busy = true;
   const draw = shown;
+  const rig = draw.rig;
   const param = Number($('blend').value);
   const speed = Number($('speed').value) || 1;
   const t = targetT !== null ? targetT : ((performance.now() - motion.t0) / 1000) * speed;
   const n = motion.clips.length;
   const body = {
-    skeleton: motion.skeleton, space: motion.space, format: 'bin', t, wrap: 'loop',
+    skeleton: motion.skeleton, space: 'model', format: 'bin', t, wrap: 'loop',
     root_motion: motion.root,
     blend_space: {
       param: [param], sync: true,
@@ -452,7 +361,7 @@ async function motionFrame() {
   if (look) {
     // The target in model space: the character stands where its root moved it.
     target = lookTarget();
-    const local = draw.object.worldToLocal(target.clone());
+    const local = rig.scene.worldToLocal(target.clone());
     body.ik = [{ type: 'aim', joint: motion.head, target: local.toArray(), forward: [0, 0, 1], up: [0, 1, 0] }];
   }
   try {
@@ -469,10 +378,10 @@ async function motionFrame() {
       members[name] = Array.from(f.subarray(off, off + count));
       off += count;
     }
-    draw.onframe({ data: f.subarray(0, 16 * motion.joints) });
+    rig.setMatrices(f.subarray(0, 16 * motion.joints), 'model');
     const r = members.root || [0, 0, 0, 0, 0, 0, 1];
-    draw.object.position.set(r[0], r[1], r[2]);
-    draw.object.quaternion.set(r[3], r[4], r[5], r[6]);
+    rig.scene.position.set(r[0], r[1], r[2]);
+    rig.scene.quaternion.set(r[3], r[4], r[5], r[6]);
     const weights = motion.clips.map((c, i) => ({ clip: c.name || c.id, weight: (members.weights || [])[i] }));
     lookMarker.visible = look;
     if (look) {
@@ -492,13 +401,13 @@ async function motionFrame() {
 }
 
 /** Shows the skeleton's clips through the panel instead of the stream. */
-function startMotion(skel, desc, bounds) {
+function startMotion(skel, rig, bounds) {
+  const joints = rig.skeleton.joints;
   motion.skeleton = skel.id;
   motion.clips = assets.clips.filter((c) => c.skeleton === skel.id);
-  motion.joints = desc.joints.length;
-  motion.root = (desc.joints.find((j) => j.parent < 0) || desc.joints[0]).name;
-  motion.space = shown.play.space === 'skin' ? 'skin' : 'model';
-  motion.head = desc.joints.some((j) => j.name === 'head') ? 'head' : null;
+  motion.joints = joints.length;
+  motion.root = (joints.find((j) => j.parent < 0) || joints[0]).name;
+  motion.head = joints.some((j) => j.name === 'head') ? 'head' : null;
   motion.bounds = bounds;
   scene.add(lookMarker);
   lookMarker.visible = false;
@@ -513,8 +422,11 @@ function stopMotion() {
   $('weights').textContent = '';
 }
 
+// One start at a time: a change while one runs starts again after it.
+let starting = Promise.resolve();
 function restart() {
-  start().catch(showError);
+  starting = starting.then(start).catch(showError);
+  return starting;
 }
 
 // ---- controls ----------------------------------------------------------------------
@@ -554,34 +466,25 @@ $('speed').addEventListener('change', () => {
 
 // ---- statistics and drawing ----------------------------------------------------------
 
+/** The panel's figures: the rig's counts of the stream (the daemon's
+ * skipped and dropped asked every two seconds), bytes per second. */
 function showStats() {
   const now = performance.now();
-  const dt = (now - received.at) / 1000;
-  const fps = received.frames / dt, bps = received.bytes / dt;
-  received = { frames: 0, bytes: 0, at: now };
-  const c = stream ? stream.counters : { frames: 0, missed: 0 };
+  const st = shown && stream ? shown.rig.state : { fps: 0, bytes: 0, frames: 0, missed: 0, skipped: 0, dropped: 0 };
+  const bps = Math.max(0, st.bytes - received.bytes) / ((now - received.at) / 1000);
+  received = { bytes: st.bytes, at: now };
   $('stats').textContent = [
     `mode       ${state.mode || '-'}`,
-    `fps        ${fps.toFixed(1)}`,
+    `fps        ${st.fps.toFixed(1)}`,
     `bytes/s    ${Math.round(bps).toLocaleString('en')}`,
-    `frames     ${c.frames}`,
-    `missed     ${c.missed}`,
-    `skipped    ${serverCounters.skipped} (daemon)`,
-    `dropped    ${serverCounters.dropped} (daemon)`,
+    `frames     ${st.frames}`,
+    `missed     ${st.missed}`,
+    `skipped    ${st.skipped} (daemon)`,
+    `dropped    ${st.dropped} (daemon)`,
   ].join('\n');
-  Object.assign(state, { fps, bytesPerSecond: bps });
+  Object.assign(state, { fps: st.fps, bytesPerSecond: bps });
 }
 setInterval(showStats, 1000);
-setInterval(async () => {
-  if (!stream || !conn) return;
-  try {
-    const st = await conn.stats();
-    const mine = st.streams.find((x) => x.id === stream.id);
-    if (mine) serverCounters = { skipped: mine.skipped, dropped: mine.dropped };
-  } catch {
-    // The connection is coming back: the next poll tells.
-  }
-}, 2000);
 
 function loop() {
   requestAnimationFrame(loop);
@@ -621,8 +524,8 @@ async function main() {
     },
   });
   await conn.ready;
-  assets = await animd.assets();
-  await start();
+  assets = await listAssets();
+  await restart();
   requestAnimationFrame(loop);
 }
 

@@ -1,7 +1,7 @@
 // three.d.ts: TypeScript declarations of the three.js adapter
 // (animd-client/three, three.js beside this file).
-import type { Matrix4, Mesh, Object3D, SkinnedMesh } from 'three';
-import type { Animd, Stream, StreamConnection } from './animd.js';
+import type { Material, Matrix4, Mesh, Object3D, SkinnedMesh, Texture } from 'three';
+import type { Animd, MeshBlock, Stream, StreamConnection } from './animd.js';
 
 /** What GltfRig reads of a GLTFLoader result. */
 export interface GltfLike {
@@ -12,11 +12,20 @@ export interface GltfLike {
   };
 }
 
-/** The daemon's GET /v1/skeletons/{id} answer (the fields the rig reads). */
+/** The daemon's GET /v1/skeletons/{id} answer (the fields the rig and assetScene read). */
 export interface DaemonSkeleton {
   id: string;
   name?: string;
-  joints: Array<{ name: string; parent: number }>;
+  joints: Array<{
+    name: string;
+    parent: number;
+    translation?: number[];
+    rotation?: number[];
+    scale?: number[];
+    orient?: number[];
+  }>;
+  /** 16 per joint, column-major. */
+  inverseBindMatrices?: number[];
 }
 
 /** A daemon mesh of the skeleton (GET /v1/skeletons/{id}/meshes). */
@@ -146,3 +155,36 @@ export class GltfRig {
 /** A GltfRig from the daemon: fetches the skeleton (id or name) and its meshes. */
 export function rigGltf(animd: Animd, gltf: GltfLike,
   options: { skeleton: string; scene?: Object3D }): Promise<GltfRig>;
+
+/** A mesh of assetScene: a decoded mesh block and its Material. */
+export interface AssetSceneMesh {
+  /** The SkinnedMesh's name (rigAssets: the mesh id as given). */
+  name: string;
+  block: MeshBlock;
+  /** Default: a double-sided MeshStandardMaterial. */
+  material?: Material;
+}
+
+/**
+ * A scene of the daemon's own assets, in the form GltfRig reads: a Bone per
+ * joint (rest pose from the joints), a SkinnedMesh per mesh bound with the
+ * identity bind matrix and the skeleton's inverseBindMatrices.
+ */
+export function assetScene(skeleton: DaemonSkeleton, meshes?: AssetSceneMesh[]): { scene: Object3D };
+
+/** A mesh's embedded base-color texture (GET /v1/meshes/{id}/image), or null; browser only. */
+export function baseColorTexture(animd: Animd, mesh: string): Promise<Texture | null>;
+
+export interface RigAssetsOptions {
+  /** The skeleton's id or name. */
+  skeleton: string;
+  /** Ids (or names) of meshes of the skeleton to draw; default none (Bones only). */
+  meshes?: string[];
+  /** Load base-color textures (default true). */
+  textures?: boolean;
+  /** Each mesh's Material; default a double-sided MeshStandardMaterial with the texture. */
+  material?: ((block: MeshBlock, texture: Texture | null, id: string) => Material) | null;
+}
+
+/** A GltfRig of the daemon's own assets (assetScene); rig.scene is the scene to add. */
+export function rigAssets(animd: Animd, options: RigAssetsOptions): Promise<GltfRig>;

@@ -28,7 +28,16 @@
 //   const gltf = await new GLTFLoader().parseAsync(glbBytes.buffer, '');
 //   const rig = await rigGltf(animd, gltf, { skeleton: up.skeletons[0].id });
 //   await rig.play(animd.connect(), { clip: 'Walk', mode: 'fat' });
-import { BufferAttribute, BufferGeometry, DynamicDrawUsage, Matrix4, Mesh } from 'three';
+//
+// Without the file (a BVH, MD5 or native JSON upload, or a page that only
+// has the daemon), rigAssets builds the scene from the daemon's own assets
+// (assetScene: a Bone per joint, a SkinnedMesh per mesh block, base-color
+// textures) and rigs it the same way.
+import {
+  Bone, BufferAttribute, BufferGeometry, DoubleSide, DynamicDrawUsage, Float32BufferAttribute, Group, Matrix4,
+  Mesh, MeshStandardMaterial, Quaternion, SRGBColorSpace, Skeleton, SkinnedMesh, TextureLoader,
+  Uint16BufferAttribute,
+} from 'three';
 
 import { AnimdError, mapSkeleton } from './animd.js';
 
@@ -464,4 +473,124 @@ export async function rigGltf(animd, gltf, { skeleton, ...options } = {}) {
   const rig = await animd.skeleton(skeleton);
   const list = await animd.json('/v1/skeletons/' + encodeURIComponent(rig.id) + '/meshes');
   return new GltfRig(gltf, rig, { meshes: list.meshes || [], ...options });
+}
+
+// ---- a scene of the daemon's own assets -------------------------------------------
+
+/** Four influences per vertex, as three skins: the heaviest, renormalized. */
+function fourInfluences(block) {
+  const k = block.influences, v = block.vertexCount;
+  if (k === 4) return { joints: block.joints, weights: block.weights };
+  const joints = new Uint16Array(4 * v), weights = new Float32Array(4 * v);
+  const slots = Array.from({ length: k }, (_, i) => i);
+  for (let i = 0; i < v; i++) {
+    const w = (s) => block.weights[i * k + s];
+    const top = slots.slice().sort((a, b) => w(b) - w(a)).slice(0, 4);
+    const sum = top.reduce((acc, s) => acc + w(s), 0) || 1;
+    top.forEach((s, n) => {
+      joints[4 * i + n] = block.joints[i * k + s];
+      weights[4 * i + n] = w(s) / sum;
+    });
+  }
+  return { joints, weights };
+}
+
+/**
+ * A three.js scene standing for a skeleton and its meshes as the daemon
+ * has them, in the form GltfRig reads ({scene}): `skeleton` the daemon's
+ * GET /v1/skeletons/{id} answer; `meshes` [{name, block, material}] with
+ * `block` a decoded mesh block (decodeMesh, GET /v1/meshes/{id}?format=bin)
+ * and `material` a three Material (default: a double-sided
+ * MeshStandardMaterial). A Bone per joint (name and userData.name the
+ * joint's; rest pose the joint's translation, orient × rotation and scale),
+ * children of their parent joint's Bone or of the scene; a SkinnedMesh per
+ * mesh (named `name`) bound to one Skeleton of every Bone with the identity
+ * bind matrix and the skeleton's inverseBindMatrices, so model-space poses
+ * skin the bind positions as the daemon does. A block with 8 influences
+ * gives three its 4 heaviest, renormalized. SkinnedMeshes are not
+ * frustum-culled (their bind-pose bounds say nothing of the pose).
+ */
+export function assetScene(skeleton, meshes = []) {
+  if (!skeleton || !Array.isArray(skeleton.joints)) {
+    throw new AnimdError('bad_argument', 'skeleton: give the daemon\'s GET /v1/skeletons/{id} answer');
+  }
+  const scene = new Group();
+  scene.name = skeleton.name || skeleton.id || 'animd';
+  const joints = skeleton.joints;
+  const bones = joints.map((j) => {
+    const b = new Bone();
+    b.name = j.name;
+    b.userData.name = j.name;
+    if (j.translation) b.position.fromArray(j.translation);
+    if (j.rotation) b.quaternion.fromArray(j.rotation);
+    if (j.orient) b.quaternion.premultiply(new Quaternion().fromArray(j.orient));
+    if (j.scale) b.scale.fromArray(j.scale);
+    return b;
+  });
+  joints.forEach((j, i) => {
+    const p = j.parent;
+    (p >= 0 && p < bones.length && p !== i ? bones[p] : scene).add(bones[i]);
+  });
+  const ibm = skeleton.inverseBindMatrices;
+  const inverses = bones.map((_, i) => (ibm && ibm.length >= 16 * (i + 1)
+    ? new Matrix4().fromArray(ibm, 16 * i) : new Matrix4()));
+  const rig = meshes.length ? new Skeleton(bones, inverses) : null;
+  for (const { name, block, material } of meshes) {
+    const g = new BufferGeometry();
+    g.setAttribute('position', new BufferAttribute(Float32Array.from(block.positions), 3));
+    if (block.normals) g.setAttribute('normal', new BufferAttribute(Float32Array.from(block.normals), 3));
+    else g.computeVertexNormals();
+    if (block.texcoords) g.setAttribute('uv', new BufferAttribute(Float32Array.from(block.texcoords), 2));
+    if (block.indices) g.setIndex(new BufferAttribute(Uint32Array.from(block.indices), 1));
+    const { joints: ji, weights } = fourInfluences(block);
+    g.setAttribute('skinIndex', new Uint16BufferAttribute(Uint16Array.from(ji), 4));
+    g.setAttribute('skinWeight', new Float32BufferAttribute(Float32Array.from(weights), 4));
+    const m = new SkinnedMesh(g, material || new MeshStandardMaterial({ side: DoubleSide }));
+    m.name = name;
+    m.frustumCulled = false;
+    scene.add(m);
+    m.bind(rig, new Matrix4());
+  }
+  scene.updateMatrixWorld(true);
+  return { scene };
+}
+
+/**
+ * The base-color texture of a daemon mesh when its upload embedded one
+ * (PNG, JPEG or WebP: GET /v1/meshes/{id}/image), mapped as glTF maps it
+ * (no vertical flip, sRGB); null without one. Needs a browser (an Image).
+ */
+export async function baseColorTexture(animd, mesh) {
+  const info = await animd.meshInfo(mesh);
+  const image = info.material && info.material.image;
+  if (!image || !image.href || !/^image\/(png|jpeg|webp)$/.test(image.mimeType || '')) return null;
+  const texture = await new TextureLoader().loadAsync(`${animd.url}/v1/meshes/${encodeURIComponent(mesh)}/image`);
+  texture.flipY = false;
+  texture.colorSpace = SRGBColorSpace;
+  return texture;
+}
+
+/**
+ * A GltfRig of the daemon's own assets (assetScene), for a skeleton whose
+ * file the page does not have: `skeleton` an id or name, `meshes` the ids
+ * (or names) of meshes of it to draw (default none: bones only), `textures`
+ * (default true) their base-color textures (baseColorTexture, for a mesh
+ * with texture coordinates; a texture that fails to load is left out), `material(block, texture, id)` the
+ * Material of each mesh (default: a double-sided MeshStandardMaterial with
+ * the texture). rig.scene is the scene to add; rig.meshes[k].id is
+ * meshes[k] as given.
+ */
+export async function rigAssets(animd, { skeleton, meshes = [], textures = true, material = null } = {}) {
+  if (skeleton === undefined) throw new AnimdError('bad_argument', 'give the daemon\'s skeleton (id or name)');
+  const desc = await animd.skeleton(skeleton);
+  const blocks = await Promise.all(meshes.map((id) => animd.mesh(id)));
+  const maps = await Promise.all(meshes.map((id, k) => (textures && blocks[k].texcoords
+    ? baseColorTexture(animd, id).catch(() => null) : null)));
+  const make = material || ((block, map) => new MeshStandardMaterial({ map, side: DoubleSide }));
+  const gltf = assetScene(desc, meshes.map((id, k) => ({
+    name: id, block: blocks[k], material: make(blocks[k], maps[k], id),
+  })));
+  return new GltfRig(gltf, desc, {
+    meshes: meshes.map((id, k) => ({ id, name: id, vertices: blocks[k].vertexCount })),
+  });
 }

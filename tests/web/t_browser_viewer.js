@@ -8,9 +8,34 @@
 // the canvas, none outside the sphere it reports) over a ground grid at the
 // pose's lowest point. A skeleton-only view draws its bones where
 // GET /v1/pose puts the joints.
+// What is drawn comes from the three.js adapter (/client/three.js): the
+// viewer's GltfRig played the stream that showed the frame, its Bones in
+// world space equal GET /v1/pose (space=model) at the frame's clip time, and
+// what three draws equals GET /v1/skin there: three's own skinning of the
+// fat client's SkinnedMesh within 1e-5 of the model's size, the thin
+// client's Mesh within the q16 step more.
 import {
-  VIEW, check, drawn, floatsOf, launchBrowser, openViewer, overlap, project, run, startDaemon,
+  VIEW, check, drawn, floatsOf, launchBrowser, maxDiff, openViewer, overlap, project, run, startDaemon,
 } from './lib.js';
+import { diagonal, maxDistance, q16Step, viewerRig } from './viewer_rig.js';
+
+const TOLERANCE = 1e-5;
+
+/** The viewer's rig showed the frame, its Bones at the daemon's pose
+ * (model space, 16 floats a joint): largest matrix difference over the
+ * model's size (at least 1). */
+function checkBones(what, state, rig, pose, size) {
+  check(rig.mode === (state.mode === 'thin' ? 'thin' : 'fat'), `${what}: rig mode ${rig.mode}, view ${state.mode}`);
+  check(rig.frames >= 1 && rig.frame === state.frame && rig.t === state.t,
+    `${what}: the rig applied frame ${rig.frame} (t ${rig.t}, ${rig.frames} frames), the view shows ${state.frame}`);
+  check(rig.unmapped.length === 0, `${what}: joints without a bone: ${rig.unmapped}`);
+  if (rig.mode === 'thin') return 0;
+  const bones = new Float64Array(pose.length);
+  rig.joints.forEach((m, j) => bones.set(m, 16 * j));
+  const err = maxDiff(bones, pose) / Math.max(1, size);
+  check(err <= TOLERANCE, `${what}: bones differ from GET /v1/pose by ${err} of the size`);
+  return err;
+}
 
 /** The whole pose in view: every point inside the canvas and the framed sphere; the grid at its lowest y. */
 function checkFraming(what, state, points) {
@@ -73,6 +98,19 @@ run(async () => {
       check(Math.abs(state.t - t) < 1e-6, `frame at ${state.t}, asked ${t}`);
       const skin = await floatsOf(`${d.url}/v1/skin?mesh=body&clip=wave&t=${state.t}&format=bin`);
       checkFraming(`${mode} t=${t}`, state, skin);
+      // The adapter drew it: its Bones at GET /v1/pose, three's skinning
+      // (fat) or the thin Mesh at GET /v1/skin.
+      const rig = await viewerRig(page);
+      const pose = await floatsOf(`${d.url}/v1/pose?skeleton=demo-humanoid&clip=wave&t=${state.t}&space=model&format=bin`);
+      const size = diagonal(skin);
+      const bones = checkBones(`${mode} t=${t}`, state, rig, pose, size);
+      check(rig.meshIds.length === 1 && (rig.meshIds[0] === 'body' || state.mesh === rig.meshIds[0]),
+        `${mode}: rig meshes ${rig.meshIds}`);
+      const drawnPoints = mode === 'fat' ? rig.skinned[0] : rig.thin[0];
+      const bound = (mode === 'fat' ? 0 : q16Step(skin)) + TOLERANCE * size;
+      const skinErr = maxDistance(drawnPoints, skin);
+      console.log(mode, `t=${t}`, JSON.stringify({ bonesErrOfSize: bones, skinErr, bound, size }));
+      check(skinErr <= bound, `${mode} t=${t}: drawn vertices ${skinErr} from GET /v1/skin (bound ${bound})`);
       at[t] = { state, img, cover: overlap(img, state, skin), drawn: drawnFraction(img, state), skin };
     }
     // The silhouette at one time against the positions of the other: the
@@ -108,6 +146,10 @@ run(async () => {
   const joints = new Float32Array(3 * (pose.length / 16));
   for (let j = 0; j < joints.length / 3; j++) joints.set(pose.subarray(16 * j + 12, 16 * j + 15), 3 * j);
   checkFraming('lines', state, joints);
+  const rig = await viewerRig(page);
+  const linesErr = checkBones('lines', state, rig, pose, diagonal(joints));
+  check(rig.skinned.length === 0 && rig.meshIds.length === 0, 'lines: the rig has meshes');
+  console.log('lines bones', linesErr);
   const lines = overlap(img, state, joints);
   console.log('lines', JSON.stringify(lines));
   check(lines.near === 1, `joints off the bone lines: ${lines.near}`);

@@ -6,12 +6,45 @@
 // Z-up in mesh space, its skinned pose Y-up, so framing the bind box cut
 // off its head), the ground grid lies at the pose's lowest point, and the
 // silhouette covers the daemon's skinned vertices.
+// The viewer draws the character through the three.js adapter, and what it
+// draws equals three's own AnimationMixer on the same file (GLTFLoader in
+// the page, the mixer at the frame's clip time): every skinned vertex in
+// world space within 1e-5 of the model's size (three's skinning of the fat
+// client's SkinnedMesh), the q16 step more for the thin client's Mesh.
 import fs from 'node:fs';
 import path from 'node:path';
 
 import {
   VIEW, check, drawn, floatsOf, launchBrowser, openViewer, overlap, project, run, startDaemon,
 } from './lib.js';
+import { diagonal, maxDistance, q16Step, viewerRig } from './viewer_rig.js';
+
+const TOLERANCE = 1e-5;
+
+/** three's AnimationMixer on the file, in the viewer's page, at clip time
+ * t: the world positions of its SkinnedMesh's skinned vertices. */
+function mixerSkin(page, t) {
+  return page.evaluate(async (at) => {
+    const THREE = await import('three');
+    const { GLTFLoader } = await import('three/addons/loaders/GLTFLoader.js');
+    const bytes = await (await fetch('/test-asset/CesiumMan.glb')).arrayBuffer();
+    const gltf = await new GLTFLoader().parseAsync(bytes, '');
+    const mixer = new THREE.AnimationMixer(gltf.scene);
+    mixer.clipAction(gltf.animations[0]).play();
+    mixer.setTime(0);
+    mixer.setTime(at);
+    gltf.scene.updateMatrixWorld(true);
+    const meshes = [];
+    gltf.scene.traverse((o) => { if (o.isSkinnedMesh) meshes.push(o); });
+    const m = meshes[0], v = new THREE.Vector3(), n = m.geometry.attributes.position.count;
+    const out = new Array(3 * n);
+    for (let i = 0; i < n; i++) {
+      m.localToWorld(m.getVertexPosition(i, v));
+      out[3 * i] = v.x; out[3 * i + 1] = v.y; out[3 * i + 2] = v.z;
+    }
+    return { meshes: meshes.length, positions: out };
+  }, t);
+}
 
 const assets = path.join(process.env.ANIMD_SHARED || '../shared', 'assets');
 const file = path.join(assets, 'gltf/khronos/CesiumMan.glb');
@@ -30,6 +63,10 @@ run(async () => {
   const [skel, clip, mesh] = [up.skeletons[0].id, up.clips[0].id, up.meshes[0].id];
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: VIEW });
+  // The file, for three's GLTFLoader in the viewer's page.
+  await page.route('**/test-asset/CesiumMan.glb', (route) => route.fulfill({
+    status: 200, contentType: 'model/gltf-binary', body: fs.readFileSync(file),
+  }));
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
 
@@ -54,6 +91,18 @@ run(async () => {
       check(outside === 0, `${mode}: ${outside} of ${skin.length / 3} vertices outside the canvas`);
       check(Math.abs(state.grid - minY) <= 1e-5 * state.sphere.radius, `grid at ${state.grid}, lowest vertex ${minY}`);
       check(cover.near >= 0.99, `${mode}: only ${cover.near} of the vertices land on the drawn mesh`);
+      // The adapter drew it, as three's AnimationMixer poses the file.
+      const rig = await viewerRig(page);
+      const ref = await mixerSkin(page, state.t);
+      check(rig.mode === mode && rig.frame === state.frame && rig.unmapped.length === 0,
+        `${mode}: rig ${JSON.stringify({ mode: rig.mode, frame: rig.frame, unmapped: rig.unmapped })}, view frame ${state.frame}`);
+      check(ref.meshes === 1 && rig.meshIds.length === 1, `${mode}: ${ref.meshes} meshes in the file, ${rig.meshIds.length} rigged`);
+      const size = diagonal(ref.positions);
+      const points = mode === 'fat' ? rig.skinned[0] : rig.thin[0];
+      const err = maxDistance(points, ref.positions);
+      const bound = TOLERANCE * size + (mode === 'thin' ? q16Step(ref.positions) : 0);
+      console.log(mode, 'texture', texture, 'against AnimationMixer', JSON.stringify({ err, bound, size }));
+      check(err <= bound, `${mode}: drawn vertices ${err} from three's AnimationMixer (bound ${bound})`);
       shots[`${mode}${texture}`] = { img, state };
     }
   }
