@@ -22,6 +22,7 @@
 #include "animd/morph.h"
 #include "animd/ik.h"
 #include "animd/retarget.h"
+#include "animd/kernels.h"
 
 #define ANIMD_VERSION "0.1.0"
 

@@ -209,7 +209,7 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job);
  * garbage out, never a crash). */
 anim_result anim_skinning_job_run(const anim_skinning_job_t *job);
 
-/* Which SIMD path the LBS job uses on this CPU: "avx512", "avx2" or
+/* Which SIMD path the LBS job uses (animd/kernels.h): "avx512", "avx2" or
  * "scalar". */
 const char *anim_skinning_backend(void);
 

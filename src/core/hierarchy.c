@@ -113,7 +113,7 @@ anim_result anim_local_to_model_job_run(const anim_local_to_model_job_t *job) {
   if (r != ANIM_OK) return r;
   uint32_t from = job->from, to = job->to;
   if (from == 0 && to == 0) to = job->skeleton->joint_count - 1;
-  const anim__isa isa = anim__cpu_isa();
+  const anim__isa isa = anim__job_isa(ANIM__JOB_LOCAL_TO_MODEL);
   if (isa >= ANIM__ISA_AVX512)
     anim__local_to_model_avx512(job->skeleton, &job->input, job->root, from, to,
                                 job->output);

@@ -188,7 +188,7 @@ static inline void slerp4(anim_quat_t *dst, const float *a, float u) {
 #endif
 
 anim_result anim_sampling_job_run(const anim_sampling_job_t *job) {
-  return anim__sampling_job_run_isa(job, anim__cpu_isa());
+  return anim__sampling_job_run_isa(job, anim__job_isa(ANIM__JOB_SAMPLING));
 }
 
 anim_result anim__sampling_job_run_isa(const anim_sampling_job_t *job,

@@ -61,7 +61,7 @@ anim_result anim_skinning_job_validate(const anim_skinning_job_t *job) {
 
 const char *anim_skinning_backend(void) {
   static const char *const names[] = {"scalar", "avx2", "avx512"};
-  return names[anim__cpu_isa()];
+  return names[anim__job_isa(ANIM__JOB_SKINNING)];
 }
 
 /* The SIMD kernels load whole matrices (64 bytes): from a palette that is
@@ -150,7 +150,7 @@ anim_result anim__skinning_job_run_isa(const anim_skinning_job_t *job,
 }
 
 anim_result anim_skinning_job_run(const anim_skinning_job_t *job) {
-  return anim__skinning_job_run_isa(job, anim__cpu_isa());
+  return anim__skinning_job_run_isa(job, anim__job_isa(ANIM__JOB_SKINNING));
 }
 
 /* ---- scalar LBS ---------------------------------------------------------- */

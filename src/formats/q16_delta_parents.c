@@ -10,10 +10,10 @@
 #include "formats/q16.h"
 #include "formats/q16_delta.h"
 
-#define GRID_MAX 64       /* Cells per axis at most. */
-#define RINGS 2           /* Rings of cells around a vertex's own. */
-#define PER_CELL 8        /* Candidates of one cell at most. */
-#define CANDIDATES 48     /* Candidates of one vertex at most. */
+#define GRID_MAX 64   /* Cells per axis at most. */
+#define RINGS 2       /* Rings of cells around a vertex's own. */
+#define PER_CELL 8    /* Candidates of one cell at most. */
+#define CANDIDATES 48 /* Candidates of one vertex at most. */
 #define NONE UINT32_MAX
 
 static void coords(const uint8_t *q16, uint32_t k, int32_t c[3]) {
@@ -21,8 +21,7 @@ static void coords(const uint8_t *q16, uint32_t k, int32_t c[3]) {
   for (int a = 0; a < 3; a++) c[a] = (int32_t)(q[2 * a] | (q[2 * a + 1] << 8));
 }
 
-int fmt_q16_delta_parents(const uint8_t *q16, uint32_t vertices,
-                          uint32_t *d) {
+int fmt_q16_delta_parents(const uint8_t *q16, uint32_t vertices, uint32_t *d) {
   if (vertices == 0) return 0;
   /* About two vertices a cell. */
   uint32_t g = 1;
@@ -51,10 +50,11 @@ int fmt_q16_delta_parents(const uint8_t *q16, uint32_t vertices,
             int32_t dx = abs(x - cell[0]), dy = abs(y - cell[1]),
                     dz = abs(z - cell[2]);
             if (dx != r && dy != r && dz != r) continue;
-            if (x < 0 || y < 0 || z < 0 || x >= (int32_t)g ||
-                y >= (int32_t)g || z >= (int32_t)g)
+            if (x < 0 || y < 0 || z < 0 || x >= (int32_t)g || y >= (int32_t)g ||
+                z >= (int32_t)g)
               continue;
-            uint32_t k = head[((uint32_t)x * g + (uint32_t)y) * g + (uint32_t)z];
+            uint32_t k =
+                head[((uint32_t)x * g + (uint32_t)y) * g + (uint32_t)z];
             for (int n = 0; k != NONE && n < PER_CELL && seen < CANDIDATES;
                  n++, k = next[k], seen++) {
               if (i - k > far) break;
@@ -73,7 +73,8 @@ int fmt_q16_delta_parents(const uint8_t *q16, uint32_t vertices,
       if (best != NONE && best_d2 <= (r * cell_size) * (r * cell_size)) break;
     }
     d[i] = best != NONE ? i - best : (i > 0 ? 1 : 0);
-    uint32_t c = ((uint32_t)cell[0] * g + (uint32_t)cell[1]) * g + (uint32_t)cell[2];
+    uint32_t c =
+        ((uint32_t)cell[0] * g + (uint32_t)cell[1]) * g + (uint32_t)cell[2];
     next[i] = head[c];
     head[c] = i;
   }
