@@ -30,7 +30,7 @@
 #define CLIPS 9
 #define RUNS 9
 #define BLENDS 10000 /* Blend jobs per run. */
-#define FRAMES 5000  /* Pipeline frames per run. */
+#define FRAMES 3000  /* Pipeline frames per run. */
 #define PARAMS 8
 
 static double now_ns(void) {

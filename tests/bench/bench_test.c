@@ -5,10 +5,10 @@
  * rotations; all passing), timed per step: parse + resolve, run, and the
  * JSON and JUnit reports; ns per case, and the cost of one more
  * expectation (E = 16 against E = 1). Then a suite of one compare case
- * (the 67 joints over 10 s at 30 fps, 301 frames) and one check case
- * (the clip at 60 fps, two feet, not looping), in ns per frame checked. Single
- * thread, thread CPU time, the median of 9 runs (the fastest in
- * brackets); fixed seed and counts. */
+ * (the 67 joints over 10 s at 30 fps, 301 frames) and one of one check
+ * case (the clip at 60 fps, two feet, not looping), in ns per frame
+ * checked. Single thread, thread CPU time, the median of 9 runs (the
+ * fastest in brackets); fixed seed and counts. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,9 +128,10 @@ static void pose_suite(fmt_buf_t *b, int expectations) {
     for (int e = 0; e < expectations; e++)
       fmt_buf_printf(
           b,
-          e % 2 ? "%s{\"joint\":\"j%d\",\"rotation\":[0,0,0,1],"
-                  "\"tolerance_deg\":180}"
-                : "%s{\"joint\":\"j%d\",\"position\":[0,1,0],\"tolerance\":1e6}",
+          e % 2
+              ? "%s{\"joint\":\"j%d\",\"rotation\":[0,0,0,1],"
+                "\"tolerance_deg\":180}"
+              : "%s{\"joint\":\"j%d\",\"position\":[0,1,0],\"tolerance\":1e6}",
           e ? "," : "", (e * 13 + c) % JOINTS);
     fmt_buf_puts(b, "]}");
   }
@@ -158,8 +159,8 @@ fail:
 
 /* Each step of text's suite, repeated suites times per run, in ns per case
  * (the suite has cases cases). */
-static int time_steps(const fmt_buf_t *text, store_t *st, int suites,
-                      int cases, steps_t *out, size_t *report_bytes) {
+static int time_steps(const fmt_buf_t *text, store_t *st, int suites, int cases,
+                      steps_t *out, size_t *report_bytes) {
   double p[RUNS], r[RUNS], j[RUNS], u[RUNS];
   for (int run = -1; run < RUNS; run++) { /* run -1 warms up */
     double tp = 0, tr = 0, tj = 0, tu = 0;
@@ -279,7 +280,8 @@ int main(void) {
   if (time_steps(&cmp, st, 1, 1, &sc, &bc) != 0 ||
       time_steps(&chk, st, 1, 1, &sk, &bk) != 0)
     return 1;
-  double compare_frames = frames_of(&cmp, st), check_frames = frames_of(&chk, st);
+  double compare_frames = frames_of(&cmp, st),
+         check_frames = frames_of(&chk, st);
   if (compare_frames <= 0 || check_frames <= 0) return 1;
   printf("  compare case, 2 clips, %.0f frames: run %8.0f (%8.0f) ns/frame\n",
          compare_frames, sc.run / compare_frames, sc.run_min / compare_frames);
