@@ -13,6 +13,7 @@
 #                     and then without (the CI command)
 #   make bench        core benchmarks (bench-http, bench-ws, bench-thin,
 #                     bench-fleet, bench-instructions: server ones)
+#   make bench-ozz    IK and blend jobs beside ozz-animation 0.16's
 #   make soak         10 minutes of mixed load; RSS, descriptors and /healthz
 #                     latency sampled every second (SOAK_SECONDS)
 #   make soak-fleet the same against a fleet (Redis, three daemons,
@@ -130,7 +131,7 @@ SYS_LIBS := $(PKG_LIBS) -lpthread -lm
 
 .PHONY: all lib deps deps-test run check test-ozz-ik check-layers check-error-codes check-error-docs \
         check-format format check-threads test \
-        build-tests bench bench-http bench-ws bench-instructions bench-thin bench-fleet soak soak-fleet abuse check-floats \
+        build-tests bench bench-ozz bench-http bench-ws bench-instructions bench-thin bench-fleet soak soak-fleet abuse check-floats \
         cluster install man deps-deb deb check-deb \
         clean distclean help fuzz fuzz-build \
         fuzz-programs
@@ -334,6 +335,11 @@ test-ozz-ik:
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+# The same IK and blend jobs through ozz-animation 0.16, beside ours
+# (tests/ozz/run_bench.sh; skipped without cmake, g++ or the mirror).
+bench-ozz:
+	@tests/ozz/run_bench.sh || [ $$? -eq 77 ]
 
 bench-http: $(ANIMD)
 	scripts/bench-http $(abspath $(ANIMD))

@@ -3,7 +3,8 @@
  * with every check on (feet LeftFoot and RightFoot, loop=1): 1,381
  * samples, each a local and a model-space pose through the evaluation
  * pipeline. Single thread, thread CPU time; the median of several runs
- * (the fastest beside it), in ms per check and samples (frames) per ms.
+ * (the fastest beside it), in ms per check, samples (frames) per ms and
+ * ns per frame.
  * Skipped with a message when the assets are missing (ANIMD_SHARED, else
  * ../shared). */
 #include <stdio.h>
@@ -106,8 +107,10 @@ int main(void) {
   qsort(ms, RUNS, sizeof ms[0], cmp_double);
   printf("check of %s: %.2f s, %u joints, %u samples at 60 fps, 6 checks\n",
          path, (double)clip->duration, sk->joint_count, samples);
-  printf("  %.3f ms per check (fastest %.3f), %.1f frames per ms\n",
-         ms[RUNS / 2], ms[0], samples / ms[RUNS / 2]);
+  printf("  %.3f ms per check (fastest %.3f), %.1f frames per ms, %.0f "
+         "ns/frame\n",
+         ms[RUNS / 2], ms[0], samples / ms[RUNS / 2],
+         ms[RUNS / 2] * 1e6 / samples);
   verdict_check_params_free(&p);
   fmt_bundle_free(&bundle);
   return 0;

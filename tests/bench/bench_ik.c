@@ -3,11 +3,13 @@
  * (srv_eval_run), plain, with a two-bone "ik" entry, with an aim entry and
  * with both; and nanoseconds per core job (anim_ik_two_bone_job_run,
  * anim_ik_aim_job_run) on their own. Targets move every pose so nothing is
- * cached; fixed counts and seed; the CPU's model is printed. The same jobs
- * through ozz-animation 0.16: tests/ozz/run_ik.sh --bench. */
+ * cached; fixed counts and seed; single thread, thread CPU time, the
+ * median of RUNS runs; the CPU's model is printed. The same jobs beside
+ * ozz-animation 0.16's, counted the same way: make bench-ozz. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,13 +24,25 @@
 #define JOINTS 67
 #define KEYS 11
 #define SECONDS 10.0
-#define POSES 200000
-#define JOBS 2000000
+#define RUNS 9
+#define POSES 10000 /* Per run. */
+#define JOBS 100000 /* Per run, as tests/ozz/bench_jobs.cc. */
 
 static double now_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of RUNS values. */
+static double median(double *v) {
+  qsort(v, RUNS, sizeof *v, cmp_double);
+  return v[RUNS / 2];
 }
 
 static uint32_t rng = 2463534242u;
@@ -84,18 +98,23 @@ static void rig(fmt_buf_t *b) {
   fmt_buf_puts(b, "]}]}");
 }
 
-/* ns per pose of job with fields f (NULL: none), targets moved by
- * re-parsing is not timed: the same value, a new time each pose. */
+/* ns per pose of job with fields f (NULL: none), the median of RUNS
+ * runs; targets moved by re-parsing is not timed: the same value, a new
+ * time each pose. */
 static double per_pose(srv_eval_job_t *job, const srv_fields_t *f,
                        srv_eval_scratch_t *s, float *sink) {
   job->fields = f;
-  double t0 = now_ns();
-  for (int i = 0; i < POSES; i++) {
-    job->t = SECONDS * i / POSES;
-    if (srv_eval_run(job, s) != ANIM_OK) return -1;
-    *sink += job->out[12];
+  double r[RUNS];
+  for (int run = 0; run < RUNS; run++) {
+    double t0 = now_ns();
+    for (int i = 0; i < POSES; i++) {
+      job->t = SECONDS * i / POSES;
+      if (srv_eval_run(job, s) != ANIM_OK) return -1;
+      *sink += job->out[12];
+    }
+    r[run] = (now_ns() - t0) / POSES;
   }
-  return (now_ns() - t0) / POSES;
+  return median(r);
 }
 
 static int fields_of(const char *json, const anim_skeleton_t *sk,
@@ -167,36 +186,44 @@ int main(void) {
   tj.target = (anim_vec3_t){0.5f, 0.5f, 0.1f};
   tj.start_correction = &cs;
   tj.mid_correction = &cm;
-  double t0 = now_ns();
-  for (int i = 0; i < JOBS; i++) {
-    tj.target.x = 0.5f + 1e-7f * (float)(i & 1023);
-    anim_ik_two_bone_job_run(&tj);
-    sink += cs.x;
+  double r[RUNS];
+  for (int run = 0; run < RUNS; run++) {
+    double t0 = now_ns();
+    for (int i = 0; i < JOBS; i++) {
+      tj.target.x = 0.5f + 1e-7f * (float)(i & 1023);
+      anim_ik_two_bone_job_run(&tj);
+      sink += cs.x;
+    }
+    r[run] = (now_ns() - t0) / JOBS;
   }
-  double two_job = (now_ns() - t0) / JOBS;
+  double two_job = median(r);
   anim_quat_t c;
   anim_ik_aim_job_t aj = anim_ik_aim_job_defaults();
   aj.joint = &model[j7];
   aj.target = (anim_vec3_t){1, 2, 3};
   aj.correction = &c;
-  t0 = now_ns();
-  for (int i = 0; i < JOBS; i++) {
-    aj.target.x = 1 + 1e-7f * (float)(i & 1023);
-    anim_ik_aim_job_run(&aj);
-    sink += c.x;
+  for (int run = 0; run < RUNS; run++) {
+    double t0 = now_ns();
+    for (int i = 0; i < JOBS; i++) {
+      aj.target.x = 1 + 1e-7f * (float)(i & 1023);
+      anim_ik_aim_job_run(&aj);
+      sink += c.x;
+    }
+    r[run] = (now_ns() - t0) / JOBS;
   }
-  double aim_job = (now_ns() - t0) / JOBS;
+  double aim_job = median(r);
 
-  printf("IK, %d-joint rig, model space, %d poses each, on %s:\n", JOINTS,
-         POSES, cpu);
-  printf("  plain pose          %8.0f ns\n", plain);
-  printf("  + two-bone IK       %8.0f ns  (+%.0f)\n", with_two,
+  printf("IK, %d-joint rig, model space, median of %d runs of %d poses, on "
+         "%s:\n",
+         JOINTS, RUNS, POSES, cpu);
+  printf("  plain pose          %8.0f ns/pose\n", plain);
+  printf("  + two-bone IK       %8.0f ns/pose  (+%.0f)\n", with_two,
          with_two - plain);
-  printf("  + aim IK            %8.0f ns  (+%.0f)\n", with_aim,
+  printf("  + aim IK            %8.0f ns/pose  (+%.0f)\n", with_aim,
          with_aim - plain);
-  printf("  + two-bone and aim  %8.0f ns  (+%.0f)\n", with_both,
+  printf("  + two-bone and aim  %8.0f ns/pose  (+%.0f)\n", with_both,
          with_both - plain);
-  printf("  core jobs alone: two-bone %.0f ns, aim %.0f ns per job\n", two_job,
+  printf("  core jobs alone: two-bone %.0f ns/job, aim %.0f ns/job\n", two_job,
          aim_job);
   printf("(sink %g)\n", sink);
   srv_fields_free(&two);
