@@ -38,11 +38,13 @@ typedef struct anim_kernel_choice_s {
 } anim_kernel_choice_t;
 
 /* Sets how every job picks its level, from now on, and fills out (may be
- * NULL) with the choice of each job. Call before jobs run on other
- * threads. ANIM_OK, ANIM_ERR_INVALID_ARGUMENT for an unknown value,
- * ANIM_ERR_OUT_OF_MEMORY when a measurement's workload cannot be made
- * (the choice then stays the features'). */
-anim_result anim_kernels_set(anim_kernels how,
+ * NULL) with the choice of each job. A measurement times with clock_ns
+ * (nanoseconds; the calling thread's CPU time is best), which may be NULL
+ * otherwise. Call before jobs run on other threads. ANIM_OK,
+ * ANIM_ERR_INVALID_ARGUMENT for an unknown value or a measurement without
+ * a clock, ANIM_ERR_OUT_OF_MEMORY when a measurement's workload cannot be
+ * made (the choice then stays the features'). */
+anim_result anim_kernels_set(anim_kernels how, double (*clock_ns)(void),
                              anim_kernel_choice_t out[ANIM_KERNEL_JOBS]);
 
 /* The names of the values, "features", "measured", "scalar", "avx2",

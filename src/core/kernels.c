@@ -5,15 +5,14 @@
  * every channel, a 1,024-vertex mesh of 4 influences with normals), runs
  * each level the CPU has in turns, seven rounds, and keeps the fastest
  * round of each; the features' level stays unless another is more than 3%
- * faster, so noise alone never moves the choice away from it. */
+ * faster, so noise alone never moves the choice away from it. The clock
+ * is the caller's (the core reads none). */
 #include "animd/kernels.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "animd/animd.h"
 #include "core/clip_grid.h"
@@ -26,7 +25,7 @@
 #define VERTICES 1024
 #define ROUNDS 7
 
-static _Atomic int chosen[ANIM_KERNEL_JOBS] = {-1, -1, -1};
+static int chosen[ANIM_KERNEL_JOBS] = {-1, -1, -1}; /* Relaxed atomics. */
 
 static const char *const job_names[ANIM_KERNEL_JOBS] = {
     "sampling", "local_to_model", "skinning"};
@@ -35,7 +34,7 @@ static const char *const value_names[] = {"features", "measured", "scalar",
                                           "avx2", "avx512"};
 
 anim__isa anim__job_isa(anim__job job) {
-  int v = atomic_load_explicit(&chosen[job], memory_order_relaxed);
+  int v = __atomic_load_n(&chosen[job], __ATOMIC_RELAXED);
   return v < 0 ? anim__cpu_isa() : (anim__isa)v;
 }
 
@@ -45,7 +44,8 @@ int anim_kernels_parse(const char *name) {
   return -1;
 }
 
-/* ---- the workload --------------------------------------------------------- */
+/* ---- the workload ---------------------------------------------------------
+ */
 
 typedef struct workload_s {
   anim_skeleton_t *skeleton;
@@ -70,8 +70,8 @@ static anim_skeleton_t *make_skeleton(void) {
     j[i].rest.rotation.w = 1.f;
     j[i].rest.scale = (anim_vec3_t){1.f, 1.f, 1.f};
   }
-  anim_raw_skeleton_t raw = {.name = "kernels", .joints = j,
-                             .joint_count = JOINTS};
+  anim_raw_skeleton_t raw = {
+      .name = "kernels", .joints = j, .joint_count = JOINTS};
   anim_skeleton_t *s = NULL;
   anim_build_error_t err;
   return anim_skeleton_build(&raw, NULL, &s, &err) == ANIM_OK ? s : NULL;
@@ -131,9 +131,13 @@ static anim_mesh_t *make_mesh(const anim_skeleton_t *s) {
         weights[4 * v + k] = 0.4f - 0.1f * (float)k;
       }
     }
-    anim_raw_mesh_t raw = {.name = "kernels", .vertex_count = VERTICES,
-                           .positions = pos, .normals = nrm, .influences = 4,
-                           .joints = joints, .weights = weights};
+    anim_raw_mesh_t raw = {.name = "kernels",
+                           .vertex_count = VERTICES,
+                           .positions = pos,
+                           .normals = nrm,
+                           .influences = 4,
+                           .joints = joints,
+                           .weights = weights};
     anim_build_error_t err;
     if (anim_mesh_build(&raw, s, NULL, &m, &err) != ANIM_OK) m = NULL;
   }
@@ -165,22 +169,20 @@ static workload_t *workload_new(void) {
   return w;
 }
 
-/* ---- the measurement ------------------------------------------------------ */
+/* ---- the measurement ------------------------------------------------------
+ */
 
-static double thread_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* One round of job at level: n runs; ns per run. */
-static double round_ns(workload_t *w, anim__job job, anim__isa isa, int n) {
+/* One round of job at level: n runs; ns per run by clock. */
+static double round_ns(workload_t *w, anim__job job, anim__isa isa, int n,
+                       double (*clock_ns)(void)) {
   anim_pose_t pose = {w->translation, w->rotation, w->scale, JOINTS};
-  double t0 = thread_ns();
+  double t0 = clock_ns();
   for (int i = 0; i < n; i++) {
     if (job == ANIM__JOB_SAMPLING) {
-      anim_sampling_job_t s = {.skeleton = w->skeleton, .clip = w->clip,
-                               .time = 0.013 * i, .output = pose};
+      anim_sampling_job_t s = {.skeleton = w->skeleton,
+                               .clip = w->clip,
+                               .time = 0.013 * i,
+                               .output = pose};
       anim__sampling_job_run_isa(&s, isa);
     } else if (job == ANIM__JOB_LOCAL_TO_MODEL) {
       if (isa >= ANIM__ISA_AVX512)
@@ -193,7 +195,8 @@ static double round_ns(workload_t *w, anim__job job, anim__isa isa, int n) {
         anim__local_to_model_portable(w->skeleton, &pose, NULL, 0, JOINTS - 1,
                                       w->model);
     } else {
-      anim_skinning_job_t s = {.mesh = w->mesh, .matrices = w->model,
+      anim_skinning_job_t s = {.mesh = w->mesh,
+                               .matrices = w->model,
                                .matrix_count = JOINTS,
                                .normals = ANIM_NORMALS_LINEAR,
                                .out_positions = w->positions,
@@ -201,27 +204,29 @@ static double round_ns(workload_t *w, anim__job job, anim__isa isa, int n) {
       anim__skinning_job_run_isa(&s, isa);
     }
   }
-  return (thread_ns() - t0) / n;
+  return (clock_ns() - t0) / n;
 }
 
-static anim__isa measure(workload_t *w, anim__job job, double ns[3]) {
+static anim__isa measure(workload_t *w, anim__job job, double ns[3],
+                         double (*clock_ns)(void)) {
   static const int runs[ANIM_KERNEL_JOBS] = {200, 400, 10};
   anim__isa top = anim__cpu_isa();
   for (int l = 0; l < 3; l++) ns[l] = 0;
   for (int r = 0; r < ROUNDS; r++)
     for (int l = 0; l <= (int)top; l++) {
-      double t = round_ns(w, job, (anim__isa)l, runs[job]);
+      double t = round_ns(w, job, (anim__isa)l, runs[job], clock_ns);
       if (ns[l] == 0 || t < ns[l]) ns[l] = t;
     }
-  anim__isa best = top;
+  anim__isa fastest = top;
   for (int l = 0; l <= (int)top; l++)
-    if (ns[l] < ns[best] / 1.03) best = (anim__isa)l;
-  return best;
+    if (ns[l] < ns[fastest]) fastest = (anim__isa)l;
+  return ns[top] <= ns[fastest] * 1.03 ? top : fastest;
 }
 
-anim_result anim_kernels_set(anim_kernels how,
+anim_result anim_kernels_set(anim_kernels how, double (*clock_ns)(void),
                              anim_kernel_choice_t out[ANIM_KERNEL_JOBS]) {
-  if ((int)how < 0 || how > ANIM_KERNELS_AVX512)
+  if ((int)how < 0 || how > ANIM_KERNELS_AVX512 ||
+      (how == ANIM_KERNELS_MEASURED && clock_ns == NULL))
     return ANIM_ERR_INVALID_ARGUMENT;
   double ns[ANIM_KERNEL_JOBS][3] = {{0}};
   int level[ANIM_KERNEL_JOBS];
@@ -232,10 +237,10 @@ anim_result anim_kernels_set(anim_kernels how,
     if (how == ANIM_KERNELS_FEATURES || r != ANIM_OK)
       level[j] = -1;
     else if (how == ANIM_KERNELS_MEASURED)
-      level[j] = (int)measure(w, (anim__job)j, ns[j]);
+      level[j] = (int)measure(w, (anim__job)j, ns[j], clock_ns);
     else
       level[j] = (int)anim__isa_cap((anim__isa)(how - ANIM_KERNELS_SCALAR));
-    atomic_store_explicit(&chosen[j], level[j], memory_order_relaxed);
+    __atomic_store_n(&chosen[j], level[j], __ATOMIC_RELAXED);
   }
   if (w != NULL) workload_free(w);
   if (out != NULL)

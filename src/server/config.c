@@ -163,6 +163,10 @@ static const cfg_entry_t entries[] = {
     {"hint_scan", CFG_UINT, F(hint_scan), 0,
      "asset names a \"did you mean\" hint compares at most when a name is "
      "not found (bounds the time of a miss; 0 = 2000)"},
+    {"kernels", CFG_STR, F(kernels), S(kernels),
+     "SIMD kernels of sampling, local-to-model and skinning: features (the "
+     "best the CPU has), measured (the fastest, timed at start), scalar, "
+     "avx2 or avx512"},
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
@@ -171,7 +175,8 @@ static const cfg_entry_t entries[] = {
 static const struct {
   const char *key;
   const char *choices;
-} choice_lists[] = {{"rate_limits", "auto|on|off"}};
+} choice_lists[] = {{"rate_limits", "auto|on|off"},
+                    {"kernels", "features|measured|scalar|avx2|avx512"}};
 
 static const char *choices_of(const char *key) {
   for (size_t i = 0; i < sizeof choice_lists / sizeof choice_lists[0]; i++)
@@ -222,6 +227,7 @@ void srv_config_defaults(srv_config_t *cfg) {
            SRV_CORS_DEFAULT);
   snprintf(cfg->three_dir, sizeof cfg->three_dir, "%s", SRV_THREE_DIR);
   cfg->hint_scan = 2000;
+  snprintf(cfg->kernels, sizeof cfg->kernels, "features");
 }
 
 static const cfg_entry_t *find_entry(const char *key) {

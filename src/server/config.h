@@ -72,6 +72,7 @@ typedef struct srv_config_s {
   /* three.js (npm's three), served under /three/ for /viewer; "" none. */
   char three_dir[1024];
   unsigned hint_scan; /* Names a "did you mean" compares on a miss. */
+  char kernels[16];   /* features, measured, scalar, avx2, avx512. */
 } srv_config_t;
 
 /* Fills the built-in defaults. */

@@ -63,6 +63,7 @@ struct srv_server_s {
   unsigned loop_count;
   uv_async_t loop_ended; /* A loop thread ended: the drain may finish. */
   char address[300];
+  char kernels[200]; /* The kernel level of each job (animd/kernels.h). */
   srv_pool_t pool;
   bool pool_open;
   struct store_s *store;

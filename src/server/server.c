@@ -84,6 +84,34 @@ static void on_failed_closed(uv_handle_t *h) {
   uv_close((uv_handle_t *)&s->drain_timer, on_failed_freed);
 }
 
+static double thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Sets the kernel level of every job from cfg.kernels (before any job
+ * runs on a thread of this server) and describes it in s->kernels. */
+static void choose_kernels(srv_server_t *s) {
+  int how = anim_kernels_parse(s->cfg.kernels);
+  anim_kernel_choice_t ch[ANIM_KERNEL_JOBS];
+  anim_kernels_set(how < 0 ? ANIM_KERNELS_FEATURES : (anim_kernels)how,
+                   thread_cpu_ns, ch);
+  size_t n = (size_t)snprintf(s->kernels, sizeof s->kernels, "kernels (%s)",
+                              how < 0 ? "features" : s->cfg.kernels);
+  for (int j = 0; j < ANIM_KERNEL_JOBS && n < sizeof s->kernels; j++) {
+    n += (size_t)snprintf(s->kernels + n, sizeof s->kernels - n, " %s=%s",
+                          ch[j].job, ch[j].level);
+    if (how == ANIM_KERNELS_MEASURED)
+      for (int l = 0; l < 3 && n < sizeof s->kernels; l++)
+        if (ch[j].ns[l] > 0)
+          n += (size_t)snprintf(s->kernels + n, sizeof s->kernels - n, "%s%.0f",
+                                l == 0 ? " (ns " : "/", ch[j].ns[l]);
+    if (how == ANIM_KERNELS_MEASURED && n < sizeof s->kernels)
+      n += (size_t)snprintf(s->kernels + n, sizeof s->kernels - n, ")");
+  }
+}
+
 int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
                    char *err, size_t err_len) {
   srv_server_t *s = calloc(1, sizeof *s);
@@ -92,6 +120,7 @@ int srv_server_new(uv_loop_t *loop, const srv_config_t *cfg, srv_server_t **out,
   s->cfg = *cfg;
   s->start_ns = uv_hrtime();
   bool ended_made = false; /* s->loop_ended is a handle to close. */
+  choose_kernels(s);
   int rc = srv_access_log_open(cfg->access_log, &s->access_log);
   if (rc != 0) {
     snprintf(err, err_len, "access_log %s: %s", cfg->access_log,
@@ -285,11 +314,11 @@ void srv_server_describe(srv_server_t *s, char *out, size_t cap) {
   snprintf(out, cap,
            "animd %s listening on %s; %s, %zu skeletons, %zu "
            "clips, %zu meshes, %s%s; %u HTTP loop%s, %u workers, %u stream "
-           "loops; %s",
+           "loops; %s; %s",
            ANIMD_VERSION, s->address, where, st.skeletons, st.clips, st.meshes,
            limit, s->cfg.demo ? ", demo assets" : "", s->loop_count,
            s->loop_count == 1 ? "" : "s", srv_pool_threads(&s->pool),
-           stream_threads(&s->cfg), access);
+           stream_threads(&s->cfg), access, s->kernels);
 }
 
 const char *srv_server_address(const srv_server_t *s) { return s->address; }
