@@ -267,9 +267,10 @@ export interface SkinMeshes {
   meshes: SkinMeshBlock[];
 }
 
-export interface SkeletonEntry { id: string; name: string; [k: string]: unknown }
+/** A listed skeleton: `joints` counts them. */
+export interface SkeletonEntry { id: string; name: string; joints: number; [k: string]: unknown }
 export interface ClipEntry { id: string; name: string; skeleton: string; duration: number; [k: string]: unknown }
-export interface MeshEntry { id: string; name: string; skeleton: string; [k: string]: unknown }
+export interface MeshEntry { id: string; name: string; skeleton: string; vertices: number; [k: string]: unknown }
 /** A page of GET /v1/assets or /v1/skeletons/{id}/clips|meshes (and the upload answer). */
 export interface AssetList {
   skeletons: SkeletonEntry[];
