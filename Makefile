@@ -454,7 +454,8 @@ clean:
 
 distclean: clean
 	rm -rf tests/e2e/node_modules tests/web/node_modules web/three/node_modules \
-	  packages/tooling/node_modules examples/node/node_modules \
+	  packages/tooling/node_modules packages/tooling-three/node_modules \
+	  examples/node/node_modules \
 	  examples/vite/node_modules tests/openapi/node_modules
 
 help:

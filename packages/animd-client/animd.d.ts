@@ -32,7 +32,8 @@ export type AssetKind = 'skeleton' | 'clip' | 'mesh';
 /**
  * Every failure: `code` and `message` as the daemon gave them (or
  * 'network', 'disconnected', 'bad_answer', 'truncated', 'bad_argument' for
- * failures on the way; 'unknown_parameter', 'unknown_field',
+ * failures on the way, 'too_many_pages' for listAll beyond maxPages;
+ * 'unknown_parameter', 'unknown_field',
  * 'unknown_option' for a name the client's lists do not hold), `at` (the
  * parameter or spot in the body, or null) and `status` (the HTTP status; 0
  * for WebSocket, network and client-side failures).
@@ -51,7 +52,8 @@ export class AnimdError extends Error {
 // ---- the fields each call takes ----------------------------------------------
 
 /** Which list of FIELDS a call's options are checked against. */
-export type FieldKind = 'client' | 'connect' | 'pose' | 'skin' | 'upload' | 'delete' | 'play' | 'set' | 'wsPose';
+export type FieldKind = 'client' | 'connect' | 'pose' | 'skin' | 'list' | 'listAll' | 'upload' | 'delete' | 'play' |
+  'set' | 'wsPose';
 /** The names each call's options (and each message's fields) may have. */
 export const FIELDS: Readonly<Record<FieldKind, readonly string[]>>;
 /** Throws an AnimdError for the first member of object that FIELDS[kind] does not list. */
@@ -265,13 +267,37 @@ export interface SkinMeshes {
   meshes: SkinMeshBlock[];
 }
 
-/** GET /v1/assets */
+/** A listed skeleton: `joints` counts them. */
+export interface SkeletonEntry { id: string; name: string; joints: number; [k: string]: unknown }
+export interface ClipEntry { id: string; name: string; skeleton: string; duration: number; [k: string]: unknown }
+export interface MeshEntry { id: string; name: string; skeleton: string; vertices: number; [k: string]: unknown }
+/** A page of GET /v1/assets or /v1/skeletons/{id}/clips|meshes (and the upload answer). */
 export interface AssetList {
-  skeletons: Array<{ id: string; name: string; [k: string]: unknown }>;
-  clips: Array<{ id: string; name: string; skeleton: string; duration: number; [k: string]: unknown }>;
-  meshes: Array<{ id: string; name: string; skeleton: string; [k: string]: unknown }>;
+  skeletons: SkeletonEntry[];
+  clips: ClipEntry[];
+  meshes: MeshEntry[];
+  /** When more follow: the next page's `after`. */
+  next?: string;
   [k: string]: unknown;
 }
+/** A listing page's query (FIELDS.list). */
+export interface ListParams {
+  /** Assets per page, 1 to the daemon's list_limit_max (default its list_limit). */
+  limit?: number;
+  /** A previous page's `next`. */
+  after?: string;
+}
+/** listAll's options (FIELDS.listAll): every asset, or a skeleton's clips or meshes. */
+export type ListAllOptions = {
+  limit?: number;
+  /** More pages than this (default 1000) is an AnimdError 'too_many_pages'. */
+  maxPages?: number;
+} & ({ skeleton?: undefined; of?: undefined } | { skeleton: string; of: 'clips' | 'meshes' });
+/** One asset of a listing. */
+export type ListedAsset =
+  | { kind: 'skeleton'; asset: SkeletonEntry }
+  | { kind: 'clip'; asset: ClipEntry }
+  | { kind: 'mesh'; asset: MeshEntry };
 /** GET /v1/skeletons/{id} */
 export interface SkeletonInfo {
   id: string;
@@ -290,7 +316,13 @@ export class Animd {
   request(method: string, path: string, options?: { body?: BodyInit; type?: string; accept?: string }): Promise<Response>;
   json(path: string): Promise<any>;
   info(): Promise<Record<string, unknown>>;
-  assets(): Promise<AssetList>;
+  /** One listing page (limit, after); `next` when more follow. */
+  assets(params?: ListParams): Promise<AssetList>;
+  skeletonClips(id: string, params?: ListParams): Promise<AssetList>;
+  skeletonMeshes(id: string, params?: ListParams): Promise<AssetList>;
+  listPage(path: string, params?: ListParams): Promise<AssetList>;
+  /** Every asset of a listing, page after page. */
+  listAll(options?: ListAllOptions): AsyncGenerator<ListedAsset, void, undefined>;
   skeleton(id: string): Promise<SkeletonInfo>;
   clip(id: string): Promise<Record<string, unknown>>;
   meshInfo(id: string): Promise<Record<string, unknown>>;

@@ -91,6 +91,10 @@ export const FIELDS = Object.freeze({
   /** GET /v1/skin: skin(), skinRange() */
   skin: ['mesh', 'skeleton', 'clip', 't', 'wrap', 'method', 'normals', 'format', 'from', 'to', 'fps',
     'encoding', ...QUERY_REQUEST_FIELDS],
+  /** GET /v1/assets, /v1/skeletons/{id}/clips and /meshes: assets(), skeletonClips(), skeletonMeshes() */
+  list: ['limit', 'after'],
+  /** Every listing page: listAll({...}) */
+  listAll: ['skeleton', 'of', 'limit', 'maxPages'],
   /** POST /v1/assets: upload(body, {...}) */
   upload: ['contentType', 'skeleton', 'name', 'clip', 'prefix', 'replace'],
   /** DELETE: delete(kind, id, {...}) */
@@ -152,8 +156,9 @@ export function checkFields(kind, object) {
   }
   for (const name of Object.keys(object)) {
     if (known.includes(name)) continue;
-    const code = kind === 'pose' || kind === 'skin' || kind === 'upload' || kind === 'delete'
-      ? 'unknown_parameter' : kind === 'client' || kind === 'connect' ? 'unknown_option' : 'unknown_field';
+    const code = kind === 'pose' || kind === 'skin' || kind === 'upload' || kind === 'delete' || kind === 'list'
+      ? 'unknown_parameter'
+      : kind === 'client' || kind === 'connect' || kind === 'listAll' ? 'unknown_option' : 'unknown_field';
     const near = nearestName(name, known);
     throw new AnimdError(code, `'${name}' is not a field of ${kind}` +
       (near ? ` (did you mean '${near}'?)` : ` (known: ${known.join(', ')})`), { at: name });
@@ -575,6 +580,15 @@ function query(params) {
   return s ? '?' + s : '';
 }
 
+/** What listAll stops at when the caller gives no maxPages. */
+const LIST_MAX_PAGES = 1000;
+/** A listing page's lists, in listing order, and what each holds. */
+const LIST_KINDS = [['skeleton', 'skeletons'], ['clip', 'clips'], ['mesh', 'meshes']];
+
+function skeletonListPath(id, of) {
+  return '/v1/skeletons/' + encodeURIComponent(id) + '/' + of;
+}
+
 /**
  * The daemon at `url` (default: the page's own origin). Options: `fetch`
  * (default globalThis.fetch), `WebSocket` (default globalThis.WebSocket;
@@ -611,12 +625,68 @@ export class Animd {
     return (await this.request('GET', path)).json();
   }
 
-  /** GET /v1/info, /v1/assets, one skeleton, clip or mesh (JSON). */
+  /** GET /v1/info, one skeleton, clip or mesh (JSON). */
   info() { return this.json('/v1/info'); }
-  assets() { return this.json('/v1/assets'); }
   skeleton(id) { return this.json('/v1/skeletons/' + encodeURIComponent(id)); }
   clip(id) { return this.json('/v1/clips/' + encodeURIComponent(id)); }
   meshInfo(id) { return this.json('/v1/meshes/' + encodeURIComponent(id)); }
+
+  // ---- listings: one page, or every page ----------------------------------------
+
+  /**
+   * One page of GET /v1/assets: `limit` (assets per page; the daemon's
+   * list_limit when left out) after `after` (a previous page's `next`).
+   * The answer ends with `next` when more follow.
+   */
+  assets(options = {}) { return this.listPage('/v1/assets', options); }
+  /** One page of GET /v1/skeletons/{id}/clips (options as assets()). */
+  skeletonClips(id, options = {}) { return this.listPage(skeletonListPath(id, 'clips'), options); }
+  /** One page of GET /v1/skeletons/{id}/meshes (options as assets()). */
+  skeletonMeshes(id, options = {}) { return this.listPage(skeletonListPath(id, 'meshes'), options); }
+
+  async listPage(path, options) {
+    checkFields('list', options);
+    const { limit, after } = options || {};
+    return this.json(path + query({ limit, after }));
+  }
+
+  /**
+   * Every asset of a listing, page after page, as {kind, asset} (kind
+   * 'skeleton', 'clip' or 'mesh'; asset the daemon's entry): GET
+   * /v1/assets, or with `skeleton` and `of` ('clips' or 'meshes') that
+   * skeleton's. `limit`: assets per page; `maxPages` (default 1000): more
+   * pages than this is an AnimdError 'too_many_pages' (at 'maxPages').
+   */
+  async* listAll(options = {}) {
+    checkFields('listAll', options);
+    const { skeleton, of, limit, maxPages = LIST_MAX_PAGES } = options;
+    if (!Number.isInteger(maxPages) || maxPages < 1) {
+      throw new AnimdError('bad_argument', `maxPages ${maxPages}: a whole number, 1 or more`, { at: 'maxPages' });
+    }
+    if ((skeleton === undefined) !== (of === undefined)) {
+      throw new AnimdError('bad_argument', 'give skeleton and of together (or neither: every asset)',
+        { at: skeleton === undefined ? 'skeleton' : 'of' });
+    }
+    if (of !== undefined && of !== 'clips' && of !== 'meshes') {
+      throw new AnimdError('bad_argument', `of '${of}': clips or meshes`, { at: 'of' });
+    }
+    const path = skeleton === undefined ? '/v1/assets' : skeletonListPath(skeleton, of);
+    let after;
+    for (let pages = 0; ; pages++) {
+      if (pages === maxPages) {
+        throw new AnimdError('too_many_pages', `${path}: more than ${maxPages} pages (maxPages)`, { at: 'maxPages' });
+      }
+      const page = await this.listPage(path, { limit, after });
+      for (const [kind, list] of LIST_KINDS) {
+        for (const asset of page[list] || []) yield { kind, asset };
+      }
+      if (page.next === undefined) return;
+      if (typeof page.next !== 'string' || page.next === after) {
+        throw new AnimdError('bad_answer', `${path}: a page's next ${JSON.stringify(page.next)} does not move on`);
+      }
+      after = page.next;
+    }
+  }
 
   /** The mesh as GPU-ready views (decodeMesh), from its binary form. */
   async mesh(id) {

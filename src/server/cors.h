@@ -39,7 +39,8 @@
 
 /* Answer headers a page may read besides the safelisted ones. */
 #define SRV_CORS_EXPOSE_HEADERS                                                \
-  "ETag, Retry-After, X-Animd-Joints, X-Animd-Layout, X-Animd-Vertices"
+  "ETag, Retry-After, X-Animd-Answer, X-Animd-Joints, X-Animd-Layout, "        \
+  "X-Animd-Meshes, X-Animd-Morph-Weights, X-Animd-Vertices"
 
 /* Checks the syntax of a list. Returns 0, or -1 with a message naming the
  * bad entry in err (err_len bytes). */

@@ -1,7 +1,9 @@
 // CORS and origins in headless Chromium. A page served from another origin
 // (a second port) that the daemon allows loads the client from the daemon
 // (a cross-origin module), reads a binary pose and skinned vertices with
-// their X-Animd-* headers, uploads an asset (a real preflight), and streams
+// their X-Animd-* headers, reads every X-Animd-* header of docs/api.md's
+// binary answers table (root motion, morph weights, several meshes) with the
+// value Node reads, uploads an asset (a real preflight), and streams
 // skinning matrices and skinned vertices; every number it reports equals
 // GET /v1/pose and GET /v1/skin at the same clip time. A page from an origin
 // that is not allowed can neither read an answer, nor pass a preflight, nor
@@ -10,7 +12,45 @@ import fs from 'node:fs';
 
 import { check, floatsOf, launchBrowser, maxDiff, run, servePage, startDaemon } from './lib.js';
 
-const ALLOWED_PAGE = (daemon) => `<!doctype html><title>allowed</title><script type="module">
+// A skeleton, a mesh with two morph targets and a clip with a weight track
+// for it: poses of the clip carry X-Animd-Morph-Weights.
+const MORPH_ASSET = {
+  skeleton: { name: 'cors-mrig', joints: [{ name: 'root', parent: -1 }, { name: 'head', parent: 0, translation: [0, 1, 0] }] },
+  meshes: [{ name: 'cors-mface', positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], influences: 1, joints: [0, 1, 1], weights: [1, 1, 1],
+    targets: [{ positions: [0, 1, 0, 0, 1, 0, 0, 1, 0] }, { positions: [0, 0, 2, 0, 0, 2, 0, 0, 2] }] }],
+  clips: [{ name: 'cors-mtalk', tracks: [{ joint: 'head', path: 'rotation', times: [0, 1], values: [0, 0, 0, 1, 0, 0, 0, 1] }],
+    weights: [{ mesh: 'cors-mface', times: [0, 1], values: [0, 0, 1, 0.5] }] }],
+};
+
+// Answers that carry each X-Animd-* header of the binary answers table.
+const HEADER_PATHS = [
+  '/v1/pose?skeleton=demo-humanoid&clip=idle&t=0.5&root_motion=hips&format=bin',
+  '/v1/pose?clip=cors-mtalk&t=0.25&format=bin',
+  '/v1/skin?skeleton=demo-humanoid&clip=wave&t=0.5&format=bin',
+  '/v1/skin?mesh=body&clip=wave&t=0.5&format=bin',
+];
+
+// The X-Animd-* headers docs/api.md lists for binary answers.
+function documentedHeaders() {
+  const api = fs.readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const names = [...api.matchAll(/^\| `(X-Animd-[A-Za-z-]+)` \|/gm)].map((m) => m[1]);
+  check(names.length >= 6, 'docs/api.md lists ' + names.length + ' X-Animd-* headers');
+  return names;
+}
+
+// Each X-Animd-* header of each answer, as a reader sees it (null: cannot).
+const READ_HEADERS = `async (daemon, paths, names) => {
+  const seen = {};
+  for (const p of paths) {
+    const r = await fetch(daemon + p);
+    if (!r.ok) throw new Error(p + ': ' + r.status + ' ' + await r.text());
+    await r.arrayBuffer();
+    for (const n of names) { const v = r.headers.get(n); if (v !== null) seen[n] = v; }
+  }
+  return seen;
+}`;
+
+const ALLOWED_PAGE = (daemon, names) => `<!doctype html><title>allowed</title><script type="module">
 const { Animd } = await import('${daemon}/client/animd.js');
 const animd = new Animd({ url: '${daemon}' });
 const out = {};
@@ -23,6 +63,8 @@ try {
     { name: 'root', parent: -1, translation: [0, 1, 0] }, { name: 'tip', parent: 0, translation: [0, 1, 0] }] } });
   const err = await animd.pose({ clip: 'wave', t: 'soon' }).catch((e) => e);
   out.error = { code: err.code, at: err.at, status: err.status };
+  await animd.upload(${JSON.stringify(MORPH_ASSET)});
+  out.headers = await (${READ_HEADERS})('${daemon}', ${JSON.stringify(HEADER_PATHS)}, ${JSON.stringify(names)});
   const conn = animd.connect();
   const frames = [];
   const s = await conn.play({ skeleton: 'demo-humanoid', clip: 'wave', space: 'skin', fps: 30 });
@@ -64,7 +106,8 @@ run(async () => {
   const allowed = await servePage();
   const refused = await servePage();
   const d = await startDaemon(['--allowed-origins', allowed.origin, '--access-log', '-']);
-  allowed.html = ALLOWED_PAGE(d.url);
+  const names = documentedHeaders();
+  allowed.html = ALLOWED_PAGE(d.url, names);
   refused.html = REFUSED_PAGE(d.url);
 
   const browser = await launchBrowser();
@@ -78,6 +121,19 @@ run(async () => {
   check(maxDiff(Float32Array.from(r.skin.data), skin) === 0, 'skin differs');
   check(r.skin.layout === 'positions+normals' && r.skin.vertices === 512, 'skin headers');
   check(r.upload.skeletons[0].name === 'cors-stick', 'upload: ' + JSON.stringify(r.upload));
+  // Every documented X-Animd-* header: exposed to the allowed origin, and
+  // read by the page as Node reads it (Node's fetch is not bound by CORS).
+  const direct = await eval(READ_HEADERS)(d.url, HEADER_PATHS, names);
+  console.log('X-Animd-* headers read by the page:', JSON.stringify(r.headers));
+  const expose = (await fetch(d.url + HEADER_PATHS[0], { headers: { Origin: allowed.origin } }))
+    .headers.get('Access-Control-Expose-Headers') || '';
+  for (const n of names) {
+    check(expose.split(/,\s*/).includes(n), `${n} is not in Access-Control-Expose-Headers: ${expose}`);
+    check(direct[n] !== undefined, `no answer of ${HEADER_PATHS.join(' ')} carries ${n}`);
+    check(r.headers[n] === direct[n], `${n}: the page read ${r.headers[n]}, Node ${direct[n]}`);
+  }
+  check(direct['X-Animd-Answer'] === 'root=7' && direct['X-Animd-Morph-Weights'] === '2',
+    'headers: ' + JSON.stringify(direct));
   check(r.error.code === 'bad_parameter' && r.error.at === 't' && r.error.status === 400, 'error: ' + JSON.stringify(r.error));
   for (const f of r.frames) {
     const ref = f.mesh

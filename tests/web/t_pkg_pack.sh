@@ -3,7 +3,9 @@
 # include/animd/animd.h) in package.json and in the module's `version`
 # export; `npm pack` makes a tarball holding only the files listed; that
 # tarball installs offline into a scratch project, where Node imports it
-# as an ES module by name and tsc finds its types through `exports`.
+# as an ES module by name and tsc finds its types through `exports`, those
+# of animd-client/three (three.d.ts) with three's own (@types/three, from
+# packages/tooling-three, as an app would install it beside three).
 set -euo pipefail
 # No daemon code runs here: a sanitizer stage has nothing to check, the
 # release stage runs it.
@@ -13,7 +15,9 @@ esac
 ROOT=$PWD
 PKG=$ROOT/packages/animd-client
 TSC=$ROOT/packages/tooling/node_modules/.bin/tsc
+THREE_TYPES=$ROOT/packages/tooling-three/node_modules/@types/three
 [ -x "$TSC" ] || { echo "FAIL: $TSC is missing: run make deps-test"; exit 1; }
+[ -f "$THREE_TYPES/index.d.ts" ] || { echo "FAIL: $THREE_TYPES is missing: run make deps-test"; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/animd-pack.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -60,14 +64,26 @@ if (o.version !== want || o.pkg !== want) throw new Error("version " + o.version
 if (o.url !== "http://127.0.0.1:1" || o.decode !== "function" || o.play < 10) throw new Error("exports");
 if (!/did you mean .reconnect./.test(o.refused)) throw new Error("refused: " + o.refused);
 ' "$out" "$want"
+mkdir -p node_modules/@types
+ln -s "$THREE_TYPES" node_modules/@types/three
 cat > types.ts <<'TS'
 import { Animd, version, type Pose } from 'animd-client';
+import { GltfRig, rigGltf, type RigState } from 'animd-client/three';
+import type { GLTF } from 'three/addons/loaders/GLTFLoader.js';
 export const v: string = version;
-export const p: Promise<Pose> = new Animd({ url: 'http://127.0.0.1:1' }).pose({ clip: 'wave', t: 0.5 });
+const animd = new Animd({ url: 'http://127.0.0.1:1' });
+export const p: Promise<Pose> = animd.pose({ clip: 'wave', t: 0.5 });
+export async function rig(gltf: GLTF): Promise<RigState> {
+  const r: GltfRig = await rigGltf(animd, gltf, { skeleton: 'CesiumMan' });
+  await r.play(animd.connect(), { clip: 'Walk', mode: 'thin', encoding: 'q16' });
+  // @ts-expect-error the adapter's types are checked, not any
+  await r.play(animd.connect(), { mode: 'medium' });
+  return r.state;
+}
 TS
 cat > tsconfig.json <<'JSON'
 {"compilerOptions": {"strict": true, "noEmit": true, "module": "NodeNext", "moduleResolution": "NodeNext",
   "target": "ES2022", "lib": ["ES2022", "DOM"], "types": []}, "files": ["types.ts"]}
 JSON
 "$TSC" -p .
-echo "ok: animd-client-$want.tgz installs offline, imports by name (ESM) and types resolve"
+echo "ok: animd-client-$want.tgz installs offline, imports by name (ESM) and types resolve (animd-client/three too)"

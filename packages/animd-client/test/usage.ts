@@ -8,7 +8,7 @@ import {
   driveSkeleton, mapSkeleton, nearestName, sniffBytes, sniffText, version,
 } from '../animd.js';
 import type {
-  ClipEvent, Layout, MeshBlock, Pose, SkeletonLike, Skin, SkinMeshes, Stream, StreamFrame, StreamInfo,
+  AssetList, ClipEvent, Layout, MeshBlock, Pose, SkeletonLike, Skin, SkinMeshes, Stream, StreamFrame, StreamInfo,
 } from '../animd.js';
 
 export async function tour(): Promise<number> {
@@ -19,6 +19,24 @@ export async function tour(): Promise<number> {
   const list = await animd.assets();
   const rig = await animd.skeleton(list.skeletons[0].id);
   const names: string[] = rig.joints.map((j) => j.name);
+  const page: AssetList = await animd.assets({ limit: 2 });
+  const more: AssetList | null = page.next ? await animd.assets({ limit: 2, after: page.next }) : null;
+  const clipPage = await animd.skeletonClips(rig.id, { limit: 10 });
+  const meshPage = await animd.skeletonMeshes(rig.id);
+  let listed = clipPage.clips.length + meshPage.meshes.length + (more ? more.skeletons.length : 0);
+  for await (const e of animd.listAll({ limit: 100, maxPages: 50 })) {
+    if (e.kind === 'clip') listed += e.asset.duration;
+    else listed += e.asset.name.length;
+  }
+  for await (const e of animd.listAll({ skeleton: rig.id, of: 'meshes' })) if (e.kind === 'mesh') listed += e.asset.skeleton.length;
+  // @ts-expect-error of needs a skeleton
+  animd.listAll({ of: 'clips' });
+  // @ts-expect-error a skeleton lists clips or meshes only
+  animd.listAll({ skeleton: rig.id, of: 'skeletons' });
+  // @ts-expect-error a misspelt listing parameter
+  await animd.assets({ limt: 2 });
+  // @ts-expect-error maxPages is a number
+  animd.listAll({ maxPages: 'all' });
 
   const pose: Pose = await animd.pose({ clip: 'wave', t: 0.5, space: 'skin', joints: ['hips'] });
   const m0: number = pose.data[0] + pose.joints;
@@ -92,5 +110,5 @@ export async function tour(): Promise<number> {
   drive.release();
   console.log(v, layouts, json, info, one, near, frame.layout, q.normals, blocks2, meshes, one2, type,
     mapping.unmappedJoints, set.index);
-  return header + m0 + (n0 ?? 0) + blocks + tri + missed;
+  return header + m0 + (n0 ?? 0) + blocks + tri + missed + listed;
 }

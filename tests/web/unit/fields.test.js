@@ -111,3 +111,36 @@ test("a stream's frame 0 arriving with play's answer reaches onframe", async () 
   assert.equal(s.counters.frames, 1);
   conn.close();
 });
+
+test('listings check their fields and stop at maxPages or a next that does not move', async () => {
+  const a = new Animd({ url: 'http://d:1', fetch: noFetch });
+  await assert.rejects(a.assets({ limt: 2 }), { code: 'unknown_parameter', at: 'limt', message: /did you mean 'limit'/ });
+  await assert.rejects(a.skeletonClips('s', { aftr: 'clip:x' }), { code: 'unknown_parameter', at: 'aftr' });
+  await assert.rejects(a.listAll({ maxPage: 3 }).next(), { code: 'unknown_option', at: 'maxPage', message: /'maxPages'/ });
+  await assert.rejects(a.listAll({ maxPages: 0 }).next(), { code: 'bad_argument', at: 'maxPages' });
+  await assert.rejects(a.listAll({ maxPages: 1.5 }).next(), { code: 'bad_argument', at: 'maxPages' });
+  await assert.rejects(a.listAll({ of: 'clips' }).next(), { code: 'bad_argument', at: 'skeleton' });
+  await assert.rejects(a.listAll({ skeleton: 's' }).next(), { code: 'bad_argument', at: 'of' });
+  await assert.rejects(a.listAll({ skeleton: 's', of: 'skeletons' }).next(), { code: 'bad_argument', at: 'of' });
+
+  // A daemon whose every page says more follow: page n's next is "clip:n".
+  const asked = [];
+  const endless = async (url) => {
+    asked.push(url);
+    const n = asked.length;
+    return new Response(JSON.stringify({ skeletons: [], clips: [{ id: `c${n}` }], meshes: [], next: `clip:${n}` }));
+  };
+  const b = new Animd({ url: 'http://d:1', fetch: endless });
+  const got = [];
+  const e = await (async () => { for await (const x of b.listAll({ skeleton: 's/1', of: 'clips', limit: 1, maxPages: 3 })) got.push(x); })()
+    .catch((x) => x);
+  assert.deepEqual([e.code, e.at], ['too_many_pages', 'maxPages']);
+  assert.deepEqual(got.map((x) => [x.kind, x.asset.id]), [['clip', 'c1'], ['clip', 'c2'], ['clip', 'c3']]);
+  assert.deepEqual(asked, ['http://d:1/v1/skeletons/s%2F1/clips?limit=1', 'http://d:1/v1/skeletons/s%2F1/clips?limit=1&after=clip%3A1',
+    'http://d:1/v1/skeletons/s%2F1/clips?limit=1&after=clip%3A2']);
+
+  const stuck = async () => new Response(JSON.stringify({ skeletons: [], clips: [], meshes: [], next: 'clip:same' }));
+  const c = new Animd({ url: 'http://d:1', fetch: stuck });
+  const s = await (async () => { for await (const x of c.listAll()) got.push(x); })().catch((x) => x);
+  assert.equal(s.code, 'bad_answer');
+});
