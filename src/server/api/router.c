@@ -63,21 +63,39 @@ static struct {
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-/* The hash of the n bytes of s. */
-static uint32_t word_hash(const char *s, size_t n) {
-  uint32_t h = (uint32_t)n * 0x9e3779b1u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+/* The hash of a segment: word_step over its bytes from WORD_SEED, then
+ * word_end with its length. */
+#define WORD_SEED 0x811c9dc5u
+static inline uint32_t word_step(uint32_t h, unsigned char c) {
+  return (h ^ c) * 0x01000193u;
+}
+static inline uint32_t word_end(uint32_t h, size_t n) {
+  h ^= (uint32_t)n * 0x9e3779b1u;
   return h ^ (h >> 15);
 }
 
-/* The number of the word s (n bytes), or SEG_NONE. */
-static unsigned word_number(const char *s, size_t n) {
-  for (uint32_t i = word_hash(s, n);; i++) {
+static uint32_t word_hash(const char *s, size_t n) {
+  uint32_t h = WORD_SEED;
+  for (size_t i = 0; i < n; i++) h = word_step(h, (unsigned char)s[i]);
+  return word_end(h, n);
+}
+
+/* The number of the word s (n bytes) of hash h, or SEG_NONE. */
+static unsigned word_find(const char *s, size_t n, uint32_t h) {
+  for (uint32_t i = h;; i++) {
     unsigned k = table.word_slot[i & (WORD_SLOTS - 1)];
     if (k == 0) return SEG_NONE;
-    if (table.word_len[k - 1] == n && memcmp(table.word[k - 1], s, n) == 0)
-      return k - 1;
+    if (table.word_len[k - 1] != n) continue;
+    /* Words are short: a loop beats a call. */
+    const char *w = table.word[k - 1];
+    size_t j = 0;
+    while (j < n && w[j] == s[j]) j++;
+    if (j == n) return k - 1;
   }
+}
+
+static unsigned word_number(const char *s, size_t n) {
+  return word_find(s, n, word_hash(s, n));
 }
 
 /* The key of count segments numbered seg. */
@@ -101,28 +119,50 @@ static pattern_t *pattern_find(uint64_t key) {
   }
 }
 
-/* A path split at '/': the start and length of each segment. */
+/* A path split at '/': the start and length of each segment, and the key
+ * of its words (key_of; a segment that is no word of the rows counts as
+ * word 0 there and has its bit in unknown). */
 typedef struct segments_s {
   unsigned count;
   const char *at[SEG_MAX];
   size_t len[SEG_MAX];
+  uint64_t key;
+  unsigned unknown;
 } segments_t;
 
-/* Splits path ("/a/b": "a", "b"; "/a/": "a", ""); false when it does not
- * start with '/' or has more than SEG_MAX segments. */
-static bool split(const char *path, segments_t *s) {
+/* Splits path ("/a/b": "a", "b"; "/a/": "a", "") in one pass, hashing
+ * each segment as it goes; false when it does not start with '/' or has
+ * more than SEG_MAX segments. With words false (while the table is being
+ * built) no word is looked up. */
+static bool split(const char *path, segments_t *s, bool words) {
   if (path[0] != '/') return false;
   s->count = 0;
-  const char *p = path + 1;
-  for (;;) {
+  s->unknown = 0;
+  const char *start = path + 1, *p = start;
+  uint32_t h = WORD_SEED;
+  uint64_t key = 0;
+  for (;; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c != '/' && c != '\0') {
+      h = word_step(h, c);
+      continue;
+    }
     if (s->count == SEG_MAX) return false;
-    const char *e = strchr(p, '/');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    s->at[s->count] = p;
-    s->len[s->count++] = n;
-    if (e == NULL) return true;
-    p = e + 1;
+    size_t n = (size_t)(p - start);
+    unsigned i = s->count++;
+    s->at[i] = start;
+    s->len[i] = n;
+    unsigned w = words ? word_find(start, n, word_end(h, n)) : SEG_NONE;
+    if (w == SEG_NONE)
+      s->unknown |= 1u << i;
+    else
+      key |= (uint64_t)w << (4 + 6 * i);
+    if (c == '\0') break;
+    start = p + 1;
+    h = WORD_SEED;
   }
+  s->key = key | s->count;
+  return true;
 }
 
 /* Adds the literal segments of text as words and their numbers to seg
@@ -133,7 +173,7 @@ static bool words_add(const char *text, bool before_id, uint8_t *seg,
                       unsigned *count) {
   segments_t s;
   if (text[0] == '\0' && !before_id) return true;
-  if (!split(text, &s)) return false;
+  if (!split(text, &s, false)) return false;
   for (unsigned i = 0; i < s.count; i++) {
     if (before_id && i + 1 == s.count) {
       if (s.len[i] != 0) return false; /* A prefix ends with '/'. */
@@ -210,28 +250,25 @@ static const srv_route_t *lookup(srv_method method, const char *path,
   *allow = 0;
   *first = NULL;
   segments_t s;
-  if (table.broken || !split(path, &s)) return NULL;
-  uint8_t word[SEG_MAX];
-  for (unsigned i = 0; i < s.count; i++)
-    word[i] = (uint8_t)word_number(s.at[i], s.len[i]);
+  if (table.broken || !split(path, &s, true)) return NULL;
   const srv_route_t *found = NULL;
   unsigned found_id = NO_ID;
   for (unsigned k = 0; k < table.shapes; k++) {
     if (table.shape[k].count != s.count) continue;
     unsigned id_at = table.shape[k].id_at;
-    uint8_t seg[SEG_MAX];
-    bool fits = true;
-    for (unsigned i = 0; i < s.count && fits; i++) {
-      if (i == id_at) {
-        /* The {id}: one non-empty segment, at most ID_MAX bytes. */
-        fits = s.len[i] > 0 && s.len[i] <= ID_MAX;
-        seg[i] = SEG_WILD;
-      } else {
-        fits = word[i] != SEG_NONE;
-        seg[i] = word[i];
-      }
+    uint64_t key = s.key;
+    if (id_at == NO_ID) {
+      if (s.unknown != 0) continue;
+    } else {
+      /* The {id}: one non-empty segment, at most ID_MAX bytes, whatever
+       * word it is. */
+      if ((s.unknown & ~(1u << id_at)) != 0 || s.len[id_at] == 0 ||
+          s.len[id_at] > ID_MAX)
+        continue;
+      unsigned shift = 4 + 6 * id_at;
+      key = (key & ~((uint64_t)63 << shift)) | (uint64_t)SEG_WILD << shift;
     }
-    const pattern_t *p = fits ? pattern_find(key_of(seg, s.count)) : NULL;
+    const pattern_t *p = pattern_find(key);
     if (p == NULL) continue;
     *allow |= p->allow;
     if (*first == NULL || p->first < *first) *first = p->first;
