@@ -494,7 +494,7 @@ START_TEST(test_percent_encoded_and_long_paths) {
   ck_assert_int_eq(a.status, 404);
   ck_assert_msg(strstr(a.body, "ab+c d") != NULL, "%s", a.body);
   mem_answer_free(&a);
-  char target[600];
+  char target[900];
   char id[REF_ID_MAX + 2];
   memset(id, 'q', sizeof id - 1);
   id[sizeof id - 1] = '\0';
