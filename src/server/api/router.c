@@ -40,7 +40,6 @@
 
 typedef struct pattern_s {
   uint64_t key;
-  uint8_t id_at; /* The {id} segment, or NO_ID. */
   unsigned allow;
   const srv_route_t *first;        /* Its first row. */
   const srv_route_t *row[METHODS]; /* The first row of each method. */
@@ -58,7 +57,9 @@ static struct {
     uint8_t count, id_at;
   } shape[SHAPE_MAX];
   unsigned shapes;
-  bool broken; /* The rows do not fit the bounds above: nothing matches. */
+  /* The rows do not fit the bounds above: nothing matches (the router's
+   * tests, which match every row, fail). */
+  bool broken;
 } table;
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
@@ -213,7 +214,6 @@ static bool row_add(const srv_route_t *r) {
     unsigned k = table.patterns++;
     p = &table.pattern[k];
     p->key = key;
-    p->id_at = (uint8_t)id_at;
     p->first = r;
     uint32_t h = key_hash(key);
     while (table.pattern_slot[h & (PATTERN_SLOTS - 1)] != 0) h++;
