@@ -45,6 +45,7 @@ void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
   s->_yield_pause = 0;
   s->_yield_resume = 0;
   s->_trim_queued = false;
+  srv_task_blocks_init(&s->_blocks);
   s->_before_poll = NULL;
   s->_before_poll_arg = NULL;
   uv_prepare_init(loop, &s->_tick);
@@ -61,6 +62,7 @@ void srv_schedule_before_poll(srv_schedule_t *s, void (*fn)(void *arg),
 
 void srv_schedule_close(srv_schedule_t *s) {
   uv_close((uv_handle_t *)&s->_tick, NULL);
+  srv_task_blocks_close(&s->_blocks);
 }
 
 bool srv_schedule_inline(srv_schedule_t *s, unsigned long cost) {

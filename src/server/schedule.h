@@ -45,6 +45,7 @@
 #include <uv.h>
 
 #include "server/pool.h"
+#include "server/task_blocks.h"
 
 /* Cost units one loop iteration may run inline (work below inline_cost
  * each); beyond the budget work goes to the pool, so the loop never stalls
@@ -81,6 +82,7 @@ typedef struct srv_schedule_s {
   void (*_before_poll)(void *arg);
   void *_before_poll_arg;
   uv_prepare_t _tick;
+  srv_task_blocks_t _blocks; /* Request tasks' memory (task_blocks.h). */
 } srv_schedule_t;
 
 /* Starts the policy on loop over pool: work below inline_cost (0: none)
@@ -96,8 +98,14 @@ void srv_schedule_init(srv_schedule_t *s, uv_loop_t *loop, srv_pool_t *pool,
  * in one go. */
 void srv_schedule_before_poll(srv_schedule_t *s, void (*fn)(void *arg),
                               void *arg);
-/* Closes its handle (the loop must run once more to finish). */
+/* Closes its handle (the loop must run once more to finish) and frees
+ * the task blocks it keeps. */
 void srv_schedule_close(srv_schedule_t *s);
+
+/* The loop's task memory (task_blocks.h). */
+static inline srv_task_blocks_t *srv_schedule_blocks(srv_schedule_t *s) {
+  return &s->_blocks;
+}
 
 /* The scheduling cost of work of evaluation cost `cost` answered in binary
  * or JSON. */

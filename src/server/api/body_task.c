@@ -34,11 +34,11 @@ static void body_respond(srv_task_t *t) {
 static void body_free(srv_task_t *t) {
   body_task_t *b = (body_task_t *)t;
   if (b->rc == 0 && !b->handed) b->p->free_parsed(b->parsed);
-  free(b);
+  srv__task_delete(b);
 }
 
 void srv__parse_body(srv_request_t *req, const srv_body_parser_t *p) {
-  body_task_t *b = calloc(1, sizeof *b + p->size);
+  body_task_t *b = srv__task_new(req, sizeof *b + p->size);
   if (b == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     return;

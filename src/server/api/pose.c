@@ -166,7 +166,7 @@ static void pose_free(srv_task_t *t) {
   store_asset_release(p->clip);
   free(p->joints);
   fmt_buf_free(&p->out);
-  free(p);
+  srv__task_delete(p);
 }
 
 /* ---- a range of poses ------------------------------------------------------
@@ -319,7 +319,7 @@ void srv__handle_pose_get(srv_request_t *req) {
     srv__etag_fields(etag, &q.fields);
   }
   if (etag[0] != '\0' && srv__respond_if_not_modified(req, etag)) goto fail;
-  p = calloc(1, sizeof *p);
+  p = srv__task_new(req, sizeof *p);
   if (p == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;
@@ -434,7 +434,7 @@ static void blend_free(srv_task_t *t) {
   srv_blend_release(&b->blend);
   srv_blend_body_free(&b->body);
   fmt_buf_free(&b->out);
-  free(b);
+  srv__task_delete(b);
 }
 
 /* The body parsed (on the pool when large): its assets are looked up
@@ -442,7 +442,7 @@ static void blend_free(srv_task_t *t) {
  * blended on the pool. */
 static void blend_then(srv_request_t *req, void *parsed) {
   srv_blend_body_t *body = parsed;
-  blend_task_t *b = calloc(1, sizeof *b);
+  blend_task_t *b = srv__task_new(req, sizeof *b);
   if (b == NULL) {
     srv_blend_body_free(body);
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);

@@ -4,7 +4,8 @@
  * (auth.h), the body parser run before the handler (none, or a
  * body_task.h parser whose `then` is the handler) and its label for
  * /metrics and the access log. Everything that needs to know about routes
- * reads the rows: dispatch (one walk: match, row, handler), access control
+ * reads the rows: dispatch (one lookup: match, row, handler; router.c
+ * builds a hash table of the rows' path patterns once), access control
  * (the matched row's class), 405 and OPTIONS (Allow: the methods of the
  * rows that match the path) and the metrics labels. Adding an endpoint is
  * its handler and one row (routes.c). The server installs srv_api_route

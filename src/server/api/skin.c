@@ -170,7 +170,7 @@ static void skin_free(srv_task_t *t) {
   skin_task_t *k = (skin_task_t *)t;
   params_release(&k->p);
   fmt_buf_free(&k->out);
-  free(k);
+  srv__task_delete(k);
 }
 
 /* ---- ranges
@@ -328,7 +328,7 @@ void srv__handle_skin(srv_request_t *req) {
   srv__etag(etag, &key, sizeof key);
   srv__etag_fields(etag, &q.fields);
   if (srv__respond_if_not_modified(req, etag)) goto fail;
-  skin_task_t *k = calloc(1, sizeof *k);
+  skin_task_t *k = srv__task_new(req, sizeof *k);
   if (k == NULL) {
     srv__fail(req, SRV_ERR_OUT_OF_MEMORY, NULL, NULL);
     goto fail;

@@ -86,7 +86,13 @@ struct srv_http_s {
   void (*flushed_cb)(srv_request_t *req, void *arg);
   void *flushed_arg;
   srv_request_t req;
+  /* The timeout of the part being read (arm_timer): its deadline (ms of
+   * uv_hrtime, 0: none) and when the timer is set to fire (0: not set).
+   * A timer set earlier than the deadline stays: it fires, finds the
+   * deadline later and is set again; so requests that follow one another
+   * only write the deadline. */
   uv_timer_t timer;
+  uint64_t due_ms, timer_ms;
   /* srv_request_host_allowed's answer for the headers as they are: 0 not
    * known yet, 1 allowed, 2 not (cleared whenever the headers change). */
   uint8_t host_verdict;
@@ -282,9 +288,26 @@ static srv_method map_method(uint8_t m) {
 static void respond_error_and_close(srv_http_t *h, srv_error_code code,
                                     const char *at, const char *msg);
 
+static void on_timer(uv_timer_t *t);
+
+/* Sets the timer for due (ms) unless it is set to fire before it. */
+static void timer_set(srv_http_t *h, uint64_t due, uint64_t now) {
+  h->due_ms = due;
+  if (h->timer_ms != 0 && h->timer_ms <= due) return;
+  uv_timer_start(&h->timer, on_timer, due > now ? due - now : 0, 0);
+  h->timer_ms = due;
+}
+
 static void on_timer(uv_timer_t *t) {
   srv_http_t *h = t->data;
-  if (h->gone || h->state != HTTP_IDLE) return;
+  h->timer_ms = 0;
+  if (h->gone || h->state != HTTP_IDLE || h->due_ms == 0) return;
+  uint64_t now = uv_hrtime() / 1000000;
+  if (now < h->due_ms) { /* Set for an earlier deadline: set again. */
+    timer_set(h, h->due_ms, now);
+    return;
+  }
+  h->due_ms = 0;
   if (h->in_message)
     respond_error_and_close(
         h, SRV_ERR_TIMEOUT, h->headers_done ? "body" : "headers",
@@ -299,11 +322,11 @@ static void on_timer(uv_timer_t *t) {
  * the first byte), the body (body_timeout from the end of the headers,
  * plus its size at min_body_rate: a slow body cannot hold a connection
  * open by trickling), or the next request (idle_timeout). Bytes arriving
- * move none of them. */
+ * move none of them. None while a request is answered. */
 static void arm_timer(srv_http_t *h) {
   if (h->gone) return;
   if (h->state != HTTP_IDLE) {
-    uv_timer_stop(&h->timer);
+    h->due_ms = 0;
     return;
   }
   const srv_config_t *cfg = cfg_of(h);
@@ -316,10 +339,9 @@ static void arm_timer(srv_http_t *h) {
     uint64_t rate = cfg->min_body_rate ? cfg->min_body_rate : 1;
     due = h->body_start_ms + cfg->body_timeout_ms + size * 1000 / rate;
   } else {
-    uv_timer_start(&h->timer, on_timer, cfg->idle_timeout_ms, 0);
-    return;
+    due = now + cfg->idle_timeout_ms;
   }
-  uv_timer_start(&h->timer, on_timer, due > now ? due - now : 0, 0);
+  timer_set(h, due, now);
 }
 
 /* ---- llhttp callbacks ------------------------------------------------------
@@ -1101,7 +1123,7 @@ static void respond_error_and_close(srv_http_t *h, srv_error_code code,
   r->matched = NULL;
   h->close_after = true;
   h->state = HTTP_DISPATCHED;
-  uv_timer_stop(&h->timer);
+  h->due_ms = 0;
   int status = srv_error_status(code);
   srv_respond_fail_h(
       r, code, status == 503 || status == 429 ? "Retry-After: 1\r\n" : NULL, at,
@@ -1123,7 +1145,7 @@ static void dispatch(srv_http_t *h) {
     h->in_message = false;
   }
   h->state = HTTP_DISPATCHED;
-  uv_timer_stop(&h->timer);
+  h->due_ms = 0; /* No timeout while it is answered (arm_timer). */
   srv_http_ref(h);
   h->host->route(&h->req);
   srv_http_unref(h);
@@ -1312,6 +1334,7 @@ void srv_http_on_close(srv_http_t *h) {
   if (h->gone) return;
   h->gone = true;
   uv_timer_stop(&h->timer);
+  h->timer_ms = 0;
   /* An upgrade waiting for the flush learns that it will not come. */
   if (h->flushed_cb != NULL) {
     void (*cb)(srv_request_t *, void *) = h->flushed_cb;

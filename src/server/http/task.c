@@ -1,6 +1,13 @@
 /* server: running request tasks inline or on the pool (task.h). */
 #include "server/http/task.h"
 
+void *srv__task_new(srv_request_t *req, size_t size) {
+  srv_schedule_t *s = srv_request_schedule(req);
+  return srv_task_blocks_new(s ? srv_schedule_blocks(s) : NULL, size);
+}
+
+void srv__task_delete(void *task) { srv_task_blocks_delete(task); }
+
 static void task_work(srv_job_t *job) {
   srv_task_t *t = (srv_task_t *)job;
   t->work(t);

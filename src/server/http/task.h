@@ -7,7 +7,9 @@
  * respond runs on the loop thread while the client is still connected,
  * then free always runs once. The task holds the request
  * (srv_request_hold), so a client that leaves mid-job only makes respond
- * be skipped. */
+ * be skipped. A task's struct comes from srv__task_new and goes back with
+ * srv__task_delete in its free: the loop's few kept blocks
+ * (task_blocks.h), not malloc, for request after request. */
 #ifndef ANIMD_SERVER_TASK_H
 #define ANIMD_SERVER_TASK_H
 
@@ -28,6 +30,13 @@ struct srv_task_s {
   /* Loop thread, always, last: frees the task. */
   void (*free)(srv_task_t *t);
 };
+
+/* A task struct of size bytes for req, zeroed, from req's loop's blocks;
+ * NULL when out of memory. Loop thread. */
+void *srv__task_new(srv_request_t *req, size_t size);
+/* Gives back a srv__task_new struct (NULL: nothing); on the loop thread
+ * it came from (a task's free runs there). */
+void srv__task_delete(void *task);
 
 /* Runs t for req as the scheduling policy says (schedule.h). A full
  * pool answers 503 with Retry-After and frees the task. */

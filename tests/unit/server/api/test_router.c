@@ -1,8 +1,12 @@
 /* Tests for the routing table (api/router.h): the access class of every
  * row; every write route refused to a read token; OPTIONS and 405 Allow
  * listing exactly the methods of the rows that match the path; 404 for an
- * unknown path; the /metrics route labels of the rows. Through the
- * in-memory transport (a real server, no socket). */
+ * unknown path; the /metrics route labels of the rows; the router's
+ * lookup against a reference matcher (a string compare per row) on every
+ * row's path and every one-byte change of it, and on the edge paths
+ * (trailing slash, empty {id}, an {id} with '/', the longest {id},
+ * percent-encoded segments). Through the in-memory transport (a real
+ * server, no socket). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +308,215 @@ START_TEST(test_metrics_labels_come_from_the_rows) {
 }
 END_TEST
 
+/* ---- the reference: the rows walked with a string compare each ---- */
+
+#define REF_ID_MAX 255
+
+/* Whether path matches r's pattern: prefix, then (with an {id}) one
+ * non-empty segment of at most REF_ID_MAX bytes without '/', then
+ * suffix. */
+static bool ref_matches(const srv_route_t *r, const char *path) {
+  if (!r->id) return strcmp(path, r->prefix) == 0;
+  size_t n = strlen(r->prefix);
+  if (strncmp(path, r->prefix, n) != 0) return false;
+  const char *seg = path + n;
+  size_t len = strlen(seg), sl = strlen(r->suffix);
+  if (len < sl + 1 || strcmp(seg + len - sl, r->suffix) != 0) return false;
+  size_t idl = len - sl;
+  return idl <= REF_ID_MAX && memchr(seg, '/', idl) == NULL;
+}
+
+/* The first row of method on path; *allow: the methods of every row that
+ * matches path. */
+static const srv_route_t *ref_match(srv_method method, const char *path,
+                                    unsigned *allow) {
+  const srv_route_t *found = NULL;
+  *allow = 0;
+  for (size_t i = 0; i < srv_api_route_count; i++) {
+    const srv_route_t *r = &srv_api_routes[i];
+    if (!ref_matches(r, path)) continue;
+    *allow |= r->methods;
+    if (found == NULL && (r->methods & (1u << method)) != 0) found = r;
+  }
+  return found;
+}
+
+/* srv_api_match agrees with the reference on path for every method;
+ * returns how many methods found a row. */
+static int agrees(const char *path) {
+  int rows = 0;
+  for (unsigned m = 0; m <= SRV_OTHER; m++) {
+    unsigned want_allow, got_allow;
+    const srv_route_t *want = ref_match((srv_method)m, path, &want_allow);
+    const srv_route_t *got = srv_api_match((srv_method)m, path, &got_allow);
+    ck_assert_msg(got == want, "method %u, path '%s': row %td, want %td", m,
+                  path, got ? got - srv_api_routes : -1,
+                  want ? want - srv_api_routes : -1);
+    ck_assert_msg(got_allow == want_allow, "path '%s': allow %x, want %x", path,
+                  got_allow, want_allow);
+    rows += got != NULL;
+  }
+  return rows;
+}
+
+START_TEST(test_lookup_agrees_with_a_compare_per_row) {
+  static const char bytes[] = {'/', 'x', 'v', '1', 's', '.', '%', 'Z', '\x7f'};
+  int found = 0, checked = 0;
+  for (size_t i = 0; i < srv_api_route_count; i++) {
+    const srv_route_t *r = &srv_api_routes[i];
+    char path[128], changed[130];
+    path_of(r, path, sizeof path);
+    ck_assert_int_gt(agrees(path), 0);
+    size_t n = strlen(path);
+    for (size_t at = 0; at <= n; at++) {
+      /* Each byte replaced, removed; a byte inserted before it. */
+      for (size_t b = 0; b < sizeof bytes && at < n; b++) {
+        if (path[at] == bytes[b]) continue;
+        memcpy(changed, path, n + 1);
+        changed[at] = bytes[b];
+        found += agrees(changed);
+        checked++;
+      }
+      if (at < n) {
+        memcpy(changed, path, at);
+        memcpy(changed + at, path + at + 1, n - at);
+        found += agrees(changed);
+        checked++;
+      }
+      for (size_t b = 0; b < sizeof bytes; b++) {
+        memcpy(changed, path, at);
+        changed[at] = bytes[b];
+        memcpy(changed + at + 1, path + at, n - at + 1);
+        found += agrees(changed);
+        checked++;
+      }
+    }
+    /* A trailing slash; the {id} empty, or holding a '/'. */
+    snprintf(changed, sizeof changed, "%s/", path);
+    ck_assert_int_eq(agrees(changed), 0);
+    if (r->id) {
+      snprintf(changed, sizeof changed, "%s%s", r->prefix, r->suffix);
+      ck_assert_int_eq(agrees(changed), 0);
+      snprintf(changed, sizeof changed, "%sa/b%s", r->prefix, r->suffix);
+      ck_assert_int_eq(agrees(changed), 0);
+    }
+  }
+  /* Some changes land on other paths of the API ("/v1/skeletons/x"
+   * with its {id} changed), most on none. */
+  ck_assert_int_gt(found, 0);
+  ck_assert_int_gt(checked, 4 * found);
+  /* Paths that are no API path at all. */
+  const char *none[] = {"",
+                        "/",
+                        "*",
+                        "v1/pose",
+                        "//v1/pose",
+                        "/v1//pose",
+                        "/V1/pose",
+                        "/v1/pose\\x",
+                        "/a/b/c/d/e/f/g/h/i/j/k",
+                        "/v1/skeletons/a/b/c/d/e/f"};
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+    ck_assert_int_eq(agrees(none[i]), 0);
+    unsigned allow;
+    ck_assert_ptr_null(srv_api_match(SRV_GET, none[i], &allow));
+    ck_assert_uint_eq(allow, 0);
+  }
+}
+END_TEST
+
+START_TEST(test_lookup_id_bounds) {
+  /* The longest {id}: REF_ID_MAX bytes, one more is no path. */
+  char path[512], id[REF_ID_MAX + 2];
+  memset(id, 'a', sizeof id - 1);
+  id[sizeof id - 1] = '\0';
+  unsigned allow;
+  snprintf(path, sizeof path, "/v1/clips/%.*s/plot", REF_ID_MAX, id);
+  ck_assert_int_eq(agrees(path), 2);
+  const srv_route_t *r = srv_api_match(SRV_GET, path, &allow);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(r->label, "clip_plot");
+  ck_assert_uint_eq(allow, SRV_M_GET | SRV_M_HEAD);
+  snprintf(path, sizeof path, "/v1/clips/%s/plot", id);
+  ck_assert_int_eq(agrees(path), 0);
+  ck_assert_ptr_null(srv_api_match(SRV_GET, path, &allow));
+  ck_assert_uint_eq(allow, 0);
+  snprintf(path, sizeof path, "/v1/meshes/%.*s", REF_ID_MAX, id);
+  ck_assert_ptr_nonnull(srv_api_match(SRV_DELETE, path, &allow));
+  ck_assert_uint_eq(allow, SRV_M_GET | SRV_M_HEAD | SRV_M_DELETE);
+  snprintf(path, sizeof path, "/v1/meshes/%s", id);
+  ck_assert_ptr_null(srv_api_match(SRV_DELETE, path, &allow));
+  ck_assert_uint_eq(allow, 0);
+  /* An {id} that is a word of other rows is still an {id}. */
+  r = srv_api_match(SRV_GET, "/v1/skeletons/clips", &allow);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_ptr_eq(r->handle_id, srv_api_routes[13].handle_id);
+  r = srv_api_match(SRV_GET, "/v1/skeletons/skeletons/clips", &allow);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(r->suffix, "/clips");
+}
+END_TEST
+
+/* Through HTTP: the path is matched percent-decoded; an {id} reaches the
+ * handler decoded; the longest {id} and one byte more. */
+START_TEST(test_percent_encoded_and_long_paths) {
+  mem_server_start();
+  static const struct {
+    const char *method, *target;
+    int status;
+    const char *allow; /* For a 405. */
+  } cases[] = {
+      {"PATCH", "/v1/%70ose", 405, "GET, HEAD, POST"},
+      {"PATCH", "/v1%2Fpose", 405, "GET, HEAD, POST"},
+      {"PATCH", "/v1/pose%2F", 404, NULL},
+      {"PATCH", "/v1/skeletons/a%20b", 405, "GET, HEAD, DELETE"},
+      {"PATCH", "/v1/skeletons/a%2Fb", 404, NULL},
+      {"PATCH", "/v1/skeletons/%2F", 404, NULL},
+      {"PATCH", "/v1/skeletons/x%2Fclips", 405, "GET, HEAD"},
+      {"PATCH", "/v1/skeletons/", 404, NULL},
+      {"PATCH", "/v1/skeletons//clips", 404, NULL},
+      {"PATCH", "/v1/pose/", 404, NULL},
+      {"PATCH", "/v1/Pose", 404, NULL},
+      {"PATCH", "/v1/pos", 404, NULL},
+      {"PATCH", "/v1/posee", 404, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    mem_answer_t a = call(cases[i].method, cases[i].target, NULL);
+    char got[128];
+    ck_assert_msg(a.status == cases[i].status, "%s: %d", cases[i].target,
+                  a.status);
+    if (cases[i].allow)
+      ck_assert_str_eq(header_of(&a, "Allow", got, sizeof got), cases[i].allow);
+    mem_answer_free(&a);
+  }
+  /* The handler is given the decoded {id}. */
+  mem_answer_t a = call("GET", "/v1/skeletons/ab%2Bc%20d", NULL);
+  ck_assert_int_eq(a.status, 404);
+  ck_assert_msg(strstr(a.body, "ab+c d") != NULL, "%s", a.body);
+  mem_answer_free(&a);
+  char target[900];
+  char id[REF_ID_MAX + 2];
+  memset(id, 'q', sizeof id - 1);
+  id[sizeof id - 1] = '\0';
+  snprintf(target, sizeof target, "/v1/skeletons/%.*s", REF_ID_MAX, id);
+  a = call("PATCH", target, NULL);
+  ck_assert_int_eq(a.status, 405);
+  mem_answer_free(&a);
+  snprintf(target, sizeof target, "/v1/skeletons/%s", id);
+  a = call("PATCH", target, NULL);
+  ck_assert_int_eq(a.status, 404);
+  mem_answer_free(&a);
+  /* Encoded bytes count decoded: 255 bytes spelt as 765. */
+  char *p = target + snprintf(target, sizeof target, "/v1/meshes/");
+  for (int i = 0; i < REF_ID_MAX; i++) p += sprintf(p, "%%71");
+  snprintf(p, 8, "/image");
+  a = call("PATCH", target, NULL);
+  ck_assert_int_eq(a.status, 405);
+  mem_answer_free(&a);
+  mem_server_stop();
+}
+END_TEST
+
 Suite *api_router_suite(void) {
   Suite *s = suite_create("api_router");
   TCase *tc = tcase_create("router");
@@ -312,6 +525,9 @@ Suite *api_router_suite(void) {
   tcase_add_test(tc, test_write_rows_refuse_a_read_token);
   tcase_add_test(tc, test_options_and_405_list_the_rows_methods);
   tcase_add_test(tc, test_metrics_labels_come_from_the_rows);
+  tcase_add_test(tc, test_lookup_agrees_with_a_compare_per_row);
+  tcase_add_test(tc, test_lookup_id_bounds);
+  tcase_add_test(tc, test_percent_encoded_and_long_paths);
   suite_add_tcase(s, tc);
   return s;
 }

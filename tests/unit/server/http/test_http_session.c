@@ -809,6 +809,41 @@ END_TEST
 
 static bool is_closed(void *arg) { return srv_http_memory_closed(arg); }
 
+/* A keep-alive connection's timer stays set for its last header deadline
+ * after the answer (requests that follow one another do not set it again):
+ * when it fires it finds the idle deadline later and waits for it. */
+START_TEST(test_timer_set_early_waits_for_the_idle_deadline) {
+  srv_config_t cfg;
+  srv_config_defaults(&cfg);
+  cfg.header_timeout_ms = 30;
+  cfg.idle_timeout_ms = 2000;
+  start_cfg(&cfg);
+  srv_http_memory_t *a = hfx_client();
+  hfx_answer_t ans = hfx_request(a, "GET /echo HTTP/1.1\r\n\r\n");
+  ck_assert_int_eq(ans.status, 200);
+  hfx_free(&ans);
+  /* A later connection's headers time out: a's earlier header deadline
+   * has passed too, and a is still open. */
+  srv_http_memory_t *b = hfx_client();
+  hfx_send(b, "GET /echo HTTP/1.1\r\nHost: x\r\n");
+  ck_assert(hfx_read(b, &ans, false));
+  ck_assert_int_eq(ans.status, 408);
+  hfx_free(&ans);
+  srv_http_memory_free(b);
+  ck_assert(!srv_http_memory_closed(a));
+  ans = hfx_request(a, "GET /echo HTTP/1.1\r\n\r\n");
+  ck_assert_int_eq(ans.status, 200);
+  hfx_free(&ans);
+  /* Then the idle deadline closes it, silently. */
+  ck_assert(hfx_run_until(is_closed, a));
+  size_t len;
+  srv_http_memory_output(a, &len);
+  ck_assert_uint_eq(len, 0);
+  srv_http_memory_free(a);
+  hfx_stop();
+}
+END_TEST
+
 START_TEST(test_timeouts) {
   srv_config_t cfg;
   srv_config_defaults(&cfg);
@@ -1252,6 +1287,7 @@ Suite *server_http_session_suite(void) {
   tcase_add_test(tc, test_header_name_bytes);
   tcase_add_test(tc, test_bad_after_good_keeps_order);
   tcase_add_test(tc, test_timeouts);
+  tcase_add_test(tc, test_timer_set_early_waits_for_the_idle_deadline);
   tcase_add_test(tc, test_head_and_bodiless_statuses);
   tcase_add_test(tc, test_error_bodies);
   tcase_add_test(tc, test_status_text);
