@@ -465,14 +465,15 @@ export class GltfRig {
 
 /**
  * A GltfRig for `gltf` from the daemon `animd` (an Animd client): fetches
- * the skeleton (`skeleton`: id or name) and its meshes. Options as GltfRig's
- * (`scene`).
+ * the skeleton (`skeleton`: id or name) and its meshes (every listing
+ * page). Options as GltfRig's (`scene`).
  */
 export async function rigGltf(animd, gltf, { skeleton, ...options } = {}) {
   if (skeleton === undefined) throw new AnimdError('bad_argument', 'give the daemon\'s skeleton (id or name)');
   const rig = await animd.skeleton(skeleton);
-  const list = await animd.json('/v1/skeletons/' + encodeURIComponent(rig.id) + '/meshes');
-  return new GltfRig(gltf, rig, { meshes: list.meshes || [], ...options });
+  const meshes = [];
+  for await (const { asset } of animd.listAll({ skeleton: rig.id, of: 'meshes' })) meshes.push(asset);
+  return new GltfRig(gltf, rig, { meshes, ...options });
 }
 
 // ---- a scene of the daemon's own assets -------------------------------------------

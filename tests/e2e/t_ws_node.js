@@ -158,7 +158,10 @@ async function main() {
       check(f.count === 32 && f.elements === 2, 'counts');
       const want = Math.fround((f.frame / 60) % 2);
       check(f.t === want, `t ${f.t} != ${want}`);
-      check(f.t > prevT || f.t < 0.05, 'clip times');
+      // Clip times rise but where the loop wraps (every 120 frames), which
+      // a skipped frame near the end may cross late.
+      check(f.t > prevT || Math.floor(f.frame / 120) > Math.floor(prev / 120),
+        'clip times');
       prev = f.frame; prevT = f.t;
       const ref = await request('GET', `/v1/pose?skeleton=${skel}&clip=` +
         `${clip}&t=${f.t}&wrap=loop&space=model&format=bin`);
