@@ -24,6 +24,7 @@
 #include "formats/native_json.h"
 #include "server/request/evaluate.h"
 #include "server/request/fields.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define KEYS 11
@@ -32,17 +33,6 @@
 #define BLENDS 10000 /* Blend jobs per run. */
 #define FRAMES 3000  /* Pipeline frames per run. */
 #define PARAMS 8
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static uint32_t rng = 2463534242u;
 static double uniform(double lo, double hi) {

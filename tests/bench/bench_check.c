@@ -14,19 +14,9 @@
 
 #include "formats/bundle.h"
 #include "server/verdict/check.h"
+#include "bench_clock.h"
 
 #define RUNS 9
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void print_cpu(void) {
   FILE *f = fopen("/proc/cpuinfo", "r");

@@ -19,22 +19,12 @@
 #include "formats/buf.h"
 #include "formats/native_json.h"
 #include "server/verdict/compare.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define KEYS 11
 #define SECONDS 10.0
 #define RUNS 15
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static uint32_t rng = 2463534242u;
 static double uniform(double lo, double hi) {

@@ -20,6 +20,7 @@
 #include "formats/native_json.h"
 #include "server/request/evaluate.h"
 #include "server/request/fields.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define KEYS 11
@@ -27,17 +28,6 @@
 #define RUNS 9
 #define POSES 10000 /* Per run. */
 #define JOBS 100000 /* Per run, as tests/ozz/bench_jobs.cc. */
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The median of RUNS values. */
 static double median(double *v) {

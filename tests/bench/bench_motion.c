@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "animd/animd.h"
+#include "bench_clock.h"
 
 #define RUNS 9
 #define FPS 30
@@ -37,17 +38,6 @@ static double rnd(void) {
   rng_state ^= rng_state >> 27;
   return (double)((rng_state * 2685821657736338717ull) >> 11) /
          9007199254740992.0;
-}
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static anim_skeleton_t *tree(void) {

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "formats/q16.h"
+#include "bench_clock.h"
 
 #define V 10000
 #define RUNS 9
@@ -24,11 +25,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 typedef void (*run_fn)(void *arg);

@@ -14,22 +14,12 @@
 #include <time.h>
 
 #include "animd/animd.h"
+#include "bench_clock.h"
 
 #define RUNS 9
 #define SECONDS 8
 #define SOURCE_FPS 120
 #define BAKE_FPS 30.0f
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static anim_skeleton_t *skeleton(uint32_t n, float scale) {
   anim_raw_joint_t *j = calloc(n, sizeof *j);

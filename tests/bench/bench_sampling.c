@@ -23,6 +23,7 @@
 #include "animd/animd.h"
 #include "core/clip_grid.h"
 #include "core/hierarchy_simd.h"
+#include "bench_clock.h"
 
 #define RUNS 9
 #define FPS 30
@@ -35,19 +36,6 @@ static double rnd(void) {
   rng_state ^= rng_state >> 27;
   return (double)((rng_state * 2685821657736338717ull) >> 11) /
          9007199254740992.0;
-}
-
-/* Thread CPU time: on a shared machine, time spent descheduled does not
- * count against the code being measured. */
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double median(double *v, int n) {

@@ -21,6 +21,7 @@
 #include "animd/hierarchy.h"
 #include "animd/skinning.h"
 #include "core/skinning_internal.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define RUNS 9
@@ -40,11 +41,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static anim_quat_t random_quat(float max_xyz) {

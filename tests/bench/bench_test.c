@@ -19,6 +19,7 @@
 #include "formats/buf.h"
 #include "formats/native_json.h"
 #include "server/verdict/suite.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define KEYS 11
@@ -27,17 +28,6 @@
 #define RUNS 9
 #define REPEATS 6 /* Suites per run of the pose cases. */
 #define MAX_FRAMES 100000u
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static uint32_t rng = 2463534242u;
 static double uniform(double lo, double hi) {

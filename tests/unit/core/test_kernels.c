@@ -23,8 +23,7 @@ static double thread_ns(void) {
 START_TEST(test_features) {
   anim_kernel_choice_t ch[ANIM_KERNEL_JOBS];
   ck_assert_int_eq(anim_kernels_set(ANIM_KERNELS_FEATURES, NULL, ch), ANIM_OK);
-  static const char *const jobs[] = {"sampling", "local_to_model",
-                                     "skinning"};
+  static const char *const jobs[] = {"sampling", "local_to_model", "skinning"};
   for (int j = 0; j < ANIM_KERNEL_JOBS; j++) {
     ck_assert_str_eq(ch[j].job, jobs[j]);
     ck_assert_str_eq(ch[j].level, levels[anim__cpu_isa()]);
@@ -83,8 +82,12 @@ START_TEST(test_forced_level_runs) {
       w[4 * v + k] = 1.f + (float)k;
     }
   }
-  anim_raw_mesh_t rm = {.vertex_count = V, .positions = pos, .normals = nrm,
-                        .influences = 4, .joints = jn, .weights = w};
+  anim_raw_mesh_t rm = {.vertex_count = V,
+                        .positions = pos,
+                        .normals = nrm,
+                        .influences = 4,
+                        .joints = jn,
+                        .weights = w};
   anim_mesh_t *m = NULL;
   ck_assert_int_eq(anim_mesh_build(&rm, sk, NULL, &m, &err), ANIM_OK);
   anim_mat4_t mats[J];
@@ -95,16 +98,17 @@ START_TEST(test_forced_level_runs) {
   }
   for (int isa = 0; isa <= (int)anim__cpu_isa(); isa++) {
     float a[3 * V], an[3 * V], b[3 * V], bn[3 * V];
-    anim_skinning_job_t job = {.mesh = m, .matrices = mats,
+    anim_skinning_job_t job = {.mesh = m,
+                               .matrices = mats,
                                .matrix_count = J,
                                .normals = ANIM_NORMALS_LINEAR,
-                               .out_positions = a, .out_normals = an};
+                               .out_positions = a,
+                               .out_normals = an};
     anim_kernels_set((anim_kernels)(ANIM_KERNELS_SCALAR + isa), NULL, NULL);
     ck_assert_int_eq(anim_skinning_job_run(&job), ANIM_OK);
     job.out_positions = b;
     job.out_normals = bn;
-    ck_assert_int_eq(anim__skinning_job_run_isa(&job, (anim__isa)isa),
-                     ANIM_OK);
+    ck_assert_int_eq(anim__skinning_job_run_isa(&job, (anim__isa)isa), ANIM_OK);
     ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
     ck_assert_int_eq(memcmp(an, bn, sizeof an), 0);
   }
@@ -116,7 +120,8 @@ END_TEST
 
 START_TEST(test_measured) {
   anim_kernel_choice_t ch[ANIM_KERNEL_JOBS];
-  ck_assert_int_eq(anim_kernels_set(ANIM_KERNELS_MEASURED, thread_ns, ch), ANIM_OK);
+  ck_assert_int_eq(anim_kernels_set(ANIM_KERNELS_MEASURED, thread_ns, ch),
+                   ANIM_OK);
   anim__isa top = anim__cpu_isa();
   for (int j = 0; j < ANIM_KERNEL_JOBS; j++) {
     double fastest = 0;
@@ -144,8 +149,8 @@ START_TEST(test_measured) {
 END_TEST
 
 START_TEST(test_names) {
-  static const char *const names[] = {"features", "measured", "scalar",
-                                      "avx2", "avx512"};
+  static const char *const names[] = {"features", "measured", "scalar", "avx2",
+                                      "avx512"};
   for (int i = 0; i < 5; i++) ck_assert_int_eq(anim_kernels_parse(names[i]), i);
   ck_assert_int_eq(anim_kernels_parse("AVX2"), -1);
   ck_assert_int_eq(anim_kernels_parse(""), -1);
