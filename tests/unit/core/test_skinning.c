@@ -418,14 +418,22 @@ END_TEST
  * ------------------------------------------------------ */
 
 /* shift: bytes from a 64-byte boundary to the palette (the SIMD kernels
- * copy a misaligned palette to an aligned one for long ranges). */
-static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
-                             uint32_t count, size_t shift) {
+ * copy a misaligned palette to an aligned one for long ranges). zeros:
+ * about a third of the weights after slot 0 are zero, and every seventh
+ * normal is the zero vector. */
+static void compare_paths_with(size_t n, uint32_t k, uint32_t first,
+                               uint32_t count, size_t shift, bool zeros) {
   float *pos = malloc(3 * n * sizeof(float));
   float *nrm = malloc(3 * n * sizeof(float));
   float *w = malloc(k * n * sizeof(float));
   uint32_t *j = malloc(k * n * sizeof(uint32_t));
   random_mesh_data(n, k, pos, nrm, j, w);
+  if (zeros)
+    for (size_t v = 0; v < n; v++) {
+      for (uint32_t i = 1; i < k; i++)
+        if (urand() < -0.33) w[k * v + i] = 0.0f;
+      if (v % 7 == 3) nrm[3 * v] = nrm[3 * v + 1] = nrm[3 * v + 2] = 0.0f;
+    }
   anim_mesh_t *m = build(n, pos, nrm, k, j, w);
   _Alignas(64) unsigned char palette[(NJ + 1) * sizeof(anim_mat4_t)];
   anim_mat4_t *mats = (anim_mat4_t *)(void *)(palette + shift);
@@ -486,6 +494,11 @@ static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
   anim_mesh_free(m);
 }
 
+static void compare_paths_at(size_t n, uint32_t k, uint32_t first,
+                             uint32_t count, size_t shift) {
+  compare_paths_with(n, k, first, count, shift, false);
+}
+
 static void compare_paths(size_t n, uint32_t k, uint32_t first,
                           uint32_t count) {
   compare_paths_at(n, k, first, count, 0);
@@ -508,6 +521,22 @@ START_TEST(test_simd_matches_scalar) {
   compare_paths_at(1001, 4, 0, 0, 16);
   compare_paths_at(1001, 8, 3, 700, 48);
   compare_paths_at(300, 4, 0, 100, 16);
+}
+END_TEST
+
+/* Every mesh size from 1 to 40 (whole blocks of eight vertices and every
+ * tail length) with 1 to 8 influences, zero weights and zero normals, and
+ * short ranges starting at odd vertices. */
+START_TEST(test_simd_matches_scalar_sizes) {
+  setup_skel();
+  for (size_t n = 1; n <= 40; n++)
+    for (uint32_t k = 1; k <= 8; k++) compare_paths_with(n, k, 0, 0, 0, true);
+  static const uint32_t firsts[] = {1, 3, 7, 9};
+  for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++)
+    for (uint32_t count = 1; count <= 17; count++) {
+      compare_paths_with(40, 4, firsts[f], count, 0, true);
+      compare_paths_with(40, 8, firsts[f], count, 16, true);
+    }
 }
 END_TEST
 
@@ -853,6 +882,7 @@ Suite *skinning_suite(void) {
   tcase_add_test(tc, test_inverse_transpose_perpendicular);
   tcase_add_test(tc, test_eight_influences_closed_form);
   tcase_add_test(tc, test_simd_matches_scalar);
+  tcase_add_test(tc, test_simd_matches_scalar_sizes);
   tcase_add_test(tc, test_range_matches_whole);
   suite_add_tcase(s, tc);
   TCase *tb = tcase_create("build_validate");
