@@ -59,7 +59,7 @@ typedef struct workload_s {
 
 static anim_skeleton_t *make_skeleton(void) {
   anim_raw_joint_t j[JOINTS];
-  char names[JOINTS][8];
+  char names[JOINTS][16];
   for (int i = 0; i < JOINTS; i++) {
     snprintf(names[i], sizeof names[i], "j%d", i);
     memset(&j[i], 0, sizeof j[i]);
