@@ -93,7 +93,8 @@ START_TEST(test_yields_after_inline_work_only) {
     ck_assert(srv_schedule_inline(&off, 1));
     uv_run(&f.loop, UV_RUN_NOWAIT);
   }
-  ck_assert_uint_ge(srv_schedule_yields(&on), 2);
+  /* At least one more, unless a yield was slow (then a pause is set). */
+  ck_assert(srv_schedule_yields(&on) >= 2 || on._yield_pause > 0);
   ck_assert_uint_le(srv_schedule_yields(&on), 4);
   ck_assert_uint_eq(srv_schedule_yields(&off), 0);
   srv_schedule_close(&on);
