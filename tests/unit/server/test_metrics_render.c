@@ -223,9 +223,10 @@ START_TEST(test_text_format) {
       ck_assert_msg(sp[-1] == '}', "labels of %s", line);
   }
   /* 14 routes x (24 statuses + other), 14 x (16 + 1 + 2) histogram lines,
-   * and 15 gauges and counters. */
+   * 15 gauges and counters, and one unanswered close count per reason. */
   ck_assert_int_eq(samples, route_count * (SRV_METRICS_STATUSES + 1) +
-                                route_count * (SRV_METRICS_BUCKETS + 3) + 15);
+                                route_count * (SRV_METRICS_BUCKETS + 3) + 15 +
+                                SRV_UNANSWERED_COUNT);
   free(text);
 }
 END_TEST
