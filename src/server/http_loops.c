@@ -64,6 +64,11 @@ static void request_done(srv_request_t *r, void *arg) {
                       });
 }
 
+static void closed_unanswered(srv_unanswered_reason reason, void *arg) {
+  srv_http_loop_t *l = arg;
+  srv_metrics_count_unanswered(&l->metrics, reason);
+}
+
 /* Before the loop polls: the iteration's log lines in one write. */
 static void flush_log(void *arg) {
   srv_http_loop_t *l = arg;
@@ -140,6 +145,7 @@ static void loop_init_common(srv_server_t *s, srv_http_loop_t *l,
       .route = srv_api_route,
       .accepts = srv_api_accepts,
       .request_done = request_done,
+      .closed_unanswered = closed_unanswered,
       .arg = l,
   };
   srv_schedule_init(&l->schedule, loop, &s->pool, inbox, s->cfg.inline_cost,

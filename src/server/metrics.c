@@ -73,6 +73,19 @@ void srv_metrics_count_connection(srv_metrics_t *m, bool rejected) {
   if (rejected) bump(&m->connections_rejected, 1);
 }
 
+void srv_metrics_count_unanswered(srv_metrics_t *m, srv_unanswered_reason r) {
+  bump(&m->closed_unanswered[r < SRV_UNANSWERED_COUNT ? r
+                                                      : SRV_UNANSWERED_OTHER],
+       1);
+}
+
+const char *srv_unanswered_name(srv_unanswered_reason r) {
+  static const char *const names[SRV_UNANSWERED_COUNT] = {
+      "peer_reset", "write_failed", "write_timeout",
+      "aborted",    "shutdown",     "other"};
+  return r < SRV_UNANSWERED_COUNT ? names[r] : "other";
+}
+
 static uint64_t get(const _Atomic uint64_t *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
@@ -103,6 +116,8 @@ void srv_metrics_merge(srv_metrics_t *into, const srv_metrics_t *from) {
   bump(&into->connections_rejected, get(&from->connections_rejected));
   bump(&into->pool_rejected, get(&from->pool_rejected));
   bump(&into->loop_yields, get(&from->loop_yields));
+  for (unsigned r = 0; r < SRV_UNANSWERED_COUNT; r++)
+    bump(&into->closed_unanswered[r], get(&from->closed_unanswered[r]));
 }
 
 typedef struct text_s {
@@ -194,6 +209,13 @@ int srv_metrics_render(const srv_metrics_t *m, const srv_metrics_gauges_t *g,
       "animd_connections_rejected_total %llu\n",
       g->connections, (unsigned long long)m->connections_total,
       (unsigned long long)m->connections_rejected);
+  put(&t, "# HELP animd_http_closed_unanswered_total HTTP connections "
+          "closed while a request on them had no whole answer, by reason.\n"
+          "# TYPE animd_http_closed_unanswered_total counter\n");
+  for (unsigned r = 0; r < SRV_UNANSWERED_COUNT; r++)
+    put(&t, "animd_http_closed_unanswered_total{reason=\"%s\"} %llu\n",
+        srv_unanswered_name((srv_unanswered_reason)r),
+        (unsigned long long)get(&m->closed_unanswered[r]));
   put(&t,
       "# HELP animd_pool_threads Worker pool threads.\n"
       "# TYPE animd_pool_threads gauge\nanimd_pool_threads %u\n"

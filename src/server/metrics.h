@@ -25,6 +25,21 @@
 #define SRV_METRICS_STATUSES 24
 #define SRV_METRICS_BUCKETS 16
 
+/* Why a connection closed while a request on it had no whole answer (the
+ * label of animd_http_closed_unanswered_total): the client reset it or
+ * its read failed, an answer could not be written, the client read
+ * nothing of an answer for idle_timeout, a streamed answer was cut
+ * short, the drain deadline passed, anything else. */
+typedef enum srv_unanswered_reason {
+  SRV_UNANSWERED_PEER_RESET = 0,
+  SRV_UNANSWERED_WRITE_FAILED,
+  SRV_UNANSWERED_WRITE_TIMEOUT,
+  SRV_UNANSWERED_ABORTED,
+  SRV_UNANSWERED_SHUTDOWN,
+  SRV_UNANSWERED_OTHER,
+  SRV_UNANSWERED_COUNT
+} srv_unanswered_reason;
+
 typedef struct srv_metrics_s {
   /* Distinct status codes seen, and per route the count for each; an
    * entry is written before the count that covers it (release), so a
@@ -44,6 +59,7 @@ typedef struct srv_metrics_s {
   _Atomic uint64_t connections_rejected;
   _Atomic uint64_t pool_rejected;
   _Atomic uint64_t loop_yields;
+  _Atomic uint64_t closed_unanswered[SRV_UNANSWERED_COUNT];
 } srv_metrics_t;
 
 /* A request's route label for logs: route, or "none" when NULL. */
@@ -60,6 +76,13 @@ void srv_metrics_record(srv_metrics_t *m, const char *route, int status,
 /* Counts an accepted connection (rejected: refused with 503). m's one
  * writer only. */
 void srv_metrics_count_connection(srv_metrics_t *m, bool rejected);
+
+/* Counts a connection closed with a request unanswered. m's one writer
+ * only. */
+void srv_metrics_count_unanswered(srv_metrics_t *m, srv_unanswered_reason r);
+
+/* The label value of r ("peer_reset", "write_failed", ...). */
+const char *srv_unanswered_name(srv_unanswered_reason r);
 
 /* Adds what `from` counted into `into` (routes and statuses matched by
  * label and code): `from` may be written meanwhile by its own thread;

@@ -88,6 +88,12 @@ class Daemon:
         """SIGTERM, bounded wait; returns the exit status."""
         if self.proc is None:
             return 0
+        if self.proc.poll() is not None:
+            # It ended on its own before the test stopped it (a crash, a
+            # sanitizer's report): its last words, which cleanup deletes.
+            sys.stderr.write("animd exited with %d before it was stopped; "
+                             "the end of its log:\n%s\n"
+                             % (self.proc.returncode, self.read_log()[-4000:]))
         self.proc.send_signal(signal.SIGTERM)
         try:
             rc = self.proc.wait(timeout=timeout)

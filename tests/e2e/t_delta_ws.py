@@ -205,9 +205,13 @@ async def stream_checks(d, mesh, clip, v, normals, frames, exe, tmp):
         decoded = {}
         keys = []
         deadline = asyncio.get_running_loop().time() + 60
-        while len(decoded) < frames:
+        # Until enough frames came in both streams: a loaded machine (a
+        # sanitizer's build) makes the q16 stream skip late frames.
+        while len(decoded) < frames or \
+                sum(f in q16 for f in decoded) < frames // 2:
             check(asyncio.get_running_loop().time() < deadline,
-                  "%d delta frames in 60 s" % len(decoded))
+                  "%d delta frames, %d in both streams in 60 s"
+                  % (len(decoded), sum(f in q16 for f in decoded)))
             m = await asyncio.wait_for(ws.recv(), 10)
             if isinstance(m, str):
                 j = json.loads(m)
@@ -363,14 +367,7 @@ def main():
         asyncio.run(stream_checks(d, "body", "wave", 512, False, 25, exe,
                                   tmp))
         path = os.path.join(SHARED, "assets", "gltf/khronos/CesiumMan.glb")
-        if "/tsan" in os.environ.get("ANIMD_BUILD", ""):
-            # Under ThreadSanitizer the CesiumMan upload after the streams
-            # has twice found its connection closed without an answer
-            # (not reproduced outside the suite's run); the demo mesh
-            # above covers the same paths, the release and ASan stages
-            # run this part.
-            print("SKIPPED CesiumMan under ThreadSanitizer")
-        elif os.path.exists(path):
+        if os.path.exists(path):
             st, _, body = d.request("POST", "/v1/assets",
                                     open(path, "rb").read(),
                                     {"Content-Type": "model/gltf-binary"})

@@ -82,6 +82,12 @@ struct srv_http_s {
   srv_error_code err_code;
   const char *err_at;
   char err_msg[160];
+  /* The request in flight will have no whole answer (a write of it
+   * failed, or it was cut short), and why, once known (lost_known): the
+   * connection's close is counted (host->closed_unanswered). */
+  bool answer_lost;
+  bool lost_known;
+  srv_unanswered_reason lost_reason;
   /* srv_request_when_flushed. */
   void (*flushed_cb)(srv_request_t *req, void *arg);
   void *flushed_arg;
@@ -117,6 +123,20 @@ static int write_(srv_http_t *h, const void *data, size_t len, srv_write_cb cb,
                   void *arg) {
   uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
   return writev_(h, &b, 1, cb, arg);
+}
+
+/* Notes why a request may go unanswered (the first reason stays). */
+static void note_lost_reason(srv_http_t *h, srv_unanswered_reason r) {
+  if (h->lost_known) return;
+  h->lost_known = true;
+  h->lost_reason = r;
+}
+
+/* The answer in flight will not reach the client whole. */
+static void lose_answer(srv_http_t *h, srv_unanswered_reason r) {
+  if (h->gone) return;
+  h->answer_lost = true;
+  note_lost_reason(h, r);
 }
 
 static void close_now(srv_http_t *h) {
@@ -919,6 +939,10 @@ static void respond_raw(srv_request_t *r, int status, const char *ctype,
     bool send_body = !no_body && r->method != SRV_HEAD && len > 0;
     if (writev_(h, bufs, send_body ? 2 : 1, NULL, NULL) == 0)
       r->_bytes_out = n + (send_body ? len : 0);
+    else
+      lose_answer(h, SRV_UNANSWERED_WRITE_FAILED);
+  } else {
+    lose_answer(h, SRV_UNANSWERED_WRITE_FAILED);
   }
   if (head != stack) free(head);
   if (h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING) finish(h);
@@ -1030,6 +1054,7 @@ int srv_respond_start(srv_request_t *r, int status, const char *ctype,
     if (rc == 0) r->_bytes_out += n;
     if (head != stack) free(head);
   }
+  if (rc != 0) lose_answer(h, SRV_UNANSWERED_WRITE_FAILED);
   fmt_buf_free(&hb);
   return rc;
 }
@@ -1044,7 +1069,10 @@ static int write_chunk(srv_http_t *h, const void *data, size_t len,
                       uv_buf_init((char *)data, (unsigned)len),
                       uv_buf_init("\r\n", h->chunked ? 2 : 0)};
   int rc = writev_(h, bufs, 3, cb, arg);
-  if (rc == 0) h->req._bytes_out += (size_t)pn + len + (h->chunked ? 2 : 0);
+  if (rc == 0)
+    h->req._bytes_out += (size_t)pn + len + (h->chunked ? 2 : 0);
+  else
+    lose_answer(h, SRV_UNANSWERED_WRITE_FAILED);
   return rc;
 }
 
@@ -1091,6 +1119,7 @@ srv_gzip_t *srv_respond_take_gzip(srv_request_t *r) {
 void srv_respond_abort(srv_request_t *r) {
   srv_http_t *h = r->_http;
   gzip_drop(h);
+  lose_answer(h, SRV_UNANSWERED_ABORTED);
   h->close_after = true;
   request_done(h);
   h->state = HTTP_DONE;
@@ -1248,6 +1277,7 @@ void srv_http_on_read(srv_http_t *h, ssize_t nread) {
   if (h->gone) return;
   if (nread < 0) {
     if (nread != UV_EOF) {
+      note_lost_reason(h, SRV_UNANSWERED_PEER_RESET);
       close_now(h); /* Reset: nobody to answer. */
       return;
     }
@@ -1330,8 +1360,21 @@ static void srv_http_unref(srv_http_t *h) {
   uv_close((uv_handle_t *)&h->timer, on_timer_closed);
 }
 
+/* Counts the close when a request had no whole answer: one begun (its
+ * first byte read), with its handler, or whose answer was cut short. */
+static void count_unanswered(srv_http_t *h) {
+  bool in_flight = h->state == HTTP_DISPATCHED || h->state == HTTP_STREAMING ||
+                   (h->state == HTTP_IDLE && h->in_message);
+  if (!(in_flight || h->answer_lost) || h->host->closed_unanswered == NULL)
+    return;
+  if (h->host->draining) note_lost_reason(h, SRV_UNANSWERED_SHUTDOWN);
+  note_lost_reason(h, SRV_UNANSWERED_OTHER);
+  h->host->closed_unanswered(h->lost_reason, h->host->arg);
+}
+
 void srv_http_on_close(srv_http_t *h) {
   if (h->gone) return;
+  count_unanswered(h);
   h->gone = true;
   uv_timer_stop(&h->timer);
   h->timer_ms = 0;
@@ -1398,7 +1441,17 @@ static void p_drain(srv_conn_t *c, void *user) {
   srv_http_on_drain(user);
 }
 static void p_close(srv_conn_t *c, void *user) {
-  srv_http_on_close(user);
+  srv_http_t *h = user;
+  switch (srv_conn_close_cause(c)) {
+  case SRV_CONN_CAUSE_WRITE_ERROR:
+    note_lost_reason(h, SRV_UNANSWERED_WRITE_FAILED);
+    break;
+  case SRV_CONN_CAUSE_WRITE_TIMEOUT:
+    note_lost_reason(h, SRV_UNANSWERED_WRITE_TIMEOUT);
+    break;
+  default: break;
+  }
+  srv_http_on_close(h);
   srv_conn_unref(c);
 }
 

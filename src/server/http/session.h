@@ -18,6 +18,7 @@
 #include "server/config.h"
 #include "server/errors.h"
 #include "server/http/http.h"
+#include "server/metrics.h"
 #include "server/net/conn.h"
 #include "server/schedule.h"
 
@@ -35,6 +36,10 @@ typedef struct srv_http_host_s {
   bool (*accepts)(const srv_request_t *req);
   /* An answer is finished (metrics, access log); may be NULL. */
   void (*request_done)(srv_request_t *req, void *arg);
+  /* A connection closed while a request on it had no whole answer (a
+   * request begun, with its handler, or its answer cut short); may be
+   * NULL. */
+  void (*closed_unanswered)(srv_unanswered_reason reason, void *arg);
   void *arg;
   bool draining; /* Set by the server: answers close their connection. */
 } srv_http_host_t;

@@ -36,6 +36,7 @@ struct srv_conn_s {
   bool eof;     /* The peer half-closed. */
   bool batched; /* A write waits in a send batch (batch_done, batch_arg). */
   bool close_after_batch; /* srv_conn_close came meanwhile. */
+  srv_conn_cause cause;   /* Why it closed itself (srv_conn_close_cause). */
   srv_write_cb batch_done;
   void *batch_arg;
   size_t queued;
@@ -61,6 +62,24 @@ typedef struct wreq_s {
 } wreq_t;
 
 static void start_reading(srv_conn_t *c);
+
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer's hook for a close(2) it cannot intercept. */
+void __sanitizer_syscall_pre_impl_close(long fd);
+#endif
+
+/* libuv closes a socket with a raw close system call, which
+ * ThreadSanitizer does not see, nor does it see an openat(2): without
+ * this, the next owner of the number (a file the store writes on a
+ * worker) closing it looks like a race with this loop's last use of the
+ * socket, and the report stops the daemon. Nothing outside that build. */
+static void tell_sanitizer_closed(uv_os_fd_t fd) {
+#if defined(__SANITIZE_THREAD__)
+  if (fd >= 0) __sanitizer_syscall_pre_impl_close(fd);
+#else
+  (void)fd;
+#endif
+}
 
 /* ---- life cycle
  * -------------------------------------------------------------- */
@@ -107,7 +126,10 @@ void srv_conn_close(srv_conn_t *c) {
   if (c->proto && c->proto->on_close) c->proto->on_close(c, c->user);
   c->proto = NULL;
   set_remove(c);
+  uv_os_fd_t fd;
+  if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0) fd = -1;
   uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+  tell_sanitizer_closed(fd);
   uv_close((uv_handle_t *)&c->timer, on_handle_closed);
   srv_conn_unref(c);
 }
@@ -188,6 +210,14 @@ int srv_conn_open(uv_loop_t *loop, uv_os_sock_t fd, const srv_conn_opts_t *o,
 
 bool srv_conn_is_closing(const srv_conn_t *c) { return c->closing; }
 
+srv_conn_cause srv_conn_close_cause(const srv_conn_t *c) { return c->cause; }
+
+/* Closes now for cause (the first cause given stays). */
+static void close_for(srv_conn_t *c, srv_conn_cause cause) {
+  if (!c->closing && c->cause == SRV_CONN_CAUSE_NONE) c->cause = cause;
+  srv_conn_close(c);
+}
+
 int srv_conn_dup_socket(const srv_conn_t *c, uv_os_sock_t *fd) {
   uv_os_fd_t own;
   int rc = uv_fileno((const uv_handle_t *)&c->tcp, &own);
@@ -254,7 +284,9 @@ static void on_timer(uv_timer_t *t) {
                    0);
     return;
   }
-  srv_conn_close(c);
+  close_for(c, c->close_when_drained || c->shutdown_sent
+                   ? SRV_CONN_CAUSE_LINGER
+                   : SRV_CONN_CAUSE_WRITE_TIMEOUT);
 }
 
 /* Watches a write queue that has just become non-empty. */
@@ -307,7 +339,7 @@ static void on_write(uv_write_t *r, int status) {
   free(w);
   if (c->closing) return;
   if (status < 0) {
-    srv_conn_close(c);
+    close_for(c, SRV_CONN_CAUSE_WRITE_ERROR);
     return;
   }
   if (c->close_when_drained) {

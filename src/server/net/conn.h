@@ -137,6 +137,18 @@ void srv_conn_close_after_writes(srv_conn_t *conn);
 
 bool srv_conn_is_closing(const srv_conn_t *conn);
 
+/* Why the connection closed itself (read in the protocol's on_close):
+ * none (its owner closed it, or the peer's FIN ended a graceful close), a
+ * failed write, a write queue that made no progress for
+ * write_timeout_ms, or a graceful close that lingered past linger_ms. */
+typedef enum srv_conn_cause {
+  SRV_CONN_CAUSE_NONE = 0,
+  SRV_CONN_CAUSE_WRITE_ERROR,
+  SRV_CONN_CAUSE_WRITE_TIMEOUT,
+  SRV_CONN_CAUSE_LINGER
+} srv_conn_cause;
+srv_conn_cause srv_conn_close_cause(const srv_conn_t *conn);
+
 /* A duplicate of the socket (close-on-exec; the caller owns it), for
  * handing the connection to another loop. Returns 0 or a negative
  * errno. */

@@ -113,6 +113,35 @@ START_TEST(test_statuses_in_order_seen) {
 }
 END_TEST
 
+START_TEST(test_unanswered_by_reason) {
+  /* Two loops' counts merged; every reason is listed, at 0 when none. */
+  srv_metrics_t a, b, all;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  memset(&all, 0, sizeof all);
+  srv_metrics_count_unanswered(&a, SRV_UNANSWERED_PEER_RESET);
+  srv_metrics_count_unanswered(&b, SRV_UNANSWERED_PEER_RESET);
+  srv_metrics_count_unanswered(&b, SRV_UNANSWERED_WRITE_TIMEOUT);
+  srv_metrics_count_unanswered(&b, SRV_UNANSWERED_COUNT); /* out of range */
+  srv_metrics_merge(&all, &a);
+  srv_metrics_merge(&all, &b);
+  char *text = render(&all, &(srv_metrics_gauges_t){0});
+  static const char *const want[] = {
+      "{reason=\"peer_reset\"} 2\n",    "{reason=\"write_failed\"} 0\n",
+      "{reason=\"write_timeout\"} 1\n", "{reason=\"aborted\"} 0\n",
+      "{reason=\"shutdown\"} 0\n",      "{reason=\"other\"} 1\n"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    char line[128];
+    snprintf(line, sizeof line, "\nanimd_http_closed_unanswered_total%s",
+             want[i]);
+    ck_assert_msg(strstr(text, line) != NULL, "missing: %s", line);
+  }
+  ck_assert_ptr_nonnull(
+      strstr(text, "# TYPE animd_http_closed_unanswered_total counter\n"));
+  free(text);
+}
+END_TEST
+
 START_TEST(test_every_gauge) {
   srv_metrics_t m;
   memset(&m, 0, sizeof m);
@@ -194,9 +223,10 @@ START_TEST(test_text_format) {
       ck_assert_msg(sp[-1] == '}', "labels of %s", line);
   }
   /* 14 routes x (24 statuses + other), 14 x (16 + 1 + 2) histogram lines,
-   * and 15 gauges and counters. */
+   * 15 gauges and counters, and one unanswered close count per reason. */
   ck_assert_int_eq(samples, route_count * (SRV_METRICS_STATUSES + 1) +
-                                route_count * (SRV_METRICS_BUCKETS + 3) + 15);
+                                route_count * (SRV_METRICS_BUCKETS + 3) + 15 +
+                                SRV_UNANSWERED_COUNT);
   free(text);
 }
 END_TEST
@@ -208,6 +238,7 @@ Suite *server_metrics_render_suite(void) {
   tcase_add_test(tc, test_unknown_route_counts_as_none);
   tcase_add_test(tc, test_bucket_bounds);
   tcase_add_test(tc, test_statuses_in_order_seen);
+  tcase_add_test(tc, test_unanswered_by_reason);
   tcase_add_test(tc, test_every_gauge);
   tcase_add_test(tc, test_text_format);
   suite_add_tcase(s, tc);
