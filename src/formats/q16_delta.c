@@ -1,7 +1,8 @@
-/* formats: the q16 delta encoder (q16_delta.h). One pass per plane: the
- * values of a group are made (residual less the parent's, zig-zagged),
- * the group's Rice parameter is chosen among a few near the mean, and the
- * group is written into a 64-bit bit accumulator. */
+/* formats: the q16 delta encoder (q16_delta.h). Per plane: the residuals
+ * of every vertex (one loop per prediction), then in place each less its
+ * parent's, zig-zagged, then group by group the Rice parameter chosen
+ * among a few near the mean and the values written through a 64-bit bit
+ * accumulator. */
 #include "formats/q16_delta.h"
 
 #include <string.h>
@@ -19,18 +20,6 @@ size_t fmt_q16_delta_bound(uint32_t vertices, bool normals) {
 
 static void put_u32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The q16 value k of plane (0..2 positions, 3..4 normals) of payload p. */
-static int32_t value(const uint8_t *p, uint32_t vertices, int plane,
-                     uint32_t k) {
-  if (plane < 3) {
-    const uint8_t *q = p + FMT_Q16_BOX_BYTES + 6 * (size_t)k + 2 * plane;
-    return (int32_t)(q[0] | (q[1] << 8));
-  }
-  const uint8_t *q = p + FMT_Q16_BOX_BYTES + 6 * (size_t)vertices +
-                     4 * (size_t)k + 2 * (plane - 3);
-  return (int32_t)(int16_t)(uint16_t)(q[0] | (q[1] << 8));
 }
 
 static uint32_t width(uint32_t v) {
@@ -63,21 +52,34 @@ static void put_bits(bits_t *w, uint32_t v, unsigned n) {
 }
 
 /* Appends z Rice-coded with parameter k: q = z >> k ones, a zero, then
- * the k low bits of z (one append when they fit 32 bits). */
-static void put_rice(bits_t *w, uint32_t z, unsigned k) {
+ * the k low bits of z; one append when they fit 32 bits (the usual case,
+ * inline), else the ones 32 at a time. */
+static void put_rice_long(bits_t *w, uint32_t z, unsigned k) {
   uint32_t q = z >> k;
-  if (q + 1 + k <= 32) {
-    uint32_t low = z & ((1u << k) - 1u);
-    put_bits(w, ((1u << q) - 1u) | (uint32_t)((uint64_t)low << (q + 1)),
-             q + 1 + k);
-    return;
-  }
   while (q >= 32) {
     put_bits(w, 0xffffffffu, 32);
     q -= 32;
   }
   put_bits(w, (1u << q) - 1u, q + 1);
   put_bits(w, z, k);
+}
+
+static inline void put_rice(bits_t *w, uint32_t z, unsigned k) {
+  uint32_t q = z >> k;
+  unsigned n = q + 1 + k;
+  if (n > 32) {
+    put_rice_long(w, z, k);
+    return;
+  }
+  uint64_t v = ((1ull << q) - 1) | (uint64_t)(z & ((1u << k) - 1u)) << (q + 1);
+  w->acc |= v << w->have;
+  w->have += n;
+  if (w->have >= 32) {
+    put_u32(w->o, (uint32_t)w->acc);
+    w->o += 4;
+    w->acc >>= 32;
+    w->have -= 32;
+  }
 }
 
 /* Writes one group of n values: the k of fewest bits among those near
@@ -111,17 +113,46 @@ static uint32_t parent_distance(const uint32_t *d, uint32_t k) {
   return k > 0 ? 1 : 0;
 }
 
-/* The residuals of plane: each value less its prediction (0, a, 2a - b),
- * into r. */
+/* A q16 value: u16 (positions) or i16 (normals), little-endian. */
+static inline int32_t read16(const uint8_t *p, bool sign) {
+  uint32_t u = (uint32_t)(p[0] | (p[1] << 8));
+  return sign ? (int32_t)(int16_t)(uint16_t)u : (int32_t)u;
+}
+
+/* The residuals of plane (0..2 positions, 3..4 normals): each value less
+ * its prediction (0, a, 2a - b), into r; one loop per prediction. */
 static void residuals(const uint8_t *cur, const uint8_t *a, const uint8_t *b,
                       uint32_t vertices, int plane, int32_t *r) {
-  for (uint32_t k = 0; k < vertices; k++) {
-    int32_t pred = 0;
-    if (a != NULL) {
-      pred = value(a, vertices, plane, k);
-      if (b != NULL) pred = 2 * pred - value(b, vertices, plane, k);
-    }
-    r[k] = value(cur, vertices, plane, k) - pred;
+  size_t off = plane < 3 ? FMT_Q16_BOX_BYTES + 2 * (size_t)plane
+                         : FMT_Q16_BOX_BYTES + 6 * (size_t)vertices +
+                               2 * (size_t)(plane - 3);
+  size_t stride = plane < 3 ? 6 : 4;
+  bool sign = plane >= 3;
+  const uint8_t *pc = cur + off;
+  if (a == NULL) {
+    for (uint32_t k = 0; k < vertices; k++, pc += stride)
+      r[k] = read16(pc, sign);
+  } else if (b == NULL) {
+    const uint8_t *pa = a + off;
+    for (uint32_t k = 0; k < vertices; k++, pc += stride, pa += stride)
+      r[k] = read16(pc, sign) - read16(pa, sign);
+  } else {
+    const uint8_t *pa = a + off, *pb = b + off;
+    for (uint32_t k = 0; k < vertices;
+         k++, pc += stride, pa += stride, pb += stride)
+      r[k] = read16(pc, sign) - (2 * read16(pa, sign) - read16(pb, sign));
+  }
+}
+
+/* Turns the residuals r into the coded values in place: each less its
+ * parent's (d; NULL: the vertex before), zig-zagged. From the last
+ * vertex back, so a parent's residual is still there when read. */
+static void code_values(int32_t *r, const uint32_t *d, uint32_t vertices) {
+  uint32_t *z = (uint32_t *)r;
+  for (uint32_t k = vertices; k-- > 0;) {
+    uint32_t dk = parent_distance(d, k);
+    int32_t e = r[k] - (dk != 0 ? r[k - dk] : 0);
+    z[k] = e >= 0 ? 2 * (uint32_t)e : 2 * (uint32_t)(-(int64_t)e) - 1;
   }
 }
 
@@ -150,15 +181,11 @@ size_t fmt_q16_delta_encode(const uint8_t *cur, const uint8_t *a,
   int planes = normals ? 5 : 3;
   for (int plane = 0; plane < planes; plane++) {
     residuals(cur, a, b, vertices, plane, scratch);
+    code_values(scratch, d, vertices);
     for (uint32_t g = 0; g < vertices; g += FMT_DELTA_GROUP) {
       uint32_t n =
           vertices - g < FMT_DELTA_GROUP ? vertices - g : FMT_DELTA_GROUP;
-      for (uint32_t j = 0; j < n; j++) {
-        uint32_t k = g + j, dk = parent_distance(d, k);
-        int32_t e = scratch[k] - (dk != 0 ? scratch[k - dk] : 0);
-        z[j] = e >= 0 ? 2 * (uint32_t)e : 2 * (uint32_t)(-(int64_t)e) - 1;
-      }
-      put_group(&w, z, n);
+      put_group(&w, (const uint32_t *)scratch + g, n);
     }
   }
   for (; w.have > 0; w.have = w.have > 8 ? w.have - 8 : 0) {
