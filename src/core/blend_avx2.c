@@ -36,14 +36,10 @@ static ALWAYS_INLINE __m256 sums4(const __m256 p[4]) {
 /* Element k of each lane of v, over the lane. */
 static ALWAYS_INLINE __m256 lane_broadcast(__m256 v, int k) {
   switch (k) {
-  case 0:
-    return _mm256_permute_ps(v, 0x00);
-  case 1:
-    return _mm256_permute_ps(v, 0x55);
-  case 2:
-    return _mm256_permute_ps(v, 0xaa);
-  default:
-    return _mm256_permute_ps(v, 0xff);
+  case 0: return _mm256_permute_ps(v, 0x00);
+  case 1: return _mm256_permute_ps(v, 0x55);
+  case 2: return _mm256_permute_ps(v, 0xaa);
+  default: return _mm256_permute_ps(v, 0xff);
   }
 }
 
@@ -84,7 +80,8 @@ void anim__blend_quat_normalize_avx2(float *restrict out,
     }
     __m256 l2 = sums4(p);
     __m256 ok = _mm256_cmp_ps(l2, tiny, _CMP_GT_OQ);
-    __m256 r = _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_blendv_ps(one, l2, ok)));
+    __m256 r =
+        _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_blendv_ps(one, l2, ok)));
     __m256 k8 = _mm256_and_ps(ok, r);
     /* Where the sum is near zero, w is 1 (the identity). */
     __m256 bad = _mm256_cmp_ps(l2, tiny, _CMP_NGT_UQ);
