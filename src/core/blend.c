@@ -126,6 +126,10 @@ typedef struct blend_passes_s {
                            const float *restrict q, float w, uint32_t n);
   void (*quat_normalize)(float *restrict out, const float *restrict q,
                          uint32_t n);
+  void (*flat_finish)(float *out, const float *restrict sum, const float *v,
+                      float w, float inv, uint32_t m);
+  void (*quat_finish)(float *out, const float *restrict sum, const float *first,
+                      const float *q, float w, uint32_t n);
 } blend_passes_t;
 
 static void flat_set_portable(float *restrict sum, const float *restrict v,
@@ -150,21 +154,46 @@ static void quat_normalize_portable(float *restrict out,
   blend_quat_normalize(out, q, n);
 }
 
+static void flat_finish_portable(float *out, const float *restrict sum,
+                                 const float *v, float w, float inv,
+                                 uint32_t m) {
+  blend_flat_finish(out, sum, v, w, inv, m);
+}
+
+static void quat_finish_portable(float *out, const float *restrict sum,
+                                 const float *first, const float *q, float w,
+                                 uint32_t n) {
+  blend_quat_finish(out, sum, first, q, w, n);
+}
+
 static const blend_passes_t passes_portable = {
-    flat_set_portable, flat_add_portable, quat_add_aligned_portable,
-    quat_normalize_portable};
+    flat_set_portable,       flat_add_portable,    quat_add_aligned_portable,
+    quat_normalize_portable, flat_finish_portable, quat_finish_portable};
 
 static const blend_passes_t passes_avx2 = {
-    anim__blend_flat_set_avx2, anim__blend_flat_add_avx2,
-    anim__blend_quat_add_aligned_avx2, anim__blend_quat_normalize_avx2};
+    anim__blend_flat_set_avx2,         anim__blend_flat_add_avx2,
+    anim__blend_quat_add_aligned_avx2, anim__blend_quat_normalize_avx2,
+    anim__blend_flat_finish_avx2,      anim__blend_quat_finish_avx2};
 
-/* Normal layers without masks and the rest pose for joints j0 .. j0 + n:
- * sums into a, returns the total weight (every joint's). */
-static float blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
-                           const anim_blend_job_t *job, uint32_t j0, uint32_t n,
-                           float threshold) {
-  const float *first = NULL;
+/* Normal layers without masks and the rest pose for joints j0 .. j0 + n,
+ * divided by the total weight (every joint's) and normalized into dt, ds
+ * and dq. The total is known before the passes: when the rest pose does
+ * not join, the last layer's pass also divides and normalizes. */
+static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
+                          const anim_blend_job_t *job, uint32_t j0, uint32_t n,
+                          float threshold, float *dt, float *ds, float *dq) {
   float total = 0.f;
+  size_t count = 0, last = 0;
+  for (size_t i = 0; i < job->layer_count; i++)
+    if (job->layers[i].weight > 0.f) {
+      total += job->layers[i].weight;
+      count++;
+      last = i;
+    }
+  float rest_w = threshold - total;
+  bool rest = rest_w > 0.f, fused = count >= 2 && !rest;
+  float inv = 1.f / (rest ? total + rest_w : total);
+  const float *first = NULL;
   for (size_t i = 0; i < job->layer_count; i++) {
     const anim_blend_layer_t *l = &job->layers[i];
     float w = l->weight;
@@ -177,41 +206,44 @@ static float blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
       ps->flat_set(a->s, ls, w, 3 * n);
       ps->flat_set(a->q, lq, w, 4 * n);
       first = lq;
+    } else if (fused && i == last) {
+      ps->flat_finish(dt, a->t, lt, w, inv, 3 * n);
+      ps->flat_finish(ds, a->s, ls, w, inv, 3 * n);
+      ps->quat_finish(dq, a->q, first, lq, w, n);
+      return;
     } else {
       ps->flat_add(a->t, lt, w, 3 * n);
       ps->flat_add(a->s, ls, w, 3 * n);
       ps->quat_add_aligned(a->q, first, lq, w, n);
     }
-    total += w;
   }
-  float w = threshold - total;
-  if (!(w > 0.f)) return total;
   /* The rest pose fills what the layers leave below the threshold. */
   const anim_skeleton_t *sk = job->skeleton;
-  for (uint32_t j = 0; j < n; j++) {
+  for (uint32_t j = 0; rest && j < n; j++) {
     const anim_transform_t *r = &sk->rest[j0 + j];
     anim_quat_t l = rest_rotation(sk, j0 + j);
     float *t = a->t + 3 * j, *s = a->s + 3 * j, *q = a->q + 4 * j;
-    float sw = w;
+    float sw = rest_w;
     if (first == NULL) {
       t[0] = t[1] = t[2] = s[0] = s[1] = s[2] = 0.f;
       q[0] = q[1] = q[2] = q[3] = 0.f;
-    } else {
-      const float *f = first + 4 * j;
-      if (blend_dot4(f, &l.x) < 0.f) sw = -w;
+    } else if (blend_dot4(first + 4 * j, &l.x) < 0.f) {
+      sw = -rest_w;
     }
-    t[0] += w * r->translation.x;
-    t[1] += w * r->translation.y;
-    t[2] += w * r->translation.z;
-    s[0] += w * r->scale.x;
-    s[1] += w * r->scale.y;
-    s[2] += w * r->scale.z;
+    t[0] += rest_w * r->translation.x;
+    t[1] += rest_w * r->translation.y;
+    t[2] += rest_w * r->translation.z;
+    s[0] += rest_w * r->scale.x;
+    s[1] += rest_w * r->scale.y;
+    s[2] += rest_w * r->scale.z;
     q[0] += sw * l.x;
     q[1] += sw * l.y;
     q[2] += sw * l.z;
     q[3] += sw * l.w;
   }
-  return total + w;
+  ps->flat_set(dt, a->t, inv, 3 * n);
+  ps->flat_set(ds, a->s, inv, 3 * n);
+  ps->quat_normalize(dq, a->q, n);
 }
 
 /* The same sums joint by joint, for layers with masks: per-joint totals
@@ -359,9 +391,7 @@ anim_result anim__blend_job_run_isa(const anim_blend_job_t *job,
     /* Sums over total weights (> 0: the rest pose brings them up to the
      * threshold), rotations normalized. */
     if (!masked) {
-      float inv = 1.f / blend_uniform(&a, ps, job, j0, n, threshold);
-      ps->flat_set(dt, a.t, inv, 3 * n);
-      ps->flat_set(ds, a.s, inv, 3 * n);
+      blend_uniform(&a, ps, job, j0, n, threshold, dt, ds, dq);
     } else {
       blend_per_joint(&a, job, j0, n, threshold);
       for (uint32_t j = 0; j < n; j++) {
@@ -371,8 +401,8 @@ anim_result anim__blend_job_run_isa(const anim_blend_job_t *job,
           ds[3 * j + c] = a.s[3 * j + c] * inv;
         }
       }
+      ps->quat_normalize(dq, a.q, n);
     }
-    ps->quat_normalize(dq, a.q, n);
     if (!additive) continue;
     for (size_t i = 0; i < job->additive_count; i++)
       if (job->additive_layers[i].weight > 0.f)

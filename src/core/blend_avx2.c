@@ -67,30 +67,64 @@ void anim__blend_quat_add_aligned_avx2(float *restrict sum,
   blend_quat_add_aligned(sum + 4 * j, first + 4 * j, q + 4 * j, w, n - j);
 }
 
+/* Stores the 4 registers v (8 joints) normalized at out: blend_quat_
+ * normalize_one's operations lane by lane. */
+static ALWAYS_INLINE void normalize_block(float *out, const __m256 v[4]) {
+  const __m256 one = _mm256_set1_ps(1.f), tiny = _mm256_set1_ps(1e-24f);
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 p[4];
+  for (int k = 0; k < 4; k++) p[k] = _mm256_mul_ps(v[k], v[k]);
+  __m256 l2 = sums4(p);
+  __m256 ok = _mm256_cmp_ps(l2, tiny, _CMP_GT_OQ);
+  __m256 r = _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_blendv_ps(one, l2, ok)));
+  __m256 k8 = _mm256_and_ps(ok, r);
+  /* Where the sum is near zero, w is 1 (the identity). */
+  __m256 bad = _mm256_cmp_ps(l2, tiny, _CMP_NGT_UQ);
+  for (int k = 0; k < 4; k++) {
+    __m256 o = _mm256_mul_ps(v[k], lane_broadcast(k8, k));
+    __m256 bad_w = _mm256_blend_ps(zero, lane_broadcast(bad, k), 0x88);
+    _mm256_storeu_ps(out + 8 * k, _mm256_blendv_ps(o, one, bad_w));
+  }
+}
+
 void anim__blend_quat_normalize_avx2(float *restrict out,
                                      const float *restrict q, uint32_t n) {
-  const __m256 one = _mm256_set1_ps(1.f), tiny = _mm256_set1_ps(1e-24f);
+  uint32_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256 v[4];
+    for (int k = 0; k < 4; k++) v[k] = _mm256_loadu_ps(q + 4 * j + 8 * k);
+    normalize_block(out + 4 * j, v);
+  }
+  blend_quat_normalize(out + 4 * j, q + 4 * j, n - j);
+}
+
+void anim__blend_flat_finish_avx2(float *out, const float *restrict sum,
+                                  const float *v, float w, float inv,
+                                  uint32_t m) {
+  blend_flat_finish(out, sum, v, w, inv, m);
+}
+
+void anim__blend_quat_finish_avx2(float *out, const float *restrict sum,
+                                  const float *first, const float *q, float w,
+                                  uint32_t n) {
+  const __m256 vw = _mm256_set1_ps(w), sign = _mm256_set1_ps(-0.f);
   const __m256 zero = _mm256_setzero_ps();
   uint32_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    __m256 v[4], p[4];
+    __m256 l[4], p[4];
     for (int k = 0; k < 4; k++) {
-      v[k] = _mm256_loadu_ps(q + 4 * j + 8 * k);
-      p[k] = _mm256_mul_ps(v[k], v[k]);
+      l[k] = _mm256_loadu_ps(q + 4 * j + 8 * k);
+      p[k] = _mm256_mul_ps(_mm256_loadu_ps(first + 4 * j + 8 * k), l[k]);
     }
-    __m256 l2 = sums4(p);
-    __m256 ok = _mm256_cmp_ps(l2, tiny, _CMP_GT_OQ);
-    __m256 r =
-        _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_blendv_ps(one, l2, ok)));
-    __m256 k8 = _mm256_and_ps(ok, r);
-    /* Where the sum is near zero, w is 1 (the identity). */
-    __m256 bad = _mm256_cmp_ps(l2, tiny, _CMP_NGT_UQ);
+    __m256 neg = _mm256_cmp_ps(sums4(p), zero, _CMP_LT_OQ);
+    __m256 sw = _mm256_xor_ps(vw, _mm256_and_ps(neg, sign));
+    __m256 v[4];
     for (int k = 0; k < 4; k++) {
-      __m256 o = _mm256_mul_ps(v[k], lane_broadcast(k8, k));
-      __m256 bad_w = _mm256_blend_ps(zero, lane_broadcast(bad, k), 0x88);
-      o = _mm256_blendv_ps(o, one, bad_w);
-      _mm256_storeu_ps(out + 4 * j + 8 * k, o);
+      __m256 c = _mm256_mul_ps(lane_broadcast(sw, k), l[k]);
+      v[k] = _mm256_add_ps(_mm256_loadu_ps(sum + 4 * j + 8 * k), c);
     }
+    normalize_block(out + 4 * j, v);
   }
-  blend_quat_normalize(out + 4 * j, q + 4 * j, n - j);
+  blend_quat_finish(out + 4 * j, sum + 4 * j, first + 4 * j, q + 4 * j, w,
+                    n - j);
 }

@@ -52,20 +52,46 @@ static inline void blend_quat_add_aligned(float *restrict sum,
   }
 }
 
-/* out = q / |q| for n quaternions; a near-zero q (|q|^2 <= 1e-24) becomes
- * the identity, as pk_quat_normalize does. */
+/* o = p / |p| for one quaternion; a near-zero p (|p|^2 <= 1e-24) becomes
+ * the identity, as pk_quat_normalize does. o may be p. */
+static inline void blend_quat_normalize_one(float *o, const float *p) {
+  float l2 = blend_dot4(p, p);
+  bool ok = l2 > 1e-24f;
+  float k = ok ? 1.f / sqrtf(l2) : 0.f;
+  float w = ok ? p[3] * k : 1.f;
+  o[0] = p[0] * k;
+  o[1] = p[1] * k;
+  o[2] = p[2] * k;
+  o[3] = w;
+}
+
+/* out = q / |q| for n quaternions. */
 static inline void blend_quat_normalize(float *restrict out,
                                         const float *restrict q, uint32_t n) {
+  for (uint32_t j = 0; j < n; j++)
+    blend_quat_normalize_one(out + 4 * j, q + 4 * j);
+}
+
+/* The last layer's pass: out = (sum + w * v) * inv over m floats. out may
+ * be v (each float is read before it is written). */
+static inline void blend_flat_finish(float *out, const float *restrict sum,
+                                     const float *v, float w, float inv,
+                                     uint32_t m) {
+  for (uint32_t k = 0; k < m; k++) out[k] = (sum[k] + w * v[k]) * inv;
+}
+
+/* The last layer's pass on rotations: out[j] = the normalized
+ * sum[j] + (dot(first[j], q[j]) < 0 ? -w : w) * q[j]. out may be first or
+ * q (a joint is read before it is written). */
+static inline void blend_quat_finish(float *out, const float *restrict sum,
+                                     const float *first, const float *q,
+                                     float w, uint32_t n) {
   for (uint32_t j = 0; j < n; j++) {
-    const float *p = q + 4 * j;
-    float *o = out + 4 * j;
-    float l2 = blend_dot4(p, p);
-    bool ok = l2 > 1e-24f;
-    float k = ok ? 1.f / sqrtf(l2) : 0.f;
-    o[0] = p[0] * k;
-    o[1] = p[1] * k;
-    o[2] = p[2] * k;
-    o[3] = ok ? p[3] * k : 1.f;
+    const float *l = q + 4 * j, *a = sum + 4 * j;
+    float sw = blend_dot4(first + 4 * j, l) < 0.f ? -w : w;
+    float p[4] = {a[0] + sw * l[0], a[1] + sw * l[1], a[2] + sw * l[2],
+                  a[3] + sw * l[3]};
+    blend_quat_normalize_one(out + 4 * j, p);
   }
 }
 
@@ -81,5 +107,11 @@ void anim__blend_quat_add_aligned_avx2(float *restrict sum,
                                        uint32_t n);
 void anim__blend_quat_normalize_avx2(float *restrict out,
                                      const float *restrict q, uint32_t n);
+void anim__blend_flat_finish_avx2(float *out, const float *restrict sum,
+                                  const float *v, float w, float inv,
+                                  uint32_t m);
+void anim__blend_quat_finish_avx2(float *out, const float *restrict sum,
+                                  const float *first, const float *q, float w,
+                                  uint32_t n);
 
 #endif
