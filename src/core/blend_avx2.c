@@ -78,13 +78,16 @@ static ALWAYS_INLINE void normalize_block(float *out, const __m256 v[4]) {
   __m256 ok = _mm256_cmp_ps(l2, tiny, _CMP_GT_OQ);
   __m256 r = _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_blendv_ps(one, l2, ok)));
   __m256 k8 = _mm256_and_ps(ok, r);
-  /* Where the sum is near zero, w is 1 (the identity). */
+  __m256 o[4];
+  for (int k = 0; k < 4; k++) o[k] = _mm256_mul_ps(v[k], lane_broadcast(k8, k));
+  /* Where the sum is near zero (rare), w is 1 (the identity). */
   __m256 bad = _mm256_cmp_ps(l2, tiny, _CMP_NGT_UQ);
-  for (int k = 0; k < 4; k++) {
-    __m256 o = _mm256_mul_ps(v[k], lane_broadcast(k8, k));
-    __m256 bad_w = _mm256_blend_ps(zero, lane_broadcast(bad, k), 0x88);
-    _mm256_storeu_ps(out + 8 * k, _mm256_blendv_ps(o, one, bad_w));
-  }
+  if (_mm256_movemask_ps(bad) != 0)
+    for (int k = 0; k < 4; k++) {
+      __m256 bad_w = _mm256_blend_ps(zero, lane_broadcast(bad, k), 0x88);
+      o[k] = _mm256_blendv_ps(o[k], one, bad_w);
+    }
+  for (int k = 0; k < 4; k++) _mm256_storeu_ps(out + 8 * k, o[k]);
 }
 
 void anim__blend_quat_normalize_avx2(float *restrict out,
