@@ -126,10 +126,10 @@ typedef struct blend_passes_s {
                            const float *restrict q, float w, uint32_t n);
   void (*quat_normalize)(float *restrict out, const float *restrict q,
                          uint32_t n);
-  void (*flat_finish)(float *out, const float *restrict sum, const float *v,
-                      float w, float inv, uint32_t m);
-  void (*quat_finish)(float *out, const float *restrict sum, const float *first,
-                      const float *q, float w, uint32_t n);
+  void (*flat_finish)(float *out, const float *sum, const float *v0, float w0,
+                      const float *v, float w, float inv, uint32_t m);
+  void (*quat_finish)(float *out, const float *sum, float w0,
+                      const float *first, const float *q, float w, uint32_t n);
 } blend_passes_t;
 
 static void flat_set_portable(float *restrict sum, const float *restrict v,
@@ -154,16 +154,16 @@ static void quat_normalize_portable(float *restrict out,
   blend_quat_normalize(out, q, n);
 }
 
-static void flat_finish_portable(float *out, const float *restrict sum,
-                                 const float *v, float w, float inv,
+static void flat_finish_portable(float *out, const float *sum, const float *v0,
+                                 float w0, const float *v, float w, float inv,
                                  uint32_t m) {
-  blend_flat_finish(out, sum, v, w, inv, m);
+  blend_flat_finish(out, sum, v0, w0, v, w, inv, m);
 }
 
-static void quat_finish_portable(float *out, const float *restrict sum,
+static void quat_finish_portable(float *out, const float *sum, float w0,
                                  const float *first, const float *q, float w,
                                  uint32_t n) {
-  blend_quat_finish(out, sum, first, q, w, n);
+  blend_quat_finish(out, sum, w0, first, q, w, n);
 }
 
 static const blend_passes_t passes_portable = {
@@ -193,7 +193,10 @@ static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
   float rest_w = threshold - total;
   bool rest = rest_w > 0.f, fused = count >= 2 && !rest;
   float inv = 1.f / (rest ? total + rest_w : total);
-  const float *first = NULL;
+  /* The first layer's values and weight: with two layers the last pass
+   * reads them instead of stored sums. */
+  const float *first = NULL, *ft = NULL, *fs = NULL;
+  float fw = 0.f;
   for (size_t i = 0; i < job->layer_count; i++) {
     const anim_blend_layer_t *l = &job->layers[i];
     float w = l->weight;
@@ -201,15 +204,20 @@ static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
     const float *lt = &l->pose.translation[j0].x;
     const float *ls = &l->pose.scale[j0].x;
     const float *lq = &l->pose.rotation[j0].x;
+    bool pair = fused && count == 2;
     if (first == NULL) {
+      first = lq;
+      ft = lt;
+      fs = ls;
+      fw = w;
+      if (pair) continue;
       ps->flat_set(a->t, lt, w, 3 * n);
       ps->flat_set(a->s, ls, w, 3 * n);
       ps->flat_set(a->q, lq, w, 4 * n);
-      first = lq;
     } else if (fused && i == last) {
-      ps->flat_finish(dt, a->t, lt, w, inv, 3 * n);
-      ps->flat_finish(ds, a->s, ls, w, inv, 3 * n);
-      ps->quat_finish(dq, a->q, first, lq, w, n);
+      ps->flat_finish(dt, pair ? NULL : a->t, ft, fw, lt, w, inv, 3 * n);
+      ps->flat_finish(ds, pair ? NULL : a->s, fs, fw, ls, w, inv, 3 * n);
+      ps->quat_finish(dq, pair ? NULL : a->q, fw, first, lq, w, n);
       return;
     } else {
       ps->flat_add(a->t, lt, w, 3 * n);

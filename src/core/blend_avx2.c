@@ -101,33 +101,46 @@ void anim__blend_quat_normalize_avx2(float *restrict out,
   blend_quat_normalize(out + 4 * j, q + 4 * j, n - j);
 }
 
-void anim__blend_flat_finish_avx2(float *out, const float *restrict sum,
-                                  const float *v, float w, float inv,
+void anim__blend_flat_finish_avx2(float *out, const float *sum, const float *v0,
+                                  float w0, const float *v, float w, float inv,
                                   uint32_t m) {
-  blend_flat_finish(out, sum, v, w, inv, m);
+  blend_flat_finish(out, sum, v0, w0, v, w, inv, m);
 }
 
-void anim__blend_quat_finish_avx2(float *out, const float *restrict sum,
-                                  const float *first, const float *q, float w,
-                                  uint32_t n) {
+/* anim__blend_quat_finish_avx2 with sum known NULL or not at compile time. */
+static ALWAYS_INLINE void quat_finish(float *out, const float *sum, float w0,
+                                      const float *first, const float *q,
+                                      float w, uint32_t n) {
   const __m256 vw = _mm256_set1_ps(w), sign = _mm256_set1_ps(-0.f);
-  const __m256 zero = _mm256_setzero_ps();
+  const __m256 zero = _mm256_setzero_ps(), vw0 = _mm256_set1_ps(w0);
   uint32_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    __m256 l[4], p[4];
+    __m256 l[4], f[4], p[4];
     for (int k = 0; k < 4; k++) {
       l[k] = _mm256_loadu_ps(q + 4 * j + 8 * k);
-      p[k] = _mm256_mul_ps(_mm256_loadu_ps(first + 4 * j + 8 * k), l[k]);
+      f[k] = _mm256_loadu_ps(first + 4 * j + 8 * k);
+      p[k] = _mm256_mul_ps(f[k], l[k]);
     }
     __m256 neg = _mm256_cmp_ps(sums4(p), zero, _CMP_LT_OQ);
     __m256 sw = _mm256_xor_ps(vw, _mm256_and_ps(neg, sign));
     __m256 v[4];
     for (int k = 0; k < 4; k++) {
       __m256 c = _mm256_mul_ps(lane_broadcast(sw, k), l[k]);
-      v[k] = _mm256_add_ps(_mm256_loadu_ps(sum + 4 * j + 8 * k), c);
+      __m256 a = sum != NULL ? _mm256_loadu_ps(sum + 4 * j + 8 * k)
+                             : _mm256_mul_ps(vw0, f[k]);
+      v[k] = _mm256_add_ps(a, c);
     }
     normalize_block(out + 4 * j, v);
   }
-  blend_quat_finish(out + 4 * j, sum + 4 * j, first + 4 * j, q + 4 * j, w,
-                    n - j);
+  blend_quat_finish(out + 4 * j, sum != NULL ? sum + 4 * j : NULL, w0,
+                    first + 4 * j, q + 4 * j, w, n - j);
+}
+
+void anim__blend_quat_finish_avx2(float *out, const float *sum, float w0,
+                                  const float *first, const float *q, float w,
+                                  uint32_t n) {
+  if (sum != NULL)
+    quat_finish(out, sum, w0, first, q, w, n);
+  else
+    quat_finish(out, NULL, w0, first, q, w, n);
 }

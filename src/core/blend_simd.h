@@ -72,23 +72,30 @@ static inline void blend_quat_normalize(float *restrict out,
     blend_quat_normalize_one(out + 4 * j, q + 4 * j);
 }
 
-/* The last layer's pass: out = (sum + w * v) * inv over m floats. out may
- * be v (each float is read before it is written). */
-static inline void blend_flat_finish(float *out, const float *restrict sum,
-                                     const float *v, float w, float inv,
-                                     uint32_t m) {
-  for (uint32_t k = 0; k < m; k++) out[k] = (sum[k] + w * v[k]) * inv;
+/* The last layer's pass: out = (sum + w * v) * inv over m floats, where
+ * sum is w0 * v0 when NULL (two layers: no sums stored). out may be v or
+ * v0 (each float is read before it is written). */
+static inline void blend_flat_finish(float *out, const float *sum,
+                                     const float *v0, float w0, const float *v,
+                                     float w, float inv, uint32_t m) {
+  if (sum != NULL)
+    for (uint32_t k = 0; k < m; k++) out[k] = (sum[k] + w * v[k]) * inv;
+  else
+    for (uint32_t k = 0; k < m; k++) out[k] = (w0 * v0[k] + w * v[k]) * inv;
 }
 
 /* The last layer's pass on rotations: out[j] = the normalized
- * sum[j] + (dot(first[j], q[j]) < 0 ? -w : w) * q[j]. out may be first or
- * q (a joint is read before it is written). */
-static inline void blend_quat_finish(float *out, const float *restrict sum,
+ * sum[j] + (dot(first[j], q[j]) < 0 ? -w : w) * q[j], where sum is
+ * w0 * first when NULL. out may be first or q (a joint is read before it
+ * is written). */
+static inline void blend_quat_finish(float *out, const float *sum, float w0,
                                      const float *first, const float *q,
                                      float w, uint32_t n) {
   for (uint32_t j = 0; j < n; j++) {
-    const float *l = q + 4 * j, *a = sum + 4 * j;
-    float sw = blend_dot4(first + 4 * j, l) < 0.f ? -w : w;
+    const float *l = q + 4 * j, *f = first + 4 * j;
+    float sw = blend_dot4(f, l) < 0.f ? -w : w;
+    float a[4];
+    for (int c = 0; c < 4; c++) a[c] = sum != NULL ? sum[4 * j + c] : w0 * f[c];
     float p[4] = {a[0] + sw * l[0], a[1] + sw * l[1], a[2] + sw * l[2],
                   a[3] + sw * l[3]};
     blend_quat_normalize_one(out + 4 * j, p);
@@ -107,10 +114,10 @@ void anim__blend_quat_add_aligned_avx2(float *restrict sum,
                                        uint32_t n);
 void anim__blend_quat_normalize_avx2(float *restrict out,
                                      const float *restrict q, uint32_t n);
-void anim__blend_flat_finish_avx2(float *out, const float *restrict sum,
-                                  const float *v, float w, float inv,
+void anim__blend_flat_finish_avx2(float *out, const float *sum, const float *v0,
+                                  float w0, const float *v, float w, float inv,
                                   uint32_t m);
-void anim__blend_quat_finish_avx2(float *out, const float *restrict sum,
+void anim__blend_quat_finish_avx2(float *out, const float *sum, float w0,
                                   const float *first, const float *q, float w,
                                   uint32_t n);
 
