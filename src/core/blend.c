@@ -1,13 +1,14 @@
 /* animd core: the blending job.
  *
- * Joint by joint: normal layers are accumulated with weight w = layer
- * weight * mask weight (translation and scale as weighted sums, rotations
+ * Per joint: normal layers are accumulated with weight w = layer weight *
+ * mask weight (translation and scale as weighted sums, rotations
  * sign-aligned to the first contributing layer and summed), the rest pose
  * is mixed in with weight (threshold - total) when the total is below the
  * threshold, the sums are divided by the total weight (rotations
- * normalized), and additive layers are applied on top. Every input of a
- * joint is read before its output is written, so the output may be one of
- * the layers' poses. */
+ * normalized), and additive layers are applied on top. The work goes in
+ * chunks of 64 joints, layer by layer (passes in core/blend_simd.h, AVX2
+ * ones in blend_avx2.c); every input of a chunk is read before its output
+ * is written, so the output may be one of the layers' poses. */
 #include <math.h>
 #include <string.h>
 
