@@ -175,6 +175,10 @@ $(B)/src/core/%.o: src/core/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
+# The blending job's sqrtf never sees a negative argument: without errno
+# its normalization pass vectorizes.
+$(B)/src/core/blend.o $(B)/src/core/blend_avx2.o: CORE_OPT += -fno-math-errno
+
 # The formats layer's SIMD printer (float_list_avx512.c), run only where
 # the core reports AVX-512.
 $(B)/src/formats/%_avx512.o: src/formats/%_avx512.c
