@@ -16,6 +16,7 @@
 #include "animd/base.h"
 #include "formats/answer.h"
 #include "formats/buf.h"
+#include "bench_clock.h"
 
 #define FLOATS 1000000
 #define PRINTF_FLOATS 100000
@@ -24,12 +25,6 @@
 #define POSES 64
 
 static float values[FLOATS];
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static uint32_t rng = 2463534242u;
 static float uniform(float lo, float hi) {

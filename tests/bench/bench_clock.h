@@ -13,6 +13,8 @@ static inline double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static inline double now_s(void) { return now_ns() * 1e-9; }
+
 static inline int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

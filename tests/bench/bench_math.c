@@ -8,14 +8,9 @@
 
 #include "animd/math.h"
 #include "core/math_inline.h"
+#include "bench_clock.h"
 
 #define N 4000000
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void report(const char *name, double t0, double t1, float sink) {
   printf("%-28s %7.2f ns/call  (checksum %g)\n", name, (t1 - t0) / N,

@@ -17,15 +17,10 @@
 
 #include "formats/q16.h"
 #include "bench_clock.h"
+#include "bench_clock.h"
 
 #define V 10000
 #define RUNS 9
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef void (*run_fn)(void *arg);
 

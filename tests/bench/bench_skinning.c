@@ -22,6 +22,7 @@
 #include "animd/skinning.h"
 #include "core/skinning_internal.h"
 #include "bench_clock.h"
+#include "bench_clock.h"
 
 #define JOINTS 67
 #define RUNS 9
@@ -36,12 +37,6 @@ static uint32_t rng_u32(void) {
 }
 
 static float rng_unit(void) { return (float)rng_u32() / 2097152.0f - 1.0f; }
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static anim_quat_t random_quat(float max_xyz) {
   float x = max_xyz * rng_unit(), y = max_xyz * rng_unit();

@@ -27,6 +27,7 @@
 #include "../../clients/c/animd_frame.h"
 #include "formats/q16.h"
 #include "formats/q16_delta.h"
+#include "bench_clock.h"
 
 #define KEY_EVERY 30
 #define MAX_MESHES 64
@@ -36,12 +37,6 @@ typedef struct mesh_frames {
   uint32_t vertices, frames;
   float *f; /* frames x 6V floats: positions then normals. */
 } mesh_frames;
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static int load(const char *path, mesh_frames *m) {
   FILE *fp = fopen(path, "rb");
