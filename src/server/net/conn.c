@@ -72,7 +72,9 @@ void __sanitizer_syscall_pre_impl_close(long fd);
  * ThreadSanitizer does not see, nor does it see an openat(2): without
  * this, the next owner of the number (a file the store writes on a
  * worker) closing it looks like a race with this loop's last use of the
- * socket, and the report stops the daemon. Nothing outside that build. */
+ * socket, and the report stops the daemon. Told just before libuv closes
+ * it, while no other thread can hold the number. Nothing outside that
+ * build. */
 static void tell_sanitizer_closed(uv_os_fd_t fd) {
 #if defined(__SANITIZE_THREAD__)
   if (fd >= 0) __sanitizer_syscall_pre_impl_close(fd);
@@ -128,8 +130,9 @@ void srv_conn_close(srv_conn_t *c) {
   set_remove(c);
   uv_os_fd_t fd;
   if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0) fd = -1;
-  uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+  /* Before the close: once closed, another thread may get the number. */
   tell_sanitizer_closed(fd);
+  uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
   uv_close((uv_handle_t *)&c->timer, on_handle_closed);
   srv_conn_unref(c);
 }
