@@ -46,6 +46,10 @@ void srv__etag(char *out, const void *parts, size_t len) {
   memcpy(&w, p + i, len - i);
   h1 = mix(mix(h1, w, k1), len, k2);
   h2 = mix(mix(h2, w, k2), len, k1);
+  srv__etag_hex(out, h1, h2);
+}
+
+void srv__etag_hex(char *out, uint64_t h1, uint64_t h2) {
   out[0] = '"';
   hex8(out + 1, (uint32_t)(h1 >> 32));
   hex8(out + 9, (uint32_t)h1);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "server/http/http.h"
 #include "server/request/fields.h"
@@ -12,6 +13,10 @@
 /* A strong ETag for this answer from its parts (content ids, parameters):
  * "\"<32 hex>\"" into out (at least 40 bytes). */
 void srv__etag(char *out, const void *parts, size_t len);
+
+/* The tag of the two 64-bit hashes h1, h2: "\"" + 16 lowercase hex
+ * digits of each + "\"" into out (35 bytes with the terminator). */
+void srv__etag_hex(char *out, uint64_t h1, uint64_t h2);
 
 /* Mixes the request's table fields (request/fields.h) into etag, an
  * srv__etag result; nothing when it gave none. */
