@@ -9,6 +9,8 @@
  * on an ephemeral loopback port and stops it by PID. Its output goes to
  * $ANIMD_BUILD/e2e/<name>.log; the tail is shown on failure. Each script
  * runs in its own process group, killed whole when it overruns its time.
+ * Each script's wall time is appended to $ANIMD_BUILD/e2e/durations.tsv
+ * (name, seconds, exit status) to show where a suite's time goes.
  * ANIMD_E2E=substring runs only the scripts whose name contains it. A
  * script that needs what is not here (../shared/assets) exits 77 and is
  * reported as skipped, with its reason, in one line. */
@@ -81,6 +83,21 @@ static void print_tail(const char *path) {
   fprintf(stderr, "---- tail of %s ----\n%s\n----\n", path, buf);
 }
 
+static void record_duration(const char *log_dir, const char *name,
+                            const struct timespec *start, int status) {
+  struct timespec end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  double s = (double)(end.tv_sec - start->tv_sec) +
+             (double)(end.tv_nsec - start->tv_nsec) / 1e9;
+  char path[4096 + 32];
+  snprintf(path, sizeof path, "%s/durations.tsv", log_dir);
+  FILE *f = fopen(path, "a");
+  if (f == NULL) return;
+  fprintf(f, "%s\t%.2f\t%d\n", name, s,
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  fclose(f);
+}
+
 START_TEST(test_e2e_script) {
   const char *script = e2e_names[_i];
   const char *name = strrchr(script, '/') + 1;
@@ -135,6 +152,7 @@ START_TEST(test_e2e_script) {
   }
   /* Whatever the script left behind in its group goes too. */
   kill(-pid, SIGKILL);
+  record_duration(log_dir, name, &start, status);
   if (WIFEXITED(status) && WEXITSTATUS(status) == E2E_SKIPPED) {
     /* The script's last line says what it needs. */
     char why[256] = "";
