@@ -26,11 +26,11 @@
  * values are exact: the decoded q16 payload is the q16 encoding of the
  * same frame, byte for byte.
  *
- * Key design choice: the parents are chosen once per chain, near in
+ * Key design choice: the parents are chosen once (per mesh), near in
  * space (fmt_q16_delta_parents), and sent with every key frame: vertices
  * near each other move alike, so a vertex's residual less its parent's is
  * small, while the client needs no mesh topology. Pure functions over
- * caller-owned arrays: the stream keeps the payloads it sent. */
+ * caller-owned arrays: the caller keeps the payloads it sent. */
 #ifndef ANIMD_FORMATS_Q16_DELTA_H
 #define ANIMD_FORMATS_Q16_DELTA_H
 

@@ -11,6 +11,14 @@ and by the C client's decoder (clients/c/animd_frame.h, compiled here):
   (max - min) / 131070 per axis plus float rounding, normals 0.01 deg);
 - a frame lost on purpose: the next delta is a gap, a set "key": true
   brings a key frame, and the chain goes on;
+- several subscribers of one stream on a daemon with one stream loop (the
+  frame cache shares delta bytes within a loop): two in step from the
+  start, one joining late at a clip time off the key frame grid, one
+  losing frames on purpose and asking for a key frame; every frame each
+  one decodes is byte-equal to the q16 stream's payload of the same clip
+  time, and every frame of the same clip time, seq and flags as the first
+  subscriber's carries the same bytes (shared from a key frame of the
+  grid on: the late joiner's first frames are its own);
 - refusals: delta on a pose, without format bin, with several meshes, on
   HTTP; a mesh with "space" (play and pose).
 Meshes: the demo's `body`, and CesiumMan from the shared assets when there
@@ -317,6 +325,128 @@ async def stream_checks(d, mesh, clip, v, normals, frames, exe, tmp):
              100 * np.mean(sizes["delta"]) / f32_bytes, worst_p, worst_n))
 
 
+async def shared_checks(d):
+    """Several subscribers of the same delta stream (see the top)."""
+    uri = "ws://%s:%d/v1/stream" % (d.host, d.port)
+    v = 512
+    # 32 fps and the 2 s clip: every clip time k/32 is exact, in every
+    # subscriber's clock alike.
+    base = {"mesh": "body", "clip": "wave", "fps": 32, "format": "bin",
+            "normals": True, "wrap": "loop"}
+    delta = dict(base, encoding="delta", key_every=8)
+    got = {name: [] for name in "ABCD"}  # (t, payload) of the delta stream
+    q16 = {}
+    lost = []
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    async def reader(name, ws, idx):
+        while not stop.is_set():
+            try:
+                m = await asyncio.wait_for(ws.recv(), 0.5)
+            except asyncio.TimeoutError:
+                continue
+            if isinstance(m, str):
+                j = json.loads(m)
+                check("error" not in j, "%s: error %r" % (name, j))
+                continue
+            index, layout, frame, t, vv, payload = parse_ws(m)
+            if name == "A" and layout == 5:
+                q16[t] = payload
+                continue
+            check(index == idx[0] and layout == 7 and vv == v,
+                  "%s: frame of stream %d layout %d" % (name, index, layout))
+            if name == "D" and 15 <= len(got["D"]) + len(lost) < 20:
+                lost.append(t)  # lost on purpose
+                if len(lost) == 5:
+                    await ws.send(json.dumps({"op": "set", "id": "d",
+                                              "key": True}))
+                continue
+            got[name].append((t, payload))
+
+    async def play(ws, msg):
+        await ws.send(json.dumps(msg))
+        a = await recv_json(ws, lambda j: j.get("op") == "play"
+                            and j.get("id") == msg["id"])
+        return [a["index"]]
+
+    conns = {}
+    tasks = []
+    try:
+        for name in "ABD":
+            conns[name] = await websockets.connect(uri, max_size=None)
+        await play(conns["A"], dict(base, op="play", id="q", encoding="q16"))
+        for name in "ABD":
+            idx = await play(conns[name], dict(delta, op="play", id="d"))
+            tasks.append(asyncio.create_task(reader(name, conns[name], idx)))
+        deadline = loop.time() + 30
+        while len(got["A"]) < 20:
+            check(loop.time() < deadline, "A: %d frames" % len(got["A"]))
+            await asyncio.sleep(0.05)
+        # The late joiner starts 4 frames ahead of A, 3 past the grid.
+        g = round(got["A"][-1][0] * 32) + 4
+        g += (3 - g) % 8
+        conns["C"] = await websockets.connect(uri, max_size=None)
+        idx = await play(conns["C"], dict(delta, op="play", id="d",
+                                          t0=(g % 64) / 32))
+        tasks.append(asyncio.create_task(reader("C", conns["C"], idx)))
+        while min(len(x) for x in got.values()) < 70:
+            check(loop.time() < deadline, "frames: %r" %
+                  {k: len(x) for k, x in got.items()})
+            await asyncio.sleep(0.05)
+        stop.set()
+        await asyncio.gather(*tasks)
+    finally:
+        stop.set()
+        for ws in conns.values():
+            await ws.close()
+    check(len(lost) == 5, "lost %d" % len(lost))
+    # A's frames by clip time, seq and flags.
+    seen = {}
+    for name in "ABCD":
+        dec = DeltaDecoder()
+        gaps = equal_q16 = 0
+        for t, payload in got[name]:
+            try:
+                out, flags, seq = dec.decode(payload, v)
+            except Gap:
+                check(name == "D", "%s: gap at %r" % (name, t))
+                gaps += 1
+                continue
+            if t in q16:
+                check(out == q16[t], "%s at %r: delta decodes to other "
+                      "bytes than q16's" % (name, t))
+                equal_q16 += 1
+            if name == "A":
+                seen[(t, seq, flags)] = payload
+        check(equal_q16 >= 30, "%s: %d frames equal to q16's"
+              % (name, equal_q16))
+        if name == "D":
+            # The key frame asked for may come before the next delta.
+            check(gaps <= 10, "D: %d gaps after the lost frames" % gaps)
+    report = []
+    for name in "BCD":
+        shared = own = 0
+        first_own = None
+        for t, payload in got[name]:
+            seq, flags = struct.unpack_from("<II", payload)
+            a = seen.get((t, seq, flags))
+            if a is None:
+                own += 1
+                if first_own is None:
+                    first_own = t
+                continue
+            check(a == payload, "%s at %r (seq %d): other bytes than A's"
+                  % (name, t, seq))
+            shared += 1
+        report.append("%s %d shared, %d own" % (name, shared, own))
+        check(shared >= (40 if name == "B" else 20), report[-1])
+        if name == "C":
+            check(own >= 1 and first_own == got["C"][0][0],
+                  "C: its first frames are its own: %s" % report[-1])
+    print("several subscribers: " + "; ".join(report))
+
+
 async def refusals(d):
     uri = "ws://%s:%d/v1/stream" % (d.host, d.port)
     base = {"mesh": "body", "clip": "wave"}
@@ -387,6 +517,12 @@ def main():
         else:
             print("SKIPPED CesiumMan: the shared assets are not there (%s)"
                   % path)
+        one = Daemon("--demo", "--stream-threads", "1")
+        try:
+            asyncio.run(shared_checks(one))
+        finally:
+            one.stop()
+            one.cleanup()
         print("ok")
     finally:
         d.stop()

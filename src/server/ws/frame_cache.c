@@ -8,7 +8,9 @@
  * Memory is bounded in bytes: an entry's buffer is sized to its frame
  * (shrunk when a smaller frame reuses it), least recently used buffers
  * are freed to make room, and entries idle for a while (srv_ws_eval_trim)
- * let go of their buffer and their assets, so a deleted mesh is freed. */
+ * let go of their buffer and their assets, so a deleted mesh is freed.
+ * A frame's delta frames live in its entry (a few slots, least recently
+ * used replaced), count in the byte budget and go with the frame. */
 #include "server/ws/frame_cache.h"
 
 #include <stdlib.h>
@@ -32,6 +34,14 @@ typedef struct entry_s {
   srv_ws_blob_t *q16;
   bool q16_ready;
   srv_ws_frame_data_t data;
+  uint64_t serial; /* Of the frame now in the entry (claim). */
+  /* Delta frames of this frame (loop thread only). */
+  struct {
+    srv_ws_delta_key_t key;
+    srv_ws_blob_t *blob; /* NULL: a free slot. */
+    size_t len;
+    uint64_t used; /* e->delta_clock when last put or found. */
+  } deltas[SRV_WS_DELTA_SLOTS];
   bool used;        /* key is set (and its assets retained). */
   bool pending;     /* A pool job is writing floats: hands off. */
   uint64_t used_ns; /* Last set or read. */
@@ -64,7 +74,9 @@ struct srv_ws_eval_s {
   unsigned pending;        /* Jobs in flight. */
   size_t bytes;            /* Floats allocated by every entry, in bytes. */
   size_t max_bytes;
-  bool freeing; /* Free once the last job is back. */
+  uint64_t serials;     /* The last frame serial given. */
+  uint64_t delta_clock; /* Ticks at every delta frame put or found. */
+  bool freeing;         /* Free once the last job is back. */
   srv_ws_eval_stats_t stats;
 };
 
@@ -84,7 +96,18 @@ srv_ws_eval_t *srv_ws_eval_new(unsigned entries, size_t max_bytes,
   return e;
 }
 
-static void entry_drop(entry_t *en) {
+/* Gives en's delta frames back. */
+static void deltas_drop(srv_ws_eval_t *e, entry_t *en) {
+  for (unsigned i = 0; i < SRV_WS_DELTA_SLOTS; i++) {
+    if (en->deltas[i].blob == NULL) continue;
+    e->bytes -= en->deltas[i].blob->cap;
+    srv_ws_blob_unref(en->deltas[i].blob);
+    en->deltas[i].blob = NULL;
+  }
+}
+
+static void entry_drop(srv_ws_eval_t *e, entry_t *en) {
+  deltas_drop(e, en);
   if (!en->used) return;
   store_asset_release(en->key.skeleton);
   store_asset_release(en->key.clip);
@@ -98,7 +121,7 @@ static void entry_drop(entry_t *en) {
 
 /* Drops en and gives its buffer back. */
 static void entry_empty(srv_ws_eval_t *e, entry_t *en) {
-  entry_drop(en);
+  entry_drop(e, en);
   srv_ws_blob_unref(en->floats);
   en->floats = NULL;
   e->bytes -= en->cap * sizeof(float);
@@ -255,8 +278,10 @@ static int encode_q16(entry_t *en) {
 static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
                       srv_ws_frame_data_t *out) {
   *out = en->data;
+  out->serial = en->serial;
   out->q16 = NULL;
   out->q16_words = 0;
+  out->q16_blob = NULL;
   out->payload = NULL;
   out->payload_len = 0;
   if (key->encoding != FMT_ENCODING_Q16 || en->key.mesh == NULL) {
@@ -272,6 +297,7 @@ static int entry_data(entry_t *en, const srv_ws_eval_key_t *key,
   size_t size = fmt_q16_size(en->data.elements, en->key.normals != 0);
   out->q16 = en->q16->data;
   out->q16_words = (uint32_t)(size / 4);
+  out->q16_blob = en->q16;
   /* With a fields' answer the frame is built whole (ws__frame_message). */
   out->payload = en->data.answer_count == 0 ? en->q16 : NULL;
   out->payload_len = en->data.answer_count == 0 ? size : 0;
@@ -296,7 +322,7 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
     if (!c->pending) en = c;
   }
   if (en == NULL) return NULL;
-  entry_drop(en);
+  entry_drop(e, en);
   /* Buffers queued frames still hold stay theirs. */
   if (en->q16 != NULL && en->q16->refs > 1) {
     srv_ws_blob_unref(en->q16);
@@ -329,6 +355,7 @@ static entry_t *claim(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
     e->bytes += need * sizeof(float);
   }
   en->used_ns = uv_hrtime();
+  en->serial = ++e->serials;
   en->key = *key;
   en->key.mask = key->mask != NULL ? en->mask_copy : NULL;
   for (uint32_t i = 0; i < key->clip_count; i++) {
@@ -359,7 +386,7 @@ int srv_ws_eval_get(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
   if (en == NULL) return UV_ENOMEM;
   int r = evaluate(en);
   if (r != 0) {
-    entry_drop(en);
+    entry_drop(e, en);
     return r;
   }
   e->stats.evaluations++;
@@ -392,7 +419,7 @@ static void job_done(srv_job_t *job, int status) {
   int result = status != 0 ? status : j->result;
   bool used = j->used;
   if (result != 0)
-    entry_drop(en);
+    entry_drop(e, en);
   else
     e->stats.evaluations++;
   free(j);
@@ -425,7 +452,7 @@ static int submit(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
   int r = srv_pool_submit_to(e->pool, &j->job, e->inbox);
   if (r != 0) {
     en->pending = false;
-    entry_drop(en);
+    entry_drop(e, en);
     free(j);
     return r;
   }
@@ -458,4 +485,62 @@ int srv_ws_eval_prefetch(srv_ws_eval_t *e, const srv_ws_eval_key_t *key) {
   if (e->pool == NULL || e->freeing) return UV_ENOSYS;
   if (find(e, key) != NULL) return 0;
   return submit(e, key, NULL, NULL);
+}
+
+/* The entry holding frame serial, when it still does. */
+static entry_t *find_serial(srv_ws_eval_t *e, uint64_t serial) {
+  for (unsigned i = 0; i < e->count; i++) {
+    entry_t *en = &e->entries[i];
+    if (en->used && !en->pending && en->serial == serial) return en;
+  }
+  return NULL;
+}
+
+static bool delta_key_eq(const srv_ws_delta_key_t *a,
+                         const srv_ws_delta_key_t *b) {
+  return a->a == b->a && a->b == b->b && a->parents == b->parents &&
+         a->seq == b->seq;
+}
+
+srv_ws_blob_t *srv_ws_eval_delta_find(srv_ws_eval_t *e, uint64_t serial,
+                                      const srv_ws_delta_key_t *key,
+                                      size_t *len) {
+  entry_t *en = find_serial(e, serial);
+  if (en == NULL) return NULL;
+  for (unsigned i = 0; i < SRV_WS_DELTA_SLOTS; i++) {
+    if (en->deltas[i].blob == NULL || !delta_key_eq(&en->deltas[i].key, key))
+      continue;
+    en->deltas[i].used = ++e->delta_clock;
+    *len = en->deltas[i].len;
+    return en->deltas[i].blob;
+  }
+  return NULL;
+}
+
+int srv_ws_eval_delta_put(srv_ws_eval_t *e, uint64_t serial,
+                          const srv_ws_delta_key_t *key, srv_ws_blob_t *b,
+                          size_t len) {
+  entry_t *en = find_serial(e, serial);
+  if (en == NULL) return UV_ENOENT;
+  /* A free slot, else the least recently used. */
+  unsigned slot = 0;
+  for (unsigned i = 0; i < SRV_WS_DELTA_SLOTS; i++) {
+    if (en->deltas[i].blob == NULL) {
+      slot = i;
+      break;
+    }
+    if (en->deltas[i].used < en->deltas[slot].used) slot = i;
+  }
+  if (en->deltas[slot].blob != NULL) {
+    e->bytes -= en->deltas[slot].blob->cap;
+    srv_ws_blob_unref(en->deltas[slot].blob);
+    en->deltas[slot].blob = NULL;
+  }
+  make_room(e, en, b->cap);
+  en->deltas[slot].key = *key;
+  en->deltas[slot].blob = srv_ws_blob_ref(b);
+  en->deltas[slot].len = len;
+  en->deltas[slot].used = ++e->delta_clock;
+  e->bytes += b->cap;
+  return 0;
 }

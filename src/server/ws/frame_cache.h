@@ -13,7 +13,9 @@
  * ahead on the server's worker pool (srv_ws_eval_prefetch); an entry a
  * job is writing is never read or reused until the job is back. Loop thread
  * only (the jobs touch only their entry and the immutable assets; their results
- * come back to the cache's loop). */
+ * come back to the cache's loop). Delta frames of a frame (encoding
+ * "delta") are cached beside its q16 payload, keyed by what their bytes
+ * depend on (srv_ws_delta_key_t), so streams in step share them. */
 #ifndef ANIMD_SERVER_WS_EVAL_H
 #define ANIMD_SERVER_WS_EVAL_H
 
@@ -74,6 +76,11 @@ typedef struct srv_ws_frame_data_s {
    * but for q16 (payload NULL: the frame is built whole). */
   const float *answer;
   uint32_t answer_count;
+  /* With q16: the buffer holding q16 (borrowed, as payload). */
+  srv_ws_blob_t *q16_blob;
+  /* The frame's number in this cache, never given to another frame
+   * (the delta frames below name it). */
+  uint64_t serial;
 } srv_ws_frame_data_t;
 
 typedef struct srv_ws_eval_s srv_ws_eval_t;
@@ -128,6 +135,32 @@ typedef void (*srv_ws_eval_ready_fn)(void *arg, int result, bool used);
 int srv_ws_eval_prefetch_then(srv_ws_eval_t *e, const srv_ws_eval_key_t *key,
                               srv_ws_eval_use_fn use,
                               srv_ws_eval_ready_fn ready, void *arg);
+/* What a delta frame of a frame (formats/q16_delta.h) depends on beyond
+ * the frame: the serials of the frames its decoder holds, the last first
+ * (0: none; a 0 a then means a key frame), the serial of its parents, and
+ * its seq. Equal keys: equal bytes. */
+typedef struct srv_ws_delta_key_s {
+  uint64_t a, b;
+  uint64_t parents;
+  uint32_t seq;
+} srv_ws_delta_key_t;
+
+/* Delta frames cached beside one frame at most (the least recently used
+ * goes first). */
+#define SRV_WS_DELTA_SLOTS 4
+
+/* The delta frame cached beside frame serial for key, or NULL: its
+ * buffer (borrowed: take a reference to keep it) and *len bytes. */
+srv_ws_blob_t *srv_ws_eval_delta_find(srv_ws_eval_t *e, uint64_t serial,
+                                      const srv_ws_delta_key_t *key,
+                                      size_t *len);
+/* Caches the delta frame of len bytes in b (a reference taken) beside
+ * frame serial for key, within the cache's byte budget. Returns 0, or
+ * UV_ENOENT when the frame is no longer cached. */
+int srv_ws_eval_delta_put(srv_ws_eval_t *e, uint64_t serial,
+                          const srv_ws_delta_key_t *key, srv_ws_blob_t *b,
+                          size_t len);
+
 /* Counters since creation. */
 typedef struct srv_ws_eval_stats_s {
   uint64_t evaluations; /* Frames computed (on the loop or the pool). */
@@ -145,8 +178,8 @@ void srv_ws_eval_clear(srv_ws_eval_t *e);
  * Returns the bytes of the buffers given back. */
 size_t srv_ws_eval_trim(srv_ws_eval_t *e, uint64_t idle_ns);
 
-/* Bytes of frame buffers held now (bounded by max_bytes, but for one
- * frame larger than the budget). */
+/* Bytes of frame buffers held now, delta frames included (bounded by
+ * max_bytes, but for one frame larger than the budget). */
 size_t srv_ws_eval_bytes(const srv_ws_eval_t *e);
 
 #endif

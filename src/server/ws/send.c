@@ -133,6 +133,13 @@ bool ws__flush_frames(srv_ws_client_t *c, bool may_batch) {
  * it. Returns 0 or a negative errno. */
 int ws__queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t) {
   srv_ws_client_t *c = s->client;
+  if (s->format == SRV_WS_FORMAT_BIN && s->meshes == NULL &&
+      s->encoding == FMT_ENCODING_DELTA) {
+    int r = ws__delta_queue(h, s, n, t);
+    /* A delta frame not queued breaks the chain: the next is a key. */
+    if (r != 0) ws__delta_key(s);
+    return r;
+  }
   /* A frame of several meshes is made whole, as a JSON one. */
   if (s->format == SRV_WS_FORMAT_BIN && s->meshes == NULL &&
       s->encoding != FMT_ENCODING_DELTA) {
@@ -151,17 +158,12 @@ int ws__queue_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t) {
   int r = ws__build_frame(h, s, s->index, n, t);
   if (r != 0) return r;
   srv_ws_blob_t *b = srv_ws_blob_new(h->out.len);
-  if (b == NULL) {
-    if (s->encoding == FMT_ENCODING_DELTA) ws__delta_key(s);
-    return UV_ENOMEM;
-  }
+  if (b == NULL) return UV_ENOMEM;
   memcpy(b->data, h->out.data, h->out.len);
   r = srv_ws_frame_queue_push(
       &c->frames,
       s->format == SRV_WS_FORMAT_BIN ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME,
       NULL, 0, b, b->data, h->out.len);
   srv_ws_blob_unref(b);
-  /* A delta frame not queued breaks the chain: the next is a key. */
-  if (r != 0 && s->encoding == FMT_ENCODING_DELTA) ws__delta_key(s);
   return r;
 }

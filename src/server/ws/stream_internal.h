@@ -13,7 +13,8 @@
  *   send.c      what goes to a client: answers, errors and the tick's
  *               data frames, written together, dropped under backpressure;
  *   events.c    the clip events a frame crosses, sent before it;
- *   delta.c     delta frames: a stream's chain of the frames it sent.
+ *   delta.c     delta frames: a stream's chain of the frames it sent,
+ *               their bytes shared between streams of equal chains.
  * Loop thread only, but for the frames frames.c builds on the pool. */
 #ifndef ANIMD_SERVER_WS_STREAM_INTERNAL_H
 #define ANIMD_SERVER_WS_STREAM_INTERNAL_H
@@ -42,6 +43,7 @@
 #define WS_ONE_SHOT UINT32_MAX
 
 typedef struct ws_delta_s ws_delta_t;
+typedef struct ws_delta_parents_s ws_delta_parents_t;
 
 typedef struct stream_s {
   srv_ws_client_t *client;
@@ -73,7 +75,7 @@ typedef struct stream_s {
   srv_ws_format format;
   fmt_encoding encoding; /* q16, delta: binary mesh frames only. */
   /* encoding delta (delta.c): the frames sent, NULL until the first;
-   * a key frame every key_every frames. */
+   * key frames on a grid of key_every frames. */
   ws_delta_t *delta;
   uint32_t key_every;
   srv_fields_t fields; /* The table's fields (request/fields.h). */
@@ -143,6 +145,10 @@ struct srv_ws_hub_s {
   srv_backend_status fetched;
   fmt_buf_t out; /* The message being built. */
   srv_ws_hub_stats_t stats;
+  /* Delta frames (delta.c): the parents of each mesh streamed, shared by
+   * its chains, and the last serial given to parents. */
+  ws_delta_parents_t *delta_parents;
+  uint64_t delta_serials;
 };
 
 /* A one-shot pose with a mesh: skinned, and its answer built, on the pool
@@ -207,6 +213,9 @@ int ws__build_frame(srv_ws_hub_t *h, const stream_t *s, uint32_t index,
 /* Builds the delta frame n of s (clip time t) into hub->out and moves the
  * stream's chain on (the frame counts as sent). 0 or a negative errno. */
 int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t);
+/* As ws__delta_frame, queued to the stream's client (its payload shared
+ * with the streams of the same chain). */
+int ws__delta_queue(srv_ws_hub_t *h, const stream_t *s, int64_t n, float t);
 /* The next frame is a key frame. */
 void ws__delta_key(const stream_t *s);
 void ws__delta_free(stream_t *s);

@@ -3,7 +3,8 @@
  * pair, as a stream loop sends them) and a real loop and store: binary and JSON
  * frames against closed-form poses (a joint translated linearly, x = t), frame
  * numbering and clip times, joint masks, shared evaluation between subscribers,
- * dropping under backpressure, errors beside a playing stream, and the 1001
+ * dropping under backpressure, delta frames shared between streams in step,
+ * errors beside a playing stream, and the 1001
  * close on shutdown. Each test runs the loop until its condition holds, bounded
  * by a deadline. */
 #include <check.h>
@@ -545,6 +546,132 @@ START_TEST(test_delta_chain_survives_drops) {
 }
 END_TEST
 
+/* A peer's delta frames, decoded: each one's grid index g (clip time
+ * times 32: the tests' times are exact multiples of 1/32), seq, payload,
+ * and whether its chain is the shared one: a key frame on the grid
+ * (key_every 8), or the frame after a shared one with no frame between. */
+typedef struct delta_seen_s {
+  int g;
+  uint32_t seq;
+  bool key, clean;
+  const uint8_t *payload;
+  size_t len;
+} delta_seen_t;
+
+static int delta_decode_all(const peer_t *p, delta_seen_t *out, int max,
+                            bool *hole) {
+  uint8_t state[3 * 40];
+  animd_delta chain;
+  animd_delta_init(&chain, state, 2, 0);
+  int n = 0;
+  *hole = false;
+  for (int i = 0; i < p->count && n < max; i++) {
+    const msg_t *m = &p->msgs[i];
+    if (m->opcode != 2) continue;
+    animd_frame_header h;
+    ck_assert_int_eq(animd_frame_header_read(m->data, m->len, &h), 0);
+    const uint8_t *q16;
+    ck_assert_int_eq(
+        animd_delta_decode(&chain, m->data + 32, 4 * (size_t)h.count, &q16),
+        ANIMD_FRAME_OK);
+    float pos[6];
+    ck_assert_int_eq(
+        animd_q16_decode(q16, animd_q16_bytes(2, 0), 2, 0, pos, NULL), 0);
+    /* The closed form: (t, 0, 0) and (t, 2, 0). */
+    ck_assert_float_eq_tol(pos[0], (float)h.t, 1e-6);
+    ck_assert_float_eq_tol(pos[3], (float)h.t, 1e-6);
+    ck_assert_float_eq_tol(pos[4], 2, 1e-6);
+    delta_seen_t *d = &out[n];
+    d->g = (int)lround(h.t * 32);
+    ck_assert_double_eq(h.t, d->g / 32.0);
+    d->seq = u32(m->data + 32);
+    d->key = (u32(m->data + 36) & ANIMD_DELTA_KEY) != 0;
+    bool next = n > 0 && d->g == (out[n - 1].g + 1) % 32;
+    if (n > 0 && !next) *hole = true;
+    d->clean = (d->key && d->g % 8 == 0) || (next && out[n - 1].clean);
+    d->payload = m->data + 32;
+    d->len = 4 * (size_t)h.count;
+    n++;
+  }
+  return n;
+}
+
+/* Matches of a's frames in b: same time, same seq, both on the shared
+ * chain; their bytes must be equal. */
+static int delta_shared(const delta_seen_t *a, int na, const delta_seen_t *b,
+                        int nb) {
+  int same = 0;
+  for (int i = 0; i < na; i++) {
+    if (!a[i].clean) continue;
+    for (int j = 0; j < nb; j++) {
+      if (!b[j].clean || b[j].g != a[i].g || b[j].seq != a[i].seq) continue;
+      ck_assert_uint_eq(a[i].len, b[j].len);
+      ck_assert_msg(memcmp(a[i].payload, b[j].payload, a[i].len) == 0,
+                    "frames at %d/32 s, seq %u differ", a[i].g, a[i].seq);
+      same++;
+      break;
+    }
+  }
+  return same;
+}
+
+static bool has_forty_binary(void *arg) { return count_binary(arg) >= 40; }
+
+/* Delta frames shared between streams: four clients play `pair` at
+ * 32 fps (key_every 8, so key frames at clip times of multiples of
+ * 1/4 s): two start together, one joins at a time off the grid (10/32 s),
+ * one has frames dropped under backpressure. Each decodes every frame it
+ * gets to the closed form; the joiner's and the gapped stream's frames are
+ * their own until a key frame of the grid, and from there on, as for the
+ * two in step, every frame is byte for byte the one the others got at the
+ * same time and seq. */
+START_TEST(test_delta_frames_shared_in_step) {
+  setup();
+  peer_t p[4];
+  const char *t0[4] = {"0", "0", "0.3125", "0"};
+  for (int i = 0; i < 4; i++) {
+    connect_peer(&p[i]);
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "{\"op\":\"play\",\"id\":\"d\",\"mesh\":\"pair\","
+             "\"clip\":\"slide\",\"fps\":32,\"t0\":%s,\"format\":\"bin\","
+             "\"wrap\":\"loop\",\"encoding\":\"delta\",\"key_every\":8}",
+             t0[i]);
+    send_text(&p[i], msg);
+  }
+  run_until(has_six_binary, &p[3]);
+  p[3].queued = 1u << 20; /* Over the high-water mark: frames dropped. */
+  run_until(hub_dropped_three, NULL);
+  p[3].queued = 0;
+  for (int i = 0; i < 4; i++) run_until(has_forty_binary, &p[i]);
+  delta_seen_t seen[4][512];
+  int n[4];
+  bool hole[4];
+  for (int i = 0; i < 4; i++)
+    n[i] = delta_decode_all(&p[i], seen[i], 512, &hole[i]);
+  /* The joiner starts with a key frame off the grid: its own. */
+  ck_assert(seen[2][0].key);
+  ck_assert_int_eq(seen[2][0].g, 10);
+  ck_assert(!seen[2][0].clean);
+  ck_assert(hole[3]);
+  int clean3 = 0, own3 = 0;
+  for (int k = 0; k < n[3]; k++) {
+    clean3 += seen[3][k].clean;
+    own3 += !seen[3][k].clean;
+  }
+  ck_assert_int_gt(own3, 0); /* After the drops, until a grid key frame. */
+  ck_assert_int_ge(delta_shared(seen[1], n[1], seen[0], n[0]), 30);
+  ck_assert_int_ge(delta_shared(seen[2], n[2], seen[0], n[0]), 20);
+  ck_assert_int_ge(delta_shared(seen[3], n[3], seen[0], n[0]), 16);
+  ck_assert_int_ge(delta_shared(seen[2], n[2], seen[1], n[1]), 20);
+  for (int i = 0; i < 4; i++) {
+    srv_ws_client_free(p[i].client);
+    peer_free(&p[i]);
+  }
+  teardown_loop();
+}
+END_TEST
+
 static bool ten_more(void *arg) {
   peer_t *p = arg;
   return count_binary(p) >= 10;
@@ -795,6 +922,7 @@ Suite *ws_stream_suite(void) {
     tcase_add_test(tc, test_shared_evaluation);
     tcase_add_test(tc, test_backpressure_drops);
     tcase_add_test(tc, test_delta_chain_survives_drops);
+    tcase_add_test(tc, test_delta_frames_shared_in_step);
     tcase_add_test(tc, test_errors_beside_a_stream);
     tcase_add_test(tc, test_names_as_over_http);
     tcase_add_test(tc, test_shutdown_sends_1001);
