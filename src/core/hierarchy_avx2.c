@@ -64,31 +64,43 @@ local_entries(__m128 *e, anim_vec3_t t, anim_quat_t q, anim_vec3_t s) {
 }
 
 /* The nine scaled-rotation entries of the local matrices of eight joints
- * at once, one register per entry and a joint per lane (the quaternions
- * transposed from their xyzw layout, which leaves the lanes in the order
- * of LANE below): the part of local-to-model that does not wait for the
- * parent, done eight joints to an instruction instead of one. Same
- * formulas as local_entries. */
-static const int lane_of[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+ * at once, one register per entry and joint i in lane i: the part of
+ * local-to-model that does not wait for the parent, done eight joints to
+ * an instruction instead of one. Same formulas as local_entries. */
+
+/* Component o of eight xyz items (24 floats in a, b, c), item i in lane i:
+ * each lane's float sits at the same position in exactly one of a, b, c
+ * (8 = 2 mod 3), so two blends gather the component and one permute puts
+ * it in lane order. */
+#define SOA3(a, b, c, mask_b, mask_c, p0, p1, p2, p3, p4, p5, p6, p7)          \
+  _mm256_permutevar8x32_ps(                                                    \
+      _mm256_blend_ps(_mm256_blend_ps(a, b, mask_b), c, mask_c),               \
+      _mm256_setr_epi32(p0, p1, p2, p3, p4, p5, p6, p7))
+
+/* Quaternions i and i + 4 in the two halves of one register. */
+static inline __attribute__((always_inline)) __m256
+quat_pair(const anim_quat_t *q, int i) {
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&q[i].x)),
+                              _mm_loadu_ps(&q[i + 4].x), 1);
+}
 
 static inline __attribute__((always_inline)) void
 rotation_entries8(float e[9][8], const anim_quat_t *q, const anim_vec3_t *s) {
-  const float *f = &q[0].x;
-  __m256 q01 = _mm256_loadu_ps(f), q23 = _mm256_loadu_ps(f + 8);
-  __m256 q45 = _mm256_loadu_ps(f + 16), q67 = _mm256_loadu_ps(f + 24);
-  /* Lanes 0..7 hold joints 0 2 4 6 | 1 3 5 7. */
-  __m256 t0 = _mm256_unpacklo_ps(q01, q23), t1 = _mm256_unpackhi_ps(q01, q23);
-  __m256 t2 = _mm256_unpacklo_ps(q45, q67), t3 = _mm256_unpackhi_ps(q45, q67);
+  /* A 4x4 transpose in each half: joints 0..3 | 4..7. */
+  __m256 q0 = quat_pair(q, 0), q1 = quat_pair(q, 1);
+  __m256 q2 = quat_pair(q, 2), q3 = quat_pair(q, 3);
+  __m256 t0 = _mm256_unpacklo_ps(q0, q1), t1 = _mm256_unpackhi_ps(q0, q1);
+  __m256 t2 = _mm256_unpacklo_ps(q2, q3), t3 = _mm256_unpackhi_ps(q2, q3);
   __m256 x = _mm256_shuffle_ps(t0, t2, 0x44),
          y = _mm256_shuffle_ps(t0, t2, 0xee);
   __m256 z = _mm256_shuffle_ps(t1, t3, 0x44),
          w = _mm256_shuffle_ps(t1, t3, 0xee);
-  __m256 sx = _mm256_setr_ps(s[0].x, s[2].x, s[4].x, s[6].x, s[1].x, s[3].x,
-                             s[5].x, s[7].x);
-  __m256 sy = _mm256_setr_ps(s[0].y, s[2].y, s[4].y, s[6].y, s[1].y, s[3].y,
-                             s[5].y, s[7].y);
-  __m256 sz = _mm256_setr_ps(s[0].z, s[2].z, s[4].z, s[6].z, s[1].z, s[3].z,
-                             s[5].z, s[7].z);
+  const float *sf = &s[0].x;
+  const __m256 s0 = _mm256_loadu_ps(sf), s1 = _mm256_loadu_ps(sf + 8),
+               s2 = _mm256_loadu_ps(sf + 16);
+  __m256 sx = SOA3(s0, s1, s2, 0x92, 0x24, 0, 3, 6, 1, 4, 7, 2, 5);
+  __m256 sy = SOA3(s0, s1, s2, 0x24, 0x49, 1, 4, 7, 2, 5, 0, 3, 6);
+  __m256 sz = SOA3(s0, s1, s2, 0x49, 0x92, 2, 5, 0, 3, 6, 1, 4, 7);
   const __m256 one = _mm256_set1_ps(1.f), two = _mm256_set1_ps(2.f);
   __m256 xx = _mm256_mul_ps(x, x), yy = _mm256_mul_ps(y, y);
   __m256 zz = _mm256_mul_ps(z, z), xy = _mm256_mul_ps(x, y);
@@ -110,6 +122,7 @@ rotation_entries8(float e[9][8], const anim_quat_t *q, const anim_vec3_t *s) {
 #undef DIAG
 #undef OFF
 }
+#undef SOA3
 
 void anim__local_to_model_avx2(const anim_skeleton_t *sk, const anim_pose_t *in,
                                const anim_mat4_t *root, uint32_t from,
@@ -119,30 +132,34 @@ void anim__local_to_model_avx2(const anim_skeleton_t *sk, const anim_pose_t *in,
   const int16_t *parents = sk->parents;
   const anim_vec3_t *tr = in->translation, *sc = in->scale;
   const anim_quat_t *rot = in->rotation;
-  chain_mat_t m = chain_identity();
+  static const anim_mat4_t identity = {
+      {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+  const float *root_m = root != NULL ? root->m : identity.m;
   uint32_t j = from;
   /* Eight joints at a time: their rotation entries first, in one go, then
-   * the chain of parent products, one joint after the other. */
+   * the chain of parent products, one joint after the other. The parent
+   * is always read back from the output (a pointer select, no branch). */
   _Alignas(32) float block[9][8];
   for (; to >= 7 && j <= to - 7; j += 8) {
     rotation_entries8(block, rot + j, sc + j);
     for (int i = 0; i < 8; i++) {
-      const int l = lane_of[i];
+      const uint32_t k = j + (uint32_t)i;
       __m128 e[12];
-      for (int k = 0; k < 9; k++) e[k] = _mm_broadcast_ss(&block[k][l]);
-      e[9] = _mm_broadcast_ss(&tr[j + i].x);
-      e[10] = _mm_broadcast_ss(&tr[j + i].y);
-      e[11] = _mm_broadcast_ss(&tr[j + i].z);
-      uint32_t k = j + (uint32_t)i;
-      m = chain_mul(chain_parent(parents[k], k, from, m, root, out), e);
-      chain_store(out[k].m, m);
+      for (int n = 0; n < 9; n++) e[n] = _mm_broadcast_ss(&block[n][i]);
+      e[9] = _mm_broadcast_ss(&tr[k].x);
+      e[10] = _mm_broadcast_ss(&tr[k].y);
+      e[11] = _mm_broadcast_ss(&tr[k].z);
+      const int p = parents[k];
+      const float *pm = p >= 0 ? out[p].m : root_m;
+      chain_store(out[k].m, chain_mul(chain_load(pm), e));
     }
   }
   for (; j <= to; j++) {
     __m128 e[12];
     local_entries(e, tr[j], rot[j], sc[j]);
-    m = chain_mul(chain_parent(parents[j], j, from, m, root, out), e);
-    chain_store(out[j].m, m);
+    const int p = parents[j];
+    const float *pm = p >= 0 ? out[p].m : root_m;
+    chain_store(out[j].m, chain_mul(chain_load(pm), e));
   }
 }
 
