@@ -8,10 +8,10 @@
  * that waits for the previous joint, so it is kept short. L's entries are
  * broadcast straight from memory (loads, no shuffles), the three products
  * of a column are summed as a tree (a multiply, a fused multiply-add and
- * an add deep instead of three chained steps), and the caller keeps the
- * result in registers for the next joint when that joint is its child,
- * the common case along a chain, so no store-to-load forwarding sits on
- * the path either. Include only from files compiled with AVX2 and FMA. */
+ * an add deep instead of three chained steps). The AVX-512 kernel keeps
+ * the result in registers for the next joint when that joint is its child
+ * (chain_parent); the AVX2 kernel reads every parent back from the output.
+ * Include only from files compiled with AVX2 and FMA. */
 #ifndef ANIMD_CORE_HIERARCHY_CHAIN_H
 #define ANIMD_CORE_HIERARCHY_CHAIN_H
 

@@ -208,6 +208,111 @@ START_TEST(test_simd_matches_portable) {
 }
 END_TEST
 
+/* The AVX2 kernel (and AVX-512 where the CPU has it) against the portable
+ * one on every skeleton size from 1 to 300 joints (so every remainder of
+ * the eight- and sixteen-joint blocks, with and without a root transform,
+ * over the whole skeleton and over a partial range): random trees, and
+ * single chains (each joint the child of the one before, the deepest
+ * hierarchy there is), with scales from 0.5 to 1.5 on random trees and
+ * non-normalised quaternions (lengths 0.5 to 2, same formulas in every
+ * kernel). Chains keep scales near 1 so the products stay in range. */
+static void make_chain(case_t *c, uint32_t n, tf_rng_t *rng) {
+  c->tree.n = n;
+  c->tree.joints = calloc(n, sizeof *c->tree.joints);
+  c->tree.names = calloc(n, sizeof *c->tree.names);
+  for (uint32_t k = 0; k < n; k++) {
+    anim_raw_joint_t *j = &c->tree.joints[k];
+    snprintf(c->tree.names[k], 16, "c%u", k);
+    j->name = c->tree.names[k];
+    j->parent = (int32_t)k - 1;
+    j->rest.rotation = tf_rand_quat(rng);
+    j->rest.scale = (anim_vec3_t){1, 1, 1};
+  }
+  anim_raw_skeleton_t raw = {.joints = c->tree.joints, .joint_count = n};
+  ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &c->sk, NULL), ANIM_OK);
+}
+
+/* As check_close, with each matrix's error bound by its largest entry
+ * (a product of unnormalised rotations sums large terms into small ones,
+ * so an entry's own size does not bound its rounding). */
+static void check_close_to_norm(const anim_mat4_t *a, const anim_mat4_t *b,
+                                uint32_t n, int isa, uint32_t size, int chain) {
+  for (uint32_t k = 0; k < n; k++) {
+    float big = 0;
+    for (int e = 0; e < 16; e++) big = fmaxf(big, fabsf(a[k].m[e]));
+    for (int e = 0; e < 16; e++)
+      ck_assert_msg(fabsf(a[k].m[e] - b[k].m[e]) <= 1e-5f * (1.f + big),
+                    "isa %d size %u chain %d joint %u entry %d: %.9g vs %.9g",
+                    isa, size, chain, k, e, (double)a[k].m[e],
+                    (double)b[k].m[e]);
+  }
+}
+
+START_TEST(test_simd_sizes_chains_unnormalised) {
+  const l2m_kernel_fn kernels[3] = {anim__local_to_model_portable,
+                                    anim__local_to_model_avx2,
+                                    anim__local_to_model_avx512};
+  const anim_mat4_t root = {
+      {0, 1, 0, 0, -0.8f, 0, 0.6f, 0, 0.6f, 0, 0.8f, 0, -2, 3, 0.5f, 1}};
+  int compared = 0;
+  for (uint32_t n = 1; n <= 300; n++) {
+    for (int chain = 0; chain < 2; chain++) {
+      tf_rng_t rng = {0x9e3779b97f4a7c15ull + 7919u * n + (uint64_t)chain};
+      case_t c = {0};
+      if (chain)
+        make_chain(&c, n, &rng);
+      else {
+        tf_tree_make(&c.tree, n, &rng, 1 + (int)(n % 3));
+        anim_raw_skeleton_t raw = {.joints = c.tree.joints, .joint_count = n};
+        ck_assert_int_eq(anim_skeleton_build(&raw, NULL, &c.sk, NULL), ANIM_OK);
+      }
+      anim_vec3_t *t = malloc(n * sizeof *t), *s = malloc(n * sizeof *s);
+      anim_quat_t *q = malloc(n * sizeof *q);
+      const float lo = chain ? 0.98f : 0.5f, hi = chain ? 1.02f : 1.5f;
+      for (uint32_t k = 0; k < n; k++) {
+        t[k] = (anim_vec3_t){tf_range(&rng, -1, 1), tf_range(&rng, -1, 1),
+                             tf_range(&rng, -1, 1)};
+        const anim_quat_t u = tf_rand_quat(&rng);
+        const float len = chain ? 1.f : tf_range(&rng, 0.5f, 2.f);
+        q[k] = (anim_quat_t){u.x * len, u.y * len, u.z * len, u.w * len};
+        s[k] = (anim_vec3_t){tf_range(&rng, lo, hi), tf_range(&rng, lo, hi),
+                             tf_range(&rng, lo, hi)};
+      }
+      /* Non-normalised quaternions scale a matrix by up to len^2 per
+       * level: only on random trees, whose depth stays small. */
+      anim_pose_t in = {t, q, s, n};
+      anim_mat4_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+      for (int with_root = 0; with_root < 2; with_root++) {
+        const anim_mat4_t *r = with_root ? &root : NULL;
+        anim__local_to_model_portable(c.sk, &in, r, 0, n - 1, a);
+        for (int isa = ANIM__ISA_AVX2; isa <= (int)anim__cpu_isa(); isa++) {
+          memset(b, 0, n * sizeof *b);
+          kernels[isa](c.sk, &in, r, 0, n - 1, b);
+          check_close_to_norm(a, b, n, isa, n, chain);
+          const uint32_t from = n / 4, to = n - 1 - n / 5;
+          memcpy(b, a, n * sizeof *b);
+          for (uint32_t k = from; k <= to; k++) memset(&b[k], 0, sizeof b[k]);
+          kernels[isa](c.sk, &in, r, from, to, b);
+          check_close_to_norm(a, b, n, isa, n, chain);
+          compared++;
+        }
+      }
+      free(a);
+      free(b);
+      free(t);
+      free(s);
+      free(q);
+      anim_skeleton_free(c.sk);
+      tf_tree_free(&c.tree);
+    }
+  }
+  /* Every size and shape ran on at least the AVX2 kernel where it exists. */
+  ck_assert_int_eq(compared, anim__cpu_isa() >= ANIM__ISA_AVX2
+                                 ? 1200 * (int)anim__cpu_isa()
+                                 : 0);
+}
+END_TEST
+
 /* Skinning matrices: at the rest pose they are the identity (model rest *
  * inverse of model rest); for a random pose, model * inverseBind in
  * double. */
@@ -303,6 +408,7 @@ Suite *hierarchy_suite(void) {
   tcase_add_test(tc, test_root_transform);
   tcase_add_test(tc, test_partial_range);
   tcase_add_test(tc, test_simd_matches_portable);
+  tcase_add_test(tc, test_simd_sizes_chains_unnormalised);
   tcase_add_test(tc, test_skinning_matrices);
   tcase_add_test(tc, test_validate);
   suite_add_tcase(s, tc);
