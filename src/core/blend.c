@@ -128,9 +128,11 @@ typedef struct blend_passes_s {
   void (*quat_normalize)(float *restrict out, const float *restrict q,
                          uint32_t n);
   void (*flat_finish)(float *out, const float *sum, const float *v0, float w0,
-                      const float *v, float w, float inv, uint32_t m);
+                      const float *va, float wa, const float *v, float w,
+                      float inv, uint32_t m);
   void (*quat_finish)(float *out, const float *sum, float w0,
-                      const float *first, const float *q, float w, uint32_t n);
+                      const float *first, const float *qa, float wa,
+                      const float *q, float w, uint32_t n, bool normalize);
 } blend_passes_t;
 
 static void flat_set_portable(float *restrict sum, const float *restrict v,
@@ -156,15 +158,17 @@ static void quat_normalize_portable(float *restrict out,
 }
 
 static void flat_finish_portable(float *out, const float *sum, const float *v0,
-                                 float w0, const float *v, float w, float inv,
+                                 float w0, const float *va, float wa,
+                                 const float *v, float w, float inv,
                                  uint32_t m) {
-  blend_flat_finish(out, sum, v0, w0, v, w, inv, m);
+  blend_flat_finish(out, sum, v0, w0, va, wa, v, w, inv, m);
 }
 
 static void quat_finish_portable(float *out, const float *sum, float w0,
-                                 const float *first, const float *q, float w,
-                                 uint32_t n) {
-  blend_quat_finish(out, sum, w0, first, q, w, n);
+                                 const float *first, const float *qa, float wa,
+                                 const float *q, float w, uint32_t n,
+                                 bool normalize) {
+  blend_quat_finish(out, sum, w0, first, qa, wa, q, w, n, normalize);
 }
 
 static const blend_passes_t passes_portable = {
@@ -176,28 +180,21 @@ static const blend_passes_t passes_avx2 = {
     anim__blend_quat_add_aligned_avx2, anim__blend_quat_normalize_avx2,
     anim__blend_flat_finish_avx2,      anim__blend_quat_finish_avx2};
 
-/* Normal layers without masks and the rest pose for joints j0 .. j0 + n,
- * divided by the total weight (every joint's) and normalized into dt, ds
- * and dq. The total is known before the passes: when the rest pose does
- * not join, the last layer's pass also divides and normalizes. */
-static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
-                          const anim_blend_job_t *job, uint32_t j0, uint32_t n,
-                          float threshold, float *dt, float *ds, float *dq) {
-  float total = 0.f;
-  size_t count = 0, last = 0;
-  for (size_t i = 0; i < job->layer_count; i++)
-    if (job->layers[i].weight > 0.f) {
-      total += job->layers[i].weight;
-      count++;
-      last = i;
-    }
-  float rest_w = threshold - total;
-  bool rest = rest_w > 0.f, fused = count >= 2 && !rest;
-  float inv = 1.f / (rest ? total + rest_w : total);
-  /* The first layer's values and weight: with two layers the last pass
-   * reads them instead of stored sums. */
+/* Normal layers without masks (count of them with weight > 0, at least
+ * two) for joints j0 .. j0 + n, when the rest pose does not join: divided
+ * by the total weight (inv its reciprocal) and normalized into dt, ds and
+ * dq. Layers go two a pass where they can (the first two into the sums,
+ * the last two with the division and normalization), the ones between
+ * one a pass, in the order of a pass per layer (the same bits). */
+static void blend_fused(blend_acc_t *a, const blend_passes_t *ps,
+                        const anim_blend_job_t *job, uint32_t j0, uint32_t n,
+                        size_t count, float inv, float *dt, float *ds,
+                        float *dq) {
   const float *first = NULL, *ft = NULL, *fs = NULL;
-  float fw = 0.f;
+  const float *ht = NULL, *hs = NULL, *hq = NULL; /* Held for the last pass. */
+  float fw = 0.f, hw = 0.f;
+  bool summed = false;
+  size_t p = 0;
   for (size_t i = 0; i < job->layer_count; i++) {
     const anim_blend_layer_t *l = &job->layers[i];
     float w = l->weight;
@@ -205,21 +202,73 @@ static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
     const float *lt = &l->pose.translation[j0].x;
     const float *ls = &l->pose.scale[j0].x;
     const float *lq = &l->pose.rotation[j0].x;
-    bool pair = fused && count == 2;
-    if (first == NULL) {
+    if (p == 0) {
       first = lq;
       ft = lt;
       fs = ls;
       fw = w;
-      if (pair) continue;
+    } else if (p == 1 && count >= 4) {
+      ps->flat_finish(a->t, NULL, ft, fw, NULL, 0.f, lt, w, 1.f, 3 * n);
+      ps->flat_finish(a->s, NULL, fs, fw, NULL, 0.f, ls, w, 1.f, 3 * n);
+      ps->quat_finish(a->q, NULL, fw, first, NULL, 0.f, lq, w, n, false);
+      summed = true;
+    } else if (p + 2 == count) {
+      ht = lt;
+      hs = ls;
+      hq = lq;
+      hw = w;
+    } else if (p + 1 == count) {
+      ps->flat_finish(dt, summed ? a->t : NULL, ft, fw, ht, hw, lt, w, inv,
+                      3 * n);
+      ps->flat_finish(ds, summed ? a->s : NULL, fs, fw, hs, hw, ls, w, inv,
+                      3 * n);
+      ps->quat_finish(dq, summed ? a->q : NULL, fw, first, hq, hw, lq, w, n,
+                      true);
+      return;
+    } else {
+      ps->flat_add(a->t, lt, w, 3 * n);
+      ps->flat_add(a->s, ls, w, 3 * n);
+      ps->quat_add_aligned(a->q, first, lq, w, n);
+    }
+    p++;
+  }
+}
+
+/* Normal layers without masks and the rest pose for joints j0 .. j0 + n,
+ * divided by the total weight (every joint's) and normalized into dt, ds
+ * and dq. The total is known before the passes: when the rest pose does
+ * not join, blend_fused's last pass also divides and normalizes. */
+static void blend_uniform(blend_acc_t *a, const blend_passes_t *ps,
+                          const anim_blend_job_t *job, uint32_t j0, uint32_t n,
+                          float threshold, float *dt, float *ds, float *dq) {
+  float total = 0.f;
+  size_t count = 0;
+  for (size_t i = 0; i < job->layer_count; i++)
+    if (job->layers[i].weight > 0.f) {
+      total += job->layers[i].weight;
+      count++;
+    }
+  float rest_w = threshold - total;
+  bool rest = rest_w > 0.f;
+  float inv = 1.f / (rest ? total + rest_w : total);
+  if (count >= 2 && !rest) {
+    blend_fused(a, ps, job, j0, n, count, inv, dt, ds, dq);
+    return;
+  }
+  /* The first layer's rotations: the others are aligned to them. */
+  const float *first = NULL;
+  for (size_t i = 0; i < job->layer_count; i++) {
+    const anim_blend_layer_t *l = &job->layers[i];
+    float w = l->weight;
+    if (!(w > 0.f)) continue;
+    const float *lt = &l->pose.translation[j0].x;
+    const float *ls = &l->pose.scale[j0].x;
+    const float *lq = &l->pose.rotation[j0].x;
+    if (first == NULL) {
+      first = lq;
       ps->flat_set(a->t, lt, w, 3 * n);
       ps->flat_set(a->s, ls, w, 3 * n);
       ps->flat_set(a->q, lq, w, 4 * n);
-    } else if (fused && i == last) {
-      ps->flat_finish(dt, pair ? NULL : a->t, ft, fw, lt, w, inv, 3 * n);
-      ps->flat_finish(ds, pair ? NULL : a->s, fs, fw, ls, w, inv, 3 * n);
-      ps->quat_finish(dq, pair ? NULL : a->q, fw, first, lq, w, n);
-      return;
     } else {
       ps->flat_add(a->t, lt, w, 3 * n);
       ps->flat_add(a->s, ls, w, 3 * n);

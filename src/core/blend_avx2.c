@@ -102,45 +102,72 @@ void anim__blend_quat_normalize_avx2(float *restrict out,
 }
 
 void anim__blend_flat_finish_avx2(float *out, const float *sum, const float *v0,
-                                  float w0, const float *v, float w, float inv,
+                                  float w0, const float *va, float wa,
+                                  const float *v, float w, float inv,
                                   uint32_t m) {
-  blend_flat_finish(out, sum, v0, w0, v, w, inv, m);
+  blend_flat_finish(out, sum, v0, w0, va, wa, v, w, inv, m);
 }
 
-/* anim__blend_quat_finish_avx2 with sum known NULL or not at compile time. */
-static ALWAYS_INLINE void quat_finish(float *out, const float *sum, float w0,
-                                      const float *first, const float *q,
-                                      float w, uint32_t n) {
+/* The 4 registers of lq's 8 joints, each times w negated where its dot
+ * with the same joint of f is negative. */
+static ALWAYS_INLINE void signed_terms(__m256 c[4], const __m256 f[4],
+                                       const __m256 lq[4], float w) {
   const __m256 vw = _mm256_set1_ps(w), sign = _mm256_set1_ps(-0.f);
-  const __m256 zero = _mm256_setzero_ps(), vw0 = _mm256_set1_ps(w0);
+  __m256 p[4];
+  for (int k = 0; k < 4; k++) p[k] = _mm256_mul_ps(f[k], lq[k]);
+  __m256 neg = _mm256_cmp_ps(sums4(p), _mm256_setzero_ps(), _CMP_LT_OQ);
+  __m256 sw = _mm256_xor_ps(vw, _mm256_and_ps(neg, sign));
+  for (int k = 0; k < 4; k++)
+    c[k] = _mm256_mul_ps(lane_broadcast(sw, k), lq[k]);
+}
+
+/* anim__blend_quat_finish_avx2 with sum, qa and normalize known at
+ * compile time. */
+static ALWAYS_INLINE void quat_finish(float *out, const float *sum, float w0,
+                                      const float *first, const float *qa,
+                                      float wa, const float *q, float w,
+                                      uint32_t n, bool normalize) {
+  const __m256 vw0 = _mm256_set1_ps(w0);
   uint32_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    __m256 l[4], f[4], p[4];
+    __m256 l[4], f[4], la[4], c[4], ca[4], v[4];
     for (int k = 0; k < 4; k++) {
       l[k] = _mm256_loadu_ps(q + 4 * j + 8 * k);
       f[k] = _mm256_loadu_ps(first + 4 * j + 8 * k);
-      p[k] = _mm256_mul_ps(f[k], l[k]);
+      if (qa != NULL) la[k] = _mm256_loadu_ps(qa + 4 * j + 8 * k);
     }
-    __m256 neg = _mm256_cmp_ps(sums4(p), zero, _CMP_LT_OQ);
-    __m256 sw = _mm256_xor_ps(vw, _mm256_and_ps(neg, sign));
-    __m256 v[4];
+    signed_terms(c, f, l, w);
+    if (qa != NULL) signed_terms(ca, f, la, wa);
     for (int k = 0; k < 4; k++) {
-      __m256 c = _mm256_mul_ps(lane_broadcast(sw, k), l[k]);
       __m256 a = sum != NULL ? _mm256_loadu_ps(sum + 4 * j + 8 * k)
                              : _mm256_mul_ps(vw0, f[k]);
-      v[k] = _mm256_add_ps(a, c);
+      if (qa != NULL) a = _mm256_add_ps(a, ca[k]);
+      v[k] = _mm256_add_ps(a, c[k]);
     }
-    normalize_block(out + 4 * j, v);
+    if (normalize)
+      normalize_block(out + 4 * j, v);
+    else
+      for (int k = 0; k < 4; k++) _mm256_storeu_ps(out + 4 * j + 8 * k, v[k]);
   }
   blend_quat_finish(out + 4 * j, sum != NULL ? sum + 4 * j : NULL, w0,
-                    first + 4 * j, q + 4 * j, w, n - j);
+                    first + 4 * j, qa != NULL ? qa + 4 * j : NULL, wa,
+                    q + 4 * j, w, n - j, normalize);
 }
 
 void anim__blend_quat_finish_avx2(float *out, const float *sum, float w0,
-                                  const float *first, const float *q, float w,
-                                  uint32_t n) {
-  if (sum != NULL)
-    quat_finish(out, sum, w0, first, q, w, n);
+                                  const float *first, const float *qa, float wa,
+                                  const float *q, float w, uint32_t n,
+                                  bool normalize) {
+  if (!normalize && sum == NULL && qa == NULL)
+    quat_finish(out, NULL, w0, first, NULL, 0.f, q, w, n, false);
+  else if (!normalize)
+    blend_quat_finish(out, sum, w0, first, qa, wa, q, w, n, false);
+  else if (sum != NULL && qa != NULL)
+    quat_finish(out, sum, w0, first, qa, wa, q, w, n, true);
+  else if (sum != NULL)
+    quat_finish(out, sum, w0, first, NULL, 0.f, q, w, n, true);
+  else if (qa != NULL)
+    quat_finish(out, NULL, w0, first, qa, wa, q, w, n, true);
   else
-    quat_finish(out, NULL, w0, first, q, w, n);
+    quat_finish(out, NULL, w0, first, NULL, 0.f, q, w, n, true);
 }

@@ -72,33 +72,54 @@ static inline void blend_quat_normalize(float *restrict out,
     blend_quat_normalize_one(out + 4 * j, q + 4 * j);
 }
 
-/* The last layer's pass: out = (sum + w * v) * inv over m floats, where
- * sum is w0 * v0 when NULL (two layers: no sums stored). out may be v or
- * v0 (each float is read before it is written). */
+/* The last layers' pass: out = ((sum + wa * va) + w * v) * inv over m
+ * floats, where sum is w0 * v0 when NULL and the term of va is left out
+ * when va is NULL (the same operations in the same order as a pass per
+ * layer, so the same bits; inv 1 leaves the sums as they are: the first
+ * two layers' pass). out may be v, va or v0 (each float is read before it
+ * is written). */
 static inline void blend_flat_finish(float *out, const float *sum,
-                                     const float *v0, float w0, const float *v,
-                                     float w, float inv, uint32_t m) {
-  if (sum != NULL)
+                                     const float *v0, float w0, const float *va,
+                                     float wa, const float *v, float w,
+                                     float inv, uint32_t m) {
+  if (sum != NULL && va != NULL)
+    for (uint32_t k = 0; k < m; k++)
+      out[k] = ((sum[k] + wa * va[k]) + w * v[k]) * inv;
+  else if (sum != NULL)
     for (uint32_t k = 0; k < m; k++) out[k] = (sum[k] + w * v[k]) * inv;
+  else if (va != NULL)
+    for (uint32_t k = 0; k < m; k++)
+      out[k] = ((w0 * v0[k] + wa * va[k]) + w * v[k]) * inv;
   else
     for (uint32_t k = 0; k < m; k++) out[k] = (w0 * v0[k] + w * v[k]) * inv;
 }
 
-/* The last layer's pass on rotations: out[j] = the normalized
- * sum[j] + (dot(first[j], q[j]) < 0 ? -w : w) * q[j], where sum is
- * w0 * first when NULL. out may be first or q (a joint is read before it
- * is written). */
+/* The last layers' pass on rotations: out[j] = the normalized
+ * (sum[j] + sa * qa[j]) + s * q[j], where s is w and sa is wa, each
+ * negated when the dot of first[j] with its quaternion is negative, sum is
+ * w0 * first when NULL, and the term of qa is left out when qa is NULL;
+ * stored as summed, not normalized, when normalize is false (the first two
+ * layers' pass). out may be first, qa or q (a joint is read before it is
+ * written). */
 static inline void blend_quat_finish(float *out, const float *sum, float w0,
-                                     const float *first, const float *q,
-                                     float w, uint32_t n) {
+                                     const float *first, const float *qa,
+                                     float wa, const float *q, float w,
+                                     uint32_t n, bool normalize) {
   for (uint32_t j = 0; j < n; j++) {
     const float *l = q + 4 * j, *f = first + 4 * j;
     float sw = blend_dot4(f, l) < 0.f ? -w : w;
-    float a[4];
-    for (int c = 0; c < 4; c++) a[c] = sum != NULL ? sum[4 * j + c] : w0 * f[c];
-    float p[4] = {a[0] + sw * l[0], a[1] + sw * l[1], a[2] + sw * l[2],
-                  a[3] + sw * l[3]};
-    blend_quat_normalize_one(out + 4 * j, p);
+    float p[4];
+    for (int c = 0; c < 4; c++) p[c] = sum != NULL ? sum[4 * j + c] : w0 * f[c];
+    if (qa != NULL) {
+      const float *la = qa + 4 * j;
+      float swa = blend_dot4(f, la) < 0.f ? -wa : wa;
+      for (int c = 0; c < 4; c++) p[c] = p[c] + swa * la[c];
+    }
+    for (int c = 0; c < 4; c++) p[c] = p[c] + sw * l[c];
+    if (normalize)
+      blend_quat_normalize_one(out + 4 * j, p);
+    else
+      for (int c = 0; c < 4; c++) out[4 * j + c] = p[c];
   }
 }
 
@@ -115,10 +136,12 @@ void anim__blend_quat_add_aligned_avx2(float *restrict sum,
 void anim__blend_quat_normalize_avx2(float *restrict out,
                                      const float *restrict q, uint32_t n);
 void anim__blend_flat_finish_avx2(float *out, const float *sum, const float *v0,
-                                  float w0, const float *v, float w, float inv,
+                                  float w0, const float *va, float wa,
+                                  const float *v, float w, float inv,
                                   uint32_t m);
 void anim__blend_quat_finish_avx2(float *out, const float *sum, float w0,
-                                  const float *first, const float *q, float w,
-                                  uint32_t n);
+                                  const float *first, const float *qa, float wa,
+                                  const float *q, float w, uint32_t n,
+                                  bool normalize);
 
 #endif

@@ -10,6 +10,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The helpers below run a few times a job: inlined, their vectors stay in
+ * registers instead of going through the calling convention. */
+#define IK_INLINE static inline __attribute__((always_inline))
 
 /* ---- small vector and quaternion helpers -------------------------------- */
 
@@ -49,7 +55,7 @@ static anim_quat_t qmul(anim_quat_t a, anim_quat_t b) {
               a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
-static anim_quat_t qnormalize(anim_quat_t q) {
+IK_INLINE anim_quat_t qnormalize(anim_quat_t q) {
   float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
   if (!(l > 0.0f)) return identity;
   float r = 1.0f / l;
@@ -57,7 +63,7 @@ static anim_quat_t qnormalize(anim_quat_t q) {
 }
 
 /* v rotated by unit q. */
-static anim_vec3_t qrotate(anim_quat_t q, anim_vec3_t v) {
+IK_INLINE anim_vec3_t qrotate(anim_quat_t q, anim_vec3_t v) {
   anim_vec3_t u = v3(q.x, q.y, q.z);
   anim_vec3_t t = scale(cross(u, v), 2.0f);
   return add(add(v, scale(t, q.w)), cross(u, t));
@@ -72,7 +78,7 @@ static anim_quat_t axis_angle(anim_vec3_t axis, float angle) {
 /* The shortest rotation taking direction from to direction to (any
  * lengths; identity when either is about zero; half a turn about an axis
  * orthogonal to from when they are opposite). */
-static anim_quat_t from_to(anim_vec3_t from, anim_vec3_t to) {
+IK_INLINE anim_quat_t from_to(anim_vec3_t from, anim_vec3_t to) {
   float norms = sqrtf(len2(from) * len2(to));
   if (!(norms >= 1e-6f)) return identity;
   float real = norms + dot(from, to);
@@ -90,8 +96,8 @@ static anim_quat_t from_to(anim_vec3_t from, anim_vec3_t to) {
  * between them (its sign from which side to lies), built from their cross
  * product rather than from the cosine, which loses half the digits near
  * zero angles. */
-static anim_quat_t plane_turn(anim_vec3_t from, anim_vec3_t to,
-                              anim_vec3_t axis) {
+IK_INLINE anim_quat_t plane_turn(anim_vec3_t from, anim_vec3_t to,
+                                 anim_vec3_t axis) {
   float norms = sqrtf(len2(from) * len2(to));
   float real = norms + dot(from, to);
   if (real < 1e-6f * norms) return quat(axis.x, axis.y, axis.z, 0);
@@ -102,12 +108,12 @@ static anim_quat_t plane_turn(anim_vec3_t from, anim_vec3_t to,
 
 /* q with w >= 0 (the same rotation), so a blend with identity takes the
  * short way. */
-static anim_quat_t positive_w(anim_quat_t q) {
+IK_INLINE anim_quat_t positive_w(anim_quat_t q) {
   return q.w < 0.0f ? quat(-q.x, -q.y, -q.z, -q.w) : q;
 }
 
 /* identity blended toward q by weight in [0, 1], shortest path. */
-static anim_quat_t weigh(anim_quat_t q, float weight) {
+IK_INLINE anim_quat_t weigh(anim_quat_t q, float weight) {
   q = positive_w(q);
   if (weight >= 1.0f) return q;
   float w = weight > 0.0f ? weight : 0.0f;
@@ -132,7 +138,7 @@ static anim_vec3_t origin(const anim_mat4_t *m) {
 
 /* The inverse of affine m in float (cofactors of the 3x3 part), as the
  * jobs need it for a few points: false when m is singular. */
-static bool invert(const anim_mat4_t *m, anim_mat4_t *out) {
+IK_INLINE bool invert(const anim_mat4_t *m, anim_mat4_t *out) {
   const float *a = m->m;
   float c0 = a[5] * a[10] - a[6] * a[9];
   float c1 = a[6] * a[8] - a[4] * a[10];
@@ -158,15 +164,20 @@ static bool invert(const anim_mat4_t *m, anim_mat4_t *out) {
   return true;
 }
 
-static bool finite3(anim_vec3_t v) {
-  return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+/* Whether the n floats at v are all finite: an exponent field of all ones
+ * (infinity, NaN) is the only one that carries into bit 31 when its lowest
+ * bit is added. No branch per float, so the loop vectorizes. */
+static bool all_finite(const float *v, size_t n) {
+  uint32_t carry = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, v + i, sizeof u);
+    carry |= (u & 0x7f800000u) + 0x00800000u;
+  }
+  return (carry & 0x80000000u) == 0;
 }
+static bool finite_mat(const anim_mat4_t *m) { return all_finite(m->m, 16); }
 static bool unit(anim_vec3_t v) { return fabsf(len2(v) - 1.0f) <= 2e-3f; }
-static bool finite_mat(const anim_mat4_t *m) {
-  for (int i = 0; i < 16; i++)
-    if (!isfinite(m->m[i])) return false;
-  return true;
-}
 static float clamp1(float c) { return c < -1.0f ? -1.0f : c > 1.0f ? 1.0f : c; }
 
 /* ---- two-bone ----------------------------------------------------------- */
@@ -182,11 +193,13 @@ anim_result anim_ik_two_bone_job_validate(const anim_ik_two_bone_job_t *job) {
       job->end == NULL || job->start_correction == NULL ||
       job->mid_correction == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (!finite3(job->target) || !finite3(job->pole) || !finite3(job->mid_axis) ||
-      !isfinite(job->twist) || !isfinite(job->soften) ||
-      !isfinite(job->weight) || !finite_mat(job->start) ||
-      !finite_mat(job->mid) || !finite_mat(job->end) || !unit(job->mid_axis))
-    return ANIM_ERR_INVALID_ARGUMENT;
+  const float scalars[12] = {job->target.x,   job->target.y,   job->target.z,
+                             job->pole.x,     job->pole.y,     job->pole.z,
+                             job->mid_axis.x, job->mid_axis.y, job->mid_axis.z,
+                             job->twist,      job->soften,     job->weight};
+  bool finite = all_finite(scalars, 12) & finite_mat(job->start) &
+                finite_mat(job->mid) & finite_mat(job->end);
+  if (!finite || !unit(job->mid_axis)) return ANIM_ERR_INVALID_ARGUMENT;
   return ANIM_OK;
 }
 
@@ -242,17 +255,25 @@ static anim_vec3_t soften_target(const anim_ik_two_bone_job_t *job,
 }
 
 /* The mid joint's correction (mid space): the law of cosines gives the
- * angle at mid for the target distance and for the current one; the sign
- * of the current one says on which side of mid_axis the chain bends. */
+ * angle at mid for the target distance (a) and for the current one (b);
+ * the sign of b says on which side of mid_axis the chain bends. The turn
+ * by a - b about mid_axis needs only the cosine and sine of (a - b) / 2,
+ * which follow from the half angles' (from the cosines: cos^2(a/2) =
+ * (1 + cos a) / 2 for a in [0, pi]) by the difference formulas: square
+ * roots instead of arc cosines, a sine and a cosine. */
 static anim_quat_t bend_mid(const anim_ik_two_bone_job_t *job, const chain_t *c,
                             float target_2) {
   float sum = c->l1_2 + c->l2_2;
   float half_rlen = 0.5f / sqrtf(c->l1_2 * c->l2_2);
-  float corrected = acosf(clamp1((sum - target_2) * half_rlen));
-  float initial = acosf(clamp1((sum - c->start_end_2) * half_rlen));
+  float cos_a = clamp1((sum - target_2) * half_rlen);
+  float cos_b = clamp1((sum - c->start_end_2) * half_rlen);
+  float ca = sqrtf(0.5f + 0.5f * cos_a), sa = sqrtf(0.5f - 0.5f * cos_a);
+  float cb = sqrtf(0.5f + 0.5f * cos_b), sb = sqrtf(0.5f - 0.5f * cos_b);
   anim_vec3_t side = cross(c->start_mid_ms, job->mid_axis);
-  if (dot(side, c->mid_end_ms) < 0.0f) initial = -initial;
-  return axis_angle(job->mid_axis, corrected - initial);
+  if (dot(side, c->mid_end_ms) < 0.0f) sb = -sb;
+  float s = sa * cb - ca * sb, w = ca * cb + sa * sb;
+  anim_vec3_t axis = job->mid_axis;
+  return quat(axis.x * s, axis.y * s, axis.z * s, w);
 }
 
 /* The start joint's correction (start space): the end swung onto the
@@ -313,10 +334,14 @@ anim_ik_aim_job_t anim_ik_aim_job_defaults(void) {
 anim_result anim_ik_aim_job_validate(const anim_ik_aim_job_t *job) {
   if (job == NULL || job->joint == NULL || job->correction == NULL)
     return ANIM_ERR_INVALID_ARGUMENT;
-  if (!finite3(job->target) || !finite3(job->forward) || !finite3(job->up) ||
-      !finite3(job->offset) || !finite3(job->pole) || !isfinite(job->twist) ||
-      !isfinite(job->weight) || !finite_mat(job->joint) || !unit(job->forward))
-    return ANIM_ERR_INVALID_ARGUMENT;
+  const float scalars[17] = {job->target.x,  job->target.y,  job->target.z,
+                             job->forward.x, job->forward.y, job->forward.z,
+                             job->up.x,      job->up.y,      job->up.z,
+                             job->offset.x,  job->offset.y,  job->offset.z,
+                             job->pole.x,    job->pole.y,    job->pole.z,
+                             job->twist,     job->weight};
+  bool finite = all_finite(scalars, 17) & finite_mat(job->joint);
+  if (!finite || !unit(job->forward)) return ANIM_ERR_INVALID_ARGUMENT;
   return ANIM_OK;
 }
 

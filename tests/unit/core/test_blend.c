@@ -1,7 +1,8 @@
 /* Tests for the blending job against hand-computed values: normalized
  * weights, per-joint masks, quaternion sign alignment, the threshold that
  * mixes in the rest pose, additive layers against a reference pose or the
- * rest pose, and validate() per bad field. */
+ * rest pose, 2 to 6 layers against closed forms, and validate() per bad
+ * field. */
 #include <check.h>
 
 #include "test_skeleton_fixtures.h"
@@ -235,6 +236,52 @@ START_TEST(test_validate) {
 }
 END_TEST
 
+/* 2 to 6 layers above the threshold (the job then sums them two a pass
+ * where it can: first pair, last pair, single ones between): layer i
+ * (1-based) has weight i, translation (i, 0, 0), scale 1 + i and the
+ * rotation by 0.1 i rad about z, given negated for even i. Closed forms
+ * in double: translation sum(i^2) / sum(i), scale 1 + that, rotation the
+ * normalized sum of i (0, 0, sin(0.05 i), cos(0.05 i)). */
+START_TEST(test_many_layers) {
+  anim_skeleton_t *sk = skel();
+  p2_t p[6], out;
+  anim_blend_layer_t l[6];
+  memset(l, 0, sizeof l);
+  for (int i = 0; i < 6; i++) {
+    double k = i + 1, half = 0.05 * k, sg = (i + 1) % 2 ? 1 : -1;
+    anim_quat_t q = {0.f, 0.f, (float)(sg * sin(half)),
+                     (float)(sg * cos(half))};
+    fill(&p[i], (anim_vec3_t){(float)k, 0.f, 0.f}, q,
+         (anim_vec3_t){(float)(1 + k), (float)(1 + k), (float)(1 + k)});
+    l[i].pose = view(&p[i]);
+    l[i].weight = (float)k;
+  }
+  for (int count = 2; count <= 6; count++) {
+    anim_blend_job_t job = {.skeleton = sk,
+                            .layers = l,
+                            .layer_count = (size_t)count,
+                            .output = view(&out)};
+    ck_assert_int_eq(anim_blend_job_run(&job), ANIM_OK);
+    double sw = 0, st = 0, z = 0, w = 0;
+    for (int i = 1; i <= count; i++) {
+      sw += i;
+      st += (double)i * i;
+      z += i * sin(0.05 * i);
+      w += i * cos(0.05 * i);
+    }
+    double t = st / sw, n = sqrt(z * z + w * w);
+    for (int j = 0; j < 2; j++) {
+      ck_assert_float_eq_tol(out.t[j].x, t, 1e-5);
+      ck_assert_float_eq_tol(out.t[j].y, 0, 1e-7);
+      ck_assert_float_eq_tol(out.s[j].x, 1 + t, 1e-5);
+      ck_assert_float_eq_tol(out.s[j].z, 1 + t, 1e-5);
+      assert_quat(out.q[j], 0, 0, z / n, w / n);
+    }
+  }
+  anim_skeleton_free(sk);
+}
+END_TEST
+
 Suite *blend_suite(void) {
   Suite *s = suite_create("blend");
   TCase *tc = tcase_create("job");
@@ -243,6 +290,7 @@ Suite *blend_suite(void) {
   tcase_add_test(tc, test_threshold_rest);
   tcase_add_test(tc, test_additive);
   tcase_add_test(tc, test_validate);
+  tcase_add_test(tc, test_many_layers);
   suite_add_tcase(s, tc);
   return s;
 }
