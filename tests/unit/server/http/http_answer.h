@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <uv.h>
 
@@ -25,24 +26,35 @@ typedef struct http_answer_s {
   bool chunked;
 } http_answer_t;
 
+/* needle in the first len bytes of text, case-insensitively (NULL when
+ * not there). */
+static inline const char *http_answer_find_ci(const char *text, size_t len,
+                                              const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= len; i++)
+    if (strncasecmp(text + i, needle, n) == 0) return text + i;
+  return NULL;
+}
+
 /* Length of a complete answer at the start of text (0 when incomplete);
  * fills a when given. A body without Content-Length or chunked framing
  * runs to the end of the output, complete only once closed. */
 static inline size_t http_answer_parse(const char *text, size_t len,
                                        http_answer_t *a, bool head_request,
                                        bool closed) {
-  const char *end = strstr(text, "\r\n\r\n");
-  if (end == NULL || (size_t)(end - text) + 4 > len) return 0;
+  /* Every search is bounded by len: a megabyte answer arrives in many
+   * reads and is parsed again after them. */
+  const char *end = memmem(text, len, "\r\n\r\n", 4);
+  if (end == NULL) return 0;
   size_t hlen = (size_t)(end - text) + 4;
   int status = 0;
   if (sscanf(text, "HTTP/1.1 %d", &status) != 1) return 0;
-  const char *cl = strcasestr(text, "\r\nContent-Length: ");
-  const char *te = strcasestr(text, "\r\nTransfer-Encoding: chunked");
-  if (cl != NULL && cl > end) cl = NULL;
-  if (te != NULL && te > end) te = NULL;
+  const char *cl = http_answer_find_ci(text, hlen, "\r\nContent-Length: ");
+  const char *te =
+      http_answer_find_ci(text, hlen, "\r\nTransfer-Encoding: chunked");
   size_t total = hlen;
   char *body = NULL;
-  size_t blen = 0;
+  size_t blen = 0, cap = 0;
   bool no_body = head_request || status == 304 || status == 204 || status < 200;
   if (!no_body && cl != NULL) {
     size_t n = strtoull(cl + 18, NULL, 10);
@@ -58,8 +70,8 @@ static inline size_t http_answer_parse(const char *text, size_t len,
     size_t pos = hlen;
     if (a) body = calloc(1, 1);
     for (;;) {
-      const char *crlf = strstr(text + pos, "\r\n");
-      if (crlf == NULL || (size_t)(crlf - text) + 2 > len) {
+      const char *crlf = memmem(text + pos, len - pos, "\r\n", 2);
+      if (crlf == NULL) {
         free(body);
         return 0;
       }
@@ -70,7 +82,10 @@ static inline size_t http_answer_parse(const char *text, size_t len,
         return 0;
       }
       if (a && n > 0) {
-        body = realloc(body, blen + n + 1);
+        if (blen + n + 1 > cap) {
+          cap = 2 * (blen + n + 1);
+          body = realloc(body, cap);
+        }
         memcpy(body + blen, text + data, n);
         blen += n;
         body[blen] = '\0';
@@ -110,19 +125,31 @@ static inline bool http_answer_read(uv_loop_t *loop, srv_http_memory_t *m,
                                     uint64_t timeout_ns) {
   uint64_t end = uv_hrtime() + timeout_ns;
   memset(a, 0, sizeof *a);
+  /* A parse reads the whole output: it is tried again when the output
+   * stopped growing, doubled, or the connection closed, not on every
+   * pass (a streamed answer of megabytes would be read once a chunk). */
+  size_t tried = 0, before = 0;
+  bool any_tried = false;
   while (uv_hrtime() < end) {
     uv_run(loop, UV_RUN_NOWAIT);
     srv_http_memory_flush(m, SIZE_MAX);
     size_t len;
     const char *out = srv_http_memory_output(m, &len);
     bool closed = srv_http_memory_closed(m);
-    size_t n = http_answer_parse(out, len, NULL, head_request, closed);
-    if (n > 0) {
-      http_answer_parse(out, len, a, head_request, closed);
-      srv_http_memory_take(m, n);
-      return true;
+    bool stalled = len == before;
+    before = len;
+    if (!any_tried ||
+        (len != tried && (closed || stalled || len >= 2 * tried))) {
+      any_tried = true;
+      tried = len;
+      size_t n = http_answer_parse(out, len, NULL, head_request, closed);
+      if (n > 0) {
+        http_answer_parse(out, len, a, head_request, closed);
+        srv_http_memory_take(m, n);
+        return true;
+      }
     }
-    if (closed && srv_http_memory_queued(m) == 0) break;
+    if (closed && len == tried && srv_http_memory_queued(m) == 0) break;
   }
   return false;
 }
