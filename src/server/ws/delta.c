@@ -214,15 +214,25 @@ static void delta_header(uint8_t head[WS_BIN_HEADER], const stream_t *s,
   ws__bin_header(head, s->index, ws__stream_layout(s), frame, t, &h);
 }
 
+/* The stream's delta frame at t: its header into head, the shared
+ * payload (a reference) and its length. 0 or a libuv error. */
+static int delta_prepare(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
+                         float t, uint8_t head[WS_BIN_HEADER],
+                         srv_ws_frame_data_t *fd, srv_ws_blob_t **b,
+                         size_t *len) {
+  int r = delta_make(h, s, t, fd, b, len);
+  if (r == 0) delta_header(head, s, frame, t, fd, *len);
+  return r;
+}
+
 int ws__delta_frame(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
                     float t) {
   srv_ws_frame_data_t fd;
   srv_ws_blob_t *b;
   size_t len;
-  int r = delta_make(h, s, t, &fd, &b, &len);
-  if (r != 0) return r;
   uint8_t head[WS_BIN_HEADER];
-  delta_header(head, s, frame, t, &fd, len);
+  int r = delta_prepare(h, s, frame, t, head, &fd, &b, &len);
+  if (r != 0) return r;
   fmt_buf_t *o = &h->out;
   fmt_buf_reset(o);
   fmt_buf_append(o, head, sizeof head);
@@ -237,10 +247,9 @@ int ws__delta_queue(srv_ws_hub_t *h, const stream_t *s, int64_t frame,
   srv_ws_frame_data_t fd;
   srv_ws_blob_t *b;
   size_t len;
-  int r = delta_make(h, s, t, &fd, &b, &len);
-  if (r != 0) return r;
   uint8_t head[WS_BIN_HEADER];
-  delta_header(head, s, frame, t, &fd, len);
+  int r = delta_prepare(h, s, frame, t, head, &fd, &b, &len);
+  if (r != 0) return r;
   if (fd.answer_count == 0) {
     /* The header the stream's own, the payload shared. */
     r = srv_ws_frame_queue_push(&s->client->frames, WSLAY_BINARY_FRAME, head,
