@@ -10,7 +10,8 @@
  * $ANIMD_BUILD/e2e/<name>.log; the tail is shown on failure. Each script
  * runs in its own process group, killed whole when it overruns its time.
  * Each script's wall time is appended to $ANIMD_BUILD/e2e/durations.tsv
- * (name, seconds, exit status) to show where a suite's time goes.
+ * (name, seconds, exit status; the last run's, emptied when the runner
+ * starts) to show where a suite's time goes.
  * ANIMD_E2E=substring runs only the scripts whose name contains it. A
  * script that needs what is not here (../shared/assets) exits 77 and is
  * reported as skipped, with its reason, in one line. */
@@ -187,6 +188,13 @@ static Suite *scripts_suite(const char *name, const char *dir) {
   return s;
 }
 
-Suite *e2e_suite(void) { return scripts_suite("e2e", E2E_DIR); }
+Suite *e2e_suite(void) {
+  /* The durations file holds this run's scripts only. */
+  const char *build = getenv("ANIMD_BUILD");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/e2e/durations.tsv", build ? build : "build");
+  unlink(path);
+  return scripts_suite("e2e", E2E_DIR);
+}
 
 Suite *web_suite(void) { return scripts_suite("web", WEB_DIR); }
