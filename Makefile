@@ -24,7 +24,7 @@
 #                     then each hardening item's figure at a small scale
 #   make check-floats every float of magnitude 1e-4 to 1e6 printed by the
 #                     answer printer and by the printf method, compared
-#                     (under two minutes on two cores; not part of check)
+#                     (two to four minutes on two cores; not part of check)
 #   make cluster      a fleet on loopback: redis-server, three daemons and
 #                     HAProxy in front; prints the front URL, Ctrl-C stops
 #   make install      PREFIX=/usr/local DESTDIR= (SYSTEMD_UNIT_DIR)
@@ -179,11 +179,15 @@ $(B)/src/core/%.o: src/core/%.c
 # its normalization pass vectorizes.
 $(B)/src/core/blend.o $(B)/src/core/blend_avx2.o: CORE_OPT += -fno-math-errno
 
-# The formats layer's SIMD printer (float_list_avx512.c), run only where
-# the core reports AVX-512.
+# The formats layer's SIMD printers (float_list_avx512.c, float_list_avx2.c),
+# each run only where the core reports its instruction set.
 $(B)/src/formats/%_avx512.o: src/formats/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) $(ISA_AVX512) -c $< -o $@
+
+$(B)/src/formats/%_avx2.o: src/formats/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) $(ISA_AVX2) -c $< -o $@
 
 $(B)/%.o: %.S
 	@mkdir -p $(@D)

@@ -19,7 +19,8 @@
  * All three print the same text as printf: the unit tests compare samples
  * of each, and make check-floats every float of the first range.
  * fmt_float_list prints lists; with AVX-512 it runs the first tier eight
- * floats at a time (float_list_avx512.c) and hands it the rest.
+ * floats at a time (float_list_avx512.c), with AVX2 four at a time
+ * (float_list_avx2.c), and hands it the rest.
  *
  * The search starts at 6 digits: 6-digit decimals are at least 8 float
  * ulps apart (10^-5 relative against 2^-23), so at most one of them reads
@@ -445,9 +446,11 @@ size_t fmt__float_list_scalar(char *out, const float *v, size_t n) {
 
 size_t fmt_float_list(char *out, const float *v, size_t n) {
   if (n == 0) return 0;
-  if (anim_simd_level() == ANIM_SIMD_AVX512)
-    return fmt__float_list_avx512(out, v, n);
-  return fmt__float_list_scalar(out, v, n);
+  switch (anim_simd_level()) {
+  case ANIM_SIMD_AVX512: return fmt__float_list_avx512(out, v, n);
+  case ANIM_SIMD_AVX2: return fmt__float_list_avx2(out, v, n);
+  default: return fmt__float_list_scalar(out, v, n);
+  }
 }
 
 /* Floats printed per reservation: a long list grows the buffer by about

@@ -1,12 +1,13 @@
 /* make check-floats: every float32 of magnitude 1e-4 to 1e6 (the range of
- * the integer printing paths in formats/buf.c and float_list_avx512.c,
+ * the integer printing paths in formats/buf.c and float_list_avx*.c,
  * about 278 million non-integers of each sign) printed by fmt_float_str,
- * by fmt_float_list (in lists of 64) and by the printf method both must
+ * by fmt_float_list (in lists of 64: the CPU's SIMD kernel) and by the
+ * printf method both must
  * equal (fmt_float_str_printf), compared as text. The
  * positive floats are split among two threads; a negative float's text is
  * its positive one's with a '-' (the sign is written apart), which one
  * thread checks over a sample. Prints the count and the first differences
- * and exits 1 on any. Takes under two minutes on two cores: not part of
+ * and exits 1 on any. Takes two to four minutes on two cores: not part of
  * make check. */
 #include <math.h>
 #include <pthread.h>

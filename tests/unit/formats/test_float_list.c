@@ -168,14 +168,22 @@ START_TEST(test_float_list_kernel_matches_portable_loop) {
   size_t portable_len = fmt__float_list_scalar(portable, v, N);
   size_t want_len = reference_list(want, v, CHECKED_BY_PRINTF);
   ck_assert_int_eq(memcmp(portable, want, want_len), 0);
-  if (anim_simd_level() == ANIM_SIMD_AVX512) {
-    size_t simd_len = fmt__float_list_avx512(simd, v, N);
+  /* Each kernel the CPU runs. */
+  typedef size_t (*list_fn)(char *, const float *, size_t);
+  const struct {
+    anim_simd level;
+    list_fn fn;
+  } kernels[] = {{ANIM_SIMD_AVX2, fmt__float_list_avx2},
+                 {ANIM_SIMD_AVX512, fmt__float_list_avx512}};
+  for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+    if (anim_simd_level() < kernels[k].level) continue;
+    size_t simd_len = kernels[k].fn(simd, v, N);
     ck_assert_uint_eq(simd_len, portable_len);
     size_t at = 0;
     while (at < simd_len && simd[at] == portable[at]) at++;
-    ck_assert_msg(at == simd_len, "differ at byte %zu: %.30s vs %.30s", at,
-                  simd + (at > 10 ? at - 10 : 0),
-                  portable + (at > 10 ? at - 10 : 0));
+    ck_assert_msg(
+        at == simd_len, "kernel %zu differs at byte %zu: %.30s vs %.30s", k, at,
+        simd + (at > 10 ? at - 10 : 0), portable + (at > 10 ? at - 10 : 0));
   }
   /* The dispatcher's choice prints the same. */
   ck_assert_uint_eq(fmt_float_list(simd, v, N), portable_len);
