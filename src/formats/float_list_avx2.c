@@ -6,10 +6,10 @@
  *   and/or/andnot, and mask moves are blends;
  * - the 64-bit products m 10^k (m < 2^24) are two 32 x 32 -> 64-bit
  *   products, the second shifted up by 32;
- * - the powers of ten come from one gather for 10^k at six digits (the
- *   others are ten times the one before: shifts and an add) and one for
- *   the test of the decimal exponent; the ones the chosen digit count needs
- *   later travel with the choice;
+ * - the powers of ten come from permutes of two in-register tables (10^k
+ *   at six digits, the others being ten times the one before: shifts and
+ *   an add, and one for the test of the decimal exponent); the ones the
+ *   chosen digit count needs later travel with the choice;
  * - unsigned 64-bit comparisons are signed ones on values offset by 2^63
  *   where a value can wrap, plain signed ones where every live value is
  *   below 2^63;
@@ -30,10 +30,18 @@ static inline __m256i set64(uint64_t v) {
   return _mm256_set1_epi64x((long long)v);
 }
 
-/* 10^idx per lane, idx in 0..15 (fmt__pow10_u64; 14 and 15 hold 0). */
+/* 10^idx per lane for idx in 0..9 (other lanes: garbage), from two
+ * in-register tables of 32-bit powers: a permute costs a few cycles where
+ * a gather costs tens, on the path every float waits on. */
 static inline __m256i pow10_of(__m256i idx) {
-  return _mm256_i64gather_epi64((const long long *)(const void *)fmt__pow10_u64,
-                                _mm256_and_si256(idx, set64(15)), 8);
+  const __m256i low =
+      _mm256_setr_epi32(1, 10, 100, 1000, 10000, 100000, 1000000, 10000000);
+  const __m256i high =
+      _mm256_setr_epi32(100000000, 1000000000, 0, 0, 0, 0, 0, 0);
+  __m256i p = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(low, idx),
+                                 _mm256_permutevar8x32_epi32(high, idx),
+                                 _mm256_cmpgt_epi64(idx, set64(7)));
+  return _mm256_and_si256(p, set64(0xffffffffu));
 }
 
 /* The low 64 bits of a b, for a < 2^32. */
@@ -252,9 +260,35 @@ static inline __attribute__((always_inline)) texts4_t texts4(const float *v) {
   return out;
 }
 
+/* Writes the texts of t's floats (count of them, v their values) at
+ * out + pos, each followed by a comma; returns the new pos. */
+static inline __attribute__((always_inline)) size_t
+put4(char *out, size_t pos, const texts4_t *t, const float *v, size_t count) {
+#pragma GCC unroll 4
+  for (size_t k = 0; k < count; k++) {
+    size_t len;
+    if (t->scalar >> k & 1u) {
+      len = fmt_float_str(out + pos, v[k]);
+    } else {
+      _mm_storeu_si128((__m128i *)(void *)(out + pos), t->text[k]);
+      len = t->len[k];
+    }
+    pos += len;
+    out[pos++] = ',';
+  }
+  return pos;
+}
+
 size_t fmt__float_list_avx2(char *out, const float *v, size_t n) {
-  size_t pos = 0;
-  for (size_t i = 0; i < n; i += 4) {
+  size_t pos = 0, i = 0;
+  /* Eight floats a step: the second four's arithmetic overlaps the
+   * first's (each four is a long dependency chain). */
+  for (; i + 8 <= n; i += 8) {
+    const texts4_t a = texts4(v + i), b = texts4(v + i + 4);
+    pos = put4(out, pos, &a, v + i, 4);
+    pos = put4(out, pos, &b, v + i + 4, 4);
+  }
+  for (; i < n; i += 4) {
     size_t count = n - i < 4 ? n - i : 4;
     float pad[4] = {0};
     const float *at = v + i;
@@ -263,18 +297,7 @@ size_t fmt__float_list_avx2(char *out, const float *v, size_t n) {
       at = pad;
     }
     const texts4_t t = texts4(at);
-#pragma GCC unroll 4
-    for (size_t k = 0; k < count; k++) {
-      size_t len;
-      if (t.scalar >> k & 1u) {
-        len = fmt_float_str(out + pos, v[i + k]);
-      } else {
-        _mm_storeu_si128((__m128i *)(void *)(out + pos), t.text[k]);
-        len = t.len[k];
-      }
-      pos += len;
-      out[pos++] = ',';
-    }
+    pos = put4(out, pos, &t, v + i, count);
   }
   return pos - 1;
 }
