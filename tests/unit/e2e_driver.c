@@ -84,6 +84,17 @@ static void print_tail(const char *path) {
   fprintf(stderr, "---- tail of %s ----\n%s\n----\n", path, buf);
 }
 
+/* The scripts' log directory, $ANIMD_BUILD/e2e (build/e2e without it). */
+static void get_log_dir(char *out, size_t cap) {
+  const char *build = getenv("ANIMD_BUILD");
+  snprintf(out, cap, "%s/e2e", build ? build : "build");
+}
+
+/* The durations file in log_dir. */
+static void get_durations_path(char *out, size_t cap, const char *log_dir) {
+  snprintf(out, cap, "%s/durations.tsv", log_dir);
+}
+
 static void record_duration(const char *log_dir, const char *name,
                             const struct timespec *start, int status) {
   struct timespec end;
@@ -91,7 +102,7 @@ static void record_duration(const char *log_dir, const char *name,
   double s = (double)(end.tv_sec - start->tv_sec) +
              (double)(end.tv_nsec - start->tv_nsec) / 1e9;
   char path[4096 + 32];
-  snprintf(path, sizeof path, "%s/durations.tsv", log_dir);
+  get_durations_path(path, sizeof path, log_dir);
   FILE *f = fopen(path, "a");
   if (f == NULL) return;
   fprintf(f, "%s\t%.2f\t%d\n", name, s,
@@ -104,9 +115,8 @@ START_TEST(test_e2e_script) {
   const char *name = strrchr(script, '/') + 1;
   const char *bin = getenv("ANIMD_BIN");
   ck_assert_msg(bin != NULL, "ANIMD_BIN is not set (run through make test)");
-  const char *build = getenv("ANIMD_BUILD");
   char log_dir[4096], log_path[4096 + 160];
-  snprintf(log_dir, sizeof log_dir, "%s/e2e", build ? build : "build");
+  get_log_dir(log_dir, sizeof log_dir);
   mkdir(log_dir, 0755);
   snprintf(log_path, sizeof log_path, "%s/%s.log", log_dir, name);
 
@@ -190,9 +200,9 @@ static Suite *scripts_suite(const char *name, const char *dir) {
 
 Suite *e2e_suite(void) {
   /* The durations file holds this run's scripts only. */
-  const char *build = getenv("ANIMD_BUILD");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/e2e/durations.tsv", build ? build : "build");
+  char log_dir[4096], path[4096 + 32];
+  get_log_dir(log_dir, sizeof log_dir);
+  get_durations_path(path, sizeof path, log_dir);
   unlink(path);
   return scripts_suite("e2e", E2E_DIR);
 }
