@@ -29,6 +29,7 @@
 #include "server/errors.h"
 #include "server/internal.h"
 #include "server/net/listen_group.h"
+#include "server/net/socket_close.h"
 #include "server/ws/upgrade.h"
 
 /* How often a draining loop whose connections are gone looks again for
@@ -218,7 +219,7 @@ static void loop_close(srv_http_loop_t *l) {
   if (l->closed) return;
   l->closed = true;
   for (unsigned i = 0; i < l->listener_count; i++)
-    uv_close((uv_handle_t *)&l->listeners[i], NULL);
+    srv_socket_close((uv_handle_t *)&l->listeners[i], NULL);
   l->listener_count = 0;
   srv_schedule_close(&l->schedule);
   srv_pool_inbox_close(&l->inbox);
@@ -264,7 +265,7 @@ void srv__http_loop_drain(srv_http_loop_t *l, uint64_t deadline_ns) {
   l->draining = true;
   l->http.draining = true;
   for (unsigned i = 0; i < l->listener_count; i++)
-    uv_close((uv_handle_t *)&l->listeners[i], NULL);
+    srv_socket_close((uv_handle_t *)&l->listeners[i], NULL);
   l->listener_count = 0;
   srv_conn_set_each(&l->conns, drain_one, NULL);
   if (l->index == 0) return; /* The daemon's loop: server.c goes on. */

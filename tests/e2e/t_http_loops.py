@@ -5,7 +5,8 @@ to; a connection rate limit counts the connections of every loop; pool
 jobs, uploads and /metrics from many connections at once; the request
 counters add up over the loops; pipelined answers keep their order on each
 of many connections; SIGTERM drains every loop: idle keep-alive
-connections close, a request in flight is answered, and the daemon exits
+connections close, a request in flight is answered, an upload in flight
+is stored (found after a restart), and the daemon exits
 within drain_timeout, cutting requests that never finish. A loop that ran
 work inline yields its CPU before polling again (counted in
 animd_http_loop_yields_total), not with --inline-yield false. make
@@ -184,16 +185,31 @@ try:
     body = b'{"skeleton": 5}'
     busy.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: localhost\r\n"
                  b"Content-Length: %d\r\n\r\n" % len(body))
+    # An upload in flight too: stored (on a worker, after the listeners
+    # closed) and answered, and found after a restart.
+    rig = demo_asset()
+    rig["skeleton"]["name"] = "drained-upload"
+    up_body = json.dumps(rig).encode()
+    upload = d.connect()
+    upload.sendall(b"POST /v1/assets HTTP/1.1\r\nHost: localhost\r\n"
+                   b"Content-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(up_body))
     time.sleep(0.2)
     t0 = time.time()
     d.proc.send_signal(signal.SIGTERM)
     time.sleep(0.2)
     busy.sendall(body)
+    upload.sendall(up_body)
     busy.settimeout(10)
     ans = parse_responses(busy.recv(65536))
     check(len(ans) == 1 and ans[0][0] == 400,
           "request in flight answered during the drain: %r" % ans)
     check(ans[0][1].get("connection") == "close", "answer closes")
+    upload.settimeout(10)
+    ans = parse_responses(upload.recv(65536))
+    check(len(ans) == 1 and ans[0][0] in (200, 201),
+          "upload in flight stored during the drain: %r" % ans)
+    upload.close()
     for s in idle:
         s.settimeout(10)
         try:
@@ -214,6 +230,9 @@ try:
     finally:
         s.close()
     check(refused, "the port still accepts after the drain")
+    d.start()
+    st, _, _ = d.request("GET", "/v1/skeletons/drained-upload")
+    check(st == 200, "the upload of the drain after a restart: %d" % st)
 finally:
     d.cleanup()
 

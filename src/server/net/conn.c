@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "server/net/socket_close.h"
 #include "server/net/socket_write.h"
 
 #define READ_MIN_FREE 4096
@@ -63,43 +64,6 @@ typedef struct wreq_s {
 
 static void start_reading(srv_conn_t *c);
 
-#if defined(__SANITIZE_THREAD__)
-/* ThreadSanitizer's hooks: a close(2) it cannot intercept, and a stretch
- * of this thread's accesses it is not to record. */
-void __sanitizer_syscall_pre_impl_close(long fd);
-void __tsan_ignore_thread_begin(void);
-void __tsan_ignore_thread_end(void);
-#endif
-
-/* libuv closes a socket with a raw close system call, which
- * ThreadSanitizer does not see, nor does it see an openat(2): without
- * this, the next owner of the number (a file the store writes on a
- * worker) closing it looks like a race with this loop's last use of the
- * socket, and the report stops the daemon. Told just before libuv closes
- * it, while no other thread can hold the number; libuv's own last use of
- * the number (removing it from epoll, inside uv_close) is then left
- * unrecorded (close_unrecorded_*), or it would be that last use. Nothing
- * outside that build. */
-static void tell_sanitizer_closed(uv_os_fd_t fd) {
-#if defined(__SANITIZE_THREAD__)
-  if (fd >= 0) __sanitizer_syscall_pre_impl_close(fd);
-#else
-  (void)fd;
-#endif
-}
-
-static void close_unrecorded_begin(void) {
-#if defined(__SANITIZE_THREAD__)
-  __tsan_ignore_thread_begin();
-#endif
-}
-
-static void close_unrecorded_end(void) {
-#if defined(__SANITIZE_THREAD__)
-  __tsan_ignore_thread_end();
-#endif
-}
-
 /* ---- life cycle
  * -------------------------------------------------------------- */
 
@@ -145,13 +109,7 @@ void srv_conn_close(srv_conn_t *c) {
   if (c->proto && c->proto->on_close) c->proto->on_close(c, c->user);
   c->proto = NULL;
   set_remove(c);
-  uv_os_fd_t fd;
-  if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0) fd = -1;
-  /* Before the close: once closed, another thread may get the number. */
-  tell_sanitizer_closed(fd);
-  close_unrecorded_begin();
-  uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
-  close_unrecorded_end();
+  srv_socket_close((uv_handle_t *)&c->tcp, on_handle_closed);
   uv_close((uv_handle_t *)&c->timer, on_handle_closed);
   srv_conn_unref(c);
 }
