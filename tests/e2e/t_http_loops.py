@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import threading  # noqa: E402
 
 from animd_e2e import (Daemon, check, demo_asset,  # noqa: E402
-                       metric_in, parse_responses)
+                       metric_in, parse_responses, read_all)
 
 LOOPS = "4"
 
@@ -206,7 +206,7 @@ try:
           "request in flight answered during the drain: %r" % ans)
     check(ans[0][1].get("connection") == "close", "answer closes")
     upload.settimeout(10)
-    ans = parse_responses(upload.recv(65536))
+    ans = parse_responses(read_all(upload))  # The drain closes it.
     check(len(ans) == 1 and ans[0][0] in (200, 201),
           "upload in flight stored during the drain: %r" % ans)
     upload.close()
