@@ -256,21 +256,39 @@ static int parse_u64(const char *v, uint64_t *out, const char **rest) {
   return 0;
 }
 
-static int parse_size(const char *v, uint64_t *out) {
+/* A number and one of its kind's units: units is a list of (suffix,
+ * factor) ended by a NULL suffix; a bare number is taken when bare is
+ * set, and a bare 0 always. *count gets the number, *factor its unit's
+ * factor. */
+typedef struct unit_s {
+  const char *suffix;
+  uint64_t factor;
+} unit_t;
+
+static int parse_with_unit(const char *v, const unit_t *units, bool bare,
+                           uint64_t *count, uint64_t *factor) {
   const char *rest;
-  uint64_t x;
-  if (parse_u64(v, &x, &rest) != 0) return -1;
-  uint64_t mul = 1;
-  if (*rest == '\0' || strcmp(rest, "B") == 0)
-    mul = 1;
-  else if (!strcmp(rest, "k") || !strcmp(rest, "K") || !strcmp(rest, "KiB"))
-    mul = 1024;
-  else if (!strcmp(rest, "M") || !strcmp(rest, "MiB"))
-    mul = 1024 * 1024;
-  else if (!strcmp(rest, "G") || !strcmp(rest, "GiB"))
-    mul = 1024ull * 1024 * 1024;
-  else
-    return -1;
+  if (parse_u64(v, count, &rest) != 0) return -1;
+  if (*rest == '\0' && (bare || *count == 0)) {
+    *factor = 1;
+    return 0;
+  }
+  for (const unit_t *u = units; u->suffix != NULL; u++)
+    if (strcmp(rest, u->suffix) == 0) {
+      *factor = u->factor;
+      return 0;
+    }
+  return -1;
+}
+
+/* A size: bytes, bare or with a binary unit. */
+static int parse_size(const char *v, uint64_t *out) {
+  static const unit_t units[] = {
+      {"B", 1},        {"k", 1024},        {"K", 1024},
+      {"KiB", 1024},   {"M", 1024 * 1024}, {"MiB", 1024 * 1024},
+      {"G", 1u << 30}, {"GiB", 1u << 30},  {NULL, 0}};
+  uint64_t x, mul;
+  if (parse_with_unit(v, units, true, &x, &mul) != 0) return -1;
   if (x > UINT64_MAX / mul) return -1;
   *out = x * mul;
   return 0;
@@ -280,22 +298,10 @@ static int parse_size(const char *v, uint64_t *out) {
  * mean seconds to one reader and milliseconds to another; only 0 may go
  * bare. */
 static int parse_ms(const char *v, uint64_t *out) {
-  const char *rest;
-  uint64_t x;
-  if (parse_u64(v, &x, &rest) != 0) return -1;
-  uint64_t mul;
-  if (strcmp(rest, "ms") == 0)
-    mul = 1;
-  else if (strcmp(rest, "s") == 0)
-    mul = 1000;
-  else if (strcmp(rest, "min") == 0)
-    mul = 60000;
-  else if (strcmp(rest, "h") == 0)
-    mul = 3600000;
-  else if (*rest == '\0' && x == 0)
-    mul = 1;
-  else
-    return -1;
+  static const unit_t units[] = {
+      {"ms", 1}, {"s", 1000}, {"min", 60000}, {"h", 3600000}, {NULL, 0}};
+  uint64_t x, mul;
+  if (parse_with_unit(v, units, false, &x, &mul) != 0) return -1;
   if (x > UINT64_MAX / mul) return -1;
   *out = x * mul;
   return 0;
@@ -304,22 +310,12 @@ static int parse_ms(const char *v, uint64_t *out) {
 /* A rate carries its unit too: a count per s, min or h (only 0 may go
  * bare). Stored per second. */
 static int parse_rate(const char *v, double *out) {
-  const char *rest;
-  uint64_t x;
-  if (parse_u64(v, &x, &rest) != 0) return -1;
-  double per;
-  if (strcmp(rest, "/s") == 0)
-    per = 1;
-  else if (strcmp(rest, "/min") == 0)
-    per = 60;
-  else if (strcmp(rest, "/h") == 0)
-    per = 3600;
-  else if (*rest == '\0' && x == 0)
-    per = 1;
-  else
-    return -1;
+  static const unit_t units[] = {
+      {"/s", 1}, {"/min", 60}, {"/h", 3600}, {NULL, 0}};
+  uint64_t x, per;
+  if (parse_with_unit(v, units, false, &x, &per) != 0) return -1;
   if (x > 1000000000) return -1;
-  *out = (double)x / per;
+  *out = (double)x / (double)per;
   return 0;
 }
 
