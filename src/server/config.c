@@ -256,15 +256,15 @@ static int parse_u64(const char *v, uint64_t *out, const char **rest) {
   return 0;
 }
 
-/* A number and one of its kind's units: units is a list of (suffix,
- * factor) ended by a NULL suffix; a bare number is taken when bare is
- * set, and a bare 0 always. *count gets the number, *factor its unit's
- * factor. */
+/* A unit a number may carry, and what it multiplies (or divides) by. */
 typedef struct unit_s {
   const char *suffix;
   uint64_t factor;
 } unit_t;
 
+/* A number and one of its kind's units: units is a list ended by a NULL
+ * suffix; a bare number is taken when bare is set, and a bare 0 always.
+ * *count gets the number, *factor its unit's factor (1 when bare). */
 static int parse_with_unit(const char *v, const unit_t *units, bool bare,
                            uint64_t *count, uint64_t *factor) {
   const char *rest;
