@@ -13,6 +13,7 @@ changes, once per lookup key per loop. Release build only (a sanitizer's
 runtime must be the first library)."""
 import http.client
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,6 +61,7 @@ def loop_locks(requests):
     finally:
         p.send_signal(signal.SIGTERM)
         err = p.communicate(timeout=20)[1].decode()
+        shutil.rmtree(tmp, ignore_errors=True)
     line = [x for x in err.splitlines() if x.startswith("locks: ")]
     check(len(line) == 1, "no lock count from the preload: %r" % err[-400:])
     fields = dict(kv.split("=") for kv in line[0][7:].split())

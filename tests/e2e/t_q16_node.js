@@ -113,7 +113,12 @@ const daemon = spawn(process.env.ANIMD_BIN,
   ['--listen', '127.0.0.1:0', '--ready-file', ready, '--workers', '2',
     '--demo'], { stdio: ['ignore', log, log] });
 let addr = null;
-process.on('exit', () => { try { daemon.kill('SIGKILL'); } catch (e) {} });
+process.on('exit', (code) => {
+  try { daemon.kill('SIGKILL'); } catch (e) {}
+  // The daemon's log stays when the script failed.
+  if (code === 0) fs.rmSync(tmp, { recursive: true, force: true });
+  else console.error(`kept ${tmp}`);
+});
 setTimeout(() => fail('timed out'), 90000).unref();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,6 +5,7 @@ stream, stats, and the 1001 close on SIGTERM."""
 import asyncio
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -83,6 +84,8 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def pose_http(d, skel, clip, t, wrap="loop", space="model"):

@@ -25,6 +25,13 @@ export function check(cond, msg) {
   if (!cond) fail(msg);
 }
 
+/** Removes a script's temp directory, or names it when the script has
+ * failed (its daemon's log is there). */
+export function removeUnlessFailed(dir) {
+  if (process.exitCode) console.error(`kept ${dir}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /** Starts $ANIMD_BIN with the demo assets, three.js under /three/ and extra
  * flags; {url, origin, pid, log, stop()}. */
 export async function startDaemon(flags = []) {
@@ -46,7 +53,7 @@ export async function startDaemon(flags = []) {
       child.once('exit', () => { clearTimeout(timer); resolve(); });
       child.kill('SIGTERM');
       return undefined;
-    }),
+    }).then(() => removeUnlessFailed(dir)),
   };
   toStop.push(d.stop);
   const end = Date.now() + 10000;

@@ -64,9 +64,11 @@ START_TEST(test_errors_name_line) {
   char err[512];
   ck_assert_int_eq(srv_config_load(&c, path, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, ":2: max_body_size: bad value"));
+  unlink(path);
   path = write_tmp("no_such_key = 1\n");
   ck_assert_int_eq(srv_config_load(&c, path, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, ":1: unknown setting 'no_such_key'"));
+  unlink(path);
   path = write_tmp("workers\n");
   ck_assert_int_eq(srv_config_load(&c, path, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, ":1: expected key = value"));
