@@ -27,7 +27,7 @@ export function check(cond, msg) {
 
 /** Removes a script's temp directory, or names it when the script has
  * failed (its daemon's log is there). */
-export function removeUnlessFailed(dir) {
+function removeUnlessFailed(dir) {
   if (process.exitCode) console.error(`kept ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }
