@@ -80,12 +80,17 @@ class Daemon:
         except urllib.error.HTTPError as e:
             return e.code, e.read()
 
-    def stop(self):
+    def stop(self, keep_log=False):
+        """Stops the daemon and removes its directory, or names it when
+        keep_log (a failed run: its log is there)."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
         self.log.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if keep_log:
+            print("kept", self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def pose_http(d, skel, clip, t, wrap="loop", space="model"):
@@ -327,8 +332,10 @@ def main():
         up = json.loads(body)
         ids = (up["skeletons"][0]["id"], up["clips"][0]["id"])
         asyncio.run(asyncio.wait_for(run(d, ids), 60))
-    finally:
-        d.stop()
+    except BaseException:
+        d.stop(keep_log=True)
+        raise
+    d.stop()
 
 
 main()
